@@ -1,0 +1,162 @@
+//! Reading a physical device's capabilities into [`DeviceCaps`].
+
+use crate::conv;
+use crate::instance::Instance;
+use ash::vk;
+use matbridge_translator::profile::{CoopMatShape, DeviceCaps, DeviceLimits, IntegerDotAccel};
+use std::ffi::CStr;
+
+/// Raw facts about one physical device, kept beside its [`DeviceCaps`] for device creation.
+pub(crate) struct PhysicalInfo {
+    pub handle: vk::PhysicalDevice,
+    pub caps: DeviceCaps,
+    pub api_version: u32,
+}
+
+const BFLOAT16_EXT: &CStr = c"VK_KHR_shader_bfloat16";
+const COOPMAT2_EXT: &CStr = c"VK_NV_cooperative_matrix2";
+
+/// Queries every capability matbridge reports. Devices older than Vulkan 1.1 report core facts only.
+pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32) -> PhysicalInfo {
+    let raw = &instance.raw;
+    // SAFETY: `handle` was enumerated from this instance.
+    let props = unsafe { raw.get_physical_device_properties(handle) };
+    // SAFETY: as above.
+    let extensions: Vec<String> = unsafe { raw.enumerate_device_extension_properties(handle) }
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|e| e.extension_name_as_c_str().ok().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    let api = props.api_version;
+    let has_ext = |n: &CStr| extensions.iter().any(|e| *e == n.to_string_lossy());
+    let name = props.device_name_as_c_str().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+
+    let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut dot = vk::PhysicalDeviceShaderIntegerDotProductProperties::default();
+    let v12 = api >= vk::API_VERSION_1_2;
+    let v13 = api >= vk::API_VERSION_1_3;
+    if api >= vk::API_VERSION_1_1 {
+        let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+        if v13 || has_ext(ash::ext::subgroup_size_control::NAME) {
+            props2 = props2.push_next(&mut size_control);
+        }
+        if v12 {
+            props2 = props2.push_next(&mut driver);
+        }
+        if v13 || has_ext(ash::khr::shader_integer_dot_product::NAME) {
+            props2 = props2.push_next(&mut dot);
+        }
+        // SAFETY: every chained struct is valid for this device's API version or extensions.
+        unsafe { raw.get_physical_device_properties2(handle, &mut props2) };
+    }
+
+    let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
+    let mut features2 = vk::PhysicalDeviceFeatures2::default();
+    let has_coop_ext = has_ext(ash::khr::cooperative_matrix::NAME);
+    if v12 {
+        features2 = features2.push_next(&mut f11).push_next(&mut f12);
+        if v13 {
+            features2 = features2.push_next(&mut f13);
+        }
+        if has_coop_ext {
+            features2 = features2.push_next(&mut coop);
+        }
+        // SAFETY: the chained structs exist at this device's API version / extensions.
+        unsafe { raw.get_physical_device_features2(handle, &mut features2) };
+    } else {
+        // SAFETY: core 1.0 query.
+        features2.features = unsafe { raw.get_physical_device_features(handle) };
+    }
+    let core = features2.features;
+
+    let mut cooperative_matrix = Vec::new();
+    if has_coop_ext && coop.cooperative_matrix == vk::TRUE {
+        let loader = ash::khr::cooperative_matrix::Instance::new(&instance.entry, raw);
+        // SAFETY: the extension is supported by this physical device.
+        let rows = unsafe { loader.get_physical_device_cooperative_matrix_properties(handle) }.unwrap_or_default();
+        for r in rows {
+            let types = (
+                conv::component_type(r.a_type),
+                conv::component_type(r.b_type),
+                conv::component_type(r.c_type),
+                conv::component_type(r.result_type),
+            );
+            match types {
+                (Some(a), Some(b), Some(c), Some(result)) => cooperative_matrix.push(CoopMatShape {
+                    m: r.m_size,
+                    n: r.n_size,
+                    k: r.k_size,
+                    a,
+                    b,
+                    c,
+                    result,
+                    saturating: r.saturating_accumulation == vk::TRUE,
+                    scope: conv::scope(r.scope),
+                }),
+                _ => log::debug!("{name}: skipping a cooperative-matrix row with unknown component types: {r:?}"),
+            }
+        }
+    }
+
+    let l = &props.limits;
+    let (subgroup_size, min_sg, max_sg) = if size_control.min_subgroup_size > 0 {
+        (subgroup.subgroup_size, size_control.min_subgroup_size, size_control.max_subgroup_size)
+    } else {
+        (subgroup.subgroup_size, subgroup.subgroup_size, subgroup.subgroup_size)
+    };
+    let driver_name = CStr::from_bytes_until_nul(bytemuck::cast_slice(&driver.driver_name[..]))
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let caps = DeviceCaps {
+        index,
+        name,
+        device_type: conv::device_type(props.device_type),
+        vendor_id: props.vendor_id,
+        device_id: props.device_id,
+        api_version: conv::version_string(api),
+        driver_version: conv::driver_version_string(props.vendor_id, props.driver_version),
+        driver_name,
+        subgroup_size,
+        min_subgroup_size: min_sg,
+        max_subgroup_size: max_sg,
+        subgroup_size_control: f13.subgroup_size_control == vk::TRUE && f13.compute_full_subgroups == vk::TRUE,
+        subgroup_operations: conv::subgroup_ops(subgroup.supported_operations),
+        shader_float16: f12.shader_float16 == vk::TRUE,
+        shader_int8: f12.shader_int8 == vk::TRUE,
+        shader_int16: core.shader_int16 == vk::TRUE,
+        shader_int64: core.shader_int64 == vk::TRUE,
+        storage_buffer_8bit: f12.storage_buffer8_bit_access == vk::TRUE,
+        storage_buffer_16bit: f11.storage_buffer16_bit_access == vk::TRUE,
+        buffer_device_address: f12.buffer_device_address == vk::TRUE,
+        vulkan_memory_model: f12.vulkan_memory_model == vk::TRUE,
+        integer_dot_product: f13.shader_integer_dot_product == vk::TRUE,
+        integer_dot_product_accelerated: IntegerDotAccel {
+            int8_unsigned: dot.integer_dot_product8_bit_unsigned_accelerated == vk::TRUE,
+            int8_signed: dot.integer_dot_product8_bit_signed_accelerated == vk::TRUE,
+            int8_mixed: dot.integer_dot_product8_bit_mixed_signedness_accelerated == vk::TRUE,
+            int8_packed_unsigned: dot.integer_dot_product4x8_bit_packed_unsigned_accelerated == vk::TRUE,
+            int8_packed_signed: dot.integer_dot_product4x8_bit_packed_signed_accelerated == vk::TRUE,
+            int8_packed_mixed: dot.integer_dot_product4x8_bit_packed_mixed_signedness_accelerated == vk::TRUE,
+            int16_signed: dot.integer_dot_product16_bit_signed_accelerated == vk::TRUE,
+            int32_signed: dot.integer_dot_product32_bit_signed_accelerated == vk::TRUE,
+        },
+        cooperative_matrix,
+        cooperative_matrix2: has_ext(COOPMAT2_EXT),
+        shader_bfloat16: has_ext(BFLOAT16_EXT),
+        limits: DeviceLimits {
+            max_workgroup_size: l.max_compute_work_group_size,
+            max_workgroup_invocations: l.max_compute_work_group_invocations,
+            max_workgroup_count: l.max_compute_work_group_count,
+            max_shared_memory_size: l.max_compute_shared_memory_size,
+            max_push_constants_size: l.max_push_constants_size,
+            max_storage_buffer_range: l.max_storage_buffer_range,
+            timestamp_period_ns: l.timestamp_period,
+        },
+    };
+    PhysicalInfo { handle, caps, api_version: api }
+}

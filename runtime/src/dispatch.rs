@@ -1,0 +1,238 @@
+//! Recording, submitting and timing dispatches.
+
+use crate::buffer::Buffer;
+use crate::device::Context;
+use crate::error::{Error, Result};
+use crate::pipeline::Pipeline;
+use ash::vk;
+use std::time::Duration;
+
+/// Default time a submission may take before [`Error::Timeout`].
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// One dispatch of a pipeline over buffers bound at set 0, bindings 0.. in order.
+#[derive(Clone, Copy, Debug)]
+pub struct Dispatch<'a> {
+    pub pipeline: &'a Pipeline,
+    pub buffers: &'a [&'a Buffer],
+    pub push_constants: &'a [u8],
+    pub groups: [u32; 3],
+}
+
+/// What a run measured.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunStats {
+    /// GPU time between the first and last dispatch's timestamps, when the queue has timestamps.
+    pub gpu_time: Option<Duration>,
+    /// Host time from submission to fence signal.
+    pub wall_time: Duration,
+}
+
+impl Context {
+    /// Records commands with `record`, submits them and waits for the fence.
+    pub(crate) fn submit_and_wait(&self, what: &'static str, record: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<()> {
+        self.submit_timed(what, DEFAULT_TIMEOUT, |d, c| {
+            record(d, c);
+        })
+        .map(|_| ())
+    }
+
+    fn submit_timed(&self, what: &'static str, timeout: Duration, record: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<Duration> {
+        let shared = &self.shared;
+        let device = &shared.raw;
+        let pool = shared.command_pool.lock().unwrap_or_else(|p| p.into_inner());
+        let alloc = vk::CommandBufferAllocateInfo::default().command_pool(*pool).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1);
+        // SAFETY: the pool belongs to this device and is locked for the whole submission.
+        let cmd = unsafe { device.allocate_command_buffers(&alloc) }.map_err(Error::vk("vkAllocateCommandBuffers"))?[0];
+        // SAFETY: valid device; the fence is destroyed below on every path.
+        let fence = match unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) } {
+            Ok(f) => f,
+            Err(e) => {
+                // SAFETY: cmd was allocated from this pool and never submitted.
+                unsafe { device.free_command_buffers(*pool, &[cmd]) };
+                return Err(Error::vk("vkCreateFence")(e));
+            }
+        };
+        let result = (|| {
+            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            // SAFETY: freshly allocated command buffer in the initial state.
+            unsafe { device.begin_command_buffer(cmd, &begin) }.map_err(Error::vk("vkBeginCommandBuffer"))?;
+            record(device, cmd);
+            // SAFETY: recording state, begun above.
+            unsafe { device.end_command_buffer(cmd) }.map_err(Error::vk("vkEndCommandBuffer"))?;
+            let cmds = [cmd];
+            let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+            let start = std::time::Instant::now();
+            {
+                let queue = shared.queue.lock().unwrap_or_else(|p| p.into_inner());
+                // SAFETY: the queue is externally synchronised by its mutex; cmd is executable.
+                unsafe { device.queue_submit(*queue, &submit, fence) }.map_err(Error::vk("vkQueueSubmit"))?;
+            }
+            let nanos = timeout.as_nanos().min(u64::MAX as u128) as u64;
+            // SAFETY: the fence belongs to this device.
+            match unsafe { device.wait_for_fences(&[fence], true, nanos) } {
+                Ok(()) => Ok(start.elapsed()),
+                Err(vk::Result::TIMEOUT) => {
+                    // The work is still pending: wait it out so that freeing is sound, then report.
+                    // SAFETY: valid device.
+                    let _ = unsafe { device.device_wait_idle() };
+                    Err(Error::Timeout { what, timeout_ms: timeout.as_millis() as u64 })
+                }
+                Err(vk::Result::ERROR_DEVICE_LOST) => Err(Error::DeviceLost(what)),
+                Err(e) => Err(Error::vk("vkWaitForFences")(e)),
+            }
+        })();
+        // SAFETY: the submission completed (or the device is idle/lost), so neither object is in use.
+        unsafe {
+            device.destroy_fence(fence, None);
+            device.free_command_buffers(*pool, &[cmd]);
+        }
+        drop(pool);
+        self.check_validation()?;
+        result
+    }
+
+    /// Runs `dispatches` in order (with a full barrier between them) and waits.
+    pub fn run(&self, dispatches: &[Dispatch<'_>]) -> Result<RunStats> {
+        self.run_repeated(dispatches, 1)
+    }
+
+    /// Records `dispatches` `repeat` times in one command buffer and times the whole batch on the
+    /// GPU; `RunStats::gpu_time` is for all repetitions together.
+    pub fn run_repeated(&self, dispatches: &[Dispatch<'_>], repeat: u32) -> Result<RunStats> {
+        self.run_with_timeout(dispatches, repeat, DEFAULT_TIMEOUT)
+    }
+
+    /// As [`Context::run_repeated`] with an explicit fence timeout.
+    pub fn run_with_timeout(&self, dispatches: &[Dispatch<'_>], repeat: u32, timeout: Duration) -> Result<RunStats> {
+        let shared = &self.shared;
+        let device = &shared.raw;
+        for d in dispatches {
+            if d.buffers.len() != d.pipeline.bindings as usize {
+                return Err(Error::InvalidArgument(format!(
+                    "pipeline `{}` has {} buffer bindings, the dispatch gives {} buffers",
+                    d.pipeline.label,
+                    d.pipeline.bindings,
+                    d.buffers.len()
+                )));
+            }
+            if d.push_constants.len() != d.pipeline.push_constant_bytes as usize {
+                return Err(Error::SizeMismatch {
+                    what: format!("push constants of pipeline `{}`", d.pipeline.label),
+                    expected: d.pipeline.push_constant_bytes as u64,
+                    given: d.push_constants.len() as u64,
+                });
+            }
+            let max = shared.caps.limits.max_workgroup_count;
+            if (0..3).any(|i| d.groups[i] > max[i]) {
+                return Err(Error::InvalidArgument(format!("workgroup count {:?} exceeds the device limit {:?}", d.groups, max)));
+            }
+            if d.buffers.iter().any(|b| !std::sync::Arc::ptr_eq(&b.shared, shared)) {
+                return Err(Error::InvalidArgument("a buffer belongs to another device".into()));
+            }
+        }
+        let total_bindings: u32 = dispatches.iter().map(|d| d.pipeline.bindings).sum::<u32>().max(1);
+        let sizes = [vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: total_bindings }];
+        let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(dispatches.len().max(1) as u32).pool_sizes(&sizes);
+        // SAFETY: valid device; the pool is destroyed at the end of this function.
+        let pool = unsafe { device.create_descriptor_pool(&pool_info, None) }.map_err(Error::vk("vkCreateDescriptorPool"))?;
+        let query_pool = if shared.timestamps {
+            let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2);
+            // SAFETY: valid device; destroyed below.
+            unsafe { device.create_query_pool(&info, None) }.ok()
+        } else {
+            None
+        };
+        let result = (|| {
+            let mut sets = Vec::with_capacity(dispatches.len());
+            for d in dispatches {
+                let layouts = [d.pipeline.set_layout];
+                let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts);
+                // SAFETY: the pool was sized for every dispatch's bindings.
+                let set = unsafe { device.allocate_descriptor_sets(&alloc) }.map_err(Error::vk("vkAllocateDescriptorSets"))?[0];
+                let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
+                    d.buffers.iter().map(|b| [vk::DescriptorBufferInfo { buffer: b.raw, offset: 0, range: vk::WHOLE_SIZE }]).collect();
+                let writes: Vec<_> = infos
+                    .iter()
+                    .enumerate()
+                    .map(|(i, info)| {
+                        vk::WriteDescriptorSet::default()
+                            .dst_set(set)
+                            .dst_binding(i as u32)
+                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                            .buffer_info(info)
+                    })
+                    .collect();
+                // SAFETY: the set and buffers are valid; `infos` outlives the call.
+                unsafe { device.update_descriptor_sets(&writes, &[]) };
+                sets.push(set);
+            }
+            let wall = self.submit_timed("dispatch", timeout, |device, cmd| {
+                // Earlier host writes and transfers -> the first dispatch.
+                let before = [vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::HOST_WRITE)
+                    .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE)];
+                // One dispatch -> the next dispatch or a later copy.
+                let between = [vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_READ)];
+                // SAFETY: all handles recorded here are alive until the submission completes.
+                unsafe {
+                    if let Some(q) = query_pool {
+                        device.cmd_reset_query_pool(cmd, q, 0, 2);
+                    }
+                    device.cmd_pipeline_barrier(
+                        cmd,
+                        vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::HOST,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::DependencyFlags::empty(),
+                        &before,
+                        &[],
+                        &[],
+                    );
+                    if let Some(q) = query_pool {
+                        device.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
+                    }
+                    for _ in 0..repeat {
+                        for (d, set) in dispatches.iter().zip(&sets) {
+                            device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, d.pipeline.raw);
+                            device.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::COMPUTE, d.pipeline.layout, 0, &[*set], &[]);
+                            if !d.push_constants.is_empty() {
+                                device.cmd_push_constants(cmd, d.pipeline.layout, vk::ShaderStageFlags::COMPUTE, 0, d.push_constants);
+                            }
+                            device.cmd_dispatch(cmd, d.groups[0], d.groups[1], d.groups[2]);
+                            device.cmd_pipeline_barrier(
+                                cmd,
+                                vk::PipelineStageFlags::COMPUTE_SHADER,
+                                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                                vk::DependencyFlags::empty(),
+                                &between,
+                                &[],
+                                &[],
+                            );
+                        }
+                    }
+                    if let Some(q) = query_pool {
+                        device.cmd_write_timestamp(cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, q, 1);
+                    }
+                }
+            })?;
+            let gpu_time = query_pool.and_then(|q| {
+                let mut ticks = [0u64; 2];
+                // SAFETY: both queries were written by the completed submission.
+                unsafe { device.get_query_pool_results(q, 0, &mut ticks, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT) }.ok()?;
+                let ns = (ticks[1].saturating_sub(ticks[0])) as f64 * shared.caps.limits.timestamp_period_ns as f64;
+                Some(Duration::from_nanos(ns as u64))
+            });
+            Ok(RunStats { gpu_time, wall_time: wall })
+        })();
+        // SAFETY: the submission has completed (or failed before submitting); nothing uses these.
+        unsafe {
+            device.destroy_descriptor_pool(pool, None);
+            if let Some(q) = query_pool {
+                device.destroy_query_pool(q, None);
+            }
+        }
+        result
+    }
+}

@@ -1,0 +1,250 @@
+//! Compute pipelines from SPIR-V words, with specialization and push constants.
+
+use crate::device::{Context, DeviceShared, EnabledFeatures};
+use crate::error::{Error, Result};
+use ash::vk;
+use std::ffi::CString;
+use std::sync::Arc;
+
+/// One specialization constant: SPIR-V `SpecId` and its 32-bit value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpecConstant {
+    pub id: u32,
+    pub value: u32,
+}
+
+impl SpecConstant {
+    pub fn u32(id: u32, value: u32) -> Self {
+        SpecConstant { id, value }
+    }
+    pub fn i32(id: u32, value: i32) -> Self {
+        SpecConstant { id, value: value as u32 }
+    }
+    pub fn f32(id: u32, value: f32) -> Self {
+        SpecConstant { id, value: value.to_bits() }
+    }
+}
+
+/// Describes a compute pipeline whose storage buffers sit at set 0, bindings `0..bindings`.
+#[derive(Clone, Debug)]
+pub struct PipelineDesc<'a> {
+    pub spirv: &'a [u32],
+    pub entry_point: &'a str,
+    pub bindings: u32,
+    pub push_constant_bytes: u32,
+    pub spec_constants: &'a [SpecConstant],
+    /// Ask for this subgroup size (VK_EXT_subgroup_size_control) with full subgroups.
+    pub required_subgroup_size: Option<u32>,
+    pub label: &'a str,
+}
+
+impl Default for PipelineDesc<'_> {
+    fn default() -> Self {
+        PipelineDesc {
+            spirv: &[],
+            entry_point: "main",
+            bindings: 0,
+            push_constant_bytes: 0,
+            spec_constants: &[],
+            required_subgroup_size: None,
+            label: "pipeline",
+        }
+    }
+}
+
+/// A compute pipeline with its layout. Destroyed exactly once, on drop.
+pub struct Pipeline {
+    pub(crate) shared: Arc<DeviceShared>,
+    pub(crate) raw: vk::Pipeline,
+    pub(crate) layout: vk::PipelineLayout,
+    pub(crate) set_layout: vk::DescriptorSetLayout,
+    pub(crate) bindings: u32,
+    pub(crate) push_constant_bytes: u32,
+    pub(crate) label: String,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline").field("label", &self.label).field("bindings", &self.bindings).finish()
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        // SAFETY: these objects belong to this device; submissions wait for completion before
+        // returning, so no command buffer still uses them.
+        unsafe {
+            self.shared.raw.destroy_pipeline(self.raw, None);
+            self.shared.raw.destroy_pipeline_layout(self.layout, None);
+            self.shared.raw.destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}
+
+/// The SPIR-V capabilities a module declares (OpCapability operands).
+pub fn declared_capabilities(words: &[u32]) -> Result<Vec<u32>> {
+    if words.len() < 5 || words[0] != 0x0723_0203 {
+        return Err(Error::InvalidSpirv("missing SPIR-V magic number or header".into()));
+    }
+    let mut caps = Vec::new();
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        if count == 0 || i + count > words.len() {
+            return Err(Error::InvalidSpirv(format!("bad instruction word count {count} at word {i}")));
+        }
+        match opcode {
+            17 if count == 2 => caps.push(words[i + 1]),
+            // Capabilities come first; stop at the first function-level or type instruction.
+            54 => break,
+            _ => {}
+        }
+        i += count;
+    }
+    Ok(caps)
+}
+
+/// The feature (or subgroup operation) a SPIR-V capability needs, when the device lacks it.
+fn missing_for(cap: u32, enabled: &EnabledFeatures, caps: &matbridge_translator::profile::DeviceCaps) -> Option<&'static str> {
+    use matbridge_translator::profile::SubgroupOp as Op;
+    let need = |ok: bool, what| if ok { None } else { Some(what) };
+    match cap {
+        9 => need(enabled.float16, "shaderFloat16 (capability Float16)"),
+        39 => need(enabled.int8, "shaderInt8 (capability Int8)"),
+        22 => need(enabled.int16, "shaderInt16 (capability Int16)"),
+        11 => need(enabled.int64, "shaderInt64 (capability Int64)"),
+        4448 => need(enabled.storage8, "storageBuffer8BitAccess"),
+        4433 => need(enabled.storage16, "storageBuffer16BitAccess"),
+        5347 => need(enabled.buffer_device_address, "bufferDeviceAddress"),
+        5345 => need(enabled.vulkan_memory_model, "vulkanMemoryModel"),
+        6016..=6019 => need(enabled.integer_dot_product, "shaderIntegerDotProduct"),
+        6022 => need(enabled.cooperative_matrix, "VK_KHR_cooperative_matrix (capability CooperativeMatrixKHR)"),
+        5357 => Some("VK_NV_cooperative_matrix (translate the module to KHR cooperative matrices first)"),
+        5116..=5118 => need(enabled.bfloat16, "VK_KHR_shader_bfloat16"),
+        61 => need(caps.has_subgroup_op(Op::Basic), "subgroup operation basic"),
+        62 => need(caps.has_subgroup_op(Op::Vote), "subgroup operation vote"),
+        63 => need(caps.has_subgroup_op(Op::Arithmetic), "subgroup operation arithmetic"),
+        64 => need(caps.has_subgroup_op(Op::Ballot), "subgroup operation ballot"),
+        65 => need(caps.has_subgroup_op(Op::Shuffle), "subgroup operation shuffle"),
+        66 => need(caps.has_subgroup_op(Op::ShuffleRelative), "subgroup operation shuffle_relative"),
+        67 => need(caps.has_subgroup_op(Op::Clustered), "subgroup operation clustered"),
+        68 => need(caps.has_subgroup_op(Op::Quad), "subgroup operation quad"),
+        _ => None,
+    }
+}
+
+impl Context {
+    /// Builds a compute pipeline. Fails with [`Error::MissingCapability`] when the module declares
+    /// a capability whose feature the device lacks.
+    pub fn create_pipeline(&self, desc: &PipelineDesc<'_>) -> Result<Pipeline> {
+        let shared = &self.shared;
+        for cap in declared_capabilities(desc.spirv)? {
+            if let Some(needed) = missing_for(cap, &shared.enabled, &shared.caps) {
+                return Err(Error::MissingCapability { needed: needed.to_string(), device: shared.caps.name.clone() });
+            }
+        }
+        if desc.push_constant_bytes > shared.caps.limits.max_push_constants_size || desc.push_constant_bytes % 4 != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "push constants of {} bytes (device limit {}, must be a multiple of 4)",
+                desc.push_constant_bytes, shared.caps.limits.max_push_constants_size
+            )));
+        }
+        if let Some(size) = desc.required_subgroup_size {
+            if !shared.enabled.subgroup_size_control || size < shared.caps.min_subgroup_size || size > shared.caps.max_subgroup_size {
+                return Err(Error::MissingCapability {
+                    needed: format!("subgroup size {size}"),
+                    device: format!("{} (sizes {}..={})", shared.caps.name, shared.caps.min_subgroup_size, shared.caps.max_subgroup_size),
+                });
+            }
+        }
+        let entry = CString::new(desc.entry_point).map_err(|_| Error::InvalidArgument("entry point name contains NUL".into()))?;
+        let device = &shared.raw;
+
+        let bindings: Vec<_> = (0..desc.bindings)
+            .map(|i| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(i)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        // Objects created so far, destroyed on any later failure.
+        struct Partial<'d> {
+            device: &'d ash::Device,
+            module: vk::ShaderModule,
+            set_layout: vk::DescriptorSetLayout,
+            layout: vk::PipelineLayout,
+        }
+        impl Drop for Partial<'_> {
+            fn drop(&mut self) {
+                // SAFETY: each handle is null or was created on `device` and is not used elsewhere.
+                unsafe {
+                    self.device.destroy_shader_module(self.module, None);
+                    self.device.destroy_pipeline_layout(self.layout, None);
+                    self.device.destroy_descriptor_set_layout(self.set_layout, None);
+                }
+            }
+        }
+        let mut partial = Partial { device, module: vk::ShaderModule::null(), set_layout: vk::DescriptorSetLayout::null(), layout: vk::PipelineLayout::null() };
+        // SAFETY: valid device; the code slice outlives the call.
+        partial.module = unsafe { device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(desc.spirv), None) }
+            .map_err(Error::vk("vkCreateShaderModule"))?;
+        // SAFETY: valid device and bindings.
+        partial.set_layout = unsafe { device.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings), None) }
+            .map_err(Error::vk("vkCreateDescriptorSetLayout"))?;
+        let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).size(desc.push_constant_bytes)];
+        let set_layouts = [partial.set_layout];
+        let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        if desc.push_constant_bytes > 0 {
+            layout_info = layout_info.push_constant_ranges(&ranges);
+        }
+        // SAFETY: valid device, set layout created above.
+        partial.layout = unsafe { device.create_pipeline_layout(&layout_info, None) }.map_err(Error::vk("vkCreatePipelineLayout"))?;
+
+        let map: Vec<_> = desc
+            .spec_constants
+            .iter()
+            .enumerate()
+            .map(|(i, s)| vk::SpecializationMapEntry { constant_id: s.id, offset: (i * 4) as u32, size: 4 })
+            .collect();
+        let data: Vec<u32> = desc.spec_constants.iter().map(|s| s.value).collect();
+        let spec = vk::SpecializationInfo::default().map_entries(&map).data(bytemuck::cast_slice(&data));
+        let mut subgroup = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default();
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(partial.module)
+            .name(&entry)
+            .specialization_info(&spec);
+        if let Some(size) = desc.required_subgroup_size {
+            subgroup.required_subgroup_size = size;
+            stage = stage.push_next(&mut subgroup).flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
+        }
+        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(partial.layout)];
+        // SAFETY: all referenced objects are alive; the cache belongs to this device.
+        let created = unsafe { device.create_compute_pipelines(shared.pipeline_cache, &info, None) };
+        let raw = match created {
+            Ok(p) => p[0],
+            Err((_, e)) => {
+                self.check_validation()?;
+                return Err(Error::vk("vkCreateComputePipelines")(e));
+            }
+        };
+        let pipeline = Pipeline {
+            shared: shared.clone(),
+            raw,
+            layout: partial.layout,
+            set_layout: partial.set_layout,
+            bindings: desc.bindings,
+            push_constant_bytes: desc.push_constant_bytes,
+            label: desc.label.to_string(),
+        };
+        // Ownership of layout and set layout moved into `pipeline`; only the module is dropped.
+        partial.layout = vk::PipelineLayout::null();
+        partial.set_layout = vk::DescriptorSetLayout::null();
+        drop(partial);
+        self.check_validation()?;
+        Ok(pipeline)
+    }
+}

@@ -1,0 +1,56 @@
+//! Shared helpers of the execution tests: which Vulkan devices to run on, with validation.
+#![allow(dead_code)]
+
+use matbridge_runtime::{Context, DeviceSelector, Instance, InstanceOptions};
+use std::sync::{Arc, Once};
+
+static SETUP: Once = Once::new();
+
+/// Points the loader at SwiftShader and the validation layer (once per test binary).
+pub fn setup() {
+    SETUP.call_once(matbridge_runtime::loader_env::configure);
+}
+
+/// Whether this is a CI run, where a missing driver fails instead of skipping.
+pub fn in_ci() -> bool {
+    std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false)
+}
+
+/// Names of the devices the GPU tests run on: `MATBRIDGE_TEST_DEVICES` (comma-separated name
+/// substrings), by default lavapipe and SwiftShader.
+pub fn device_names() -> Vec<String> {
+    std::env::var("MATBRIDGE_TEST_DEVICES")
+        .unwrap_or_else(|_| "llvmpipe,swiftshader".into())
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Opens every test device with validation on. A device that cannot be opened is skipped
+/// (with a message) outside CI and fails the test in CI.
+pub fn contexts() -> Vec<Context> {
+    setup();
+    let instance = match Instance::new(&InstanceOptions { validation: true }) {
+        Ok(i) => Arc::new(i),
+        Err(e) => {
+            assert!(!in_ci(), "CI: cannot create a Vulkan instance: {e}");
+            eprintln!("skipping GPU test: {e}");
+            return Vec::new();
+        }
+    };
+    if in_ci() {
+        assert!(instance.validation_enabled(), "CI: the Khronos validation layer is not installed");
+    }
+    let mut out = Vec::new();
+    for name in device_names() {
+        match Context::with_instance(instance.clone(), &DeviceSelector::Name(name.clone())) {
+            Ok(ctx) => out.push(ctx),
+            Err(e) => {
+                assert!(!in_ci(), "CI: test device `{name}` is missing: {e}");
+                eprintln!("skipping device `{name}`: {e}");
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,78 @@
+//! The runtime end to end: a naga-compiled kernel with push constants and a subgroup reduction,
+//! dispatched on every test device with validation on, compared with a CPU computation.
+
+mod common;
+
+use matbridge_runtime::{Dispatch, Error, MemoryKind, PipelineDesc};
+
+#[test]
+fn axpy_with_subgroup_reduction_matches_cpu() {
+    let spirv = matbridge_shaders::spirv("axpy_reduce").expect("kernel is built");
+    for ctx in common::contexts() {
+        let name = ctx.caps().name.clone();
+        let n: u32 = 1000;
+        let alpha = 1.5f32;
+        let x: Vec<f32> = (0..n).map(|i| (i % 17) as f32 - 8.0).collect();
+        let y0: Vec<f32> = (0..n).map(|i| (i % 5) as f32 * 0.25).collect();
+        let xb = ctx.buffer_from_slice(&x, "x").unwrap();
+        let mut yb = ctx.buffer_from_slice(&y0, "y").unwrap();
+        let mut sums = ctx.zeroed_buffer::<f32>(n as usize, "sums").unwrap();
+        let mut info = ctx.zeroed_buffer::<u32>(1, "info").unwrap();
+        let pipeline = ctx
+            .create_pipeline(&PipelineDesc { spirv: &spirv, bindings: 4, push_constant_bytes: 8, label: "axpy", ..Default::default() })
+            .unwrap();
+        let mut push = Vec::new();
+        push.extend_from_slice(&n.to_le_bytes());
+        push.extend_from_slice(&alpha.to_le_bytes());
+        let stats = ctx
+            .run(&[Dispatch { pipeline: &pipeline, buffers: &[&xb, &yb, &sums, &info], push_constants: &push, groups: [n.div_ceil(64), 1, 1] }])
+            .unwrap();
+        assert!(stats.wall_time.as_nanos() > 0);
+        let y: Vec<f32> = ctx.read_buffer(&mut yb).unwrap();
+        let expected: Vec<f32> = x.iter().zip(&y0).map(|(x, y)| alpha * x + y).collect();
+        assert_eq!(y, expected, "{name}: axpy");
+        let sg = ctx.read_buffer::<u32>(&mut info).unwrap()[0];
+        assert_eq!(sg, ctx.caps().subgroup_size, "{name}: subgroup size seen by the kernel");
+        let got_sums: Vec<f32> = ctx.read_buffer(&mut sums).unwrap();
+        for (i, s) in got_sums.iter().enumerate() {
+            let start = i / sg as usize * sg as usize;
+            let want: f32 = expected[start..(start + sg as usize).min(n as usize)].iter().sum();
+            assert!((s - want).abs() <= 1e-4 * want.abs().max(1.0), "{name}: subgroup sum at {i}: {s} vs {want}");
+        }
+        ctx.check_validation().unwrap();
+    }
+}
+
+#[test]
+fn wrong_sizes_and_bindings_are_errors_not_panics() {
+    let spirv = matbridge_shaders::spirv("axpy_reduce").unwrap();
+    for ctx in common::contexts() {
+        let mut b = ctx.create_buffer(16, MemoryKind::DeviceLocal, "b").unwrap();
+        match ctx.write_buffer(&mut b, &[1.0f32; 3]) {
+            Err(Error::SizeMismatch { expected: 16, given: 12, .. }) => {}
+            other => panic!("expected a size mismatch, got {other:?}"),
+        }
+        assert!(matches!(ctx.read_buffer::<[u8; 3]>(&mut b), Err(Error::SizeMismatch { .. })));
+        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &spirv, bindings: 4, push_constant_bytes: 8, ..Default::default() }).unwrap();
+        let err = ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&b], push_constants: &[0; 8], groups: [1, 1, 1] }]).unwrap_err();
+        assert!(err.to_string().contains("4 buffer bindings"), "{err}");
+        let err = ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&b, &b, &b, &b], push_constants: &[0; 4], groups: [1, 1, 1] }]).unwrap_err();
+        assert!(matches!(err, Error::SizeMismatch { expected: 8, given: 4, .. }), "{err}");
+        let bad = ctx.create_pipeline(&PipelineDesc { spirv: &[1, 2, 3], ..Default::default() }).unwrap_err();
+        assert!(matches!(bad, Error::InvalidSpirv(_)), "{bad}");
+        ctx.check_validation().unwrap();
+    }
+}
+
+#[test]
+fn missing_capability_is_reported_before_the_driver_sees_the_module() {
+    // A module declaring Float16 on a device without shaderFloat16 (SwiftShader).
+    for ctx in common::contexts() {
+        if ctx.caps().shader_float16 {
+            continue;
+        }
+        let words = [0x0723_0203, 0x0001_0300, 0, 10, 0, (2 << 16) | 17, 1, (2 << 16) | 17, 9];
+        let err = ctx.create_pipeline(&PipelineDesc { spirv: &words, ..Default::default() }).unwrap_err();
+        assert!(err.to_string().contains("shaderFloat16"), "{err}");
+    }
+}

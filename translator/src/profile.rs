@@ -1,0 +1,530 @@
+//! Device capabilities, which double as the translator's target profile.
+//!
+//! The runtime fills a [`DeviceCaps`] from a live Vulkan device; the translator reads the same
+//! plain struct (or one of the [built-in profiles](DeviceCaps::builtin)) to decide which passes to
+//! run. Nothing here links Vulkan. The struct serialises to the JSON that `matbridge info --json`
+//! prints, so a file written on one machine can drive translation on another.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Kind of Vulkan implementation, ordered by how much matbridge prefers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceType {
+    DiscreteGpu,
+    IntegratedGpu,
+    VirtualGpu,
+    Cpu,
+    Other,
+}
+
+impl DeviceType {
+    /// Preference rank for automatic selection: lower is better.
+    pub fn rank(self) -> u32 {
+        match self {
+            DeviceType::DiscreteGpu => 0,
+            DeviceType::IntegratedGpu => 1,
+            DeviceType::VirtualGpu => 2,
+            DeviceType::Cpu => 3,
+            DeviceType::Other => 4,
+        }
+    }
+}
+
+impl fmt::Display for DeviceType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeviceType::DiscreteGpu => "discrete_gpu",
+            DeviceType::IntegratedGpu => "integrated_gpu",
+            DeviceType::VirtualGpu => "virtual_gpu",
+            DeviceType::Cpu => "cpu",
+            DeviceType::Other => "other",
+        })
+    }
+}
+
+/// Component type of a cooperative matrix, spelled as in `matbridge info --json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ComponentType {
+    F16,
+    Bf16,
+    F32,
+    F64,
+    S8,
+    S16,
+    S32,
+    S64,
+    U8,
+    U16,
+    U32,
+    U64,
+    /// fp8 E4M3 (VK_EXT_shader_float8).
+    E4m3,
+    /// fp8 E5M2 (VK_EXT_shader_float8).
+    E5m2,
+}
+
+impl ComponentType {
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        use ComponentType::*;
+        match self {
+            S8 | U8 | E4m3 | E5m2 => 8,
+            F16 | Bf16 | S16 | U16 => 16,
+            F32 | S32 | U32 => 32,
+            F64 | S64 | U64 => 64,
+        }
+    }
+
+    pub fn is_integer(self) -> bool {
+        use ComponentType::*;
+        matches!(self, S8 | S16 | S32 | S64 | U8 | U16 | U32 | U64)
+    }
+
+    pub fn is_signed_integer(self) -> bool {
+        use ComponentType::*;
+        matches!(self, S8 | S16 | S32 | S64)
+    }
+
+    pub fn name(self) -> &'static str {
+        use ComponentType::*;
+        match self {
+            F16 => "f16",
+            Bf16 => "bf16",
+            F32 => "f32",
+            F64 => "f64",
+            S8 => "s8",
+            S16 => "s16",
+            S32 => "s32",
+            S64 => "s64",
+            U8 => "u8",
+            U16 => "u16",
+            U32 => "u32",
+            U64 => "u64",
+            E4m3 => "e4m3",
+            E5m2 => "e5m2",
+        }
+    }
+}
+
+impl fmt::Display for ComponentType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Scope of a cooperative matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MatrixScope {
+    Device,
+    Workgroup,
+    Subgroup,
+    Queuefamily,
+}
+
+impl fmt::Display for MatrixScope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MatrixScope::Device => "device",
+            MatrixScope::Workgroup => "workgroup",
+            MatrixScope::Subgroup => "subgroup",
+            MatrixScope::Queuefamily => "queuefamily",
+        })
+    }
+}
+
+/// One row of `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CoopMatShape {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub a: ComponentType,
+    pub b: ComponentType,
+    pub c: ComponentType,
+    pub result: ComponentType,
+    pub saturating: bool,
+    pub scope: MatrixScope,
+}
+
+impl fmt::Display for CoopMatShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}x{}x{} {}*{}+{}->{}{} ({})",
+            self.m,
+            self.n,
+            self.k,
+            self.a,
+            self.b,
+            self.c,
+            self.result,
+            if self.saturating { " sat" } else { "" },
+            self.scope
+        )
+    }
+}
+
+/// Subgroup operation classes (VkSubgroupFeatureFlags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubgroupOp {
+    Basic,
+    Vote,
+    Arithmetic,
+    Ballot,
+    Shuffle,
+    ShuffleRelative,
+    Clustered,
+    Quad,
+    Rotate,
+    RotateClustered,
+}
+
+impl SubgroupOp {
+    pub fn name(self) -> &'static str {
+        use SubgroupOp::*;
+        match self {
+            Basic => "basic",
+            Vote => "vote",
+            Arithmetic => "arithmetic",
+            Ballot => "ballot",
+            Shuffle => "shuffle",
+            ShuffleRelative => "shuffle_relative",
+            Clustered => "clustered",
+            Quad => "quad",
+            Rotate => "rotate",
+            RotateClustered => "rotate_clustered",
+        }
+    }
+}
+
+/// Which integer dot products the device reports as accelerated
+/// (VkPhysicalDeviceShaderIntegerDotProductProperties, the non-saturating 8-bit rows).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntegerDotAccel {
+    pub int8_unsigned: bool,
+    pub int8_signed: bool,
+    pub int8_mixed: bool,
+    pub int8_packed_unsigned: bool,
+    pub int8_packed_signed: bool,
+    pub int8_packed_mixed: bool,
+    pub int16_signed: bool,
+    pub int32_signed: bool,
+}
+
+/// Limits that kernels and the translator care about.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceLimits {
+    pub max_workgroup_size: [u32; 3],
+    pub max_workgroup_invocations: u32,
+    pub max_workgroup_count: [u32; 3],
+    pub max_shared_memory_size: u32,
+    pub max_push_constants_size: u32,
+    pub max_storage_buffer_range: u32,
+    pub timestamp_period_ns: f32,
+}
+
+impl Default for DeviceLimits {
+    fn default() -> Self {
+        // Vulkan 1.3's required minimums.
+        DeviceLimits {
+            max_workgroup_size: [128, 128, 64],
+            max_workgroup_invocations: 128,
+            max_workgroup_count: [65535, 65535, 65535],
+            max_shared_memory_size: 16384,
+            max_push_constants_size: 128,
+            max_storage_buffer_range: 1 << 27,
+            timestamp_period_ns: 1.0,
+        }
+    }
+}
+
+/// Everything matbridge knows about one device: the runtime's capability report and the
+/// translator's target profile in one plain struct.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceCaps {
+    /// Index among the physical devices the loader enumerated (0 for built-in profiles).
+    #[serde(default)]
+    pub index: u32,
+    pub name: String,
+    pub device_type: DeviceType,
+    #[serde(default)]
+    pub vendor_id: u32,
+    #[serde(default)]
+    pub device_id: u32,
+    /// `major.minor.patch` of the device's Vulkan API version.
+    pub api_version: String,
+    #[serde(default)]
+    pub driver_version: String,
+    #[serde(default)]
+    pub driver_name: String,
+    /// Subgroup size used when a pipeline does not ask for another one.
+    pub subgroup_size: u32,
+    pub min_subgroup_size: u32,
+    pub max_subgroup_size: u32,
+    /// VK_EXT_subgroup_size_control (core in 1.3) with `computeFullSubgroups`.
+    #[serde(default)]
+    pub subgroup_size_control: bool,
+    #[serde(default)]
+    pub subgroup_operations: Vec<SubgroupOp>,
+    pub shader_float16: bool,
+    pub shader_int8: bool,
+    #[serde(default)]
+    pub shader_int16: bool,
+    #[serde(default)]
+    pub shader_int64: bool,
+    #[serde(default)]
+    pub storage_buffer_8bit: bool,
+    #[serde(default)]
+    pub storage_buffer_16bit: bool,
+    pub buffer_device_address: bool,
+    #[serde(default)]
+    pub vulkan_memory_model: bool,
+    pub integer_dot_product: bool,
+    #[serde(default)]
+    pub integer_dot_product_accelerated: IntegerDotAccel,
+    pub cooperative_matrix: Vec<CoopMatShape>,
+    #[serde(default)]
+    pub cooperative_matrix2: bool,
+    #[serde(default)]
+    pub shader_bfloat16: bool,
+    #[serde(default)]
+    pub limits: DeviceLimits,
+}
+
+/// Names accepted by [`DeviceCaps::builtin`].
+pub const BUILTIN_PROFILES: [&str; 4] = ["lavapipe", "swiftshader", "h100", "generic-subgroup"];
+
+impl DeviceCaps {
+    /// Whether a subgroup operation class is supported.
+    pub fn has_subgroup_op(&self, op: SubgroupOp) -> bool {
+        self.subgroup_operations.contains(&op)
+    }
+
+    /// Whether KHR cooperative matrices are available at all.
+    pub fn has_cooperative_matrix(&self) -> bool {
+        !self.cooperative_matrix.is_empty()
+    }
+
+    /// The listed cooperative-matrix row matching a use of `m x n x k` with these types, if any.
+    pub fn find_coop_shape(
+        &self,
+        m: u32,
+        n: u32,
+        k: u32,
+        a: ComponentType,
+        b: ComponentType,
+        c: ComponentType,
+        result: ComponentType,
+    ) -> Option<&CoopMatShape> {
+        self.cooperative_matrix.iter().find(|s| {
+            s.m == m && s.n == n && s.k == k && s.a == a && s.b == b && s.c == c && s.result == result
+        })
+    }
+
+    /// A built-in profile by name (see [`BUILTIN_PROFILES`]), from `shared/notes/devices.md`.
+    pub fn builtin(name: &str) -> Option<DeviceCaps> {
+        match name.to_ascii_lowercase().as_str() {
+            "lavapipe" | "llvmpipe" => Some(Self::lavapipe()),
+            "swiftshader" => Some(Self::swiftshader()),
+            "h100" => Some(Self::h100()),
+            "generic-subgroup" | "generic" => Some(Self::generic_subgroup()),
+            _ => None,
+        }
+    }
+
+    fn cpu_base(name: &str, api: &str, subgroup: u32) -> DeviceCaps {
+        DeviceCaps {
+            index: 0,
+            name: name.to_string(),
+            device_type: DeviceType::Cpu,
+            vendor_id: 0,
+            device_id: 0,
+            api_version: api.to_string(),
+            driver_version: String::new(),
+            driver_name: String::new(),
+            subgroup_size: subgroup,
+            min_subgroup_size: subgroup,
+            max_subgroup_size: subgroup,
+            subgroup_size_control: true,
+            subgroup_operations: vec![
+                SubgroupOp::Basic,
+                SubgroupOp::Vote,
+                SubgroupOp::Arithmetic,
+                SubgroupOp::Ballot,
+                SubgroupOp::Shuffle,
+                SubgroupOp::ShuffleRelative,
+                SubgroupOp::Quad,
+            ],
+            shader_float16: false,
+            shader_int8: false,
+            shader_int16: false,
+            shader_int64: true,
+            storage_buffer_8bit: false,
+            storage_buffer_16bit: false,
+            buffer_device_address: true,
+            vulkan_memory_model: true,
+            integer_dot_product: true,
+            integer_dot_product_accelerated: IntegerDotAccel::default(),
+            cooperative_matrix: Vec::new(),
+            cooperative_matrix2: false,
+            shader_bfloat16: false,
+            limits: DeviceLimits::default(),
+        }
+    }
+
+    /// Mesa lavapipe 25.0 (llvmpipe): subgroup 8, f16/int8, no cooperative matrix.
+    pub fn lavapipe() -> DeviceCaps {
+        let mut caps = Self::cpu_base("llvmpipe (lavapipe profile)", "1.4.305", 8);
+        caps.subgroup_operations.extend([SubgroupOp::Clustered, SubgroupOp::Rotate, SubgroupOp::RotateClustered]);
+        caps.subgroup_operations.sort();
+        caps.shader_float16 = true;
+        caps.shader_int8 = true;
+        caps.shader_int16 = true;
+        caps.storage_buffer_8bit = true;
+        caps.storage_buffer_16bit = true;
+        caps
+    }
+
+    /// SwiftShader (Chromium build): subgroup 4, no 16- or 8-bit arithmetic types.
+    pub fn swiftshader() -> DeviceCaps {
+        let mut caps = Self::cpu_base("SwiftShader (profile)", "1.3.0", 4);
+        caps.shader_int64 = false;
+        caps
+    }
+
+    /// A device with nothing but 32-bit arithmetic and basic subgroup operations of any size.
+    pub fn generic_subgroup() -> DeviceCaps {
+        let mut caps = Self::cpu_base("generic-subgroup", "1.3.0", 32);
+        caps.device_type = DeviceType::Other;
+        caps.min_subgroup_size = 4;
+        caps.max_subgroup_size = 128;
+        caps.subgroup_size_control = false;
+        caps.integer_dot_product = false;
+        caps.buffer_device_address = false;
+        caps
+    }
+
+    /// NVIDIA H100 80GB (driver 580): subgroup 32 and eleven KHR cooperative-matrix rows.
+    pub fn h100() -> DeviceCaps {
+        use ComponentType::*;
+        let mut caps = Self::cpu_base("NVIDIA H100 80GB HBM3 (profile)", "1.4.312", 32);
+        caps.device_type = DeviceType::DiscreteGpu;
+        caps.vendor_id = 0x10de;
+        caps.subgroup_operations = vec![
+            SubgroupOp::Basic,
+            SubgroupOp::Vote,
+            SubgroupOp::Arithmetic,
+            SubgroupOp::Ballot,
+            SubgroupOp::Shuffle,
+            SubgroupOp::ShuffleRelative,
+            SubgroupOp::Clustered,
+            SubgroupOp::Quad,
+            SubgroupOp::Rotate,
+            SubgroupOp::RotateClustered,
+        ];
+        caps.shader_float16 = true;
+        caps.shader_int8 = true;
+        caps.shader_int16 = true;
+        caps.storage_buffer_8bit = true;
+        caps.storage_buffer_16bit = true;
+        caps.cooperative_matrix2 = true;
+        caps.shader_bfloat16 = true;
+        caps.integer_dot_product_accelerated = IntegerDotAccel {
+            int8_unsigned: true,
+            int8_signed: true,
+            int8_mixed: true,
+            int8_packed_unsigned: true,
+            int8_packed_signed: true,
+            int8_packed_mixed: true,
+            int16_signed: false,
+            int32_signed: false,
+        };
+        caps.limits = DeviceLimits {
+            max_workgroup_size: [1024, 1024, 64],
+            max_workgroup_invocations: 1024,
+            max_workgroup_count: [2147483647, 65535, 65535],
+            max_shared_memory_size: 49152,
+            max_push_constants_size: 256,
+            max_storage_buffer_range: u32::MAX,
+            timestamp_period_ns: 1.0,
+        };
+        let row = |m, n, k, ab, cr| CoopMatShape {
+            m,
+            n,
+            k,
+            a: ab,
+            b: ab,
+            c: cr,
+            result: cr,
+            saturating: false,
+            scope: MatrixScope::Subgroup,
+        };
+        caps.cooperative_matrix = vec![
+            row(16, 16, 16, F16, F16),
+            row(16, 8, 16, F16, F16),
+            row(16, 8, 8, F16, F16),
+            row(16, 16, 16, F16, F32),
+            row(16, 8, 16, F16, F32),
+            row(16, 8, 8, F16, F32),
+            row(16, 16, 32, U8, U32),
+            row(16, 8, 32, U8, U32),
+            row(16, 16, 32, S8, S32),
+            row(16, 8, 32, S8, S32),
+            row(16, 16, 16, Bf16, F32),
+        ];
+        caps
+    }
+
+    /// Parses the JSON `matbridge info --json` prints: one object, or an array from which
+    /// `index` picks (by position; the first when `None`).
+    pub fn from_json(text: &str, index: Option<usize>) -> Result<DeviceCaps, serde_json::Error> {
+        let value: serde_json::Value = serde_json::from_str(text)?;
+        match value {
+            serde_json::Value::Array(items) => {
+                let i = index.unwrap_or(0);
+                let item = items.into_iter().nth(i).ok_or_else(|| {
+                    <serde_json::Error as serde::de::Error>::custom(format!(
+                        "the JSON array has no device at position {i}"
+                    ))
+                })?;
+                serde_json::from_value(item)
+            }
+            other => serde_json::from_value(other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn h100_profile_lists_eleven_rows() {
+        assert_eq!(DeviceCaps::h100().cooperative_matrix.len(), 11);
+    }
+
+    #[test]
+    fn caps_round_trip_through_json() {
+        for name in BUILTIN_PROFILES {
+            let caps = DeviceCaps::builtin(name).unwrap();
+            let text = serde_json::to_string(&caps).unwrap();
+            assert_eq!(DeviceCaps::from_json(&text, None).unwrap(), caps);
+            let array = format!("[{text},{text}]");
+            assert_eq!(DeviceCaps::from_json(&array, Some(1)).unwrap(), caps);
+        }
+        assert!(DeviceCaps::from_json("[]", None).is_err());
+    }
+
+    #[test]
+    fn component_types_use_short_spellings() {
+        let json = serde_json::to_string(&ComponentType::Bf16).unwrap();
+        assert_eq!(json, "\"bf16\"");
+        let s: ComponentType = serde_json::from_str("\"s8\"").unwrap();
+        assert_eq!(s, ComponentType::S8);
+    }
+}
