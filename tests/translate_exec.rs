@@ -1,0 +1,74 @@
+//! Translated modules executed on the test devices and compared with the CPU reference model.
+
+mod common;
+
+use matbridge_runtime::{Dispatch, PipelineDesc};
+use matbridge_translator::reference::integer_dot::{dot, dot_acc_sat, unpack4x8, DotKind};
+use matbridge_translator::{tools, translate};
+use rand::{Rng, SeedableRng};
+
+fn int_dot_input() -> Vec<u32> {
+    let text = include_str!("../translator/tests/in/lower_integer_dot/int_dot.spvasm");
+    tools::assemble(text, "vulkan1.1").expect("SPIRV-Tools assemble the test input (bash .ci/install-deps.sh)")
+}
+
+/// What `int_dot.spvasm` writes for one input triple, from the reference model.
+fn int_dot_expected(a: u32, b: u32, c: i32) -> [u32; 8] {
+    let (pa, pb) = (unpack4x8(a), unpack4x8(b));
+    let c = c as u32 as u64;
+    // The vector operands: a's bytes sign-extended, b's bytes zero-extended, as 32-bit ints.
+    let va: Vec<u64> = pa.iter().map(|x| *x as u8 as i8 as i64 as u64).collect();
+    let vb: Vec<u64> = pb.to_vec();
+    [
+        dot(DotKind::S, &pa, &pb, 8, 32) as u32,
+        dot(DotKind::U, &pa, &pb, 8, 32) as u32,
+        dot(DotKind::Su, &pa, &pb, 8, 32) as u32,
+        dot_acc_sat(DotKind::S, &pa, &pb, c, 8, 32) as u32,
+        dot_acc_sat(DotKind::U, &pa, &pb, c, 8, 32) as u32,
+        dot_acc_sat(DotKind::Su, &pa, &pb, c, 8, 32) as u32,
+        dot(DotKind::S, &va, &vb, 32, 32) as u32,
+        dot_acc_sat(DotKind::Su, &va, &vb, c, 32, 32) as u32,
+    ]
+}
+
+#[test]
+fn integer_dot_products_kept_and_lowered_match_the_reference() {
+    let contexts = common::contexts();
+    if contexts.is_empty() {
+        return;
+    }
+    let input = int_dot_input();
+    let n = 4096usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let mut x: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let mut y: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let mut acc: Vec<i32> = (0..n).map(|_| rng.random_range(-1000..1000)).collect();
+    // Saturation edges: accumulators at the limits, extreme bytes.
+    for (i, v) in [i32::MAX, i32::MIN, i32::MAX - 3, i32::MIN + 3, -1, 0].iter().enumerate() {
+        acc[i] = *v;
+        x[i] = [0x7f7f_7f7f, 0x8080_8080, 0xffff_ffff, 0x0101_0101, 0x80ff_7f01, 0][i];
+        y[i] = [0x7f7f_7f7f, 0x7f7f_7f7f, 0xffff_ffff, 0xffff_ffff, 0xff80_017f, 0][i];
+    }
+    let expected: Vec<u32> = (0..n).flat_map(|i| int_dot_expected(x[i], y[i], acc[i])).collect();
+    for ctx in contexts {
+        for lowered in [false, true] {
+            let mut target = ctx.caps().clone();
+            target.integer_dot_product &= !lowered;
+            let (words, report) = translate(&input, &target).unwrap();
+            let lowered_count: usize = report.passes.iter().filter(|p| p.name == "lower-integer-dot").map(|p| p.rewritten.values().sum::<usize>()).sum();
+            assert_eq!(lowered_count, if lowered { 8 } else { 0 }, "{report:?}");
+            tools::validate(&words, "vulkan1.3").unwrap();
+            let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, push_constant_bytes: 4, label: "int_dot", ..Default::default() }).unwrap();
+            let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+            let by = ctx.buffer_from_slice(&y, "y").unwrap();
+            let bacc = ctx.buffer_from_slice(&acc, "acc").unwrap();
+            let mut bout = ctx.zeroed_buffer::<u32>(n * 8, "out").unwrap();
+            let push = (n as u32).to_le_bytes();
+            ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&bx, &by, &bacc, &bout], push_constants: &push, groups: [(n as u32).div_ceil(64), 1, 1] }]).unwrap();
+            let got: Vec<u32> = ctx.read_buffer(&mut bout).unwrap();
+            for i in 0..n * 8 {
+                assert_eq!(got[i], expected[i], "{} lowered={lowered}: pair {} form {}: x={:#x} y={:#x} acc={}", ctx.caps().name, i / 8, i % 8, x[i / 8], y[i / 8], acc[i / 8]);
+            }
+        }
+    }
+}
