@@ -1,9 +1,15 @@
 //! matbridge: run vendor matrix SPIR-V and fast matrix products on any Vulkan device.
 //!
-//! The facade re-exports the runtime ([`runtime`]) and the translator ([`translator`]).
+//! The facade re-exports the runtime ([`runtime`]) and the translator ([`translator`]) and adds
+//! the matmul API ([`matmul`], [`Matbridge`]).
 
 pub use matbridge_runtime as runtime;
 pub use matbridge_translator as translator;
 pub use matbridge_translator::profile::DeviceCaps;
 
 pub mod cli_info;
+pub mod error;
+pub mod matmul;
+
+pub use error::{Error, Result};
+pub use matmul::{AccType, DType, Layout, MatmulDesc, Operand};
