@@ -11,9 +11,33 @@ type Variant = (&'static str, &'static str, &'static [(&'static str, &'static st
 
 const F32: &[(&str, &str)] = &[("ELEM", "f32"), ("LOAD_A", "a[i]"), ("LOAD_B", "b[i]")];
 
+/// Word loads of element `e` of buffer `BUF` for each input type.
+const LOAD_F32: &str = "bitcast<f32>(BUF[e])";
+const LOAD_F16: &str = "unpack2x16float(BUF[e >> 1u])[e & 1u]";
+// (Constant shifts and selects only: llvmpipe's JIT takes minutes on the variable-shift forms.)
+const LOAD_BF16: &str = "bitcast<f32>(select(BUF[e >> 1u] << 16u, BUF[e >> 1u] & 0xffff0000u, (e & 1u) == 1u))";
+const LOAD_S8: &str = "bitcast<i32>(byte_at(BUF[e >> 2u], e & 3u) << 24u) >> 24u";
+const LOAD_U8: &str = "i32(byte_at(BUF[e >> 2u], e & 3u) & 0xffu)";
+
+const TO_F16: &str = "return pack2x16float(vec2<f32>(x, 0.0)) & 0xffffu;";
+const FROM_F16: &str = "return unpack2x16float(h).x;";
+const TO_BF16: &str = "let bits = bitcast<u32>(x); if (bits & 0x7fffffffu) > 0x7f800000u { return (bits >> 16u) | 0x40u; } return (bits + 0x7fffu + ((bits >> 16u) & 1u)) >> 16u;";
+const FROM_BF16: &str = "return bitcast<f32>(h << 16u);";
+
 const VARIANTS: &[Variant] = &[
     ("axpy_reduce", "axpy_reduce.wgsl", &[]),
     ("matmul_naive_f32", "matmul_naive.wgsl", F32),
+    ("pack_f16", "pack_half.wgsl", &[("DTYPE", "f16"), ("TO_HALF", TO_F16), ("FROM_HALF", FROM_F16)]),
+    ("pack_bf16", "pack_half.wgsl", &[("DTYPE", "bf16"), ("TO_HALF", TO_BF16), ("FROM_HALF", FROM_BF16)]),
+];
+
+/// The tiled GEMM for each input type: (name, dtype, accumulator, load expression).
+const TILED: &[(&str, &str, &str, &str)] = &[
+    ("matmul_tiled_f32", "f32", "f32", LOAD_F32),
+    ("matmul_tiled_f16", "f16", "f32", LOAD_F16),
+    ("matmul_tiled_bf16", "bf16", "f32", LOAD_BF16),
+    ("matmul_tiled_s8", "s8", "i32", LOAD_S8),
+    ("matmul_tiled_u8", "u8", "i32", LOAD_U8),
 ];
 
 fn main() {
@@ -22,7 +46,13 @@ fn main() {
     println!("cargo:rerun-if-changed=wgsl");
     println!("cargo:rerun-if-changed=build.rs");
     let mut listing = String::from("/// Every kernel built from `shaders/wgsl`: (name, SPIR-V bytes).\npub static KERNELS: &[(&str, &[u8])] = &[\n");
-    for (name, file, subs) in VARIANTS {
+    let mut jobs: Vec<(String, &str, Vec<(&str, String)>)> =
+        VARIANTS.iter().map(|(n, f, subs)| (n.to_string(), *f, subs.iter().map(|(k, v)| (*k, v.to_string())).collect())).collect();
+    for (name, dtype, acc, load) in TILED {
+        let subs = vec![("DTYPE", dtype.to_string()), ("ACC", acc.to_string()), ("LOAD_A", load.replace("BUF", "a")), ("LOAD_B", load.replace("BUF", "b"))];
+        jobs.push((name.to_string(), "matmul_tiled.wgsl", subs));
+    }
+    for (name, file, subs) in &jobs {
         let path = src_dir.join(file);
         let mut source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
         for (key, value) in subs.iter() {
@@ -54,5 +84,50 @@ fn compile(name: &str, source: &str) -> Vec<u32> {
         force_loop_bounding: false,
         ..Default::default()
     };
-    naga::back::spv::write_vec(&module, &info, &options, None).unwrap_or_else(|e| panic!("{name}: {e}"))
+    let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+    strip_workgroup_layouts(words)
+}
+
+/// Removes `ArrayStride` decorations from array types that only Workgroup variables use: naga
+/// emits them, and Vulkan forbids explicit layouts in Workgroup storage
+/// (VUID-StandaloneSpirv-None-10684) unless workgroupMemoryExplicitLayout is enabled.
+fn strip_workgroup_layouts(words: Vec<u32>) -> Vec<u32> {
+    const DECORATE: u32 = 71;
+    const TYPE_POINTER: u32 = 32;
+    const ARRAY_STRIDE: u32 = 6;
+    const WORKGROUP: u32 = 4;
+    let mut insts = Vec::new();
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        insts.push((i, count));
+        i += count.max(1);
+    }
+    let mut workgroup_only = std::collections::HashSet::new();
+    let mut used_elsewhere = std::collections::HashSet::new();
+    for &(at, count) in &insts {
+        let op = words[at] & 0xffff;
+        if op == TYPE_POINTER {
+            let (class, pointee) = (words[at + 2], words[at + 3]);
+            if class == WORKGROUP {
+                workgroup_only.insert(pointee);
+            } else {
+                used_elsewhere.insert(pointee);
+            }
+        } else if (28..=30).contains(&op) {
+            // Array/struct members keep their layout needs.
+            for w in &words[at + 2..at + count] {
+                used_elsewhere.insert(*w);
+            }
+        }
+    }
+    let mut out = words[..5].to_vec();
+    for &(at, count) in &insts {
+        let op = words[at] & 0xffff;
+        let strip = op == DECORATE && count == 4 && words[at + 2] == ARRAY_STRIDE && workgroup_only.contains(&words[at + 1]) && !used_elsewhere.contains(&words[at + 1]);
+        if !strip {
+            out.extend_from_slice(&words[at..at + count]);
+        }
+    }
+    out
 }

@@ -12,7 +12,7 @@ struct Params {
 @group(0) @binding(0) var<storage, read> a: array<{{ELEM}}>;
 @group(0) @binding(1) var<storage, read> b: array<{{ELEM}}>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
-var<immediate> p: Params;
+@group(0) @binding(3) var<storage, read> p: Params;
 
 @compute @workgroup_size(8, 8)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {

@@ -1,1 +1,191 @@
-//! GPU kernels (to come).
+//! The GPU paths: kernel selection, buffers, dispatch.
+//!
+//! Every input type runs on the tiled kernel (`shaders/wgsl/matmul_tiled.wgsl`), which reads
+//! operands as 32-bit words so that devices without 8/16-bit types run it too. Devices that list
+//! a matching cooperative-matrix shape run the cooperative-matrix kernels instead
+//! (see [`super::coop`]). 16-bit outputs are written through an f32 scratch buffer and a packing
+//! epilogue. Kernel parameters travel in small storage buffers rather than push constants:
+//! lavapipe inlines push-constant values into loop bounds and re-JITs fully unrolled loops on
+//! first dispatch, which takes minutes for the tiled kernels.
+
+use super::{DType, MatmulDesc, MatmulPath, Resolved};
+use crate::error::{Error, Result};
+use matbridge_runtime::{Buffer, Context, Dispatch, Pipeline, PipelineDesc};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A device plus its compiled matmul pipelines.
+pub struct Gpu {
+    pub ctx: Context,
+    pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
+}
+
+/// Push constants of the tiled kernel (`Params` in the WGSL).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct TiledParams {
+    m: u32,
+    n: u32,
+    k: u32,
+    batch: u32,
+    a: [u32; 3],
+    b: [u32; 3],
+    c: [u32; 3],
+    alpha: f32,
+    beta: f32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct PackParams {
+    m: u32,
+    n: u32,
+    batch: u32,
+    words: u32,
+    c: [u32; 3],
+    beta: f32,
+}
+
+/// A buffer a dispatch binds: the caller's A, B, C, or one the plan owns.
+#[derive(Clone, Copy, Debug)]
+pub enum Slot {
+    A,
+    B,
+    C,
+    Owned(usize),
+}
+
+/// A planned matmul: dispatches over the caller's buffers and the plan's own (parameters,
+/// scratch).
+pub struct Plan {
+    pub path: MatmulPath,
+    steps: Vec<(Arc<Pipeline>, Vec<Slot>, [u32; 3])>,
+    owned: Vec<Buffer>,
+}
+
+impl Plan {
+    pub(crate) fn new(path: MatmulPath) -> Plan {
+        Plan { path, steps: Vec::new(), owned: Vec::new() }
+    }
+
+    /// Adds a buffer the plan owns and returns its slot.
+    pub(crate) fn own(&mut self, buffer: Buffer) -> Slot {
+        self.owned.push(buffer);
+        Slot::Owned(self.owned.len() - 1)
+    }
+
+    pub(crate) fn step(&mut self, pipeline: Arc<Pipeline>, slots: Vec<Slot>, groups: [u32; 3]) {
+        self.steps.push((pipeline, slots, groups));
+    }
+}
+
+fn u32s(v: usize, what: &str) -> Result<u32> {
+    u32::try_from(v).map_err(|_| Error::Invalid(format!("{what} {v} does not fit in 32 bits")))
+}
+
+impl Gpu {
+    pub fn new(ctx: Context) -> Gpu {
+        Gpu { ctx, pipelines: Mutex::new(HashMap::new()) }
+    }
+
+    /// A cached pipeline for a built-in kernel.
+    pub fn pipeline(&self, name: &str, bindings: u32, words: Option<Vec<u32>>, subgroup: Option<u32>) -> Result<Arc<Pipeline>> {
+        let mut cache = self.pipelines.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = cache.get(name) {
+            return Ok(p.clone());
+        }
+        let spirv = match words {
+            Some(w) => w,
+            None => matbridge_shaders::spirv(name).ok_or_else(|| Error::Invalid(format!("no built-in kernel named {name}")))?,
+        };
+        let p = Arc::new(self.ctx.create_pipeline(&PipelineDesc {
+            spirv: &spirv,
+            bindings,
+            required_subgroup_size: subgroup,
+            label: name,
+            ..Default::default()
+        })?);
+        cache.insert(name.to_string(), p.clone());
+        Ok(p)
+    }
+
+    /// Chooses kernels for `desc` and prepares their push constants.
+    pub fn plan(&self, desc: &MatmulDesc, r: &Resolved) -> Result<Plan> {
+        if let Some(plan) = super::coop::plan(self, desc, r)? {
+            return Ok(plan);
+        }
+        self.plan_tiled(desc, r)
+    }
+
+    pub(crate) fn plan_tiled(&self, desc: &MatmulDesc, r: &Resolved) -> Result<Plan> {
+        let name = format!("matmul_tiled_{}", desc.dtype.name());
+        let tiled = self.pipeline(&name, 4, None, None)?;
+        let half_out = matches!(desc.out, DType::F16 | DType::Bf16);
+        let params = TiledParams {
+            m: u32s(desc.m, "m")?,
+            n: u32s(desc.n, "n")?,
+            k: u32s(desc.k, "k")?,
+            batch: u32s(desc.batch, "batch")?,
+            a: [u32s(r.a.row, "A stride")?, u32s(r.a.col, "A stride")?, u32s(r.a.batch, "A batch stride")?],
+            b: [u32s(r.b.row, "B stride")?, u32s(r.b.col, "B stride")?, u32s(r.b.batch, "B batch stride")?],
+            c: [u32s(r.c.row, "C stride")?, u32s(r.c.col, "C stride")?, u32s(r.c.batch, "C batch stride")?],
+            alpha: desc.alpha,
+            beta: if half_out { 0.0 } else { desc.beta },
+        };
+        let max = self.ctx.caps().limits.max_workgroup_count;
+        let groups = [params.n.div_ceil(32), params.m.div_ceil(32), params.batch];
+        if (0..3).any(|i| groups[i] > max[i]) {
+            return Err(Error::Unsupported { what: format!("a {}x{}x{} batch-{} matmul", desc.m, desc.n, desc.k, desc.batch), why: format!("needs {groups:?} workgroups, limit {max:?}") });
+        }
+        let mut plan = Plan::new(MatmulPath::Subgroup { tile: "32x32 (4x4 per invocation)".into() });
+        let params = plan.own(self.ctx.buffer_from_slice(bytemuck::bytes_of(&params), "tiled params")?);
+        if half_out {
+            let scratch = plan.own(self.ctx.zeroed_buffer::<f32>(r.c.len.max(1), "matmul scratch")?);
+            plan.step(tiled, vec![Slot::A, Slot::B, scratch, params], groups);
+            self.push_pack(&mut plan, desc, r, scratch)?;
+        } else {
+            plan.step(tiled, vec![Slot::A, Slot::B, Slot::C, params], groups);
+        }
+        Ok(plan)
+    }
+
+    /// Appends the 16-bit packing epilogue, reading f32 values from `scratch`.
+    pub(crate) fn push_pack(&self, plan: &mut Plan, desc: &MatmulDesc, r: &Resolved, scratch: Slot) -> Result<()> {
+        let pack = self.pipeline(&format!("pack_{}", desc.out.name()), 3, None, None)?;
+        let words = u32s(r.c.len.div_ceil(2), "C words")?;
+        let params = PackParams {
+            m: desc.m as u32,
+            n: desc.n as u32,
+            batch: desc.batch as u32,
+            words,
+            c: [r.c.row as u32, r.c.col as u32, r.c.batch.max(1) as u32],
+            beta: desc.beta,
+        };
+        let groups = words.div_ceil(64);
+        let params = plan.own(self.ctx.buffer_from_slice(bytemuck::bytes_of(&params), "pack params")?);
+        plan.step(pack, vec![scratch, Slot::C, params], [groups.min(65535), groups.div_ceil(65535), 1]);
+        Ok(())
+    }
+
+    /// Runs a plan `iters` times over A, B, C; returns GPU seconds per iteration.
+    pub fn execute(&self, plan: &Plan, a: &Buffer, b: &Buffer, c: &Buffer, iters: u32) -> Result<f64> {
+        let resolve = |slot: &Slot| -> &Buffer {
+            match slot {
+                Slot::A => a,
+                Slot::B => b,
+                Slot::C => c,
+                Slot::Owned(i) => &plan.owned[*i],
+            }
+        };
+        let bound: Vec<Vec<&Buffer>> = plan.steps.iter().map(|(_, slots, _)| slots.iter().map(resolve).collect()).collect();
+        let dispatches: Vec<Dispatch<'_>> = plan
+            .steps
+            .iter()
+            .zip(&bound)
+            .map(|((p, _, groups), bufs)| Dispatch { pipeline: p, buffers: bufs, push_constants: &[], groups: *groups })
+            .collect();
+        let stats = self.ctx.run_repeated(&dispatches, iters.max(1))?;
+        let t = stats.gpu_time.unwrap_or(stats.wall_time);
+        Ok(t.as_secs_f64() / iters.max(1) as f64)
+    }
+}

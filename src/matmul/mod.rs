@@ -2,7 +2,9 @@
 //! bf16, s8 and u8 inputs, on the GPU (cooperative matrices where the device lists the shape,
 //! tiled kernels elsewhere) or on the CPU.
 
+pub mod api;
 pub mod check;
+pub mod coop;
 pub mod cpu;
 pub mod gpu;
 

@@ -1,0 +1,218 @@
+//! [`Matbridge`]: the entry point of the matmul API.
+//!
+//! ```no_run
+//! use matbridge::matmul::api::{Matbridge, DeviceChoice};
+//! use matbridge::{MatmulDesc, DType};
+//! let mb = Matbridge::new(&DeviceChoice::Auto)?;          // best GPU, else the CPU
+//! let (m, n, k) = (64, 32, 48);
+//! let a = mb.tensor(&vec![1.0f32; m * k])?;
+//! let b = mb.tensor(&vec![2.0f32; k * n])?;
+//! let mut c = mb.zeros(DType::F32, m * n)?;
+//! let run = mb.matmul(&MatmulDesc::new(m, n, k, DType::F32), &a, &b, &mut c)?;
+//! let result: Vec<f32> = mb.read(&c)?;
+//! println!("{} in {:.3} ms", run.path, run.seconds * 1e3);
+//! # Ok::<(), matbridge::Error>(())
+//! ```
+
+use super::gpu::Gpu;
+use super::{cpu, DType, Element, HostData, MatmulDesc, MatmulPath};
+use crate::error::{Error, Result};
+use matbridge_runtime::{Buffer, Context, DeviceSelector};
+use serde::Serialize;
+
+/// Where to run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// The best Vulkan device (`MATBRIDGE_DEVICE` honoured); the CPU when there is none.
+    #[default]
+    Auto,
+    /// The CPU path.
+    Cpu,
+    /// A specific Vulkan device; an error when it cannot be opened.
+    Device(DeviceSelector),
+}
+
+impl DeviceChoice {
+    /// `cpu`, `auto`, an index or a name substring.
+    pub fn parse(s: &str) -> DeviceChoice {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cpu" => DeviceChoice::Cpu,
+            "" | "auto" => DeviceChoice::Auto,
+            _ => DeviceChoice::Device(DeviceSelector::parse(s)),
+        }
+    }
+}
+
+enum Backend {
+    Gpu(Gpu),
+    Cpu,
+}
+
+/// Data of one operand, on the device or on the host.
+pub struct Tensor {
+    dtype: DType,
+    len: usize,
+    storage: Storage,
+}
+
+enum Storage {
+    Gpu(Buffer),
+    Cpu(HostData),
+}
+
+impl Tensor {
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// What a matmul did.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatmulRun {
+    pub path: MatmulPath,
+    /// Seconds per run (GPU timestamps on a device, wall clock on the CPU).
+    pub seconds: f64,
+}
+
+/// The matmul context: owns a device (or stands for the CPU).
+pub struct Matbridge {
+    backend: Backend,
+}
+
+impl Matbridge {
+    /// Opens the chosen device; `Auto` falls back to the CPU when no Vulkan device opens.
+    pub fn new(choice: &DeviceChoice) -> Result<Matbridge> {
+        let backend = match choice {
+            DeviceChoice::Cpu => Backend::Cpu,
+            DeviceChoice::Auto => match Context::new(&DeviceSelector::Auto) {
+                Ok(ctx) => Backend::Gpu(Gpu::new(ctx)),
+                Err(e) => {
+                    log::warn!("no Vulkan device ({e}); using the CPU path");
+                    Backend::Cpu
+                }
+            },
+            DeviceChoice::Device(sel) => Backend::Gpu(Gpu::new(Context::new(sel)?)),
+        };
+        Ok(Matbridge { backend })
+    }
+
+    /// A context on an already open device.
+    pub fn with_context(ctx: Context) -> Matbridge {
+        Matbridge { backend: Backend::Gpu(Gpu::new(ctx)) }
+    }
+
+    pub fn cpu() -> Matbridge {
+        Matbridge { backend: Backend::Cpu }
+    }
+
+    /// The device's name, or `cpu`.
+    pub fn device_name(&self) -> String {
+        match &self.backend {
+            Backend::Gpu(g) => g.ctx.caps().name.clone(),
+            Backend::Cpu => "cpu".into(),
+        }
+    }
+
+    /// The Vulkan context, when running on a device.
+    pub fn context(&self) -> Option<&Context> {
+        match &self.backend {
+            Backend::Gpu(g) => Some(&g.ctx),
+            Backend::Cpu => None,
+        }
+    }
+
+    fn upload(&self, data: HostData) -> Result<Tensor> {
+        let dtype = data.dtype;
+        let len = data.len();
+        let storage = match &self.backend {
+            Backend::Cpu => Storage::Cpu(data),
+            Backend::Gpu(g) => {
+                let mut bytes = data.bytes;
+                bytes.resize(bytes.len().next_multiple_of(4).max(16), 0);
+                Storage::Gpu(g.ctx.buffer_from_slice(&bytes, "tensor")?)
+            }
+        };
+        Ok(Tensor { dtype, len, storage })
+    }
+
+    /// A tensor holding `data`.
+    pub fn tensor<T: Element>(&self, data: &[T]) -> Result<Tensor> {
+        self.upload(HostData::from_slice(data))
+    }
+
+    /// A tensor from raw host data.
+    pub fn tensor_from_host(&self, data: &HostData) -> Result<Tensor> {
+        self.upload(data.clone())
+    }
+
+    /// A zero-filled tensor of `len` elements.
+    pub fn zeros(&self, dtype: DType, len: usize) -> Result<Tensor> {
+        self.upload(HostData { dtype, bytes: vec![0; len * dtype.size()] })
+    }
+
+    /// Reads a tensor back as raw host data.
+    pub fn read_host(&self, t: &Tensor) -> Result<HostData> {
+        match &t.storage {
+            Storage::Cpu(h) => Ok(h.clone()),
+            Storage::Gpu(buf) => {
+                let g = match &self.backend {
+                    Backend::Gpu(g) => g,
+                    Backend::Cpu => return Err(Error::Invalid("tensor belongs to a device, context is the CPU".into())),
+                };
+                // read_buffer needs &mut for mapping; copy into a readback buffer first.
+                let mut staging = g.ctx.create_buffer(buf.size(), matbridge_runtime::MemoryKind::Readback, "tensor read")?;
+                g.ctx.copy_buffer(buf, &staging)?;
+                let mut bytes: Vec<u8> = g.ctx.read_buffer(&mut staging)?;
+                bytes.truncate(t.len * t.dtype.size());
+                Ok(HostData { dtype: t.dtype, bytes })
+            }
+        }
+    }
+
+    /// Reads a tensor back as `T` (which must be its dtype).
+    pub fn read<T: Element>(&self, t: &Tensor) -> Result<Vec<T>> {
+        MatmulDesc::check_dtype("tensor", t.dtype, T::DTYPE)?;
+        Ok(bytemuck::pod_collect_to_vec(&self.read_host(t)?.bytes))
+    }
+
+    /// `C = alpha * op(A) * op(B) + beta * C`.
+    pub fn matmul(&self, desc: &MatmulDesc, a: &Tensor, b: &Tensor, c: &mut Tensor) -> Result<MatmulRun> {
+        self.matmul_repeated(desc, a, b, c, 1)
+    }
+
+    /// Runs the matmul `iters` times (for timing; with `beta != 0` C accumulates each time).
+    pub fn matmul_repeated(&self, desc: &MatmulDesc, a: &Tensor, b: &Tensor, c: &mut Tensor, iters: u32) -> Result<MatmulRun> {
+        let r = desc.resolve()?;
+        MatmulDesc::check_dtype("A", desc.dtype, a.dtype)?;
+        MatmulDesc::check_dtype("B", desc.dtype, b.dtype)?;
+        MatmulDesc::check_dtype("C", desc.out, c.dtype)?;
+        MatmulDesc::check_len("A", r.a.len, a.len)?;
+        MatmulDesc::check_len("B", r.b.len, b.len)?;
+        MatmulDesc::check_len("C", r.c.len, c.len)?;
+        match (&self.backend, &a.storage, &b.storage, &mut c.storage) {
+            (Backend::Cpu, Storage::Cpu(ha), Storage::Cpu(hb), Storage::Cpu(hc)) => {
+                let start = std::time::Instant::now();
+                for _ in 0..iters.max(1) {
+                    cpu::matmul(desc, ha, hb, hc)?;
+                }
+                Ok(MatmulRun { path: MatmulPath::Cpu, seconds: start.elapsed().as_secs_f64() / iters.max(1) as f64 })
+            }
+            (Backend::Gpu(g), Storage::Gpu(ba), Storage::Gpu(bb), Storage::Gpu(bc)) => {
+                if desc.m == 0 || desc.n == 0 || desc.batch == 0 {
+                    return Ok(MatmulRun { path: MatmulPath::Subgroup { tile: "empty".into() }, seconds: 0.0 });
+                }
+                let plan = g.plan(desc, &r)?;
+                let seconds = g.execute(&plan, ba, bb, bc, iters)?;
+                Ok(MatmulRun { path: plan.path.clone(), seconds })
+            }
+            _ => Err(Error::Invalid("tensors belong to a different backend than this context".into())),
+        }
+    }
+}
