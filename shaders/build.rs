@@ -66,8 +66,42 @@ fn main() {
         std::fs::write(&spv_path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).expect("writing SPIR-V");
         writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
     }
+    for (name, defines) in GLSL {
+        let spv_path = Path::new(&out_dir).join(format!("{name}.spv"));
+        compile_glsl(name, defines, &spv_path);
+        writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
+    }
     listing.push_str("];\n");
     std::fs::write(Path::new(&out_dir).join("kernels.rs"), listing).expect("writing kernels.rs");
+}
+
+/// GLSL kernels (NV cooperative-matrix style, translated at run time): (name, glslang defines).
+const GLSL: &[(&str, &[&str])] = &[
+    ("coop_matmul_f16_f32", &["-DELEM_F16"]),
+    ("coop_matmul_f16_f16", &["-DELEM_F16", "-DACC_F16"]),
+    ("coop_matmul_s8_s32", &["-DELEM_S8"]),
+];
+
+/// Compiles `glsl/coop_matmul.comp` with glslangValidator when it is installed; otherwise uses
+/// the committed `prebuilt/<name>.spv` (regenerate those with glslang after editing the source).
+fn compile_glsl(name: &str, defines: &[&str], out: &Path) {
+    println!("cargo:rerun-if-changed=glsl");
+    println!("cargo:rerun-if-changed=prebuilt");
+    let prebuilt = Path::new("prebuilt").join(format!("{name}.spv"));
+    let status = std::process::Command::new("glslangValidator")
+        .args(["-V", "--target-env", "vulkan1.3"])
+        .args(defines)
+        .arg("glsl/coop_matmul.comp")
+        .arg("-o")
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        _ => {
+            std::fs::copy(&prebuilt, out).unwrap_or_else(|e| panic!("{name}: no glslangValidator and no {}: {e}", prebuilt.display()));
+        }
+    }
 }
 
 fn compile(name: &str, source: &str) -> Vec<u32> {

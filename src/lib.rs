@@ -8,6 +8,7 @@ pub use matbridge_translator as translator;
 pub use matbridge_translator::profile::DeviceCaps;
 
 pub mod cli_info;
+pub mod cli_matmul;
 pub mod error;
 pub mod matmul;
 

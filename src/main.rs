@@ -39,6 +39,66 @@ enum Command {
         #[arg(long)]
         report: bool,
     },
+    /// Run, time and optionally check one matmul (the default command: a checked demo).
+    Matmul(MatmulArgs),
+    /// Time a table of sizes and dtypes.
+    Bench {
+        #[arg(long)]
+        device: Option<String>,
+        /// Comma-separated square sizes (default 256..8192 on GPUs, up to 1024 on CPU devices).
+        #[arg(long, value_delimiter = ',')]
+        sizes: Option<Vec<usize>>,
+        /// Comma-separated dtype[:acc] entries, e.g. `f16:f32,s8`.
+        #[arg(long, value_delimiter = ',')]
+        dtypes: Option<Vec<String>>,
+        #[arg(long, default_value_t = 20)]
+        iters: u32,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(clap::Args, Clone)]
+struct MatmulArgs {
+    #[arg(long, default_value_t = 1024)]
+    m: usize,
+    #[arg(long, default_value_t = 1024)]
+    n: usize,
+    #[arg(long, default_value_t = 1024)]
+    k: usize,
+    /// f32, f16, bf16, s8, u8
+    #[arg(long, default_value = "f16")]
+    dtype: String,
+    /// f32, f16 or s32 (default: f32 for floats, s32 for integers)
+    #[arg(long)]
+    acc: Option<String>,
+    /// Output type (default: f32 for floats, f16 with --acc f16, s32 for integers)
+    #[arg(long)]
+    out: Option<String>,
+    /// Transpose A (op(A) = A^T, A stored k x m).
+    #[arg(long)]
+    ta: bool,
+    /// Transpose B.
+    #[arg(long)]
+    tb: bool,
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Device index, name substring, or `cpu` (default: best device, else the CPU).
+    #[arg(long)]
+    device: Option<String>,
+    #[arg(long, default_value_t = 10)]
+    iters: u32,
+    /// Compare with the CPU reference; exit status 1 when over tolerance.
+    #[arg(long)]
+    check: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+impl Default for MatmulArgs {
+    fn default() -> Self {
+        MatmulArgs { m: 1024, n: 1024, k: 1024, dtype: "f16".into(), acc: None, out: None, ta: false, tb: false, batch: 1, device: None, iters: 10, check: true, json: false }
+    }
 }
 
 fn main() -> std::process::ExitCode {
@@ -59,7 +119,9 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
     match cli.command {
         Some(Command::Info { json }) => ok(info(json)),
         Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report)),
-        None => ok(info(false)),
+        Some(Command::Matmul(args)) => matmul(&args),
+        Some(Command::Bench { device, sizes, dtypes, iters, json }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json)),
+        None => matmul(&MatmulArgs::default()),
     }
 }
 
@@ -127,6 +189,85 @@ fn translate(input: &Path, output: &Path, target: &str, device: Option<usize>, r
     std::fs::write(output, bytes).with_context(|| format!("writing {}", output.display()))?;
     if report {
         println!("{}", serde_json::to_string_pretty(&rep)?);
+    }
+    Ok(())
+}
+
+fn parse_dtype(s: &str) -> Result<matbridge::DType> {
+    matbridge::DType::parse(s).with_context(|| format!("unknown dtype `{s}` (f32, f16, bf16, s8, u8)"))
+}
+
+fn parse_acc(s: &str) -> Result<matbridge::AccType> {
+    matbridge::AccType::parse(s).with_context(|| format!("unknown accumulator `{s}` (f32, f16, s32)"))
+}
+
+fn matmul(args: &MatmulArgs) -> Result<std::process::ExitCode> {
+    use matbridge::cli_matmul::*;
+    use matbridge::matmul::api::Matbridge;
+    let mb = Matbridge::new(&device_choice(args.device.as_deref()))?;
+    let options = MatmulOptions {
+        m: args.m,
+        n: args.n,
+        k: args.k,
+        batch: args.batch,
+        dtype: parse_dtype(&args.dtype)?,
+        acc: args.acc.as_deref().map(parse_acc).transpose()?,
+        out: args.out.as_deref().map(parse_dtype).transpose()?,
+        ta: args.ta,
+        tb: args.tb,
+        iters: args.iters,
+        check: args.check,
+    };
+    let r = run_matmul(&mb, &options)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        println!("{}", describe(&r));
+    }
+    Ok(if r.check == Some("fail") { std::process::ExitCode::from(1) } else { std::process::ExitCode::SUCCESS })
+}
+
+fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<String>>, iters: u32, json: bool) -> Result<()> {
+    use matbridge::cli_matmul::*;
+    use matbridge::matmul::api::Matbridge;
+    let mb = Matbridge::new(&device_choice(device))?;
+    let sizes = sizes.unwrap_or_else(|| bench_sizes(&mb));
+    let types: Vec<(matbridge::DType, Option<matbridge::AccType>)> = match dtypes {
+        None => BENCH_TYPES.iter().map(|(d, a, _)| (*d, Some(*a))).collect(),
+        Some(list) => list
+            .iter()
+            .map(|e| {
+                let mut parts = e.split(':');
+                let d = parse_dtype(parts.next().unwrap_or(""))?;
+                let a = parts.next().map(parse_acc).transpose()?;
+                Ok((d, a))
+            })
+            .collect::<Result<_>>()?,
+    };
+    let bar = indicatif::ProgressBar::new((sizes.len() * types.len()) as u64);
+    if json {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let mut results = Vec::new();
+    for &(dtype, acc) in &types {
+        for &s in &sizes {
+            bar.set_message(format!("{dtype} {s}"));
+            let options = MatmulOptions { m: s, n: s, k: s, batch: 1, dtype, acc, out: None, ta: false, tb: false, iters, check: s <= 2048 };
+            match run_matmul(&mb, &options) {
+                Ok(r) => {
+                    if !json {
+                        bar.println(describe(&r));
+                    }
+                    results.push(r);
+                }
+                Err(e) => bar.println(format!("{dtype} {s}: {e}")),
+            }
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&results)?);
     }
     Ok(())
 }

@@ -49,7 +49,8 @@ impl DeviceSelector {
             other => other.clone(),
         };
         let found = match &effective {
-            DeviceSelector::Auto => devices.iter().min_by_key(|d| (d.device_type.rank(), d.index)),
+            // Same kind: prefer the one with more arithmetic types (lavapipe over SwiftShader).
+            DeviceSelector::Auto => devices.iter().min_by_key(|d| (d.device_type.rank(), !(d.shader_float16 && d.shader_int8), d.index)),
             DeviceSelector::Index(i) => devices.iter().find(|d| d.index == *i),
             DeviceSelector::Name(n) => {
                 let n = n.to_lowercase();

@@ -135,7 +135,8 @@ impl Matbridge {
             Backend::Cpu => Storage::Cpu(data),
             Backend::Gpu(g) => {
                 let mut bytes = data.bytes;
-                bytes.resize(bytes.len().next_multiple_of(4).max(16), 0);
+                // Whole 16-byte vectors: the cooperative-matrix kernels read operands as uvec4.
+                bytes.resize(bytes.len().next_multiple_of(16).max(16), 0);
                 Storage::Gpu(g.ctx.buffer_from_slice(&bytes, "tensor")?)
             }
         };

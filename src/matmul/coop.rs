@@ -1,10 +1,108 @@
-//! Cooperative-matrix kernels (filled in below).
+//! The cooperative-matrix path.
+//!
+//! The kernels (`shaders/glsl/coop_matmul.comp`) are written against SPV_NV_cooperative_matrix
+//! and translated by matbridge's own translator for the device at first use, so the device's
+//! capability struct decides what runs: a kernel is used only when the device lists its MMA
+//! shape (16x16x16 f16 with f32 or f16 accumulators, 16x16x32 s8 -> s32) and the operands are
+//! laid out with a contiguous dimension whose extent, leading dimension and batch stride are
+//! multiples of the 16-byte vector the kernel loads.
 
-use super::gpu::{Gpu, Plan};
-use super::{MatmulDesc, Resolved};
+use super::gpu::{Gpu, Plan, Slot};
+use super::{AccType, DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
+use matbridge_runtime::SpecConstant;
+use matbridge_translator::profile::ComponentType as T;
 
-/// A cooperative-matrix plan when the device lists a shape for this problem's types.
-pub fn plan(_gpu: &Gpu, _desc: &MatmulDesc, _r: &Resolved) -> Result<Option<Plan>> {
-    Ok(None)
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct CoopParams {
+    m: u32,
+    n: u32,
+    k: u32,
+    batch: u32,
+    a_ld: u32,
+    a_batch: u32,
+    b_ld: u32,
+    b_batch: u32,
+    c: [u32; 3],
+    alpha: f32,
+    beta: f32,
+}
+
+/// Kernel name, MMA shape row it needs, elements per 16-byte vector.
+fn kernel_for(desc: &MatmulDesc) -> Option<(&'static str, (u32, u32, u32, T, T), u32)> {
+    match (desc.dtype, desc.acc) {
+        (DType::F16, AccType::F32) => Some(("coop_matmul_f16_f32", (16, 16, 16, T::F16, T::F32), 8)),
+        (DType::F16, AccType::F16) => Some(("coop_matmul_f16_f16", (16, 16, 16, T::F16, T::F16), 8)),
+        (DType::S8, AccType::S32) => Some(("coop_matmul_s8_s32", (16, 16, 32, T::S8, T::S32), 16)),
+        _ => None,
+    }
+}
+
+/// (column-major?, leading dimension) of an operand whose op() is rows x cols, when one of its
+/// dimensions is contiguous and vector-aligned.
+fn vector_layout(s: &Strides, rows: usize, cols: usize, vec: usize) -> Option<(bool, usize)> {
+    let ok = |ld: usize, extent: usize| ld % vec == 0 && s.batch % vec == 0 && extent % vec == 0;
+    if s.col == 1 && ok(s.row, cols) {
+        Some((false, s.row))
+    } else if s.row == 1 && ok(s.col, rows) {
+        Some((true, s.col))
+    } else {
+        None
+    }
+}
+
+/// A cooperative-matrix plan, or `None` when the device or the operand layout does not fit.
+pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> {
+    if std::env::var("MATBRIDGE_NO_COOP").is_ok_and(|v| v == "1") {
+        return Ok(None);
+    }
+    let caps = gpu.ctx.caps();
+    let Some((name, (m, n, k, ab, acc), vec)) = kernel_for(desc) else { return Ok(None) };
+    if caps.find_coop_shape(m, n, k, ab, ab, acc, acc).is_none() || caps.subgroup_size != 32 {
+        return Ok(None);
+    }
+    let vec = vec as usize;
+    // op(A) is m x k: row-major here means k contiguous.
+    let (Some((a_cm, a_ld)), Some((b_cm_n, b_ld))) = (vector_layout(&r.a, desc.m, desc.k, vec), vector_layout(&r.b, desc.k, desc.n, vec)) else {
+        return Ok(None);
+    };
+    // For B (k x n) "row-major" means n contiguous; the kernel's B_COLMAJOR means k contiguous.
+    let b_colmajor = b_cm_n;
+    let kernel = format!("{name}_a{}_b{}", u8::from(a_cm), u8::from(b_colmajor));
+    let pipeline = {
+        let words = matbridge_shaders::spirv(name).expect("cooperative-matrix kernels are built");
+        let (khr, _) = matbridge_translator::translate(&words, caps)?;
+        gpu.pipeline_spec(&kernel, 4, khr, &[SpecConstant::u32(0, a_cm.into()), SpecConstant::u32(1, b_colmajor.into())], None)?
+    };
+    let half_out = matches!(desc.out, DType::F16 | DType::Bf16);
+    let params = CoopParams {
+        m: desc.m as u32,
+        n: desc.n as u32,
+        k: desc.k as u32,
+        batch: desc.batch as u32,
+        a_ld: a_ld as u32,
+        a_batch: r.a.batch as u32,
+        b_ld: b_ld as u32,
+        b_batch: r.b.batch as u32,
+        c: [r.c.row as u32, r.c.col as u32, r.c.batch as u32],
+        alpha: desc.alpha,
+        beta: if half_out { 0.0 } else { desc.beta },
+    };
+    let max = caps.limits.max_workgroup_count;
+    let groups = [params.n.div_ceil(128), params.m.div_ceil(128), params.batch];
+    if (0..3).any(|i| groups[i] > max[i]) {
+        return Ok(None);
+    }
+    let shape = format!("{m}x{n}x{k} {ab}->{acc}");
+    let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile: "128x128 (8 subgroups of 64x32)".into() });
+    let pbuf = plan.own(gpu.ctx.buffer_from_slice(bytemuck::bytes_of(&params), "coop params")?);
+    if half_out {
+        let scratch = plan.own(gpu.ctx.zeroed_buffer::<f32>(r.c.len.max(1), "matmul scratch")?);
+        plan.step(pipeline, vec![Slot::A, Slot::B, scratch, pbuf], groups);
+        gpu.push_pack(&mut plan, desc, r, scratch)?;
+    } else {
+        plan.step(pipeline, vec![Slot::A, Slot::B, Slot::C, pbuf], groups);
+    }
+    Ok(Some(plan))
 }

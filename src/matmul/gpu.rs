@@ -10,7 +10,7 @@
 
 use super::{DType, MatmulDesc, MatmulPath, Resolved};
 use crate::error::{Error, Result};
-use matbridge_runtime::{Buffer, Context, Dispatch, Pipeline, PipelineDesc};
+use matbridge_runtime::{Buffer, Context, Dispatch, Pipeline, PipelineDesc, SpecConstant};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -90,6 +90,15 @@ impl Gpu {
 
     /// A cached pipeline for a built-in kernel.
     pub fn pipeline(&self, name: &str, bindings: u32, words: Option<Vec<u32>>, subgroup: Option<u32>) -> Result<Arc<Pipeline>> {
+        self.pipeline_with(name, bindings, words, &[], subgroup)
+    }
+
+    /// A cached pipeline from given SPIR-V words and specialization constants, keyed by `key`.
+    pub fn pipeline_spec(&self, key: &str, bindings: u32, words: Vec<u32>, spec: &[SpecConstant], subgroup: Option<u32>) -> Result<Arc<Pipeline>> {
+        self.pipeline_with(key, bindings, Some(words), spec, subgroup)
+    }
+
+    fn pipeline_with(&self, name: &str, bindings: u32, words: Option<Vec<u32>>, spec: &[SpecConstant], subgroup: Option<u32>) -> Result<Arc<Pipeline>> {
         let mut cache = self.pipelines.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = cache.get(name) {
             return Ok(p.clone());
@@ -102,6 +111,7 @@ impl Gpu {
             spirv: &spirv,
             bindings,
             required_subgroup_size: subgroup,
+            spec_constants: spec,
             label: name,
             ..Default::default()
         })?);

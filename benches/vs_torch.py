@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Side-by-side: `matbridge bench --json` and the same problems through PyTorch (cuBLAS),
+in one run, printing matbridge's share of cuBLAS's throughput.
+
+    python3 benches/vs_torch.py [--matbridge PATH] [--sizes 256,512,...,8192] [--iters 20]
+"""
+import argparse, json, subprocess, sys, time
+
+p = argparse.ArgumentParser()
+p.add_argument("--matbridge", default="target/release/matbridge")
+p.add_argument("--sizes", default="256,512,1024,2048,4096,8192")
+p.add_argument("--iters", type=int, default=20)
+p.add_argument("--dtypes", default="f16:f32,f16:f16,bf16:f32,s8:s32,f32:f32")
+args = p.parse_args()
+
+import torch
+
+def torch_time(dtype, acc, n, iters):
+    dev = "cuda"
+    if dtype == "s8":
+        a = torch.randint(-128, 127, (n, n), dtype=torch.int8, device=dev)
+        b = torch.randint(-128, 127, (n, n), dtype=torch.int8, device=dev)
+        f = lambda: torch._int_mm(a, b)
+    else:
+        t = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[dtype]
+        a = torch.randn(n, n, dtype=t, device=dev)
+        b = torch.randn(n, n, dtype=t, device=dev)
+        if dtype == "f32":
+            torch.backends.cuda.matmul.allow_tf32 = True
+        f = lambda: a @ b
+    for _ in range(3):
+        f()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(iters):
+        f()
+    end.record()
+    torch.cuda.synchronize()
+    gpu = start.elapsed_time(end) / 1e3 / iters
+    # One call including launch and synchronisation, like matbridge's seconds_with_overhead.
+    t0 = time.perf_counter(); f(); torch.cuda.synchronize(); wall = time.perf_counter() - t0
+    return gpu, wall
+
+out = subprocess.run([args.matbridge, "bench", "--json", "--sizes", args.sizes, "--dtypes", args.dtypes,
+                      "--iters", str(args.iters)], capture_output=True, text=True)
+if out.returncode != 0:
+    sys.exit(out.stderr)
+rows = json.loads(out.stdout)
+print(f"{'problem':<22} {'path':<34} {'matbridge TF/s':>14} {'cuBLAS TF/s':>12} {'share':>7} {'mb ms (+disp)':>14} {'cuBLAS ms (+launch)':>20}")
+for r in rows:
+    n = r["m"]
+    gpu, wall = torch_time(r["dtype"], r["acc"], n, args.iters)
+    tf = 2 * n ** 3 / gpu / 1e12
+    path = r["path"]["kind"] + (" " + r["path"].get("shape", "") if "shape" in r["path"] else "")
+    print(f"{r['dtype']}->{r['acc']} {n:>5}^3        {path:<34} {r['tflops']:>14.1f} {tf:>12.1f} {r['tflops'] / tf:>6.0%} "
+          f"{r['seconds'] * 1e3:>6.3f} ({r['seconds_with_overhead'] * 1e3:.3f}) {gpu * 1e3:>8.3f} ({wall * 1e3:.3f})")

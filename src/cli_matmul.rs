@@ -1,0 +1,178 @@
+//! `matbridge matmul` and `matbridge bench`: run, time and check matmuls from the command line.
+
+use crate::matmul::api::{DeviceChoice, Matbridge};
+use crate::matmul::check::{check, CheckReport};
+use crate::matmul::{AccType, DType, HostData, MatmulDesc, MatmulPath, Operand};
+use crate::Result;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+
+/// One measured matmul.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatmulResult {
+    pub device: String,
+    pub path: MatmulPath,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub batch: usize,
+    pub dtype: DType,
+    pub acc: &'static str,
+    pub out: DType,
+    /// Seconds per matmul (GPU timestamps; wall clock on the CPU).
+    pub seconds: f64,
+    /// Seconds per matmul including submission and synchronisation (one dispatch, host-timed).
+    pub seconds_with_overhead: f64,
+    pub tflops: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_abs_error: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_rel_error: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<&'static str>,
+}
+
+/// Options of one run.
+#[derive(Clone, Debug)]
+pub struct MatmulOptions {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub batch: usize,
+    pub dtype: DType,
+    pub acc: Option<AccType>,
+    pub out: Option<DType>,
+    pub ta: bool,
+    pub tb: bool,
+    pub iters: u32,
+    pub check: bool,
+}
+
+/// Random operands of `dtype`, small integers for integer types.
+pub fn random_host(dtype: DType, len: usize, seed: u64) -> HostData {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let vals: Vec<f32> = (0..len)
+        .map(|_| match dtype {
+            DType::S8 => rng.random_range(-128i32..=127) as f32,
+            DType::U8 => rng.random_range(0i32..=255) as f32,
+            DType::S32 => rng.random_range(-100i32..100) as f32,
+            _ => rng.random_range(-1.0f32..1.0),
+        })
+        .collect();
+    HostData::from_f32(dtype, &vals)
+}
+
+pub fn desc_for(o: &MatmulOptions) -> MatmulDesc {
+    let mut desc = MatmulDesc::new(o.m, o.n, o.k, o.dtype);
+    desc.batch = o.batch;
+    if let Some(acc) = o.acc {
+        desc.acc = acc;
+        if acc == AccType::F16 {
+            desc.out = DType::F16;
+        }
+    }
+    if let Some(out) = o.out {
+        desc.out = out;
+    }
+    if o.ta {
+        desc.a = Operand { transpose: true, ..Operand::row_major() };
+    }
+    if o.tb {
+        desc.b = Operand { transpose: true, ..Operand::row_major() };
+    }
+    desc
+}
+
+/// Runs, times and optionally checks one matmul.
+pub fn run_matmul(mb: &Matbridge, o: &MatmulOptions) -> Result<MatmulResult> {
+    let desc = desc_for(o);
+    let r = desc.resolve()?;
+    let a = random_host(desc.dtype, r.a.len, 1);
+    let b = random_host(desc.dtype, r.b.len, 2);
+    let c0 = HostData { dtype: desc.out, bytes: vec![0; r.c.len * desc.out.size()] };
+    let ta = mb.tensor_from_host(&a)?;
+    let tb = mb.tensor_from_host(&b)?;
+    let mut tc = mb.tensor_from_host(&c0)?;
+    // Warm-up (compiles pipelines), then one host-timed dispatch, then the timed batch.
+    mb.matmul(&desc, &ta, &tb, &mut tc)?;
+    let start = std::time::Instant::now();
+    mb.matmul(&desc, &ta, &tb, &mut tc)?;
+    let with_overhead = start.elapsed().as_secs_f64();
+    let run = mb.matmul_repeated(&desc, &ta, &tb, &mut tc, o.iters.max(1))?;
+    let mut result = MatmulResult {
+        device: mb.device_name(),
+        path: run.path,
+        m: o.m,
+        n: o.n,
+        k: o.k,
+        batch: o.batch,
+        dtype: desc.dtype,
+        acc: desc.acc.name(),
+        out: desc.out,
+        seconds: run.seconds,
+        seconds_with_overhead: with_overhead,
+        tflops: desc.flops() / run.seconds.max(1e-12) / 1e12,
+        max_abs_error: None,
+        max_rel_error: None,
+        check: None,
+    };
+    if o.check {
+        let got = mb.read_host(&tc)?;
+        let CheckReport { max_abs_error, max_rel_error, pass, .. } = check(&desc, &a, &b, &c0, &got, 3)?;
+        result.max_abs_error = Some(max_abs_error);
+        result.max_rel_error = Some(max_rel_error);
+        result.check = Some(if pass { "pass" } else { "fail" });
+    }
+    Ok(result)
+}
+
+/// Human-readable line for one result.
+pub fn describe(r: &MatmulResult) -> String {
+    let mut s = format!(
+        "{} {}x{}x{}{} {}->{} ({} acc): {} | {:.4} ms ({:.4} ms with dispatch) | {:.2} TFLOP/s",
+        r.device,
+        r.m,
+        r.n,
+        r.k,
+        if r.batch > 1 { format!(" x{}", r.batch) } else { String::new() },
+        r.dtype,
+        r.out,
+        r.acc,
+        r.path,
+        r.seconds * 1e3,
+        r.seconds_with_overhead * 1e3,
+        r.tflops
+    );
+    if let (Some(a), Some(rel), Some(c)) = (r.max_abs_error, r.max_rel_error, r.check) {
+        s.push_str(&format!(" | max abs error {a:.3e}, max rel error {rel:.3e}: {c}"));
+    }
+    s
+}
+
+/// The benchmark table's problems: (dtype, acc, out).
+pub const BENCH_TYPES: [(DType, AccType, DType); 5] = [
+    (DType::F32, AccType::F32, DType::F32),
+    (DType::F16, AccType::F32, DType::F32),
+    (DType::F16, AccType::F16, DType::F16),
+    (DType::Bf16, AccType::F32, DType::F32),
+    (DType::S8, AccType::S32, DType::S32),
+];
+
+/// Sizes `matbridge bench` runs by default on this backend.
+pub fn bench_sizes(mb: &Matbridge) -> Vec<usize> {
+    let all = vec![256, 512, 1024, 2048, 4096, 8192];
+    let slow = match mb.context() {
+        None => true,
+        Some(ctx) => ctx.caps().device_type == crate::translator::profile::DeviceType::Cpu,
+    };
+    if slow {
+        all.into_iter().filter(|s| *s <= 1024).collect()
+    } else {
+        all
+    }
+}
+
+/// The device choice named on the command line.
+pub fn device_choice(device: Option<&str>) -> DeviceChoice {
+    device.map(DeviceChoice::parse).unwrap_or_default()
+}

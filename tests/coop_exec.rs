@@ -1,0 +1,122 @@
+//! NV cooperative-matrix kernels translated to KHR for the device and executed, compared with the
+//! CPU reference; and the matmul API's cooperative-matrix path. Runs on devices that list
+//! cooperative-matrix shapes (the H100: `MATBRIDGE_TEST_DEVICES=nvidia`); devices without them
+//! are covered by the translator's error tests instead.
+
+mod common;
+
+use matbridge::matmul::check::check;
+use matbridge::matmul::{HostData, Layout, MatmulDesc, Operand};
+use matbridge::DType;
+use matbridge_runtime::{Dispatch, PipelineDesc, SpecConstant};
+use matbridge_translator::{tools, translate};
+
+fn nv_input(name: &str) -> Vec<u32> {
+    let path = format!("{}/translator/tests/in/nv_to_khr/{name}.spvasm", env!("CARGO_MANIFEST_DIR"));
+    tools::assemble(&std::fs::read_to_string(path).unwrap(), "vulkan1.3").unwrap()
+}
+
+#[test]
+fn translated_nv_kernels_match_the_reference() {
+    for ctx in common::contexts().into_iter().filter(|c| c.caps().has_cooperative_matrix()) {
+        let caps = ctx.caps().clone();
+        let (m, n, k) = (64usize, 48usize, 80usize);
+        // f16 x f16 + f32, B row- and column-major (spec constant 0).
+        let (words, _) = translate(&nv_input("nv_matmul_f16"), &caps).unwrap();
+        tools::validate(&words, "vulkan1.3").unwrap();
+        for b_col in [false, true] {
+            let pipeline = ctx
+                .create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 16, spec_constants: &[SpecConstant::u32(0, b_col as u32)], ..Default::default() })
+                .unwrap();
+            let mut desc = MatmulDesc::new(m, n, k, DType::F16);
+            desc.beta = 1.0;
+            desc.alpha = 0.5;
+            if b_col {
+                desc.b = Operand { layout: Layout::ColumnMajor, ..Default::default() };
+            }
+            let a = matbridge::cli_matmul::random_host(DType::F16, m * k, 1);
+            let b = matbridge::cli_matmul::random_host(DType::F16, k * n, 2);
+            let c0 = matbridge::cli_matmul::random_host(DType::F32, m * n, 3);
+            let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
+            let bb = ctx.buffer_from_slice(&b.bytes, "b").unwrap();
+            let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
+            let mut push = Vec::new();
+            for v in [m as u32, n as u32, k as u32] {
+                push.extend_from_slice(&v.to_le_bytes());
+            }
+            push.extend_from_slice(&0.5f32.to_le_bytes());
+            ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &push, groups: [(n / 16) as u32, (m / 16) as u32, 1] }]).unwrap();
+            let got = HostData { dtype: DType::F32, bytes: ctx.read_buffer(&mut bc).unwrap() };
+            // The kernel computes alpha * (A*B + C): compare with alpha' = 0.5, beta' = 0.5.
+            desc.beta = 0.5;
+            let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
+            assert!(rep.pass, "{} f16 b_col={b_col}: {rep:?}", caps.name);
+        }
+        // s8 x s8 + s32 with 16x16x32 tiles.
+        let (words, _) = translate(&nv_input("nv_matmul_s8"), &caps).unwrap();
+        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, ..Default::default() }).unwrap();
+        let mut desc = MatmulDesc::new(m, n, 96, DType::S8);
+        desc.beta = 1.0;
+        desc.b = Operand { layout: Layout::ColumnMajor, ..Default::default() };
+        let a = matbridge::cli_matmul::random_host(DType::S8, m * 96, 4);
+        let b = matbridge::cli_matmul::random_host(DType::S8, 96 * n, 5);
+        let c0 = matbridge::cli_matmul::random_host(DType::S32, m * n, 6);
+        let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
+        let bb = ctx.buffer_from_slice(&b.bytes, "b").unwrap();
+        let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
+        let push: Vec<u8> = [m as u32, n as u32, 96].iter().flat_map(|v| v.to_le_bytes()).collect();
+        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &push, groups: [(n / 16) as u32, (m / 16) as u32, 1] }]).unwrap();
+        let got = HostData { dtype: DType::S32, bytes: ctx.read_buffer(&mut bc).unwrap() };
+        let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
+        assert!(rep.pass, "{} s8: {rep:?}", caps.name);
+        // One loaded matrix used as A and B, constant accumulator, per-element loop.
+        let (words, _) = translate(&nv_input("nv_square_f16"), &caps).unwrap();
+        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 2, ..Default::default() }).unwrap();
+        let a = matbridge::cli_matmul::random_host(DType::F16, 256, 7);
+        let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
+        let mut bc = ctx.zeroed_buffer::<u16>(256, "c").unwrap();
+        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
+        let got: Vec<u16> = ctx.read_buffer(&mut bc).unwrap();
+        let av: Vec<f32> = a.to_f32();
+        for i in 0..16 {
+            for j in 0..16 {
+                let want: f32 = (0..16).map(|p| av[i * 16 + p] * av[p * 16 + j]).sum::<f32>() + 1.0;
+                let g = half::f16::from_bits(got[i * 16 + j]).to_f32();
+                assert!((g - want).abs() <= 0.02 + 0.01 * want.abs(), "{} square ({i},{j}): {g} vs {want}", caps.name);
+            }
+        }
+        ctx.check_validation().unwrap();
+    }
+}
+
+#[test]
+fn matmul_api_takes_the_cooperative_matrix_path_where_listed() {
+    use matbridge::matmul::api::Matbridge;
+    for ctx in common::contexts().into_iter().filter(|c| c.caps().has_cooperative_matrix()) {
+        let mb = Matbridge::with_context(ctx);
+        for (dtype, acc, out) in [(DType::F16, matbridge::AccType::F32, DType::F32), (DType::F16, matbridge::AccType::F16, DType::F16), (DType::S8, matbridge::AccType::S32, DType::S32)] {
+            for (m, n, k) in [(256, 256, 256), (208, 144, 96), (32, 48, 64)] {
+                for (a_op, b_op) in [(Operand::row_major(), Operand::row_major()), (Operand::column_major(), Operand::column_major()), (Operand::row_major().transposed(), Operand::row_major().transposed())] {
+                    let mut desc = MatmulDesc::new(m, n, k, dtype);
+                    desc.acc = acc;
+                    desc.out = out;
+                    desc.a = a_op;
+                    desc.b = b_op;
+                    desc.batch = 2;
+                    desc.beta = 1.0;
+                    let r = desc.resolve().unwrap();
+                    let a = matbridge::cli_matmul::random_host(dtype, r.a.len, 1);
+                    let b = matbridge::cli_matmul::random_host(dtype, r.b.len, 2);
+                    let c0 = matbridge::cli_matmul::random_host(out, r.c.len, 3);
+                    let (ta, tb) = (mb.tensor_from_host(&a).unwrap(), mb.tensor_from_host(&b).unwrap());
+                    let mut tc = mb.tensor_from_host(&c0).unwrap();
+                    let run = mb.matmul(&desc, &ta, &tb, &mut tc).unwrap();
+                    assert!(matches!(run.path, matbridge::matmul::MatmulPath::CooperativeMatrix { .. }), "{desc:?}: {}", run.path);
+                    let got = mb.read_host(&tc).unwrap();
+                    let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
+                    assert!(rep.pass, "{dtype} {m}x{n}x{k} {a_op:?} {b_op:?}: {rep:?}");
+                }
+            }
+        }
+    }
+}
