@@ -176,3 +176,32 @@ pub fn bench_sizes(mb: &Matbridge) -> Vec<usize> {
 pub fn device_choice(device: Option<&str>) -> DeviceChoice {
     device.map(DeviceChoice::parse).unwrap_or_default()
 }
+
+/// Times the naive per-element kernel (one invocation per C element, `shaders/wgsl/matmul_naive.wgsl`)
+/// against the subgroup path on f32 `size`^3: (naive seconds, subgroup seconds).
+pub fn naive_vs_subgroup(mb: &Matbridge, size: usize, iters: u32) -> Result<(f64, f64)> {
+    use matbridge_runtime::{Dispatch, MemoryKind, PipelineDesc};
+    let ctx = mb.context().ok_or_else(|| crate::Error::Invalid("the naive baseline needs a Vulkan device".into()))?;
+    let desc = MatmulDesc::new(size, size, size, DType::F32);
+    let a = random_host(DType::F32, size * size, 1);
+    let b = random_host(DType::F32, size * size, 2);
+    let (ta, tb) = (mb.tensor_from_host(&a)?, mb.tensor_from_host(&b)?);
+    let mut tc = mb.zeros(DType::F32, size * size)?;
+    mb.matmul(&desc, &ta, &tb, &mut tc)?;
+    let sub = mb.matmul_repeated(&desc, &ta, &tb, &mut tc, iters)?.seconds;
+
+    let words = matbridge_shaders::spirv("matmul_naive_f32").ok_or_else(|| crate::Error::Invalid("naive kernel missing".into()))?;
+    let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, label: "naive", ..Default::default() })?;
+    let ba = ctx.buffer_from_slice(&a.bytes, "a")?;
+    let bb = ctx.buffer_from_slice(&b.bytes, "b")?;
+    let bc = ctx.zeroed_buffer::<f32>(size * size, "c")?;
+    let s = size as u32;
+    let params: Vec<u8> = [s, s, s, 1f32.to_bits(), 0f32.to_bits()].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut bp = ctx.create_buffer(params.len() as u64, MemoryKind::Upload, "naive params")?;
+    ctx.write_buffer(&mut bp, &params)?;
+    let d = Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc, &bp], push_constants: &[], groups: [s.div_ceil(8), s.div_ceil(8), 1] };
+    ctx.run(&[d])?;
+    let stats = ctx.run_repeated(&[d], iters)?;
+    let naive = stats.gpu_time.unwrap_or(stats.wall_time).as_secs_f64() / iters as f64;
+    Ok((naive, sub))
+}

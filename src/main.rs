@@ -55,6 +55,10 @@ enum Command {
         iters: u32,
         #[arg(long)]
         json: bool,
+        /// Instead of the table: the subgroup path against the naive per-element kernel, f32 at
+        /// this size.
+        #[arg(long)]
+        naive_baseline: Option<usize>,
     },
 }
 
@@ -120,7 +124,8 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
         Some(Command::Info { json }) => ok(info(json)),
         Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report)),
         Some(Command::Matmul(args)) => matmul(&args),
-        Some(Command::Bench { device, sizes, dtypes, iters, json }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json)),
+        Some(Command::Bench { device, naive_baseline: Some(size), iters, .. }) => ok(naive_baseline(device.as_deref(), size, iters)),
+        Some(Command::Bench { device, sizes, dtypes, iters, json, .. }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json)),
         None => matmul(&MatmulArgs::default()),
     }
 }
@@ -269,5 +274,22 @@ fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<Str
     if json {
         println!("{}", serde_json::to_string_pretty(&results)?);
     }
+    Ok(())
+}
+
+fn naive_baseline(device: Option<&str>, size: usize, iters: u32) -> Result<()> {
+    use matbridge::cli_matmul::*;
+    let mb = matbridge::matmul::api::Matbridge::new(&device_choice(device))?;
+    let (naive, sub) = naive_vs_subgroup(&mb, size, iters)?;
+    let flops = 2.0 * (size as f64).powi(3);
+    println!(
+        "{} f32 {size}^3: naive per-element kernel {:.3} ms ({:.2} GFLOP/s), subgroup path {:.3} ms ({:.2} GFLOP/s): {:.1}x",
+        mb.device_name(),
+        naive * 1e3,
+        flops / naive / 1e9,
+        sub * 1e3,
+        flops / sub / 1e9,
+        naive / sub
+    );
     Ok(())
 }

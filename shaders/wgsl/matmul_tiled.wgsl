@@ -1,8 +1,8 @@
 // Tiled GEMM for devices without cooperative matrices (and for f32 everywhere):
 // C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b] with arbitrary element strides.
 // A and B are read as 32-bit words and unpacked ({{DTYPE}}), so devices without 8- or 16-bit
-// types (SwiftShader) run every input type. Register-blocked: 4x4 outputs per invocation, 32x32
-// per 8x8 workgroup, no workgroup memory or barriers (llvmpipe's JIT handles barrier-split
+// types (SwiftShader) run every input type. Register-blocked: 4x4 outputs per invocation (4 rows,
+// 4 columns 8 apart), 32x32 per 8x8 workgroup, no workgroup memory or barriers (llvmpipe's JIT handles barrier-split
 // shaders very slowly, and CPU caches do the staging); accumulation in {{ACC}}.
 struct Params {
     m: u32, n: u32, k: u32, batch: u32,
@@ -31,10 +31,12 @@ fn load_b(e: u32) -> {{ACC}} {
 }
 
 @compute @workgroup_size(8, 8)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let bt = gid.z;
-    let row0 = gid.y * 4u;
-    let col0 = gid.x * 4u;
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let bt = wg.z;
+    // Rows row0..row0+3; columns col0 + 8c for c in 0..4, so that neighbouring invocations
+    // (one subgroup row on CPU drivers) read neighbouring B elements and the same A elements.
+    let row0 = (wg.y * 8u + lid.y) * 4u;
+    let col0 = wg.x * 32u + lid.x;
     if row0 >= p.m || col0 >= p.n {
         return;
     }
@@ -44,9 +46,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let r1 = min(row0 + 1u, p.m - 1u);
     let r2 = min(row0 + 2u, p.m - 1u);
     let r3 = min(row0 + 3u, p.m - 1u);
-    let c1 = min(col0 + 1u, p.n - 1u);
-    let c2 = min(col0 + 2u, p.n - 1u);
-    let c3 = min(col0 + 3u, p.n - 1u);
+    let c1 = min(col0 + 8u, p.n - 1u);
+    let c2 = min(col0 + 16u, p.n - 1u);
+    let c3 = min(col0 + 24u, p.n - 1u);
     var acc: array<vec4<{{ACC}}>, 4>;
     for (var kk = 0u; kk < p.k; kk++) {
         let ak = abase + kk * p.a_col;
@@ -61,7 +63,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var r = 0u; r < 4u; r++) {
         let gi = row0 + r;
         for (var cc = 0u; cc < 4u; cc++) {
-            let gj = col0 + cc;
+            let gj = col0 + cc * 8u;
             if gi < p.m && gj < p.n {
                 let ci = bt * p.c_batch + gi * p.c_row + gj * p.c_col;
                 var v = {{ACC}}(p.alpha) * acc[r][cc];

@@ -70,11 +70,7 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
     // For B (k x n) "row-major" means n contiguous; the kernel's B_COLMAJOR means k contiguous.
     let b_colmajor = b_cm_n;
     let kernel = format!("{name}_a{}_b{}", u8::from(a_cm), u8::from(b_colmajor));
-    let pipeline = {
-        let words = matbridge_shaders::spirv(name).expect("cooperative-matrix kernels are built");
-        let (khr, _) = matbridge_translator::translate(&words, caps)?;
-        gpu.pipeline_spec(&kernel, 4, khr, &[SpecConstant::u32(0, a_cm.into()), SpecConstant::u32(1, b_colmajor.into())], None)?
-    };
+    let pipeline = gpu.pipeline_translated(&kernel, name, 4, &[SpecConstant::u32(0, a_cm.into()), SpecConstant::u32(1, b_colmajor.into())])?;
     let half_out = matches!(desc.out, DType::F16 | DType::Bf16);
     let params = CoopParams {
         m: desc.m as u32,
@@ -96,9 +92,9 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
     }
     let shape = format!("{m}x{n}x{k} {ab}->{acc}");
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile: "128x128 (8 subgroups of 64x32)".into() });
-    let pbuf = plan.own(gpu.ctx.buffer_from_slice(bytemuck::bytes_of(&params), "coop params")?);
+    let pbuf = plan.own(gpu.params_buffer(bytemuck::bytes_of(&params))?);
     if half_out {
-        let scratch = plan.own(gpu.ctx.zeroed_buffer::<f32>(r.c.len.max(1), "matmul scratch")?);
+        let scratch = plan.own(gpu.scratch_buffer(r.c.len)?);
         plan.step(pipeline, vec![Slot::A, Slot::B, scratch, pbuf], groups);
         gpu.push_pack(&mut plan, desc, r, scratch)?;
     } else {

@@ -10,7 +10,7 @@
 
 use super::{DType, MatmulDesc, MatmulPath, Resolved};
 use crate::error::{Error, Result};
-use matbridge_runtime::{Buffer, Context, Dispatch, Pipeline, PipelineDesc, SpecConstant};
+use matbridge_runtime::{Buffer, Context, Dispatch, MemoryKind, Pipeline, PipelineDesc, SpecConstant};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -98,6 +98,28 @@ impl Gpu {
         self.pipeline_with(key, bindings, Some(words), spec, subgroup)
     }
 
+    /// A cached pipeline for a built-in NV-style kernel, translated for this device on first use.
+    pub fn pipeline_translated(&self, key: &str, kernel: &str, bindings: u32, spec: &[SpecConstant]) -> Result<Arc<Pipeline>> {
+        if let Some(p) = self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
+            return Ok(p.clone());
+        }
+        let words = matbridge_shaders::spirv(kernel).ok_or_else(|| Error::Invalid(format!("no built-in kernel named {kernel}")))?;
+        let (khr, _) = matbridge_translator::translate(&words, self.ctx.caps())?;
+        self.pipeline_with(key, bindings, Some(khr), spec, None)
+    }
+
+    /// A host-visible buffer holding kernel parameters (written directly, no copy submitted).
+    pub(crate) fn params_buffer(&self, bytes: &[u8]) -> Result<Buffer> {
+        let mut buf = self.ctx.create_buffer(bytes.len() as u64, MemoryKind::Upload, "matmul params")?;
+        self.ctx.write_buffer(&mut buf, bytes)?;
+        Ok(buf)
+    }
+
+    /// An uninitialised f32 scratch buffer (every element the epilogue reads is written first).
+    pub(crate) fn scratch_buffer(&self, len: usize) -> Result<Buffer> {
+        Ok(self.ctx.create_buffer((len.max(1) * 4) as u64, MemoryKind::DeviceLocal, "matmul scratch")?)
+    }
+
     fn pipeline_with(&self, name: &str, bindings: u32, words: Option<Vec<u32>>, spec: &[SpecConstant], subgroup: Option<u32>) -> Result<Arc<Pipeline>> {
         let mut cache = self.pipelines.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = cache.get(name) {
@@ -148,9 +170,9 @@ impl Gpu {
             return Err(Error::Unsupported { what: format!("a {}x{}x{} batch-{} matmul", desc.m, desc.n, desc.k, desc.batch), why: format!("needs {groups:?} workgroups, limit {max:?}") });
         }
         let mut plan = Plan::new(MatmulPath::Subgroup { tile: "32x32 (4x4 per invocation)".into() });
-        let params = plan.own(self.ctx.buffer_from_slice(bytemuck::bytes_of(&params), "tiled params")?);
+        let params = plan.own(self.params_buffer(bytemuck::bytes_of(&params))?);
         if half_out {
-            let scratch = plan.own(self.ctx.zeroed_buffer::<f32>(r.c.len.max(1), "matmul scratch")?);
+            let scratch = plan.own(self.scratch_buffer(r.c.len)?);
             plan.step(tiled, vec![Slot::A, Slot::B, scratch, params], groups);
             self.push_pack(&mut plan, desc, r, scratch)?;
         } else {
@@ -172,7 +194,7 @@ impl Gpu {
             beta: desc.beta,
         };
         let groups = words.div_ceil(64);
-        let params = plan.own(self.ctx.buffer_from_slice(bytemuck::bytes_of(&params), "pack params")?);
+        let params = plan.own(self.params_buffer(bytemuck::bytes_of(&params))?);
         plan.step(pack, vec![scratch, Slot::C, params], [groups.min(65535), groups.div_ceil(65535), 1]);
         Ok(())
     }
