@@ -48,14 +48,15 @@ pub fn op_name(op: u32) -> String {
         Some(info) => format!("Op{}", info.name),
         None => match op {
             // SPV_INTEL_joint_matrix (legacy revision) opcodes rspirv does not know.
-            6119 => "OpTypeJointMatrixINTEL".into(),
+            6184 => "OpTypeJointMatrixINTEL".into(),
             6120 => "OpJointMatrixLoadINTEL".into(),
             6121 => "OpJointMatrixStoreINTEL".into(),
             6122 => "OpJointMatrixMadINTEL".into(),
-            6123 => "OpJointMatrixSUMadINTEL".into(),
-            6124 => "OpJointMatrixUSMadINTEL".into(),
-            6125 => "OpJointMatrixUUMadINTEL".into(),
-            6128 => "OpJointMatrixWorkItemLengthINTEL".into(),
+            6128 => "OpJointMatrixSUMadINTEL".into(),
+            6129 => "OpJointMatrixUSMadINTEL".into(),
+            6130 => "OpJointMatrixUUMadINTEL".into(),
+            6410 => "OpJointMatrixWorkItemLengthINTEL".into(),
+            6440 => "OpJointMatrixGetElementCoordINTEL".into(),
             _ => format!("opcode {op}"),
         },
     }
@@ -435,7 +436,7 @@ mod tests {
 
     #[test]
     fn unknown_opcodes_round_trip() {
-        let words = vec![MAGIC, 0x10300, 0, 10, 0, (3 << 16) | 6119, 7, 8, (2 << 16) | 17, 1];
+        let words = vec![MAGIC, 0x10300, 0, 10, 0, (3 << 16) | 6184, 7, 8, (2 << 16) | 17, 1];
         let m = Module::from_words(&words).unwrap();
         assert_eq!(m.to_words(), words);
         assert_eq!(m.insts[0].name(), "OpTypeJointMatrixINTEL");
