@@ -23,6 +23,24 @@ pub fn matmul(desc: &MatmulDesc, a: &HostData, b: &HostData, c: &mut HostData) -
     if desc.dtype.is_integer() {
         let out = int_matmul(desc, &r, &a.to_i32(), &b.to_i32(), c.to_i32());
         *c = HostData { dtype: DType::S32, bytes: bytemuck::cast_slice(&out).to_vec() };
+    } else if desc.dtype == DType::F32 && desc.out == DType::F32 {
+        // f32 in and out: work on the bytes in place when they are 4-byte aligned (no copies).
+        let a32: std::borrow::Cow<'_, [f32]> = match bytemuck::try_cast_slice(&a.bytes) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => std::borrow::Cow::Owned(a.to_f32()),
+        };
+        let b32: std::borrow::Cow<'_, [f32]> = match bytemuck::try_cast_slice(&b.bytes) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => std::borrow::Cow::Owned(b.to_f32()),
+        };
+        match bytemuck::try_cast_slice_mut::<u8, f32>(&mut c.bytes) {
+            Ok(c32) => f32_matmul(desc, &r, &a32, &b32, c32),
+            Err(_) => {
+                let mut cf = c.to_f32();
+                f32_matmul(desc, &r, &a32, &b32, &mut cf);
+                *c = HostData::from_f32(DType::F32, &cf);
+            }
+        }
     } else {
         let mut cf = c.to_f32();
         f32_matmul(desc, &r, &a.to_f32(), &b.to_f32(), &mut cf);

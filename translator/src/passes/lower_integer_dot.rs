@@ -30,6 +30,20 @@ enum Sign {
 struct Emitter<'a> {
     module: &'a mut Module,
     out: Vec<Inst>,
+    /// `OpConstant %uint` ids of 8, 0, 8, 16, 24 (count and byte offsets), made on first use.
+    byte_consts: Option<(u32, [u32; 4])>,
+}
+
+impl Emitter<'_> {
+    fn byte_consts(&mut self) -> (u32, [u32; 4]) {
+        if let Some(c) = self.byte_consts {
+            return c;
+        }
+        let c8 = self.module.const_u32(8);
+        let offsets = [0, 8, 16, 24].map(|o| self.module.const_u32(o));
+        self.byte_consts = Some((c8, offsets));
+        (c8, offsets)
+    }
 }
 
 impl Emitter<'_> {
@@ -55,7 +69,7 @@ impl Pass for LowerIntegerDot {
         let start = module.functions_start();
         let body = module.insts.split_off(start);
         // Globals added while lowering land at the end of `module.insts`, i.e. before the body.
-        let mut em = Emitter { module, out: Vec::with_capacity(body.len()) };
+        let mut em = Emitter { module, out: Vec::with_capacity(body.len()), byte_consts: None };
         for inst in body {
             if !(op::SDOT..=op::SUDOT_ACC_SAT).contains(&inst.op) {
                 em.out.push(inst);
@@ -64,7 +78,7 @@ impl Pass for LowerIntegerDot {
             stats.count(inst.op);
             lower_one(&mut em, &types, &inst, target)?;
         }
-        let Emitter { module, out } = em;
+        let Emitter { module, out, .. } = em;
         module.insts.extend(out);
         changes.remove_capabilities.extend([cap::DOT_PRODUCT, cap::DOT_PRODUCT_INPUT_ALL, cap::DOT_PRODUCT_INPUT_4X8_BIT, cap::DOT_PRODUCT_INPUT_4X8_BIT_PACKED]);
         changes.remove_extensions.push("SPV_KHR_integer_dot_product".into());
@@ -109,9 +123,8 @@ fn lower_one(em: &mut Emitter<'_>, types: &Types, inst: &Inst, target: &DeviceCa
         if packed_format != Some(0) {
             return Err(bad("scalar operands need Packed Vector Format PackedVectorFormat4x8Bit".into()));
         }
-        let c8 = em.module.const_u32(8);
-        for i in 0..4u32 {
-            let offset = em.module.const_u32(8 * i);
+        let (c8, offsets) = em.byte_consts();
+        for &offset in offsets.iter() {
             let extract = |s| if s == Sign::Signed { op::BIT_FIELD_S_EXTRACT } else { op::BIT_FIELD_U_EXTRACT };
             let a = em.emit(extract(s1), in_ty, &[v1, offset, c8]);
             let b = em.emit(extract(s2), in_ty2, &[v2, offset, c8]);
