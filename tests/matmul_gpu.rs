@@ -5,28 +5,15 @@ mod common;
 
 use matbridge::matmul::api::Matbridge;
 use matbridge::matmul::check::check;
-use matbridge::matmul::{AccType, DType, HostData, Layout, MatmulDesc, Operand};
-use rand::{Rng, SeedableRng};
-
-fn random(dtype: DType, len: usize, rng: &mut rand::rngs::SmallRng) -> HostData {
-    let vals: Vec<f32> = (0..len)
-        .map(|_| match dtype {
-            DType::S8 => rng.random_range(-128i32..=127) as f32,
-            DType::U8 => rng.random_range(0i32..=255) as f32,
-            DType::S32 => rng.random_range(-1000i32..1000) as f32,
-            _ => rng.random_range(-1.0f32..1.0),
-        })
-        .collect();
-    HostData::from_f32(dtype, &vals)
-}
+use matbridge::matmul::{AccType, DType, Layout, MatmulDesc, Operand};
+use matbridge::cli_matmul::random_host;
 
 /// Runs `desc` on `mb` and checks it; returns the path taken.
 fn run_and_check(mb: &Matbridge, desc: &MatmulDesc, seed: u64) -> String {
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     let r = desc.resolve().unwrap();
-    let a = random(desc.dtype, r.a.len, &mut rng);
-    let b = random(desc.dtype, r.b.len, &mut rng);
-    let c0 = random(desc.out, r.c.len, &mut rng);
+    let a = random_host(desc.dtype, r.a.len, 3 * seed);
+    let b = random_host(desc.dtype, r.b.len, 3 * seed + 1);
+    let c0 = random_host(desc.out, r.c.len, 3 * seed + 2);
     let ta = mb.tensor_from_host(&a).unwrap();
     let tb = mb.tensor_from_host(&b).unwrap();
     let mut tc = mb.tensor_from_host(&c0).unwrap();

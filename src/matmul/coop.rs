@@ -7,7 +7,7 @@
 //! laid out with a contiguous dimension whose extent, leading dimension and batch stride are
 //! multiples of the 16-byte vector the kernel loads.
 
-use super::gpu::{Gpu, Plan, Slot};
+use super::gpu::{Gpu, Plan};
 use super::{AccType, DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
 use matbridge_runtime::SpecConstant;
@@ -86,19 +86,12 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
         beta: if half_out { 0.0 } else { desc.beta },
     };
     let max = caps.limits.max_workgroup_count;
-    let groups = [params.n.div_ceil(128), params.m.div_ceil(128), params.batch];
+    let groups = [params.n.div_ceil(256), params.m.div_ceil(128), params.batch];
     if (0..3).any(|i| groups[i] > max[i]) {
         return Ok(None);
     }
     let shape = format!("{m}x{n}x{k} {ab}->{acc}");
-    let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile: "128x128 (8 subgroups of 64x32)".into() });
-    let pbuf = plan.own(gpu.params_buffer(bytemuck::bytes_of(&params))?);
-    if half_out {
-        let scratch = plan.own(gpu.scratch_buffer(r.c.len)?);
-        plan.step(pipeline, vec![Slot::A, Slot::B, scratch, pbuf], groups);
-        gpu.push_pack(&mut plan, desc, r, scratch)?;
-    } else {
-        plan.step(pipeline, vec![Slot::A, Slot::B, Slot::C, pbuf], groups);
-    }
+    let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile: "128x256 (8 subgroups of 64x64)".into() });
+    gpu.push_gemm(&mut plan, pipeline, bytemuck::bytes_of(&params), groups, desc, r)?;
     Ok(Some(plan))
 }

@@ -170,15 +170,22 @@ impl Gpu {
             return Err(Error::Unsupported { what: format!("a {}x{}x{} batch-{} matmul", desc.m, desc.n, desc.k, desc.batch), why: format!("needs {groups:?} workgroups, limit {max:?}") });
         }
         let mut plan = Plan::new(MatmulPath::Subgroup { tile: "32x32 (4x4 per invocation)".into() });
-        let params = plan.own(self.params_buffer(bytemuck::bytes_of(&params))?);
-        if half_out {
-            let scratch = plan.own(self.scratch_buffer(r.c.len)?);
-            plan.step(tiled, vec![Slot::A, Slot::B, scratch, params], groups);
-            self.push_pack(&mut plan, desc, r, scratch)?;
-        } else {
-            plan.step(tiled, vec![Slot::A, Slot::B, Slot::C, params], groups);
-        }
+        self.push_gemm(&mut plan, tiled, bytemuck::bytes_of(&params), groups, desc, r)?;
         Ok(plan)
+    }
+
+    /// Appends a GEMM kernel bound to (A, B, C or scratch, params); 16-bit outputs go through an
+    /// f32 scratch buffer and the packing epilogue (the kernel must then be given beta = 0).
+    pub(crate) fn push_gemm(&self, plan: &mut Plan, kernel: Arc<Pipeline>, params: &[u8], groups: [u32; 3], desc: &MatmulDesc, r: &Resolved) -> Result<()> {
+        let params = plan.own(self.params_buffer(params)?);
+        if matches!(desc.out, DType::F16 | DType::Bf16) {
+            let scratch = plan.own(self.scratch_buffer(r.c.len)?);
+            plan.step(kernel, vec![Slot::A, Slot::B, scratch, params], groups);
+            self.push_pack(plan, desc, r, scratch)
+        } else {
+            plan.step(kernel, vec![Slot::A, Slot::B, Slot::C, params], groups);
+            Ok(())
+        }
     }
 
     /// Appends the 16-bit packing epilogue, reading f32 values from `scratch`.
