@@ -100,10 +100,93 @@ pub(crate) struct DeviceShared {
     pub enabled: EnabledFeatures,
     pub raw: ash::Device,
     pub queue: Mutex<vk::Queue>,
-    pub timestamps: bool,
     pub allocator: ManuallyDrop<Mutex<Allocator>>,
-    pub command_pool: Mutex<vk::CommandPool>,
+    /// Reusable submission objects; the lock is held for a whole submission.
+    pub submit: Mutex<SubmitResources>,
     pub pipeline_cache: vk::PipelineCache,
+}
+
+/// The command pool, one command buffer, one fence, a timestamp query pool and a descriptor pool,
+/// reused by every (serialised) submission instead of being created per dispatch.
+pub(crate) struct SubmitResources {
+    pub command_pool: vk::CommandPool,
+    pub cmd: vk::CommandBuffer,
+    pub fence: vk::Fence,
+    pub query_pool: Option<vk::QueryPool>,
+    pub descriptor_pool: vk::DescriptorPool,
+    /// (sets, storage-buffer descriptors) the descriptor pool holds.
+    pub descriptor_capacity: (u32, u32),
+}
+
+impl SubmitResources {
+    /// Creates the objects; on failure destroys what was made.
+    fn new(device: &ash::Device, queue_family: u32, timestamps: bool) -> Result<SubmitResources> {
+        let flags = vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER;
+        let pool_info = vk::CommandPoolCreateInfo::default().queue_family_index(queue_family).flags(flags);
+        // SAFETY: valid device; every object made here is destroyed in `destroy` or on failure below.
+        let command_pool = unsafe { device.create_command_pool(&pool_info, None) }.map_err(Error::vk("vkCreateCommandPool"))?;
+        let mut res = SubmitResources {
+            command_pool,
+            cmd: vk::CommandBuffer::null(),
+            fence: vk::Fence::null(),
+            query_pool: None,
+            descriptor_pool: vk::DescriptorPool::null(),
+            descriptor_capacity: (0, 0),
+        };
+        let made = (|| {
+            let alloc = vk::CommandBufferAllocateInfo::default().command_pool(command_pool).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1);
+            // SAFETY: the pool was just created on this device.
+            res.cmd = unsafe { device.allocate_command_buffers(&alloc) }.map_err(Error::vk("vkAllocateCommandBuffers"))?[0];
+            // SAFETY: valid device.
+            res.fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }.map_err(Error::vk("vkCreateFence"))?;
+            if timestamps {
+                let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2);
+                // SAFETY: valid device.
+                res.query_pool = unsafe { device.create_query_pool(&info, None) }.ok();
+            }
+            res.grow_descriptors(device, 16, 64)
+        })();
+        match made {
+            Ok(()) => Ok(res),
+            Err(e) => {
+                res.destroy(device);
+                Err(e)
+            }
+        }
+    }
+
+    /// Makes sure the descriptor pool holds at least `sets` sets and `descriptors` buffers.
+    pub fn grow_descriptors(&mut self, device: &ash::Device, sets: u32, descriptors: u32) -> Result<()> {
+        if sets <= self.descriptor_capacity.0 && descriptors <= self.descriptor_capacity.1 {
+            return Ok(());
+        }
+        let cap = (sets.max(self.descriptor_capacity.0).next_power_of_two(), descriptors.max(self.descriptor_capacity.1).next_power_of_two());
+        let sizes = [vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: cap.1 }];
+        let info = vk::DescriptorPoolCreateInfo::default().max_sets(cap.0).pool_sizes(&sizes);
+        // SAFETY: valid device; the old pool is not in use (submissions are serialised and waited).
+        let pool = unsafe { device.create_descriptor_pool(&info, None) }.map_err(Error::vk("vkCreateDescriptorPool"))?;
+        if self.descriptor_pool != vk::DescriptorPool::null() {
+            // SAFETY: as above.
+            unsafe { device.destroy_descriptor_pool(self.descriptor_pool, None) };
+        }
+        self.descriptor_pool = pool;
+        self.descriptor_capacity = cap;
+        Ok(())
+    }
+
+    /// Destroys every object once (null handles are ignored by Vulkan).
+    fn destroy(&mut self, device: &ash::Device) {
+        // SAFETY: the device is idle (or the objects were never used); each handle is destroyed
+        // once and nulled.
+        unsafe {
+            device.destroy_descriptor_pool(std::mem::take(&mut self.descriptor_pool), None);
+            if let Some(q) = self.query_pool.take() {
+                device.destroy_query_pool(q, None);
+            }
+            device.destroy_fence(std::mem::take(&mut self.fence), None);
+            device.destroy_command_pool(std::mem::take(&mut self.command_pool), None);
+        }
+    }
 }
 
 impl DeviceShared {
@@ -119,8 +202,7 @@ impl Drop for DeviceShared {
         // dropped (freeing its memory blocks) before the device it allocated from.
         unsafe {
             let _ = self.raw.device_wait_idle();
-            let pool = *self.command_pool.get_mut().unwrap_or_else(|p| p.into_inner());
-            self.raw.destroy_command_pool(pool, None);
+            self.submit.get_mut().unwrap_or_else(|p| p.into_inner()).destroy(&self.raw);
             self.raw.destroy_pipeline_cache(self.pipeline_cache, None);
             ManuallyDrop::drop(&mut self.allocator);
             self.raw.destroy_device(None);
@@ -239,20 +321,16 @@ impl Context {
                 return Err(e.into());
             }
         };
-        let pool_info = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(queue_family)
-            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER | vk::CommandPoolCreateFlags::TRANSIENT);
-        // SAFETY: valid device; the pool is destroyed in DeviceShared::drop.
-        let command_pool = unsafe { raw.create_command_pool(&pool_info, None) };
+        let submit = SubmitResources::new(&raw, queue_family, timestamps);
         // SAFETY: valid device; destroyed in DeviceShared::drop.
         let pipeline_cache = unsafe { raw.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) };
-        let (command_pool, pipeline_cache) = match (command_pool, pipeline_cache) {
-            (Ok(p), Ok(c)) => (p, c),
-            (p, c) => {
+        let (submit, pipeline_cache) = match (submit, pipeline_cache) {
+            (Ok(s), Ok(c)) => (s, c),
+            (s, c) => {
                 // SAFETY: destroy whatever was created, then the allocator and the device.
                 unsafe {
-                    if let Ok(p) = p {
-                        raw.destroy_command_pool(p, None);
+                    if let Ok(mut s) = s {
+                        s.destroy(&raw);
                     }
                     if let Ok(c) = c {
                         raw.destroy_pipeline_cache(c, None);
@@ -269,9 +347,8 @@ impl Context {
             enabled,
             raw,
             queue: Mutex::new(queue),
-            timestamps,
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
-            command_pool: Mutex::new(command_pool),
+            submit: Mutex::new(submit),
             pipeline_cache,
         };
         let ctx = Context { shared: Arc::new(shared) };

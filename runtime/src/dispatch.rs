@@ -1,7 +1,7 @@
 //! Recording, submitting and timing dispatches.
 
 use crate::buffer::Buffer;
-use crate::device::Context;
+use crate::device::{Context, SubmitResources};
 use crate::error::{Error, Result};
 use crate::pipeline::Pipeline;
 use ash::vk;
@@ -31,65 +31,52 @@ pub struct RunStats {
 impl Context {
     /// Records commands with `record`, submits them and waits for the fence.
     pub(crate) fn submit_and_wait(&self, what: &'static str, record: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<()> {
-        self.submit_timed(what, DEFAULT_TIMEOUT, |d, c| {
-            record(d, c);
-        })
-        .map(|_| ())
-    }
-
-    fn submit_timed(&self, what: &'static str, timeout: Duration, record: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<Duration> {
-        let shared = &self.shared;
-        let device = &shared.raw;
-        let pool = shared.command_pool.lock().unwrap_or_else(|p| p.into_inner());
-        let alloc = vk::CommandBufferAllocateInfo::default().command_pool(*pool).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1);
-        // SAFETY: the pool belongs to this device and is locked for the whole submission.
-        let cmd = unsafe { device.allocate_command_buffers(&alloc) }.map_err(Error::vk("vkAllocateCommandBuffers"))?[0];
-        // SAFETY: valid device; the fence is destroyed below on every path.
-        let fence = match unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) } {
-            Ok(f) => f,
-            Err(e) => {
-                // SAFETY: cmd was allocated from this pool and never submitted.
-                unsafe { device.free_command_buffers(*pool, &[cmd]) };
-                return Err(Error::vk("vkCreateFence")(e));
-            }
-        };
-        let result = (|| {
-            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            // SAFETY: freshly allocated command buffer in the initial state.
-            unsafe { device.begin_command_buffer(cmd, &begin) }.map_err(Error::vk("vkBeginCommandBuffer"))?;
-            record(device, cmd);
-            // SAFETY: recording state, begun above.
-            unsafe { device.end_command_buffer(cmd) }.map_err(Error::vk("vkEndCommandBuffer"))?;
-            let cmds = [cmd];
-            let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-            let start = std::time::Instant::now();
-            {
-                let queue = shared.queue.lock().unwrap_or_else(|p| p.into_inner());
-                // SAFETY: the queue is externally synchronised by its mutex; cmd is executable.
-                unsafe { device.queue_submit(*queue, &submit, fence) }.map_err(Error::vk("vkQueueSubmit"))?;
-            }
-            let nanos = timeout.as_nanos().min(u64::MAX as u128) as u64;
-            // SAFETY: the fence belongs to this device.
-            match unsafe { device.wait_for_fences(&[fence], true, nanos) } {
-                Ok(()) => Ok(start.elapsed()),
-                Err(vk::Result::TIMEOUT) => {
-                    // The work is still pending: wait it out so that freeing is sound, then report.
-                    // SAFETY: valid device.
-                    let _ = unsafe { device.device_wait_idle() };
-                    Err(Error::Timeout { what, timeout_ms: timeout.as_millis() as u64 })
-                }
-                Err(vk::Result::ERROR_DEVICE_LOST) => Err(Error::DeviceLost(what)),
-                Err(e) => Err(Error::vk("vkWaitForFences")(e)),
-            }
-        })();
-        // SAFETY: the submission completed (or the device is idle/lost), so neither object is in use.
-        unsafe {
-            device.destroy_fence(fence, None);
-            device.free_command_buffers(*pool, &[cmd]);
-        }
-        drop(pool);
+        let mut res = self.shared.submit.lock().unwrap_or_else(|p| p.into_inner());
+        let result = self.submit_locked(&mut res, what, DEFAULT_TIMEOUT, record).map(|_| ());
+        drop(res);
         self.check_validation()?;
         result
+    }
+
+    /// Records into the reusable command buffer, submits, and waits for the reusable fence.
+    fn submit_locked(&self, res: &mut SubmitResources, what: &'static str, timeout: Duration, record: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<Duration> {
+        let shared = &self.shared;
+        let device = &shared.raw;
+        let cmd = res.cmd;
+        let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: the command buffer is not pending (every submission is waited for while the
+        // resources' lock is held) and its pool allows resetting single buffers.
+        unsafe {
+            device.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()).map_err(Error::vk("vkResetCommandBuffer"))?;
+            device.begin_command_buffer(cmd, &begin).map_err(Error::vk("vkBeginCommandBuffer"))?;
+        }
+        record(device, cmd);
+        // SAFETY: recording state, begun above; the fence is unsignalled-or-signalled and unused.
+        unsafe {
+            device.end_command_buffer(cmd).map_err(Error::vk("vkEndCommandBuffer"))?;
+            device.reset_fences(&[res.fence]).map_err(Error::vk("vkResetFences"))?;
+        }
+        let cmds = [cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        let start = std::time::Instant::now();
+        {
+            let queue = shared.queue.lock().unwrap_or_else(|p| p.into_inner());
+            // SAFETY: the queue is externally synchronised by its mutex; cmd is executable.
+            unsafe { device.queue_submit(*queue, &submit, res.fence) }.map_err(Error::vk("vkQueueSubmit"))?;
+        }
+        let nanos = timeout.as_nanos().min(u64::MAX as u128) as u64;
+        // SAFETY: the fence belongs to this device.
+        match unsafe { device.wait_for_fences(&[res.fence], true, nanos) } {
+            Ok(()) => Ok(start.elapsed()),
+            Err(vk::Result::TIMEOUT) => {
+                // The work is still pending: wait it out so that reusing the objects is sound.
+                // SAFETY: valid device.
+                let _ = unsafe { device.device_wait_idle() };
+                Err(Error::Timeout { what, timeout_ms: timeout.as_millis() as u64 })
+            }
+            Err(vk::Result::ERROR_DEVICE_LOST) => Err(Error::DeviceLost(what)),
+            Err(e) => Err(Error::vk("vkWaitForFences")(e)),
+        }
     }
 
     /// Runs `dispatches` in order (with a full barrier between them) and waits.
@@ -132,17 +119,12 @@ impl Context {
             }
         }
         let total_bindings: u32 = dispatches.iter().map(|d| d.pipeline.bindings).sum::<u32>().max(1);
-        let sizes = [vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: total_bindings }];
-        let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(dispatches.len().max(1) as u32).pool_sizes(&sizes);
-        // SAFETY: valid device; the pool is destroyed at the end of this function.
-        let pool = unsafe { device.create_descriptor_pool(&pool_info, None) }.map_err(Error::vk("vkCreateDescriptorPool"))?;
-        let query_pool = if shared.timestamps {
-            let info = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2);
-            // SAFETY: valid device; destroyed below.
-            unsafe { device.create_query_pool(&info, None) }.ok()
-        } else {
-            None
-        };
+        let mut res = shared.submit.lock().unwrap_or_else(|p| p.into_inner());
+        res.grow_descriptors(device, dispatches.len().max(1) as u32, total_bindings)?;
+        // SAFETY: no set from this pool is in use: the previous submission was waited for.
+        unsafe { device.reset_descriptor_pool(res.descriptor_pool, vk::DescriptorPoolResetFlags::empty()) }.map_err(Error::vk("vkResetDescriptorPool"))?;
+        let pool = res.descriptor_pool;
+        let query_pool = res.query_pool;
         let result = (|| {
             let mut sets = Vec::with_capacity(dispatches.len());
             for d in dispatches {
@@ -167,7 +149,7 @@ impl Context {
                 unsafe { device.update_descriptor_sets(&writes, &[]) };
                 sets.push(set);
             }
-            let wall = self.submit_timed("dispatch", timeout, |device, cmd| {
+            let wall = self.submit_locked(&mut res, "dispatch", timeout, |device, cmd| {
                 // Earlier host writes and transfers -> the first dispatch.
                 let before = [vk::MemoryBarrier::default()
                     .src_access_mask(vk::AccessFlags::TRANSFER_WRITE | vk::AccessFlags::HOST_WRITE)
@@ -226,13 +208,8 @@ impl Context {
             });
             Ok(RunStats { gpu_time, wall_time: wall })
         })();
-        // SAFETY: the submission has completed (or failed before submitting); nothing uses these.
-        unsafe {
-            device.destroy_descriptor_pool(pool, None);
-            if let Some(q) = query_pool {
-                device.destroy_query_pool(q, None);
-            }
-        }
+        drop(res);
+        self.check_validation()?;
         result
     }
 }

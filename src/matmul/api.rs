@@ -209,7 +209,8 @@ impl Matbridge {
                 if desc.m == 0 || desc.n == 0 || desc.batch == 0 {
                     return Ok(MatmulRun { path: MatmulPath::Subgroup { tile: "empty".into() }, seconds: 0.0 });
                 }
-                let plan = g.plan(desc, &r)?;
+                let plan = g.cached_plan(desc, &r)?;
+                let plan = plan.lock().unwrap_or_else(|p| p.into_inner());
                 let seconds = g.execute(&plan, ba, bb, bc, iters)?;
                 Ok(MatmulRun { path: plan.path.clone(), seconds })
             }

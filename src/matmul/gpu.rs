@@ -18,7 +18,13 @@ use std::sync::{Arc, Mutex};
 pub struct Gpu {
     pub ctx: Context,
     pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
+    /// Plans by problem, so that repeated matmuls of one shape allocate nothing. Each plan's
+    /// mutex serialises the runs that share its scratch and parameter buffers.
+    plans: Mutex<HashMap<String, Arc<Mutex<Plan>>>>,
 }
+
+/// Plans kept per device before the cache is cleared.
+const PLAN_CACHE_LIMIT: usize = 64;
 
 /// Push constants of the tiled kernel (`Params` in the WGSL).
 #[repr(C)]
@@ -85,7 +91,7 @@ fn u32s(v: usize, what: &str) -> Result<u32> {
 
 impl Gpu {
     pub fn new(ctx: Context) -> Gpu {
-        Gpu { ctx, pipelines: Mutex::new(HashMap::new()) }
+        Gpu { ctx, pipelines: Mutex::new(HashMap::new()), plans: Mutex::new(HashMap::new()) }
     }
 
     /// A cached pipeline for a built-in kernel.
@@ -142,6 +148,21 @@ impl Gpu {
     }
 
     /// Chooses kernels for `desc` and prepares their push constants.
+    /// The cached plan for `desc`, made on first use.
+    pub fn cached_plan(&self, desc: &MatmulDesc, r: &Resolved) -> Result<Arc<Mutex<Plan>>> {
+        let key = format!("{desc:?}");
+        if let Some(p) = self.plans.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return Ok(p.clone());
+        }
+        let plan = Arc::new(Mutex::new(self.plan(desc, r)?));
+        let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
+        if plans.len() >= PLAN_CACHE_LIMIT {
+            plans.clear();
+        }
+        plans.insert(key, plan.clone());
+        Ok(plan)
+    }
+
     pub fn plan(&self, desc: &MatmulDesc, r: &Resolved) -> Result<Plan> {
         if let Some(plan) = super::coop::plan(self, desc, r)? {
             return Ok(plan);
