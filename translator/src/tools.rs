@@ -57,10 +57,17 @@ fn run_with_input(tool: &str, args: &[&str], input: &[u8]) -> Result<Vec<u8>> {
     let mut cmd = command(tool)?;
     cmd.args(args).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
     let mut child = cmd.spawn().map_err(|e| Error::Tool(format!("{tool}: {e}")))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(input).map_err(|e| Error::Tool(format!("{tool}: {e}")))?;
-    }
+    // Feed stdin from another thread so that a tool writing a large output while we still write
+    // its input cannot deadlock on full pipes.
+    let writer = child.stdin.take().map(|mut stdin| {
+        let input = input.to_vec();
+        std::thread::spawn(move || stdin.write_all(&input))
+    });
     let out = child.wait_with_output().map_err(|e| Error::Tool(format!("{tool}: {e}")))?;
+    if let Some(w) = writer {
+        // A tool that exits early closes the pipe; its own error output says why.
+        let _ = w.join();
+    }
     if out.status.success() {
         Ok(out.stdout)
     } else {
