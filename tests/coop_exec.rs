@@ -69,6 +69,24 @@ fn translated_nv_kernels_match_the_reference() {
         let got = HostData { dtype: DType::S32, bytes: ctx.read_buffer(&mut bc).unwrap() };
         let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
         assert!(rep.pass, "{} s8: {rep:?}", caps.name);
+        // Arrays of matrices indexed dynamically (accumulators and B fragments).
+        let (words, _) = translate(&nv_input("nv_array_f16"), &caps).unwrap();
+        tools::validate(&words, "vulkan1.3").unwrap();
+        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, ..Default::default() }).unwrap();
+        let (m, n, k) = (32usize, 64usize, 48usize);
+        let mut desc = MatmulDesc::new(m, n, k, DType::F16);
+        desc.beta = 1.0;
+        let a = matbridge::cli_matmul::random_host(DType::F16, m * k, 8);
+        let b = matbridge::cli_matmul::random_host(DType::F16, k * n, 9);
+        let c0 = matbridge::cli_matmul::random_host(DType::F32, m * n, 10);
+        let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
+        let bb = ctx.buffer_from_slice(&b.bytes, "b").unwrap();
+        let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
+        let push: Vec<u8> = [m as u32, n as u32, k as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
+        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &push, groups: [(n / 32) as u32, (m / 16) as u32, 1] }]).unwrap();
+        let got = HostData { dtype: DType::F32, bytes: ctx.read_buffer(&mut bc).unwrap() };
+        let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
+        assert!(rep.pass, "{} matrix arrays: {rep:?}", caps.name);
         // One loaded matrix used as A and B, constant accumulator, per-element loop.
         let (words, _) = translate(&nv_input("nv_square_f16"), &caps).unwrap();
         let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 2, ..Default::default() }).unwrap();

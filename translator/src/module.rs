@@ -162,6 +162,7 @@ pub mod op {
     pub const LOAD: u32 = 61;
     pub const STORE: u32 = 62;
     pub const ACCESS_CHAIN: u32 = 65;
+    pub const IN_BOUNDS_ACCESS_CHAIN: u32 = 66;
     pub const DECORATE: u32 = 71;
     pub const MEMBER_DECORATE: u32 = 72;
     pub const COMPOSITE_CONSTRUCT: u32 = 80;

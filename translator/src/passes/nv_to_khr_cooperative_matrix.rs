@@ -128,25 +128,35 @@ impl Pass for NvToKhrCooperativeMatrix {
         // NV matrix types and pointer types to them.
         let nv_defs: Vec<Inst> = module.insts.iter().filter(|i| i.op == op::TYPE_COOPERATIVE_MATRIX_NV).cloned().collect();
         let nv_types: HashSet<u32> = nv_defs.iter().map(|i| i.operands[0]).collect();
-        let mut ptr_types: HashMap<u32, (u32, u32)> = HashMap::new(); // ptr -> (class, nv type)
+        // Types built on matrices: pointers and (runtime) arrays of them, to any depth.
+        let mut derived: HashMap<u32, Inst> = HashMap::new();
         for inst in &module.insts[..globals_end] {
+            let contains = |t: &u32| nv_types.contains(t) || derived.contains_key(t);
             match inst.op {
-                op::TYPE_POINTER if nv_types.contains(&inst.operands[2]) => {
-                    ptr_types.insert(inst.operands[0], (inst.operands[1], inst.operands[2]));
+                op::TYPE_POINTER if contains(&inst.operands[2]) => {
+                    derived.insert(inst.operands[0], inst.clone());
                 }
-                op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY | op::TYPE_STRUCT | op::TYPE_FUNCTION
-                    if inst.operands[1..].iter().any(|t| nv_types.contains(t) || ptr_types.contains_key(t)) =>
-                {
+                op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY if contains(&inst.operands[1]) => {
+                    derived.insert(inst.operands[0], inst.clone());
+                }
+                op::TYPE_STRUCT | op::TYPE_FUNCTION if inst.operands[1..].iter().any(contains) => {
                     return Err(Error::Invalid {
                         opcode: inst.name(),
                         offset: inst.at(),
-                        message: "cooperative matrices inside arrays, structs or function signatures are not supported yet".into(),
+                        message: "cooperative matrices inside structs or function signatures are not supported yet".into(),
                     });
                 }
                 _ => {}
             }
         }
-        let is_matrix_ty = |t: u32| nv_types.contains(&t) || ptr_types.contains_key(&t);
+        // The NV matrix type at the bottom of a derived type.
+        let base_nv = |mut ty: u32| -> u32 {
+            while let Some(d) = derived.get(&ty) {
+                ty = if d.op == op::TYPE_POINTER { d.operands[2] } else { d.operands[1] };
+            }
+            ty
+        };
+        let is_matrix_ty = |t: u32| nv_types.contains(&t) || derived.contains_key(&t);
         // Constants and undefs of matrix type are free: cloned per role at their uses.
         let free: HashSet<u32> = module
             .insts
@@ -174,6 +184,17 @@ impl Pass for NvToKhrCooperativeMatrix {
                 op::LOAD if node(&inst.operands[1]) => loads.push((inst.operands[1], inst.operands[2])),
                 op::STORE if node(&inst.operands[0]) && node(&inst.operands[1]) => stores.push((inst.operands[0], inst.operands[1])),
                 op::VARIABLE if node(&inst.operands[1]) && inst.operands.len() > 3 && node(&inst.operands[3]) => stores.push((inst.operands[1], inst.operands[3])),
+                op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN if inst.result_id().is_some_and(|r| node(&r)) && node(&inst.operands[2]) => {
+                    uf.union(inst.operands[1], inst.operands[2]);
+                }
+                op::COMPOSITE_EXTRACT if inst.result_id().is_some_and(|r| node(&r)) && node(&inst.operands[2]) => {
+                    uf.union(inst.operands[1], inst.operands[2]);
+                }
+                op::COMPOSITE_CONSTRUCT if inst.result_id().is_some_and(|r| node(&r)) => {
+                    for v in inst.operands[2..].iter().filter(|v| node(v)) {
+                        uf.union(inst.operands[1], *v);
+                    }
+                }
                 o if is_linking_op(o) && inst.result_id().is_some_and(|r| node(&r)) => {
                     let result = inst.operands[1];
                     let inputs: Vec<u32> = if o == op::COMPOSITE_INSERT { vec![inst.operands[3]] } else { inst.operands[2..].to_vec() };
@@ -242,7 +263,7 @@ impl Pass for NvToKhrCooperativeMatrix {
         for id in sorted_ids {
             let rs = roles_of(&mut uf, id);
             let def = &defs[&id];
-            if rs.len() > 1 && !matches!(def.op, op::VARIABLE | op::LOAD | op::COOPERATIVE_MATRIX_LOAD_NV) {
+            if rs.len() > 1 && !matches!(def.op, op::VARIABLE | op::LOAD | op::COOPERATIVE_MATRIX_LOAD_NV | op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN) {
                 let names: Vec<_> = rs.iter().map(|r| r.name()).collect();
                 let site = direct.iter().filter(|(v, _, _)| uf.find(*v) == uf.find(id)).map(|d| d.2).max().unwrap_or(def.at());
                 return Err(Error::Invalid {
@@ -255,8 +276,7 @@ impl Pass for NvToKhrCooperativeMatrix {
                     ),
                 });
             }
-            let ty = def.operands[0];
-            let nv = ptr_types.get(&ty).map_or(ty, |p| p.1);
+            let nv = base_nv(def.operands[0]);
             for (k, r) in rs.iter().enumerate() {
                 let v = if k == 0 { id } else { module.alloc_id() };
                 versions.insert((id, *r), v);
@@ -287,19 +307,30 @@ impl Pass for NvToKhrCooperativeMatrix {
                 khr_type.insert((nv, *role), id);
             }
         }
-        let first_role = |nv: u32| [Role::A, Role::B, Role::Acc].into_iter().find(|r| khr_type.get(&(nv, *r)) == Some(&nv)).unwrap_or(Role::Acc);
-        let mut khr_ptr: HashMap<(u32, Role), u32> = HashMap::new();
+        // Derived types per role, built on demand; the original ids serve each NV type's first role.
+        let mut derived_for: HashMap<(u32, Role), u32> = HashMap::new();
         let mut type_for = |module: &mut Module, ty: u32, role: Role| -> u32 {
-            match ptr_types.get(&ty) {
-                Some(&(class, nv)) => {
-                    if role == first_role(nv) {
-                        return ty;
-                    }
-                    let pointee = khr_type.get(&(nv, role)).copied().unwrap_or(nv);
-                    *khr_ptr.entry((ty, role)).or_insert_with(|| module.add_global(op::TYPE_POINTER, vec![class, pointee], None))
+            fn go(module: &mut Module, ty: u32, role: Role, khr: &HashMap<(u32, Role), u32>, derived: &HashMap<u32, Inst>, cache: &mut HashMap<(u32, Role), u32>) -> u32 {
+                if let Some(k) = khr.get(&(ty, role)) {
+                    return *k;
                 }
-                None => khr_type.get(&(ty, role)).copied().unwrap_or(ty),
+                let Some(d) = derived.get(&ty) else { return ty };
+                if let Some(c) = cache.get(&(ty, role)) {
+                    return *c;
+                }
+                let inner_pos = if d.op == op::TYPE_POINTER { 2 } else { 1 };
+                let inner = go(module, d.operands[inner_pos], role, khr, derived, cache);
+                let id = if inner == d.operands[inner_pos] {
+                    ty
+                } else {
+                    let mut rest = d.operands[1..].to_vec();
+                    rest[inner_pos - 1] = inner;
+                    module.add_global(d.op, rest, None)
+                };
+                cache.insert((ty, role), id);
+                id
             }
+            go(module, ty, role, &khr_type, &derived, &mut derived_for)
         };
 
         // Clones of free constants per role.
@@ -336,7 +367,7 @@ impl Pass for NvToKhrCooperativeMatrix {
                 message: format!("matrix %{id} has no {} form", role.name()),
             };
             match inst.op {
-                op::VARIABLE | op::LOAD | op::COOPERATIVE_MATRIX_LOAD_NV if result.is_some() => {
+                op::VARIABLE | op::LOAD | op::COOPERATIVE_MATRIX_LOAD_NV | op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN if result.is_some() => {
                     let id = result.unwrap_or_default();
                     for role in &my_roles {
                         let mut o = inst.operands.clone();
@@ -352,6 +383,10 @@ impl Pass for NvToKhrCooperativeMatrix {
                             op::LOAD => {
                                 o[2] = version(o[2], *role).ok_or_else(|| missing(o[2], *role))?;
                                 out.push(Inst { op: op::LOAD, operands: o, offset: inst.offset });
+                            }
+                            op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN => {
+                                o[2] = version(o[2], *role).unwrap_or(o[2]);
+                                out.push(Inst { op: inst.op, operands: o, offset: inst.offset });
                             }
                             _ => {
                                 stats.count(inst.op);
@@ -449,7 +484,7 @@ impl Pass for NvToKhrCooperativeMatrix {
         let globals_end = module.functions_start();
         for k in 0..globals_end {
             let inst = module.insts[k].clone();
-            if inst.op == op::VARIABLE && ptr_types.contains_key(&inst.operands[0]) {
+            if inst.op == op::VARIABLE && derived.contains_key(&inst.operands[0]) {
                 let rs = roles_of(&mut uf, inst.operands[1]);
                 if rs.len() > 1 {
                     return Err(Error::Invalid { opcode: inst.name(), offset: inst.at(), message: "a module-scope matrix variable used in several roles is not supported".into() });
