@@ -9,7 +9,7 @@
 // B_COLMAJOR (k contiguous, else n). The contiguous extent of each operand must be a multiple
 // of the 16-byte vector (checked on the host); M/N/K edges are zero-filled per vector.
 //
-// Build defines: ELEM_F16 or ELEM_S8; ACC_F16 (f16 accumulators) or default f32/s32.
+// Build defines: ELEM_F16 or ELEM_S8; ACC_F16 (f16 accumulators) or default f32/s32; NARROW.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types : require
@@ -43,9 +43,15 @@
 #endif
 
 #define BM 128u
+// Tile: NARROW = 128x128 (8 subgroups of 64x32), default = 128x256 (8 subgroups of 64x64).
+#ifdef NARROW
+#define BN 128u
+#define WN 32u
+#else
 #define BN 256u
-#define WM 64u
 #define WN 64u
+#endif
+#define WM 64u
 #define TM (WM / 16u)
 #define TN (WN / 16u)
 #define WARPS ((BM / WM) * (BN / WN))
@@ -157,8 +163,11 @@ void main() {
     uint bbase = bt * p.b_batch;
 
     // (Matrices are individual variables, not arrays: matbridge's NV->KHR pass does not yet
-    // split arrays of matrices per Use.) TM = 4, TN = 4.
-    CTYPE acc00 = CTYPE(0.0), acc01 = CTYPE(0.0), acc02 = CTYPE(0.0), acc03 = CTYPE(0.0), acc10 = CTYPE(0.0), acc11 = CTYPE(0.0), acc12 = CTYPE(0.0), acc13 = CTYPE(0.0), acc20 = CTYPE(0.0), acc21 = CTYPE(0.0), acc22 = CTYPE(0.0), acc23 = CTYPE(0.0), acc30 = CTYPE(0.0), acc31 = CTYPE(0.0), acc32 = CTYPE(0.0), acc33 = CTYPE(0.0);
+    // split arrays of matrices per Use.) TM = 4, TN = 4 (2 when NARROW).
+    CTYPE acc00 = CTYPE(0.0), acc01 = CTYPE(0.0), acc10 = CTYPE(0.0), acc11 = CTYPE(0.0), acc20 = CTYPE(0.0), acc21 = CTYPE(0.0), acc30 = CTYPE(0.0), acc31 = CTYPE(0.0);
+#ifndef NARROW
+    CTYPE acc02 = CTYPE(0.0), acc03 = CTYPE(0.0), acc12 = CTYPE(0.0), acc13 = CTYPE(0.0), acc22 = CTYPE(0.0), acc23 = CTYPE(0.0), acc32 = CTYPE(0.0), acc33 = CTYPE(0.0);
+#endif
 
     uvec4 ra[A_PER_THREAD];
     uvec4 rb[B_PER_THREAD];
@@ -177,7 +186,10 @@ void main() {
         }
         [[unroll]] for (uint kk = 0; kk < BK; kk += MMA_K) {
             ATYPE fa0, fa1, fa2, fa3;
-            BTYPE fb0, fb1, fb2, fb3;
+            BTYPE fb0, fb1;
+#ifndef NARROW
+            BTYPE fb2, fb3;
+#endif
             if (A_COLMAJOR) {
                 coopMatLoadNV(fa0, As, kk * A_LINE_VECS_C + (wm + 0u) / VEC_ELEMS, A_LINE_VECS_C, true);
                 coopMatLoadNV(fa1, As, kk * A_LINE_VECS_C + (wm + 16u) / VEC_ELEMS, A_LINE_VECS_C, true);
@@ -192,30 +204,54 @@ void main() {
             if (B_COLMAJOR) {
                 coopMatLoadNV(fb0, Bs, (wn + 0u) * B_LINE_VECS_C + kk / VEC_ELEMS, B_LINE_VECS_C, true);
                 coopMatLoadNV(fb1, Bs, (wn + 16u) * B_LINE_VECS_C + kk / VEC_ELEMS, B_LINE_VECS_C, true);
+#ifndef NARROW
                 coopMatLoadNV(fb2, Bs, (wn + 32u) * B_LINE_VECS_C + kk / VEC_ELEMS, B_LINE_VECS_C, true);
+#endif
+#ifndef NARROW
                 coopMatLoadNV(fb3, Bs, (wn + 48u) * B_LINE_VECS_C + kk / VEC_ELEMS, B_LINE_VECS_C, true);
+#endif
             } else {
                 coopMatLoadNV(fb0, Bs, kk * B_LINE_VECS_R + (wn + 0u) / VEC_ELEMS, B_LINE_VECS_R, false);
                 coopMatLoadNV(fb1, Bs, kk * B_LINE_VECS_R + (wn + 16u) / VEC_ELEMS, B_LINE_VECS_R, false);
+#ifndef NARROW
                 coopMatLoadNV(fb2, Bs, kk * B_LINE_VECS_R + (wn + 32u) / VEC_ELEMS, B_LINE_VECS_R, false);
+#endif
+#ifndef NARROW
                 coopMatLoadNV(fb3, Bs, kk * B_LINE_VECS_R + (wn + 48u) / VEC_ELEMS, B_LINE_VECS_R, false);
+#endif
             }
             acc00 = coopMatMulAddNV(fa0, fb0, acc00);
             acc01 = coopMatMulAddNV(fa0, fb1, acc01);
+#ifndef NARROW
             acc02 = coopMatMulAddNV(fa0, fb2, acc02);
+#endif
+#ifndef NARROW
             acc03 = coopMatMulAddNV(fa0, fb3, acc03);
+#endif
             acc10 = coopMatMulAddNV(fa1, fb0, acc10);
             acc11 = coopMatMulAddNV(fa1, fb1, acc11);
+#ifndef NARROW
             acc12 = coopMatMulAddNV(fa1, fb2, acc12);
+#endif
+#ifndef NARROW
             acc13 = coopMatMulAddNV(fa1, fb3, acc13);
+#endif
             acc20 = coopMatMulAddNV(fa2, fb0, acc20);
             acc21 = coopMatMulAddNV(fa2, fb1, acc21);
+#ifndef NARROW
             acc22 = coopMatMulAddNV(fa2, fb2, acc22);
+#endif
+#ifndef NARROW
             acc23 = coopMatMulAddNV(fa2, fb3, acc23);
+#endif
             acc30 = coopMatMulAddNV(fa3, fb0, acc30);
             acc31 = coopMatMulAddNV(fa3, fb1, acc31);
+#ifndef NARROW
             acc32 = coopMatMulAddNV(fa3, fb2, acc32);
+#endif
+#ifndef NARROW
             acc33 = coopMatMulAddNV(fa3, fb3, acc33);
+#endif
         }
         barrier();
     }
@@ -224,18 +260,34 @@ void main() {
     uint stage = warp * 256u;
     STORE_TILE(acc00, 0u, 0u)
     STORE_TILE(acc01, 0u, 1u)
+#ifndef NARROW
     STORE_TILE(acc02, 0u, 2u)
+#endif
+#ifndef NARROW
     STORE_TILE(acc03, 0u, 3u)
+#endif
     STORE_TILE(acc10, 1u, 0u)
     STORE_TILE(acc11, 1u, 1u)
+#ifndef NARROW
     STORE_TILE(acc12, 1u, 2u)
+#endif
+#ifndef NARROW
     STORE_TILE(acc13, 1u, 3u)
+#endif
     STORE_TILE(acc20, 2u, 0u)
     STORE_TILE(acc21, 2u, 1u)
+#ifndef NARROW
     STORE_TILE(acc22, 2u, 2u)
+#endif
+#ifndef NARROW
     STORE_TILE(acc23, 2u, 3u)
+#endif
     STORE_TILE(acc30, 3u, 0u)
     STORE_TILE(acc31, 3u, 1u)
+#ifndef NARROW
     STORE_TILE(acc32, 3u, 2u)
+#endif
+#ifndef NARROW
     STORE_TILE(acc33, 3u, 3u)
+#endif
 }

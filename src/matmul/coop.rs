@@ -5,7 +5,8 @@
 //! capability struct decides what runs: a kernel is used only when the device lists its MMA
 //! shape (16x16x16 f16 with f32 or f16 accumulators, 16x16x32 s8 -> s32) and the operands are
 //! laid out with a contiguous dimension whose extent, leading dimension and batch stride are
-//! multiples of the 16-byte vector the kernel loads.
+//! multiples of the 16-byte vector the kernel loads. The tile configuration (128x256 or 128x128
+//! per workgroup) is chosen by [`super::tune`].
 
 use super::gpu::{Gpu, Plan};
 use super::{AccType, DType, MatmulDesc, MatmulPath, Resolved, Strides};
@@ -52,7 +53,11 @@ fn vector_layout(s: &Strides, rows: usize, cols: usize, vec: usize) -> Option<(b
     }
 }
 
-/// A cooperative-matrix plan, or `None` when the device or the operand layout does not fit.
+/// Tile configurations the autotuner chooses between: (name, kernel suffix, N per workgroup).
+const TILES: [(&str, &str, u32); 2] = [("128x256 (8 subgroups of 64x64)", "", 256), ("128x128 (8 subgroups of 64x32)", "_narrow", 128)];
+
+/// A cooperative-matrix plan, or `None` when the device or the operand layout does not fit. The
+/// tile configuration comes from the autotuner (measured on the first problem of its kind).
 pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> {
     if std::env::var("MATBRIDGE_NO_COOP").is_ok_and(|v| v == "1") {
         return Ok(None);
@@ -68,30 +73,62 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
         return Ok(None);
     };
     // For B (k x n) "row-major" means n contiguous; the kernel's B_COLMAJOR means k contiguous.
-    let b_colmajor = b_cm_n;
-    let kernel = format!("{name}_a{}_b{}", u8::from(a_cm), u8::from(b_colmajor));
-    let pipeline = gpu.pipeline_translated(&kernel, name, 4, &[SpecConstant::u32(0, a_cm.into()), SpecConstant::u32(1, b_colmajor.into())])?;
+    let layout = Layout { a_cm, a_ld, b_colmajor: b_cm_n, b_ld };
+    let size_class = if desc.m.max(desc.n) <= 1024 { "small" } else { "large" };
+    let key = format!("{}|{}|{name}|a{}b{}|{size_class}", caps.name, caps.driver_version, u8::from(a_cm), u8::from(b_cm_n));
+    let names: Vec<&str> = TILES.iter().map(|t| t.0).collect();
+    let choice = gpu.tuner.choose(&key, &names, |tile| measure(gpu, desc, r, name, &layout, tile))?;
+    build(gpu, desc, r, name, &layout, &choice)
+}
+
+/// Operand addressing the kernel is specialised for.
+struct Layout {
+    a_cm: bool,
+    a_ld: usize,
+    b_colmajor: bool,
+    b_ld: usize,
+}
+
+/// Times one tile configuration on zero-filled operands of the problem's size.
+fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, name: &str, layout: &Layout, tile: &str) -> Result<f64> {
+    let Some(plan) = build(gpu, desc, r, name, layout, tile)? else { return Ok(f64::INFINITY) };
+    let bytes = |len: usize, dtype: DType| ((len * dtype.size()).next_multiple_of(16).max(16)) as u64;
+    let kind = matbridge_runtime::MemoryKind::DeviceLocal;
+    let a = gpu.ctx.create_buffer(bytes(r.a.len, desc.dtype), kind, "tune A")?;
+    let b = gpu.ctx.create_buffer(bytes(r.b.len, desc.dtype), kind, "tune B")?;
+    let c = gpu.ctx.create_buffer(bytes(r.c.len, desc.out), kind, "tune C")?;
+    gpu.execute(&plan, &a, &b, &c, 1)?;
+    gpu.execute(&plan, &a, &b, &c, 3)
+}
+
+fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, name: &str, layout: &Layout, tile: &str) -> Result<Option<Plan>> {
+    let caps = gpu.ctx.caps();
+    let Some(&(tile_name, suffix, bn)) = TILES.iter().find(|t| t.0 == tile) else { return Ok(None) };
+    let Some((_, (m, n, k, ab, acc), _)) = kernel_for(desc) else { return Ok(None) };
+    let kernel = format!("{name}{suffix}");
+    let key = format!("{kernel}_a{}_b{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor));
+    let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &[SpecConstant::u32(0, layout.a_cm.into()), SpecConstant::u32(1, layout.b_colmajor.into())])?;
     let half_out = matches!(desc.out, DType::F16 | DType::Bf16);
     let params = CoopParams {
         m: desc.m as u32,
         n: desc.n as u32,
         k: desc.k as u32,
         batch: desc.batch as u32,
-        a_ld: a_ld as u32,
+        a_ld: layout.a_ld as u32,
         a_batch: r.a.batch as u32,
-        b_ld: b_ld as u32,
+        b_ld: layout.b_ld as u32,
         b_batch: r.b.batch as u32,
         c: [r.c.row as u32, r.c.col as u32, r.c.batch as u32],
         alpha: desc.alpha,
         beta: if half_out { 0.0 } else { desc.beta },
     };
     let max = caps.limits.max_workgroup_count;
-    let groups = [params.n.div_ceil(256), params.m.div_ceil(128), params.batch];
+    let groups = [params.n.div_ceil(bn), params.m.div_ceil(128), params.batch];
     if (0..3).any(|i| groups[i] > max[i]) {
         return Ok(None);
     }
     let shape = format!("{m}x{n}x{k} {ab}->{acc}");
-    let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile: "128x256 (8 subgroups of 64x64)".into() });
+    let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile: tile_name.into() });
     gpu.push_gemm(&mut plan, pipeline, bytemuck::bytes_of(&params), groups, desc, r)?;
     Ok(Some(plan))
 }

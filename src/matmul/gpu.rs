@@ -21,6 +21,8 @@ pub struct Gpu {
     /// Plans by problem, so that repeated matmuls of one shape allocate nothing. Each plan's
     /// mutex serialises the runs that share its scratch and parameter buffers.
     plans: Mutex<HashMap<String, Arc<Mutex<Plan>>>>,
+    /// Tile choices, measured on first use and remembered on disk.
+    pub tuner: super::tune::Tuner,
 }
 
 /// Plans kept per device before the cache is cleared.
@@ -91,7 +93,7 @@ fn u32s(v: usize, what: &str) -> Result<u32> {
 
 impl Gpu {
     pub fn new(ctx: Context) -> Gpu {
-        Gpu { ctx, pipelines: Mutex::new(HashMap::new()), plans: Mutex::new(HashMap::new()) }
+        Gpu { ctx, pipelines: Mutex::new(HashMap::new()), plans: Mutex::new(HashMap::new()), tuner: super::tune::Tuner::load() }
     }
 
     /// A cached pipeline for a built-in kernel.

@@ -1,0 +1,89 @@
+//! The tile autotuner: on the first matmul of a kind (device, kernel, operand layout, size
+//! class) it times each candidate tile configuration on the problem, keeps the fastest, and
+//! remembers the choice in `~/.cache/matbridge/tuning.json` (`MATBRIDGE_TUNING_FILE` overrides;
+//! `MATBRIDGE_TUNE=0` skips measuring and takes the first candidate). A progress bar shows while
+//! it measures.
+
+use crate::error::Result;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// Choices by key, persisted as JSON.
+pub struct Tuner {
+    path: Option<PathBuf>,
+    choices: Mutex<BTreeMap<String, String>>,
+}
+
+impl Tuner {
+    /// Loads the cache file (a missing or unreadable file is an empty cache).
+    pub fn load() -> Tuner {
+        let path = std::env::var_os("MATBRIDGE_TUNING_FILE")
+            .map(PathBuf::from)
+            .or_else(|| dirs::cache_dir().map(|d| d.join("matbridge").join("tuning.json")));
+        let choices = path
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default();
+        Tuner { path, choices: Mutex::new(choices) }
+    }
+
+    /// The remembered choice for `key`, if any.
+    pub fn get(&self, key: &str) -> Option<String> {
+        self.choices.lock().unwrap_or_else(|p| p.into_inner()).get(key).cloned()
+    }
+
+    /// Picks among `candidates` for `key`: the remembered choice, or the fastest by `measure`
+    /// (seconds), which is then saved.
+    pub fn choose(&self, key: &str, candidates: &[&str], mut measure: impl FnMut(&str) -> Result<f64>) -> Result<String> {
+        if let Some(c) = self.get(key).filter(|c| candidates.contains(&c.as_str())) {
+            return Ok(c);
+        }
+        let first = candidates.first().map(|c| c.to_string()).unwrap_or_default();
+        if candidates.len() < 2 || std::env::var("MATBRIDGE_TUNE").is_ok_and(|v| v == "0") {
+            return Ok(first);
+        }
+        let bar = indicatif::ProgressBar::new(candidates.len() as u64);
+        bar.set_style(indicatif::ProgressStyle::with_template("tuning {msg} {bar:20} {pos}/{len}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+        bar.set_message(key.to_string());
+        let mut best = (f64::INFINITY, first);
+        for c in candidates {
+            let t = measure(c)?;
+            log::info!("tuning {key}: {c} {:.3} ms", t * 1e3);
+            if t < best.0 {
+                best = (t, c.to_string());
+            }
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        let mut choices = self.choices.lock().unwrap_or_else(|p| p.into_inner());
+        choices.insert(key.to_string(), best.1.clone());
+        if let Some(path) = &self.path {
+            let saved = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(path, serde_json::to_string_pretty(&*choices).unwrap_or_default()));
+            if let Err(e) = saved {
+                log::warn!("could not save tuning choices to {}: {e}", path.display());
+            }
+        }
+        Ok(best.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fastest_candidate_is_chosen_saved_and_reused() {
+        let dir = std::env::temp_dir().join(format!("matbridge-tune-{}", std::process::id()));
+        let tuner = Tuner { path: Some(dir.join("t.json")), choices: Mutex::new(BTreeMap::new()) };
+        let times = [("a", 3.0), ("b", 1.0), ("c", 2.0)];
+        let pick = tuner.choose("k", &["a", "b", "c"], |c| Ok(times.iter().find(|t| t.0 == c).unwrap().1)).unwrap();
+        assert_eq!(pick, "b");
+        // Remembered: no measuring the second time.
+        let again = tuner.choose("k", &["a", "b", "c"], |_| panic!("measured twice")).unwrap();
+        assert_eq!(again, "b");
+        let saved: BTreeMap<String, String> = serde_json::from_str(&std::fs::read_to_string(dir.join("t.json")).unwrap()).unwrap();
+        assert_eq!(saved["k"], "b");
+    }
+}
