@@ -112,7 +112,15 @@ fn matmul_api_takes_the_cooperative_matrix_path_where_listed() {
     use matbridge::matmul::api::Matbridge;
     for ctx in common::contexts().into_iter().filter(|c| c.caps().has_cooperative_matrix()) {
         let mb = Matbridge::with_context(ctx);
-        for (dtype, acc, out) in [(DType::F16, matbridge::AccType::F32, DType::F32), (DType::F16, matbridge::AccType::F16, DType::F16), (DType::S8, matbridge::AccType::S32, DType::S32)] {
+        for (dtype, acc, out) in [
+            (DType::F16, matbridge::AccType::F32, DType::F32),
+            (DType::F16, matbridge::AccType::F16, DType::F16),
+            (DType::S8, matbridge::AccType::S32, DType::S32),
+            (DType::Bf16, matbridge::AccType::F32, DType::Bf16),
+        ] {
+            if dtype == DType::Bf16 && !mb.context().is_some_and(|c| c.caps().shader_bfloat16) {
+                continue;
+            }
             for (m, n, k) in [(256, 256, 256), (208, 144, 96), (32, 48, 64)] {
                 for (a_op, b_op) in [(Operand::row_major(), Operand::row_major()), (Operand::column_major(), Operand::column_major()), (Operand::row_major().transposed(), Operand::row_major().transposed())] {
                     let mut desc = MatmulDesc::new(m, n, k, dtype);
@@ -137,4 +145,18 @@ fn matmul_api_takes_the_cooperative_matrix_path_where_listed() {
             }
         }
     }
+}
+
+#[test]
+fn bf16_kernel_retyped_from_f16_validates() {
+    let Some(words) = matbridge_shaders::spirv("coop_matmul_f16_f32") else { panic!("kernel missing") };
+    if tools::find("spirv-val").is_none() {
+        assert!(!common::in_ci(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    let (khr, _) = translate(&words, &matbridge_translator::DeviceCaps::h100()).unwrap();
+    let bf16 = matbridge::matmul::coop::retype_f16_to_bf16(khr).unwrap();
+    tools::validate(&bf16, "vulkan1.3").unwrap();
+    let dis = tools::disassemble(&bf16).unwrap();
+    assert!(dis.contains("OpTypeFloat 16 BFloat16KHR") && dis.contains("OpCapability BFloat16CooperativeMatrixKHR"), "{dis}");
 }

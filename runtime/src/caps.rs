@@ -13,7 +13,31 @@ pub(crate) struct PhysicalInfo {
     pub api_version: u32,
 }
 
-const BFLOAT16_EXT: &CStr = c"VK_KHR_shader_bfloat16";
+pub(crate) const BFLOAT16_EXT: &CStr = c"VK_KHR_shader_bfloat16";
+
+/// `VkPhysicalDeviceShaderBfloat16FeaturesKHR` (VK_KHR_shader_bfloat16), newer than ash 0.38's
+/// headers; chained by hand.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bfloat16Features {
+    pub s_type: vk::StructureType,
+    pub p_next: *mut std::ffi::c_void,
+    pub shader_bfloat16_type: vk::Bool32,
+    pub shader_bfloat16_dot_product: vk::Bool32,
+    pub shader_bfloat16_cooperative_matrix: vk::Bool32,
+}
+
+impl Default for Bfloat16Features {
+    fn default() -> Self {
+        Bfloat16Features {
+            s_type: vk::StructureType::from_raw(1000141000),
+            p_next: std::ptr::null_mut(),
+            shader_bfloat16_type: vk::FALSE,
+            shader_bfloat16_dot_product: vk::FALSE,
+            shader_bfloat16_cooperative_matrix: vk::FALSE,
+        }
+    }
+}
 const COOPMAT2_EXT: &CStr = c"VK_NV_cooperative_matrix2";
 
 /// Queries every capability matbridge reports. Devices older than Vulkan 1.1 report core facts only.
@@ -56,6 +80,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
     let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
     let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
+    let mut bf16 = Bfloat16Features::default();
     let mut features2 = vk::PhysicalDeviceFeatures2::default();
     let has_coop_ext = has_ext(ash::khr::cooperative_matrix::NAME);
     if v12 {
@@ -65,6 +90,11 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         }
         if has_coop_ext {
             features2 = features2.push_next(&mut coop);
+        }
+        if has_ext(BFLOAT16_EXT) {
+            // Chain by hand at the front: ash has no push_next for this struct.
+            bf16.p_next = features2.p_next;
+            features2.p_next = &mut bf16 as *mut Bfloat16Features as *mut std::ffi::c_void;
         }
         // SAFETY: the chained structs exist at this device's API version / extensions.
         unsafe { raw.get_physical_device_features2(handle, &mut features2) };
@@ -147,7 +177,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         },
         cooperative_matrix,
         cooperative_matrix2: has_ext(COOPMAT2_EXT),
-        shader_bfloat16: has_ext(BFLOAT16_EXT),
+        shader_bfloat16: has_ext(BFLOAT16_EXT) && bf16.shader_bfloat16_type == vk::TRUE && bf16.shader_bfloat16_cooperative_matrix == vk::TRUE,
         limits: DeviceLimits {
             max_workgroup_size: l.max_compute_work_group_size,
             max_workgroup_invocations: l.max_compute_work_group_invocations,

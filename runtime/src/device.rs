@@ -268,7 +268,7 @@ impl Context {
             subgroup_size_control: caps.subgroup_size_control,
             integer_dot_product: caps.integer_dot_product,
             cooperative_matrix: caps.has_cooperative_matrix(),
-            bfloat16: false,
+            bfloat16: caps.shader_bfloat16 && caps.has_cooperative_matrix(),
         };
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
         let core = vk::PhysicalDeviceFeatures::default().shader_int16(enabled.int16).shader_int64(enabled.int64);
@@ -298,6 +298,15 @@ impl Context {
         if enabled.cooperative_matrix {
             ext_names.push(ash::khr::cooperative_matrix::NAME.as_ptr());
             info_ci = info_ci.push_next(&mut coop);
+        }
+        let mut bf16 = caps::Bfloat16Features::default();
+        if enabled.bfloat16 {
+            ext_names.push(caps::BFLOAT16_EXT.as_ptr());
+            bf16.shader_bfloat16_type = vk::TRUE;
+            bf16.shader_bfloat16_cooperative_matrix = vk::TRUE;
+            // Chain by hand at the front (ash 0.38 predates VK_KHR_shader_bfloat16).
+            bf16.p_next = info_ci.p_next as *mut std::ffi::c_void;
+            info_ci.p_next = &bf16 as *const caps::Bfloat16Features as *const std::ffi::c_void;
         }
         info_ci = info_ci.enabled_extension_names(&ext_names);
         // SAFETY: every feature enabled above is reported by the device; all pointers in

@@ -36,6 +36,8 @@ fn kernel_for(desc: &MatmulDesc) -> Option<(&'static str, (u32, u32, u32, T, T),
         (DType::F16, AccType::F32) => Some(("coop_matmul_f16_f32", (16, 16, 16, T::F16, T::F32), 8)),
         (DType::F16, AccType::F16) => Some(("coop_matmul_f16_f16", (16, 16, 16, T::F16, T::F16), 8)),
         (DType::S8, AccType::S32) => Some(("coop_matmul_s8_s32", (16, 16, 32, T::S8, T::S32), 16)),
+        // The f16 kernel with its 16-bit float type retyped to bf16 (see `retype_f16_to_bf16`).
+        (DType::Bf16, AccType::F32) => Some(("coop_matmul_f16_f32", (16, 16, 16, T::Bf16, T::F32), 8)),
         _ => None,
     }
 }
@@ -106,8 +108,10 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, name: &str, layout: &Layout
     let Some(&(tile_name, suffix, bn)) = TILES.iter().find(|t| t.0 == tile) else { return Ok(None) };
     let Some((_, (m, n, k, ab, acc), _)) = kernel_for(desc) else { return Ok(None) };
     let kernel = format!("{name}{suffix}");
-    let key = format!("{kernel}_a{}_b{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor));
-    let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &[SpecConstant::u32(0, layout.a_cm.into()), SpecConstant::u32(1, layout.b_colmajor.into())])?;
+    let bf16 = desc.dtype == DType::Bf16;
+    let key = format!("{kernel}_a{}_b{}{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor), if bf16 { "_bf16" } else { "" });
+    let post: Option<fn(Vec<u32>) -> Result<Vec<u32>>> = if bf16 { Some(retype_f16_to_bf16) } else { None };
+    let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &[SpecConstant::u32(0, layout.a_cm.into()), SpecConstant::u32(1, layout.b_colmajor.into())], post)?;
     let half_out = matches!(desc.out, DType::F16 | DType::Bf16);
     let params = CoopParams {
         m: desc.m as u32,
@@ -131,4 +135,23 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, name: &str, layout: &Layout
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile: tile_name.into() });
     gpu.push_gemm(&mut plan, pipeline, bytemuck::bytes_of(&params), groups, desc, r)?;
     Ok(Some(plan))
+}
+
+/// Turns the f16 GEMM into a bf16 one: every `OpTypeFloat 16` (in the GEMM kernel, only the A and
+/// B matrix component type) becomes `OpTypeFloat 16 BFloat16KHR`, declaring SPV_KHR_bfloat16's
+/// capabilities. Operands move through shared memory as raw 16-byte vectors, so no conversion
+/// instruction sees the type.
+pub fn retype_f16_to_bf16(words: Vec<u32>) -> Result<Vec<u32>> {
+    use matbridge_translator::module::{op, Module};
+    const BFLOAT16_KHR: u32 = 0;
+    const CAP_BFLOAT16_TYPE: u32 = 5116;
+    const CAP_BFLOAT16_COOPERATIVE_MATRIX: u32 = 5118;
+    let mut module = Module::from_words(&words)?;
+    for inst in module.insts.iter_mut().filter(|i| i.op == op::TYPE_FLOAT && i.operands.get(1) == Some(&16) && i.operands.len() == 2) {
+        inst.operands.push(BFLOAT16_KHR);
+    }
+    module.require_capability(CAP_BFLOAT16_TYPE);
+    module.require_capability(CAP_BFLOAT16_COOPERATIVE_MATRIX);
+    module.require_extension("SPV_KHR_bfloat16");
+    Ok(module.to_words())
 }

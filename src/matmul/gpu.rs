@@ -107,12 +107,16 @@ impl Gpu {
     }
 
     /// A cached pipeline for a built-in NV-style kernel, translated for this device on first use.
-    pub fn pipeline_translated(&self, key: &str, kernel: &str, bindings: u32, spec: &[SpecConstant]) -> Result<Arc<Pipeline>> {
+    /// `post` rewrites the translated words further (e.g. retyping f16 to bf16).
+    pub fn pipeline_translated(&self, key: &str, kernel: &str, bindings: u32, spec: &[SpecConstant], post: Option<fn(Vec<u32>) -> Result<Vec<u32>>>) -> Result<Arc<Pipeline>> {
         if let Some(p) = self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
             return Ok(p.clone());
         }
         let words = matbridge_shaders::spirv(kernel).ok_or_else(|| Error::Invalid(format!("no built-in kernel named {kernel}")))?;
-        let (khr, _) = matbridge_translator::translate(&words, self.ctx.caps())?;
+        let (mut khr, _) = matbridge_translator::translate(&words, self.ctx.caps())?;
+        if let Some(post) = post {
+            khr = post(khr)?;
+        }
         self.pipeline_with(key, bindings, Some(khr), spec, None)
     }
 
