@@ -77,7 +77,7 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
     // For B (k x n) "row-major" means n contiguous; the kernel's B_COLMAJOR means k contiguous.
     let layout = Layout { a_cm, a_ld, b_colmajor: b_cm_n, b_ld };
     let size_class = if desc.m.max(desc.n) <= 1024 { "small" } else { "large" };
-    let key = format!("{}|{}|{name}|a{}b{}|{size_class}", caps.name, caps.driver_version, u8::from(a_cm), u8::from(b_cm_n));
+    let key = format!("{}|{}|{name}|{}|a{}b{}|{size_class}", caps.name, caps.driver_version, desc.dtype, u8::from(a_cm), u8::from(b_cm_n));
     let names: Vec<&str> = TILES.iter().map(|t| t.0).collect();
     let choice = gpu.tuner.choose(&key, &names, |tile| measure(gpu, desc, r, name, &layout, tile))?;
     build(gpu, desc, r, name, &layout, &choice)
