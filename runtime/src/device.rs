@@ -104,6 +104,21 @@ pub(crate) struct DeviceShared {
     /// Reusable submission objects; the lock is held for a whole submission.
     pub submit: Mutex<SubmitResources>,
     pub pipeline_cache: vk::PipelineCache,
+    /// Where the pipeline cache is loaded from and saved to (`None`: not persisted).
+    pub cache_path: Option<std::path::PathBuf>,
+}
+
+/// `$XDG_CACHE_HOME/matbridge` (or `~/.cache/matbridge`)`/pipelines-<vendor>-<device>-<driver>.bin`;
+/// `MATBRIDGE_PIPELINE_CACHE=0` disables persistence.
+fn pipeline_cache_path(caps: &DeviceCaps) -> Option<std::path::PathBuf> {
+    if std::env::var("MATBRIDGE_PIPELINE_CACHE").is_ok_and(|v| v == "0") {
+        return None;
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))?;
+    let name = format!("pipelines-{:x}-{:x}-{}.bin", caps.vendor_id, caps.device_id, caps.driver_version.replace(['/', ' '], "_"));
+    Some(base.join("matbridge").join(name))
 }
 
 /// The command pool, one command buffer, one fence, a timestamp query pool and a descriptor pool,
@@ -203,6 +218,14 @@ impl Drop for DeviceShared {
         unsafe {
             let _ = self.raw.device_wait_idle();
             self.submit.get_mut().unwrap_or_else(|p| p.into_inner()).destroy(&self.raw);
+            if let Some(path) = &self.cache_path {
+                if let Ok(data) = self.raw.get_pipeline_cache_data(self.pipeline_cache) {
+                    let saved = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(path, data));
+                    if let Err(e) = saved {
+                        log::debug!("pipeline cache not saved to {}: {e}", path.display());
+                    }
+                }
+            }
             self.raw.destroy_pipeline_cache(self.pipeline_cache, None);
             ManuallyDrop::drop(&mut self.allocator);
             self.raw.destroy_device(None);
@@ -331,8 +354,11 @@ impl Context {
             }
         };
         let submit = SubmitResources::new(&raw, queue_family, timestamps);
-        // SAFETY: valid device; destroyed in DeviceShared::drop.
-        let pipeline_cache = unsafe { raw.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) };
+        let cache_path = pipeline_cache_path(&info.caps);
+        let initial = cache_path.as_ref().and_then(|p| std::fs::read(p).ok()).unwrap_or_default();
+        // SAFETY: valid device; destroyed in DeviceShared::drop. The driver checks the data's
+        // header (vendor, device, cache UUID) and ignores stale or foreign data.
+        let pipeline_cache = unsafe { raw.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default().initial_data(&initial), None) };
         let (submit, pipeline_cache) = match (submit, pipeline_cache) {
             (Ok(s), Ok(c)) => (s, c),
             (s, c) => {
@@ -359,6 +385,7 @@ impl Context {
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             submit: Mutex::new(submit),
             pipeline_cache,
+            cache_path,
         };
         let ctx = Context { shared: Arc::new(shared) };
         ctx.check_validation()?;
