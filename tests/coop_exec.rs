@@ -25,6 +25,7 @@ fn translated_nv_kernels_match_the_reference() {
         let (words, _) = translate(&nv_input("nv_matmul_f16"), &caps).unwrap();
         tools::validate(&words, "vulkan1.3").unwrap();
         for b_col in [false, true] {
+            eprintln!("{}: nv_matmul_f16 b_col={b_col}", caps.name);
             let pipeline = ctx
                 .create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 16, spec_constants: &[SpecConstant::u32(0, b_col as u32)], ..Default::default() })
                 .unwrap();
@@ -53,6 +54,7 @@ fn translated_nv_kernels_match_the_reference() {
             assert!(rep.pass, "{} f16 b_col={b_col}: {rep:?}", caps.name);
         }
         // s8 x s8 + s32 with 16x16x32 tiles.
+        eprintln!("{}: nv_matmul_s8", caps.name);
         let (words, _) = translate(&nv_input("nv_matmul_s8"), &caps).unwrap();
         let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, ..Default::default() }).unwrap();
         let mut desc = MatmulDesc::new(m, n, 96, DType::S8);
@@ -70,6 +72,7 @@ fn translated_nv_kernels_match_the_reference() {
         let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
         assert!(rep.pass, "{} s8: {rep:?}", caps.name);
         // Arrays of matrices indexed dynamically (accumulators and B fragments).
+        eprintln!("{}: nv_array_f16", caps.name);
         let (words, _) = translate(&nv_input("nv_array_f16"), &caps).unwrap();
         tools::validate(&words, "vulkan1.3").unwrap();
         let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, ..Default::default() }).unwrap();
@@ -88,6 +91,7 @@ fn translated_nv_kernels_match_the_reference() {
         let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
         assert!(rep.pass, "{} matrix arrays: {rep:?}", caps.name);
         // One loaded matrix used as A and B, constant accumulator, per-element loop.
+        eprintln!("{}: nv_square_f16", caps.name);
         let (words, _) = translate(&nv_input("nv_square_f16"), &caps).unwrap();
         let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 2, ..Default::default() }).unwrap();
         let a = matbridge::cli_matmul::random_host(DType::F16, 256, 7);

@@ -307,7 +307,9 @@ impl Context {
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
             .subgroup_size_control(enabled.subgroup_size_control)
             .compute_full_subgroups(enabled.subgroup_size_control)
-            .shader_integer_dot_product(enabled.integer_dot_product);
+            .shader_integer_dot_product(enabled.integer_dot_product)
+            // Required by every Vulkan 1.3 device; modules sized by `LocalSizeId` need it.
+            .maintenance4(true);
         let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(true);
         let mut ext_names: Vec<*const i8> = Vec::new();
         let priorities = [1.0f32];

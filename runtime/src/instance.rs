@@ -24,6 +24,13 @@ impl Default for InstanceOptions {
     }
 }
 
+/// Validation messages caused by our dependencies rather than by matbridge's use of Vulkan, which
+/// are logged but not turned into errors:
+/// - ash 0.38's `Device::load` asks `vkGetDeviceProcAddr` for every function of every device
+///   extension, including instance-level ones such as
+///   `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR` (the layer warns on NVIDIA drivers).
+const KNOWN_BENIGN: &[&str] = &["vkGetDeviceProcAddr(): pName is trying to grab"];
+
 /// Messages collected by the debug messenger, shared with the callback through a raw pointer.
 type MessageSink = Mutex<Vec<String>>;
 
@@ -72,6 +79,10 @@ unsafe extern "system" fn debug_callback(
         (message, &*(user as *const MessageSink))
     };
     let line = format!("[{severity:?} {kind:?}] {message}");
+    if KNOWN_BENIGN.iter().any(|k| message.contains(k)) {
+        log::debug!("vulkan validation (known benign): {line}");
+        return vk::FALSE;
+    }
     log::warn!("vulkan validation: {line}");
     if let Ok(mut messages) = sink.lock() {
         messages.push(line);

@@ -66,7 +66,10 @@ pub struct Pipeline {
 impl Pipeline {
     /// The passes `target` needs, in order.
     pub fn for_target(target: &DeviceCaps) -> Pipeline {
-        let mut list: Vec<Box<dyn Pass>> = vec![Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix)];
+        let mut list: Vec<Box<dyn Pass>> = vec![
+            Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),
+            Box::new(passes::materialize_matrix_length::MaterializeMatrixLength),
+        ];
         if !target.integer_dot_product {
             list.push(Box::new(passes::lower_integer_dot::LowerIntegerDot));
         }
