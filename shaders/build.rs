@@ -83,6 +83,8 @@ const GLSL: &[(&str, &[&str])] = &[
     ("coop_matmul_f16_f32_narrow", &["-DELEM_F16", "-DNARROW"]),
     ("coop_matmul_f16_f16_narrow", &["-DELEM_F16", "-DACC_F16", "-DNARROW"]),
     ("coop_matmul_s8_s32_narrow", &["-DELEM_S8", "-DNARROW"]),
+    ("coop_matmul_u8_s32", &["-DELEM_U8"]),
+    ("coop_matmul_u8_s32_narrow", &["-DELEM_U8", "-DNARROW"]),
 ];
 
 /// Compiles `glsl/coop_matmul.comp` with glslangValidator when it is installed; otherwise uses

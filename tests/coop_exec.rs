@@ -120,6 +120,7 @@ fn matmul_api_takes_the_cooperative_matrix_path_where_listed() {
             (DType::F16, matbridge::AccType::F32, DType::F32),
             (DType::F16, matbridge::AccType::F16, DType::F16),
             (DType::S8, matbridge::AccType::S32, DType::S32),
+            (DType::U8, matbridge::AccType::S32, DType::S32),
             (DType::Bf16, matbridge::AccType::F32, DType::Bf16),
         ] {
             if dtype == DType::Bf16 && !mb.context().is_some_and(|c| c.caps().shader_bfloat16) {

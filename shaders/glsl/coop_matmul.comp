@@ -9,7 +9,11 @@
 // B_COLMAJOR (k contiguous, else n). The contiguous extent of each operand must be a multiple
 // of the 16-byte vector (checked on the host); M/N/K edges are zero-filled per vector.
 //
-// Build defines: ELEM_F16 or ELEM_S8; ACC_F16 (f16 accumulators) or default f32/s32; NARROW.
+// Build defines: ELEM_F16, ELEM_S8 or ELEM_U8; ACC_F16 (f16 accumulators) or default f32/s32;
+// NARROW. (u8 accumulates in u32, whose bits are the wrapped s32 result.)
+#ifdef ELEM_U8
+#define ELEM_S8
+#endif
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types : require
@@ -22,10 +26,19 @@
 #define VEC_ELEMS 16u   // int8 per uvec4
 #define MMA_K 32u
 #define BK 64u
+#ifdef ELEM_U8
+#define ATYPE ucoopmatNV<8, gl_ScopeSubgroup, 16, MMA_K>
+#define BTYPE ucoopmatNV<8, gl_ScopeSubgroup, MMA_K, 16>
+#define CTYPE ucoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+#define OUTTYPE ucoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+#define STAGE_SCALAR uint
+#else
 #define ATYPE icoopmatNV<8, gl_ScopeSubgroup, 16, MMA_K>
 #define BTYPE icoopmatNV<8, gl_ScopeSubgroup, MMA_K, 16>
 #define CTYPE icoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define OUTTYPE icoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+#define STAGE_SCALAR int
+#endif
 #define SCALAR int
 #else
 #define VEC_ELEMS 8u    // f16 per uvec4
@@ -40,6 +53,7 @@
 #endif
 #define OUTTYPE fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define SCALAR float
+#define STAGE_SCALAR float
 #endif
 
 #define BM 128u
@@ -84,7 +98,7 @@ layout(set = 0, binding = 3) readonly buffer Params {
 #define B_SHARED max(BK * B_LINE_VECS_R, BN * B_LINE_VECS_C)
 shared uvec4 As[A_SHARED];
 shared uvec4 Bs[B_SHARED];
-shared SCALAR Cs[WARPS * 256u];
+shared STAGE_SCALAR Cs[WARPS * 256u];
 
 const uint A_PER_THREAD = A_VECS / THREADS;
 const uint B_PER_THREAD = B_VECS / THREADS;
@@ -142,7 +156,7 @@ uvec4 load_b(uint batch_base, uint n0, uint k0, uint v, out uint slot) {
             uint gj = n0 + wn + (j) * 16u + e % 16u;                                 \
             if (gi < p.M && gj < p.N) {                                              \
                 uint ci = bt * p.c_batch + gi * p.c_row + gj * p.c_col;              \
-                SCALAR v = SCALAR(p.alpha) * Cs[stage + e];                          \
+                SCALAR v = SCALAR(p.alpha) * SCALAR(Cs[stage + e]);                  \
                 if (p.beta != 0.0) v += SCALAR(p.beta) * c[ci];                      \
                 c[ci] = v;                                                           \
             }                                                                        \

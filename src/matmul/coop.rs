@@ -3,7 +3,8 @@
 //! The kernels (`shaders/glsl/coop_matmul.comp`) are written against SPV_NV_cooperative_matrix
 //! and translated by matbridge's own translator for the device at first use, so the device's
 //! capability struct decides what runs: a kernel is used only when the device lists its MMA
-//! shape (16x16x16 f16 with f32 or f16 accumulators, 16x16x32 s8 -> s32) and the operands are
+//! shape (16x16x16 f16 or bf16 with f32 or f16 accumulators, 16x16x32 s8 -> s32 or u8 -> u32)
+//! and the operands are
 //! laid out with a contiguous dimension whose extent, leading dimension and batch stride are
 //! multiples of the 16-byte vector the kernel loads. The tile configuration (128x256 or 128x128
 //! per workgroup) is chosen by [`super::tune`].
@@ -36,6 +37,8 @@ fn kernel_for(desc: &MatmulDesc) -> Option<(&'static str, (u32, u32, u32, T, T),
         (DType::F16, AccType::F32) => Some(("coop_matmul_f16_f32", (16, 16, 16, T::F16, T::F32), 8)),
         (DType::F16, AccType::F16) => Some(("coop_matmul_f16_f16", (16, 16, 16, T::F16, T::F16), 8)),
         (DType::S8, AccType::S32) => Some(("coop_matmul_s8_s32", (16, 16, 32, T::S8, T::S32), 16)),
+        // u8 x u8 accumulates in u32, whose bits are the wrapped s32 result.
+        (DType::U8, AccType::S32) => Some(("coop_matmul_u8_s32", (16, 16, 32, T::U8, T::U32), 16)),
         // The f16 kernel with its 16-bit float type retyped to bf16 (see `retype_f16_to_bf16`).
         (DType::Bf16, AccType::F32) => Some(("coop_matmul_f16_f32", (16, 16, 16, T::Bf16, T::F32), 8)),
         _ => None,
