@@ -45,6 +45,8 @@ fn main() {
     let src_dir = Path::new("wgsl");
     println!("cargo:rerun-if-changed=wgsl");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=glsl");
+    println!("cargo:rerun-if-changed=prebuilt");
     let mut listing = String::from("/// Every kernel built from `shaders/wgsl`: (name, SPIR-V bytes).\npub static KERNELS: &[(&str, &[u8])] = &[\n");
     let mut jobs: Vec<(String, &str, Vec<(&str, String)>)> =
         VARIANTS.iter().map(|(n, f, subs)| (n.to_string(), *f, subs.iter().map(|(k, v)| (*k, v.to_string())).collect())).collect();
@@ -90,8 +92,6 @@ const GLSL: &[(&str, &[&str])] = &[
 /// Compiles `glsl/coop_matmul.comp` with glslangValidator when it is installed; otherwise uses
 /// the committed `prebuilt/<name>.spv` (regenerate those with glslang after editing the source).
 fn compile_glsl(name: &str, defines: &[&str], out: &Path) {
-    println!("cargo:rerun-if-changed=glsl");
-    println!("cargo:rerun-if-changed=prebuilt");
     let prebuilt = Path::new("prebuilt").join(format!("{name}.spv"));
     let status = std::process::Command::new("glslangValidator")
         .args(["-V", "--target-env", "vulkan1.3"])

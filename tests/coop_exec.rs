@@ -16,6 +16,32 @@ fn nv_input(name: &str) -> Vec<u32> {
     tools::assemble(&std::fs::read_to_string(path).unwrap(), "vulkan1.3").unwrap()
 }
 
+/// Runs a translated NV GEMM test kernel (bindings A, B, C; row-major packed A and C) on random
+/// operands of `desc` and checks C against the reference.
+fn run_nv_gemm(
+    ctx: &matbridge_runtime::Context,
+    words: &[u32],
+    spec: &[SpecConstant],
+    desc: &MatmulDesc,
+    push: &[u8],
+    groups: [u32; 3],
+    seed: u64,
+) -> matbridge::matmul::check::CheckReport {
+    let r = desc.resolve().unwrap();
+    let pipeline = ctx
+        .create_pipeline(&PipelineDesc { spirv: words, bindings: 3, push_constant_bytes: push.len() as u32, spec_constants: spec, ..Default::default() })
+        .unwrap();
+    let a = matbridge::cli_matmul::random_host(desc.dtype, r.a.len, seed);
+    let b = matbridge::cli_matmul::random_host(desc.dtype, r.b.len, seed + 1);
+    let c0 = matbridge::cli_matmul::random_host(desc.out, r.c.len, seed + 2);
+    let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
+    let bb = ctx.buffer_from_slice(&b.bytes, "b").unwrap();
+    let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
+    ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: push, groups }]).unwrap();
+    let got = HostData { dtype: desc.out, bytes: ctx.read_buffer(&mut bc).unwrap() };
+    check(desc, &a, &b, &c0, &got, 1).unwrap()
+}
+
 #[test]
 fn translated_nv_kernels_match_the_reference() {
     for ctx in common::contexts().into_iter().filter(|c| c.caps().has_cooperative_matrix()) {
@@ -26,69 +52,37 @@ fn translated_nv_kernels_match_the_reference() {
         tools::validate(&words, "vulkan1.3").unwrap();
         for b_col in [false, true] {
             eprintln!("{}: nv_matmul_f16 b_col={b_col}", caps.name);
-            let pipeline = ctx
-                .create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 16, spec_constants: &[SpecConstant::u32(0, b_col as u32)], ..Default::default() })
-                .unwrap();
             let mut desc = MatmulDesc::new(m, n, k, DType::F16);
-            desc.beta = 1.0;
+            // The kernel computes alpha * (A*B + C) with alpha = 0.5: alpha' = beta' = 0.5.
             desc.alpha = 0.5;
+            desc.beta = 0.5;
             if b_col {
                 desc.b = Operand { layout: Layout::ColumnMajor, ..Default::default() };
             }
-            let a = matbridge::cli_matmul::random_host(DType::F16, m * k, 1);
-            let b = matbridge::cli_matmul::random_host(DType::F16, k * n, 2);
-            let c0 = matbridge::cli_matmul::random_host(DType::F32, m * n, 3);
-            let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
-            let bb = ctx.buffer_from_slice(&b.bytes, "b").unwrap();
-            let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
-            let mut push = Vec::new();
-            for v in [m as u32, n as u32, k as u32] {
-                push.extend_from_slice(&v.to_le_bytes());
-            }
+            let mut push: Vec<u8> = [m as u32, n as u32, k as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
             push.extend_from_slice(&0.5f32.to_le_bytes());
-            ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &push, groups: [(n / 16) as u32, (m / 16) as u32, 1] }]).unwrap();
-            let got = HostData { dtype: DType::F32, bytes: ctx.read_buffer(&mut bc).unwrap() };
-            // The kernel computes alpha * (A*B + C): compare with alpha' = 0.5, beta' = 0.5.
-            desc.beta = 0.5;
-            let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
+            let spec = [SpecConstant::u32(0, b_col as u32)];
+            let rep = run_nv_gemm(&ctx, &words, &spec, &desc, &push, [(n / 16) as u32, (m / 16) as u32, 1], 1);
             assert!(rep.pass, "{} f16 b_col={b_col}: {rep:?}", caps.name);
         }
         // s8 x s8 + s32 with 16x16x32 tiles.
         eprintln!("{}: nv_matmul_s8", caps.name);
         let (words, _) = translate(&nv_input("nv_matmul_s8"), &caps).unwrap();
-        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, ..Default::default() }).unwrap();
         let mut desc = MatmulDesc::new(m, n, 96, DType::S8);
         desc.beta = 1.0;
         desc.b = Operand { layout: Layout::ColumnMajor, ..Default::default() };
-        let a = matbridge::cli_matmul::random_host(DType::S8, m * 96, 4);
-        let b = matbridge::cli_matmul::random_host(DType::S8, 96 * n, 5);
-        let c0 = matbridge::cli_matmul::random_host(DType::S32, m * n, 6);
-        let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
-        let bb = ctx.buffer_from_slice(&b.bytes, "b").unwrap();
-        let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
         let push: Vec<u8> = [m as u32, n as u32, 96].iter().flat_map(|v| v.to_le_bytes()).collect();
-        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &push, groups: [(n / 16) as u32, (m / 16) as u32, 1] }]).unwrap();
-        let got = HostData { dtype: DType::S32, bytes: ctx.read_buffer(&mut bc).unwrap() };
-        let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
+        let rep = run_nv_gemm(&ctx, &words, &[], &desc, &push, [(n / 16) as u32, (m / 16) as u32, 1], 4);
         assert!(rep.pass, "{} s8: {rep:?}", caps.name);
         // Arrays of matrices indexed dynamically (accumulators and B fragments).
         eprintln!("{}: nv_array_f16", caps.name);
         let (words, _) = translate(&nv_input("nv_array_f16"), &caps).unwrap();
         tools::validate(&words, "vulkan1.3").unwrap();
-        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, ..Default::default() }).unwrap();
         let (m, n, k) = (32usize, 64usize, 48usize);
         let mut desc = MatmulDesc::new(m, n, k, DType::F16);
         desc.beta = 1.0;
-        let a = matbridge::cli_matmul::random_host(DType::F16, m * k, 8);
-        let b = matbridge::cli_matmul::random_host(DType::F16, k * n, 9);
-        let c0 = matbridge::cli_matmul::random_host(DType::F32, m * n, 10);
-        let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
-        let bb = ctx.buffer_from_slice(&b.bytes, "b").unwrap();
-        let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
         let push: Vec<u8> = [m as u32, n as u32, k as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
-        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &push, groups: [(n / 32) as u32, (m / 16) as u32, 1] }]).unwrap();
-        let got = HostData { dtype: DType::F32, bytes: ctx.read_buffer(&mut bc).unwrap() };
-        let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
+        let rep = run_nv_gemm(&ctx, &words, &[], &desc, &push, [(n / 32) as u32, (m / 16) as u32, 1], 8);
         assert!(rep.pass, "{} matrix arrays: {rep:?}", caps.name);
         // One loaded matrix used as A and B, constant accumulator, per-element loop.
         eprintln!("{}: nv_square_f16", caps.name);

@@ -96,14 +96,9 @@ impl Gpu {
         Gpu { ctx, pipelines: Mutex::new(HashMap::new()), plans: Mutex::new(HashMap::new()), tuner: super::tune::Tuner::load() }
     }
 
-    /// A cached pipeline for a built-in kernel.
-    pub fn pipeline(&self, name: &str, bindings: u32, words: Option<Vec<u32>>, subgroup: Option<u32>) -> Result<Arc<Pipeline>> {
-        self.pipeline_with(name, bindings, words, &[], subgroup)
-    }
-
-    /// A cached pipeline from given SPIR-V words and specialization constants, keyed by `key`.
-    pub fn pipeline_spec(&self, key: &str, bindings: u32, words: Vec<u32>, spec: &[SpecConstant], subgroup: Option<u32>) -> Result<Arc<Pipeline>> {
-        self.pipeline_with(key, bindings, Some(words), spec, subgroup)
+    /// A cached pipeline for a built-in (naga-compiled) kernel.
+    pub fn pipeline(&self, name: &str, bindings: u32) -> Result<Arc<Pipeline>> {
+        self.pipeline_with(name, bindings, None, &[])
     }
 
     /// A cached pipeline for a built-in NV-style kernel, translated for this device on first use.
@@ -117,7 +112,7 @@ impl Gpu {
         if let Some(post) = post {
             khr = post(khr)?;
         }
-        self.pipeline_with(key, bindings, Some(khr), spec, None)
+        self.pipeline_with(key, bindings, Some(khr), spec)
     }
 
     /// A host-visible buffer holding kernel parameters (written directly, no copy submitted).
@@ -132,7 +127,7 @@ impl Gpu {
         Ok(self.ctx.create_buffer((len.max(1) * 4) as u64, MemoryKind::DeviceLocal, "matmul scratch")?)
     }
 
-    fn pipeline_with(&self, name: &str, bindings: u32, words: Option<Vec<u32>>, spec: &[SpecConstant], subgroup: Option<u32>) -> Result<Arc<Pipeline>> {
+    fn pipeline_with(&self, name: &str, bindings: u32, words: Option<Vec<u32>>, spec: &[SpecConstant]) -> Result<Arc<Pipeline>> {
         let mut cache = self.pipelines.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = cache.get(name) {
             return Ok(p.clone());
@@ -144,7 +139,6 @@ impl Gpu {
         let p = Arc::new(self.ctx.create_pipeline(&PipelineDesc {
             spirv: &spirv,
             bindings,
-            required_subgroup_size: subgroup,
             spec_constants: spec,
             label: name,
             ..Default::default()
@@ -178,7 +172,7 @@ impl Gpu {
 
     pub(crate) fn plan_tiled(&self, desc: &MatmulDesc, r: &Resolved) -> Result<Plan> {
         let name = format!("matmul_tiled_{}", desc.dtype.name());
-        let tiled = self.pipeline(&name, 4, None, None)?;
+        let tiled = self.pipeline(&name, 4)?;
         let half_out = matches!(desc.out, DType::F16 | DType::Bf16);
         let params = TiledParams {
             m: u32s(desc.m, "m")?,
@@ -217,7 +211,7 @@ impl Gpu {
 
     /// Appends the 16-bit packing epilogue, reading f32 values from `scratch`.
     pub(crate) fn push_pack(&self, plan: &mut Plan, desc: &MatmulDesc, r: &Resolved, scratch: Slot) -> Result<()> {
-        let pack = self.pipeline(&format!("pack_{}", desc.out.name()), 3, None, None)?;
+        let pack = self.pipeline(&format!("pack_{}", desc.out.name()), 3)?;
         let words = u32s(r.c.len.div_ceil(2), "C words")?;
         let params = PackParams {
             m: desc.m as u32,

@@ -61,7 +61,7 @@ impl Pass for LowerIntegerDot {
         "lower-integer-dot"
     }
 
-    fn run(&self, module: &mut Module, target: &DeviceCaps, changes: &mut Changes, stats: &mut PassStats) -> Result<()> {
+    fn run(&self, module: &mut Module, _target: &DeviceCaps, changes: &mut Changes, stats: &mut PassStats) -> Result<()> {
         if !(op::SDOT..=op::SUDOT_ACC_SAT).any(|o| module.uses_opcode(o)) {
             return Ok(());
         }
@@ -76,7 +76,7 @@ impl Pass for LowerIntegerDot {
                 continue;
             }
             stats.count(inst.op);
-            lower_one(&mut em, &types, &inst, target)?;
+            lower_one(&mut em, &types, &inst)?;
         }
         let Emitter { module, out, .. } = em;
         module.insts.extend(out);
@@ -86,7 +86,7 @@ impl Pass for LowerIntegerDot {
     }
 }
 
-fn lower_one(em: &mut Emitter<'_>, types: &Types, inst: &Inst, target: &DeviceCaps) -> Result<()> {
+fn lower_one(em: &mut Emitter<'_>, types: &Types, inst: &Inst) -> Result<()> {
     let bad = |message: String| Error::Invalid { opcode: inst.name(), offset: inst.at(), message };
     let acc_sat = inst.op >= op::SDOT_ACC_SAT;
     let (s1, s2) = match inst.op {
@@ -115,8 +115,8 @@ fn lower_one(em: &mut Emitter<'_>, types: &Types, inst: &Inst, target: &DeviceCa
         for i in 0..count {
             let a = em.emit(op::COMPOSITE_EXTRACT, comp_ty, &[v1, i]);
             let b = em.emit(op::COMPOSITE_EXTRACT, comp_ty2, &[v2, i]);
-            let a = extend(em, types, a, comp_ty, w, s1, result_ty, n);
-            let b = extend(em, types, b, comp_ty2, w, s2, result_ty, n);
+            let a = extend(em, a, comp_ty, w, s1, result_ty, n);
+            let b = extend(em, b, comp_ty2, w, s2, result_ty, n);
             terms.push((a, b));
         }
     } else if let Some((32, _)) = types.int(in_ty) {
@@ -129,14 +129,13 @@ fn lower_one(em: &mut Emitter<'_>, types: &Types, inst: &Inst, target: &DeviceCa
             let a = em.emit(extract(s1), in_ty, &[v1, offset, c8]);
             let b = em.emit(extract(s2), in_ty2, &[v2, offset, c8]);
             // The extracts are already extended to 32 bits; only width or signedness may differ.
-            let a = extend(em, types, a, in_ty, 32, s1, result_ty, n);
-            let b = extend(em, types, b, in_ty2, 32, s2, result_ty, n);
+            let a = extend(em, a, in_ty, 32, s1, result_ty, n);
+            let b = extend(em, b, in_ty2, 32, s2, result_ty, n);
             terms.push((a, b));
         }
     } else {
         return Err(bad(format!("operand type %{in_ty} is neither an integer vector nor a 32-bit integer")));
     }
-    let _ = target;
 
     let mut sum = None;
     for (a, b) in terms {
@@ -177,13 +176,10 @@ fn lower_one(em: &mut Emitter<'_>, types: &Types, inst: &Inst, target: &DeviceCa
 }
 
 /// Sign- or zero-extends `value` (of integer type `ty`, width `w`) to `result_ty` (width `n`).
-#[allow(clippy::too_many_arguments)]
-fn extend(em: &mut Emitter<'_>, types: &Types, value: u32, ty: u32, w: u32, sign: Sign, result_ty: u32, n: u32) -> u32 {
+fn extend(em: &mut Emitter<'_>, value: u32, ty: u32, w: u32, sign: Sign, result_ty: u32, n: u32) -> u32 {
     if w == n {
-        if ty == result_ty || types.int(ty) == types.int(result_ty) {
-            return if ty == result_ty { value } else { em.emit(op::BITCAST, result_ty, &[value]) };
-        }
-        return em.emit(op::BITCAST, result_ty, &[value]);
+        // Same width: at most the signedness differs.
+        return if ty == result_ty { value } else { em.emit(op::BITCAST, result_ty, &[value]) };
     }
     // Narrowing (packed extracts are 32 bits wide) or widening: the conversion's signedness
     // decides how widening fills the high bits; narrowing just truncates.
