@@ -2,6 +2,10 @@
 """Side-by-side: `matbridge bench --json` and the same problems through PyTorch (cuBLAS),
 in one run, printing matbridge's share of cuBLAS's throughput.
 
+Integer rows use the layout int8 GEMM libraries are built for on both sides: A row-major,
+B stored transposed (k contiguous; `matbridge bench --tb`, `torch._int_mm(a, bt.t())`).
+Floating-point rows use row-major A and B on both sides.
+
     python3 benches/vs_torch.py [--matbridge PATH] [--sizes 256,512,...,8192] [--iters 20]
 """
 import argparse, json, subprocess, sys, time
@@ -19,8 +23,8 @@ def torch_time(dtype, acc, n, iters):
     dev = "cuda"
     if dtype == "s8":
         a = torch.randint(-128, 127, (n, n), dtype=torch.int8, device=dev)
-        b = torch.randint(-128, 127, (n, n), dtype=torch.int8, device=dev)
-        f = lambda: torch._int_mm(a, b)
+        bt = torch.randint(-128, 127, (n, n), dtype=torch.int8, device=dev)
+        f = lambda: torch._int_mm(a, bt.t())
     else:
         t = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}[dtype]
         a = torch.randn(n, n, dtype=t, device=dev)
@@ -43,16 +47,24 @@ def torch_time(dtype, acc, n, iters):
     t0 = time.perf_counter(); f(); torch.cuda.synchronize(); wall = time.perf_counter() - t0
     return gpu, wall
 
-out = subprocess.run([args.matbridge, "bench", "--json", "--sizes", args.sizes, "--dtypes", args.dtypes,
-                      "--iters", str(args.iters)], capture_output=True, text=True)
-if out.returncode != 0:
-    sys.exit(out.stderr)
-rows = json.loads(out.stdout)
+def matbridge_rows(dtypes, extra):
+    if not dtypes:
+        return []
+    out = subprocess.run([args.matbridge, "bench", "--json", "--sizes", args.sizes, "--dtypes", ",".join(dtypes),
+                          "--iters", str(args.iters)] + extra, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(out.stderr)
+    return json.loads(out.stdout)
+
+wanted = args.dtypes.split(",")
+is_int = lambda d: d.split(":")[0] in ("s8", "u8")
+rows = matbridge_rows([d for d in wanted if not is_int(d)], []) + matbridge_rows([d for d in wanted if is_int(d)], ["--tb"])
 print(f"{'problem':<22} {'path':<34} {'matbridge TF/s':>14} {'cuBLAS TF/s':>12} {'share':>7} {'mb ms (+disp)':>14} {'cuBLAS ms (+launch)':>20}")
 for r in rows:
     n = r["m"]
     gpu, wall = torch_time(r["dtype"], r["acc"], n, args.iters)
     tf = 2 * n ** 3 / gpu / 1e12
     path = r["path"]["kind"] + (" " + r["path"].get("shape", "") if "shape" in r["path"] else "")
+    tile = r["path"].get("tile", "").split(" ")[0]
     print(f"{r['dtype']}->{r['acc']} {n:>5}^3        {path:<34} {r['tflops']:>14.1f} {tf:>12.1f} {r['tflops'] / tf:>6.0%} "
-          f"{r['seconds'] * 1e3:>6.3f} ({r['seconds_with_overhead'] * 1e3:.3f}) {gpu * 1e3:>8.3f} ({wall * 1e3:.3f})")
+          f"{r['seconds'] * 1e3:>6.3f} ({r['seconds_with_overhead'] * 1e3:.3f}) {gpu * 1e3:>8.3f} ({wall * 1e3:.3f})  {tile}")

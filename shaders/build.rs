@@ -68,43 +68,71 @@ fn main() {
         std::fs::write(&spv_path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).expect("writing SPIR-V");
         writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
     }
-    for (name, defines) in GLSL {
-        let spv_path = Path::new(&out_dir).join(format!("{name}.spv"));
-        compile_glsl(name, defines, &spv_path);
-        writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
-    }
+    compile_coop(&out_dir, &mut listing);
     listing.push_str("];\n");
     std::fs::write(Path::new(&out_dir).join("kernels.rs"), listing).expect("writing kernels.rs");
 }
 
-/// GLSL kernels (NV cooperative-matrix style, translated at run time): (name, glslang defines).
-const GLSL: &[(&str, &[&str])] = &[
-    ("coop_matmul_f16_f32", &["-DELEM_F16"]),
-    ("coop_matmul_f16_f16", &["-DELEM_F16", "-DACC_F16"]),
-    ("coop_matmul_s8_s32", &["-DELEM_S8"]),
-    ("coop_matmul_f16_f32_narrow", &["-DELEM_F16", "-DNARROW"]),
-    ("coop_matmul_f16_f16_narrow", &["-DELEM_F16", "-DACC_F16", "-DNARROW"]),
-    ("coop_matmul_s8_s32_narrow", &["-DELEM_S8", "-DNARROW"]),
-    ("coop_matmul_u8_s32", &["-DELEM_U8"]),
-    ("coop_matmul_u8_s32_narrow", &["-DELEM_U8", "-DNARROW"]),
-];
+include!("src/coop_configs.rs");
 
-/// Compiles `glsl/coop_matmul.comp` with glslangValidator when it is installed; otherwise uses
-/// the committed `prebuilt/<name>.spv` (regenerate those with glslang after editing the source).
-fn compile_glsl(name: &str, defines: &[&str], out: &Path) {
-    let prebuilt = Path::new("prebuilt").join(format!("{name}.spv"));
-    let status = std::process::Command::new("glslangValidator")
-        .args(["-V", "--target-env", "vulkan1.3"])
-        .args(defines)
-        .arg("glsl/coop_matmul.comp")
-        .arg("-o")
-        .arg(out)
-        .stdout(std::process::Stdio::null())
-        .status();
-    match status {
-        Ok(s) if s.success() => {}
-        _ => {
-            std::fs::copy(&prebuilt, out).unwrap_or_else(|e| panic!("{name}: no glslangValidator and no {}: {e}", prebuilt.display()));
+/// Defines selecting a kernel family of `glsl/coop_gemm.comp`, and its elements per 16-byte vector.
+fn family_defines(family: &str) -> (&'static [&'static str], u32) {
+    match family {
+        "f16_f32" => (&["-DELEM_F16"], 8),
+        "f16_f16" => (&["-DELEM_F16", "-DACC_F16"], 8),
+        "s8_s32" => (&["-DELEM_S8"], 16),
+        "u8_s32" => (&["-DELEM_U8"], 16),
+        other => panic!("unknown cooperative-matrix kernel family {other}"),
+    }
+}
+
+/// Maximum shared memory a kernel may declare: Vulkan's guaranteed-minimum-beating value that
+/// every device with cooperative matrices we target offers (the H100 reports exactly this).
+const SHARED_LIMIT: u32 = 48 * 1024;
+
+/// Compiles `glsl/coop_gemm.comp` for every family and configuration in `COOP_CONFIGS` with
+/// glslangValidator when it is installed; otherwise uses the committed `prebuilt/<name>.spv`.
+/// With `MATBRIDGE_REGEN_PREBUILT=1` the compiled modules are also copied into `prebuilt/`.
+fn compile_coop(out_dir: &str, listing: &mut String) {
+    let regen = std::env::var("MATBRIDGE_REGEN_PREBUILT").is_ok_and(|v| v == "1");
+    println!("cargo:rerun-if-env-changed=MATBRIDGE_REGEN_PREBUILT");
+    for config in COOP_CONFIGS {
+        for family in config.families {
+            let (defines, vec) = family_defines(family);
+            let name = config.kernel(family);
+            assert!(config.shared_bytes(vec) <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.shared_bytes(vec));
+            let out = Path::new(out_dir).join(format!("{name}.spv"));
+            let tile = [
+                format!("-DBM={}", config.bm),
+                format!("-DBN={}", config.bn),
+                format!("-DBK={}", config.bk),
+                format!("-DWARPS_M={}", config.warps_m),
+                format!("-DWARPS_N={}", config.warps_n),
+                format!("-DLN={}", config.ln),
+                format!("-DSTAGES={}", config.stages),
+            ];
+            let prebuilt = Path::new("prebuilt").join(format!("{name}.spv"));
+            let status = std::process::Command::new("glslangValidator")
+                .args(["-V", "--target-env", "vulkan1.3"])
+                .args(defines)
+                .args(&tile)
+                .arg("glsl/coop_gemm.comp")
+                .arg("-o")
+                .arg(&out)
+                .stdout(std::process::Stdio::null())
+                .status();
+            match status {
+                Ok(s) if s.success() => {
+                    if regen {
+                        std::fs::copy(&out, &prebuilt).unwrap_or_else(|e| panic!("{name}: writing {}: {e}", prebuilt.display()));
+                    }
+                }
+                Ok(_) => panic!("{name}: glslangValidator failed on glsl/coop_gemm.comp"),
+                Err(_) => {
+                    std::fs::copy(&prebuilt, &out).unwrap_or_else(|e| panic!("{name}: no glslangValidator and no {}: {e}", prebuilt.display()));
+                }
+            }
+            writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
         }
     }
 }

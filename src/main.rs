@@ -55,6 +55,9 @@ enum Command {
         iters: u32,
         #[arg(long)]
         json: bool,
+        /// Store B transposed (k contiguous), the layout int8 GEMM libraries prefer.
+        #[arg(long)]
+        tb: bool,
         /// Instead of the table: the subgroup path against the naive per-element kernel, f32 at
         /// this size.
         #[arg(long)]
@@ -125,7 +128,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
         Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report)),
         Some(Command::Matmul(args)) => matmul(&args),
         Some(Command::Bench { device, naive_baseline: Some(size), iters, .. }) => ok(naive_baseline(device.as_deref(), size, iters)),
-        Some(Command::Bench { device, sizes, dtypes, iters, json, .. }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json)),
+        Some(Command::Bench { device, sizes, dtypes, iters, json, tb, .. }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json, tb)),
         None => matmul(&MatmulArgs::default()),
     }
 }
@@ -232,7 +235,7 @@ fn matmul(args: &MatmulArgs) -> Result<std::process::ExitCode> {
     Ok(if r.check == Some("fail") { std::process::ExitCode::from(1) } else { std::process::ExitCode::SUCCESS })
 }
 
-fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<String>>, iters: u32, json: bool) -> Result<()> {
+fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<String>>, iters: u32, json: bool, tb: bool) -> Result<()> {
     use matbridge::cli_matmul::*;
     use matbridge::matmul::api::Matbridge;
     let mb = Matbridge::new(&device_choice(device))?;
@@ -257,7 +260,7 @@ fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<Str
     for &(dtype, acc) in &types {
         for &s in &sizes {
             bar.set_message(format!("{dtype} {s}"));
-            let options = MatmulOptions { m: s, n: s, k: s, batch: 1, dtype, acc, out: None, ta: false, tb: false, iters, check: s <= 2048 };
+            let options = MatmulOptions { m: s, n: s, k: s, batch: 1, dtype, acc, out: None, ta: false, tb, iters, check: s <= 2048 };
             match run_matmul(&mb, &options) {
                 Ok(r) => {
                     if !json {

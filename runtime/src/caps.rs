@@ -11,6 +11,8 @@ pub(crate) struct PhysicalInfo {
     pub handle: vk::PhysicalDevice,
     pub caps: DeviceCaps,
     pub api_version: u32,
+    /// VK_KHR_pipeline_executable_properties is available (compiler statistics per pipeline).
+    pub pipeline_statistics: bool,
 }
 
 pub(crate) const BFLOAT16_EXT: &CStr = c"VK_KHR_shader_bfloat16";
@@ -188,5 +190,6 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
             timestamp_period_ns: l.timestamp_period,
         },
     };
-    PhysicalInfo { handle, caps, api_version: api }
+    let pipeline_statistics = has_ext(ash::khr::pipeline_executable_properties::NAME);
+    PhysicalInfo { handle, caps, api_version: api, pipeline_statistics }
 }

@@ -92,6 +92,9 @@ pub struct EnabledFeatures {
     pub integer_dot_product: bool,
     pub cooperative_matrix: bool,
     pub bfloat16: bool,
+    /// Compiler statistics are captured and logged per pipeline (`MATBRIDGE_PIPELINE_STATS=1`
+    /// on a device with VK_KHR_pipeline_executable_properties).
+    pub pipeline_statistics: bool,
 }
 
 pub(crate) struct DeviceShared {
@@ -292,6 +295,7 @@ impl Context {
             integer_dot_product: caps.integer_dot_product,
             cooperative_matrix: caps.has_cooperative_matrix(),
             bfloat16: caps.shader_bfloat16 && caps.has_cooperative_matrix(),
+            pipeline_statistics: info.pipeline_statistics && std::env::var("MATBRIDGE_PIPELINE_STATS").is_ok_and(|v| v == "1"),
         };
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
         let core = vk::PhysicalDeviceFeatures::default().shader_int16(enabled.int16).shader_int64(enabled.int64);
@@ -311,6 +315,7 @@ impl Context {
             // Required by every Vulkan 1.3 device; modules sized by `LocalSizeId` need it.
             .maintenance4(true);
         let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(true);
+        let mut exec_props = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default().pipeline_executable_info(true);
         let mut ext_names: Vec<*const i8> = Vec::new();
         let priorities = [1.0f32];
         let queue_info = [vk::DeviceQueueCreateInfo::default().queue_family_index(queue_family).queue_priorities(&priorities)];
@@ -323,6 +328,10 @@ impl Context {
         if enabled.cooperative_matrix {
             ext_names.push(ash::khr::cooperative_matrix::NAME.as_ptr());
             info_ci = info_ci.push_next(&mut coop);
+        }
+        if enabled.pipeline_statistics {
+            ext_names.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+            info_ci = info_ci.push_next(&mut exec_props);
         }
         let mut bf16 = caps::Bfloat16Features::default();
         if enabled.bfloat16 {

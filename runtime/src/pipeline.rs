@@ -221,7 +221,10 @@ impl Context {
             subgroup.required_subgroup_size = size;
             stage = stage.push_next(&mut subgroup).flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
         }
-        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(partial.layout)];
+        let mut info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(partial.layout)];
+        if shared.enabled.pipeline_statistics {
+            info[0] = info[0].flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR);
+        }
         // SAFETY: all referenced objects are alive; the cache belongs to this device.
         let created = unsafe { device.create_compute_pipelines(shared.pipeline_cache, &info, None) };
         let raw = match created {
@@ -240,11 +243,47 @@ impl Context {
             push_constant_bytes: desc.push_constant_bytes,
             label: desc.label.to_string(),
         };
+        if shared.enabled.pipeline_statistics {
+            log_statistics(shared, raw, desc.label);
+        }
         // Ownership of layout and set layout moved into `pipeline`; only the module is dropped.
         partial.layout = vk::PipelineLayout::null();
         partial.set_layout = vk::DescriptorSetLayout::null();
         drop(partial);
         self.check_validation()?;
         Ok(pipeline)
+    }
+}
+
+/// Logs the driver's compiler statistics for `pipeline` (registers, spills, shared memory: names
+/// and meanings are the driver's) at info level.
+fn log_statistics(shared: &DeviceShared, pipeline: vk::Pipeline, label: &str) {
+    let ext = ash::khr::pipeline_executable_properties::Device::new(&shared.instance.raw, &shared.raw);
+    let info = vk::PipelineInfoKHR::default().pipeline(pipeline);
+    // SAFETY: the extension and its feature were enabled at device creation and the pipeline was
+    // created with CAPTURE_STATISTICS_KHR.
+    let Ok(executables) = (unsafe { ext.get_pipeline_executable_properties(&info) }) else { return };
+    for index in 0..executables.len() as u32 {
+        let exec = vk::PipelineExecutableInfoKHR::default().pipeline(pipeline).executable_index(index);
+        // SAFETY: as above; the index is below the reported executable count.
+        let Ok(stats) = (unsafe { ext.get_pipeline_executable_statistics(&exec) }) else { continue };
+        let text: Vec<String> = stats
+            .iter()
+            .map(|s| {
+                let name = s.name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                // SAFETY: the union member read is the one `format` names.
+                let value = unsafe {
+                    match s.format {
+                        vk::PipelineExecutableStatisticFormatKHR::BOOL32 => (s.value.b32 != 0).to_string(),
+                        vk::PipelineExecutableStatisticFormatKHR::INT64 => s.value.i64.to_string(),
+                        vk::PipelineExecutableStatisticFormatKHR::UINT64 => s.value.u64.to_string(),
+                        vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => s.value.f64.to_string(),
+                        _ => "?".into(),
+                    }
+                };
+                format!("{name}={value}")
+            })
+            .collect();
+        log::info!("pipeline statistics {label}: {}", text.join(", "));
     }
 }

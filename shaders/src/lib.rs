@@ -14,3 +14,5 @@ pub fn spirv(name: &str) -> Option<Vec<u32>> {
 pub fn names() -> impl Iterator<Item = &'static str> {
     KERNELS.iter().map(|(n, _)| *n)
 }
+
+include!("coop_configs.rs");

@@ -108,6 +108,24 @@ impl Matbridge {
         Matbridge { backend: Backend::Gpu(Gpu::new(ctx)) }
     }
 
+    /// Labels of the cooperative-matrix tile configurations the device can run for `desc`'s
+    /// input and accumulator types (empty on the CPU or without cooperative matrices).
+    pub fn coop_configs(&self, desc: &MatmulDesc) -> Vec<String> {
+        match &self.backend {
+            Backend::Gpu(g) => super::coop::config_labels(g, desc),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Pins the cooperative-matrix tile configuration to `label` (one of
+    /// [`Matbridge::coop_configs`]) instead of the autotuner's choice; `None` returns to the
+    /// autotuner. A label that does not fit a later problem makes that matmul an error.
+    pub fn set_coop_config(&self, label: Option<&str>) {
+        if let Backend::Gpu(g) = &self.backend {
+            g.set_coop_override(label);
+        }
+    }
+
     pub fn cpu() -> Matbridge {
         Matbridge { backend: Backend::Cpu }
     }

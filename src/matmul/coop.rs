@@ -1,18 +1,25 @@
 //! The cooperative-matrix path.
 //!
-//! The kernels (`shaders/glsl/coop_matmul.comp`) are written against SPV_NV_cooperative_matrix
-//! and translated by matbridge's own translator for the device at first use, so the device's
-//! capability struct decides what runs: a kernel is used only when the device lists its MMA
-//! shape (16x16x16 f16 or bf16 with f32 or f16 accumulators, 16x16x32 s8 -> s32 or u8 -> u32)
-//! and the operands are
-//! laid out with a contiguous dimension whose extent, leading dimension and batch stride are
-//! multiples of the 16-byte vector the kernel loads. The tile configuration (128x256 or 128x128
-//! per workgroup) is chosen by [`super::tune`].
+//! The kernels (`shaders/glsl/coop_gemm.comp`, one SPIR-V module per kernel family and tile
+//! configuration, see `matbridge_shaders::COOP_CONFIGS`) are written against
+//! SPV_NV_cooperative_matrix and translated by matbridge's own translator for the device at first
+//! use, so the device's capability struct decides what runs: a configuration is a candidate only
+//! when the device lists its MMA shape (16x16 or 16x8 by 16 for f16 or bf16 with f32 or f16
+//! accumulators, by 32 for s8 -> s32 and u8 -> u32), has the shared memory and invocations it
+//! declares, and the operands are laid out with a contiguous dimension whose extent, leading
+//! dimension and batch stride are multiples of the 16-byte vector the kernel loads. Among the
+//! candidates the autotuner ([`super::tune`]) measures and remembers the fastest per device,
+//! kernel, operand layout and size class.
+//!
+//! 16-bit outputs are written by the kernel itself as packed pairs when C's rows are contiguous
+//! and even in length, stride and batch stride; otherwise through the f32 scratch buffer and the
+//! packing epilogue.
 
-use super::gpu::{Gpu, Plan};
+use super::gpu::{Gpu, Plan, Slot};
 use super::{AccType, DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
 use matbridge_runtime::SpecConstant;
+use matbridge_shaders::{CoopConfig, COOP_CONFIGS};
 use matbridge_translator::profile::ComponentType as T;
 
 #[repr(C)]
@@ -29,18 +36,33 @@ struct CoopParams {
     c: [u32; 3],
     alpha: f32,
     beta: f32,
+    group_m: u32,
 }
 
-/// Kernel name, MMA shape row it needs, elements per 16-byte vector.
-fn kernel_for(desc: &MatmulDesc) -> Option<(&'static str, (u32, u32, u32, T, T), u32)> {
+/// Tile rows per rasterisation group (consecutive workgroups walk this many tile rows column by
+/// column, so that they share A and B panels in L2).
+const GROUP_M: u32 = 8;
+
+/// A kernel family: its name, the element and accumulator component types of its MMA, K of the
+/// MMA shape and the elements per 16-byte vector.
+struct Family {
+    name: &'static str,
+    ab: T,
+    acc: T,
+    k: u32,
+    vec: u32,
+}
+
+fn family_for(desc: &MatmulDesc) -> Option<Family> {
+    let f = |name, ab, acc, k, vec| Some(Family { name, ab, acc, k, vec });
     match (desc.dtype, desc.acc) {
-        (DType::F16, AccType::F32) => Some(("coop_matmul_f16_f32", (16, 16, 16, T::F16, T::F32), 8)),
-        (DType::F16, AccType::F16) => Some(("coop_matmul_f16_f16", (16, 16, 16, T::F16, T::F16), 8)),
-        (DType::S8, AccType::S32) => Some(("coop_matmul_s8_s32", (16, 16, 32, T::S8, T::S32), 16)),
+        (DType::F16, AccType::F32) => f("f16_f32", T::F16, T::F32, 16, 8),
+        (DType::F16, AccType::F16) => f("f16_f16", T::F16, T::F16, 16, 8),
+        // The f16 kernels with their 16-bit float type retyped to bf16 (see `retype_f16_to_bf16`).
+        (DType::Bf16, AccType::F32) => f("f16_f32", T::Bf16, T::F32, 16, 8),
+        (DType::S8, AccType::S32) => f("s8_s32", T::S8, T::S32, 32, 16),
         // u8 x u8 accumulates in u32, whose bits are the wrapped s32 result.
-        (DType::U8, AccType::S32) => Some(("coop_matmul_u8_s32", (16, 16, 32, T::U8, T::U32), 16)),
-        // The f16 kernel with its 16-bit float type retyped to bf16 (see `retype_f16_to_bf16`).
-        (DType::Bf16, AccType::F32) => Some(("coop_matmul_f16_f32", (16, 16, 16, T::Bf16, T::F32), 8)),
+        (DType::U8, AccType::S32) => f("u8_s32", T::U8, T::U32, 32, 16),
         _ => None,
     }
 }
@@ -58,8 +80,48 @@ fn vector_layout(s: &Strides, rows: usize, cols: usize, vec: usize) -> Option<(b
     }
 }
 
-/// Tile configurations the autotuner chooses between: (name, kernel suffix, N per workgroup).
-const TILES: [(&str, &str, u32); 2] = [("128x256 (8 subgroups of 64x64)", "", 256), ("128x128 (8 subgroups of 64x32)", "_narrow", 128)];
+/// The configurations of `family` this device can run.
+fn candidates(gpu: &Gpu, family: &Family) -> Vec<&'static CoopConfig> {
+    let caps = gpu.ctx.caps();
+    COOP_CONFIGS
+        .iter()
+        .filter(|c| c.families.contains(&family.name))
+        .filter(|c| caps.find_coop_shape(16, c.ln, family.k, family.ab, family.ab, family.acc, family.acc).is_some())
+        .filter(|c| c.shared_bytes(family.vec) <= caps.limits.max_shared_memory_size && c.threads() <= caps.limits.max_workgroup_invocations)
+        .collect()
+}
+
+/// How the kernel writes C (specialization constant `OUT_MODE`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum OutMode {
+    /// 32-bit words: f32 or s32 results, or the f32 scratch of the packing epilogue.
+    Words,
+    /// Pairs of f16 (1) or bf16 (2) packed into 32-bit words of C.
+    Pairs(u32),
+}
+
+fn out_mode(desc: &MatmulDesc, c: &Strides) -> OutMode {
+    let code = match desc.out {
+        DType::F16 => 1,
+        DType::Bf16 => 2,
+        _ => return OutMode::Words,
+    };
+    let even = |v: usize| v % 2 == 0;
+    if c.col == 1 && even(c.row) && (desc.batch == 1 || even(c.batch)) && even(desc.n) {
+        OutMode::Pairs(code)
+    } else {
+        OutMode::Words
+    }
+}
+
+/// Labels of the configurations this device can run for `desc`'s kernel family (empty when it
+/// has no cooperative-matrix kernel for them).
+pub fn config_labels(gpu: &Gpu, desc: &MatmulDesc) -> Vec<String> {
+    match family_for(desc) {
+        Some(family) if gpu.ctx.caps().subgroup_size == 32 => candidates(gpu, &family).iter().map(|c| c.label()).collect(),
+        _ => Vec::new(),
+    }
+}
 
 /// A cooperative-matrix plan, or `None` when the device or the operand layout does not fit. The
 /// tile configuration comes from the autotuner (measured on the first problem of its kind).
@@ -68,22 +130,45 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
         return Ok(None);
     }
     let caps = gpu.ctx.caps();
-    let Some((name, (m, n, k, ab, acc), vec)) = kernel_for(desc) else { return Ok(None) };
-    if caps.find_coop_shape(m, n, k, ab, ab, acc, acc).is_none() || caps.subgroup_size != 32 {
+    let Some(family) = family_for(desc) else { return Ok(None) };
+    if caps.subgroup_size != 32 {
         return Ok(None);
     }
-    let vec = vec as usize;
+    let configs = candidates(gpu, &family);
+    if configs.is_empty() {
+        return Ok(None);
+    }
+    let vec = family.vec as usize;
     // op(A) is m x k: row-major here means k contiguous.
     let (Some((a_cm, a_ld)), Some((b_cm_n, b_ld))) = (vector_layout(&r.a, desc.m, desc.k, vec), vector_layout(&r.b, desc.k, desc.n, vec)) else {
         return Ok(None);
     };
     // For B (k x n) "row-major" means n contiguous; the kernel's B_COLMAJOR means k contiguous.
     let layout = Layout { a_cm, a_ld, b_colmajor: b_cm_n, b_ld };
-    let size_class = if desc.m.max(desc.n) <= 1024 { "small" } else { "large" };
-    let key = format!("{}|{}|{name}|{}|a{}b{}|{size_class}", caps.name, caps.driver_version, desc.dtype, u8::from(a_cm), u8::from(b_cm_n));
-    let names: Vec<&str> = TILES.iter().map(|t| t.0).collect();
-    let choice = gpu.tuner.choose(&key, &names, |tile| measure(gpu, desc, r, name, &layout, tile))?;
-    build(gpu, desc, r, name, &layout, &choice)
+    let size_class = match desc.m.max(desc.n) {
+        0..=1024 => "small",
+        1025..=3072 => "medium",
+        _ => "large",
+    };
+    let key = format!("{}|{}|{}|{}|a{}b{}|{size_class}", caps.name, caps.driver_version, family.name, desc.dtype, u8::from(a_cm), u8::from(b_cm_n));
+    let labels: Vec<String> = configs.iter().map(|c| c.label()).collect();
+    let names: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let find = |label: &str| configs.iter().copied().find(|c| c.label() == label);
+    let forced = gpu.coop_override.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    if let Some(label) = forced {
+        return match find(&label) {
+            Some(config) => build(gpu, desc, r, &family, &layout, config),
+            None => Err(crate::error::Error::Invalid(format!("cooperative-matrix configuration {label} is not one of {names:?} for this device and problem"))),
+        };
+    }
+    let choice = gpu.tuner.choose(&key, &names, |label| match find(label) {
+        Some(config) => measure(gpu, desc, r, &family, &layout, config),
+        None => Ok(f64::INFINITY),
+    })?;
+    match find(&choice) {
+        Some(config) => build(gpu, desc, r, &family, &layout, config),
+        None => Ok(None),
+    }
 }
 
 /// Operand addressing the kernel is specialised for.
@@ -94,28 +179,36 @@ struct Layout {
     b_ld: usize,
 }
 
-/// Times one tile configuration on zero-filled operands of the problem's size.
-fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, name: &str, layout: &Layout, tile: &str) -> Result<f64> {
-    let Some(plan) = build(gpu, desc, r, name, layout, tile)? else { return Ok(f64::INFINITY) };
+/// Times one tile configuration on (uninitialised) operands of the problem's size.
+fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: &CoopConfig) -> Result<f64> {
+    let Some(plan) = build(gpu, desc, r, family, layout, config)? else { return Ok(f64::INFINITY) };
     let bytes = |len: usize, dtype: DType| ((len * dtype.size()).next_multiple_of(16).max(16)) as u64;
     let kind = matbridge_runtime::MemoryKind::DeviceLocal;
     let a = gpu.ctx.create_buffer(bytes(r.a.len, desc.dtype), kind, "tune A")?;
     let b = gpu.ctx.create_buffer(bytes(r.b.len, desc.dtype), kind, "tune B")?;
     let c = gpu.ctx.create_buffer(bytes(r.c.len, desc.out), kind, "tune C")?;
-    gpu.execute(&plan, &a, &b, &c, 1)?;
-    gpu.execute(&plan, &a, &b, &c, 3)
+    // GPUs clock down while the host compiles the candidate: run ~30 ms before timing ~20 ms, so
+    // that every candidate is measured at the clocks a sustained workload gets.
+    let once = gpu.execute(&plan, &a, &b, &c, 1)?.max(1e-6);
+    let iters = |seconds: f64| (seconds / once).clamp(2.0, 500.0) as u32;
+    gpu.execute(&plan, &a, &b, &c, iters(0.03))?;
+    gpu.execute(&plan, &a, &b, &c, iters(0.02))
 }
 
-fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, name: &str, layout: &Layout, tile: &str) -> Result<Option<Plan>> {
+fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: &CoopConfig) -> Result<Option<Plan>> {
     let caps = gpu.ctx.caps();
-    let Some(&(tile_name, suffix, bn)) = TILES.iter().find(|t| t.0 == tile) else { return Ok(None) };
-    let Some((_, (m, n, k, ab, acc), _)) = kernel_for(desc) else { return Ok(None) };
-    let kernel = format!("{name}{suffix}");
-    let bf16 = desc.dtype == DType::Bf16;
-    let key = format!("{kernel}_a{}_b{}{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor), if bf16 { "_bf16" } else { "" });
+    let kernel = config.kernel(family.name);
+    let bf16 = family.ab == T::Bf16;
+    let mode = out_mode(desc, &r.c);
+    let mode_code = match mode {
+        OutMode::Words => 0,
+        OutMode::Pairs(code) => code,
+    };
+    let key = format!("{kernel}_a{}_b{}_o{mode_code}{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor), if bf16 { "_bf16" } else { "" });
     let post: Option<fn(Vec<u32>) -> Result<Vec<u32>>> = if bf16 { Some(retype_f16_to_bf16) } else { None };
-    let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &[SpecConstant::u32(0, layout.a_cm.into()), SpecConstant::u32(1, layout.b_colmajor.into())], post)?;
-    let half_out = matches!(desc.out, DType::F16 | DType::Bf16);
+    let spec = [SpecConstant::u32(0, layout.a_cm.into()), SpecConstant::u32(1, layout.b_colmajor.into()), SpecConstant::u32(2, mode_code)];
+    let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
+    let scratch_out = mode == OutMode::Words && matches!(desc.out, DType::F16 | DType::Bf16);
     let params = CoopParams {
         m: desc.m as u32,
         n: desc.n as u32,
@@ -127,16 +220,34 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, name: &str, layout: &Layout
         b_batch: r.b.batch as u32,
         c: [r.c.row as u32, r.c.col as u32, r.c.batch as u32],
         alpha: desc.alpha,
-        beta: if half_out { 0.0 } else { desc.beta },
+        beta: if scratch_out { 0.0 } else { desc.beta },
+        group_m: GROUP_M,
     };
     let max = caps.limits.max_workgroup_count;
-    let groups = [params.n.div_ceil(bn), params.m.div_ceil(128), params.batch];
+    let groups = [params.n.div_ceil(config.bn), params.m.div_ceil(config.bm), params.batch];
     if (0..3).any(|i| groups[i] > max[i]) {
         return Ok(None);
     }
-    let shape = format!("{m}x{n}x{k} {ab}->{acc}");
-    let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile: tile_name.into() });
-    gpu.push_gemm(&mut plan, pipeline, bytemuck::bytes_of(&params), groups, desc, r)?;
+    let shape = format!("16x{}x{} {}->{}", config.ln, family.k, family.ab, family.acc);
+    let tile = format!(
+        "{}x{}x{} ({}x{} subgroups of {}x{}, {} stage{})",
+        config.bm,
+        config.bn,
+        config.bk,
+        config.warps_m,
+        config.warps_n,
+        config.bm / config.warps_m,
+        config.bn / config.warps_n,
+        config.stages,
+        if config.stages > 1 { "s" } else { "" }
+    );
+    let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
+    if mode == OutMode::Words {
+        gpu.push_gemm(&mut plan, pipeline, bytemuck::bytes_of(&params), groups, desc, r)?;
+    } else {
+        let params = plan.own(gpu.params_buffer(bytemuck::bytes_of(&params))?);
+        plan.step(pipeline, vec![Slot::A, Slot::B, Slot::C, params], groups);
+    }
     Ok(Some(plan))
 }
 

@@ -23,6 +23,9 @@ pub struct Gpu {
     plans: Mutex<HashMap<String, Arc<Mutex<Plan>>>>,
     /// Tile choices, measured on first use and remembered on disk.
     pub tuner: super::tune::Tuner,
+    /// A cooperative-matrix configuration label that replaces the tuner's choice (see
+    /// [`super::api::Matbridge::set_coop_config`]).
+    pub(crate) coop_override: Mutex<Option<String>>,
 }
 
 /// Plans kept per device before the cache is cleared.
@@ -93,7 +96,7 @@ fn u32s(v: usize, what: &str) -> Result<u32> {
 
 impl Gpu {
     pub fn new(ctx: Context) -> Gpu {
-        Gpu { ctx, pipelines: Mutex::new(HashMap::new()), plans: Mutex::new(HashMap::new()), tuner: super::tune::Tuner::load() }
+        Gpu { ctx, pipelines: Mutex::new(HashMap::new()), plans: Mutex::new(HashMap::new()), tuner: super::tune::Tuner::load(), coop_override: Mutex::new(None) }
     }
 
     /// A cached pipeline for a built-in (naga-compiled) kernel.
@@ -147,7 +150,13 @@ impl Gpu {
         Ok(p)
     }
 
-    /// Chooses kernels for `desc` and prepares their push constants.
+    /// Pins the cooperative-matrix configuration (or returns to the tuner's choice) and forgets
+    /// the plans made so far.
+    pub fn set_coop_override(&self, label: Option<&str>) {
+        *self.coop_override.lock().unwrap_or_else(|p| p.into_inner()) = label.map(str::to_string);
+        self.plans.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
     /// The cached plan for `desc`, made on first use.
     pub fn cached_plan(&self, desc: &MatmulDesc, r: &Resolved) -> Result<Arc<Mutex<Plan>>> {
         let key = format!("{desc:?}");

@@ -1,0 +1,273 @@
+#version 450
+// Cooperative-matrix GEMM written against SPV_NV_cooperative_matrix; matbridge translates it to
+// SPV_KHR_cooperative_matrix for the device at pipeline creation.
+//
+//   C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b]      (any M, N, K, batch and strides)
+//
+// Structure (one workgroup = one BM x BN tile of C, WARPS_M x WARPS_N subgroups of WM x WN):
+// - Operands are read from global memory 16 bytes at a time into registers, one K step (BK)
+//   ahead of the math, and written to padded shared-memory tiles (one 16-byte vector of padding
+//   per line keeps the fragment loads free of bank conflicts). With STAGES = 2 the shared tiles
+//   are double-buffered and each K step has a single barrier; STAGES = 1 uses one buffer and two.
+// - Each subgroup loads its TM A fragments once per MMA K step and streams TN B fragments.
+// - Workgroups are rasterised in groups of `group_m` tile rows so that consecutive workgroups
+//   share A and B panels in L2.
+// - The epilogue converts each accumulator tile to f32 (or keeps s32), stages it in a per-subgroup
+//   shared slot and writes it with alpha/beta: 32-bit words (f32 / s32), or pairs of f16/bf16
+//   packed into 32-bit words (OUT_MODE 1/2; the host guarantees even N, row stride and batch
+//   stride and a contiguous row, so pairs never straddle rows).
+//
+// Layouts by specialization constant: A_COLMAJOR (m contiguous, else k), B_COLMAJOR (k
+// contiguous, else n). The contiguous extent of each operand, its leading dimension and batch
+// stride must be multiples of the 16-byte vector (checked on the host); M/N/K edges are
+// zero-filled per vector.
+//
+// Build defines: ELEM_F16, ELEM_S8 or ELEM_U8; ACC_F16 (f16 accumulators, else f32/s32/u32);
+// tile: BM, BN, BK, WARPS_M, WARPS_N, LN (MMA N: 16 or 8), STAGES (1 or 2).
+// (u8 accumulates in u32, whose bits are the wrapped s32 result.)
+#ifdef ELEM_U8
+#define ELEM_S8
+#endif
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_EXT_control_flow_attributes : enable
+#ifdef ELEM_S8
+#extension GL_NV_integer_cooperative_matrix : require
+#endif
+
+#ifdef ELEM_S8
+#define VEC 16   // int8 per uvec4
+#define LK 32
+#ifdef ELEM_U8
+#define ATYPE ucoopmatNV<8, gl_ScopeSubgroup, 16, LK>
+#define BTYPE ucoopmatNV<8, gl_ScopeSubgroup, LK, LN>
+#define CTYPE ucoopmatNV<32, gl_ScopeSubgroup, 16, LN>
+#else
+#define ATYPE icoopmatNV<8, gl_ScopeSubgroup, 16, LK>
+#define BTYPE icoopmatNV<8, gl_ScopeSubgroup, LK, LN>
+#define CTYPE icoopmatNV<32, gl_ScopeSubgroup, 16, LN>
+#endif
+#else
+#define VEC 8    // f16 per uvec4
+#define LK 16
+#define ATYPE fcoopmatNV<16, gl_ScopeSubgroup, 16, LK>
+#define BTYPE fcoopmatNV<16, gl_ScopeSubgroup, LK, LN>
+#ifdef ACC_F16
+#define CTYPE fcoopmatNV<16, gl_ScopeSubgroup, 16, LN>
+#else
+#define CTYPE fcoopmatNV<32, gl_ScopeSubgroup, 16, LN>
+#endif
+#endif
+
+// The accumulator as a 32-bit matrix for staging.
+#ifdef ACC_F16
+#define STAGED(x) fcoopmatNV<32, gl_ScopeSubgroup, 16, LN>(x)
+#else
+#define STAGED(x) (x)
+#endif
+
+#define WM (BM / WARPS_M)
+#define WN (BN / WARPS_N)
+#define TM (WM / 16u)
+#define TN (WN / LN)
+#define WARPS (WARPS_M * WARPS_N)
+#define THREADS (WARPS * 32)
+#if (BM % (WARPS_M * 16)) != 0 || (BN % (WARPS_N * LN)) != 0 || (BK % LK) != 0
+#error tile does not divide into subgroup tiles and MMA steps
+#endif
+
+layout(local_size_x = THREADS) in;
+layout(constant_id = 0) const bool A_COLMAJOR = false;
+layout(constant_id = 1) const bool B_COLMAJOR = false;
+layout(constant_id = 2) const uint OUT_MODE = 0;   // 0: 32-bit words, 1: f16 pairs, 2: bf16 pairs
+
+layout(set = 0, binding = 0) readonly buffer ABuf { uvec4 a[]; };
+layout(set = 0, binding = 1) readonly buffer BBuf { uvec4 b[]; };
+layout(set = 0, binding = 2) buffer CBuf { uint c[]; };
+layout(set = 0, binding = 3) readonly buffer Params {
+    uint M, N, K, batch;
+    uint a_ld, a_batch;   // in elements: leading dimension and batch stride of the stored A
+    uint b_ld, b_batch;
+    uint c_row, c_col, c_batch;
+    float alpha, beta;
+    uint group_m;         // tile rows per rasterisation group
+} p;
+
+// Shared tiles in uvec4 units, one vector of padding per line.
+// A row-major: BM lines of BK elements; column-major: BK lines of BM elements.
+// B row-major (n contiguous): BK lines of BN; column-major: BN lines of BK.
+const uint A_LINE_VECS = A_COLMAJOR ? BM / VEC : BK / VEC;
+const uint B_LINE_VECS = B_COLMAJOR ? BK / VEC : BN / VEC;
+const uint A_PITCH = A_LINE_VECS + 1u;
+const uint B_PITCH = B_LINE_VECS + 1u;
+const uint A_STAGE = A_COLMAJOR ? BK * A_PITCH : BM * A_PITCH;
+const uint B_STAGE = B_COLMAJOR ? BN * B_PITCH : BK * B_PITCH;
+shared uvec4 As[A_STAGE * STAGES];
+shared uvec4 Bs[B_STAGE * STAGES];
+// Epilogue staging: one 16 x LN 32-bit tile per subgroup.
+#define STAGE_VECS (16u * LN / 4u)
+shared uvec4 Cs[WARPS * STAGE_VECS];
+
+const uint A_PER_THREAD = BM * BK / VEC / THREADS;
+const uint B_PER_THREAD = BK * BN / VEC / THREADS;
+#if ((BM * BK / VEC) % THREADS) != 0 || ((BK * BN / VEC) % THREADS) != 0
+#error tile vectors do not divide among the invocations
+#endif
+
+// Loads vector v of the A tile at (m0, k0); zero outside the matrix. `slot` is its shared index.
+uvec4 load_a(uint base, uint m0, uint k0, uint v, out uint slot) {
+    uint line = v / A_LINE_VECS, x = v % A_LINE_VECS;
+    slot = line * A_PITCH + x;
+    uint m = A_COLMAJOR ? m0 + x * VEC : m0 + line;
+    uint k = A_COLMAJOR ? k0 + line : k0 + x * VEC;
+    if (m >= p.M || k >= p.K) return uvec4(0);
+    return a[(base + (A_COLMAJOR ? k * p.a_ld + m : m * p.a_ld + k)) / VEC];
+}
+
+uvec4 load_b(uint base, uint n0, uint k0, uint v, out uint slot) {
+    uint line = v / B_LINE_VECS, x = v % B_LINE_VECS;
+    slot = line * B_PITCH + x;
+    uint n = B_COLMAJOR ? n0 + line : n0 + x * VEC;
+    uint k = B_COLMAJOR ? k0 + x * VEC : k0 + line;
+    if (n >= p.N || k >= p.K) return uvec4(0);
+    return b[(base + (B_COLMAJOR ? n * p.b_ld + k : k * p.b_ld + n)) / VEC];
+}
+
+// Round-to-nearest-even f32 -> bf16 bits (NaN stays NaN).
+uint to_bf16(float x) {
+    uint bits = floatBitsToUint(x);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return (bits >> 16u) | 0x40u;
+    return (bits + 0x7fffu + ((bits >> 16u) & 1u)) >> 16u;
+}
+
+vec2 unpack_out(uint w) {
+    return OUT_MODE == 1u ? unpackHalf2x16(w) : vec2(uintBitsToFloat(w << 16u), uintBitsToFloat(w & 0xffff0000u));
+}
+
+uint pack_out(vec2 v) {
+    return OUT_MODE == 1u ? packHalf2x16(v) : (to_bf16(v.x) | (to_bf16(v.y) << 16u));
+}
+
+uint staged_bits(uint base, uint e) {
+    return Cs[base + e / 4u][e % 4u];
+}
+
+float staged(uint base, uint e) {
+    return uintBitsToFloat(staged_bits(base, e));
+}
+
+void main() {
+    uint tid = gl_LocalInvocationID.x;
+    uint warp = tid / 32u;
+    uint lane = tid % 32u;
+    uint bt = gl_WorkGroupID.z;
+
+    // Grouped rasterisation: walk `group_m` tile rows column by column.
+    uint tiles_n = gl_NumWorkGroups.x;
+    uint tiles_m = gl_NumWorkGroups.y;
+    uint pid = gl_WorkGroupID.y * tiles_n + gl_WorkGroupID.x;
+    uint gm = max(p.group_m, 1u);
+    uint group = pid / (gm * tiles_n);
+    uint first_m = group * gm;
+    uint rows = min(tiles_m - first_m, gm);
+    uint in_group = pid - group * gm * tiles_n;
+    uint m0 = (first_m + in_group % rows) * BM;
+    uint n0 = (in_group / rows) * BN;
+
+    uint wm = (warp / WARPS_N) * WM;
+    uint wn = (warp % WARPS_N) * WN;
+    uint abase = bt * p.a_batch;
+    uint bbase = bt * p.b_batch;
+
+    CTYPE acc[TM][TN];
+    [[unroll]] for (uint i = 0; i < TM; i++) {
+        [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = CTYPE(0.0);
+    }
+
+    uvec4 ra[A_PER_THREAD];
+    uvec4 rb[B_PER_THREAD];
+    uint sa[A_PER_THREAD];
+    uint sb[B_PER_THREAD];
+    [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) ra[q] = load_a(abase, m0, 0u, tid + q * THREADS, sa[q]);
+    [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) rb[q] = load_b(bbase, n0, 0u, tid + q * THREADS, sb[q]);
+    [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) As[sa[q]] = ra[q];
+    [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) Bs[sb[q]] = rb[q];
+    barrier();
+
+    uint ktiles = (p.K + BK - 1u) / BK;
+    for (uint kt = 0; kt < ktiles; kt++) {
+        bool more = kt + 1u < ktiles;
+        uint k_next = (kt + 1u) * BK;
+        if (more) {
+            [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) ra[q] = load_a(abase, m0, k_next, tid + q * THREADS, sa[q]);
+            [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) rb[q] = load_b(bbase, n0, k_next, tid + q * THREADS, sb[q]);
+        }
+        uint sA = (kt % STAGES) * A_STAGE;
+        uint sB = (kt % STAGES) * B_STAGE;
+        [[unroll]] for (uint kk = 0; kk < BK; kk += LK) {
+            ATYPE fa[TM];
+            [[unroll]] for (uint i = 0; i < TM; i++) {
+                uint m = wm + i * 16u;
+                coopMatLoadNV(fa[i], As, sA + (A_COLMAJOR ? kk * A_PITCH + m / VEC : m * A_PITCH + kk / VEC), A_PITCH, A_COLMAJOR);
+            }
+            [[unroll]] for (uint j = 0; j < TN; j++) {
+                uint n = wn + j * LN;
+                BTYPE fb;
+                coopMatLoadNV(fb, Bs, sB + (B_COLMAJOR ? n * B_PITCH + kk / VEC : kk * B_PITCH + n / VEC), B_PITCH, B_COLMAJOR);
+                [[unroll]] for (uint i = 0; i < TM; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
+            }
+        }
+#if STAGES == 1
+        barrier();
+#endif
+        if (more) {
+            uint tA = ((kt + 1u) % STAGES) * A_STAGE;
+            uint tB = ((kt + 1u) % STAGES) * B_STAGE;
+            [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) As[tA + sa[q]] = ra[q];
+            [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) Bs[tB + sb[q]] = rb[q];
+        }
+        barrier();
+    }
+
+    // Epilogue: one 16 x LN tile at a time through this subgroup's staging slot.
+    uint stage = warp * STAGE_VECS;
+    uint cbase = bt * p.c_batch;
+    [[unroll]] for (uint i = 0; i < TM; i++) {
+        [[unroll]] for (uint j = 0; j < TN; j++) {
+            coopMatStoreNV(STAGED(acc[i][j]), Cs, stage, LN / 4u, false);
+            subgroupBarrier();
+            uint gi0 = m0 + wm + i * 16u;
+            uint gj0 = n0 + wn + j * LN;
+            if (OUT_MODE == 0u) {
+                [[unroll]] for (uint e = lane; e < 16u * LN; e += 32u) {
+                    uint gi = gi0 + e / LN, gj = gj0 + e % LN;
+                    if (gi < p.M && gj < p.N) {
+                        uint ci = cbase + gi * p.c_row + gj * p.c_col;
+#ifdef ELEM_S8
+                        int v = int(p.alpha) * int(staged_bits(stage, e));
+                        if (p.beta != 0.0) v += int(p.beta) * int(c[ci]);
+                        c[ci] = uint(v);
+#else
+                        float v = p.alpha * staged(stage, e);
+                        if (p.beta != 0.0) v += p.beta * uintBitsToFloat(c[ci]);
+                        c[ci] = floatBitsToUint(v);
+#endif
+                    }
+                }
+            } else {
+                [[unroll]] for (uint e = lane * 2u; e < 16u * LN; e += 64u) {
+                    uint gi = gi0 + e / LN, gj = gj0 + e % LN;
+                    if (gi < p.M && gj < p.N) {
+                        uint w = (cbase + gi * p.c_row + gj) / 2u;
+                        vec2 v = p.alpha * vec2(staged(stage, e), staged(stage, e + 1u));
+                        if (p.beta != 0.0) v += p.beta * unpack_out(c[w]);
+                        c[w] = pack_out(v);
+                    }
+                }
+            }
+            subgroupBarrier();
+        }
+    }
+}

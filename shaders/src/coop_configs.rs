@@ -1,0 +1,87 @@
+// The cooperative-matrix GEMM variants built from `glsl/coop_gemm.comp`. Included both by
+// `build.rs` (which compiles one SPIR-V module per family and configuration) and by the library
+// (which the matmul planner and autotuner read), so the two can never disagree.
+
+/// One compiled tile configuration of `coop_gemm.comp` (see the defines documented there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoopConfig {
+    /// Rows of C per workgroup.
+    pub bm: u32,
+    /// Columns of C per workgroup.
+    pub bn: u32,
+    /// K elements per shared-memory stage.
+    pub bk: u32,
+    /// Subgroups along M and along N.
+    pub warps_m: u32,
+    pub warps_n: u32,
+    /// N of the MMA shape (16 or 8); M is 16, K is 16 for 16-bit inputs and 32 for 8-bit.
+    pub ln: u32,
+    /// Shared-memory buffers (1 or 2).
+    pub stages: u32,
+    /// Kernel families (`f16_f32`, `f16_f16`, `s8_s32`, `u8_s32`) built with this configuration.
+    pub families: &'static [&'static str],
+}
+
+impl CoopConfig {
+    /// Invocations per workgroup.
+    pub const fn threads(&self) -> u32 {
+        self.warps_m * self.warps_n * 32
+    }
+
+    /// Configuration label used in kernel names, e.g. `128x256x32_w2x4_n16_s1`.
+    pub fn label(&self) -> String {
+        format!("{}x{}x{}_w{}x{}_n{}_s{}", self.bm, self.bn, self.bk, self.warps_m, self.warps_n, self.ln, self.stages)
+    }
+
+    /// Built-in kernel name for `family`.
+    pub fn kernel(&self, family: &str) -> String {
+        format!("coop_gemm_{family}_{}", self.label())
+    }
+
+    /// Shared memory the kernel declares, in bytes, for the worse of the operand layouts
+    /// (`vec` = elements per 16-byte vector).
+    pub const fn shared_bytes(&self, vec: u32) -> u32 {
+        const fn max(x: u32, y: u32) -> u32 {
+            if x > y {
+                x
+            } else {
+                y
+            }
+        }
+        let a = max(self.bm * (self.bk / vec + 1), self.bk * (self.bm / vec + 1));
+        let b = max(self.bk * (self.bn / vec + 1), self.bn * (self.bk / vec + 1));
+        (a + b) * 16 * self.stages + self.warps_m * self.warps_n * 16 * self.ln * 4
+    }
+}
+
+const F16: &[&str] = &["f16_f32", "f16_f16"];
+const F16_ACC16: &[&str] = &["f16_f16"];
+const F16_ACC32: &[&str] = &["f16_f32"];
+const INT8: &[&str] = &["s8_s32", "u8_s32"];
+
+const fn cfg(bm: u32, bn: u32, bk: u32, warps_m: u32, warps_n: u32, ln: u32, stages: u32, families: &'static [&'static str]) -> CoopConfig {
+    CoopConfig { bm, bn, bk, warps_m, warps_n, ln, stages, families }
+}
+
+/// Every configuration, in the order the autotuner tries them (its first entry per family is
+/// the default when tuning is off).
+pub const COOP_CONFIGS: &[CoopConfig] = &[
+    // 16-bit inputs (K step 16).
+    cfg(128, 128, 32, 2, 2, 16, 2, F16),
+    cfg(128, 256, 16, 2, 4, 16, 2, F16),
+    cfg(256, 128, 16, 4, 2, 16, 2, F16),
+    cfg(128, 256, 32, 2, 4, 16, 1, F16),
+    cfg(128, 128, 32, 2, 4, 16, 2, F16),
+    cfg(128, 256, 32, 2, 4, 8, 1, F16_ACC32),
+    cfg(128, 128, 32, 2, 2, 8, 2, F16_ACC32),
+    cfg(256, 128, 16, 2, 2, 16, 2, F16_ACC16),
+    cfg(128, 256, 16, 1, 4, 16, 2, F16_ACC16),
+    cfg(256, 256, 16, 2, 4, 16, 1, F16_ACC16),
+    cfg(256, 256, 32, 2, 4, 16, 1, F16_ACC16),
+    // 8-bit inputs (K step 32).
+    cfg(128, 128, 64, 2, 2, 16, 2, INT8),
+    cfg(128, 256, 32, 2, 4, 16, 2, INT8),
+    cfg(256, 128, 32, 4, 2, 16, 2, INT8),
+    cfg(128, 256, 64, 2, 4, 16, 1, INT8),
+    cfg(128, 128, 64, 2, 4, 16, 2, INT8),
+];
