@@ -264,10 +264,15 @@ fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<Str
             match run_matmul(&mb, &options) {
                 Ok(r) => {
                     if !json {
-                        bar.println(describe(&r));
+                        if bar.is_hidden() {
+                            println!("{}", describe(&r));
+                        } else {
+                            bar.println(describe(&r));
+                        }
                     }
                     results.push(r);
                 }
+                Err(e) if bar.is_hidden() => eprintln!("{dtype} {s}: {e}"),
                 Err(e) => bar.println(format!("{dtype} {s}: {e}")),
             }
             bar.inc(1);

@@ -18,7 +18,7 @@
 //   stride and a contiguous row, so pairs never straddle rows).
 //
 // Layouts by specialization constant: A_COLMAJOR (m contiguous, else k), B_COLMAJOR (k
-// contiguous, else n). The contiguous extent of each operand, its leading dimension and batch
+// contiguous, else n); EDGES = false drops the operand bounds checks when the tile divides M, N, K. The contiguous extent of each operand, its leading dimension and batch
 // stride must be multiples of the 16-byte vector (checked on the host); M/N/K edges are
 // zero-filled per vector.
 //
@@ -82,6 +82,8 @@ layout(local_size_x = THREADS) in;
 layout(constant_id = 0) const bool A_COLMAJOR = false;
 layout(constant_id = 1) const bool B_COLMAJOR = false;
 layout(constant_id = 2) const uint OUT_MODE = 0;   // 0: 32-bit words, 1: f16 pairs, 2: bf16 pairs
+// False when M, N and K are multiples of the tile: operand loads then skip their bounds checks.
+layout(constant_id = 3) const bool EDGES = true;
 
 layout(set = 0, binding = 0) readonly buffer ABuf { uvec4 a[]; };
 layout(set = 0, binding = 1) readonly buffer BBuf { uvec4 b[]; };
@@ -122,7 +124,7 @@ uvec4 load_a(uint base, uint m0, uint k0, uint v, out uint slot) {
     slot = line * A_PITCH + x;
     uint m = A_COLMAJOR ? m0 + x * VEC : m0 + line;
     uint k = A_COLMAJOR ? k0 + line : k0 + x * VEC;
-    if (m >= p.M || k >= p.K) return uvec4(0);
+    if (EDGES && (m >= p.M || k >= p.K)) return uvec4(0);
     return a[(base + (A_COLMAJOR ? k * p.a_ld + m : m * p.a_ld + k)) / VEC];
 }
 
@@ -131,7 +133,7 @@ uvec4 load_b(uint base, uint n0, uint k0, uint v, out uint slot) {
     slot = line * B_PITCH + x;
     uint n = B_COLMAJOR ? n0 + line : n0 + x * VEC;
     uint k = B_COLMAJOR ? k0 + x * VEC : k0 + line;
-    if (n >= p.N || k >= p.K) return uvec4(0);
+    if (EDGES && (n >= p.N || k >= p.K)) return uvec4(0);
     return b[(base + (B_COLMAJOR ? n * p.b_ld + k : k * p.b_ld + n)) / VEC];
 }
 

@@ -204,9 +204,15 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
         OutMode::Words => 0,
         OutMode::Pairs(code) => code,
     };
-    let key = format!("{kernel}_a{}_b{}_o{mode_code}{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor), if bf16 { "_bf16" } else { "" });
+    let edges = desc.m % config.bm as usize != 0 || desc.n % config.bn as usize != 0 || desc.k % config.bk as usize != 0;
+    let key = format!("{kernel}_a{}_b{}_o{mode_code}_e{}{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor), u8::from(edges), if bf16 { "_bf16" } else { "" });
     let post: Option<fn(Vec<u32>) -> Result<Vec<u32>>> = if bf16 { Some(retype_f16_to_bf16) } else { None };
-    let spec = [SpecConstant::u32(0, layout.a_cm.into()), SpecConstant::u32(1, layout.b_colmajor.into()), SpecConstant::u32(2, mode_code)];
+    let spec = [
+        SpecConstant::u32(0, layout.a_cm.into()),
+        SpecConstant::u32(1, layout.b_colmajor.into()),
+        SpecConstant::u32(2, mode_code),
+        SpecConstant::u32(3, edges.into()),
+    ];
     let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
     let scratch_out = mode == OutMode::Words && matches!(desc.out, DType::F16 | DType::Bf16);
     let params = CoopParams {
