@@ -179,8 +179,32 @@ struct Layout {
     b_ld: usize,
 }
 
-/// Times one tile configuration on (uninitialised) operands of the problem's size.
+/// Problems larger than this in M, N or K are tuned on a problem of this size (same layout and
+/// types): the ranking of configurations holds, and the measurement stays short and steady.
+const TUNE_EXTENT: usize = 4096;
+
+/// Times one tile configuration on (uninitialised) operands of the problem's shape, each extent
+/// capped at [`TUNE_EXTENT`].
 fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: &CoopConfig) -> Result<f64> {
+    let capped;
+    let (desc, r, layout) = if desc.m.max(desc.n).max(desc.k) > TUNE_EXTENT {
+        let mut small = desc.clone();
+        (small.m, small.n, small.k) = (desc.m.min(TUNE_EXTENT), desc.n.min(TUNE_EXTENT), desc.k.min(TUNE_EXTENT));
+        // Packed operands of the capped shape, stored as the original ones are.
+        for op in [&mut small.a, &mut small.b, &mut small.c] {
+            op.ld = None;
+            op.batch_stride = None;
+        }
+        let rs = small.resolve()?;
+        let vec = family.vec as usize;
+        let (Some((a_cm, a_ld)), Some((b_colmajor, b_ld))) = (vector_layout(&rs.a, small.m, small.k, vec), vector_layout(&rs.b, small.k, small.n, vec)) else {
+            return Ok(f64::INFINITY);
+        };
+        capped = (small, rs, Layout { a_cm, a_ld, b_colmajor, b_ld });
+        (&capped.0, &capped.1, &capped.2)
+    } else {
+        (desc, r, layout)
+    };
     let Some(plan) = build(gpu, desc, r, family, layout, config)? else { return Ok(f64::INFINITY) };
     let bytes = |len: usize, dtype: DType| ((len * dtype.size()).next_multiple_of(16).max(16)) as u64;
     let kind = matbridge_runtime::MemoryKind::DeviceLocal;
