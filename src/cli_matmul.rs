@@ -83,6 +83,9 @@ pub fn desc_for(o: &MatmulOptions) -> MatmulDesc {
     desc
 }
 
+/// How long [`run_matmul`] keeps a GPU busy before timing.
+const WARM_UP: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// Runs, times and optionally checks one matmul.
 pub fn run_matmul(mb: &Matbridge, o: &MatmulOptions) -> Result<MatmulResult> {
     let desc = desc_for(o);
@@ -93,8 +96,21 @@ pub fn run_matmul(mb: &Matbridge, o: &MatmulOptions) -> Result<MatmulResult> {
     let ta = mb.tensor_from_host(&a)?;
     let tb = mb.tensor_from_host(&b)?;
     let mut tc = mb.tensor_from_host(&c0)?;
-    // Warm-up (compiles pipelines), then one host-timed dispatch, then the timed batch.
-    mb.matmul(&desc, &ta, &tb, &mut tc)?;
+    // Warm-up: compiles pipelines, then keeps the device busy for WARM_UP so that it runs at the
+    // clocks of a sustained workload (GPUs drop to idle clocks within a second of idling, e.g.
+    // while the host generates operands, and take ~0.2 s to climb back). Then one host-timed
+    // dispatch, then the timed batch.
+    let first = mb.matmul(&desc, &ta, &tb, &mut tc)?;
+    // (CPU Vulkan drivers have no clocks to raise.)
+    let gpu = mb.context().is_some_and(|c| c.caps().device_type != matbridge_translator::profile::DeviceType::Cpu);
+    if first.path != MatmulPath::Cpu && gpu {
+        let warm = std::time::Instant::now();
+        let mut batch = 1;
+        while warm.elapsed() < WARM_UP {
+            mb.matmul_repeated(&desc, &ta, &tb, &mut tc, batch)?;
+            batch = (batch * 2).min(256);
+        }
+    }
     let start = std::time::Instant::now();
     mb.matmul(&desc, &ta, &tb, &mut tc)?;
     let with_overhead = start.elapsed().as_secs_f64();

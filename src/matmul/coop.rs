@@ -211,12 +211,16 @@ fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: 
     let a = gpu.ctx.create_buffer(bytes(r.a.len, desc.dtype), kind, "tune A")?;
     let b = gpu.ctx.create_buffer(bytes(r.b.len, desc.dtype), kind, "tune B")?;
     let c = gpu.ctx.create_buffer(bytes(r.c.len, desc.out), kind, "tune C")?;
-    // GPUs clock down while the host compiles the candidate: run ~30 ms before timing ~20 ms, so
-    // that every candidate is measured at the clocks a sustained workload gets.
-    let once = gpu.execute(&plan, &a, &b, &c, 1)?.max(1e-6);
-    let iters = |seconds: f64| (seconds / once).clamp(2.0, 500.0) as u32;
-    gpu.execute(&plan, &a, &b, &c, iters(0.03))?;
-    gpu.execute(&plan, &a, &b, &c, iters(0.02))
+    // GPUs drop to idle clocks while the host compiles the candidate and take ~0.2 s to climb
+    // back: keep the device busy for ~0.2 s before timing ~20 ms, so that every candidate is
+    // measured at the clocks a sustained workload gets.
+    let warm = std::time::Instant::now();
+    let mut once = gpu.execute(&plan, &a, &b, &c, 1)?.max(1e-6);
+    while warm.elapsed().as_secs_f64() < 0.2 {
+        let iters = (0.02 / once).clamp(1.0, 500.0) as u32;
+        once = gpu.execute(&plan, &a, &b, &c, iters)?.max(1e-6);
+    }
+    gpu.execute(&plan, &a, &b, &c, (0.02 / once).clamp(2.0, 500.0) as u32)
 }
 
 fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: &CoopConfig) -> Result<Option<Plan>> {
