@@ -7,6 +7,9 @@ use crate::pipeline::Pipeline;
 use ash::vk;
 use std::time::Duration;
 
+/// How long a submission's fence is polled before the thread blocks on it.
+const SPIN_WAIT: Duration = Duration::from_micros(500);
+
 /// Default time a submission may take before [`Error::Timeout`].
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -63,6 +66,19 @@ impl Context {
             let queue = shared.queue.lock().unwrap_or_else(|p| p.into_inner());
             // SAFETY: the queue is externally synchronised by its mutex; cmd is executable.
             unsafe { device.queue_submit(*queue, &submit, res.fence) }.map_err(Error::vk("vkQueueSubmit"))?;
+        }
+        // Short submissions finish before a blocking wait's wake-up would: poll the fence for up
+        // to SPIN_WAIT first (this cuts the host-observed latency of a small matmul by tens of
+        // microseconds), then block.
+        let spin = std::time::Instant::now();
+        while spin.elapsed() < SPIN_WAIT.min(timeout) {
+            // SAFETY: the fence belongs to this device.
+            match unsafe { device.get_fence_status(res.fence) } {
+                Ok(true) => return Ok(start.elapsed()),
+                Ok(false) => std::hint::spin_loop(),
+                Err(vk::Result::ERROR_DEVICE_LOST) => return Err(Error::DeviceLost(what)),
+                Err(e) => return Err(Error::vk("vkGetFenceStatus")(e)),
+            }
         }
         let nanos = timeout.as_nanos().min(u64::MAX as u128) as u64;
         // SAFETY: the fence belongs to this device.

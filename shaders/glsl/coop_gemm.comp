@@ -13,7 +13,7 @@
 // - Workgroups are rasterised in groups of `group_m` tile rows so that consecutive workgroups
 //   share A and B panels in L2.
 // - The epilogue converts each accumulator tile to f32 (or keeps s32), stages it in a per-subgroup
-//   shared slot and writes it with alpha/beta: 32-bit words (f32 / s32), or pairs of f16/bf16
+//   shared slot (over the operand tiles) and writes it with alpha/beta: 32-bit words (f32 / s32), or pairs of f16/bf16
 //   packed into 32-bit words (OUT_MODE 1/2; the host guarantees even N, row stride and batch
 //   stride and a contiguous row, so pairs never straddle rows).
 //
@@ -106,11 +106,13 @@ const uint A_PITCH = A_LINE_VECS + 1u;
 const uint B_PITCH = B_LINE_VECS + 1u;
 const uint A_STAGE = A_COLMAJOR ? BK * A_PITCH : BM * A_PITCH;
 const uint B_STAGE = B_COLMAJOR ? BN * B_PITCH : BK * B_PITCH;
-shared uvec4 As[A_STAGE * STAGES];
-shared uvec4 Bs[B_STAGE * STAGES];
-// Epilogue staging: one 16 x LN 32-bit tile per subgroup.
+// Epilogue staging: one 16 x LN 32-bit tile per subgroup, placed over the operand tiles (the
+// main loop ends with a barrier). One array holds everything: A stages, then B stages.
 #define STAGE_VECS (16u * LN / 4u)
-shared uvec4 Cs[WARPS * STAGE_VECS];
+const uint B_BASE = A_STAGE * STAGES;
+const uint OPERAND_VECS = (A_STAGE + B_STAGE) * STAGES;
+const uint STAGING_VECS = WARPS * STAGE_VECS;
+shared uvec4 S[OPERAND_VECS > STAGING_VECS ? OPERAND_VECS : STAGING_VECS];
 
 const uint A_PER_THREAD = BM * BK / VEC / THREADS;
 const uint B_PER_THREAD = BK * BN / VEC / THREADS;
@@ -153,7 +155,7 @@ uint pack_out(vec2 v) {
 }
 
 uint staged_bits(uint base, uint e) {
-    return Cs[base + e / 4u][e % 4u];
+    return S[base + e / 4u][e % 4u];
 }
 
 float staged(uint base, uint e) {
@@ -194,8 +196,8 @@ void main() {
     uint sb[B_PER_THREAD];
     [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) ra[q] = load_a(abase, m0, 0u, tid + q * THREADS, sa[q]);
     [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) rb[q] = load_b(bbase, n0, 0u, tid + q * THREADS, sb[q]);
-    [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) As[sa[q]] = ra[q];
-    [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) Bs[sb[q]] = rb[q];
+    [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) S[sa[q]] = ra[q];
+    [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) S[B_BASE + sb[q]] = rb[q];
     barrier();
 
     uint ktiles = (p.K + BK - 1u) / BK;
@@ -212,12 +214,12 @@ void main() {
             ATYPE fa[TM];
             [[unroll]] for (uint i = 0; i < TM; i++) {
                 uint m = wm + i * 16u;
-                coopMatLoadNV(fa[i], As, sA + (A_COLMAJOR ? kk * A_PITCH + m / VEC : m * A_PITCH + kk / VEC), A_PITCH, A_COLMAJOR);
+                coopMatLoadNV(fa[i], S, sA + (A_COLMAJOR ? kk * A_PITCH + m / VEC : m * A_PITCH + kk / VEC), A_PITCH, A_COLMAJOR);
             }
             [[unroll]] for (uint j = 0; j < TN; j++) {
                 uint n = wn + j * LN;
                 BTYPE fb;
-                coopMatLoadNV(fb, Bs, sB + (B_COLMAJOR ? n * B_PITCH + kk / VEC : kk * B_PITCH + n / VEC), B_PITCH, B_COLMAJOR);
+                coopMatLoadNV(fb, S, B_BASE + sB + (B_COLMAJOR ? n * B_PITCH + kk / VEC : kk * B_PITCH + n / VEC), B_PITCH, B_COLMAJOR);
                 [[unroll]] for (uint i = 0; i < TM; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
             }
         }
@@ -227,8 +229,8 @@ void main() {
         if (more) {
             uint tA = ((kt + 1u) % STAGES) * A_STAGE;
             uint tB = ((kt + 1u) % STAGES) * B_STAGE;
-            [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) As[tA + sa[q]] = ra[q];
-            [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) Bs[tB + sb[q]] = rb[q];
+            [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) S[tA + sa[q]] = ra[q];
+            [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) S[B_BASE + tB + sb[q]] = rb[q];
         }
         barrier();
     }
@@ -238,7 +240,7 @@ void main() {
     uint cbase = bt * p.c_batch;
     [[unroll]] for (uint i = 0; i < TM; i++) {
         [[unroll]] for (uint j = 0; j < TN; j++) {
-            coopMatStoreNV(STAGED(acc[i][j]), Cs, stage, LN / 4u, false);
+            coopMatStoreNV(STAGED(acc[i][j]), S, stage, LN / 4u, false);
             subgroupBarrier();
             uint gi0 = m0 + wm + i * 16u;
             uint gj0 = n0 + wn + j * LN;

@@ -50,7 +50,8 @@ impl CoopConfig {
         }
         let a = max(self.bm * (self.bk / vec + 1), self.bk * (self.bm / vec + 1));
         let b = max(self.bk * (self.bn / vec + 1), self.bn * (self.bk / vec + 1));
-        (a + b) * 16 * self.stages + self.warps_m * self.warps_n * 16 * self.ln * 4
+        // The epilogue's staging tiles reuse the operand tiles' memory.
+        max((a + b) * 16 * self.stages, self.warps_m * self.warps_n * 16 * self.ln * 4)
     }
 }
 
@@ -78,10 +79,16 @@ pub const COOP_CONFIGS: &[CoopConfig] = &[
     cfg(128, 256, 16, 2, 4, 16, 2, F16),
     cfg(128, 256, 32, 2, 4, 8, 1, F16_ACC32),
     cfg(256, 256, 16, 2, 4, 16, 1, F16_ACC16),
+    // Candidates under evaluation: 16 subgroups per workgroup.
+    cfg(128, 256, 32, 4, 4, 16, 1, F16),
+    cfg(256, 128, 32, 4, 4, 16, 1, F16),
+    cfg(256, 256, 32, 4, 4, 16, 1, F16_ACC16),
     // 8-bit inputs (K step 32).
     cfg(128, 128, 128, 2, 4, 16, 1, INT8),
     cfg(128, 256, 64, 2, 4, 16, 1, INT8),
     cfg(256, 128, 64, 4, 2, 16, 1, INT8),
     cfg(128, 128, 128, 2, 2, 16, 1, INT8),
     cfg(128, 256, 32, 2, 4, 16, 2, INT8),
+    cfg(128, 256, 64, 4, 4, 16, 1, INT8),
+    cfg(128, 128, 128, 4, 4, 16, 1, INT8),
 ];
