@@ -113,3 +113,41 @@ fn bad_shapes_and_dtypes_are_errors() {
         assert_eq!(err, "operand A: expected dtype f32, given f16");
     }
 }
+
+/// The shared-memory f32 kernel that GPUs take, dispatched directly on every test device (CPU
+/// drivers would otherwise never run it): odd sizes, every operand layout, batch, beta.
+#[test]
+fn shared_memory_f32_kernel_matches_the_reference() {
+    use matbridge::matmul::HostData;
+    use matbridge_runtime::{Dispatch, PipelineDesc};
+    let words = matbridge_shaders::spirv("matmul_smem_f32").expect("kernel");
+    for ctx in common::contexts() {
+        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, label: "smem f32", ..Default::default() }).unwrap();
+        for ((m, n, k), (a_op, b_op, c_op)) in [(17, 33, 65), (70, 9, 40), (65, 66, 17), (3, 130, 31)].into_iter().zip(layouts()) {
+            let mut desc = MatmulDesc::new(m, n, k, DType::F32);
+            (desc.a, desc.b, desc.c) = (a_op, b_op, c_op);
+            desc.batch = 2;
+            desc.alpha = 0.5;
+            desc.beta = 1.0;
+            let r = desc.resolve().unwrap();
+            let a = random_host(DType::F32, r.a.len, 21);
+            let b = random_host(DType::F32, r.b.len, 22);
+            let c0 = random_host(DType::F32, r.c.len, 23);
+            let params: Vec<u32> = [m, n, k, 2, r.a.row, r.a.col, r.a.batch, r.b.row, r.b.col, r.b.batch, r.c.row, r.c.col, r.c.batch]
+                .iter()
+                .map(|&v| v as u32)
+                .chain([0.5f32.to_bits(), 1.0f32.to_bits()])
+                .collect();
+            let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
+            let bb = ctx.buffer_from_slice(&b.bytes, "b").unwrap();
+            let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
+            let bp = ctx.buffer_from_slice(&params, "params").unwrap();
+            let groups = [n.div_ceil(64) as u32, m.div_ceil(64) as u32, 2];
+            ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc, &bp], push_constants: &[], groups }]).unwrap();
+            let got = HostData { dtype: DType::F32, bytes: ctx.read_buffer(&mut bc).unwrap() };
+            let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
+            assert!(rep.pass, "{} {m}x{n}x{k} {a_op:?} {b_op:?}: {rep:?}", ctx.caps().name);
+        }
+        ctx.check_validation().unwrap();
+    }
+}

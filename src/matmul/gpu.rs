@@ -180,7 +180,14 @@ impl Gpu {
     }
 
     pub(crate) fn plan_tiled(&self, desc: &MatmulDesc, r: &Resolved) -> Result<Plan> {
-        let name = format!("matmul_tiled_{}", desc.dtype.name());
+        // f32 on a GPU: the shared-memory kernel; CPU drivers (and other input types, read as
+        // 32-bit words) take the register-blocked one, whose JIT cost on llvmpipe is small.
+        let smem = desc.dtype == DType::F32 && self.ctx.caps().device_type != matbridge_translator::profile::DeviceType::Cpu;
+        let (name, tile, edge) = if smem {
+            ("matmul_smem_f32".to_string(), "64x64 (4x4 per invocation, workgroup memory)", 64)
+        } else {
+            (format!("matmul_tiled_{}", desc.dtype.name()), "32x32 (4x4 per invocation)", 32)
+        };
         let tiled = self.pipeline(&name, 4)?;
         let half_out = matches!(desc.out, DType::F16 | DType::Bf16);
         let params = TiledParams {
@@ -195,11 +202,11 @@ impl Gpu {
             beta: if half_out { 0.0 } else { desc.beta },
         };
         let max = self.ctx.caps().limits.max_workgroup_count;
-        let groups = [params.n.div_ceil(32), params.m.div_ceil(32), params.batch];
+        let groups = [params.n.div_ceil(edge), params.m.div_ceil(edge), params.batch];
         if (0..3).any(|i| groups[i] > max[i]) {
             return Err(Error::Unsupported { what: format!("a {}x{}x{} batch-{} matmul", desc.m, desc.n, desc.k, desc.batch), why: format!("needs {groups:?} workgroups, limit {max:?}") });
         }
-        let mut plan = Plan::new(MatmulPath::Subgroup { tile: "32x32 (4x4 per invocation)".into() });
+        let mut plan = Plan::new(MatmulPath::Subgroup { tile: tile.into() });
         self.push_gemm(&mut plan, tiled, bytemuck::bytes_of(&params), groups, desc, r)?;
         Ok(plan)
     }

@@ -1,0 +1,112 @@
+// Shared-memory GEMM for f32 on GPUs (devices whose Vulkan driver runs on a GPU; CPU drivers
+// take `matmul_tiled.wgsl`, whose JIT handles barriers badly):
+// C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b] with arbitrary element strides.
+// A 64x64 tile of C per 16x16 workgroup, 4x4 outputs per invocation (rows ty + 16i, columns
+// tx + 16j, so that a subgroup reads consecutive B entries and broadcast A entries), K in steps
+// of 16 staged through workgroup memory. Each operand tile is read along its contiguous
+// dimension when it has one (coalesced), zero-filled past the edges.
+struct Params {
+    m: u32, n: u32, k: u32, batch: u32,
+    a_row: u32, a_col: u32, a_batch: u32,
+    b_row: u32, b_col: u32, b_batch: u32,
+    c_row: u32, c_col: u32, c_batch: u32,
+    alpha: f32, beta: f32,
+}
+
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<storage, read> p: Params;
+
+const TILE: u32 = 64u;
+const BK: u32 = 16u;
+// [k][m] and [k][n].
+var<workgroup> As: array<f32, 1024>;
+var<workgroup> Bs: array<f32, 1024>;
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let bt = wg.z;
+    let m0 = wg.y * TILE;
+    let n0 = wg.x * TILE;
+    let tid = lid.y * 16u + lid.x;
+    let abase = bt * p.a_batch;
+    let bbase = bt * p.b_batch;
+    // Loading order: along k when that is A's contiguous dimension, else along m (likewise B
+    // along n unless k is contiguous).
+    let a_along_k = p.a_col == 1u;
+    let b_along_k = p.b_row == 1u && p.b_col != 1u;
+    var acc: array<vec4<f32>, 4>;
+    for (var k0 = 0u; k0 < p.k; k0 += BK) {
+        var ra: array<f32, 4>;
+        var rb: array<f32, 4>;
+        for (var q = 0u; q < 4u; q++) {
+            let idx = tid + q * 256u;
+            var mm = idx % TILE;
+            var ka = idx / TILE;
+            if a_along_k {
+                mm = idx / BK;
+                ka = idx % BK;
+            }
+            let gm = m0 + mm;
+            let gk = k0 + ka;
+            ra[q] = 0.0;
+            if gm < p.m && gk < p.k {
+                ra[q] = a[abase + gm * p.a_row + gk * p.a_col];
+            }
+            var nn = idx % TILE;
+            var kb = idx / TILE;
+            if b_along_k {
+                nn = idx / BK;
+                kb = idx % BK;
+            }
+            let gn = n0 + nn;
+            let gkb = k0 + kb;
+            rb[q] = 0.0;
+            if gn < p.n && gkb < p.k {
+                rb[q] = b[bbase + gkb * p.b_row + gn * p.b_col];
+            }
+        }
+        workgroupBarrier();
+        for (var q = 0u; q < 4u; q++) {
+            let idx = tid + q * 256u;
+            var mm = idx % TILE;
+            var ka = idx / TILE;
+            if a_along_k {
+                mm = idx / BK;
+                ka = idx % BK;
+            }
+            As[ka * TILE + mm] = ra[q];
+            var nn = idx % TILE;
+            var kb = idx / TILE;
+            if b_along_k {
+                nn = idx / BK;
+                kb = idx % BK;
+            }
+            Bs[kb * TILE + nn] = rb[q];
+        }
+        workgroupBarrier();
+        for (var kk = 0u; kk < BK; kk++) {
+            let av = vec4<f32>(As[kk * TILE + lid.y], As[kk * TILE + lid.y + 16u], As[kk * TILE + lid.y + 32u], As[kk * TILE + lid.y + 48u]);
+            let bv = vec4<f32>(Bs[kk * TILE + lid.x], Bs[kk * TILE + lid.x + 16u], Bs[kk * TILE + lid.x + 32u], Bs[kk * TILE + lid.x + 48u]);
+            acc[0] += av.x * bv;
+            acc[1] += av.y * bv;
+            acc[2] += av.z * bv;
+            acc[3] += av.w * bv;
+        }
+    }
+    for (var i = 0u; i < 4u; i++) {
+        let gi = m0 + lid.y + 16u * i;
+        for (var j = 0u; j < 4u; j++) {
+            let gj = n0 + lid.x + 16u * j;
+            if gi < p.m && gj < p.n {
+                let ci = bt * p.c_batch + gi * p.c_row + gj * p.c_col;
+                var v = p.alpha * acc[i][j];
+                if p.beta != 0.0 {
+                    v += p.beta * c[ci];
+                }
+                c[ci] = v;
+            }
+        }
+    }
+}
