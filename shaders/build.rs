@@ -102,7 +102,6 @@ fn compile_coop(out_dir: &str, listing: &mut String) {
             let (defines, vec) = family_defines(family);
             let name = config.kernel(family);
             assert!(config.shared_bytes(vec) <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.shared_bytes(vec));
-            let out = Path::new(out_dir).join(format!("{name}.spv"));
             let tile = [
                 format!("-DBM={}", config.bm),
                 format!("-DBN={}", config.bn),
@@ -112,28 +111,44 @@ fn compile_coop(out_dir: &str, listing: &mut String) {
                 format!("-DLN={}", config.ln),
                 format!("-DSTAGES={}", config.stages),
             ];
-            let prebuilt = Path::new("prebuilt").join(format!("{name}.spv"));
-            let status = std::process::Command::new("glslangValidator")
-                .args(["-V", "--target-env", "vulkan1.3"])
-                .args(defines)
-                .args(&tile)
-                .arg("glsl/coop_gemm.comp")
-                .arg("-o")
-                .arg(&out)
-                .stdout(std::process::Stdio::null())
-                .status();
-            match status {
-                Ok(s) if s.success() => {
-                    if regen {
-                        std::fs::copy(&out, &prebuilt).unwrap_or_else(|e| panic!("{name}: writing {}: {e}", prebuilt.display()));
-                    }
-                }
-                Ok(_) => panic!("{name}: glslangValidator failed on glsl/coop_gemm.comp"),
-                Err(_) => {
-                    std::fs::copy(&prebuilt, &out).unwrap_or_else(|e| panic!("{name}: no glslangValidator and no {}: {e}", prebuilt.display()));
-                }
-            }
+            glslang(&name, "glsl/coop_gemm.comp", defines, &tile, out_dir, regen);
             writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
+        }
+    }
+    for family in PEAK {
+        let (defines, _) = family_defines(family);
+        let name = format!("coop_peak_{family}");
+        glslang(&name, "glsl/coop_peak.comp", defines, &[], out_dir, regen);
+        writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
+    }
+}
+
+/// Throughput-ceiling kernels (`glsl/coop_peak.comp`), by family.
+const PEAK: &[&str] = &["f16_f32", "f16_f16", "s8_s32"];
+
+/// Compiles `source` with glslangValidator when it is installed (copying the result into
+/// `prebuilt/` when `regen`), else copies the committed `prebuilt/<name>.spv`.
+fn glslang(name: &str, source: &str, defines: &[&str], extra: &[String], out_dir: &str, regen: bool) {
+    let out = Path::new(out_dir).join(format!("{name}.spv"));
+    let prebuilt = Path::new("prebuilt").join(format!("{name}.spv"));
+    let status = std::process::Command::new("glslangValidator")
+        .args(["-V", "--target-env", "vulkan1.3"])
+        .args(defines)
+        .args(extra)
+        .arg(source)
+        .arg("-o")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status();
+    match status {
+        Ok(s) if s.success() => {
+            if regen {
+                std::fs::copy(&out, &prebuilt).unwrap_or_else(|e| panic!("{name}: writing {}: {e}", prebuilt.display()));
+            }
+        }
+        Ok(_) => panic!("{name}: glslangValidator failed on {source}"),
+        Err(_) => {
+            std::fs::copy(&prebuilt, &out).unwrap_or_else(|e| panic!("{name}: no glslangValidator and no {}: {e}", prebuilt.display()));
         }
     }
 }

@@ -58,6 +58,10 @@ enum Command {
         /// Store B transposed (k contiguous), the layout int8 GEMM libraries prefer.
         #[arg(long)]
         tb: bool,
+        /// Instead of the table: the device's cooperative-matrix throughput ceiling (register-only
+        /// multiply-adds), the bound for any GEMM on that path.
+        #[arg(long)]
+        peak: bool,
         /// Instead of the table: the subgroup path against the naive per-element kernel, f32 at
         /// this size.
         #[arg(long)]
@@ -128,6 +132,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
         Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report)),
         Some(Command::Matmul(args)) => matmul(&args),
         Some(Command::Bench { device, naive_baseline: Some(size), iters, .. }) => ok(naive_baseline(device.as_deref(), size, iters)),
+        Some(Command::Bench { device, peak: true, json, .. }) => ok(peak(device.as_deref(), json)),
         Some(Command::Bench { device, sizes, dtypes, iters, json, tb, .. }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json, tb)),
         None => matmul(&MatmulArgs::default()),
     }
@@ -281,6 +286,21 @@ fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<Str
     bar.finish_and_clear();
     if json {
         println!("{}", serde_json::to_string_pretty(&results)?);
+    }
+    Ok(())
+}
+
+fn peak(device: Option<&str>, json: bool) -> Result<()> {
+    let mb = matbridge::matmul::api::Matbridge::new(&matbridge::cli_matmul::device_choice(device))?;
+    let peaks = mb.coop_peak()?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&peaks)?);
+    } else if peaks.is_empty() {
+        println!("{}: no cooperative-matrix shapes to measure", mb.device_name());
+    } else {
+        for p in &peaks {
+            println!("{} cooperative-matrix ceiling {}: {:.1} T(FL)OP/s", mb.device_name(), p.shape, p.tops);
+        }
     }
     Ok(())
 }

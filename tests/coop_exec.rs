@@ -170,6 +170,13 @@ fn every_gemm_kernel_translates_for_the_h100_and_validates() {
             checked += 1;
         }
     }
+    for family in ["f16_f32", "f16_f16", "s8_s32"] {
+        let name = format!("coop_peak_{family}");
+        let words = matbridge_shaders::spirv(&name).unwrap_or_else(|| panic!("kernel {name} missing"));
+        let (khr, _) = translate(&words, &matbridge_translator::DeviceCaps::h100()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        tools::validate(&khr, "vulkan1.3").unwrap_or_else(|e| panic!("{name}: {e}"));
+        checked += 1;
+    }
     assert!(checked >= 20, "only {checked} kernels");
 }
 
@@ -225,6 +232,21 @@ fn every_tile_configuration_matches_the_reference() {
                 eprintln!("{dtype}->{out} {label}: ok");
             }
             mb.set_coop_config(None);
+        }
+        mb.context().unwrap().check_validation().unwrap();
+    }
+}
+
+#[test]
+fn cooperative_matrix_ceiling_is_measured_for_every_listed_shape() {
+    use matbridge::matmul::api::Matbridge;
+    for ctx in common::contexts().into_iter().filter(|c| c.caps().has_cooperative_matrix()) {
+        let mb = Matbridge::with_context(ctx);
+        let peaks = mb.coop_peak().unwrap();
+        assert_eq!(peaks.len(), 3, "{peaks:?}");
+        for p in &peaks {
+            // A positive, finite rate below 10 POP/s: the kernel ran and was timed.
+            assert!(p.tops.is_finite() && p.tops > 1.0 && p.tops < 10_000.0, "{p:?}");
         }
         mb.context().unwrap().check_validation().unwrap();
     }

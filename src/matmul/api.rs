@@ -126,6 +126,15 @@ impl Matbridge {
         }
     }
 
+    /// The device's cooperative-matrix throughput ceiling per listed MMA shape (empty on the CPU
+    /// or without cooperative matrices); see [`super::peak`].
+    pub fn coop_peak(&self) -> Result<Vec<super::peak::Peak>> {
+        match &self.backend {
+            Backend::Gpu(g) => super::peak::measure(g),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     pub fn cpu() -> Matbridge {
         Matbridge { backend: Backend::Cpu }
     }

@@ -7,6 +7,7 @@ pub mod check;
 pub mod coop;
 pub mod cpu;
 pub mod gpu;
+pub mod peak;
 pub mod tune;
 
 use crate::error::{Error, Result};
