@@ -223,7 +223,11 @@ impl Context {
         }
         let mut info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(partial.layout)];
         if shared.enabled.pipeline_statistics {
-            info[0] = info[0].flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR);
+            let mut flags = vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR;
+            if std::env::var_os("MATBRIDGE_PIPELINE_IR").is_some() {
+                flags |= vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR;
+            }
+            info[0] = info[0].flags(flags);
         }
         // SAFETY: all referenced objects are alive; the cache belongs to this device.
         let created = unsafe { device.create_compute_pipelines(shared.pipeline_cache, &info, None) };
@@ -285,5 +289,42 @@ fn log_statistics(shared: &DeviceShared, pipeline: vk::Pipeline, label: &str) {
             })
             .collect();
         log::info!("pipeline statistics {label}: {}", text.join(", "));
+        if let Some(dir) = std::env::var_os("MATBRIDGE_PIPELINE_IR") {
+            save_representations(&ext, &exec, std::path::Path::new(&dir), label);
+        }
+    }
+}
+
+/// Writes the driver's internal representations of one pipeline executable (whatever it offers:
+/// names and formats are the driver's) to `dir/<label>.<index>.<name>.txt`.
+fn save_representations(ext: &ash::khr::pipeline_executable_properties::Device, exec: &vk::PipelineExecutableInfoKHR<'_>, dir: &std::path::Path, label: &str) {
+    let fp = ext.fp();
+    let mut count = 0u32;
+    // SAFETY: the pipeline was created with CAPTURE_INTERNAL_REPRESENTATIONS_KHR; a null array
+    // pointer asks for the count only.
+    let r = unsafe { (fp.get_pipeline_executable_internal_representations_khr)(ext.device(), exec, &mut count, std::ptr::null_mut()) };
+    if r != vk::Result::SUCCESS || count == 0 {
+        log::info!("pipeline {label}: no internal representations ({r:?})");
+        return;
+    }
+    let mut reps = vec![vk::PipelineExecutableInternalRepresentationKHR::default(); count as usize];
+    // SAFETY: `reps` holds `count` structures with null data pointers: the call fills sizes.
+    let r = unsafe { (fp.get_pipeline_executable_internal_representations_khr)(ext.device(), exec, &mut count, reps.as_mut_ptr()) };
+    if r != vk::Result::SUCCESS {
+        return;
+    }
+    let mut buffers: Vec<Vec<u8>> = reps.iter().map(|r| vec![0u8; r.data_size]).collect();
+    for (r, b) in reps.iter_mut().zip(buffers.iter_mut()) {
+        r.p_data = b.as_mut_ptr().cast();
+    }
+    // SAFETY: every data pointer refers to a buffer of the size the driver reported.
+    let r = unsafe { (fp.get_pipeline_executable_internal_representations_khr)(ext.device(), exec, &mut count, reps.as_mut_ptr()) };
+    if r != vk::Result::SUCCESS && r != vk::Result::INCOMPLETE {
+        return;
+    }
+    let _ = std::fs::create_dir_all(dir);
+    for (i, (r, b)) in reps.iter().zip(&buffers).enumerate() {
+        let name = r.name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default().replace(['/', ' '], "_");
+        let _ = std::fs::write(dir.join(format!("{label}.{i}.{name}.txt")), b);
     }
 }
