@@ -59,6 +59,7 @@ const F16: &[&str] = &["f16_f32", "f16_f16"];
 const F16_ACC16: &[&str] = &["f16_f16"];
 const INT8: &[&str] = &["s8_s32", "u8_s32"];
 
+#[allow(clippy::too_many_arguments)] // one positional row per configuration keeps the table readable
 const fn cfg(bm: u32, bn: u32, bk: u32, warps_m: u32, warps_n: u32, ln: u32, stages: u32, families: &'static [&'static str]) -> CoopConfig {
     CoopConfig { bm, bn, bk, warps_m, warps_n, ln, stages, families }
 }

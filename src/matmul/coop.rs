@@ -70,7 +70,7 @@ fn family_for(desc: &MatmulDesc) -> Option<Family> {
 /// (column-major?, leading dimension) of an operand whose op() is rows x cols, when one of its
 /// dimensions is contiguous and vector-aligned.
 fn vector_layout(s: &Strides, rows: usize, cols: usize, vec: usize) -> Option<(bool, usize)> {
-    let ok = |ld: usize, extent: usize| ld % vec == 0 && s.batch % vec == 0 && extent % vec == 0;
+    let ok = |ld: usize, extent: usize| ld.is_multiple_of(vec) && s.batch.is_multiple_of(vec) && extent.is_multiple_of(vec);
     if s.col == 1 && ok(s.row, cols) {
         Some((false, s.row))
     } else if s.row == 1 && ok(s.col, rows) {
@@ -106,7 +106,7 @@ fn out_mode(desc: &MatmulDesc, c: &Strides) -> OutMode {
         DType::Bf16 => 2,
         _ => return OutMode::Words,
     };
-    let even = |v: usize| v % 2 == 0;
+    let even = |v: usize| v.is_multiple_of(2);
     if c.col == 1 && even(c.row) && (desc.batch == 1 || even(c.batch)) && even(desc.n) {
         OutMode::Pairs(code)
     } else {
@@ -232,9 +232,9 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
         OutMode::Words => 0,
         OutMode::Pairs(code) => code,
     };
-    let edges = desc.m % config.bm as usize != 0 || desc.n % config.bn as usize != 0 || desc.k % config.bk as usize != 0;
+    let edges = !(desc.m.is_multiple_of(config.bm as usize) && desc.n.is_multiple_of(config.bn as usize) && desc.k.is_multiple_of(config.bk as usize));
     let key = format!("{kernel}_a{}_b{}_o{mode_code}_e{}{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor), u8::from(edges), if bf16 { "_bf16" } else { "" });
-    let post: Option<fn(Vec<u32>) -> Result<Vec<u32>>> = if bf16 { Some(retype_f16_to_bf16) } else { None };
+    let post: Option<super::gpu::PostPass> = if bf16 { Some(retype_f16_to_bf16) } else { None };
     let spec = [
         SpecConstant::u32(0, layout.a_cm.into()),
         SpecConstant::u32(1, layout.b_colmajor.into()),

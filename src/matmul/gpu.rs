@@ -28,6 +28,10 @@ pub struct Gpu {
     pub(crate) coop_override: Mutex<Option<String>>,
 }
 
+/// A rewrite of translated SPIR-V words applied before pipeline creation (e.g. retyping f16 to
+/// bf16).
+pub type PostPass = fn(Vec<u32>) -> Result<Vec<u32>>;
+
 /// Plans kept per device before the cache is cleared.
 const PLAN_CACHE_LIMIT: usize = 64;
 
@@ -106,7 +110,7 @@ impl Gpu {
 
     /// A cached pipeline for a built-in NV-style kernel, translated for this device on first use.
     /// `post` rewrites the translated words further (e.g. retyping f16 to bf16).
-    pub fn pipeline_translated(&self, key: &str, kernel: &str, bindings: u32, spec: &[SpecConstant], post: Option<fn(Vec<u32>) -> Result<Vec<u32>>>) -> Result<Arc<Pipeline>> {
+    pub fn pipeline_translated(&self, key: &str, kernel: &str, bindings: u32, spec: &[SpecConstant], post: Option<PostPass>) -> Result<Arc<Pipeline>> {
         if let Some(p) = self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
             return Ok(p.clone());
         }
