@@ -508,7 +508,13 @@ fn layout_const(module: &mut Module, types: &Types, cache: &mut HashMap<u32, u32
     let c = match types.bools.get(&column_major) {
         Some(cm) => module.const_u32(u32::from(*cm)),
         None => {
-            let is_spec_bool = module.insts.iter().any(|i| (i.op == op::SPEC_CONSTANT_TRUE || i.op == op::SPEC_CONSTANT_FALSE) && i.operands[1] == column_major);
+            // A specialization-constant boolean: OpSpecConstantTrue/False, or an OpSpecConstantOp
+            // of boolean type (e.g. `a || b` over spec constants).
+            let bool_type = module.insts.iter().find(|i| i.op == op::TYPE_BOOL).map(|i| i.operands[0]);
+            let is_spec_bool = module.insts.iter().any(|i| {
+                let spec_bool = i.op == op::SPEC_CONSTANT_TRUE || i.op == op::SPEC_CONSTANT_FALSE || (i.op == op::SPEC_CONSTANT_OP && Some(i.operands[0]) == bool_type);
+                spec_bool && i.operands.get(1) == Some(&column_major)
+            });
             if !is_spec_bool {
                 return Err(Error::Invalid {
                     opcode: inst.name(),
