@@ -126,14 +126,21 @@ const uint OPERAND_VECS = (A_STAGE + B_STAGE) * STAGES;
 const uint STAGING_VECS = WARPS * STAGE_VECS;
 shared uvec4 S[OPERAND_VECS > STAGING_VECS ? OPERAND_VECS : STAGING_VECS];
 
-const uint A_PER_THREAD = BM * BK / VEC / THREADS;
-const uint B_PER_THREAD = BK * BN / VEC / THREADS;
-#if ((BM * BK / VEC) % THREADS) != 0 || ((BK * BN / VEC) % THREADS) != 0
-#error tile vectors do not divide among the invocations
-#endif
+// Operand vectors per tile and per invocation (rounded up: the last round is partial when the
+// tile's vectors do not divide among the invocations).
+#define A_VECS (BM * BK / VEC)
+#define B_VECS (BK * BN / VEC)
+#define A_EVEN ((A_VECS % THREADS) == 0)
+#define B_EVEN ((B_VECS % THREADS) == 0)
+const uint A_PER_THREAD = (A_VECS + THREADS - 1) / THREADS;
+const uint B_PER_THREAD = (B_VECS + THREADS - 1) / THREADS;
 
 // Loads vector v of the A tile at (m0, k0); zero outside the matrix. `slot` is its shared index.
 uvec4 load_a(uint base, uint m0, uint k0, uint v, out uint slot) {
+    if (!A_EVEN && v >= A_VECS) {
+        slot = 0u;
+        return uvec4(0);
+    }
     uint line = v / A_LINE_VECS, x = v % A_LINE_VECS;
     slot = line * A_PITCH + x;
     uint m = A_COLMAJOR ? m0 + x * VEC : m0 + line;
@@ -143,6 +150,10 @@ uvec4 load_a(uint base, uint m0, uint k0, uint v, out uint slot) {
 }
 
 uvec4 load_b(uint base, uint n0, uint k0, uint v, out uint slot) {
+    if (!B_EVEN && v >= B_VECS) {
+        slot = 0u;
+        return uvec4(0);
+    }
     uint line = v / B_LINE_VECS, x = v % B_LINE_VECS;
     slot = line * B_PITCH + x;
     uint n = B_COLMAJOR ? n0 + line : n0 + x * VEC;
@@ -241,14 +252,18 @@ void main() {
     {
         [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) rb[q] = load_b(bbase, n0, 0u, tid + q * THREADS, sb[q]);
     }
-    [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) S[sa[q]] = ra[q];
+    [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) {
+        if (A_EVEN || tid + q * THREADS < A_VECS) S[sa[q]] = ra[q];
+    }
 #ifdef ELEM_S8
     if (B_TRANSPOSE) {
         [[unroll]] for (uint q = 0; q < T_PER_THREAD; q++) store_bt(B_BASE, tid + q * THREADS, rt[q]);
     } else
 #endif
     {
-        [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) S[B_BASE + sb[q]] = rb[q];
+        [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) {
+            if (B_EVEN || tid + q * THREADS < B_VECS) S[B_BASE + sb[q]] = rb[q];
+        }
     }
     barrier();
 
@@ -288,14 +303,18 @@ void main() {
         if (more) {
             uint tA = ((kt + 1u) % STAGES) * A_STAGE;
             uint tB = ((kt + 1u) % STAGES) * B_STAGE;
-            [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) S[tA + sa[q]] = ra[q];
+            [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) {
+                if (A_EVEN || tid + q * THREADS < A_VECS) S[tA + sa[q]] = ra[q];
+            }
 #ifdef ELEM_S8
             if (B_TRANSPOSE) {
                 [[unroll]] for (uint q = 0; q < T_PER_THREAD; q++) store_bt(B_BASE + tB, tid + q * THREADS, rt[q]);
             } else
 #endif
             {
-                [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) S[B_BASE + tB + sb[q]] = rb[q];
+                [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) {
+                    if (B_EVEN || tid + q * THREADS < B_VECS) S[B_BASE + tB + sb[q]] = rb[q];
+                }
             }
         }
         barrier();
