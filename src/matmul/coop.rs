@@ -11,6 +11,9 @@
 //! candidates the autotuner ([`super::tune`]) measures and remembers the fastest per device,
 //! kernel, operand layout and size class.
 //!
+//! 8-bit B stored row-major (n contiguous) is transposed into k-contiguous shared-memory lines
+//! while it is staged (8-bit fragments load much faster so).
+//!
 //! 16-bit outputs are written by the kernel itself as packed pairs when C's rows are contiguous
 //! and even in length, stride and batch stride; otherwise through the f32 scratch buffer and the
 //! packing epilogue.
