@@ -21,7 +21,8 @@ pub struct MatmulResult {
     pub out: DType,
     /// Seconds per matmul (GPU timestamps; wall clock on the CPU).
     pub seconds: f64,
-    /// Seconds per matmul including submission and synchronisation (one dispatch, host-timed).
+    /// Seconds per matmul including submission and synchronisation (median of 7 host-timed
+    /// single calls).
     pub seconds_with_overhead: f64,
     pub tflops: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -83,6 +84,9 @@ pub fn desc_for(o: &MatmulOptions) -> MatmulDesc {
     desc
 }
 
+/// Host-timed single calls whose median is reported as the time with dispatch overhead.
+const SINGLE_CALLS: usize = 7;
+
 /// How long [`run_matmul`] keeps a GPU busy before timing.
 const WARM_UP: std::time::Duration = std::time::Duration::from_millis(300);
 
@@ -111,9 +115,15 @@ pub fn run_matmul(mb: &Matbridge, o: &MatmulOptions) -> Result<MatmulResult> {
             batch = (batch * 2).min(256);
         }
     }
-    let start = std::time::Instant::now();
-    mb.matmul(&desc, &ta, &tb, &mut tc)?;
-    let with_overhead = start.elapsed().as_secs_f64();
+    // The median of a few host-timed single calls (one sample swings with host scheduling).
+    let mut singles = Vec::with_capacity(SINGLE_CALLS);
+    for _ in 0..SINGLE_CALLS {
+        let start = std::time::Instant::now();
+        mb.matmul(&desc, &ta, &tb, &mut tc)?;
+        singles.push(start.elapsed().as_secs_f64());
+    }
+    singles.sort_by(f64::total_cmp);
+    let with_overhead = singles[singles.len() / 2];
     let run = mb.matmul_repeated(&desc, &ta, &tb, &mut tc, o.iters.max(1))?;
     let mut result = MatmulResult {
         device: mb.device_name(),
