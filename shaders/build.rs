@@ -27,7 +27,8 @@ const FROM_BF16: &str = "return bitcast<f32>(h << 16u);";
 const VARIANTS: &[Variant] = &[
     ("axpy_reduce", "axpy_reduce.wgsl", &[]),
     ("matmul_naive_f32", "matmul_naive.wgsl", F32),
-    ("matmul_smem_f32", "matmul_smem.wgsl", &[]),
+    ("matmul_smem_f32", "matmul_smem.wgsl", &[("TILE", "64"), ("WG", "16"), ("TILE_BK", "1024")]),
+    ("matmul_smem32_f32", "matmul_smem.wgsl", &[("TILE", "32"), ("WG", "8"), ("TILE_BK", "512")]),
     ("pack_f16", "pack_half.wgsl", &[("DTYPE", "f16"), ("TO_HALF", TO_F16), ("FROM_HALF", FROM_F16)]),
     ("pack_bf16", "pack_half.wgsl", &[("DTYPE", "bf16"), ("TO_HALF", TO_BF16), ("FROM_HALF", FROM_BF16)]),
 ];

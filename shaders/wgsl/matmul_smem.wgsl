@@ -1,9 +1,10 @@
 // Shared-memory GEMM for f32 on GPUs (devices whose Vulkan driver runs on a GPU; CPU drivers
 // take `matmul_tiled.wgsl`, whose JIT handles barriers badly):
 // C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b] with arbitrary element strides.
-// A 64x64 tile of C per 16x16 workgroup, 4x4 outputs per invocation (rows ty + 16i, columns
-// tx + 16j, so that a subgroup reads consecutive B entries and broadcast A entries), K in steps
-// of 16 staged through workgroup memory. Each operand tile is read along its contiguous
+// A {{TILE}}x{{TILE}} tile of C per {{WG}}x{{WG}} workgroup, 4x4 outputs per invocation (rows ty + {{WG}}i,
+// columns tx + {{WG}}j, so that a subgroup reads consecutive B entries and broadcast A entries), K in
+// steps of 16 staged through workgroup memory. (64x64 for throughput, 32x32 for problems too small
+// to fill the device with 64x64 tiles.) Each operand tile is read along its contiguous
 // dimension when it has one (coalesced), zero-filled past the edges.
 struct Params {
     m: u32, n: u32, k: u32, batch: u32,
@@ -18,18 +19,22 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 @group(0) @binding(3) var<storage, read> p: Params;
 
-const TILE: u32 = 64u;
+const TILE: u32 = {{TILE}}u;
+const WG: u32 = {{WG}}u;
+const THREADS: u32 = WG * WG;
+// Operand elements each invocation stages per K step.
+const LOADS: u32 = TILE * BK / THREADS;
 const BK: u32 = 16u;
 // [k][m] and [k][n].
-var<workgroup> As: array<f32, 1024>;
-var<workgroup> Bs: array<f32, 1024>;
+var<workgroup> As: array<f32, {{TILE_BK}}>;
+var<workgroup> Bs: array<f32, {{TILE_BK}}>;
 
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size({{WG}}, {{WG}})
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let bt = wg.z;
     let m0 = wg.y * TILE;
     let n0 = wg.x * TILE;
-    let tid = lid.y * 16u + lid.x;
+    let tid = lid.y * WG + lid.x;
     let abase = bt * p.a_batch;
     let bbase = bt * p.b_batch;
     // Loading order: along k when that is A's contiguous dimension, else along m (likewise B
@@ -38,10 +43,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     let b_along_k = p.b_row == 1u && p.b_col != 1u;
     var acc: array<vec4<f32>, 4>;
     for (var k0 = 0u; k0 < p.k; k0 += BK) {
-        var ra: array<f32, 4>;
-        var rb: array<f32, 4>;
-        for (var q = 0u; q < 4u; q++) {
-            let idx = tid + q * 256u;
+        var ra: array<f32, LOADS>;
+        var rb: array<f32, LOADS>;
+        for (var q = 0u; q < LOADS; q++) {
+            let idx = tid + q * THREADS;
             var mm = idx % TILE;
             var ka = idx / TILE;
             if a_along_k {
@@ -68,8 +73,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
             }
         }
         workgroupBarrier();
-        for (var q = 0u; q < 4u; q++) {
-            let idx = tid + q * 256u;
+        for (var q = 0u; q < LOADS; q++) {
+            let idx = tid + q * THREADS;
             var mm = idx % TILE;
             var ka = idx / TILE;
             if a_along_k {
@@ -87,8 +92,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
         }
         workgroupBarrier();
         for (var kk = 0u; kk < BK; kk++) {
-            let av = vec4<f32>(As[kk * TILE + lid.y], As[kk * TILE + lid.y + 16u], As[kk * TILE + lid.y + 32u], As[kk * TILE + lid.y + 48u]);
-            let bv = vec4<f32>(Bs[kk * TILE + lid.x], Bs[kk * TILE + lid.x + 16u], Bs[kk * TILE + lid.x + 32u], Bs[kk * TILE + lid.x + 48u]);
+            let av = vec4<f32>(As[kk * TILE + lid.y], As[kk * TILE + lid.y + WG], As[kk * TILE + lid.y + 2u * WG], As[kk * TILE + lid.y + 3u * WG]);
+            let bv = vec4<f32>(Bs[kk * TILE + lid.x], Bs[kk * TILE + lid.x + WG], Bs[kk * TILE + lid.x + 2u * WG], Bs[kk * TILE + lid.x + 3u * WG]);
             acc[0] += av.x * bv;
             acc[1] += av.y * bv;
             acc[2] += av.z * bv;
@@ -96,9 +101,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
         }
     }
     for (var i = 0u; i < 4u; i++) {
-        let gi = m0 + lid.y + 16u * i;
+        let gi = m0 + lid.y + WG * i;
         for (var j = 0u; j < 4u; j++) {
-            let gj = n0 + lid.x + 16u * j;
+            let gj = n0 + lid.x + WG * j;
             if gi < p.m && gj < p.n {
                 let ci = bt * p.c_batch + gi * p.c_row + gj * p.c_col;
                 var v = p.alpha * acc[i][j];

@@ -32,6 +32,9 @@ pub struct Gpu {
 /// bf16).
 pub type PostPass = fn(Vec<u32>) -> Result<Vec<u32>>;
 
+/// Below this many 64x64 tiles the f32 GPU kernel uses 32x32 tiles (four times the workgroups).
+const SMALL_GRID: usize = 256;
+
 /// Plans kept per device before the cache is cleared.
 const PLAN_CACHE_LIMIT: usize = 64;
 
@@ -187,7 +190,11 @@ impl Gpu {
         // f32 on a GPU: the shared-memory kernel; CPU drivers (and other input types, read as
         // 32-bit words) take the register-blocked one, whose JIT cost on llvmpipe is small.
         let smem = desc.dtype == DType::F32 && self.ctx.caps().device_type != matbridge_translator::profile::DeviceType::Cpu;
-        let (name, tile, edge) = if smem {
+        // 32x32 tiles when 64x64 ones would leave a large GPU mostly idle.
+        let tiles64 = desc.m.div_ceil(64) * desc.n.div_ceil(64) * desc.batch;
+        let (name, tile, edge) = if smem && tiles64 < SMALL_GRID {
+            ("matmul_smem32_f32".to_string(), "32x32 (4x4 per invocation, workgroup memory)", 32)
+        } else if smem {
             ("matmul_smem_f32".to_string(), "64x64 (4x4 per invocation, workgroup memory)", 64)
         } else {
             (format!("matmul_tiled_{}", desc.dtype.name()), "32x32 (4x4 per invocation)", 32)
