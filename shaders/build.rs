@@ -1,4 +1,6 @@
-//! Compiles every kernel in `wgsl/` (and its templated variants) to SPIR-V 1.3 with naga.
+//! Compiles every kernel in `wgsl/` (and its templated variants) to SPIR-V 1.3 with naga, and the
+//! cooperative-matrix kernels in `glsl/` (one module per family and `COOP_CONFIGS` entry, plus the
+//! ceiling kernels) with glslang, or copies them from `prebuilt/` where glslang is missing.
 //!
 //! A kernel source may contain `{{KEY}}` placeholders; `VARIANTS` lists the instances to build.
 //! Output: `$OUT_DIR/<name>.spv` per kernel and `$OUT_DIR/kernels.rs` listing them.

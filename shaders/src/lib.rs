@@ -1,5 +1,7 @@
 //! matbridge's compute kernels. The WGSL sources in `shaders/wgsl` are compiled to SPIR-V 1.3 by
-//! naga at build time (see `build.rs`); this crate only hands out the words.
+//! naga at build time, the cooperative-matrix GLSL in `shaders/glsl` by glslang (or taken from
+//! `prebuilt/`) for every configuration in [`COOP_CONFIGS`] (see `build.rs`); this crate only
+//! hands out the words and the configuration table.
 
 include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 
