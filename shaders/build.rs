@@ -29,6 +29,8 @@ const FROM_BF16: &str = "return bitcast<f32>(h << 16u);";
 const VARIANTS: &[Variant] = &[
     ("axpy_reduce", "axpy_reduce.wgsl", &[]),
     ("matmul_naive_f32", "matmul_naive.wgsl", F32),
+    ("matmul_dot_s8", "matmul_dot.wgsl", &[("DOT", "dot4I8Packed(x, y)")]),
+    ("matmul_dot_u8", "matmul_dot.wgsl", &[("DOT", "bitcast<i32>(dot4U8Packed(x, y))")]),
     ("matmul_smem_f32", "matmul_smem.wgsl", &[("TILE", "64"), ("WG", "16"), ("TILE_BK", "1024")]),
     ("matmul_smem32_f32", "matmul_smem.wgsl", &[("TILE", "32"), ("WG", "8"), ("TILE_BK", "512")]),
     ("pack_f16", "pack_half.wgsl", &[("DTYPE", "f16"), ("TO_HALF", TO_F16), ("FROM_HALF", FROM_F16)]),

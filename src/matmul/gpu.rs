@@ -32,6 +32,12 @@ pub struct Gpu {
 /// bf16).
 pub type PostPass = fn(Vec<u32>) -> Result<Vec<u32>>;
 
+/// Whether the device reports packed 4x8-bit dot products of `dtype`'s signedness as accelerated.
+fn packed_dot_accelerated(caps: &matbridge_translator::DeviceCaps, dtype: DType) -> bool {
+    let accel = &caps.integer_dot_product_accelerated;
+    caps.integer_dot_product && if dtype == DType::U8 { accel.int8_packed_unsigned } else { accel.int8_packed_signed }
+}
+
 /// Below this many 64x64 tiles the f32 GPU kernel uses 32x32 tiles (four times the workgroups).
 const SMALL_GRID: usize = 256;
 
@@ -187,8 +193,10 @@ impl Gpu {
     }
 
     pub(crate) fn plan_tiled(&self, desc: &MatmulDesc, r: &Resolved) -> Result<Plan> {
-        // f32 on a GPU: the shared-memory kernel; CPU drivers (and other input types, read as
-        // 32-bit words) take the register-blocked one, whose JIT cost on llvmpipe is small.
+        // f32 on a GPU: the shared-memory kernel; 8-bit inputs: packed integer dot products where
+        // the device accelerates them (CPU drivers emulate them more slowly than the byte
+        // arithmetic of the register-blocked kernel); everything else (and CPU drivers for f32) the register-blocked
+        // kernel reading 32-bit words, whose JIT cost on llvmpipe is small.
         let smem = desc.dtype == DType::F32 && self.ctx.caps().device_type != matbridge_translator::profile::DeviceType::Cpu;
         // 32x32 tiles when 64x64 ones would leave a large GPU mostly idle.
         let tiles64 = desc.m.div_ceil(64) * desc.n.div_ceil(64) * desc.batch;
@@ -196,6 +204,8 @@ impl Gpu {
             ("matmul_smem32_f32".to_string(), "32x32 (4x4 per invocation, workgroup memory)", 32)
         } else if smem {
             ("matmul_smem_f32".to_string(), "64x64 (4x4 per invocation, workgroup memory)", 64)
+        } else if desc.dtype.is_integer() && packed_dot_accelerated(self.ctx.caps(), desc.dtype) {
+            (format!("matmul_dot_{}", desc.dtype.name()), "32x32 (4x4 per invocation, packed integer dot products)", 32)
         } else {
             (format!("matmul_tiled_{}", desc.dtype.name()), "32x32 (4x4 per invocation)", 32)
         };
