@@ -114,91 +114,68 @@ fn bad_shapes_and_dtypes_are_errors() {
     }
 }
 
-/// The shared-memory f32 kernels that GPUs take, dispatched directly (CPU drivers would otherwise
-/// never run them): odd sizes, every operand layout, batch, beta. Not on llvmpipe, whose JIT
-/// takes minutes on these barrier-split shaders when its shader cache is cold (the reason CPU
-/// drivers use the barrier-free kernel); SwiftShader and GPUs run them.
-#[test]
-fn shared_memory_f32_kernel_matches_the_reference() {
+/// Dispatches built-in GEMM `kernel` (bindings A, B, C, parameters laid out as the subgroup
+/// kernels' `Params`; `tile` x `tile` outputs per workgroup) directly on `ctx` for odd sizes,
+/// every operand layout, batch 2, alpha and beta, and checks each result against the reference.
+fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: usize, dtype: DType) {
     use matbridge::matmul::HostData;
     use matbridge_runtime::{Dispatch, PipelineDesc};
-    let kernels = [("matmul_smem_f32", 64), ("matmul_smem32_f32", 32)];
-    let contexts = common::contexts().into_iter().filter(|c| !c.caps().name.contains("llvmpipe"));
-    for (ctx, (kernel, tile)) in contexts.flat_map(|c| kernels.map(|k| (c.clone(), k))) {
-        let words = matbridge_shaders::spirv(kernel).expect("kernel");
-        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, label: kernel, ..Default::default() }).unwrap();
-        for ((m, n, k), (a_op, b_op, c_op)) in [(17, 33, 65), (70, 9, 40), (65, 66, 17), (3, 130, 31)].into_iter().zip(layouts()) {
-            let mut desc = MatmulDesc::new(m, n, k, DType::F32);
-            (desc.a, desc.b, desc.c) = (a_op, b_op, c_op);
-            desc.batch = 2;
-            desc.alpha = 0.5;
-            desc.beta = 1.0;
-            let r = desc.resolve().unwrap();
-            let a = random_host(DType::F32, r.a.len, 21);
-            let b = random_host(DType::F32, r.b.len, 22);
-            let c0 = random_host(DType::F32, r.c.len, 23);
-            let params: Vec<u32> = [m, n, k, 2, r.a.row, r.a.col, r.a.batch, r.b.row, r.b.col, r.b.batch, r.c.row, r.c.col, r.c.batch]
-                .iter()
-                .map(|&v| v as u32)
-                .chain([0.5f32.to_bits(), 1.0f32.to_bits()])
-                .collect();
-            let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
-            let bb = ctx.buffer_from_slice(&b.bytes, "b").unwrap();
-            let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
-            let bp = ctx.buffer_from_slice(&params, "params").unwrap();
-            let groups = [n.div_ceil(tile) as u32, m.div_ceil(tile) as u32, 2];
-            ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc, &bp], push_constants: &[], groups }]).unwrap();
-            let got = HostData { dtype: DType::F32, bytes: ctx.read_buffer(&mut bc).unwrap() };
-            let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
-            assert!(rep.pass, "{} {kernel} {m}x{n}x{k} {a_op:?} {b_op:?}: {rep:?}", ctx.caps().name);
-        }
-        ctx.check_validation().unwrap();
+    let words = matbridge_shaders::spirv(kernel).expect("kernel");
+    let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, label: kernel, ..Default::default() }).unwrap();
+    let alpha = if dtype.is_integer() { 2.0f32 } else { 0.5 };
+    for ((m, n, k), (a_op, b_op, c_op)) in [(17, 33, 65), (70, 9, 40), (65, 66, 17), (3, 130, 31)].into_iter().zip(layouts()) {
+        let mut desc = MatmulDesc::new(m, n, k, dtype);
+        (desc.a, desc.b, desc.c) = (a_op, b_op, c_op);
+        desc.batch = 2;
+        desc.alpha = alpha;
+        desc.beta = 1.0;
+        let r = desc.resolve().unwrap();
+        let a = random_host(dtype, r.a.len, 21);
+        let b = random_host(dtype, r.b.len, 22);
+        let c0 = random_host(desc.out, r.c.len, 23);
+        let params: Vec<u32> = [m, n, k, 2, r.a.row, r.a.col, r.a.batch, r.b.row, r.b.col, r.b.batch, r.c.row, r.c.col, r.c.batch]
+            .iter()
+            .map(|&v| v as u32)
+            .chain([alpha.to_bits(), 1.0f32.to_bits()])
+            .collect();
+        // Operands are read as 32-bit words: pad to a multiple of 4 bytes.
+        let words_of = |h: &HostData| {
+            let mut bytes = h.bytes.clone();
+            bytes.resize(bytes.len().next_multiple_of(4).max(4), 0);
+            bytes
+        };
+        let ba = ctx.buffer_from_slice(&words_of(&a), "a").unwrap();
+        let bb = ctx.buffer_from_slice(&words_of(&b), "b").unwrap();
+        let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
+        let bp = ctx.buffer_from_slice(&params, "params").unwrap();
+        let groups = [n.div_ceil(tile) as u32, m.div_ceil(tile) as u32, 2];
+        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc, &bp], push_constants: &[], groups }]).unwrap();
+        let got = HostData { dtype: desc.out, bytes: ctx.read_buffer(&mut bc).unwrap() };
+        let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
+        assert!(rep.pass, "{} {kernel} {m}x{n}x{k} {a_op:?} {b_op:?}: {rep:?}", ctx.caps().name);
+    }
+    ctx.check_validation().unwrap();
+}
+
+/// The shared-memory f32 kernels that GPUs take, dispatched directly (CPU drivers would otherwise
+/// never run them). Not on llvmpipe, whose JIT takes minutes on these barrier-split shaders when
+/// its shader cache is cold (the reason CPU drivers use the barrier-free kernel); SwiftShader and
+/// GPUs run them.
+#[test]
+fn shared_memory_f32_kernel_matches_the_reference() {
+    for ctx in common::contexts().into_iter().filter(|c| !c.caps().name.contains("llvmpipe")) {
+        check_kernel_directly(&ctx, "matmul_smem_f32", 64, DType::F32);
+        check_kernel_directly(&ctx, "matmul_smem32_f32", 32, DType::F32);
     }
 }
 
 /// The packed-dot-product 8-bit kernels, dispatched directly on every test device that has
 /// VK_KHR_shader_integer_dot_product (the API takes them only where the device accelerates the
-/// packed form): odd sizes, unaligned K, every operand layout, batch, beta.
+/// packed form).
 #[test]
 fn packed_dot_product_int8_kernels_match_the_reference() {
-    use matbridge::matmul::HostData;
-    use matbridge_runtime::{Dispatch, PipelineDesc};
     for ctx in common::contexts().into_iter().filter(|c| c.caps().integer_dot_product) {
-        for (kernel, dtype) in [("matmul_dot_s8", DType::S8), ("matmul_dot_u8", DType::U8)] {
-            let words = matbridge_shaders::spirv(kernel).expect("kernel");
-            let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, label: kernel, ..Default::default() }).unwrap();
-            for ((m, n, k), (a_op, b_op, c_op)) in [(17, 33, 65), (70, 9, 40), (65, 66, 17), (3, 130, 31)].into_iter().zip(layouts()) {
-                let mut desc = MatmulDesc::new(m, n, k, dtype);
-                (desc.a, desc.b, desc.c) = (a_op, b_op, c_op);
-                desc.batch = 2;
-                desc.alpha = 2.0;
-                desc.beta = 1.0;
-                let r = desc.resolve().unwrap();
-                let a = random_host(dtype, r.a.len, 31);
-                let b = random_host(dtype, r.b.len, 32);
-                let c0 = random_host(DType::S32, r.c.len, 33);
-                let params: Vec<u32> = [m, n, k, 2, r.a.row, r.a.col, r.a.batch, r.b.row, r.b.col, r.b.batch, r.c.row, r.c.col, r.c.batch]
-                    .iter()
-                    .map(|&v| v as u32)
-                    .chain([2.0f32.to_bits(), 1.0f32.to_bits()])
-                    .collect();
-                // Operands are read as 32-bit words: pad to a multiple of 4 bytes.
-                let padded = |h: &HostData| {
-                    let mut bytes = h.bytes.clone();
-                    bytes.resize(bytes.len().next_multiple_of(4).max(4), 0);
-                    bytes
-                };
-                let ba = ctx.buffer_from_slice(&padded(&a), "a").unwrap();
-                let bb = ctx.buffer_from_slice(&padded(&b), "b").unwrap();
-                let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
-                let bp = ctx.buffer_from_slice(&params, "params").unwrap();
-                let groups = [n.div_ceil(32) as u32, m.div_ceil(32) as u32, 2];
-                ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc, &bp], push_constants: &[], groups }]).unwrap();
-                let got = HostData { dtype: DType::S32, bytes: ctx.read_buffer(&mut bc).unwrap() };
-                let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
-                assert!(rep.pass, "{} {kernel} {m}x{n}x{k} {a_op:?} {b_op:?}: {rep:?}", ctx.caps().name);
-            }
-        }
-        ctx.check_validation().unwrap();
+        check_kernel_directly(&ctx, "matmul_dot_s8", 32, DType::S8);
+        check_kernel_directly(&ctx, "matmul_dot_u8", 32, DType::U8);
     }
 }
