@@ -106,7 +106,7 @@ fn compile_coop(out_dir: &str, listing: &mut String) {
         for family in config.families {
             let (defines, vec) = family_defines(family);
             let name = config.kernel(family);
-            assert!(config.shared_bytes(vec) <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.shared_bytes(vec));
+            assert!(config.min_shared_bytes(vec) <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.min_shared_bytes(vec));
             let tile = [
                 format!("-DBM={}", config.bm),
                 format!("-DBN={}", config.bn),

@@ -38,20 +38,35 @@ impl CoopConfig {
         format!("coop_gemm_{family}_{}", self.label())
     }
 
-    /// Shared memory the kernel declares, in bytes, for the worse of the operand layouts
-    /// (`vec` = elements per 16-byte vector).
-    pub const fn shared_bytes(&self, vec: u32) -> u32 {
-        const fn max(x: u32, y: u32) -> u32 {
-            if x > y {
-                x
-            } else {
-                y
-            }
-        }
-        let a = max(self.bm * (self.bk / vec + 1), self.bk * (self.bm / vec + 1));
-        let b = max(self.bk * (self.bn / vec + 1), self.bn * (self.bk / vec + 1));
+    /// Shared memory the kernel declares, in bytes, with A stored column-major (m contiguous)
+    /// or not, and B's shared tile k-contiguous or not (`vec` = elements per 16-byte vector).
+    pub const fn shared_bytes(&self, vec: u32, a_colmajor: bool, b_smem_colmajor: bool) -> u32 {
+        let a = if a_colmajor { self.bk * (self.bm / vec + 1) } else { self.bm * (self.bk / vec + 1) };
+        let b = if b_smem_colmajor { self.bn * (self.bk / vec + 1) } else { self.bk * (self.bn / vec + 1) };
         // The epilogue's staging tiles reuse the operand tiles' memory.
-        max((a + b) * 16 * self.stages, self.warps_m * self.warps_n * 16 * self.ln * 4)
+        let operands = (a + b) * 16 * self.stages;
+        let staging = self.warps_m * self.warps_n * 16 * self.ln * 4;
+        if operands > staging {
+            operands
+        } else {
+            staging
+        }
+    }
+
+    /// The least shared memory over the operand layouts (a configuration is built when some
+    /// layout fits; the planner checks the problem's own).
+    pub const fn min_shared_bytes(&self, vec: u32) -> u32 {
+        let mut least = u32::MAX;
+        let layouts = [(false, false), (false, true), (true, false), (true, true)];
+        let mut i = 0;
+        while i < layouts.len() {
+            let bytes = self.shared_bytes(vec, layouts[i].0, layouts[i].1);
+            if bytes < least {
+                least = bytes;
+            }
+            i += 1;
+        }
+        least
     }
 }
 
@@ -79,10 +94,16 @@ pub const COOP_CONFIGS: &[CoopConfig] = &[
     cfg(128, 256, 32, 2, 4, 16, 1, F16),
     cfg(256, 256, 32, 2, 4, 16, 1, F16_ACC16),
     cfg(128, 256, 16, 2, 4, 16, 2, F16),
+    // Double-buffered candidates that fit 48 KiB only with row-major B.
+    cfg(128, 192, 32, 2, 3, 16, 2, F16),
+    cfg(128, 192, 32, 4, 3, 16, 2, F16),
+    cfg(192, 128, 32, 3, 2, 16, 2, F16),
+    cfg(192, 128, 32, 3, 4, 16, 2, F16),
     // 8-bit inputs (K step 32).
     cfg(128, 128, 128, 4, 4, 16, 1, INT8),
     cfg(128, 256, 64, 4, 4, 16, 1, INT8),
     cfg(128, 128, 128, 2, 4, 16, 1, INT8),
     cfg(128, 256, 64, 2, 4, 16, 1, INT8),
     cfg(256, 128, 64, 4, 2, 16, 1, INT8),
+    cfg(128, 128, 64, 4, 4, 16, 2, INT8),
 ];

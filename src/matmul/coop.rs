@@ -83,14 +83,20 @@ fn vector_layout(s: &Strides, rows: usize, cols: usize, vec: usize) -> Option<(b
     }
 }
 
-/// The configurations of `family` this device can run.
-fn candidates(gpu: &Gpu, family: &Family) -> Vec<&'static CoopConfig> {
+/// The configurations of `family` this device can run, for operands stored as `layout` (A
+/// column-major?, B k-contiguous?) or, without one, for some layout.
+fn candidates(gpu: &Gpu, family: &Family, layout: Option<(bool, bool)>) -> Vec<&'static CoopConfig> {
     let caps = gpu.ctx.caps();
+    let shared = |c: &CoopConfig| match layout {
+        // 8-bit B always sits k-contiguous in shared memory (transposed while staged).
+        Some((a_cm, b_cm)) => c.shared_bytes(family.vec, a_cm, b_cm || family.vec == 16),
+        None => c.min_shared_bytes(family.vec),
+    };
     COOP_CONFIGS
         .iter()
         .filter(|c| c.families.contains(&family.name))
         .filter(|c| caps.find_coop_shape(16, c.ln, family.k, family.ab, family.ab, family.acc, family.acc).is_some())
-        .filter(|c| c.shared_bytes(family.vec) <= caps.limits.max_shared_memory_size && c.threads() <= caps.limits.max_workgroup_invocations)
+        .filter(|c| shared(c) <= caps.limits.max_shared_memory_size && c.threads() <= caps.limits.max_workgroup_invocations)
         .collect()
 }
 
@@ -121,7 +127,7 @@ fn out_mode(desc: &MatmulDesc, c: &Strides) -> OutMode {
 /// has no cooperative-matrix kernel for them).
 pub fn config_labels(gpu: &Gpu, desc: &MatmulDesc) -> Vec<String> {
     match family_for(desc) {
-        Some(family) if gpu.ctx.caps().subgroup_size == 32 => candidates(gpu, &family).iter().map(|c| c.label()).collect(),
+        Some(family) if gpu.ctx.caps().subgroup_size == 32 => candidates(gpu, &family, None).iter().map(|c| c.label()).collect(),
         _ => Vec::new(),
     }
 }
@@ -137,15 +143,15 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
     if caps.subgroup_size != 32 {
         return Ok(None);
     }
-    let configs = candidates(gpu, &family);
-    if configs.is_empty() {
-        return Ok(None);
-    }
     let vec = family.vec as usize;
     // op(A) is m x k: row-major here means k contiguous.
     let (Some((a_cm, a_ld)), Some((b_cm_n, b_ld))) = (vector_layout(&r.a, desc.m, desc.k, vec), vector_layout(&r.b, desc.k, desc.n, vec)) else {
         return Ok(None);
     };
+    let configs = candidates(gpu, &family, Some((a_cm, b_cm_n)));
+    if configs.is_empty() {
+        return Ok(None);
+    }
     // For B (k x n) "row-major" means n contiguous; the kernel's B_COLMAJOR means k contiguous.
     let layout = Layout { a_cm, a_ld, b_colmajor: b_cm_n, b_ld };
     let size_class = match desc.m.max(desc.n) {
