@@ -268,11 +268,7 @@ void main() {
     barrier();
 
     uint ktiles = (p.K + BK - 1u) / BK;
-    // The stage loop is unrolled so that every shared-memory offset is a constant.
-    for (uint kt0 = 0; kt0 < ktiles; kt0 += STAGES) {
-      [[unroll]] for (uint st = 0; st < STAGES; st++) {
-        uint kt = kt0 + st;
-        if (kt >= ktiles) break;
+    for (uint kt = 0; kt < ktiles; kt++) {
         bool more = kt + 1u < ktiles;
         uint k_next = (kt + 1u) * BK;
         if (more) {
@@ -286,8 +282,8 @@ void main() {
                 [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) rb[q] = load_b(bbase, n0, k_next, tid + q * THREADS, sb[q]);
             }
         }
-        uint sA = st * A_STAGE;
-        uint sB = st * B_STAGE;
+        uint sA = (kt % STAGES) * A_STAGE;
+        uint sB = (kt % STAGES) * B_STAGE;
         [[unroll]] for (uint kk = 0; kk < BK; kk += LK) {
             ATYPE fa[TM];
             [[unroll]] for (uint i = 0; i < TM; i++) {
@@ -305,8 +301,8 @@ void main() {
         barrier();
 #endif
         if (more) {
-            uint tA = ((st + 1u) % STAGES) * A_STAGE;
-            uint tB = ((st + 1u) % STAGES) * B_STAGE;
+            uint tA = ((kt + 1u) % STAGES) * A_STAGE;
+            uint tB = ((kt + 1u) % STAGES) * B_STAGE;
             [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) {
                 if (A_EVEN || tid + q * THREADS < A_VECS) S[tA + sa[q]] = ra[q];
             }
@@ -322,7 +318,6 @@ void main() {
             }
         }
         barrier();
-      }
     }
 
     // Epilogue: one 16 x LN tile at a time through this subgroup's staging slot.

@@ -94,16 +94,10 @@ pub const COOP_CONFIGS: &[CoopConfig] = &[
     cfg(128, 256, 32, 2, 4, 16, 1, F16),
     cfg(256, 256, 32, 2, 4, 16, 1, F16_ACC16),
     cfg(128, 256, 16, 2, 4, 16, 2, F16),
-    // Double-buffered candidates that fit 48 KiB only with row-major B.
-    cfg(128, 192, 32, 2, 3, 16, 2, F16),
-    cfg(128, 192, 32, 4, 3, 16, 2, F16),
-    cfg(192, 128, 32, 3, 2, 16, 2, F16),
-    cfg(192, 128, 32, 3, 4, 16, 2, F16),
     // 8-bit inputs (K step 32).
     cfg(128, 128, 128, 4, 4, 16, 1, INT8),
     cfg(128, 256, 64, 4, 4, 16, 1, INT8),
     cfg(128, 128, 128, 2, 4, 16, 1, INT8),
     cfg(128, 256, 64, 2, 4, 16, 1, INT8),
     cfg(256, 128, 64, 4, 2, 16, 1, INT8),
-    cfg(128, 128, 64, 4, 4, 16, 2, INT8),
 ];
