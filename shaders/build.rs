@@ -29,21 +29,40 @@ const FROM_BF16: &str = "return bitcast<f32>(h << 16u);";
 const VARIANTS: &[Variant] = &[
     ("axpy_reduce", "axpy_reduce.wgsl", &[]),
     ("matmul_naive_f32", "matmul_naive.wgsl", F32),
-    ("matmul_dot_s8", "matmul_dot.wgsl", &[("DOT", "dot4I8Packed(x, y)")]),
-    ("matmul_dot_u8", "matmul_dot.wgsl", &[("DOT", "bitcast<i32>(dot4U8Packed(x, y))")]),
     ("matmul_smem_f32", "matmul_smem.wgsl", &[("TILE", "64"), ("WG", "16"), ("TILE_BK", "1024")]),
     ("matmul_smem32_f32", "matmul_smem.wgsl", &[("TILE", "32"), ("WG", "8"), ("TILE_BK", "512")]),
     ("pack_f16", "pack_half.wgsl", &[("DTYPE", "f16"), ("TO_HALF", TO_F16), ("FROM_HALF", FROM_F16)]),
     ("pack_bf16", "pack_half.wgsl", &[("DTYPE", "bf16"), ("TO_HALF", TO_BF16), ("FROM_HALF", FROM_BF16)]),
 ];
 
-/// The tiled GEMM for each input type: (name, dtype, accumulator, load expression).
-const TILED: &[(&str, &str, &str, &str)] = &[
-    ("matmul_tiled_f32", "f32", "f32", LOAD_F32),
-    ("matmul_tiled_f16", "f16", "f32", LOAD_F16),
-    ("matmul_tiled_bf16", "bf16", "f32", LOAD_BF16),
-    ("matmul_tiled_s8", "s8", "i32", LOAD_S8),
-    ("matmul_tiled_u8", "u8", "i32", LOAD_U8),
+/// `{{GEMM_PARAMS}}`: the parameters of the subgroup-path GEMMs (`matmul_tiled.wgsl`,
+/// `matmul_smem.wgsl`), laid out as `TiledParams` in `src/matmul/gpu.rs`.
+const GEMM_PARAMS: &str = "struct Params {
+    m: u32, n: u32, k: u32, batch: u32,
+    a_row: u32, a_col: u32, a_batch: u32,
+    b_row: u32, b_col: u32, b_batch: u32,
+    c_row: u32, c_col: u32, c_batch: u32,
+    alpha: f32, beta: f32,
+}";
+
+/// How `matmul_tiled.wgsl` advances along K: the fragment file (functions, then `// K LOOP` and
+/// the loop) and its own substitution.
+enum Step {
+    /// One element per step; the expression loading element `e` of `BUF`.
+    Elements(&'static str),
+    /// Four 8-bit elements per packed integer dot product; the dot expression over `x`, `y`.
+    PackedDot(&'static str),
+}
+
+/// The tiled GEMM for each input type: (name, dtype, accumulator, K step).
+const TILED: &[(&str, &str, &str, Step)] = &[
+    ("matmul_tiled_f32", "f32", "f32", Step::Elements(LOAD_F32)),
+    ("matmul_tiled_f16", "f16", "f32", Step::Elements(LOAD_F16)),
+    ("matmul_tiled_bf16", "bf16", "f32", Step::Elements(LOAD_BF16)),
+    ("matmul_tiled_s8", "s8", "i32", Step::Elements(LOAD_S8)),
+    ("matmul_tiled_u8", "u8", "i32", Step::Elements(LOAD_U8)),
+    ("matmul_dot_s8", "s8", "i32", Step::PackedDot("dot4I8Packed(x, y)")),
+    ("matmul_dot_u8", "u8", "i32", Step::PackedDot("bitcast<i32>(dot4U8Packed(x, y))")),
 ];
 
 fn main() {
@@ -56,13 +75,21 @@ fn main() {
     let mut listing = String::from("/// Every kernel built from `shaders/wgsl`: (name, SPIR-V bytes).\npub static KERNELS: &[(&str, &[u8])] = &[\n");
     let mut jobs: Vec<(String, &str, Vec<(&str, String)>)> =
         VARIANTS.iter().map(|(n, f, subs)| (n.to_string(), *f, subs.iter().map(|(k, v)| (*k, v.to_string())).collect())).collect();
-    for (name, dtype, acc, load) in TILED {
-        let subs = vec![("DTYPE", dtype.to_string()), ("ACC", acc.to_string()), ("LOAD_A", load.replace("BUF", "a")), ("LOAD_B", load.replace("BUF", "b"))];
+    for (name, dtype, acc, step) in TILED {
+        let (fragment, step_subs) = match step {
+            Step::Elements(load) => ("tiled_step_elements.wgsl", vec![("LOAD_A", load.replace("BUF", "a")), ("LOAD_B", load.replace("BUF", "b"))]),
+            Step::PackedDot(dot) => ("tiled_step_packed_dot.wgsl", vec![("DOT", dot.to_string())]),
+        };
+        let path = src_dir.join(fragment);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let (functions, k_loop) = text.split_once("// K LOOP\n").unwrap_or_else(|| panic!("{}: no `// K LOOP` line", path.display()));
+        let mut subs = vec![("STEP_FUNCTIONS", functions.to_string()), ("K_LOOP", k_loop.to_string()), ("DTYPE", dtype.to_string()), ("ACC", acc.to_string())];
+        subs.extend(step_subs);
         jobs.push((name.to_string(), "matmul_tiled.wgsl", subs));
     }
     for (name, file, subs) in &jobs {
         let path = src_dir.join(file);
-        let mut source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let mut source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display())).replace("{{GEMM_PARAMS}}", GEMM_PARAMS);
         for (key, value) in subs.iter() {
             source = source.replace(&format!("{{{{{key}}}}}"), value);
         }

@@ -105,6 +105,23 @@ fn translated_nv_kernels_match_the_reference() {
     }
 }
 
+/// Runs `desc` through the matmul API on operands drawn from seeds `seed`, `seed + 1`,
+/// `seed + 2`, asserts that it took the cooperative-matrix path, and checks it against the
+/// reference.
+fn run_coop_and_check(mb: &matbridge::matmul::api::Matbridge, desc: &MatmulDesc, seed: u64, what: &str) {
+    let r = desc.resolve().unwrap();
+    let a = matbridge::cli_matmul::random_host(desc.dtype, r.a.len, seed);
+    let b = matbridge::cli_matmul::random_host(desc.dtype, r.b.len, seed + 1);
+    let c0 = matbridge::cli_matmul::random_host(desc.out, r.c.len, seed + 2);
+    let (ta, tb) = (mb.tensor_from_host(&a).unwrap(), mb.tensor_from_host(&b).unwrap());
+    let mut tc = mb.tensor_from_host(&c0).unwrap();
+    let run = mb.matmul(desc, &ta, &tb, &mut tc).unwrap();
+    assert!(matches!(run.path, matbridge::matmul::MatmulPath::CooperativeMatrix { .. }), "{what} {desc:?}: {}", run.path);
+    let got = mb.read_host(&tc).unwrap();
+    let rep = check(desc, &a, &b, &c0, &got, 1).unwrap();
+    assert!(rep.pass, "{what}: {rep:?}");
+}
+
 #[test]
 fn matmul_api_takes_the_cooperative_matrix_path_where_listed() {
     use matbridge::matmul::api::Matbridge;
@@ -129,17 +146,7 @@ fn matmul_api_takes_the_cooperative_matrix_path_where_listed() {
                     desc.b = b_op;
                     desc.batch = 2;
                     desc.beta = 1.0;
-                    let r = desc.resolve().unwrap();
-                    let a = matbridge::cli_matmul::random_host(dtype, r.a.len, 1);
-                    let b = matbridge::cli_matmul::random_host(dtype, r.b.len, 2);
-                    let c0 = matbridge::cli_matmul::random_host(out, r.c.len, 3);
-                    let (ta, tb) = (mb.tensor_from_host(&a).unwrap(), mb.tensor_from_host(&b).unwrap());
-                    let mut tc = mb.tensor_from_host(&c0).unwrap();
-                    let run = mb.matmul(&desc, &ta, &tb, &mut tc).unwrap();
-                    assert!(matches!(run.path, matbridge::matmul::MatmulPath::CooperativeMatrix { .. }), "{desc:?}: {}", run.path);
-                    let got = mb.read_host(&tc).unwrap();
-                    let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
-                    assert!(rep.pass, "{dtype} {m}x{n}x{k} {a_op:?} {b_op:?}: {rep:?}");
+                    run_coop_and_check(&mb, &desc, 1, &format!("{dtype} {m}x{n}x{k} {a_op:?} {b_op:?}"));
                 }
             }
         }
@@ -217,17 +224,7 @@ fn every_tile_configuration_matches_the_reference() {
                     desc.batch = 2;
                     desc.alpha = if dtype.is_integer() { 2.0 } else { 0.5 };
                     desc.beta = 1.0;
-                    let r = desc.resolve().unwrap();
-                    let a = matbridge::cli_matmul::random_host(dtype, r.a.len, 11);
-                    let b = matbridge::cli_matmul::random_host(dtype, r.b.len, 12);
-                    let c0 = matbridge::cli_matmul::random_host(out, r.c.len, 13);
-                    let (ta, tb) = (mb.tensor_from_host(&a).unwrap(), mb.tensor_from_host(&b).unwrap());
-                    let mut tc = mb.tensor_from_host(&c0).unwrap();
-                    let run = mb.matmul(&desc, &ta, &tb, &mut tc).unwrap();
-                    assert!(matches!(run.path, matbridge::matmul::MatmulPath::CooperativeMatrix { .. }), "{label} {desc:?}: {}", run.path);
-                    let got = mb.read_host(&tc).unwrap();
-                    let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
-                    assert!(rep.pass, "{dtype}->{out} {label} {m}x{n}x{k}: {rep:?}");
+                    run_coop_and_check(&mb, &desc, 11, &format!("{dtype}->{out} {label} {m}x{n}x{k}"));
                 }
                 eprintln!("{dtype}->{out} {label}: ok");
             }

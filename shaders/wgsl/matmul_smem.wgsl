@@ -6,13 +6,7 @@
 // steps of 16 staged through workgroup memory. (64x64 for throughput, 32x32 for problems too small
 // to fill the device with 64x64 tiles.) Each operand tile is read along its contiguous
 // dimension when it has one (coalesced), zero-filled past the edges.
-struct Params {
-    m: u32, n: u32, k: u32, batch: u32,
-    a_row: u32, a_col: u32, a_batch: u32,
-    b_row: u32, b_col: u32, b_batch: u32,
-    c_row: u32, c_col: u32, c_batch: u32,
-    alpha: f32, beta: f32,
-}
+{{GEMM_PARAMS}}
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> b: array<f32>;
@@ -41,32 +35,28 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     // along n unless k is contiguous).
     let a_along_k = p.a_col == 1u;
     let b_along_k = p.b_row == 1u && p.b_col != 1u;
+    // Each invocation's staged elements, (row or column within the tile, k within the step),
+    // numbered along k when that is the operand's contiguous dimension, else along m / n.
+    var a_mk: array<vec2<u32>, LOADS>;
+    var b_nk: array<vec2<u32>, LOADS>;
+    for (var q = 0u; q < LOADS; q++) {
+        let idx = tid + q * THREADS;
+        a_mk[q] = select(vec2<u32>(idx % TILE, idx / TILE), vec2<u32>(idx / BK, idx % BK), a_along_k);
+        b_nk[q] = select(vec2<u32>(idx % TILE, idx / TILE), vec2<u32>(idx / BK, idx % BK), b_along_k);
+    }
     var acc: array<vec4<f32>, 4>;
     for (var k0 = 0u; k0 < p.k; k0 += BK) {
         var ra: array<f32, LOADS>;
         var rb: array<f32, LOADS>;
         for (var q = 0u; q < LOADS; q++) {
-            let idx = tid + q * THREADS;
-            var mm = idx % TILE;
-            var ka = idx / TILE;
-            if a_along_k {
-                mm = idx / BK;
-                ka = idx % BK;
-            }
-            let gm = m0 + mm;
-            let gk = k0 + ka;
+            let gm = m0 + a_mk[q].x;
+            let gka = k0 + a_mk[q].y;
             ra[q] = 0.0;
-            if gm < p.m && gk < p.k {
-                ra[q] = a[abase + gm * p.a_row + gk * p.a_col];
+            if gm < p.m && gka < p.k {
+                ra[q] = a[abase + gm * p.a_row + gka * p.a_col];
             }
-            var nn = idx % TILE;
-            var kb = idx / TILE;
-            if b_along_k {
-                nn = idx / BK;
-                kb = idx % BK;
-            }
-            let gn = n0 + nn;
-            let gkb = k0 + kb;
+            let gn = n0 + b_nk[q].x;
+            let gkb = k0 + b_nk[q].y;
             rb[q] = 0.0;
             if gn < p.n && gkb < p.k {
                 rb[q] = b[bbase + gkb * p.b_row + gn * p.b_col];
@@ -74,21 +64,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
         }
         workgroupBarrier();
         for (var q = 0u; q < LOADS; q++) {
-            let idx = tid + q * THREADS;
-            var mm = idx % TILE;
-            var ka = idx / TILE;
-            if a_along_k {
-                mm = idx / BK;
-                ka = idx % BK;
-            }
-            As[ka * TILE + mm] = ra[q];
-            var nn = idx % TILE;
-            var kb = idx / TILE;
-            if b_along_k {
-                nn = idx / BK;
-                kb = idx % BK;
-            }
-            Bs[kb * TILE + nn] = rb[q];
+            As[a_mk[q].y * TILE + a_mk[q].x] = ra[q];
+            Bs[b_nk[q].y * TILE + b_nk[q].x] = rb[q];
         }
         workgroupBarrier();
         for (var kk = 0u; kk < BK; kk++) {
