@@ -142,6 +142,7 @@ fn compile_coop(out_dir: &str, listing: &mut String) {
                 format!("-DWARPS_N={}", config.warps_n),
                 format!("-DLN={}", config.ln),
                 format!("-DSTAGES={}", config.stages),
+                format!("-DPREFETCH={}", config.prefetch),
             ];
             glslang(&name, "glsl/coop_gemm.comp", defines, &tile, out_dir, regen);
             writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();

@@ -23,10 +23,14 @@
 // zero-filled per vector.
 //
 // Build defines: ELEM_F16, ELEM_S8 or ELEM_U8; ACC_F16 (f16 accumulators, else f32/s32/u32);
-// tile: BM, BN, BK, WARPS_M, WARPS_N, LN (MMA N: 16 or 8), STAGES (1 or 2).
+// tile: BM, BN, BK, WARPS_M, WARPS_N, LN (MMA N: 16 or 8), STAGES (1 or 2), PREFETCH (K tiles
+// in flight in registers: 1, 2 or 3).
 // (u8 accumulates in u32, whose bits are the wrapped s32 result.)
 #ifdef ELEM_U8
 #define ELEM_S8
+#endif
+#ifndef PREFETCH
+#define PREFETCH 1
 #endif
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -210,6 +214,26 @@ float staged(uint base, uint e) {
     return uintBitsToFloat(staged_bits(base, e));
 }
 
+// The accumulators (module scope, so that `multiply_stage` needs no copies).
+CTYPE acc[TM][TN];
+
+// Multiplies this subgroup's fragments of the shared stage at (sA, B_BASE + sB) into `acc`.
+void multiply_stage(uint sA, uint sB, uint wm, uint wn) {
+    [[unroll]] for (uint kk = 0; kk < BK; kk += LK) {
+        ATYPE fa[TM];
+        [[unroll]] for (uint i = 0; i < TM; i++) {
+            uint m = wm + i * 16u;
+            coopMatLoadNV(fa[i], S, sA + (A_COLMAJOR ? kk * A_PITCH + m / VEC : m * A_PITCH + kk / VEC), A_PITCH, A_COLMAJOR);
+        }
+        [[unroll]] for (uint j = 0; j < TN; j++) {
+            uint n = wn + j * LN;
+            BTYPE fb;
+            coopMatLoadNV(fb, S, B_BASE + sB + (B_SMEM_CM ? n * B_PITCH + kk / VEC : kk * B_PITCH + n / VEC), B_PITCH, B_SMEM_CM);
+            [[unroll]] for (uint i = 0; i < TM; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
+        }
+    }
+}
+
 void main() {
     uint tid = gl_LocalInvocationID.x;
     uint warp = tid / 32u;
@@ -233,92 +257,95 @@ void main() {
     uint abase = bt * p.a_batch;
     uint bbase = bt * p.b_batch;
 
-    CTYPE acc[TM][TN];
     [[unroll]] for (uint i = 0; i < TM; i++) {
         [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = CTYPE(0.0);
     }
 
-    uvec4 ra[A_PER_THREAD];
-    uvec4 rb[B_PER_THREAD];
     uint sa[A_PER_THREAD];
     uint sb[B_PER_THREAD];
-    [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) ra[q] = load_a(abase, m0, 0u, tid + q * THREADS, sa[q]);
-#ifdef ELEM_S8
-    uvec4 rt[T_PER_THREAD][4];
-    if (B_TRANSPOSE) {
-        [[unroll]] for (uint q = 0; q < T_PER_THREAD; q++) load_bt(bbase, n0, 0u, tid + q * THREADS, rt[q]);
-    } else
+    // Register staging sets 0 .. PREFETCH - 1 (8-bit row-major B uses rt*, transposed on the way).
+    uvec4 ra0[A_PER_THREAD], rb0[B_PER_THREAD];
+#if PREFETCH >= 2
+    uvec4 ra1[A_PER_THREAD], rb1[B_PER_THREAD];
 #endif
-    {
-        [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) rb[q] = load_b(bbase, n0, 0u, tid + q * THREADS, sb[q]);
-    }
-    [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) {
-        if (A_EVEN || tid + q * THREADS < A_VECS) S[sa[q]] = ra[q];
-    }
-#ifdef ELEM_S8
-    if (B_TRANSPOSE) {
-        [[unroll]] for (uint q = 0; q < T_PER_THREAD; q++) store_bt(B_BASE, tid + q * THREADS, rt[q]);
-    } else
+#if PREFETCH >= 3
+    uvec4 ra2[A_PER_THREAD], rb2[B_PER_THREAD];
 #endif
-    {
-        [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) {
-            if (B_EVEN || tid + q * THREADS < B_VECS) S[B_BASE + sb[q]] = rb[q];
-        }
+#ifdef ELEM_S8
+    uvec4 rt0[T_PER_THREAD][4];
+#if PREFETCH >= 2
+    uvec4 rt1[T_PER_THREAD][4];
+#endif
+#if PREFETCH >= 3
+    uvec4 rt2[T_PER_THREAD][4];
+#endif
+#endif
+    uint ktiles = (p.K + BK - 1u) / BK;
+
+    // Register staging sets are named (not indexed) so that they stay in registers: the loop
+    // below is unrolled by PREFETCH and each copy names its sets.
+#ifdef ELEM_S8
+#define LOAD_B_TRANSPOSED(RT, K0) if (B_TRANSPOSE) { [[unroll]] for (uint q = 0; q < T_PER_THREAD; q++) load_bt(bbase, n0, K0, tid + q * THREADS, RT[q]); } else
+#define STORE_B_TRANSPOSED(RT, BASE) if (B_TRANSPOSE) { [[unroll]] for (uint q = 0; q < T_PER_THREAD; q++) store_bt(BASE, tid + q * THREADS, RT[q]); } else
+#else
+#define LOAD_B_TRANSPOSED(RT, K0)
+#define STORE_B_TRANSPOSED(RT, BASE)
+#endif
+    // Global -> registers: tile KT of the K loop into set (RA, RB, RT).
+#define LOAD_TILE(RA, RB, RT, KT) { \
+        uint k_first = (KT) * BK; \
+        [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) RA[q] = load_a(abase, m0, k_first, tid + q * THREADS, sa[q]); \
+        LOAD_B_TRANSPOSED(RT, k_first) { [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) RB[q] = load_b(bbase, n0, k_first, tid + q * THREADS, sb[q]); } \
     }
+    // Registers -> shared stage STAGE.
+#define STORE_TILE(RA, RB, RT, STAGE) { \
+        uint tA = (STAGE) * A_STAGE, tB = B_BASE + (STAGE) * B_STAGE; \
+        [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) { if (A_EVEN || tid + q * THREADS < A_VECS) S[tA + sa[q]] = RA[q]; } \
+        STORE_B_TRANSPOSED(RT, tB) { [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) { if (B_EVEN || tid + q * THREADS < B_VECS) S[tB + sb[q]] = RB[q]; } } \
+    }
+    // One K tile: fetch tile KT + PREFETCH into the free set, multiply the tile in shared stage
+    // KT % STAGES, then write tile KT + 1 (fetched PREFETCH - 1 tiles ago) to its stage.
+#if STAGES == 1
+#define STAGE_BARRIER barrier();
+#else
+#define STAGE_BARRIER
+#endif
+#define K_TILE(KT, LA, LB, LT, SA_, SB_, ST_) { \
+        if ((KT) + PREFETCH < ktiles) LOAD_TILE(LA, LB, LT, (KT) + PREFETCH) \
+        multiply_stage(((KT) % STAGES) * A_STAGE, ((KT) % STAGES) * B_STAGE, wm, wn); \
+        STAGE_BARRIER \
+        if ((KT) + 1u < ktiles) STORE_TILE(SA_, SB_, ST_, ((KT) + 1u) % STAGES) \
+        barrier(); \
+    }
+
+    // Prologue: tile 0 into shared memory, tiles 1 .. PREFETCH - 1 in flight.
+    LOAD_TILE(ra0, rb0, rt0, 0u)
+    STORE_TILE(ra0, rb0, rt0, 0u)
+#if PREFETCH >= 2
+    if (1u < ktiles) LOAD_TILE(ra1, rb1, rt1, 1u)
+#endif
+#if PREFETCH >= 3
+    if (2u < ktiles) LOAD_TILE(ra2, rb2, rt2, 2u)
+#endif
     barrier();
 
-    uint ktiles = (p.K + BK - 1u) / BK;
-    for (uint kt = 0; kt < ktiles; kt++) {
-        bool more = kt + 1u < ktiles;
-        uint k_next = (kt + 1u) * BK;
-        if (more) {
-            [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) ra[q] = load_a(abase, m0, k_next, tid + q * THREADS, sa[q]);
-#ifdef ELEM_S8
-            if (B_TRANSPOSE) {
-                [[unroll]] for (uint q = 0; q < T_PER_THREAD; q++) load_bt(bbase, n0, k_next, tid + q * THREADS, rt[q]);
-            } else
-#endif
-            {
-                [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) rb[q] = load_b(bbase, n0, k_next, tid + q * THREADS, sb[q]);
-            }
-        }
-        uint sA = (kt % STAGES) * A_STAGE;
-        uint sB = (kt % STAGES) * B_STAGE;
-        [[unroll]] for (uint kk = 0; kk < BK; kk += LK) {
-            ATYPE fa[TM];
-            [[unroll]] for (uint i = 0; i < TM; i++) {
-                uint m = wm + i * 16u;
-                coopMatLoadNV(fa[i], S, sA + (A_COLMAJOR ? kk * A_PITCH + m / VEC : m * A_PITCH + kk / VEC), A_PITCH, A_COLMAJOR);
-            }
-            [[unroll]] for (uint j = 0; j < TN; j++) {
-                uint n = wn + j * LN;
-                BTYPE fb;
-                coopMatLoadNV(fb, S, B_BASE + sB + (B_SMEM_CM ? n * B_PITCH + kk / VEC : kk * B_PITCH + n / VEC), B_PITCH, B_SMEM_CM);
-                [[unroll]] for (uint i = 0; i < TM; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
-            }
-        }
-#if STAGES == 1
-        barrier();
-#endif
-        if (more) {
-            uint tA = ((kt + 1u) % STAGES) * A_STAGE;
-            uint tB = ((kt + 1u) % STAGES) * B_STAGE;
-            [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) {
-                if (A_EVEN || tid + q * THREADS < A_VECS) S[tA + sa[q]] = ra[q];
-            }
-#ifdef ELEM_S8
-            if (B_TRANSPOSE) {
-                [[unroll]] for (uint q = 0; q < T_PER_THREAD; q++) store_bt(B_BASE + tB, tid + q * THREADS, rt[q]);
-            } else
-#endif
-            {
-                [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) {
-                    if (B_EVEN || tid + q * THREADS < B_VECS) S[B_BASE + tB + sb[q]] = rb[q];
-                }
-            }
-        }
-        barrier();
+    // Tile kt is fetched into set kt % PREFETCH and, PREFETCH - 1 tiles later, stored from it.
+#if PREFETCH == 1
+    for (uint kt = 0; kt < ktiles; kt++) K_TILE(kt, ra0, rb0, rt0, ra0, rb0, rt0)
+#elif PREFETCH == 2
+    for (uint kt = 0; kt < ktiles; kt += 2u) {
+        K_TILE(kt, ra0, rb0, rt0, ra1, rb1, rt1)
+        if (kt + 1u < ktiles) K_TILE(kt + 1u, ra1, rb1, rt1, ra0, rb0, rt0)
     }
+#elif PREFETCH == 3
+    for (uint kt = 0; kt < ktiles; kt += 3u) {
+        K_TILE(kt, ra0, rb0, rt0, ra1, rb1, rt1)
+        if (kt + 1u < ktiles) K_TILE(kt + 1u, ra1, rb1, rt1, ra2, rb2, rt2)
+        if (kt + 2u < ktiles) K_TILE(kt + 2u, ra2, rb2, rt2, ra0, rb0, rt0)
+    }
+#else
+#error PREFETCH must be 1, 2 or 3
+#endif
 
     // Epilogue: one 16 x LN tile at a time through this subgroup's staging slot.
     uint stage = warp * STAGE_VECS;

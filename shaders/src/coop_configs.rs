@@ -18,6 +18,9 @@ pub struct CoopConfig {
     pub ln: u32,
     /// Shared-memory buffers (1 or 2).
     pub stages: u32,
+    /// K tiles in flight in registers between their global load and their shared-memory store
+    /// (1 to 3; each adds a set of staging registers and hides one more K step of latency).
+    pub prefetch: u32,
     /// Kernel families (`f16_f32`, `f16_f16`, `s8_s32`, `u8_s32`) built with this configuration.
     pub families: &'static [&'static str],
 }
@@ -28,9 +31,11 @@ impl CoopConfig {
         self.warps_m * self.warps_n * 32
     }
 
-    /// Configuration label used in kernel names, e.g. `128x256x32_w2x4_n16_s1`.
+    /// Configuration label used in kernel names, e.g. `128x256x32_w2x4_n16_s1` (`_p2` appended
+    /// with two K tiles in flight).
     pub fn label(&self) -> String {
-        format!("{}x{}x{}_w{}x{}_n{}_s{}", self.bm, self.bn, self.bk, self.warps_m, self.warps_n, self.ln, self.stages)
+        let prefetch = if self.prefetch > 1 { format!("_p{}", self.prefetch) } else { String::new() };
+        format!("{}x{}x{}_w{}x{}_n{}_s{}{prefetch}", self.bm, self.bn, self.bk, self.warps_m, self.warps_n, self.ln, self.stages)
     }
 
     /// Built-in kernel name for `family`.
@@ -76,7 +81,14 @@ const INT8: &[&str] = &["s8_s32", "u8_s32"];
 
 #[allow(clippy::too_many_arguments)] // one positional row per configuration keeps the table readable
 const fn cfg(bm: u32, bn: u32, bk: u32, warps_m: u32, warps_n: u32, ln: u32, stages: u32, families: &'static [&'static str]) -> CoopConfig {
-    CoopConfig { bm, bn, bk, warps_m, warps_n, ln, stages, families }
+    CoopConfig { bm, bn, bk, warps_m, warps_n, ln, stages, prefetch: 1, families }
+}
+
+impl CoopConfig {
+    /// This configuration with `prefetch` K tiles in flight in registers.
+    const fn p(self, prefetch: u32) -> CoopConfig {
+        CoopConfig { prefetch, ..self }
+    }
 }
 
 /// Every configuration, in the order the autotuner tries them (its first entry per family is
@@ -100,4 +112,20 @@ pub const COOP_CONFIGS: &[CoopConfig] = &[
     cfg(128, 128, 128, 2, 4, 16, 1, INT8),
     cfg(128, 256, 64, 2, 4, 16, 1, INT8),
     cfg(256, 128, 64, 4, 2, 16, 1, INT8),
+    // Two K steps in flight in registers (run 24: the fastest for f16 and TN int8).
+    cfg(128, 256, 32, 4, 4, 16, 1, F16).p(2),
+    cfg(256, 256, 32, 4, 4, 16, 1, F16_ACC16).p(2),
+    cfg(128, 256, 64, 4, 4, 16, 1, INT8).p(2),
+    cfg(128, 128, 128, 4, 4, 16, 1, INT8).p(2),
+    cfg(256, 128, 64, 4, 4, 16, 1, INT8).p(2),
+    // Experimental: double-buffered shared memory with two K steps in flight.
+    cfg(128, 128, 32, 2, 4, 16, 2, F16).p(2),
+    cfg(128, 128, 32, 4, 2, 16, 2, F16).p(2),
+    cfg(128, 128, 32, 4, 4, 16, 2, F16).p(2),
+    cfg(192, 128, 32, 3, 4, 16, 2, F16).p(2),
+    cfg(128, 192, 32, 4, 3, 16, 2, F16).p(2),
+    cfg(128, 128, 64, 2, 4, 16, 1, F16).p(2),
+    cfg(128, 128, 64, 2, 4, 16, 2, INT8).p(2),
+    cfg(128, 128, 64, 4, 4, 16, 2, INT8).p(2),
+    cfg(128, 128, 64, 4, 2, 16, 2, INT8).p(2),
 ];

@@ -273,7 +273,7 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
     }
     let shape = format!("16x{}x{} {}->{}", config.ln, family.k, family.ab, family.acc);
     let tile = format!(
-        "{}x{}x{} ({}x{} subgroups of {}x{}, {} stage{})",
+        "{}x{}x{} ({}x{} subgroups of {}x{}, {} stage{}, {} K step{} prefetched)",
         config.bm,
         config.bn,
         config.bk,
@@ -282,7 +282,9 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
         config.bm / config.warps_m,
         config.bn / config.warps_n,
         config.stages,
-        if config.stages > 1 { "s" } else { "" }
+        if config.stages > 1 { "s" } else { "" },
+        config.prefetch,
+        if config.prefetch > 1 { "s" } else { "" }
     );
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
     if mode == OutMode::Words {
