@@ -143,6 +143,8 @@ fn compile_coop(out_dir: &str, listing: &mut String) {
                 format!("-DLN={}", config.ln),
                 format!("-DSTAGES={}", config.stages),
                 format!("-DPREFETCH={}", config.prefetch),
+                format!("-DA_STAGES={}", config.stages_a()),
+                format!("-DSTORE_EARLY={}", u32::from(config.store_early)),
             ];
             glslang(&name, "glsl/coop_gemm.comp", defines, &tile, out_dir, regen);
             writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();

@@ -5,10 +5,12 @@
 //   C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b]      (any M, N, K, batch and strides)
 //
 // Structure (one workgroup = one BM x BN tile of C, WARPS_M x WARPS_N subgroups of WM x WN):
-// - Operands are read from global memory 16 bytes at a time into registers, one K step (BK)
-//   ahead of the math, and written to padded shared-memory tiles (one 16-byte vector of padding
-//   per line keeps the fragment loads free of bank conflicts). With STAGES = 2 the shared tiles
-//   are double-buffered and each K step has a single barrier; STAGES = 1 uses one buffer and two.
+// - Operands are read from global memory 16 bytes at a time into registers, PREFETCH K steps
+//   (BK) ahead of the math (a ring of named register sets), and written to padded shared-memory
+//   tiles (one 16-byte vector of padding per line keeps the fragment loads free of bank
+//   conflicts). With STAGES = 2 the shared tiles are double-buffered and each K step has a single
+//   barrier; STAGES = 1 uses one buffer and two, and A_STAGES = 2 double-buffers A alone, so that
+//   only B's store sits between the two barriers.
 // - Each subgroup loads its TM A fragments once per MMA K step and streams TN B fragments.
 // - Workgroups are rasterised in groups of `group_m` tile rows so that consecutive workgroups
 //   share A and B panels in L2.
@@ -23,14 +25,23 @@
 // zero-filled per vector.
 //
 // Build defines: ELEM_F16, ELEM_S8 or ELEM_U8; ACC_F16 (f16 accumulators, else f32/s32/u32);
-// tile: BM, BN, BK, WARPS_M, WARPS_N, LN (MMA N: 16 or 8), STAGES (1 or 2), PREFETCH (K tiles
-// in flight in registers: 1, 2 or 3).
+// tile: BM, BN, BK, WARPS_M, WARPS_N, LN (MMA N: 16 or 8), STAGES (1 or 2), A_STAGES (default
+// STAGES), PREFETCH (K tiles in flight in registers: 1, 2 or 3), STORE_EARLY (1: double-buffered
+// operands are written before the multiply, else after it).
 // (u8 accumulates in u32, whose bits are the wrapped s32 result.)
 #ifdef ELEM_U8
 #define ELEM_S8
 #endif
 #ifndef PREFETCH
 #define PREFETCH 1
+#endif
+// Shared stages per operand (A_STAGES = 2 with STAGES = 1 double-buffers only A).
+#ifndef A_STAGES
+#define A_STAGES STAGES
+#endif
+#define B_STAGES STAGES
+#ifndef STORE_EARLY
+#define STORE_EARLY 0
 #endif
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -125,8 +136,8 @@ const uint B_STAGE = B_SMEM_CM ? BN * B_PITCH : BK * B_PITCH;
 // Epilogue staging: one 16 x LN 32-bit tile per subgroup, placed over the operand tiles (the
 // main loop ends with a barrier). One array holds everything: A stages, then B stages.
 #define STAGE_VECS (16u * LN / 4u)
-const uint B_BASE = A_STAGE * STAGES;
-const uint OPERAND_VECS = (A_STAGE + B_STAGE) * STAGES;
+const uint B_BASE = A_STAGE * A_STAGES;
+const uint OPERAND_VECS = A_STAGE * A_STAGES + B_STAGE * B_STAGES;
 const uint STAGING_VECS = WARPS * STAGE_VECS;
 shared uvec4 S[OPERAND_VECS > STAGING_VECS ? OPERAND_VECS : STAGING_VECS];
 
@@ -297,24 +308,57 @@ void main() {
         [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) RA[q] = load_a(abase, m0, k_first, tid + q * THREADS, sa[q]); \
         LOAD_B_TRANSPOSED(RT, k_first) { [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) RB[q] = load_b(bbase, n0, k_first, tid + q * THREADS, sb[q]); } \
     }
-    // Registers -> shared stage STAGE.
-#define STORE_TILE(RA, RB, RT, STAGE) { \
-        uint tA = (STAGE) * A_STAGE, tB = B_BASE + (STAGE) * B_STAGE; \
+    // Registers -> shared stage STAGE of A / of B.
+#define STORE_A(RA, STAGE) { \
+        uint tA = (STAGE) * A_STAGE; \
         [[unroll]] for (uint q = 0; q < A_PER_THREAD; q++) { if (A_EVEN || tid + q * THREADS < A_VECS) S[tA + sa[q]] = RA[q]; } \
+    }
+#define STORE_B(RB, RT, STAGE) { \
+        uint tB = B_BASE + (STAGE) * B_STAGE; \
         STORE_B_TRANSPOSED(RT, tB) { [[unroll]] for (uint q = 0; q < B_PER_THREAD; q++) { if (B_EVEN || tid + q * THREADS < B_VECS) S[tB + sb[q]] = RB[q]; } } \
     }
-    // One K tile: fetch tile KT + PREFETCH into the free set, multiply the tile in shared stage
-    // KT % STAGES, then write tile KT + 1 (fetched PREFETCH - 1 tiles ago) to its stage.
-#if STAGES == 1
-#define STAGE_BARRIER barrier();
+#define STORE_TILE(RA, RB, RT, STAGE) STORE_A(RA, STAGE) STORE_B(RB, RT, STAGE)
+    // One K tile: fetch tile KT + PREFETCH into the free set, multiply the tile in the shared
+    // stages KT % A_STAGES / KT % B_STAGES, and write tile KT + 1 (fetched PREFETCH - 1 tiles
+    // ago) to its stages: a double-buffered operand before the multiply (STORE_EARLY) or after
+    // it, a single-buffered one between two barriers.
+#if A_STAGES == 2 && STORE_EARLY
+#define STORE_A_EARLY(RA, KT) if ((KT) + 1u < ktiles) STORE_A(RA, ((KT) + 1u) % 2u)
 #else
-#define STAGE_BARRIER
+#define STORE_A_EARLY(RA, KT)
+#endif
+#if B_STAGES == 2 && STORE_EARLY
+#define STORE_B_EARLY(RB, RT, KT) if ((KT) + 1u < ktiles) STORE_B(RB, RT, ((KT) + 1u) % 2u)
+#else
+#define STORE_B_EARLY(RB, RT, KT)
+#endif
+#if A_STAGES == 2 && !STORE_EARLY
+#define STORE_A_LATE(RA, KT) if ((KT) + 1u < ktiles) STORE_A(RA, ((KT) + 1u) % 2u)
+#else
+#define STORE_A_LATE(RA, KT)
+#endif
+#if B_STAGES == 2 && !STORE_EARLY
+#define STORE_B_LATE(RB, RT, KT) if ((KT) + 1u < ktiles) STORE_B(RB, RT, ((KT) + 1u) % 2u)
+#else
+#define STORE_B_LATE(RB, RT, KT)
+#endif
+#if A_STAGES == 1 && B_STAGES == 1
+#define STORE_SINGLE(RA, RB, RT, KT) barrier(); if ((KT) + 1u < ktiles) STORE_TILE(RA, RB, RT, 0u)
+#elif B_STAGES == 1
+#define STORE_SINGLE(RA, RB, RT, KT) barrier(); if ((KT) + 1u < ktiles) STORE_B(RB, RT, 0u)
+#elif A_STAGES == 1
+#define STORE_SINGLE(RA, RB, RT, KT) barrier(); if ((KT) + 1u < ktiles) STORE_A(RA, 0u)
+#else
+#define STORE_SINGLE(RA, RB, RT, KT)
 #endif
 #define K_TILE(KT, LA, LB, LT, SA_, SB_, ST_) { \
         if ((KT) + PREFETCH < ktiles) LOAD_TILE(LA, LB, LT, (KT) + PREFETCH) \
-        multiply_stage(((KT) % STAGES) * A_STAGE, ((KT) % STAGES) * B_STAGE, wm, wn); \
-        STAGE_BARRIER \
-        if ((KT) + 1u < ktiles) STORE_TILE(SA_, SB_, ST_, ((KT) + 1u) % STAGES) \
+        STORE_A_EARLY(SA_, KT) \
+        STORE_B_EARLY(SB_, ST_, KT) \
+        multiply_stage(((KT) % A_STAGES) * A_STAGE, ((KT) % B_STAGES) * B_STAGE, wm, wn); \
+        STORE_A_LATE(SA_, KT) \
+        STORE_B_LATE(SB_, ST_, KT) \
+        STORE_SINGLE(SA_, SB_, ST_, KT) \
         barrier(); \
     }
 

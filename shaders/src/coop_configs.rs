@@ -21,6 +21,10 @@ pub struct CoopConfig {
     /// K tiles in flight in registers between their global load and their shared-memory store
     /// (1 to 3; each adds a set of staging registers and hides one more K step of latency).
     pub prefetch: u32,
+    /// Shared-memory buffers of A when they differ from `stages` (A double-buffered, B not), else 0.
+    pub a_stages: u32,
+    /// Write double-buffered operands to shared memory before the multiply instead of after it.
+    pub store_early: bool,
     /// Kernel families (`f16_f32`, `f16_f16`, `s8_s32`, `u8_s32`) built with this configuration.
     pub families: &'static [&'static str],
 }
@@ -31,11 +35,13 @@ impl CoopConfig {
         self.warps_m * self.warps_n * 32
     }
 
-    /// Configuration label used in kernel names, e.g. `128x256x32_w2x4_n16_s1` (`_p2` appended
-    /// with two K tiles in flight).
+    /// Configuration label used in kernel names, e.g. `128x256x32_w2x4_n16_s1`, with `_a2` when
+    /// A alone is double-buffered, `_pN` with N K tiles in flight and `_e` for early stores.
     pub fn label(&self) -> String {
         let prefetch = if self.prefetch > 1 { format!("_p{}", self.prefetch) } else { String::new() };
-        format!("{}x{}x{}_w{}x{}_n{}_s{}{prefetch}", self.bm, self.bn, self.bk, self.warps_m, self.warps_n, self.ln, self.stages)
+        let a_stages = if self.a_stages != 0 { format!("_a{}", self.a_stages) } else { String::new() };
+        let early = if self.store_early { "_e" } else { "" };
+        format!("{}x{}x{}_w{}x{}_n{}_s{}{a_stages}{prefetch}{early}", self.bm, self.bn, self.bk, self.warps_m, self.warps_n, self.ln, self.stages)
     }
 
     /// Built-in kernel name for `family`.
@@ -49,7 +55,7 @@ impl CoopConfig {
         let a = if a_colmajor { self.bk * (self.bm / vec + 1) } else { self.bm * (self.bk / vec + 1) };
         let b = if b_smem_colmajor { self.bn * (self.bk / vec + 1) } else { self.bk * (self.bn / vec + 1) };
         // The epilogue's staging tiles reuse the operand tiles' memory.
-        let operands = (a + b) * 16 * self.stages;
+        let operands = (a * self.stages_a() + b * self.stages) * 16;
         let staging = self.warps_m * self.warps_n * 16 * self.ln * 4;
         if operands > staging {
             operands
@@ -81,7 +87,7 @@ const INT8: &[&str] = &["s8_s32", "u8_s32"];
 
 #[allow(clippy::too_many_arguments)] // one positional row per configuration keeps the table readable
 const fn cfg(bm: u32, bn: u32, bk: u32, warps_m: u32, warps_n: u32, ln: u32, stages: u32, families: &'static [&'static str]) -> CoopConfig {
-    CoopConfig { bm, bn, bk, warps_m, warps_n, ln, stages, prefetch: 1, families }
+    CoopConfig { bm, bn, bk, warps_m, warps_n, ln, stages, prefetch: 1, a_stages: 0, store_early: false, families }
 }
 
 impl CoopConfig {
@@ -89,43 +95,51 @@ impl CoopConfig {
     const fn p(self, prefetch: u32) -> CoopConfig {
         CoopConfig { prefetch, ..self }
     }
+
+    /// This configuration with A double-buffered (B keeps `stages`).
+    const fn a2(self) -> CoopConfig {
+        CoopConfig { a_stages: 2, ..self }
+    }
+
+    /// This configuration writing double-buffered operands before the multiply.
+    const fn early(self) -> CoopConfig {
+        CoopConfig { store_early: true, ..self }
+    }
+
+    /// Shared-memory buffers of A.
+    pub const fn stages_a(&self) -> u32 {
+        if self.a_stages != 0 {
+            self.a_stages
+        } else {
+            self.stages
+        }
+    }
 }
 
 /// Every configuration, in the order the autotuner tries them (its first entry per family is
-/// the default when tuning is off). The list is what survived sweeps of 47 kernels on the H100
-/// (`benches/results/h100-2026-11-22-sweep.txt`): 16 subgroups per workgroup won for large
-/// problems (the compiler then fits them in 128 registers without spilling), one shared-memory
-/// stage with a deep K step beat double buffering with a shallow one (a workgroup may declare at
-/// most 48 KiB), and 128x64 subgroup tiles only pay with f16 accumulators.
+/// the default when tuning is off). The list is what survived sweeps of about 80 kernels on the
+/// H100 (`benches/results/h100-2026-11-22-sweep.txt`):
+/// - 16 subgroups per workgroup won for large problems (the compiler then fits them in 128
+///   registers without spilling);
+/// - two K steps in flight in registers (`p(2)`) beat one by 5-14 %; three exceed the registers;
+/// - one shared-memory stage with a deep K step beat double buffering with a shallow one (a
+///   workgroup may declare at most 48 KiB), even with the stores moved before the multiply;
+///   double-buffering A alone helps 8-bit inputs by 2 %;
+/// - 128x64 subgroup tiles only pay with f16 accumulators.
+///
+/// The double-buffered entries stay as candidates for devices that favour them.
 pub const COOP_CONFIGS: &[CoopConfig] = &[
     // 16-bit inputs (K step 16).
-    cfg(128, 256, 32, 4, 4, 16, 1, F16),
-    cfg(256, 128, 32, 4, 4, 16, 1, F16),
-    cfg(256, 256, 32, 4, 4, 16, 1, F16_ACC16),
-    cfg(128, 128, 64, 2, 4, 16, 1, F16),
-    cfg(128, 256, 32, 2, 4, 16, 1, F16),
-    cfg(256, 256, 32, 2, 4, 16, 1, F16_ACC16),
-    cfg(128, 256, 16, 2, 4, 16, 2, F16),
-    // 8-bit inputs (K step 32).
-    cfg(128, 128, 128, 4, 4, 16, 1, INT8),
-    cfg(128, 256, 64, 4, 4, 16, 1, INT8),
-    cfg(128, 128, 128, 2, 4, 16, 1, INT8),
-    cfg(128, 256, 64, 2, 4, 16, 1, INT8),
-    cfg(256, 128, 64, 4, 2, 16, 1, INT8),
-    // Two K steps in flight in registers (run 24: the fastest for f16 and TN int8).
     cfg(128, 256, 32, 4, 4, 16, 1, F16).p(2),
     cfg(256, 256, 32, 4, 4, 16, 1, F16_ACC16).p(2),
-    cfg(128, 256, 64, 4, 4, 16, 1, INT8).p(2),
+    cfg(256, 128, 32, 4, 4, 16, 1, F16),
+    cfg(128, 128, 64, 2, 4, 16, 1, F16).p(2),
+    cfg(128, 128, 32, 4, 4, 16, 2, F16).p(2).early(),
+    // 8-bit inputs (K step 32).
+    cfg(256, 128, 64, 4, 2, 16, 1, INT8),
+    cfg(128, 256, 64, 4, 4, 16, 1, INT8).p(2).a2().early(),
     cfg(128, 128, 128, 4, 4, 16, 1, INT8).p(2),
     cfg(256, 128, 64, 4, 4, 16, 1, INT8).p(2),
-    // Experimental: double-buffered shared memory with two K steps in flight.
-    cfg(128, 128, 32, 2, 4, 16, 2, F16).p(2),
-    cfg(128, 128, 32, 4, 2, 16, 2, F16).p(2),
-    cfg(128, 128, 32, 4, 4, 16, 2, F16).p(2),
-    cfg(192, 128, 32, 3, 4, 16, 2, F16).p(2),
-    cfg(128, 192, 32, 4, 3, 16, 2, F16).p(2),
-    cfg(128, 128, 64, 2, 4, 16, 1, F16).p(2),
-    cfg(128, 128, 64, 2, 4, 16, 2, INT8).p(2),
-    cfg(128, 128, 64, 4, 4, 16, 2, INT8).p(2),
-    cfg(128, 128, 64, 4, 2, 16, 2, INT8).p(2),
+    cfg(128, 128, 128, 2, 4, 16, 1, INT8),
+    cfg(128, 128, 64, 4, 4, 16, 2, INT8).p(2).early(),
 ];

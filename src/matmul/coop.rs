@@ -272,8 +272,13 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
         return Ok(None);
     }
     let shape = format!("16x{}x{} {}->{}", config.ln, family.k, family.ab, family.acc);
+    let stages = match (config.stages_a(), config.stages) {
+        (1, 1) => "1 stage".to_string(),
+        (a, b) if a == b => format!("{a} stages"),
+        (a, b) => format!("{a} A / {b} B stages"),
+    };
     let tile = format!(
-        "{}x{}x{} ({}x{} subgroups of {}x{}, {} stage{}, {} K step{} prefetched)",
+        "{}x{}x{} ({}x{} subgroups of {}x{}, {stages}, {} K step{} prefetched)",
         config.bm,
         config.bn,
         config.bk,
@@ -281,8 +286,6 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
         config.warps_n,
         config.bm / config.warps_m,
         config.bn / config.warps_n,
-        config.stages,
-        if config.stages > 1 { "s" } else { "" },
         config.prefetch,
         if config.prefetch > 1 { "s" } else { "" }
     );
