@@ -98,6 +98,34 @@ fn batched_and_strided_operands() {
     }
 }
 
+/// f32 with K, N and the leading dimensions multiples of 4: CPU drivers take the 16-byte-load
+/// kernel where A is k-contiguous and B n-contiguous (M edges, batch, padded rows, alpha/beta),
+/// and the other layouts still match.
+#[test]
+fn vector_aligned_f32_matches_the_reference() {
+    for ctx in common::contexts() {
+        let cpu = ctx.caps().device_type == matbridge_translator::profile::DeviceType::Cpu;
+        let mb = Matbridge::with_context(ctx);
+        for (seed, (m, n, k)) in [(37, 44, 20), (1, 4, 4), (66, 8, 132)].into_iter().enumerate() {
+            for (i, (a, b, c)) in layouts().into_iter().enumerate() {
+                let mut desc = MatmulDesc::new(m, n, k, DType::F32);
+                (desc.a, desc.b, desc.c) = (a, b, c);
+                desc.alpha = 0.5;
+                desc.beta = -1.0;
+                if i == 0 {
+                    desc.batch = 2;
+                    desc.a = Operand { ld: Some(k + 4), batch_stride: Some(m * (k + 4) + 8), ..a };
+                    desc.c = Operand { ld: Some(n + 3), ..c };
+                }
+                let path = run_and_check(&mb, &desc, 300 + 10 * seed as u64 + i as u64);
+                if cpu && i == 0 {
+                    assert!(path.contains("16-byte loads"), "{} {m}x{n}x{k}: {path}", mb.device_name());
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn bad_shapes_and_dtypes_are_errors() {
     for ctx in common::contexts() {
