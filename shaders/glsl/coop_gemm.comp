@@ -26,7 +26,8 @@
 //
 // Build defines: ELEM_F16, ELEM_S8 or ELEM_U8; ACC_F16 (f16 accumulators, else f32/s32/u32);
 // tile: BM, BN, BK, WARPS_M, WARPS_N, LN (MMA N: 16 or 8), STAGES (1 or 2), A_STAGES (default
-// STAGES), PREFETCH (K tiles in flight in registers: 1, 2 or 3), STORE_EARLY (1: double-buffered
+// STAGES), PREFETCH (K tiles in flight in registers: 1 or 2; a third set
+// exceeds the 128 registers of 512 invocations on the H100), STORE_EARLY (1: double-buffered
 // operands are written before the multiply, else after it).
 // (u8 accumulates in u32, whose bits are the wrapped s32 result.)
 #ifdef ELEM_U8
@@ -279,16 +280,10 @@ void main() {
 #if PREFETCH >= 2
     uvec4 ra1[A_PER_THREAD], rb1[B_PER_THREAD];
 #endif
-#if PREFETCH >= 3
-    uvec4 ra2[A_PER_THREAD], rb2[B_PER_THREAD];
-#endif
 #ifdef ELEM_S8
     uvec4 rt0[T_PER_THREAD][4];
 #if PREFETCH >= 2
     uvec4 rt1[T_PER_THREAD][4];
-#endif
-#if PREFETCH >= 3
-    uvec4 rt2[T_PER_THREAD][4];
 #endif
 #endif
     uint ktiles = (p.K + BK - 1u) / BK;
@@ -368,9 +363,6 @@ void main() {
 #if PREFETCH >= 2
     if (1u < ktiles) LOAD_TILE(ra1, rb1, rt1, 1u)
 #endif
-#if PREFETCH >= 3
-    if (2u < ktiles) LOAD_TILE(ra2, rb2, rt2, 2u)
-#endif
     barrier();
 
     // Tile kt is fetched into set kt % PREFETCH and, PREFETCH - 1 tiles later, stored from it.
@@ -381,14 +373,8 @@ void main() {
         K_TILE(kt, ra0, rb0, rt0, ra1, rb1, rt1)
         if (kt + 1u < ktiles) K_TILE(kt + 1u, ra1, rb1, rt1, ra0, rb0, rt0)
     }
-#elif PREFETCH == 3
-    for (uint kt = 0; kt < ktiles; kt += 3u) {
-        K_TILE(kt, ra0, rb0, rt0, ra1, rb1, rt1)
-        if (kt + 1u < ktiles) K_TILE(kt + 1u, ra1, rb1, rt1, ra2, rb2, rt2)
-        if (kt + 2u < ktiles) K_TILE(kt + 2u, ra2, rb2, rt2, ra0, rb0, rt0)
-    }
 #else
-#error PREFETCH must be 1, 2 or 3
+#error PREFETCH must be 1 or 2
 #endif
 
     // Epilogue: one 16 x LN tile at a time through this subgroup's staging slot.

@@ -19,7 +19,7 @@ pub struct CoopConfig {
     /// Shared-memory buffers (1 or 2).
     pub stages: u32,
     /// K tiles in flight in registers between their global load and their shared-memory store
-    /// (1 to 3; each adds a set of staging registers and hides one more K step of latency).
+    /// (1 or 2; the second set of staging registers hides one more K step of latency).
     pub prefetch: u32,
     /// Shared-memory buffers of A when they differ from `stages` (A double-buffered, B not), else 0.
     pub a_stages: u32,
