@@ -32,6 +32,8 @@ const VARIANTS: &[Variant] = &[
     ("matmul_smem_f32", "matmul_smem.wgsl", &[("TILE", "64"), ("WG", "16"), ("TILE_BK", "1024")]),
     ("matmul_smem32_f32", "matmul_smem.wgsl", &[("TILE", "32"), ("WG", "8"), ("TILE_BK", "512")]),
     ("matmul_vec4_f32", "matmul_vec4_f32.wgsl", &[]),
+    ("repack_8", "repack.wgsl", &[("BITS", "8")]),
+    ("repack_16", "repack.wgsl", &[("BITS", "16")]),
     ("pack_f16", "pack_half.wgsl", &[("DTYPE", "f16"), ("TO_HALF", TO_F16), ("FROM_HALF", FROM_F16)]),
     ("pack_bf16", "pack_half.wgsl", &[("DTYPE", "bf16"), ("TO_HALF", TO_BF16), ("FROM_HALF", FROM_BF16)]),
 ];

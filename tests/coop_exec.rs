@@ -153,6 +153,45 @@ fn matmul_api_takes_the_cooperative_matrix_path_where_listed() {
     }
 }
 
+/// Operands without a 16-byte-aligned contiguous dimension (odd K or N, odd leading dimensions,
+/// strided elements) are copied into aligned, zero-padded scratch lines and still take the
+/// cooperative-matrix path; B shared by every batch is copied once.
+#[test]
+fn unaligned_operands_are_copied_for_the_cooperative_matrix_path() {
+    use matbridge::matmul::api::Matbridge;
+    for ctx in common::contexts().into_iter().filter(|c| c.caps().has_cooperative_matrix()) {
+        let mb = Matbridge::with_context(ctx);
+        for (dtype, acc, out) in [
+            (DType::F16, matbridge::AccType::F32, DType::F32),
+            (DType::F16, matbridge::AccType::F16, DType::F16),
+            (DType::S8, matbridge::AccType::S32, DType::S32),
+            (DType::U8, matbridge::AccType::S32, DType::S32),
+            (DType::Bf16, matbridge::AccType::F32, DType::Bf16),
+        ] {
+            if dtype == DType::Bf16 && !mb.context().is_some_and(|c| c.caps().shader_bfloat16) {
+                continue;
+            }
+            let problems = [
+                // Odd K and N, packed.
+                (65, 47, 37, Operand::row_major(), Operand::row_major(), 1),
+                // K = 1000 (not a multiple of 16 bytes of 8-bit elements), column-major A.
+                (96, 80, 1000, Operand::column_major(), Operand::row_major(), 1),
+                // Odd leading dimensions, transposes, batch 2 with B shared (batch stride 0).
+                (33, 70, 130, Operand { ld: Some(135), ..Operand::row_major() }, Operand { ld: Some(131), batch_stride: Some(0), ..Operand::column_major() }, 2),
+                (40, 24, 48, Operand { ld: Some(41), ..Operand::row_major().transposed() }, Operand { ld: Some(51), ..Operand::row_major().transposed() }, 2),
+            ];
+            for (m, n, k, a_op, b_op, batch) in problems {
+                let mut desc = MatmulDesc::new(m, n, k, dtype);
+                (desc.acc, desc.out, desc.a, desc.b, desc.batch) = (acc, out, a_op, b_op, batch);
+                desc.alpha = if dtype.is_integer() { 2.0 } else { 0.5 };
+                desc.beta = 1.0;
+                run_coop_and_check(&mb, &desc, 5, &format!("{dtype}->{out} {m}x{n}x{k} {a_op:?} {b_op:?}"));
+            }
+        }
+        mb.context().unwrap().check_validation().unwrap();
+    }
+}
+
 #[test]
 fn every_gemm_kernel_translates_for_the_h100_and_validates() {
     if tools::find("spirv-val").is_none() {

@@ -185,6 +185,51 @@ fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: u
     ctx.check_validation().unwrap();
 }
 
+/// The operand copy that feeds the cooperative-matrix GEMM (`repack_8` / `repack_16`), on
+/// every test device against a copy made on the host: strided source elements, odd line
+/// lengths zero-padded to the destination leading dimension, batches.
+#[test]
+fn repack_kernels_copy_strided_operands_into_padded_lines() {
+    use matbridge_runtime::{Dispatch, PipelineDesc};
+    for ctx in common::contexts() {
+        for bits in [8u32, 16] {
+            let name = format!("repack_{bits}");
+            let words = matbridge_shaders::spirv(&name).expect("kernel");
+            let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, label: &name, ..Default::default() }).unwrap();
+            let per_word = (32 / bits) as usize;
+            // (lines, len, ld, batches, src_line, src_elem, src_batch)
+            let cases: [[usize; 7]; 3] = [[5, 13, 16, 2, 17, 1, 90], [7, 9, 32, 1, 1, 11, 0], [3, 1, 16, 3, 2, 5, 7]];
+            for [lines, len, ld, batches, src_line, src_elem, src_batch] in cases {
+                let src_len = (batches - 1) * src_batch + (lines - 1) * src_line + (len - 1) * src_elem + 1;
+                let src: Vec<u32> = (0..src_len).map(|i| (i as u32).wrapping_mul(2654435761) >> (32 - bits)).collect();
+                let mut src_words = vec![0u32; src_len.div_ceil(per_word)];
+                for (i, v) in src.iter().enumerate() {
+                    src_words[i / per_word] |= v << ((i % per_word) as u32 * bits);
+                }
+                let dst_len = batches * lines * ld;
+                let mut want = vec![0u32; dst_len.div_ceil(per_word)];
+                for b in 0..batches {
+                    for l in 0..lines {
+                        for e in 0..len {
+                            let d = b * lines * ld + l * ld + e;
+                            want[d / per_word] |= src[b * src_batch + l * src_line + e * src_elem] << ((d % per_word) as u32 * bits);
+                        }
+                    }
+                }
+                let params: Vec<u32> = [lines, len, ld, batches, src_line, src_elem, src_batch, lines * ld, want.len()].iter().map(|&v| v as u32).collect();
+                let bs = ctx.buffer_from_slice(&src_words, "src").unwrap();
+                // Filled with ones: every destination word must be written.
+                let mut bd = ctx.buffer_from_slice(&vec![u32::MAX; want.len()], "dst").unwrap();
+                let bp = ctx.buffer_from_slice(&params, "params").unwrap();
+                ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&bs, &bd, &bp], push_constants: &[], groups: [want.len().div_ceil(64) as u32, 1, 1] }]).unwrap();
+                let got: Vec<u32> = ctx.read_buffer(&mut bd).unwrap();
+                assert_eq!(got, want, "{} {name} lines {lines} len {len} ld {ld}", ctx.caps().name);
+            }
+        }
+        ctx.check_validation().unwrap();
+    }
+}
+
 /// The shared-memory f32 kernels that GPUs take, dispatched directly (CPU drivers would otherwise
 /// never run them). Not on llvmpipe, whose JIT takes minutes on these barrier-split shaders when
 /// its shader cache is cold (the reason CPU drivers use the barrier-free kernel); SwiftShader and

@@ -20,9 +20,9 @@
 //   stride and a contiguous row, so pairs never straddle rows).
 //
 // Layouts by specialization constant: A_COLMAJOR (m contiguous, else k), B_COLMAJOR (k
-// contiguous, else n); EDGES = false drops the operand bounds checks when the tile divides M, N, K. The contiguous extent of each operand, its leading dimension and batch
-// stride must be multiples of the 16-byte vector (checked on the host); M/N/K edges are
-// zero-filled per vector.
+// contiguous, else n); EDGES = false drops the operand bounds checks when the tile divides M, N, K. Each operand's leading dimension and batch stride must be multiples of
+// the 16-byte vector, and its contiguous extent too unless the lines are zero-padded to whole
+// vectors (the host copies operands that are not so); M/N/K edges are zero-filled per vector.
 //
 // Build defines: ELEM_F16, ELEM_S8 or ELEM_U8; ACC_F16 (f16 accumulators, else f32/s32/u32);
 // tile: BM, BN, BK, WARPS_M, WARPS_N, LN (MMA N: 16 or 8), STAGES (1 or 2), A_STAGES (default

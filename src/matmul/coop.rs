@@ -6,10 +6,12 @@
 //! use, so the device's capability struct decides what runs: a configuration is a candidate only
 //! when the device lists its MMA shape (16x16 or 16x8 by 16 for f16 or bf16 with f32 or f16
 //! accumulators, by 32 for s8 -> s32 and u8 -> u32), has the shared memory and invocations it
-//! declares, and the operands are laid out with a contiguous dimension whose extent, leading
-//! dimension and batch stride are multiples of the 16-byte vector the kernel loads. Among the
-//! candidates the autotuner ([`super::tune`]) measures and remembers the fastest per device,
-//! kernel, operand layout and size class.
+//! declares. The kernel loads 16-byte vectors: an operand whose contiguous dimension, leading
+//! dimension and batch stride are not whole vectors (odd K or N, odd leading dimensions, no
+//! contiguous dimension at all) is first copied by `repack.wgsl` into zero-padded lines of whole
+//! vectors, so every problem takes this path. Among the candidates the autotuner
+//! ([`super::tune`]) measures and remembers the fastest per device, kernel, operand layout and
+//! size class.
 //!
 //! 8-bit B stored row-major (n contiguous) is transposed into k-contiguous shared-memory lines
 //! while it is staged (8-bit fragments load much faster so).
@@ -18,7 +20,7 @@
 //! and even in length, stride and batch stride; otherwise through the f32 scratch buffer and the
 //! packing epilogue.
 
-use super::gpu::{Gpu, Plan, Slot};
+use super::gpu::{Gpu, Plan, Repack, Slot};
 use super::{AccType, DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
 use matbridge_runtime::SpecConstant;
@@ -143,17 +145,12 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
     if caps.subgroup_size != 32 {
         return Ok(None);
     }
-    let vec = family.vec as usize;
-    // op(A) is m x k: row-major here means k contiguous.
-    let (Some((a_cm, a_ld)), Some((b_cm_n, b_ld))) = (vector_layout(&r.a, desc.m, desc.k, vec), vector_layout(&r.b, desc.k, desc.n, vec)) else {
-        return Ok(None);
-    };
+    let layout = Layout::for_problem(desc, r, &family);
+    let (a_cm, b_cm_n) = (layout.a_cm, layout.b_colmajor);
     let configs = candidates(gpu, &family, Some((a_cm, b_cm_n)));
     if configs.is_empty() {
         return Ok(None);
     }
-    // For B (k x n) "row-major" means n contiguous; the kernel's B_COLMAJOR means k contiguous.
-    let layout = Layout { a_cm, a_ld, b_colmajor: b_cm_n, b_ld };
     let size_class = match desc.m.max(desc.n) {
         0..=1024 => "small",
         1025..=3072 => "medium",
@@ -180,12 +177,51 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
     }
 }
 
-/// Operand addressing the kernel is specialised for.
+/// Operand addressing the kernel is specialised for: each operand as stored when one of its
+/// dimensions is contiguous and vector-aligned, else a copy made by `repack.wgsl` (A with K
+/// contiguous; B with K contiguous for 8-bit elements, N for 16-bit ones, the faster layouts),
+/// each line padded with zeros to whole vectors.
 struct Layout {
+    /// A stored m-contiguous (else k-contiguous); its leading dimension and batch stride.
     a_cm: bool,
     a_ld: usize,
+    a_batch: usize,
+    /// B stored k-contiguous (else n-contiguous); its leading dimension and batch stride.
     b_colmajor: bool,
     b_ld: usize,
+    b_batch: usize,
+    a_repack: Option<Repack>,
+    b_repack: Option<Repack>,
+}
+
+impl Layout {
+    fn for_problem(desc: &MatmulDesc, r: &Resolved, family: &Family) -> Layout {
+        let vec = family.vec as usize;
+        // A shared by every batch (batch stride 0) is copied once.
+        let batches = |batch_stride: usize| if batch_stride == 0 { 1 } else { desc.batch };
+        let copy_batch = |batch_stride: usize, lines: usize, ld: usize| if batch_stride == 0 { 0 } else { lines * ld };
+        // op(A) is m x k: row-major here means k contiguous.
+        let (a_cm, a_ld, a_batch, a_repack) = match vector_layout(&r.a, desc.m, desc.k, vec) {
+            Some((cm, ld)) => (cm, ld, r.a.batch, None),
+            None => {
+                let ld = desc.k.next_multiple_of(vec);
+                let repack = Repack { lines: desc.m, len: desc.k, ld, batches: batches(r.a.batch), src_line: r.a.row, src_elem: r.a.col, src_batch: r.a.batch };
+                (false, ld, copy_batch(r.a.batch, desc.m, ld), Some(repack))
+            }
+        };
+        // op(B) is k x n: column-major means k contiguous.
+        let (b_colmajor, b_ld, b_batch, b_repack) = match vector_layout(&r.b, desc.k, desc.n, vec) {
+            Some((cm, ld)) => (cm, ld, r.b.batch, None),
+            None => {
+                let k_contiguous = family.vec == 16;
+                let (lines, len, src_line, src_elem) = if k_contiguous { (desc.n, desc.k, r.b.col, r.b.row) } else { (desc.k, desc.n, r.b.row, r.b.col) };
+                let ld = len.next_multiple_of(vec);
+                let repack = Repack { lines, len, ld, batches: batches(r.b.batch), src_line, src_elem, src_batch: r.b.batch };
+                (k_contiguous, ld, copy_batch(r.b.batch, lines, ld), Some(repack))
+            }
+        };
+        Layout { a_cm, a_ld, a_batch, b_colmajor, b_ld, b_batch, a_repack, b_repack }
+    }
 }
 
 /// Problems larger than this in M, N or K are tuned on a problem of this size (same layout and
@@ -205,11 +241,8 @@ fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: 
             op.batch_stride = None;
         }
         let rs = small.resolve()?;
-        let vec = family.vec as usize;
-        let (Some((a_cm, a_ld)), Some((b_colmajor, b_ld))) = (vector_layout(&rs.a, small.m, small.k, vec), vector_layout(&rs.b, small.k, small.n, vec)) else {
-            return Ok(f64::INFINITY);
-        };
-        capped = (small, rs, Layout { a_cm, a_ld, b_colmajor, b_ld });
+        let layout = Layout::for_problem(&small, &rs, family);
+        capped = (small, rs, layout);
         (&capped.0, &capped.1, &capped.2)
     } else {
         (desc, r, layout)
@@ -258,9 +291,9 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
         k: desc.k as u32,
         batch: desc.batch as u32,
         a_ld: layout.a_ld as u32,
-        a_batch: r.a.batch as u32,
+        a_batch: layout.a_batch as u32,
         b_ld: layout.b_ld as u32,
-        b_batch: r.b.batch as u32,
+        b_batch: layout.b_batch as u32,
         c: [r.c.row as u32, r.c.col as u32, r.c.batch as u32],
         alpha: desc.alpha,
         beta: if scratch_out { 0.0 } else { desc.beta },
@@ -290,11 +323,20 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
         if config.prefetch > 1 { "s" } else { "" }
     );
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
+    let bits = 128 / family.vec;
+    let a = match &layout.a_repack {
+        Some(repack) => gpu.push_repack(&mut plan, Slot::A, bits, repack)?,
+        None => Slot::A,
+    };
+    let b = match &layout.b_repack {
+        Some(repack) => gpu.push_repack(&mut plan, Slot::B, bits, repack)?,
+        None => Slot::B,
+    };
     if mode == OutMode::Words {
-        gpu.push_gemm(&mut plan, pipeline, bytemuck::bytes_of(&params), groups, desc, r)?;
+        gpu.push_gemm(&mut plan, pipeline, bytemuck::bytes_of(&params), groups, [a, b], desc, r)?;
     } else {
         let params = plan.own(gpu.params_buffer(bytemuck::bytes_of(&params))?);
-        plan.step(pipeline, vec![Slot::A, Slot::B, Slot::C, params], groups);
+        plan.step(pipeline, vec![a, b, Slot::C, params], groups);
     }
     Ok(Some(plan))
 }

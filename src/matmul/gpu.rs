@@ -70,6 +70,32 @@ struct PackParams {
     beta: f32,
 }
 
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct RepackParams {
+    lines: u32,
+    len: u32,
+    ld: u32,
+    batch: u32,
+    src: [u32; 3],
+    dst_batch: u32,
+    words: u32,
+}
+
+/// An operand copied, before the GEMM, into `batches` x `lines` lines of `ld` elements holding
+/// elements `0..len` of each source line (zeros after): element e of line l of batch b comes
+/// from `b * src_batch + l * src_line + e * src_elem`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repack {
+    pub lines: usize,
+    pub len: usize,
+    pub ld: usize,
+    pub batches: usize,
+    pub src_line: usize,
+    pub src_elem: usize,
+    pub src_batch: usize,
+}
+
 /// A buffer a dispatch binds: the caller's A, B, C, or one the plan owns.
 #[derive(Clone, Copy, Debug)]
 pub enum Slot {
@@ -236,22 +262,46 @@ impl Gpu {
             return Err(Error::Unsupported { what: format!("a {}x{}x{} batch-{} matmul", desc.m, desc.n, desc.k, desc.batch), why: format!("needs {groups:?} workgroups, limit {max:?}") });
         }
         let mut plan = Plan::new(MatmulPath::Subgroup { tile: tile.into() });
-        self.push_gemm(&mut plan, tiled, bytemuck::bytes_of(&params), groups, desc, r)?;
+        self.push_gemm(&mut plan, tiled, bytemuck::bytes_of(&params), groups, [Slot::A, Slot::B], desc, r)?;
         Ok(plan)
     }
 
-    /// Appends a GEMM kernel bound to (A, B, C or scratch, params); 16-bit outputs go through an
-    /// f32 scratch buffer and the packing epilogue (the kernel must then be given beta = 0).
-    pub(crate) fn push_gemm(&self, plan: &mut Plan, kernel: Arc<Pipeline>, params: &[u8], groups: [u32; 3], desc: &MatmulDesc, r: &Resolved) -> Result<()> {
+    /// Appends a GEMM kernel bound to (`ab`: A and B or their copies, C or scratch, params);
+    /// 16-bit outputs go through an f32 scratch buffer and the packing epilogue (the kernel must
+    /// then be given beta = 0).
+    pub(crate) fn push_gemm(&self, plan: &mut Plan, kernel: Arc<Pipeline>, params: &[u8], groups: [u32; 3], ab: [Slot; 2], desc: &MatmulDesc, r: &Resolved) -> Result<()> {
         let params = plan.own(self.params_buffer(params)?);
         if matches!(desc.out, DType::F16 | DType::Bf16) {
             let scratch = plan.own(self.scratch_buffer(r.c.len)?);
-            plan.step(kernel, vec![Slot::A, Slot::B, scratch, params], groups);
+            plan.step(kernel, vec![ab[0], ab[1], scratch, params], groups);
             self.push_pack(plan, desc, r, scratch)
         } else {
-            plan.step(kernel, vec![Slot::A, Slot::B, Slot::C, params], groups);
+            plan.step(kernel, vec![ab[0], ab[1], Slot::C, params], groups);
             Ok(())
         }
+    }
+
+    /// Appends a copy of operand `src` (elements of `bits` bits) into a new scratch buffer laid
+    /// out as `repack` says (see `shaders/wgsl/repack.wgsl`); returns the copy's slot.
+    pub(crate) fn push_repack(&self, plan: &mut Plan, src: Slot, bits: u32, repack: &Repack) -> Result<Slot> {
+        let per_word = (32 / bits) as usize;
+        let dst_batch = repack.lines * repack.ld;
+        let words = u32s((repack.batches * dst_batch).div_ceil(per_word), "repacked operand words")?;
+        let params = RepackParams {
+            lines: u32s(repack.lines, "repacked lines")?,
+            len: u32s(repack.len, "repacked line length")?,
+            ld: u32s(repack.ld, "repacked leading dimension")?,
+            batch: u32s(repack.batches, "batch")?,
+            src: [u32s(repack.src_line, "operand stride")?, u32s(repack.src_elem, "operand stride")?, u32s(repack.src_batch, "operand batch stride")?],
+            dst_batch: u32s(dst_batch, "repacked batch stride")?,
+            words,
+        };
+        let kernel = self.pipeline(&format!("repack_{bits}"), 3)?;
+        let copy = plan.own(self.scratch_buffer(words as usize)?);
+        let params = plan.own(self.params_buffer(bytemuck::bytes_of(&params))?);
+        let groups = words.div_ceil(64);
+        plan.step(kernel, vec![src, copy, params], [groups.min(65535), groups.div_ceil(65535), 1]);
+        Ok(copy)
     }
 
     /// Appends the 16-bit packing epilogue, reading f32 values from `scratch`.

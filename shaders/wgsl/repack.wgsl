@@ -1,0 +1,40 @@
+// Copies a strided matrix of {{BITS}}-bit elements into `lines` lines of `ld` elements each (`ld`
+// a whole number of 32-bit words), zero-filling every line past `len`:
+//   dst[b * dst_batch + line * ld + e] = src[b * src_batch + line * src_line + e * src_elem]
+// for b < batch, line < lines, e < len. The cooperative-matrix GEMM runs on the copy when an
+// operand has no 16-byte-aligned contiguous dimension. One invocation per destination word.
+struct Params {
+    lines: u32, len: u32, ld: u32, batch: u32,
+    src_line: u32, src_elem: u32, src_batch: u32,
+    dst_batch: u32, words: u32,
+}
+
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(2) var<storage, read> p: Params;
+
+const BITS: u32 = {{BITS}}u;
+const PER_WORD: u32 = 32u / BITS;
+const MASK: u32 = (1u << BITS) - 1u;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let w = gid.y * groups.x * 64u + gid.x;
+    if w >= p.words {
+        return;
+    }
+    let d = w * PER_WORD;
+    let b = d / p.dst_batch;
+    let rem = d % p.dst_batch;
+    let line = rem / p.ld;
+    let e0 = rem % p.ld;
+    var word = 0u;
+    for (var t = 0u; t < PER_WORD; t++) {
+        let e = e0 + t;
+        if e < p.len {
+            let s = b * p.src_batch + line * p.src_line + e * p.src_elem;
+            word |= ((src[s / PER_WORD] >> ((s % PER_WORD) * BITS)) & MASK) << (t * BITS);
+        }
+    }
+    dst[w] = word;
+}
