@@ -155,7 +155,8 @@ fn matmul_api_takes_the_cooperative_matrix_path_where_listed() {
 
 /// Operands without a 16-byte-aligned contiguous dimension (odd K or N, odd leading dimensions,
 /// strided elements) are copied into aligned, zero-padded scratch lines and still take the
-/// cooperative-matrix path; B shared by every batch is copied once.
+/// cooperative-matrix path; B shared by every batch is copied once; large problems are copied
+/// padded to whole tiles.
 #[test]
 fn unaligned_operands_are_copied_for_the_cooperative_matrix_path() {
     use matbridge::matmul::api::Matbridge;
@@ -180,7 +181,10 @@ fn unaligned_operands_are_copied_for_the_cooperative_matrix_path() {
                 (33, 70, 130, Operand { ld: Some(135), ..Operand::row_major() }, Operand { ld: Some(131), batch_stride: Some(0), ..Operand::column_major() }, 2),
                 (40, 24, 48, Operand { ld: Some(41), ..Operand::row_major().transposed() }, Operand { ld: Some(51), ..Operand::row_major().transposed() }, 2),
             ];
-            for (m, n, k, a_op, b_op, batch) in problems {
+            // Large enough to be padded to whole tiles (run without bounds checks); checked on a
+            // seeded sample.
+            let padded = [(1030, 1100, 999, Operand { ld: Some(1003), ..Operand::row_major() }, Operand::row_major().transposed(), 1)];
+            for (m, n, k, a_op, b_op, batch) in problems.into_iter().chain(padded) {
                 let mut desc = MatmulDesc::new(m, n, k, dtype);
                 (desc.acc, desc.out, desc.a, desc.b, desc.batch) = (acc, out, a_op, b_op, batch);
                 desc.alpha = if dtype.is_integer() { 2.0 } else { 0.5 };

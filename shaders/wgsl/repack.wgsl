@@ -1,8 +1,8 @@
-// Copies a strided matrix of {{BITS}}-bit elements into `lines` lines of `ld` elements each (`ld`
-// a whole number of 32-bit words), zero-filling every line past `len`:
+// Copies a strided matrix of {{BITS}}-bit elements into lines of `ld` elements each (`ld` a
+// whole number of 32-bit words, `dst_batch / ld` lines per batch), zero everywhere except
 //   dst[b * dst_batch + line * ld + e] = src[b * src_batch + line * src_line + e * src_elem]
-// for b < batch, line < lines, e < len. The cooperative-matrix GEMM runs on the copy when an
-// operand has no 16-byte-aligned contiguous dimension. One invocation per destination word.
+// for b < batch, line < lines, e < len. The cooperative-matrix GEMM runs on such copies when an
+// operand has no 16-byte-aligned contiguous dimension, or padded to whole tiles.
 struct Params {
     lines: u32, len: u32, ld: u32, batch: u32,
     src_line: u32, src_elem: u32, src_batch: u32,
@@ -17,24 +17,25 @@ const BITS: u32 = {{BITS}}u;
 const PER_WORD: u32 = 32u / BITS;
 const MASK: u32 = (1u << BITS) - 1u;
 
-@compute @workgroup_size(64)
+// A grid-stride loop: few, full workgroups (one word per invocation launched 65536 tiny
+// workgroups for a 16 MB operand and ran at a tenth of the memory bandwidth).
+@compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let w = gid.y * groups.x * 64u + gid.x;
-    if w >= p.words {
-        return;
-    }
-    let d = w * PER_WORD;
-    let b = d / p.dst_batch;
-    let rem = d % p.dst_batch;
-    let line = rem / p.ld;
-    let e0 = rem % p.ld;
-    var word = 0u;
-    for (var t = 0u; t < PER_WORD; t++) {
-        let e = e0 + t;
-        if e < p.len {
-            let s = b * p.src_batch + line * p.src_line + e * p.src_elem;
-            word |= ((src[s / PER_WORD] >> ((s % PER_WORD) * BITS)) & MASK) << (t * BITS);
+    let stride = groups.x * 256u;
+    for (var w = gid.x; w < p.words; w += stride) {
+        let d = w * PER_WORD;
+        let b = d / p.dst_batch;
+        let rem = d % p.dst_batch;
+        let line = rem / p.ld;
+        let e0 = rem % p.ld;
+        var word = 0u;
+        for (var t = 0u; t < PER_WORD; t++) {
+            let e = e0 + t;
+            if e < p.len && line < p.lines {
+                let s = b * p.src_batch + line * p.src_line + e * p.src_elem;
+                word |= ((src[s / PER_WORD] >> ((s % PER_WORD) * BITS)) & MASK) << (t * BITS);
+            }
         }
+        dst[w] = word;
     }
-    dst[w] = word;
 }

@@ -82,12 +82,16 @@ struct RepackParams {
     words: u32,
 }
 
-/// An operand copied, before the GEMM, into `batches` x `lines` lines of `ld` elements holding
-/// elements `0..len` of each source line (zeros after): element e of line l of batch b comes
-/// from `b * src_batch + l * src_line + e * src_elem`.
+/// Workgroups of 256 invocations the operand copy dispatches at most.
+const REPACK_GROUPS: u32 = 2048;
+
+/// An operand copied, before the GEMM, into `batches` x `dst_lines` lines of `ld` elements
+/// holding elements `0..len` of source lines `0..lines` (zeros elsewhere): element e of line l of
+/// batch b comes from `b * src_batch + l * src_line + e * src_elem`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Repack {
     pub lines: usize,
+    pub dst_lines: usize,
     pub len: usize,
     pub ld: usize,
     pub batches: usize,
@@ -269,6 +273,7 @@ impl Gpu {
     /// Appends a GEMM kernel bound to (`ab`: A and B or their copies, C or scratch, params);
     /// 16-bit outputs go through an f32 scratch buffer and the packing epilogue (the kernel must
     /// then be given beta = 0).
+    #[allow(clippy::too_many_arguments)] // the dispatch's parts, then the problem it computes
     pub(crate) fn push_gemm(&self, plan: &mut Plan, kernel: Arc<Pipeline>, params: &[u8], groups: [u32; 3], ab: [Slot; 2], desc: &MatmulDesc, r: &Resolved) -> Result<()> {
         let params = plan.own(self.params_buffer(params)?);
         if matches!(desc.out, DType::F16 | DType::Bf16) {
@@ -285,7 +290,7 @@ impl Gpu {
     /// out as `repack` says (see `shaders/wgsl/repack.wgsl`); returns the copy's slot.
     pub(crate) fn push_repack(&self, plan: &mut Plan, src: Slot, bits: u32, repack: &Repack) -> Result<Slot> {
         let per_word = (32 / bits) as usize;
-        let dst_batch = repack.lines * repack.ld;
+        let dst_batch = repack.dst_lines * repack.ld;
         let words = u32s((repack.batches * dst_batch).div_ceil(per_word), "repacked operand words")?;
         let params = RepackParams {
             lines: u32s(repack.lines, "repacked lines")?,
@@ -299,8 +304,8 @@ impl Gpu {
         let kernel = self.pipeline(&format!("repack_{bits}"), 3)?;
         let copy = plan.own(self.scratch_buffer(words as usize)?);
         let params = plan.own(self.params_buffer(bytemuck::bytes_of(&params))?);
-        let groups = words.div_ceil(64);
-        plan.step(kernel, vec![src, copy, params], [groups.min(65535), groups.div_ceil(65535), 1]);
+        // The kernel loops over words: enough workgroups to fill any GPU, no more.
+        plan.step(kernel, vec![src, copy, params], [words.div_ceil(256).clamp(1, REPACK_GROUPS), 1, 1]);
         Ok(copy)
     }
 
