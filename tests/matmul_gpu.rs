@@ -188,7 +188,7 @@ fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: u
 /// The operand copy that feeds the cooperative-matrix GEMM (`repack_8` / `repack_16`), on
 /// every test device against a copy made on the host: strided source elements, odd line
 /// lengths zero-padded to the destination leading dimension, zero lines after the copied ones,
-/// batches.
+/// transposing copies, batches.
 #[test]
 fn repack_kernels_copy_strided_operands_into_padded_lines() {
     use matbridge_runtime::{Dispatch, PipelineDesc};
@@ -200,7 +200,7 @@ fn repack_kernels_copy_strided_operands_into_padded_lines() {
             let per_word = (32 / bits) as usize;
             // (lines, destination lines, len, ld, batches, src_line, src_elem, src_batch)
             // (one workgroup of 256 invocations loops over the larger copies)
-            let cases: [[usize; 8]; 4] = [[5, 5, 13, 16, 2, 17, 1, 90], [7, 10, 9, 32, 1, 1, 11, 0], [3, 8, 1, 16, 3, 2, 5, 7], [40, 44, 61, 64, 2, 61, 1, 2500]];
+            let cases: [[usize; 8]; 5] = [[5, 5, 13, 16, 2, 17, 1, 90], [7, 10, 9, 32, 1, 1, 11, 0], [3, 8, 1, 16, 3, 2, 5, 7], [40, 44, 61, 64, 2, 61, 1, 2500], [45, 48, 30, 32, 2, 1, 50, 1500]];
             for [lines, dst_lines, len, ld, batches, src_line, src_elem, src_batch] in cases {
                 let src_len = (batches - 1) * src_batch + (lines - 1) * src_line + (len - 1) * src_elem + 1;
                 let src: Vec<u32> = (0..src_len).map(|i| (i as u32).wrapping_mul(2654435761) >> (32 - bits)).collect();
@@ -218,7 +218,9 @@ fn repack_kernels_copy_strided_operands_into_padded_lines() {
                         }
                     }
                 }
-                let params: Vec<u32> = [lines, len, ld, batches, src_line, src_elem, src_batch, dst_lines * ld, want.len()].iter().map(|&v| v as u32).collect();
+                // Transposing copies (adjacent source lines) walk the lines fastest.
+                let lines_fastest = usize::from(src_line == 1 && src_elem != 1);
+                let params: Vec<u32> = [lines, len, ld, batches, src_line, src_elem, src_batch, dst_lines * ld, want.len(), lines_fastest].iter().map(|&v| v as u32).collect();
                 let bs = ctx.buffer_from_slice(&src_words, "src").unwrap();
                 // Filled with ones: every destination word must be written.
                 let mut bd = ctx.buffer_from_slice(&vec![u32::MAX; want.len()], "dst").unwrap();

@@ -7,6 +7,10 @@ struct Params {
     lines: u32, len: u32, ld: u32, batch: u32,
     src_line: u32, src_elem: u32, src_batch: u32,
     dst_batch: u32, words: u32,
+    // Non-zero when source lines are adjacent (a transposing copy): consecutive invocations then
+    // take consecutive lines, so that their reads are coalesced; each writes 16 bytes of its line
+    // (the destination leading dimension is a whole number of 16-byte vectors).
+    lines_fastest: u32,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
@@ -22,20 +26,39 @@ const MASK: u32 = (1u << BITS) - 1u;
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let stride = groups.x * 256u;
-    for (var w = gid.x; w < p.words; w += stride) {
-        let d = w * PER_WORD;
-        let b = d / p.dst_batch;
-        let rem = d % p.dst_batch;
-        let line = rem / p.ld;
-        let e0 = rem % p.ld;
-        var word = 0u;
-        for (var t = 0u; t < PER_WORD; t++) {
-            let e = e0 + t;
-            if e < p.len && line < p.lines {
-                let s = b * p.src_batch + line * p.src_line + e * p.src_elem;
-                word |= ((src[s / PER_WORD] >> ((s % PER_WORD) * BITS)) & MASK) << (t * BITS);
-            }
+    // A transposing copy writes four consecutive words (16 bytes) of a line per invocation.
+    let span = select(1u, 4u, p.lines_fastest != 0u);
+    for (var i = gid.x; i < p.words / span; i += stride) {
+        // First destination word w: batch b, line, first element e0 of the word in its line.
+        var w = i;
+        var b = 0u;
+        var line = 0u;
+        var e0 = 0u;
+        if p.lines_fastest != 0u {
+            let lines_per_batch = p.dst_batch / p.ld;
+            let spans_per_line = p.ld / (PER_WORD * 4u);
+            line = i % lines_per_batch;
+            let rest = i / lines_per_batch;
+            b = rest / spans_per_line;
+            e0 = (rest % spans_per_line) * PER_WORD * 4u;
+            w = (b * p.dst_batch + line * p.ld + e0) / PER_WORD;
+        } else {
+            let d = i * PER_WORD;
+            b = d / p.dst_batch;
+            let rem = d % p.dst_batch;
+            line = rem / p.ld;
+            e0 = rem % p.ld;
         }
-        dst[w] = word;
+        for (var q = 0u; q < span; q++) {
+            var word = 0u;
+            for (var t = 0u; t < PER_WORD; t++) {
+                let e = e0 + q * PER_WORD + t;
+                if e < p.len && line < p.lines {
+                    let s = b * p.src_batch + line * p.src_line + e * p.src_elem;
+                    word |= ((src[s / PER_WORD] >> ((s % PER_WORD) * BITS)) & MASK) << (t * BITS);
+                }
+            }
+            dst[w + q] = word;
+        }
     }
 }

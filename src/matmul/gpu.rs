@@ -80,6 +80,7 @@ struct RepackParams {
     src: [u32; 3],
     dst_batch: u32,
     words: u32,
+    lines_fastest: u32,
 }
 
 /// Workgroups of 256 invocations the operand copy dispatches at most.
@@ -300,6 +301,7 @@ impl Gpu {
             src: [u32s(repack.src_line, "operand stride")?, u32s(repack.src_elem, "operand stride")?, u32s(repack.src_batch, "operand batch stride")?],
             dst_batch: u32s(dst_batch, "repacked batch stride")?,
             words,
+            lines_fastest: u32::from(repack.src_line == 1 && repack.src_elem != 1),
         };
         let kernel = self.pipeline(&format!("repack_{bits}"), 3)?;
         let copy = plan.own(self.scratch_buffer(words as usize)?);
