@@ -216,16 +216,24 @@ const TRANSPOSE_MIN_MACS: usize = 1 << 37;
 impl Layout {
     fn for_problem(desc: &MatmulDesc, r: &Resolved, family: &Family) -> Layout {
         let vec = family.vec as usize;
-        let a_stored = vector_layout(&r.a, desc.m, desc.k, vec);
-        let b_stored = vector_layout(&r.b, desc.k, desc.n, vec);
+        let aligned = vector_layout(&r.a, desc.m, desc.k, vec).is_some() && vector_layout(&r.b, desc.k, desc.n, vec).is_some();
         let tiled = desc.m.is_multiple_of(PAD_LINES) && desc.n.is_multiple_of(PAD_LINES) && desc.k.is_multiple_of(PAD_K);
         // 8-bit GEMMs run fastest with both operands K-contiguous: for the largest problems a
         // transposing copy beats the kernel's own transposition of row-major B while staging it
         // (H100, s8 with row-major B: 8192^3 2.70 ms copied against 2.92; 4096^3 0.419 / 0.41).
-        let eight_bit = family.vec == 16;
         let macs = desc.m * desc.n * desc.k;
-        let fast_order = !eight_bit || (r.a.col == 1 && r.b.row == 1) || macs < TRANSPOSE_MIN_MACS;
-        let pad = macs >= PAD_MIN_MACS && !(a_stored.is_some() && b_stored.is_some() && tiled && fast_order);
+        let fast_order = family.vec != 16 || (r.a.col == 1 && r.b.row == 1) || macs < TRANSPOSE_MIN_MACS;
+        let pad = macs >= PAD_MIN_MACS && !(aligned && tiled && fast_order);
+        Layout::with_padding(desc, r, family, pad)
+    }
+
+    /// The layout with both operands copied into whole tiles (`pad`) or only those that need it
+    /// (the autotuner measures a capped problem with the full problem's choice).
+    fn with_padding(desc: &MatmulDesc, r: &Resolved, family: &Family, pad: bool) -> Layout {
+        let vec = family.vec as usize;
+        let eight_bit = family.vec == 16;
+        let a_stored = vector_layout(&r.a, desc.m, desc.k, vec);
+        let b_stored = vector_layout(&r.b, desc.k, desc.n, vec);
         // Multiples the copies pad M, N (lines of whole tiles) and K to, or none but whole vectors.
         let (mn, kk) = if pad { (PAD_LINES, PAD_K) } else { (1, 1) };
         // A copy keeps the stored order (its reads are then coalesced), except that 8-bit
@@ -287,8 +295,8 @@ fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: 
             op.batch_stride = None;
         }
         let rs = small.resolve()?;
-        let layout = Layout::for_problem(&small, &rs, family);
-        capped = (small, rs, layout);
+        let capped_layout = Layout::with_padding(&small, &rs, family, layout.padded_k.is_some());
+        capped = (small, rs, capped_layout);
         (&capped.0, &capped.1, &capped.2)
     } else {
         (desc, r, layout)
@@ -406,4 +414,54 @@ pub fn retype_f16_to_bf16(words: Vec<u32>) -> Result<Vec<u32>> {
     module.require_capability(CAP_BFLOAT16_COOPERATIVE_MATRIX);
     module.require_extension("SPV_KHR_bfloat16");
     Ok(module.to_words())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matmul::Operand as Op;
+
+    fn layout(m: usize, n: usize, k: usize, dtype: DType, acc: AccType, b: Op) -> Layout {
+        let mut desc = MatmulDesc::new(m, n, k, dtype);
+        desc.acc = acc;
+        desc.b = b;
+        let r = desc.resolve().unwrap();
+        Layout::for_problem(&desc, &r, &family_for(&desc).unwrap())
+    }
+
+    #[test]
+    fn aligned_tiled_problems_are_read_as_stored() {
+        let l = layout(4096, 4096, 4096, DType::F16, AccType::F32, Op::row_major());
+        assert!(l.a_repack.is_none() && l.b_repack.is_none() && l.padded_k.is_none());
+        assert!(!l.a_cm && !l.b_colmajor && l.a_ld == 4096 && l.b_ld == 4096);
+        // 8-bit with row-major B below the transposing threshold: the kernel transposes B itself.
+        let l = layout(4096, 4096, 4096, DType::S8, AccType::S32, Op::row_major());
+        assert!(l.a_repack.is_none() && l.b_repack.is_none());
+    }
+
+    #[test]
+    fn unaligned_small_problems_copy_only_what_needs_it_into_whole_vectors() {
+        // K = N = 1000 are not whole numbers of 16 8-bit elements: both copied K-contiguous.
+        let l = layout(1000, 1000, 1000, DType::S8, AccType::S32, Op::row_major());
+        assert!(l.padded_k.is_none() && !l.a_cm && l.b_colmajor && l.a_ld == 1008 && l.b_ld == 1008);
+        let b = l.b_repack.unwrap();
+        assert_eq!((b.lines, b.dst_lines, b.len, b.src_line, b.src_elem), (1000, 1000, 1000, 1, 1000));
+        // Row-major B with N = 1024 is read as stored.
+        let l = layout(1000, 1024, 1000, DType::S8, AccType::S32, Op::row_major());
+        assert!(l.a_repack.is_some() && l.b_repack.is_none() && !l.b_colmajor);
+        // f16 with only N odd: A as stored, B copied N-contiguous.
+        let l = layout(64, 33, 64, DType::F16, AccType::F32, Op::row_major());
+        assert!(l.a_repack.is_none() && !l.b_colmajor && l.b_ld == 40);
+    }
+
+    #[test]
+    fn large_problems_are_padded_to_whole_tiles() {
+        let l = layout(4095, 4095, 4095, DType::F16, AccType::F32, Op::row_major());
+        assert_eq!(l.padded_k, Some(4096));
+        let (a, b) = (l.a_repack.unwrap(), l.b_repack.unwrap());
+        assert_eq!((a.dst_lines, a.ld, b.dst_lines, b.ld), (4096, 4096, 4096, 4096));
+        // 8-bit with row-major B above the threshold: copied K-contiguous and padded.
+        let l = layout(8192, 8192, 8192, DType::U8, AccType::S32, Op::row_major());
+        assert!(l.padded_k.is_some() && !l.a_cm && l.b_colmajor);
+    }
 }
