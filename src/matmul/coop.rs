@@ -198,8 +198,8 @@ struct Layout {
     padded_k: Option<usize>,
 }
 
-/// Large problems that some tile does not divide (or whose operands are not vector-aligned) have
-/// both operands copied and padded with zeros to multiples of these (every configuration's BM
+/// Large problems whose operands are not vector-aligned, and large 8-bit problems that some tile
+/// does not divide, have both operands copied and padded with zeros to multiples of these (every configuration's BM
 /// and BN divide `PAD_LINES`, every BK divides `PAD_K`), so that the kernel runs without bounds
 /// checks. On the H100, with the same (then slower) copy kernel, 4095^3 f16->f32 took 0.82 ms
 /// copied to whole vectors and run with checks, 0.77 ms padded to whole tiles; 4096x4096x4000 s8
@@ -224,8 +224,11 @@ impl Layout {
         // transposing copy beats the kernel's own transposition of row-major B while staging it
         // (H100, s8 with row-major B: 8192^3 2.70 ms copied against 2.92; 4096^3 0.419 / 0.41).
         let macs = desc.m.saturating_mul(desc.n).saturating_mul(desc.k);
-        let fast_order = family.vec != 16 || (r.a.col == 1 && r.b.row == 1) || macs < TRANSPOSE_MIN_MACS;
-        let pad = macs >= PAD_MIN_MACS && !(aligned && tiled && fast_order);
+        let eight_bit = family.vec == 16;
+        let fast_order = !eight_bit || (r.a.col == 1 && r.b.row == 1) || macs < TRANSPOSE_MIN_MACS;
+        // Aligned 16-bit operands are read as stored, with bounds checks where no tile divides
+        // the problem (copying them may cost as much as the checks); 8-bit ones are padded.
+        let pad = macs >= PAD_MIN_MACS && (!aligned || (eight_bit && !(tiled && fast_order)));
         Layout::with_padding(desc, r, family, pad)
     }
 
@@ -439,6 +442,9 @@ mod tests {
         // 8-bit with row-major B below the transposing threshold: the kernel transposes B itself.
         let l = layout(4096, 4096, 4096, DType::S8, AccType::S32, Op::row_major());
         assert!(l.a_repack.is_none() && l.b_repack.is_none());
+        // Aligned 16-bit operands that no tile divides: as stored (the kernel checks bounds).
+        let l = layout(3000, 3000, 3000, DType::Bf16, AccType::F32, Op::row_major());
+        assert!(l.a_repack.is_none() && l.b_repack.is_none() && l.padded_k.is_none());
     }
 
     #[test]
@@ -462,6 +468,9 @@ mod tests {
         assert_eq!(l.padded_k, Some(4096));
         let (a, b) = (l.a_repack.unwrap(), l.b_repack.unwrap());
         assert_eq!((a.dst_lines, a.ld, b.dst_lines, b.ld), (4096, 4096, 4096, 4096));
+        // Aligned 8-bit operands that no tile divides are padded too.
+        let l = layout(4000, 4000, 4000, DType::S8, AccType::S32, Op::row_major().transposed());
+        assert_eq!(l.padded_k, Some(4096));
         // 8-bit with row-major B above the threshold: copied K-contiguous and padded.
         let l = layout(8192, 8192, 8192, DType::U8, AccType::S32, Op::row_major());
         assert!(l.padded_k.is_some() && !l.a_cm && l.b_colmajor);
