@@ -179,9 +179,9 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
 }
 
 /// Operand addressing the kernel is specialised for: each operand as stored when one of its
-/// dimensions is contiguous and vector-aligned, else a copy made by `repack.wgsl` (A with K
-/// contiguous; B with K contiguous for 8-bit elements, N for 16-bit ones, the faster layouts),
-/// each line padded with zeros to whole vectors.
+/// dimensions is contiguous and vector-aligned, else a copy made by `repack.wgsl` (in the stored
+/// order, 8-bit operands K-contiguous), each line padded with zeros to whole vectors, or both
+/// operands padded to whole tiles (see [`PAD_LINES`]).
 struct Layout {
     /// A stored m-contiguous (else k-contiguous); its leading dimension and batch stride.
     a_cm: bool,
@@ -199,12 +199,13 @@ struct Layout {
 }
 
 /// Large problems whose operands are not vector-aligned, and large 8-bit problems that some tile
-/// does not divide, have both operands copied and padded with zeros to multiples of these (every configuration's BM
-/// and BN divide `PAD_LINES`, every BK divides `PAD_K`), so that the kernel runs without bounds
-/// checks. On the H100, with the same (then slower) copy kernel, 4095^3 f16->f32 took 0.82 ms
-/// copied to whole vectors and run with checks, 0.77 ms padded to whole tiles; 4096x4096x4000 s8
-/// took 0.54 ms read as stored with checks and 0.41 ms padded. (For aligned 16-bit operands the
-/// copies, ~0.1 ms per 4096^2 pair, may cost about what the checks do: not measured.)
+/// does not divide, have both operands copied and padded with zeros to multiples of these (every
+/// configuration's BM and BN divide `PAD_LINES`, every BK divides `PAD_K`), so that the kernel
+/// runs without bounds checks. On the H100, with the same (then slower) copy kernel, 4095^3
+/// f16->f32 took 0.82 ms copied to whole vectors and run with checks, 0.77 ms padded to whole
+/// tiles; 4096x4096x4000 s8 took 0.54 ms read as stored with checks and 0.41 ms padded. Aligned
+/// 16-bit operands are not copied for padding alone: their copies (~0.1 ms per 4096^2 pair) cost
+/// about twice what the checks saved there.
 const PAD_LINES: usize = 256;
 const PAD_K: usize = 128;
 
