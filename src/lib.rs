@@ -1,7 +1,7 @@
 //! matbridge: run vendor matrix SPIR-V and fast matrix products on any Vulkan device.
 //!
 //! The facade re-exports the runtime ([`runtime`]) and the translator ([`translator`]) and adds
-//! the matmul API ([`matmul`], [`Matbridge`]).
+//! the matmul API ([`matmul`], [`matmul::api::Matbridge`]).
 
 pub use matbridge_runtime as runtime;
 pub use matbridge_translator as translator;

@@ -38,7 +38,7 @@ impl Tuner {
     }
 
     /// Picks among `candidates` for `key`: the remembered choice, or the fastest by `measure`
-    /// (seconds), which is then saved. Every candidate is measured in [`PASSES`] rounds and keeps
+    /// (seconds), which is then saved. Every candidate is measured in `PASSES` rounds and keeps
     /// its best time, so that one disturbed measurement (a GPU still climbing from idle clocks,
     /// another process) cannot decide the choice.
     pub fn choose(&self, key: &str, candidates: &[&str], mut measure: impl FnMut(&str) -> Result<f64>) -> Result<String> {
