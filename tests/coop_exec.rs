@@ -122,21 +122,28 @@ fn run_coop_and_check(mb: &matbridge::matmul::api::Matbridge, desc: &MatmulDesc,
     assert!(rep.pass, "{what}: {rep:?}");
 }
 
+/// (input, accumulator, output) types with cooperative-matrix kernels on `mb`'s device (bf16 only
+/// where it has shaderBFloat16).
+fn coop_families(mb: &matbridge::matmul::api::Matbridge) -> Vec<(DType, matbridge::AccType, DType)> {
+    let bf16 = mb.context().is_some_and(|c| c.caps().shader_bfloat16);
+    [
+        (DType::F16, matbridge::AccType::F32, DType::F32),
+        (DType::F16, matbridge::AccType::F16, DType::F16),
+        (DType::S8, matbridge::AccType::S32, DType::S32),
+        (DType::U8, matbridge::AccType::S32, DType::S32),
+        (DType::Bf16, matbridge::AccType::F32, DType::Bf16),
+    ]
+    .into_iter()
+    .filter(|f| f.0 != DType::Bf16 || bf16)
+    .collect()
+}
+
 #[test]
 fn matmul_api_takes_the_cooperative_matrix_path_where_listed() {
     use matbridge::matmul::api::Matbridge;
     for ctx in common::contexts().into_iter().filter(|c| c.caps().has_cooperative_matrix()) {
         let mb = Matbridge::with_context(ctx);
-        for (dtype, acc, out) in [
-            (DType::F16, matbridge::AccType::F32, DType::F32),
-            (DType::F16, matbridge::AccType::F16, DType::F16),
-            (DType::S8, matbridge::AccType::S32, DType::S32),
-            (DType::U8, matbridge::AccType::S32, DType::S32),
-            (DType::Bf16, matbridge::AccType::F32, DType::Bf16),
-        ] {
-            if dtype == DType::Bf16 && !mb.context().is_some_and(|c| c.caps().shader_bfloat16) {
-                continue;
-            }
+        for (dtype, acc, out) in coop_families(&mb) {
             for (m, n, k) in [(256, 256, 256), (208, 144, 96), (32, 48, 64)] {
                 for (a_op, b_op) in [(Operand::row_major(), Operand::row_major()), (Operand::column_major(), Operand::column_major()), (Operand::row_major().transposed(), Operand::row_major().transposed())] {
                     let mut desc = MatmulDesc::new(m, n, k, dtype);
@@ -162,16 +169,7 @@ fn unaligned_operands_are_copied_for_the_cooperative_matrix_path() {
     use matbridge::matmul::api::Matbridge;
     for ctx in common::contexts().into_iter().filter(|c| c.caps().has_cooperative_matrix()) {
         let mb = Matbridge::with_context(ctx);
-        for (dtype, acc, out) in [
-            (DType::F16, matbridge::AccType::F32, DType::F32),
-            (DType::F16, matbridge::AccType::F16, DType::F16),
-            (DType::S8, matbridge::AccType::S32, DType::S32),
-            (DType::U8, matbridge::AccType::S32, DType::S32),
-            (DType::Bf16, matbridge::AccType::F32, DType::Bf16),
-        ] {
-            if dtype == DType::Bf16 && !mb.context().is_some_and(|c| c.caps().shader_bfloat16) {
-                continue;
-            }
+        for (dtype, acc, out) in coop_families(&mb) {
             let problems = [
                 // Odd K and N, packed.
                 (65, 47, 37, Operand::row_major(), Operand::row_major(), 1),
@@ -233,21 +231,9 @@ fn every_gemm_kernel_translates_for_the_h100_and_validates() {
 #[test]
 fn every_tile_configuration_matches_the_reference() {
     use matbridge::matmul::api::Matbridge;
-    use matbridge::AccType;
     for ctx in common::contexts().into_iter().filter(|c| c.caps().has_cooperative_matrix()) {
-        let bf16 = ctx.caps().shader_bfloat16;
         let mb = Matbridge::with_context(ctx);
-        let families = [
-            (DType::F16, AccType::F32, DType::F32),
-            (DType::F16, AccType::F16, DType::F16),
-            (DType::Bf16, AccType::F32, DType::Bf16),
-            (DType::S8, AccType::S32, DType::S32),
-            (DType::U8, AccType::S32, DType::S32),
-        ];
-        for (dtype, acc, out) in families {
-            if dtype == DType::Bf16 && !bf16 {
-                continue;
-            }
+        for (dtype, acc, out) in coop_families(&mb) {
             let mut base = MatmulDesc::new(16, 16, 16, dtype);
             base.acc = acc;
             base.out = out;

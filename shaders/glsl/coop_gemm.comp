@@ -341,8 +341,6 @@ void main() {
 #define STORE_SINGLE(RA, RB, RT, KT) barrier(); if ((KT) + 1u < ktiles) STORE_TILE(RA, RB, RT, 0u)
 #elif B_STAGES == 1
 #define STORE_SINGLE(RA, RB, RT, KT) barrier(); if ((KT) + 1u < ktiles) STORE_B(RB, RT, 0u)
-#elif A_STAGES == 1
-#define STORE_SINGLE(RA, RB, RT, KT) barrier(); if ((KT) + 1u < ktiles) STORE_A(RA, 0u)
 #else
 #define STORE_SINGLE(RA, RB, RT, KT)
 #endif

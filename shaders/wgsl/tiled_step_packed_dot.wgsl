@@ -3,33 +3,26 @@
 // one 32-bit word (a single load when they are contiguous and aligned) and multiplied with
 // {{DOT}}; results wrap like s32.
 
-// Elements k..k+3 of A's row whose element 0 is at `base` (stride p.a_col), zero past K.
-fn pack_a(base: u32, k: u32) -> u32 {
-    let e = base + k * p.a_col;
-    if p.a_col == 1u && (e & 3u) == 0u && k + 3u < p.k {
-        return a[e >> 2u];
+// Word i of B (from_b) or of A.
+fn word(from_b: bool, i: u32) -> u32 {
+    if from_b {
+        return b[i];
     }
-    var w = 0u;
-    for (var t = 0u; t < 4u; t++) {
-        if k + t < p.k {
-            let et = base + (k + t) * p.a_col;
-            w |= (byte_at(a[et >> 2u], et & 3u) & 0xffu) << (8u * t);
-        }
-    }
-    return w;
+    return a[i];
 }
 
-// Elements k..k+3 of B's column whose element 0 is at `base` (stride p.b_row), zero past K.
-fn pack_b(base: u32, k: u32) -> u32 {
-    let e = base + k * p.b_row;
-    if p.b_row == 1u && (e & 3u) == 0u && k + 3u < p.k {
-        return b[e >> 2u];
+// Elements k..k+3 of an A row or a B column (from_b) whose element 0 is at `base` and whose
+// elements lie `stride` apart, zero past K.
+fn pack(from_b: bool, base: u32, stride: u32, k: u32) -> u32 {
+    let e = base + k * stride;
+    if stride == 1u && (e & 3u) == 0u && k + 3u < p.k {
+        return word(from_b, e >> 2u);
     }
     var w = 0u;
     for (var t = 0u; t < 4u; t++) {
         if k + t < p.k {
-            let et = base + (k + t) * p.b_row;
-            w |= (byte_at(b[et >> 2u], et & 3u) & 0xffu) << (8u * t);
+            let et = base + (k + t) * stride;
+            w |= (byte_at(word(from_b, et >> 2u), et & 3u) & 0xffu) << (8u * t);
         }
     }
     return w;
@@ -40,8 +33,8 @@ fn dot4(x: u32, y: u32) -> i32 {
 }
 // K LOOP
     for (var kk = 0u; kk < p.k; kk += 4u) {
-        let pa = vec4<u32>(pack_a(ar0, kk), pack_a(ar1, kk), pack_a(ar2, kk), pack_a(ar3, kk));
-        let pb = vec4<u32>(pack_b(bc0, kk), pack_b(bc1, kk), pack_b(bc2, kk), pack_b(bc3, kk));
+        let pa = vec4<u32>(pack(false, ar0, p.a_col, kk), pack(false, ar1, p.a_col, kk), pack(false, ar2, p.a_col, kk), pack(false, ar3, p.a_col, kk));
+        let pb = vec4<u32>(pack(true, bc0, p.b_row, kk), pack(true, bc1, p.b_row, kk), pack(true, bc2, p.b_row, kk), pack(true, bc3, p.b_row, kk));
         for (var r = 0u; r < 4u; r++) {
             acc[r] += vec4<i32>(dot4(pa[r], pb.x), dot4(pa[r], pb.y), dot4(pa[r], pb.z), dot4(pa[r], pb.w));
         }
