@@ -34,6 +34,7 @@ const VARIANTS: &[Variant] = &[
     ("matmul_vec4_f32", "matmul_vec4_f32.wgsl", &[]),
     ("repack_8", "repack.wgsl", &[("BITS", "8")]),
     ("repack_16", "repack.wgsl", &[("BITS", "16")]),
+    ("transpose_8", "transpose_8.wgsl", &[]),
     ("pack_f16", "pack_half.wgsl", &[("DTYPE", "f16"), ("TO_HALF", TO_F16), ("FROM_HALF", FROM_F16)]),
     ("pack_bf16", "pack_half.wgsl", &[("DTYPE", "bf16"), ("TO_HALF", TO_BF16), ("FROM_HALF", FROM_BF16)]),
 ];

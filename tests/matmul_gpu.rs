@@ -185,49 +185,80 @@ fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: u
     ctx.check_validation().unwrap();
 }
 
-/// The operand copy that feeds the cooperative-matrix GEMM (`repack_8` / `repack_16`), on
-/// every test device against a copy made on the host: strided source elements, odd line
-/// lengths zero-padded to the destination leading dimension, zero lines after the copied ones,
-/// transposing copies, batches.
+/// The operand copies that feed the cooperative-matrix GEMM (`repack_8` / `repack_16`, and
+/// `transpose_8` for the 8-bit transposing copies it applies to), on every test device against a
+/// copy made on the host: strided source elements, odd line lengths zero-padded to the
+/// destination leading dimension, zero lines after the copied ones, transposing copies, partial
+/// tiles, batches.
 #[test]
 fn repack_kernels_copy_strided_operands_into_padded_lines() {
+    use matbridge::matmul::gpu::{transpose_groups, Repack};
     use matbridge_runtime::{Dispatch, PipelineDesc};
+    // (lines, destination lines, len, ld, batches, src_line, src_elem, src_batch)
+    // (one workgroup of 256 invocations loops over the larger element-wise copies)
+    let cases: [[usize; 8]; 9] = [
+        [5, 5, 13, 16, 2, 17, 1, 90],
+        [7, 10, 9, 32, 1, 1, 11, 0],
+        [3, 8, 1, 16, 3, 2, 5, 7],
+        [40, 44, 61, 64, 2, 61, 1, 2500],
+        [45, 48, 30, 32, 2, 1, 50, 1500],
+        // Transposing 8-bit copies with word-aligned rows (transpose_8): partial 64 x 64 tiles,
+        // fewer than four bytes in the last word of a row, batches.
+        [70, 80, 67, 80, 2, 1, 72, 4828],
+        [130, 192, 129, 144, 1, 1, 132, 0],
+        [3, 16, 5, 16, 3, 1, 4, 24],
+        [64, 64, 64, 64, 1, 1, 64, 0],
+    ];
     for ctx in common::contexts() {
         for bits in [8u32, 16] {
-            let name = format!("repack_{bits}");
-            let words = matbridge_shaders::spirv(&name).expect("kernel");
-            let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, label: &name, ..Default::default() }).unwrap();
             let per_word = (32 / bits) as usize;
-            // (lines, destination lines, len, ld, batches, src_line, src_elem, src_batch)
-            // (one workgroup of 256 invocations loops over the larger copies)
-            let cases: [[usize; 8]; 5] = [[5, 5, 13, 16, 2, 17, 1, 90], [7, 10, 9, 32, 1, 1, 11, 0], [3, 8, 1, 16, 3, 2, 5, 7], [40, 44, 61, 64, 2, 61, 1, 2500], [45, 48, 30, 32, 2, 1, 50, 1500]];
-            for [lines, dst_lines, len, ld, batches, src_line, src_elem, src_batch] in cases {
-                let src_len = (batches - 1) * src_batch + (lines - 1) * src_line + (len - 1) * src_elem + 1;
-                let src: Vec<u32> = (0..src_len).map(|i| (i as u32).wrapping_mul(2654435761) >> (32 - bits)).collect();
-                let mut src_words = vec![0u32; src_len.div_ceil(per_word)];
-                for (i, v) in src.iter().enumerate() {
-                    src_words[i / per_word] |= v << ((i % per_word) as u32 * bits);
-                }
-                let dst_len = batches * dst_lines * ld;
-                let mut want = vec![0u32; dst_len.div_ceil(per_word)];
-                for b in 0..batches {
-                    for l in 0..lines {
-                        for e in 0..len {
-                            let d = b * dst_lines * ld + l * ld + e;
-                            want[d / per_word] |= src[b * src_batch + l * src_line + e * src_elem] << ((d % per_word) as u32 * bits);
+            let mut kernels = vec![format!("repack_{bits}")];
+            if bits == 8 {
+                kernels.push("transpose_8".into());
+            }
+            for name in &kernels {
+                let words = matbridge_shaders::spirv(name).expect("kernel");
+                let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, label: name, ..Default::default() }).unwrap();
+                let mut ran = 0;
+                for [lines, dst_lines, len, ld, batches, src_line, src_elem, src_batch] in cases {
+                    let repack = Repack { lines, dst_lines, len, ld, batches, src_line, src_elem, src_batch };
+                    let groups = if name.starts_with("transpose") {
+                        match transpose_groups(bits, &repack, ctx.caps().limits.max_workgroup_count) {
+                            Some(g) => g,
+                            None => continue,
+                        }
+                    } else {
+                        [1, 1, 1]
+                    };
+                    ran += 1;
+                    let src_len = (batches - 1) * src_batch + (lines - 1) * src_line + (len - 1) * src_elem + 1;
+                    let src: Vec<u32> = (0..src_len).map(|i| (i as u32).wrapping_mul(2654435761) >> (32 - bits)).collect();
+                    let mut src_words = vec![0u32; src_len.div_ceil(per_word)];
+                    for (i, v) in src.iter().enumerate() {
+                        src_words[i / per_word] |= v << ((i % per_word) as u32 * bits);
+                    }
+                    let dst_len = batches * dst_lines * ld;
+                    let mut want = vec![0u32; dst_len.div_ceil(per_word)];
+                    for b in 0..batches {
+                        for l in 0..lines {
+                            for e in 0..len {
+                                let d = b * dst_lines * ld + l * ld + e;
+                                want[d / per_word] |= src[b * src_batch + l * src_line + e * src_elem] << ((d % per_word) as u32 * bits);
+                            }
                         }
                     }
+                    // Transposing copies (adjacent source lines) walk the lines fastest.
+                    let lines_fastest = usize::from(src_line == 1 && src_elem != 1);
+                    let params: Vec<u32> = [lines, len, ld, batches, src_line, src_elem, src_batch, dst_lines * ld, want.len(), lines_fastest].iter().map(|&v| v as u32).collect();
+                    let bs = ctx.buffer_from_slice(&src_words, "src").unwrap();
+                    // Filled with ones: every destination word must be written.
+                    let mut bd = ctx.buffer_from_slice(&vec![u32::MAX; want.len()], "dst").unwrap();
+                    let bp = ctx.buffer_from_slice(&params, "params").unwrap();
+                    ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&bs, &bd, &bp], push_constants: &[], groups }]).unwrap();
+                    let got: Vec<u32> = ctx.read_buffer(&mut bd).unwrap();
+                    assert_eq!(got, want, "{} {name} lines {lines} len {len} ld {ld}", ctx.caps().name);
                 }
-                // Transposing copies (adjacent source lines) walk the lines fastest.
-                let lines_fastest = usize::from(src_line == 1 && src_elem != 1);
-                let params: Vec<u32> = [lines, len, ld, batches, src_line, src_elem, src_batch, dst_lines * ld, want.len(), lines_fastest].iter().map(|&v| v as u32).collect();
-                let bs = ctx.buffer_from_slice(&src_words, "src").unwrap();
-                // Filled with ones: every destination word must be written.
-                let mut bd = ctx.buffer_from_slice(&vec![u32::MAX; want.len()], "dst").unwrap();
-                let bp = ctx.buffer_from_slice(&params, "params").unwrap();
-                ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&bs, &bd, &bp], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
-                let got: Vec<u32> = ctx.read_buffer(&mut bd).unwrap();
-                assert_eq!(got, want, "{} {name} lines {lines} len {len} ld {ld}", ctx.caps().name);
+                assert!(ran >= 4, "{name}: only {ran} cases apply");
             }
         }
         ctx.check_validation().unwrap();

@@ -40,7 +40,39 @@ impl Default for Bfloat16Features {
         }
     }
 }
-const COOPMAT2_EXT: &CStr = c"VK_NV_cooperative_matrix2";
+pub(crate) const COOPMAT2_EXT: &CStr = c"VK_NV_cooperative_matrix2";
+
+/// `VkPhysicalDeviceCooperativeMatrix2FeaturesNV` (VK_NV_cooperative_matrix2), newer than ash
+/// 0.38's headers; chained by hand.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CooperativeMatrix2Features {
+    pub s_type: vk::StructureType,
+    pub p_next: *mut std::ffi::c_void,
+    pub workgroup_scope: vk::Bool32,
+    pub flexible_dimensions: vk::Bool32,
+    pub reductions: vk::Bool32,
+    pub conversions: vk::Bool32,
+    pub per_element_operations: vk::Bool32,
+    pub tensor_addressing: vk::Bool32,
+    pub block_loads: vk::Bool32,
+}
+
+impl Default for CooperativeMatrix2Features {
+    fn default() -> Self {
+        CooperativeMatrix2Features {
+            s_type: vk::StructureType::from_raw(1000593000),
+            p_next: std::ptr::null_mut(),
+            workgroup_scope: vk::FALSE,
+            flexible_dimensions: vk::FALSE,
+            reductions: vk::FALSE,
+            conversions: vk::FALSE,
+            per_element_operations: vk::FALSE,
+            tensor_addressing: vk::FALSE,
+            block_loads: vk::FALSE,
+        }
+    }
+}
 
 /// Queries every capability matbridge reports. Devices older than Vulkan 1.1 report core facts only.
 pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32) -> PhysicalInfo {
@@ -83,6 +115,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
     let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
     let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
     let mut bf16 = Bfloat16Features::default();
+    let mut coop2 = CooperativeMatrix2Features::default();
     let mut features2 = vk::PhysicalDeviceFeatures2::default();
     let has_coop_ext = has_ext(ash::khr::cooperative_matrix::NAME);
     if v12 {
@@ -97,6 +130,10 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
             // Chain by hand at the front: ash has no push_next for this struct.
             bf16.p_next = features2.p_next;
             features2.p_next = &mut bf16 as *mut Bfloat16Features as *mut std::ffi::c_void;
+        }
+        if has_ext(COOPMAT2_EXT) {
+            coop2.p_next = features2.p_next;
+            features2.p_next = &mut coop2 as *mut CooperativeMatrix2Features as *mut std::ffi::c_void;
         }
         // SAFETY: the chained structs exist at this device's API version / extensions.
         unsafe { raw.get_physical_device_features2(handle, &mut features2) };
@@ -178,7 +215,12 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
             int32_signed: dot.integer_dot_product32_bit_signed_accelerated == vk::TRUE,
         },
         cooperative_matrix,
-        cooperative_matrix2: has_ext(COOPMAT2_EXT),
+        // What matbridge's workgroup-scope kernels need: workgroup scope, flexible dimensions
+        // and tensor addressing.
+        cooperative_matrix2: has_ext(COOPMAT2_EXT)
+            && coop2.workgroup_scope == vk::TRUE
+            && coop2.flexible_dimensions == vk::TRUE
+            && coop2.tensor_addressing == vk::TRUE,
         shader_bfloat16: has_ext(BFLOAT16_EXT) && bf16.shader_bfloat16_type == vk::TRUE && bf16.shader_bfloat16_cooperative_matrix == vk::TRUE,
         limits: DeviceLimits {
             max_workgroup_size: l.max_compute_work_group_size,

@@ -92,6 +92,8 @@ pub struct EnabledFeatures {
     pub integer_dot_product: bool,
     pub cooperative_matrix: bool,
     pub bfloat16: bool,
+    /// VK_NV_cooperative_matrix2 with workgroup scope, flexible dimensions and tensor addressing.
+    pub cooperative_matrix2: bool,
     /// Compiler statistics are captured and logged per pipeline (`MATBRIDGE_PIPELINE_STATS=1`
     /// on a device with VK_KHR_pipeline_executable_properties).
     pub pipeline_statistics: bool,
@@ -295,6 +297,7 @@ impl Context {
             integer_dot_product: caps.integer_dot_product,
             cooperative_matrix: caps.has_cooperative_matrix(),
             bfloat16: caps.shader_bfloat16 && caps.has_cooperative_matrix(),
+            cooperative_matrix2: caps.cooperative_matrix2 && caps.has_cooperative_matrix(),
             pipeline_statistics: info.pipeline_statistics && std::env::var("MATBRIDGE_PIPELINE_STATS").is_ok_and(|v| v == "1"),
         };
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
@@ -341,6 +344,16 @@ impl Context {
             // Chain by hand at the front (ash 0.38 predates VK_KHR_shader_bfloat16).
             bf16.p_next = info_ci.p_next as *mut std::ffi::c_void;
             info_ci.p_next = &bf16 as *const caps::Bfloat16Features as *const std::ffi::c_void;
+        }
+        let mut coop2 = caps::CooperativeMatrix2Features::default();
+        if enabled.cooperative_matrix2 {
+            ext_names.push(caps::COOPMAT2_EXT.as_ptr());
+            coop2.workgroup_scope = vk::TRUE;
+            coop2.flexible_dimensions = vk::TRUE;
+            coop2.tensor_addressing = vk::TRUE;
+            // Chained by hand like the bf16 features (ash 0.38 predates the extension).
+            coop2.p_next = info_ci.p_next as *mut std::ffi::c_void;
+            info_ci.p_next = &coop2 as *const caps::CooperativeMatrix2Features as *const std::ffi::c_void;
         }
         info_ci = info_ci.enabled_extension_names(&ext_names);
         // SAFETY: every feature enabled above is reported by the device; all pointers in

@@ -121,6 +121,7 @@ fn missing_for(cap: u32, enabled: &EnabledFeatures, caps: &matbridge_translator:
         6016..=6019 => need(enabled.integer_dot_product, "shaderIntegerDotProduct"),
         6022 => need(enabled.cooperative_matrix, "VK_KHR_cooperative_matrix (capability CooperativeMatrixKHR)"),
         5357 => Some("VK_NV_cooperative_matrix (translate the module to KHR cooperative matrices first)"),
+        5430..=5434 | 5439 => need(enabled.cooperative_matrix2, "VK_NV_cooperative_matrix2 (workgroup scope, flexible dimensions, tensor addressing)"),
         5116..=5118 => need(enabled.bfloat16, "VK_KHR_shader_bfloat16"),
         61 => need(caps.has_subgroup_op(Op::Basic), "subgroup operation basic"),
         62 => need(caps.has_subgroup_op(Op::Vote), "subgroup operation vote"),

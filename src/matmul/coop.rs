@@ -196,6 +196,8 @@ struct Layout {
     /// Both operands copied with whole tiles of zeros around them (`PAD_LINES`, `PAD_K`): the
     /// kernel then runs without bounds checks over this K.
     padded_k: Option<usize>,
+    /// 8-bit operands that are not K-contiguous are copied K-contiguous.
+    transposed: bool,
 }
 
 /// Large problems whose operands are not vector-aligned, and large 8-bit problems that some tile
@@ -212,30 +214,32 @@ const PAD_K: usize = 128;
 /// Problems of at least this many multiply-adds are padded (the copies then cost a few percent).
 const PAD_MIN_MACS: usize = 1 << 30;
 
-/// 8-bit problems of more than this many multiply-adds with an operand that is not K-contiguous
-/// are copied K-contiguous (padded) even when the kernel could read them as stored.
-const TRANSPOSE_MIN_MACS: usize = 1 << 37;
+/// 8-bit problems of at least this many multiply-adds have an operand that is not K-contiguous
+/// copied K-contiguous even when the kernel could read it as stored (transposing it while
+/// staging). On the H100 the kernel takes 0.404 ms for 4096^3 s8 with row-major B and 0.291 ms
+/// with B k-contiguous, and `transpose_8.wgsl` copies a 4096^2 operand in about 0.02 ms.
+const TRANSPOSE_MIN_MACS: usize = 1 << 30;
 
 impl Layout {
     fn for_problem(desc: &MatmulDesc, r: &Resolved, family: &Family) -> Layout {
         let vec = family.vec as usize;
         let aligned = vector_layout(&r.a, desc.m, desc.k, vec).is_some() && vector_layout(&r.b, desc.k, desc.n, vec).is_some();
         let tiled = desc.m.is_multiple_of(PAD_LINES) && desc.n.is_multiple_of(PAD_LINES) && desc.k.is_multiple_of(PAD_K);
-        // 8-bit GEMMs run fastest with both operands K-contiguous: for the largest problems a
-        // transposing copy beats the kernel's own transposition of row-major B while staging it
-        // (H100, s8 with row-major B: 8192^3 2.70 ms copied against 2.92; 4096^3 0.419 / 0.41).
         let macs = desc.m.saturating_mul(desc.n).saturating_mul(desc.k);
         let eight_bit = family.vec == 16;
-        let fast_order = !eight_bit || (r.a.col == 1 && r.b.row == 1) || macs < TRANSPOSE_MIN_MACS;
+        // 8-bit GEMMs run fastest with both operands K-contiguous.
+        let transpose = eight_bit && macs >= TRANSPOSE_MIN_MACS && !(r.a.col == 1 && r.b.row == 1);
         // Aligned 16-bit operands are read as stored, with bounds checks where no tile divides
         // the problem (copying them may cost as much as the checks); 8-bit ones are padded.
-        let pad = macs >= PAD_MIN_MACS && (!aligned || (eight_bit && !(tiled && fast_order)));
-        Layout::with_padding(desc, r, family, pad)
+        let pad = macs >= PAD_MIN_MACS && (!aligned || (eight_bit && !tiled));
+        Layout::with_padding(desc, r, family, pad, transpose)
     }
 
     /// The layout with both operands copied into whole tiles (`pad`) or only those that need it
     /// (the autotuner measures a capped problem with the full problem's choice).
-    fn with_padding(desc: &MatmulDesc, r: &Resolved, family: &Family, pad: bool) -> Layout {
+    /// With `transpose`, 8-bit operands that are not K-contiguous are copied K-contiguous even
+    /// when they could be read as stored.
+    fn with_padding(desc: &MatmulDesc, r: &Resolved, family: &Family, pad: bool, transpose: bool) -> Layout {
         let vec = family.vec as usize;
         let eight_bit = family.vec == 16;
         let a_stored = vector_layout(&r.a, desc.m, desc.k, vec);
@@ -245,16 +249,16 @@ impl Layout {
         // A copy keeps the stored order (its reads are then coalesced), except that 8-bit
         // operands are copied K-contiguous, the order their fragments load fastest in (on the
         // H100, 4096x4096x4000 s8 with row-major B: 0.54 ms copied K-contiguous, 0.58 ms not).
-        let a = match a_stored.filter(|_| !pad) {
+        let a = match a_stored.filter(|_| !pad && !(transpose && r.a.col != 1)) {
             Some((cm, ld)) => Operand { cm, ld, batch: r.a.batch, repack: None },
             None => Operand::copy(&r.a, desc.m, desc.k, eight_bit || r.a.row != 1, (mn, kk), vec, desc.batch),
         };
-        let b = match b_stored.filter(|_| !pad) {
+        let b = match b_stored.filter(|_| !pad && !(transpose && r.b.row != 1)) {
             Some((cm, ld)) => Operand { cm, ld, batch: r.b.batch, repack: None },
             None => Operand::copy(&r.b, desc.k, desc.n, !eight_bit && r.b.col == 1, (kk, mn), vec, desc.batch),
         };
         let padded_k = pad.then(|| desc.k.next_multiple_of(PAD_K));
-        Layout { a_cm: a.cm, a_ld: a.ld, a_batch: a.batch, b_colmajor: b.cm, b_ld: b.ld, b_batch: b.batch, a_repack: a.repack, b_repack: b.repack, padded_k }
+        Layout { a_cm: a.cm, a_ld: a.ld, a_batch: a.batch, b_colmajor: b.cm, b_ld: b.ld, b_batch: b.batch, a_repack: a.repack, b_repack: b.repack, padded_k, transposed: transpose }
     }
 }
 
@@ -301,7 +305,7 @@ fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: 
             op.batch_stride = None;
         }
         let rs = small.resolve()?;
-        let capped_layout = Layout::with_padding(&small, &rs, family, layout.padded_k.is_some());
+        let capped_layout = Layout::with_padding(&small, &rs, family, layout.padded_k.is_some(), layout.transposed);
         capped = (small, rs, capped_layout);
         (&capped.0, &capped.1, &capped.2)
     } else {
@@ -441,8 +445,8 @@ mod tests {
         assert!(l.a_repack.is_none() && l.b_repack.is_none() && l.padded_k.is_none());
         assert!(!l.a_cm && !l.b_colmajor && l.a_ld == 4096 && l.b_ld == 4096);
         // 8-bit with row-major B below the transposing threshold: the kernel transposes B itself.
-        let l = layout(4096, 4096, 4096, DType::S8, AccType::S32, Op::row_major());
-        assert!(l.a_repack.is_none() && l.b_repack.is_none());
+        let l = layout(512, 512, 512, DType::S8, AccType::S32, Op::row_major());
+        assert!(l.a_repack.is_none() && l.b_repack.is_none() && !l.b_colmajor);
         // Aligned 16-bit operands that no tile divides: as stored (the kernel checks bounds).
         let l = layout(3000, 3000, 3000, DType::Bf16, AccType::F32, Op::row_major());
         assert!(l.a_repack.is_none() && l.b_repack.is_none() && l.padded_k.is_none());
@@ -472,8 +476,21 @@ mod tests {
         // Aligned 8-bit operands that no tile divides are padded too.
         let l = layout(4000, 4000, 4000, DType::S8, AccType::S32, Op::row_major().transposed());
         assert_eq!(l.padded_k, Some(4096));
-        // 8-bit with row-major B above the threshold: copied K-contiguous and padded.
+        // 8-bit with row-major B above the threshold, tiled: B alone copied K-contiguous,
+        // unpadded (A is K-contiguous already).
         let l = layout(8192, 8192, 8192, DType::U8, AccType::S32, Op::row_major());
-        assert!(l.padded_k.is_some() && !l.a_cm && l.b_colmajor);
+        assert!(l.padded_k.is_none() && l.a_repack.is_none() && !l.a_cm && l.b_colmajor);
+        let b = l.b_repack.unwrap();
+        assert_eq!((b.lines, b.dst_lines, b.len, b.ld, b.src_line, b.src_elem), (8192, 8192, 8192, 8192, 1, 8192));
+        // Not tiled: both padded, B K-contiguous.
+        let l = layout(4000, 4000, 4000, DType::S8, AccType::S32, Op::row_major());
+        assert!(l.padded_k == Some(4096) && !l.a_cm && l.b_colmajor);
+        // Column-major A above the threshold: A copied K-contiguous too.
+        let mut desc = MatmulDesc::new(2048, 2048, 2048, DType::S8);
+        desc.acc = AccType::S32;
+        desc.a = Op::column_major();
+        let r = desc.resolve().unwrap();
+        let l = Layout::for_problem(&desc, &r, &family_for(&desc).unwrap());
+        assert!(!l.a_cm && l.a_repack.is_some() && l.b_colmajor && l.padded_k.is_none());
     }
 }

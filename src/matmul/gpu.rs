@@ -86,6 +86,20 @@ struct RepackParams {
 /// Workgroups of 256 invocations the operand copy dispatches at most.
 const REPACK_GROUPS: u32 = 2048;
 
+/// The workgroups of `transpose_8.wgsl` for `repack`, when that kernel applies: an 8-bit copy
+/// that transposes (adjacent source lines), whose source rows and batches start on whole words
+/// and whose grid fits the device's workgroup counts.
+pub fn transpose_groups(bits: u32, repack: &Repack, max_groups: [u32; 3]) -> Option<[u32; 3]> {
+    let words_apart = |stride: usize| stride.is_multiple_of(4);
+    let batched = repack.batches > 1;
+    if bits != 8 || !repack.ld.is_multiple_of(16) || repack.src_line != 1 || repack.src_elem == 1 || !words_apart(repack.src_elem) || (batched && !words_apart(repack.src_batch)) {
+        return None;
+    }
+    let groups = [repack.dst_lines.div_ceil(64), repack.ld.div_ceil(64), repack.batches];
+    let fits = groups.iter().zip(max_groups).all(|(&g, max)| g <= max as usize);
+    fits.then(|| groups.map(|g| g as u32))
+}
+
 /// An operand copied, before the GEMM, into `batches` x `dst_lines` lines of `ld` elements
 /// holding elements `0..len` of source lines `0..lines` (zeros elsewhere): element e of line l of
 /// batch b comes from `b * src_batch + l * src_line + e * src_elem`.
@@ -303,11 +317,14 @@ impl Gpu {
             words,
             lines_fastest: u32::from(repack.src_line == 1 && repack.src_elem != 1),
         };
-        let kernel = self.pipeline(&format!("repack_{bits}"), 3)?;
+        let (kernel, groups) = match transpose_groups(bits, repack, self.ctx.caps().limits.max_workgroup_count) {
+            Some(groups) => (self.pipeline("transpose_8", 3)?, groups),
+            // The element-wise copy loops over words: enough workgroups to fill any GPU, no more.
+            None => (self.pipeline(&format!("repack_{bits}"), 3)?, [words.div_ceil(256).clamp(1, REPACK_GROUPS), 1, 1]),
+        };
         let copy = plan.own(self.scratch_buffer(words as usize)?);
         let params = plan.own(self.params_buffer(bytemuck::bytes_of(&params))?);
-        // The kernel loops over words: enough workgroups to fill any GPU, no more.
-        plan.step(kernel, vec![src, copy, params], [words.div_ceil(256).clamp(1, REPACK_GROUPS), 1, 1]);
+        plan.step(kernel, vec![src, copy, params], groups);
         Ok(copy)
     }
 
