@@ -196,7 +196,7 @@ fn repack_kernels_copy_strided_operands_into_padded_lines() {
     use matbridge_runtime::{Dispatch, PipelineDesc};
     // (lines, destination lines, len, ld, batches, src_line, src_elem, src_batch)
     // (one workgroup of 256 invocations loops over the larger element-wise copies)
-    let cases: [[usize; 8]; 9] = [
+    let cases: [[usize; 8]; 10] = [
         [5, 5, 13, 16, 2, 17, 1, 90],
         [7, 10, 9, 32, 1, 1, 11, 0],
         [3, 8, 1, 16, 3, 2, 5, 7],
@@ -207,7 +207,8 @@ fn repack_kernels_copy_strided_operands_into_padded_lines() {
         [70, 80, 67, 80, 2, 1, 72, 4828],
         [130, 192, 129, 144, 1, 1, 132, 0],
         [3, 16, 5, 16, 3, 1, 4, 24],
-        [64, 64, 64, 64, 1, 1, 64, 0],
+        [128, 128, 128, 128, 1, 1, 128, 0],
+        [300, 320, 260, 272, 1, 1, 300, 0],
     ];
     for ctx in common::contexts() {
         for bits in [8u32, 16] {
