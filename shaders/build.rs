@@ -35,6 +35,8 @@ const VARIANTS: &[Variant] = &[
     ("repack_8", "repack.wgsl", &[("BITS", "8")]),
     ("repack_16", "repack.wgsl", &[("BITS", "16")]),
     ("transpose_8", "transpose_8.wgsl", &[]),
+    ("copy_rows_8", "copy_rows.wgsl", &[("BITS", "8")]),
+    ("copy_rows_16", "copy_rows.wgsl", &[("BITS", "16")]),
     ("pack_f16", "pack_half.wgsl", &[("DTYPE", "f16"), ("TO_HALF", TO_F16), ("FROM_HALF", FROM_F16)]),
     ("pack_bf16", "pack_half.wgsl", &[("DTYPE", "bf16"), ("TO_HALF", TO_BF16), ("FROM_HALF", FROM_BF16)]),
 ];

@@ -186,17 +186,17 @@ fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: u
 }
 
 /// The operand copies that feed the cooperative-matrix GEMM (`repack_8` / `repack_16`, and
-/// `transpose_8` for the 8-bit transposing copies it applies to), on every test device against a
+/// `transpose_8` / `copy_rows_*` for the transposing / contiguous copies they apply to), on every test device against a
 /// copy made on the host: strided source elements, odd line lengths zero-padded to the
 /// destination leading dimension, zero lines after the copied ones, transposing copies, partial
 /// tiles, batches.
 #[test]
 fn repack_kernels_copy_strided_operands_into_padded_lines() {
-    use matbridge::matmul::gpu::{transpose_groups, Repack};
+    use matbridge::matmul::gpu::{copies_rows, transpose_groups, Repack};
     use matbridge_runtime::{Dispatch, PipelineDesc};
     // (lines, destination lines, len, ld, batches, src_line, src_elem, src_batch)
     // (one workgroup of 256 invocations loops over the larger element-wise copies)
-    let cases: [[usize; 8]; 10] = [
+    let cases: [[usize; 8]; 13] = [
         [5, 5, 13, 16, 2, 17, 1, 90],
         [7, 10, 9, 32, 1, 1, 11, 0],
         [3, 8, 1, 16, 3, 2, 5, 7],
@@ -209,11 +209,15 @@ fn repack_kernels_copy_strided_operands_into_padded_lines() {
         [3, 16, 5, 16, 3, 1, 4, 24],
         [128, 128, 128, 128, 1, 1, 128, 0],
         [300, 320, 260, 272, 1, 1, 300, 0],
+        // Contiguous source lines at odd offsets (copy_rows): partial last vectors, batches.
+        [9, 12, 37, 48, 2, 41, 1, 413],
+        [33, 33, 16, 16, 1, 17, 1, 0],
+        [4, 8, 3, 64, 3, 5, 1, 23],
     ];
     for ctx in common::contexts() {
         for bits in [8u32, 16] {
             let per_word = (32 / bits) as usize;
-            let mut kernels = vec![format!("repack_{bits}")];
+            let mut kernels = vec![format!("repack_{bits}"), format!("copy_rows_{bits}")];
             if bits == 8 {
                 kernels.push("transpose_8".into());
             }
@@ -228,6 +232,8 @@ fn repack_kernels_copy_strided_operands_into_padded_lines() {
                             Some(g) => g,
                             None => continue,
                         }
+                    } else if name.starts_with("copy_rows") && !copies_rows(bits, &repack) {
+                        continue;
                     } else {
                         [1, 1, 1]
                     };

@@ -100,6 +100,13 @@ pub fn transpose_groups(bits: u32, repack: &Repack, max_groups: [u32; 3]) -> Opt
     fits.then(|| groups.map(|g| g as u32))
 }
 
+/// Whether `copy_rows.wgsl` makes `repack`: source lines hold their elements contiguously and
+/// destination lines are whole 16-byte vectors.
+pub fn copies_rows(bits: u32, repack: &Repack) -> bool {
+    let per_vec = (128 / bits) as usize;
+    (bits == 8 || bits == 16) && repack.src_elem == 1 && repack.ld.is_multiple_of(per_vec)
+}
+
 /// An operand copied, before the GEMM, into `batches` x `dst_lines` lines of `ld` elements
 /// holding elements `0..len` of source lines `0..lines` (zeros elsewhere): element e of line l of
 /// batch b comes from `b * src_batch + l * src_line + e * src_elem`.
@@ -317,10 +324,13 @@ impl Gpu {
             words,
             lines_fastest: u32::from(repack.src_line == 1 && repack.src_elem != 1),
         };
+        // The element-wise copy and copy_rows loop over words or vectors: enough workgroups to
+        // fill any GPU, no more.
+        let looping = |units: u32| [units.div_ceil(256).clamp(1, REPACK_GROUPS), 1, 1];
         let (kernel, groups) = match transpose_groups(bits, repack, self.ctx.caps().limits.max_workgroup_count) {
             Some(groups) => (self.pipeline("transpose_8", 3)?, groups),
-            // The element-wise copy loops over words: enough workgroups to fill any GPU, no more.
-            None => (self.pipeline(&format!("repack_{bits}"), 3)?, [words.div_ceil(256).clamp(1, REPACK_GROUPS), 1, 1]),
+            None if copies_rows(bits, repack) => (self.pipeline(&format!("copy_rows_{bits}"), 3)?, looping(words / 4)),
+            None => (self.pipeline(&format!("repack_{bits}"), 3)?, looping(words)),
         };
         let copy = plan.own(self.scratch_buffer(words as usize)?);
         let params = plan.own(self.params_buffer(bytemuck::bytes_of(&params))?);
