@@ -179,9 +179,11 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
 }
 
 /// Operand addressing the kernel is specialised for: each operand as stored when one of its
-/// dimensions is contiguous and vector-aligned, else a copy made by `repack.wgsl` (in the stored
-/// order, 8-bit operands K-contiguous), each line padded with zeros to whole vectors, or both
-/// operands padded to whole tiles (see [`PAD_LINES`]).
+/// dimensions is contiguous and vector-aligned, else a copy (in the stored order, 8-bit operands
+/// K-contiguous; see `Gpu::push_repack` for the copy kernels), each line padded with zeros to
+/// whole vectors, or both operands padded to whole tiles (see [`PAD_LINES`]). Large 8-bit
+/// problems also have operands that are not K-contiguous copied K-contiguous
+/// ([`TRANSPOSE_MIN_MACS`]).
 struct Layout {
     /// A stored m-contiguous (else k-contiguous); its leading dimension and batch stride.
     a_cm: bool,
@@ -207,7 +209,8 @@ struct Layout {
 /// f16->f32 took 0.82 ms copied to whole vectors and run with checks, 0.77 ms padded to whole
 /// tiles; 4096x4096x4000 s8 took 0.54 ms read as stored with checks and 0.41 ms padded. Aligned
 /// 16-bit operands are not copied for padding alone: their copies (~0.1 ms per 4096^2 pair) cost
-/// about twice what the checks saved there.
+/// about twice what the checks saved there (with `copy_rows.wgsl` a 4096^2 pair still costs ~0.08 ms
+/// against the ~0.05 ms the checks take).
 const PAD_LINES: usize = 256;
 const PAD_K: usize = 128;
 
@@ -248,7 +251,8 @@ impl Layout {
         let (mn, kk) = if pad { (PAD_LINES, PAD_K) } else { (1, 1) };
         // A copy keeps the stored order (its reads are then coalesced), except that 8-bit
         // operands are copied K-contiguous, the order their fragments load fastest in (on the
-        // H100, 4096x4096x4000 s8 with row-major B: 0.54 ms copied K-contiguous, 0.58 ms not).
+        // H100, 4096x4096x4000 s8 with row-major B: 0.54 ms copied K-contiguous, 0.58 ms not,
+        // with the element-wise copy; transpose_8.wgsl makes such copies since).
         let a = match a_stored.filter(|_| !pad && !(transpose && r.a.col != 1)) {
             Some((cm, ld)) => Operand { cm, ld, batch: r.a.batch, repack: None },
             None => Operand::copy(&r.a, desc.m, desc.k, eight_bit || r.a.row != 1, (mn, kk), vec, desc.batch),

@@ -309,7 +309,9 @@ impl Gpu {
     }
 
     /// Appends a copy of operand `src` (elements of `bits` bits) into a new scratch buffer laid
-    /// out as `repack` says (see `shaders/wgsl/repack.wgsl`); returns the copy's slot.
+    /// out as `repack` says; returns the copy's slot. The kernel is `transpose_8.wgsl` for 8-bit
+    /// transposing copies with word-aligned rows, `copy_rows.wgsl` where source lines are
+    /// contiguous, else the element-wise `repack.wgsl` (every layout; same parameters).
     pub(crate) fn push_repack(&self, plan: &mut Plan, src: Slot, bits: u32, repack: &Repack) -> Result<Slot> {
         let per_word = (32 / bits) as usize;
         let dst_batch = repack.dst_lines * repack.ld;
