@@ -253,11 +253,12 @@ impl Layout {
         // operands are copied K-contiguous, the order their fragments load fastest in (on the
         // H100, 4096x4096x4000 s8 with row-major B: 0.54 ms copied K-contiguous, 0.58 ms not,
         // with the element-wise copy; transpose_8.wgsl makes such copies since).
-        let a = match a_stored.filter(|_| !pad && !(transpose && r.a.col != 1)) {
+        let (copy_a, copy_b) = (pad || (transpose && r.a.col != 1), pad || (transpose && r.b.row != 1));
+        let a = match a_stored.filter(|_| !copy_a) {
             Some((cm, ld)) => Operand { cm, ld, batch: r.a.batch, repack: None },
             None => Operand::copy(&r.a, desc.m, desc.k, eight_bit || r.a.row != 1, (mn, kk), vec, desc.batch),
         };
-        let b = match b_stored.filter(|_| !pad && !(transpose && r.b.row != 1)) {
+        let b = match b_stored.filter(|_| !copy_b) {
             Some((cm, ld)) => Operand { cm, ld, batch: r.b.batch, repack: None },
             None => Operand::copy(&r.b, desc.k, desc.n, !eight_bit && r.b.col == 1, (kk, mn), vec, desc.batch),
         };
