@@ -32,11 +32,11 @@ const VARIANTS: &[Variant] = &[
     ("matmul_smem_f32", "matmul_smem.wgsl", &[("TILE", "64"), ("WG", "16"), ("TILE_BK", "1024")]),
     ("matmul_smem32_f32", "matmul_smem.wgsl", &[("TILE", "32"), ("WG", "8"), ("TILE_BK", "512")]),
     ("matmul_vec4_f32", "matmul_vec4_f32.wgsl", &[]),
-    ("repack_8", "repack.wgsl", &[("BITS", "8")]),
-    ("repack_16", "repack.wgsl", &[("BITS", "16")]),
-    ("transpose_8", "transpose_8.wgsl", &[]),
-    ("copy_rows_8", "copy_rows.wgsl", &[("BITS", "8")]),
-    ("copy_rows_16", "copy_rows.wgsl", &[("BITS", "16")]),
+    ("repack_8", "repack.wgsl", &[("BITS", "8"), ("DST", "u32")]),
+    ("repack_16", "repack.wgsl", &[("BITS", "16"), ("DST", "u32")]),
+    ("transpose_8", "transpose_8.wgsl", &[("DST", "vec4<u32>")]),
+    ("copy_rows_8", "copy_rows.wgsl", &[("BITS", "8"), ("DST", "vec4<u32>")]),
+    ("copy_rows_16", "copy_rows.wgsl", &[("BITS", "16"), ("DST", "vec4<u32>")]),
     ("pack_f16", "pack_half.wgsl", &[("DTYPE", "f16"), ("TO_HALF", TO_F16), ("FROM_HALF", FROM_F16)]),
     ("pack_bf16", "pack_half.wgsl", &[("DTYPE", "bf16"), ("TO_HALF", TO_BF16), ("FROM_HALF", FROM_BF16)]),
 ];
@@ -50,6 +50,21 @@ const GEMM_PARAMS: &str = "struct Params {
     c_row: u32, c_col: u32, c_batch: u32,
     alpha: f32, beta: f32,
 }";
+
+/// `{{REPACK_PARAMS}}`: the parameters and bindings of the operand copies (`repack.wgsl`,
+/// `copy_rows.wgsl`, `transpose_8.wgsl`), laid out as `RepackParams` in `src/matmul/gpu.rs`; the
+/// destination's element type (`{{DST}}`) is the kernel's own.
+const REPACK_PARAMS: &str = "struct Params {
+    lines: u32, len: u32, ld: u32, batch: u32,
+    src_line: u32, src_elem: u32, src_batch: u32,
+    dst_batch: u32, words: u32,
+    // Non-zero when source lines are adjacent (a transposing copy).
+    lines_fastest: u32,
+}
+
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<{{DST}}>;
+@group(0) @binding(2) var<storage, read> p: Params;";
 
 /// How `matmul_tiled.wgsl` advances along K: the fragment file (functions, then `// K LOOP` and
 /// the loop) and its own substitution.
@@ -95,7 +110,8 @@ fn main() {
     }
     for (name, file, subs) in &jobs {
         let path = src_dir.join(file);
-        let mut source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display())).replace("{{GEMM_PARAMS}}", GEMM_PARAMS);
+        let mut source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display())).replace("{{GEMM_PARAMS}}", GEMM_PARAMS)
+            .replace("{{REPACK_PARAMS}}", REPACK_PARAMS);
         for (key, value) in subs.iter() {
             source = source.replace(&format!("{{{{{key}}}}}"), value);
         }

@@ -6,15 +6,7 @@
 // vector of a destination line from the (up to five) source words that cover it, so that
 // neighbouring invocations read neighbouring words (the element-wise copy reads one word per
 // element).
-struct Params {
-    lines: u32, len: u32, ld: u32, batch: u32,
-    src_line: u32, src_elem: u32, src_batch: u32,
-    dst_batch: u32, words: u32, lines_fastest: u32,
-}
-
-@group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read> p: Params;
+{{REPACK_PARAMS}}
 
 const BYTES: u32 = {{BITS}}u / 8u;
 // Elements per 16-byte vector.

@@ -3,19 +3,11 @@
 //   dst[b * dst_batch + line * ld + e] = src[b * src_batch + line * src_line + e * src_elem]
 // for b < batch, line < lines, e < len. The cooperative-matrix GEMM runs on such copies when an
 // operand has no 16-byte-aligned contiguous dimension, or padded to whole tiles.
-struct Params {
-    lines: u32, len: u32, ld: u32, batch: u32,
-    src_line: u32, src_elem: u32, src_batch: u32,
-    dst_batch: u32, words: u32,
-    // Non-zero when source lines are adjacent (a transposing copy): consecutive invocations then
-    // take consecutive lines, so that their reads are coalesced; each writes 16 bytes of its line
-    // (the destination leading dimension is a whole number of 16-byte vectors).
-    lines_fastest: u32,
-}
+{{REPACK_PARAMS}}
 
-@group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
-@group(0) @binding(2) var<storage, read> p: Params;
+// With `lines_fastest` (source lines adjacent: a transposing copy), consecutive invocations take
+// consecutive lines, so that their reads are coalesced; each writes 16 bytes of its line (the
+// destination leading dimension is a whole number of 16-byte vectors).
 
 const BITS: u32 = {{BITS}}u;
 const PER_WORD: u32 = 32u / BITS;

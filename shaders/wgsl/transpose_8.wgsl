@@ -7,15 +7,7 @@
 // per source row and writes of 16-byte vectors per destination line are both coalesced (the
 // element-wise copy reads a word per element and ran at a seventh of the memory bandwidth).
 // Dispatch: (ceil(dst lines / 64), ceil(ld / 64), batch) workgroups.
-struct Params {
-    lines: u32, len: u32, ld: u32, batch: u32,
-    src_line: u32, src_elem: u32, src_batch: u32,
-    dst_batch: u32, words: u32, lines_fastest: u32,
-}
-
-@group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read> p: Params;
+{{REPACK_PARAMS}}
 
 // 64 destination lines of 16 words, one word of padding per line against bank conflicts.
 const PITCH: u32 = 17u;
