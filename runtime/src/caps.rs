@@ -13,6 +13,8 @@ pub(crate) struct PhysicalInfo {
     pub api_version: u32,
     /// VK_KHR_pipeline_executable_properties is available (compiler statistics per pipeline).
     pub pipeline_statistics: bool,
+    /// The VK_NV_cooperative_matrix2 features the device reports (all false without it).
+    pub cooperative_matrix2: crate::device::CooperativeMatrix2,
 }
 
 pub(crate) const BFLOAT16_EXT: &CStr = c"VK_KHR_shader_bfloat16";
@@ -233,5 +235,12 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         },
     };
     let pipeline_statistics = has_ext(ash::khr::pipeline_executable_properties::NAME);
-    PhysicalInfo { handle, caps, api_version: api, pipeline_statistics }
+    let cooperative_matrix2 = crate::device::CooperativeMatrix2 {
+        base: caps.cooperative_matrix2,
+        reductions: caps.cooperative_matrix2 && coop2.reductions == vk::TRUE,
+        conversions: caps.cooperative_matrix2 && coop2.conversions == vk::TRUE,
+        per_element_operations: caps.cooperative_matrix2 && coop2.per_element_operations == vk::TRUE,
+        block_loads: caps.cooperative_matrix2 && coop2.block_loads == vk::TRUE,
+    };
+    PhysicalInfo { handle, caps, api_version: api, pipeline_statistics, cooperative_matrix2 }
 }

@@ -92,11 +92,23 @@ pub struct EnabledFeatures {
     pub integer_dot_product: bool,
     pub cooperative_matrix: bool,
     pub bfloat16: bool,
-    /// VK_NV_cooperative_matrix2 with workgroup scope, flexible dimensions and tensor addressing.
-    pub cooperative_matrix2: bool,
+    /// The VK_NV_cooperative_matrix2 features turned on.
+    pub cooperative_matrix2: CooperativeMatrix2,
     /// Compiler statistics are captured and logged per pipeline (`MATBRIDGE_PIPELINE_STATS=1`
     /// on a device with VK_KHR_pipeline_executable_properties).
     pub pipeline_statistics: bool,
+}
+
+/// VK_NV_cooperative_matrix2 features. `base` stands for workgroup scope, flexible dimensions and
+/// tensor addressing together (matbridge turns the extension on only where all three are
+/// reported); the others are turned on wherever the device reports them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CooperativeMatrix2 {
+    pub base: bool,
+    pub reductions: bool,
+    pub conversions: bool,
+    pub per_element_operations: bool,
+    pub block_loads: bool,
 }
 
 pub(crate) struct DeviceShared {
@@ -297,7 +309,7 @@ impl Context {
             integer_dot_product: caps.integer_dot_product,
             cooperative_matrix: caps.has_cooperative_matrix(),
             bfloat16: caps.shader_bfloat16 && caps.has_cooperative_matrix(),
-            cooperative_matrix2: caps.cooperative_matrix2 && caps.has_cooperative_matrix(),
+            cooperative_matrix2: if caps.has_cooperative_matrix() { info.cooperative_matrix2 } else { CooperativeMatrix2::default() },
             pipeline_statistics: info.pipeline_statistics && std::env::var("MATBRIDGE_PIPELINE_STATS").is_ok_and(|v| v == "1"),
         };
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
@@ -346,11 +358,16 @@ impl Context {
             info_ci.p_next = &bf16 as *const caps::Bfloat16Features as *const std::ffi::c_void;
         }
         let mut coop2 = caps::CooperativeMatrix2Features::default();
-        if enabled.cooperative_matrix2 {
+        let c2 = enabled.cooperative_matrix2;
+        if c2.base {
             ext_names.push(caps::COOPMAT2_EXT.as_ptr());
             coop2.workgroup_scope = vk::TRUE;
             coop2.flexible_dimensions = vk::TRUE;
             coop2.tensor_addressing = vk::TRUE;
+            coop2.reductions = b(c2.reductions);
+            coop2.conversions = b(c2.conversions);
+            coop2.per_element_operations = b(c2.per_element_operations);
+            coop2.block_loads = b(c2.block_loads);
             // Chained by hand like the bf16 features (ash 0.38 predates the extension).
             coop2.p_next = info_ci.p_next as *mut std::ffi::c_void;
             info_ci.p_next = &coop2 as *const caps::CooperativeMatrix2Features as *const std::ffi::c_void;
