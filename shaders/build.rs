@@ -1,6 +1,6 @@
 //! Compiles every kernel in `wgsl/` (and its templated variants) to SPIR-V 1.3 with naga, and the
-//! cooperative-matrix kernels in `glsl/` (one module per family and `COOP_CONFIGS` entry, plus the
-//! ceiling kernels) with glslang, or copies them from `prebuilt/` where glslang is missing.
+//! GLSL kernels in `glsl/` (the cooperative-matrix GEMM per family and `COOP_CONFIGS` entry, the
+//! ceiling kernels, the f32 GEMM per `SGEMM_CONFIGS` entry) with glslang, or copies them from `prebuilt/` where glslang is missing.
 //!
 //! A kernel source may contain `{{KEY}}` placeholders; `VARIANTS` lists the instances to build.
 //! Output: `$OUT_DIR/<name>.spv` per kernel and `$OUT_DIR/kernels.rs` listing them.
@@ -29,8 +29,6 @@ const FROM_BF16: &str = "return bitcast<f32>(h << 16u);";
 const VARIANTS: &[Variant] = &[
     ("axpy_reduce", "axpy_reduce.wgsl", &[]),
     ("matmul_naive_f32", "matmul_naive.wgsl", F32),
-    ("matmul_smem_f32", "matmul_smem.wgsl", &[("TILE", "64"), ("WG", "16"), ("TILE_BK", "1024")]),
-    ("matmul_smem32_f32", "matmul_smem.wgsl", &[("TILE", "32"), ("WG", "8"), ("TILE_BK", "512")]),
     ("matmul_vec4_f32", "matmul_vec4_f32.wgsl", &[]),
     ("repack_8", "repack.wgsl", &[("BITS", "8"), ("DST", "u32")]),
     ("repack_16", "repack.wgsl", &[("BITS", "16"), ("DST", "u32")]),
@@ -42,7 +40,7 @@ const VARIANTS: &[Variant] = &[
 ];
 
 /// `{{GEMM_PARAMS}}`: the parameters of the subgroup-path GEMMs (`matmul_tiled.wgsl`,
-/// `matmul_smem.wgsl`), laid out as `TiledParams` in `src/matmul/gpu.rs`.
+/// `matmul_vec4_f32.wgsl`; `glsl/sgemm.comp` declares the same block), laid out as `TiledParams` in `src/matmul/gpu.rs`.
 const GEMM_PARAMS: &str = "struct Params {
     m: u32, n: u32, k: u32, batch: u32,
     a_row: u32, a_col: u32, a_batch: u32,
@@ -124,11 +122,13 @@ fn main() {
         writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
     }
     compile_coop(&out_dir, &mut listing);
+    compile_sgemm(&out_dir, &mut listing);
     listing.push_str("];\n");
     std::fs::write(Path::new(&out_dir).join("kernels.rs"), listing).expect("writing kernels.rs");
 }
 
 include!("src/coop_configs.rs");
+include!("src/sgemm_configs.rs");
 
 /// Defines selecting a kernel family of `glsl/coop_gemm.comp`, and its elements per 16-byte vector.
 fn family_defines(family: &str) -> (&'static [&'static str], u32) {
@@ -176,6 +176,20 @@ fn compile_coop(out_dir: &str, listing: &mut String) {
         let (defines, _) = family_defines(family);
         let name = format!("coop_peak_{family}");
         glslang(&name, "glsl/coop_peak.comp", defines, &[], out_dir, regen);
+        writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
+    }
+}
+
+/// Compiles `glsl/sgemm.comp` for every configuration in `SGEMM_CONFIGS` (glslang, else the
+/// committed `prebuilt/` module, as for the cooperative-matrix kernels).
+fn compile_sgemm(out_dir: &str, listing: &mut String) {
+    let regen = std::env::var("MATBRIDGE_REGEN_PREBUILT").is_ok_and(|v| v == "1");
+    for config in SGEMM_CONFIGS {
+        let name = config.kernel();
+        let SgemmConfig { bm, bn, bk, rm, rn } = config;
+        assert!(config.shared_bytes() <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.shared_bytes());
+        let defines = [format!("-DBM={bm}"), format!("-DBN={bn}"), format!("-DBK={bk}"), format!("-DRM={rm}"), format!("-DRN={rn}")];
+        glslang(&name, "glsl/sgemm.comp", &[], &defines, out_dir, regen);
         writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
     }
 }

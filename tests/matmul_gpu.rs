@@ -145,7 +145,7 @@ fn bad_shapes_and_dtypes_are_errors() {
 /// Dispatches built-in GEMM `kernel` (bindings A, B, C, parameters laid out as the subgroup
 /// kernels' `Params`; `tile` x `tile` outputs per workgroup) directly on `ctx` for odd sizes,
 /// every operand layout, batch 2, alpha and beta, and checks each result against the reference.
-fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: usize, dtype: DType) {
+fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: [usize; 2], dtype: DType) {
     use matbridge::matmul::HostData;
     use matbridge_runtime::{Dispatch, PipelineDesc};
     let words = matbridge_shaders::spirv(kernel).expect("kernel");
@@ -176,7 +176,7 @@ fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: u
         let bb = ctx.buffer_from_slice(&words_of(&b), "b").unwrap();
         let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
         let bp = ctx.buffer_from_slice(&params, "params").unwrap();
-        let groups = [n.div_ceil(tile) as u32, m.div_ceil(tile) as u32, 2];
+        let groups = [n.div_ceil(tile[1]) as u32, m.div_ceil(tile[0]) as u32, 2];
         ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc, &bp], push_constants: &[], groups }]).unwrap();
         let got = HostData { dtype: desc.out, bytes: ctx.read_buffer(&mut bc).unwrap() };
         let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
@@ -272,15 +272,15 @@ fn repack_kernels_copy_strided_operands_into_padded_lines() {
     }
 }
 
-/// The shared-memory f32 kernels that GPUs take, dispatched directly (CPU drivers would otherwise
-/// never run them). Not on llvmpipe, whose JIT takes minutes on these barrier-split shaders when
-/// its shader cache is cold (the reason CPU drivers use the barrier-free kernel); SwiftShader and
-/// GPUs run them.
+/// Every tile configuration of the register-blocked f32 GEMM that GPUs take (`sgemm.comp`),
+/// dispatched directly on every test device whose workgroup memory holds it (CPU drivers would
+/// otherwise never run them).
 #[test]
-fn shared_memory_f32_kernel_matches_the_reference() {
-    for ctx in common::contexts().into_iter().filter(|c| !c.caps().name.contains("llvmpipe")) {
-        check_kernel_directly(&ctx, "matmul_smem_f32", 64, DType::F32);
-        check_kernel_directly(&ctx, "matmul_smem32_f32", 32, DType::F32);
+fn register_blocked_f32_kernels_match_the_reference() {
+    for ctx in common::contexts() {
+        for config in matbridge_shaders::SGEMM_CONFIGS.iter().filter(|c| c.shared_bytes() <= ctx.caps().limits.max_shared_memory_size) {
+            check_kernel_directly(&ctx, &config.kernel(), [config.bm as usize, config.bn as usize], DType::F32);
+        }
     }
 }
 
@@ -290,7 +290,7 @@ fn shared_memory_f32_kernel_matches_the_reference() {
 #[test]
 fn packed_dot_product_int8_kernels_match_the_reference() {
     for ctx in common::contexts().into_iter().filter(|c| c.caps().integer_dot_product) {
-        check_kernel_directly(&ctx, "matmul_dot_s8", 32, DType::S8);
-        check_kernel_directly(&ctx, "matmul_dot_u8", 32, DType::U8);
+        check_kernel_directly(&ctx, "matmul_dot_s8", [32, 32], DType::S8);
+        check_kernel_directly(&ctx, "matmul_dot_u8", [32, 32], DType::U8);
     }
 }

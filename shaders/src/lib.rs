@@ -1,7 +1,7 @@
 //! matbridge's compute kernels. The WGSL sources in `shaders/wgsl` are compiled to SPIR-V 1.3 by
-//! naga at build time, the cooperative-matrix GLSL in `shaders/glsl` by glslang (or taken from
-//! `prebuilt/`) for every configuration in [`COOP_CONFIGS`] (see `build.rs`); this crate only
-//! hands out the words and the configuration table.
+//! naga at build time, the GLSL in `shaders/glsl` by glslang (or taken from `prebuilt/`) for
+//! every configuration in [`COOP_CONFIGS`] and [`SGEMM_CONFIGS`] (see `build.rs`); this crate
+//! only hands out the words and the configuration tables.
 
 include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 
@@ -18,3 +18,4 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 }
 
 include!("coop_configs.rs");
+include!("sgemm_configs.rs");

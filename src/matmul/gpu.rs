@@ -38,8 +38,17 @@ fn packed_dot_accelerated(caps: &matbridge_translator::DeviceCaps, dtype: DType)
     caps.integer_dot_product && if dtype == DType::U8 { accel.int8_packed_unsigned } else { accel.int8_packed_signed }
 }
 
-/// Below this many 64x64 tiles the f32 GPU kernel uses 32x32 tiles (four times the workgroups).
-const SMALL_GRID: usize = 256;
+/// Workgroups that keep a large GPU busy: the f32 kernel takes the largest tile that makes at
+/// least this many (an H100 has 132 multiprocessors).
+const FILL_GROUPS: usize = 128;
+
+/// The f32 GEMM configuration for `desc` on a device with `max_shared` bytes of workgroup
+/// memory: the largest tile that still gives [`FILL_GROUPS`] workgroups, else the smallest.
+pub fn sgemm_config(desc: &MatmulDesc, max_shared: u32) -> Option<&'static matbridge_shaders::SgemmConfig> {
+    let fits: Vec<_> = matbridge_shaders::SGEMM_CONFIGS.iter().filter(|c| c.shared_bytes() <= max_shared).collect();
+    let groups = |c: &matbridge_shaders::SgemmConfig| desc.m.div_ceil(c.bm as usize) * desc.n.div_ceil(c.bn as usize) * desc.batch;
+    fits.iter().find(|c| groups(c) >= FILL_GROUPS).or(fits.last()).copied()
+}
 
 /// Plans kept per device before the cache is cleared.
 const PLAN_CACHE_LIMIT: usize = 64;
@@ -245,29 +254,26 @@ impl Gpu {
     }
 
     pub(crate) fn plan_tiled(&self, desc: &MatmulDesc, r: &Resolved) -> Result<Plan> {
-        // f32 on a GPU: the shared-memory kernel; f32 on a CPU driver with vector-aligned
-        // operands: 16-byte loads; 8-bit inputs: packed integer dot products where the device
-        // accelerates them (CPU drivers emulate them more slowly than the byte arithmetic of the
-        // register-blocked kernel); everything else the register-blocked kernel reading 32-bit
-        // words. None of the CPU kernels has barriers, whose JIT cost on llvmpipe is large.
+        // f32 on a GPU: the register-blocked shared-memory kernel; f32 on a CPU driver with
+        // vector-aligned operands: 16-byte loads; 8-bit inputs: packed integer dot products where
+        // the device accelerates them (CPU drivers emulate them more slowly than the byte
+        // arithmetic of the register-blocked kernel); everything else the register-blocked kernel
+        // reading 32-bit words. CPU drivers take barrier-free kernels (llvmpipe's JIT handles
+        // barriers badly, and SwiftShader runs the 16-byte-load kernel faster).
         let cpu = self.ctx.caps().device_type == matbridge_translator::profile::DeviceType::Cpu;
-        let smem = desc.dtype == DType::F32 && !cpu;
         // f32 on a CPU driver with A k-contiguous and B n-contiguous in 16-byte vectors: the
         // kernel whose loads are 16 bytes wide (25 % faster on llvmpipe at 512^3).
         let quad = |v: usize| v.is_multiple_of(4);
         let vec4 = desc.dtype == DType::F32 && cpu && r.a.col == 1 && r.b.col == 1 && quad(r.a.row) && quad(r.b.row) && quad(r.a.batch) && quad(r.b.batch) && quad(desc.k) && quad(desc.n);
-        // 32x32 tiles when 64x64 ones would leave a large GPU mostly idle.
-        let tiles64 = desc.m.div_ceil(64) * desc.n.div_ceil(64) * desc.batch;
-        let (name, tile, edge) = if smem && tiles64 < SMALL_GRID {
-            ("matmul_smem32_f32".to_string(), "32x32 (4x4 per invocation, workgroup memory)", 32)
-        } else if smem {
-            ("matmul_smem_f32".to_string(), "64x64 (4x4 per invocation, workgroup memory)", 64)
+        let sgemm = if desc.dtype == DType::F32 && !cpu { sgemm_config(desc, self.ctx.caps().limits.max_shared_memory_size) } else { None };
+        let (name, tile, [bm, bn]) = if let Some(config) = sgemm {
+            (config.kernel(), format!("{}x{} ({}x{} per invocation, workgroup memory)", config.bm, config.bn, 4 * config.rm, 4 * config.rn), [config.bm, config.bn])
         } else if vec4 {
-            ("matmul_vec4_f32".to_string(), "32x32 (4x4 per invocation, 16-byte loads)", 32)
+            ("matmul_vec4_f32".to_string(), "32x32 (4x4 per invocation, 16-byte loads)".to_string(), [32, 32])
         } else if desc.dtype.is_integer() && packed_dot_accelerated(self.ctx.caps(), desc.dtype) {
-            (format!("matmul_dot_{}", desc.dtype.name()), "32x32 (4x4 per invocation, packed integer dot products)", 32)
+            (format!("matmul_dot_{}", desc.dtype.name()), "32x32 (4x4 per invocation, packed integer dot products)".to_string(), [32, 32])
         } else {
-            (format!("matmul_tiled_{}", desc.dtype.name()), "32x32 (4x4 per invocation)", 32)
+            (format!("matmul_tiled_{}", desc.dtype.name()), "32x32 (4x4 per invocation)".to_string(), [32, 32])
         };
         let tiled = self.pipeline(&name, 4)?;
         let half_out = matches!(desc.out, DType::F16 | DType::Bf16);
@@ -283,11 +289,11 @@ impl Gpu {
             beta: if half_out { 0.0 } else { desc.beta },
         };
         let max = self.ctx.caps().limits.max_workgroup_count;
-        let groups = [params.n.div_ceil(edge), params.m.div_ceil(edge), params.batch];
+        let groups = [params.n.div_ceil(bn), params.m.div_ceil(bm), params.batch];
         if (0..3).any(|i| groups[i] > max[i]) {
             return Err(Error::Unsupported { what: format!("a {}x{}x{} batch-{} matmul", desc.m, desc.n, desc.k, desc.batch), why: format!("needs {groups:?} workgroups, limit {max:?}") });
         }
-        let mut plan = Plan::new(MatmulPath::Subgroup { tile: tile.into() });
+        let mut plan = Plan::new(MatmulPath::Subgroup { tile });
         self.push_gemm(&mut plan, tiled, bytemuck::bytes_of(&params), groups, [Slot::A, Slot::B], desc, r)?;
         Ok(plan)
     }
@@ -378,5 +384,30 @@ impl Gpu {
         let stats = self.ctx.run_repeated(&dispatches, iters.max(1))?;
         let t = stats.gpu_time.unwrap_or(stats.wall_time);
         Ok(t.as_secs_f64() / iters.max(1) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The f32 kernel's tile: the largest that still fills the device, the smallest for small
+    /// problems, and only tiles whose workgroup memory the device has.
+    #[test]
+    fn f32_tiles_shrink_until_the_grid_fills_the_device() {
+        let pick = |m, n, batch, shared| {
+            let mut desc = MatmulDesc::new(m, n, 512, DType::F32);
+            desc.batch = batch;
+            sgemm_config(&desc, shared).map(|c| (c.bm, c.bn))
+        };
+        assert_eq!(pick(4096, 4096, 1, 49152), Some((128, 128)));
+        assert_eq!(pick(1024, 1024, 1, 49152), Some((128, 64)));
+        assert_eq!(pick(800, 800, 1, 49152), Some((64, 64)));
+        assert_eq!(pick(512, 512, 1, 49152), Some((32, 32)));
+        assert_eq!(pick(1, 1, 1, 49152), Some((32, 32)));
+        assert_eq!(pick(512, 512, 16, 49152), Some((128, 128)));
+        // 128x128x8 needs 16.5 KiB, 128x64x16 25 KiB, 64x64x16 17 KiB, 32x32x16 9 KiB.
+        assert_eq!(pick(4096, 4096, 1, 16384), Some((32, 32)));
+        assert_eq!(pick(4096, 4096, 1, 1024), None);
     }
 }
