@@ -142,6 +142,42 @@ fn bad_shapes_and_dtypes_are_errors() {
     }
 }
 
+/// The API's verification switch: with it on, each matmul on a device is compared with the CPU
+/// reference (in full for small results, on sampled rows and columns for large ones), and the
+/// last of repeated runs against C as it was before that run (beta = 1 accumulates into C).
+#[test]
+fn verification_switch_checks_each_matmul_against_the_reference() {
+    for ctx in common::contexts() {
+        let mb = Matbridge::with_context(ctx);
+        for (m, n, k, dtype, iters) in [(17, 33, 65, DType::F16, 1), (9, 5, 7, DType::S8, 3), (600, 520, 8, DType::F32, 2)] {
+            let mut desc = MatmulDesc::new(m, n, k, dtype);
+            desc.beta = 1.0;
+            let a = mb.tensor_from_host(&random_host(dtype, m * k, 1)).unwrap();
+            let b = mb.tensor_from_host(&random_host(dtype, k * n, 2)).unwrap();
+            let mut c = mb.tensor_from_host(&random_host(desc.out, m * n, 3)).unwrap();
+            mb.set_verify(false);
+            assert!(mb.matmul(&desc, &a, &b, &mut c).unwrap().check.is_none());
+            mb.set_verify(true);
+            let run = mb.matmul_repeated(&desc, &a, &b, &mut c, iters).unwrap();
+            let report = run.check.expect("a verified run has a report");
+            assert!(report.pass, "{} {desc:?}: {report:?}", mb.device_name());
+            if m * n <= 1 << 18 {
+                assert_eq!(report.checked, m * n);
+            } else {
+                assert!(report.checked >= m + n && report.checked < m * n, "{report:?}");
+            }
+        }
+    }
+    // The CPU path is the reference: nothing to compare it with.
+    let cpu = Matbridge::cpu();
+    cpu.set_verify(true);
+    let desc = MatmulDesc::new(3, 4, 5, DType::F32);
+    let (a, b) = (cpu.tensor(&[1.0f32; 15]).unwrap(), cpu.tensor(&[1.0f32; 20]).unwrap());
+    let mut c = cpu.zeros(DType::F32, 12).unwrap();
+    assert!(cpu.matmul(&desc, &a, &b, &mut c).unwrap().check.is_none());
+    assert_eq!(cpu.read::<f32>(&c).unwrap(), vec![5.0; 12]);
+}
+
 /// Dispatches built-in GEMM `kernel` (bindings A, B, C, parameters laid out as the subgroup
 /// kernels' `Params`; `tile` x `tile` outputs per workgroup) directly on `ctx` for odd sizes,
 /// every operand layout, batch 2, alpha and beta, and checks each result against the reference.

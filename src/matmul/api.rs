@@ -8,17 +8,21 @@
 //! let a = mb.tensor(&vec![1.0f32; m * k])?;
 //! let b = mb.tensor(&vec![2.0f32; k * n])?;
 //! let mut c = mb.zeros(DType::F32, m * n)?;
+//! mb.set_verify(true); // compare each device result with the CPU reference
 //! let run = mb.matmul(&MatmulDesc::new(m, n, k, DType::F32), &a, &b, &mut c)?;
 //! let result: Vec<f32> = mb.read(&c)?;
+//! assert!(run.check.is_none_or(|report| report.pass));
 //! println!("{} in {:.3} ms", run.path, run.seconds * 1e3);
 //! # Ok::<(), matbridge::Error>(())
 //! ```
 
+use super::check::{check, CheckReport};
 use super::gpu::Gpu;
 use super::{cpu, DType, Element, HostData, MatmulDesc, MatmulPath};
 use crate::error::{Error, Result};
 use matbridge_runtime::{Buffer, Context, DeviceSelector};
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where to run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -79,12 +83,21 @@ pub struct MatmulRun {
     pub path: MatmulPath,
     /// Seconds per run (GPU timestamps on a device, wall clock on the CPU).
     pub seconds: f64,
+    /// With verification on ([`Matbridge::set_verify`]) and a device: the last run's result
+    /// compared with the CPU reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<CheckReport>,
 }
 
 /// The matmul context: owns a device (or stands for the CPU).
 pub struct Matbridge {
     backend: Backend,
+    /// Cross-check device results against the CPU reference.
+    verify: AtomicBool,
 }
+
+/// Seed of the rows and columns a verification samples in large results.
+const VERIFY_SEED: u64 = 0x5eed;
 
 impl Matbridge {
     /// Opens the chosen device; `Auto` falls back to the CPU when no Vulkan device opens.
@@ -100,12 +113,12 @@ impl Matbridge {
             },
             DeviceChoice::Device(sel) => Backend::Gpu(Gpu::new(Context::new(sel)?)),
         };
-        Ok(Matbridge { backend })
+        Ok(Matbridge { backend, verify: AtomicBool::new(false) })
     }
 
     /// A context on an already open device.
     pub fn with_context(ctx: Context) -> Matbridge {
-        Matbridge { backend: Backend::Gpu(Gpu::new(ctx)) }
+        Matbridge { backend: Backend::Gpu(Gpu::new(ctx)), verify: AtomicBool::new(false) }
     }
 
     /// Labels of the cooperative-matrix tile configurations the device can run for `desc`'s
@@ -135,8 +148,24 @@ impl Matbridge {
         }
     }
 
+    /// Turns verification on or off: with it on, every matmul on a device reads its operands and
+    /// result back and compares the result with the CPU reference (every element of results up
+    /// to 2^18 elements, a seeded sample of whole rows and columns beyond; see
+    /// [`super::check`]), reporting the largest errors in [`MatmulRun::check`] and logging a
+    /// warning when an element is over the dtype's bound. The CPU path is the reference itself
+    /// and is not checked.
+    pub fn set_verify(&self, on: bool) {
+        self.verify.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether verification is on.
+    pub fn verifying(&self) -> bool {
+        self.verify.load(Ordering::Relaxed)
+    }
+
+    /// The CPU path.
     pub fn cpu() -> Matbridge {
-        Matbridge { backend: Backend::Cpu }
+        Matbridge { backend: Backend::Cpu, verify: AtomicBool::new(false) }
     }
 
     /// The device's name, or `cpu`.
@@ -189,18 +218,10 @@ impl Matbridge {
     pub fn read_host(&self, t: &Tensor) -> Result<HostData> {
         match &t.storage {
             Storage::Cpu(h) => Ok(h.clone()),
-            Storage::Gpu(buf) => {
-                let g = match &self.backend {
-                    Backend::Gpu(g) => g,
-                    Backend::Cpu => return Err(Error::Invalid("tensor belongs to a device, context is the CPU".into())),
-                };
-                // read_buffer needs &mut for mapping; copy into a readback buffer first.
-                let mut staging = g.ctx.create_buffer(buf.size(), matbridge_runtime::MemoryKind::Readback, "tensor read")?;
-                g.ctx.copy_buffer(buf, &staging)?;
-                let mut bytes: Vec<u8> = g.ctx.read_buffer(&mut staging)?;
-                bytes.truncate(t.len * t.dtype.size());
-                Ok(HostData { dtype: t.dtype, bytes })
-            }
+            Storage::Gpu(buf) => match &self.backend {
+                Backend::Gpu(g) => read_buffer(g, buf, t.dtype, t.len),
+                Backend::Cpu => Err(Error::Invalid("tensor belongs to a device, context is the CPU".into())),
+            },
         }
     }
 
@@ -224,24 +245,48 @@ impl Matbridge {
         MatmulDesc::check_len("A", r.a.len, a.len)?;
         MatmulDesc::check_len("B", r.b.len, b.len)?;
         MatmulDesc::check_len("C", r.c.len, c.len)?;
+        let (c_dtype, c_len) = (c.dtype, c.len);
         match (&self.backend, &a.storage, &b.storage, &mut c.storage) {
             (Backend::Cpu, Storage::Cpu(ha), Storage::Cpu(hb), Storage::Cpu(hc)) => {
                 let start = std::time::Instant::now();
                 for _ in 0..iters.max(1) {
                     cpu::matmul(desc, ha, hb, hc)?;
                 }
-                Ok(MatmulRun { path: MatmulPath::Cpu, seconds: start.elapsed().as_secs_f64() / iters.max(1) as f64 })
+                Ok(MatmulRun { path: MatmulPath::Cpu, seconds: start.elapsed().as_secs_f64() / iters.max(1) as f64, check: None })
             }
             (Backend::Gpu(g), Storage::Gpu(ba), Storage::Gpu(bb), Storage::Gpu(bc)) => {
                 if desc.m == 0 || desc.n == 0 || desc.batch == 0 {
-                    return Ok(MatmulRun { path: MatmulPath::Subgroup { tile: "empty".into() }, seconds: 0.0 });
+                    return Ok(MatmulRun { path: MatmulPath::Subgroup { tile: "empty".into() }, seconds: 0.0, check: None });
                 }
                 let plan = g.cached_plan(desc, &r)?;
                 let plan = plan.lock().unwrap_or_else(|p| p.into_inner());
-                let seconds = g.execute(&plan, ba, bb, bc, iters)?;
-                Ok(MatmulRun { path: plan.path.clone(), seconds })
+                if !self.verifying() {
+                    let seconds = g.execute(&plan, ba, bb, bc, iters)?;
+                    return Ok(MatmulRun { path: plan.path.clone(), seconds, check: None });
+                }
+                // Earlier repetitions unchecked; the last one against C as it was before it.
+                let iters = iters.max(1);
+                let mut seconds = if iters > 1 { g.execute(&plan, ba, bb, bc, iters - 1)? * (iters - 1) as f64 } else { 0.0 };
+                let [ha, hb, c_before] = [(ba, a.dtype, a.len), (bb, b.dtype, b.len), (&*bc, c_dtype, c_len)].map(|(buf, dtype, len)| read_buffer(g, buf, dtype, len));
+                seconds += g.execute(&plan, ba, bb, bc, 1)?;
+                let got = read_buffer(g, bc, c_dtype, c_len)?;
+                let report = check(desc, &ha?, &hb?, &c_before?, &got, VERIFY_SEED)?;
+                if !report.pass {
+                    log::warn!("{desc:?} on {}: {} differs from the CPU reference beyond the tolerance (max abs error {:.3e}, max rel error {:.3e})", g.ctx.caps().name, plan.path, report.max_abs_error, report.max_rel_error);
+                }
+                Ok(MatmulRun { path: plan.path.clone(), seconds: seconds / iters as f64, check: Some(report) })
             }
             _ => Err(Error::Invalid("tensors belong to a different backend than this context".into())),
         }
     }
+}
+
+/// Reads the `len` elements of `dtype` a device tensor holds in `buf` back to the host.
+fn read_buffer(g: &Gpu, buf: &Buffer, dtype: DType, len: usize) -> Result<HostData> {
+    // read_buffer needs &mut for mapping; copy into a readback buffer first.
+    let mut staging = g.ctx.create_buffer(buf.size(), matbridge_runtime::MemoryKind::Readback, "tensor read")?;
+    g.ctx.copy_buffer(buf, &staging)?;
+    let mut bytes: Vec<u8> = g.ctx.read_buffer(&mut staging)?;
+    bytes.truncate(len * dtype.size());
+    Ok(HostData { dtype, bytes })
 }
