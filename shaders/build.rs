@@ -8,6 +8,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// A kernel to compile: (output name, source file, substitutions), the substitutions owned.
+type Job = (String, &'static str, Vec<(&'static str, String)>);
+
 /// (output name, source file, substitutions).
 type Variant = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
 
@@ -92,7 +95,7 @@ fn main() {
     println!("cargo:rerun-if-changed=glsl");
     println!("cargo:rerun-if-changed=prebuilt");
     let mut listing = String::from("/// Every kernel built from `shaders/wgsl`: (name, SPIR-V bytes).\npub static KERNELS: &[(&str, &[u8])] = &[\n");
-    let mut jobs: Vec<(String, &str, Vec<(&str, String)>)> =
+    let mut jobs: Vec<Job> =
         VARIANTS.iter().map(|(n, f, subs)| (n.to_string(), *f, subs.iter().map(|(k, v)| (*k, v.to_string())).collect())).collect();
     for (name, dtype, acc, step) in TILED {
         let (fragment, step_subs) = match step {

@@ -151,7 +151,7 @@ impl Context {
     /// Reads the whole buffer as elements of `T`; its size must be a multiple of `T`'s.
     pub fn read_buffer<T: bytemuck::Pod>(&self, buffer: &mut Buffer) -> Result<Vec<T>> {
         let elem = std::mem::size_of::<T>() as u64;
-        if elem == 0 || buffer.size % elem != 0 {
+        if elem == 0 || !buffer.size.is_multiple_of(elem) {
             return Err(Error::SizeMismatch {
                 what: format!("buffer read as {}", std::any::type_name::<T>()),
                 expected: buffer.size.div_ceil(elem.max(1)) * elem,

@@ -314,8 +314,7 @@ impl Context {
         };
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
         let core = vk::PhysicalDeviceFeatures::default().shader_int16(enabled.int16).shader_int64(enabled.int64);
-        let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
-        f11.storage_buffer16_bit_access = b(enabled.storage16);
+        let mut f11 = vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(enabled.storage16);
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
             .shader_float16(enabled.float16)
             .shader_int8(enabled.int8)

@@ -149,7 +149,7 @@ impl Context {
                 return Err(Error::MissingCapability { needed: needed.to_string(), device: shared.caps.name.clone() });
             }
         }
-        if desc.push_constant_bytes > shared.caps.limits.max_push_constants_size || desc.push_constant_bytes % 4 != 0 {
+        if desc.push_constant_bytes > shared.caps.limits.max_push_constants_size || !desc.push_constant_bytes.is_multiple_of(4) {
             return Err(Error::InvalidArgument(format!(
                 "push constants of {} bytes (device limit {}, must be a multiple of 4)",
                 desc.push_constant_bytes, shared.caps.limits.max_push_constants_size

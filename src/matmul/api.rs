@@ -48,7 +48,8 @@ impl DeviceChoice {
 }
 
 enum Backend {
-    Gpu(Gpu),
+    // Boxed: the device side is large, the CPU side empty.
+    Gpu(Box<Gpu>),
     Cpu,
 }
 
@@ -105,20 +106,20 @@ impl Matbridge {
         let backend = match choice {
             DeviceChoice::Cpu => Backend::Cpu,
             DeviceChoice::Auto => match Context::new(&DeviceSelector::Auto) {
-                Ok(ctx) => Backend::Gpu(Gpu::new(ctx)),
+                Ok(ctx) => Backend::Gpu(Box::new(Gpu::new(ctx))),
                 Err(e) => {
                     log::warn!("no Vulkan device ({e}); using the CPU path");
                     Backend::Cpu
                 }
             },
-            DeviceChoice::Device(sel) => Backend::Gpu(Gpu::new(Context::new(sel)?)),
+            DeviceChoice::Device(sel) => Backend::Gpu(Box::new(Gpu::new(Context::new(sel)?))),
         };
         Ok(Matbridge { backend, verify: AtomicBool::new(false) })
     }
 
     /// A context on an already open device.
     pub fn with_context(ctx: Context) -> Matbridge {
-        Matbridge { backend: Backend::Gpu(Gpu::new(ctx)), verify: AtomicBool::new(false) }
+        Matbridge { backend: Backend::Gpu(Box::new(Gpu::new(ctx))), verify: AtomicBool::new(false) }
     }
 
     /// Labels of the cooperative-matrix tile configurations the device can run for `desc`'s

@@ -115,7 +115,7 @@ impl Inst {
 pub fn string_words(s: &str) -> Vec<u32> {
     let mut bytes = s.as_bytes().to_vec();
     bytes.push(0);
-    while bytes.len() % 4 != 0 {
+    while !bytes.len().is_multiple_of(4) {
         bytes.push(0);
     }
     bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
@@ -242,7 +242,7 @@ pub struct Module {
 impl Module {
     /// Parses little- or big-endian bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Module> {
-        if bytes.len() % 4 != 0 {
+        if !bytes.len().is_multiple_of(4) {
             return Err(Error::NotSpirv(format!("{} bytes is not a whole number of words", bytes.len())));
         }
         let le: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
@@ -421,36 +421,6 @@ impl Module {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rejects_truncated_and_bad_headers() {
-        assert!(matches!(Module::from_words(&[1, 2, 3]), Err(Error::NotSpirv(_))));
-        assert!(matches!(Module::from_words(&[0xdead, 0, 0, 5, 0]), Err(Error::NotSpirv(_))));
-        let err = Module::from_words(&[MAGIC, 0x10300, 0, 10, 0, (5 << 16) | 17, 1]).unwrap_err();
-        assert_eq!(err, Error::Malformed { offset: 5, message: "OpCapability claims 5 words but only 2 remain".into() });
-        let err = Module::from_words(&[MAGIC, 0x10300, 0, 10, 0, 17]).unwrap_err();
-        assert!(err.to_string().contains("word count of 0"), "{err}");
-    }
-
-    #[test]
-    fn unknown_opcodes_round_trip() {
-        let words = vec![MAGIC, 0x10300, 0, 10, 0, (3 << 16) | 6184, 7, 8, (2 << 16) | 17, 1];
-        let m = Module::from_words(&words).unwrap();
-        assert_eq!(m.to_words(), words);
-        assert_eq!(m.insts[0].name(), "OpTypeJointMatrixINTEL");
-    }
-
-    #[test]
-    fn big_endian_input_is_accepted() {
-        let words = [MAGIC, 0x10300, 0, 10, 0, (2 << 16) | 17, 1];
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
-        assert_eq!(Module::from_bytes(&bytes).unwrap().to_words(), words);
-    }
-}
-
 /// Positions (in `Inst::operands`) of the operands that are ids, from rspirv's grammar, for the
 /// instructions of the global section (types, constants, variables). `None` for opcodes whose
 /// layout the grammar does not give.
@@ -527,5 +497,35 @@ impl Module {
         let mut slots: Vec<Option<Inst>> = section.into_iter().map(Some).collect();
         let sorted: Vec<Inst> = order.into_iter().filter_map(|i| slots[i].take()).collect();
         self.insts.splice(first..first, sorted);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_truncated_and_bad_headers() {
+        assert!(matches!(Module::from_words(&[1, 2, 3]), Err(Error::NotSpirv(_))));
+        assert!(matches!(Module::from_words(&[0xdead, 0, 0, 5, 0]), Err(Error::NotSpirv(_))));
+        let err = Module::from_words(&[MAGIC, 0x10300, 0, 10, 0, (5 << 16) | 17, 1]).unwrap_err();
+        assert_eq!(err, Error::Malformed { offset: 5, message: "OpCapability claims 5 words but only 2 remain".into() });
+        let err = Module::from_words(&[MAGIC, 0x10300, 0, 10, 0, 17]).unwrap_err();
+        assert!(err.to_string().contains("word count of 0"), "{err}");
+    }
+
+    #[test]
+    fn unknown_opcodes_round_trip() {
+        let words = vec![MAGIC, 0x10300, 0, 10, 0, (3 << 16) | 6184, 7, 8, (2 << 16) | 17, 1];
+        let m = Module::from_words(&words).unwrap();
+        assert_eq!(m.to_words(), words);
+        assert_eq!(m.insts[0].name(), "OpTypeJointMatrixINTEL");
+    }
+
+    #[test]
+    fn big_endian_input_is_accepted() {
+        let words = [MAGIC, 0x10300, 0, 10, 0, (2 << 16) | 17, 1];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+        assert_eq!(Module::from_bytes(&bytes).unwrap().to_words(), words);
     }
 }

@@ -311,6 +311,7 @@ impl DeviceCaps {
     }
 
     /// The listed cooperative-matrix row matching a use of `m x n x k` with these types, if any.
+    #[allow(clippy::too_many_arguments)] // a shape and its four component types, as the spec lists them
     pub fn find_coop_shape(
         &self,
         m: u32,

@@ -19,6 +19,7 @@
 //!   is used as an accumulator, otherwise on its only Use.
 //! - constant matrices (`OpConstantComposite`, `OpConstantNull`, `OpUndef`, spec composites) are
 //!   cloned per Use where used in several.
+//!
 //! Spec-constant rows, columns and scopes are kept as ids.
 //!
 //! Preconditions: a valid module; matrices are not members of arrays, structs or function

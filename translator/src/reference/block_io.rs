@@ -52,7 +52,7 @@ fn check(block: &Block, subgroup: u32) -> Result<(), BlockError> {
     if block.width == 0 || block.height == 0 || block.count == 0 {
         return bad("block width, height and count must be positive".into());
     }
-    if (block.elem_size == 1 && block.width % 4 != 0) || (block.elem_size == 2 && block.width % 2 != 0) {
+    if (block.elem_size == 1 && !block.width.is_multiple_of(4)) || (block.elem_size == 2 && !block.width.is_multiple_of(2)) {
         return bad(format!("block width {} is not a multiple of {} for {}-byte elements", block.width, 4 / block.elem_size, block.elem_size));
     }
     if !subgroup.is_power_of_two() || subgroup > 64 {
@@ -60,6 +60,9 @@ fn check(block: &Block, subgroup: u32) -> Result<(), BlockError> {
     }
     Ok(())
 }
+
+/// The value of a padded block's element at (row, column), as a closure over the block.
+type ElementAt<'a> = Box<dyn Fn(u32, u32) -> u64 + 'a>;
 
 fn read_elem(mem: &[u8], region: &Region, size: u32, x: i64, y: i64) -> u64 {
     if x < 0 || y < 0 || y as u64 >= region.height || (x as u64 + 1) * size as u64 > region.width {
@@ -108,12 +111,12 @@ pub fn load(mem: &[u8], region: &Region, block: &Block, coord: (i64, i64), subgr
                 read_elem(mem, region, es, bx + c as i64, coord.1 + r as i64)
             }
         };
-        let (w, h, value): (u32, u32, Box<dyn Fn(u32, u32) -> u64>) = match kind {
+        let (w, h, value): (u32, u32, ElementAt) = match kind {
             LoadKind::Plain => (block.width.next_power_of_two(), block.height, Box::new(elem)),
             LoadKind::Transpose => (block.height.next_power_of_two(), block.width, Box::new(move |r, c| elem(c, r))),
             LoadKind::Transform => {
                 let per = 4 / es;
-                let rows = block.height.next_multiple_of(per) / per;
+                let rows = block.height.div_ceil(per);
                 (block.width.next_power_of_two(), rows, Box::new(move |r, c| (0..per).fold(0u64, |acc, e| acc | elem(r * per + e, c) << (8 * es * e))))
             }
         };

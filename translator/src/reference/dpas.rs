@@ -163,10 +163,10 @@ impl Dpas {
         if epc_a == 0 || epc_b == 0 {
             return bad("an element is wider than its container".into());
         }
-        if self.k % epc_a != 0 || (self.k / epc_a > n) {
+        if !self.k.is_multiple_of(epc_a) || (self.k / epc_a > n) {
             return bad(format!("K = {} does not fit {} invocations with {} elements per A container", self.k, n, epc_a));
         }
-        if self.k % epc_b != 0 {
+        if !self.k.is_multiple_of(epc_b) {
             return bad(format!("K = {} is not a multiple of {} B elements per container", self.k, epc_b));
         }
         if ea.is_float() != eb.is_float() || ea.is_float() != er.is_float() || ec.is_float() != er.is_float() {

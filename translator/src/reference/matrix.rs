@@ -255,7 +255,7 @@ mod tests {
         let a = Matrix { rows: 1, cols: 1, elem: Elem::Int { bits: 16, signed: true }, data: vec![0x7f18] }; // 8, 1, -1, 7
         let ai = interpret(&a, Interpretation::PackedInt4, true);
         assert_eq!((ai.rows, ai.cols), (1, 4));
-        assert_eq!((0..4).map(|c| ai.get(0, c)).collect::<Vec<_>>(), [-8, 1, -1, 7].map(|x| Value::Int(x)).to_vec());
+        assert_eq!((0..4).map(|c| ai.get(0, c)).collect::<Vec<_>>(), [-8, 1, -1, 7].map(Value::Int).to_vec());
     }
 
     #[test]
