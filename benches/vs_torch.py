@@ -4,7 +4,9 @@ in one run, printing matbridge's share of cuBLAS's throughput.
 
 Integer rows use the layout int8 GEMM libraries are built for on both sides: A row-major,
 B stored transposed (k contiguous; `matbridge bench --tb`, `torch._int_mm(a, bt.t())`).
-Floating-point rows use row-major A and B on both sides.
+Floating-point rows use row-major A and B on both sides; f32 rows are compared with cuBLAS with
+TF32 allowed (PyTorch's fast path) and, on a second line, with TF32 off (IEEE f32 on CUDA cores,
+like matbridge's f32 kernel).
 
     python3 benches/vs_torch.py [--matbridge PATH] [--sizes 256,512,...,8192] [--iters 20]
 """
@@ -19,7 +21,7 @@ args = p.parse_args()
 
 import torch
 
-def torch_time(dtype, acc, n, iters):
+def torch_time(dtype, acc, n, iters, tf32=True):
     dev = "cuda"
     if dtype == "s8":
         a = torch.randint(-128, 127, (n, n), dtype=torch.int8, device=dev)
@@ -30,7 +32,7 @@ def torch_time(dtype, acc, n, iters):
         a = torch.randn(n, n, dtype=t, device=dev)
         b = torch.randn(n, n, dtype=t, device=dev)
         if dtype == "f32":
-            torch.backends.cuda.matmul.allow_tf32 = True
+            torch.backends.cuda.matmul.allow_tf32 = tf32
         f = lambda: a @ b
     for _ in range(3):
         f()
@@ -72,3 +74,10 @@ for r in rows:
     tile = r["path"].get("tile", "").split(" ")[0]
     print(f"{r['dtype']}->{r['acc']} {n:>5}^3        {path:<34} {r['tflops']:>14.1f} {tf:>12.1f} {r['tflops'] / tf:>6.0%} "
           f"{r['seconds'] * 1e3:>6.3f} ({r['seconds_with_overhead'] * 1e3:.3f}) {gpu * 1e3:>8.3f} ({wall * 1e3:.3f})  {tile}")
+    if r["dtype"] == "f32":
+        # The same product in IEEE f32 on the CUDA cores (TF32 off): matbridge's f32 path does
+        # not use tensor cores, so this is the like-for-like comparison.
+        gpu, wall = torch_time("f32", r["acc"], n, args.iters, tf32=False)
+        tf = 2 * n ** 3 / gpu / 1e12
+        print(f"{'  same, cuBLAS f32 (no TF32)':<22} {'':<34} {r['tflops']:>14.1f} {tf:>12.1f} {r['tflops'] / tf:>6.0%} "
+              f"{'':>14} {gpu * 1e3:>8.3f} ({wall * 1e3:.3f})")
