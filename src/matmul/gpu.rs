@@ -43,9 +43,10 @@ fn packed_dot_accelerated(caps: &matbridge_translator::DeviceCaps, dtype: DType)
 const FILL_GROUPS: usize = 128;
 
 /// The f32 GEMM configuration for `desc` on a device with `max_shared` bytes of workgroup
-/// memory: the largest tile that still gives [`FILL_GROUPS`] workgroups, else the smallest.
-pub fn sgemm_config(desc: &MatmulDesc, max_shared: u32) -> Option<&'static matbridge_shaders::SgemmConfig> {
-    let fits: Vec<_> = matbridge_shaders::SGEMM_CONFIGS.iter().filter(|c| c.shared_bytes() <= max_shared).collect();
+/// memory and at most `max_invocations` invocations per workgroup: the largest tile that still
+/// gives [`FILL_GROUPS`] workgroups, else the smallest.
+pub fn sgemm_config(desc: &MatmulDesc, max_shared: u32, max_invocations: u32) -> Option<&'static matbridge_shaders::SgemmConfig> {
+    let fits: Vec<_> = matbridge_shaders::SGEMM_CONFIGS.iter().filter(|c| c.shared_bytes() <= max_shared && c.threads() <= max_invocations).collect();
     let groups = |c: &matbridge_shaders::SgemmConfig| desc.m.div_ceil(c.bm as usize) * desc.n.div_ceil(c.bn as usize) * desc.batch;
     fits.iter().find(|c| groups(c) >= FILL_GROUPS).or(fits.last()).copied()
 }
@@ -265,7 +266,8 @@ impl Gpu {
         // kernel whose loads are 16 bytes wide (25 % faster on llvmpipe at 512^3).
         let quad = |v: usize| v.is_multiple_of(4);
         let vec4 = desc.dtype == DType::F32 && cpu && r.a.col == 1 && r.b.col == 1 && quad(r.a.row) && quad(r.b.row) && quad(r.a.batch) && quad(r.b.batch) && quad(desc.k) && quad(desc.n);
-        let sgemm = if desc.dtype == DType::F32 && !cpu { sgemm_config(desc, self.ctx.caps().limits.max_shared_memory_size) } else { None };
+        let limits = &self.ctx.caps().limits;
+        let sgemm = if desc.dtype == DType::F32 && !cpu { sgemm_config(desc, limits.max_shared_memory_size, limits.max_workgroup_invocations) } else { None };
         let (name, tile, [bm, bn]) = if let Some(config) = sgemm {
             (config.kernel(), format!("{}x{} ({}x{} per invocation, workgroup memory)", config.bm, config.bn, 4 * config.rm, 4 * config.rn), [config.bm, config.bn])
         } else if vec4 {
@@ -395,11 +397,12 @@ mod tests {
     /// problems, and only tiles whose workgroup memory the device has.
     #[test]
     fn f32_tiles_shrink_until_the_grid_fills_the_device() {
-        let pick = |m, n, batch, shared| {
+        let pick_on = |m, n, batch, shared, invocations| {
             let mut desc = MatmulDesc::new(m, n, 512, DType::F32);
             desc.batch = batch;
-            sgemm_config(&desc, shared).map(|c| (c.bm, c.bn))
+            sgemm_config(&desc, shared, invocations).map(|c| (c.bm, c.bn))
         };
+        let pick = |m, n, batch, shared| pick_on(m, n, batch, shared, 1024);
         assert_eq!(pick(4096, 4096, 1, 49152), Some((128, 128)));
         assert_eq!(pick(1024, 1024, 1, 49152), Some((128, 64)));
         assert_eq!(pick(800, 800, 1, 49152), Some((64, 64)));
@@ -409,5 +412,7 @@ mod tests {
         // 128x128x8 needs 16.5 KiB, 128x64x16 25 KiB, 64x64x16 17 KiB, 32x32x16 9 KiB.
         assert_eq!(pick(4096, 4096, 1, 16384), Some((32, 32)));
         assert_eq!(pick(4096, 4096, 1, 1024), None);
+        // Vulkan guarantees 128 invocations: only the 64-invocation 32x32 tile fits such a device.
+        assert_eq!(pick_on(4096, 4096, 1, 49152, 128), Some((32, 32)));
     }
 }
