@@ -124,8 +124,11 @@ fn main() {
         std::fs::write(&spv_path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).expect("writing SPIR-V");
         writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
     }
-    compile_coop(&out_dir, &mut listing);
-    compile_sgemm(&out_dir, &mut listing);
+    // With `MATBRIDGE_REGEN_PREBUILT=1` the GLSL kernels glslang compiles are also copied into `prebuilt/`.
+    let regen = std::env::var("MATBRIDGE_REGEN_PREBUILT").is_ok_and(|v| v == "1");
+    println!("cargo:rerun-if-env-changed=MATBRIDGE_REGEN_PREBUILT");
+    compile_coop(&out_dir, &mut listing, regen);
+    compile_sgemm(&out_dir, &mut listing, regen);
     listing.push_str("];\n");
     std::fs::write(Path::new(&out_dir).join("kernels.rs"), listing).expect("writing kernels.rs");
 }
@@ -150,10 +153,8 @@ const SHARED_LIMIT: u32 = 48 * 1024;
 
 /// Compiles `glsl/coop_gemm.comp` for every family and configuration in `COOP_CONFIGS` with
 /// glslangValidator when it is installed; otherwise uses the committed `prebuilt/<name>.spv`.
-/// With `MATBRIDGE_REGEN_PREBUILT=1` the compiled modules are also copied into `prebuilt/`.
-fn compile_coop(out_dir: &str, listing: &mut String) {
-    let regen = std::env::var("MATBRIDGE_REGEN_PREBUILT").is_ok_and(|v| v == "1");
-    println!("cargo:rerun-if-env-changed=MATBRIDGE_REGEN_PREBUILT");
+/// With `regen` the compiled modules are also copied into `prebuilt/`.
+fn compile_coop(out_dir: &str, listing: &mut String, regen: bool) {
     for config in COOP_CONFIGS {
         for family in config.families {
             let (defines, vec) = family_defines(family);
@@ -185,8 +186,7 @@ fn compile_coop(out_dir: &str, listing: &mut String) {
 
 /// Compiles `glsl/sgemm.comp` for every configuration in `SGEMM_CONFIGS` (glslang, else the
 /// committed `prebuilt/` module, as for the cooperative-matrix kernels).
-fn compile_sgemm(out_dir: &str, listing: &mut String) {
-    let regen = std::env::var("MATBRIDGE_REGEN_PREBUILT").is_ok_and(|v| v == "1");
+fn compile_sgemm(out_dir: &str, listing: &mut String, regen: bool) {
     for config in SGEMM_CONFIGS {
         let name = config.kernel();
         let SgemmConfig { bm, bn, bk, rm, rn } = config;

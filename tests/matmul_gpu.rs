@@ -315,7 +315,7 @@ fn repack_kernels_copy_strided_operands_into_padded_lines() {
 fn register_blocked_f32_kernels_match_the_reference() {
     for ctx in common::contexts() {
         let limits = &ctx.caps().limits;
-        for config in matbridge_shaders::SGEMM_CONFIGS.iter().filter(|c| c.shared_bytes() <= limits.max_shared_memory_size && c.threads() <= limits.max_workgroup_invocations) {
+        for config in matbridge_shaders::SGEMM_CONFIGS.iter().filter(|c| c.fits(limits.max_shared_memory_size, limits.max_workgroup_invocations)) {
             check_kernel_directly(&ctx, &config.kernel(), [config.bm as usize, config.bn as usize], DType::F32);
         }
     }

@@ -30,6 +30,12 @@ impl SgemmConfig {
     pub const fn shared_bytes(&self) -> u32 {
         2 * self.bk * ((self.bm + 4) + (self.bn + 4)) * 4
     }
+
+    /// Whether a device with `max_shared` bytes of workgroup memory and `max_invocations`
+    /// invocations per workgroup can run this configuration.
+    pub const fn fits(&self, max_shared: u32, max_invocations: u32) -> bool {
+        self.shared_bytes() <= max_shared && self.threads() <= max_invocations
+    }
 }
 
 /// Every configuration, largest tile first. On the H100 (`benches/results/h100-2026-11-22-sweep.txt`,

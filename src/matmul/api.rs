@@ -268,10 +268,12 @@ impl Matbridge {
                 // Earlier repetitions unchecked; the last one against C as it was before it.
                 let iters = iters.max(1);
                 let mut seconds = if iters > 1 { g.execute(&plan, ba, bb, bc, iters - 1)? * (iters - 1) as f64 } else { 0.0 };
-                let [ha, hb, c_before] = [(ba, a.dtype, a.len), (bb, b.dtype, b.len), (&*bc, c_dtype, c_len)].map(|(buf, dtype, len)| read_buffer(g, buf, dtype, len));
+                let ha = read_buffer(g, ba, a.dtype, a.len)?;
+                let hb = read_buffer(g, bb, b.dtype, b.len)?;
+                let c_before = read_buffer(g, bc, c_dtype, c_len)?;
                 seconds += g.execute(&plan, ba, bb, bc, 1)?;
                 let got = read_buffer(g, bc, c_dtype, c_len)?;
-                let report = check(desc, &ha?, &hb?, &c_before?, &got, VERIFY_SEED)?;
+                let report = check(desc, &ha, &hb, &c_before, &got, VERIFY_SEED)?;
                 if !report.pass {
                     log::warn!("{desc:?} on {}: {} differs from the CPU reference beyond the tolerance (max abs error {:.3e}, max rel error {:.3e})", g.ctx.caps().name, plan.path, report.max_abs_error, report.max_rel_error);
                 }

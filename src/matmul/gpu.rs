@@ -46,7 +46,7 @@ const FILL_GROUPS: usize = 128;
 /// memory and at most `max_invocations` invocations per workgroup: the largest tile that still
 /// gives [`FILL_GROUPS`] workgroups, else the smallest.
 pub fn sgemm_config(desc: &MatmulDesc, max_shared: u32, max_invocations: u32) -> Option<&'static matbridge_shaders::SgemmConfig> {
-    let fits: Vec<_> = matbridge_shaders::SGEMM_CONFIGS.iter().filter(|c| c.shared_bytes() <= max_shared && c.threads() <= max_invocations).collect();
+    let fits: Vec<_> = matbridge_shaders::SGEMM_CONFIGS.iter().filter(|c| c.fits(max_shared, max_invocations)).collect();
     let groups = |c: &matbridge_shaders::SgemmConfig| desc.m.div_ceil(c.bm as usize) * desc.n.div_ceil(c.bn as usize) * desc.batch;
     fits.iter().find(|c| groups(c) >= FILL_GROUPS).or(fits.last()).copied()
 }
@@ -290,7 +290,7 @@ impl Gpu {
             alpha: desc.alpha,
             beta: if half_out { 0.0 } else { desc.beta },
         };
-        let max = self.ctx.caps().limits.max_workgroup_count;
+        let max = limits.max_workgroup_count;
         let groups = [params.n.div_ceil(bn), params.m.div_ceil(bm), params.batch];
         if (0..3).any(|i| groups[i] > max[i]) {
             return Err(Error::Unsupported { what: format!("a {}x{}x{} batch-{} matmul", desc.m, desc.n, desc.k, desc.batch), why: format!("needs {groups:?} workgroups, limit {max:?}") });
