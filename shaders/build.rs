@@ -1,6 +1,6 @@
 //! Compiles every kernel in `wgsl/` (and its templated variants) to SPIR-V 1.3 with naga, and the
 //! GLSL kernels in `glsl/` (the cooperative-matrix GEMM per family and `COOP_CONFIGS` entry, the
-//! ceiling kernels, the f32 GEMM per `SGEMM_CONFIGS` entry) with glslang, or copies them from `prebuilt/` where glslang is missing.
+//! wide-tile GEMM per `WIDE_CONFIGS` entry, the ceiling kernels, the f32 GEMM per `SGEMM_CONFIGS` entry) with glslang, or copies them from `prebuilt/` where glslang is missing.
 //!
 //! A kernel source may contain `{{KEY}}` placeholders; `VARIANTS` lists the instances to build.
 //! Output: `$OUT_DIR/<name>.spv` per kernel and `$OUT_DIR/kernels.rs` listing them.
@@ -173,6 +173,22 @@ fn compile_coop(out_dir: &str, listing: &mut String, regen: bool) {
                 format!("-DSTORE_EARLY={}", u32::from(config.store_early)),
             ];
             glslang(&name, "glsl/coop_gemm.comp", defines, &tile, out_dir, regen);
+            writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
+        }
+    }
+    for config in WIDE_CONFIGS {
+        for family in config.families {
+            let name = config.kernel(family);
+            assert!(config.shared_bytes() <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.shared_bytes());
+            let acc: &[&str] = if *family == "f16_f32" { &["-DACC_F32"] } else { &[] };
+            let tile = [
+                format!("-DBM={}", config.bm),
+                format!("-DBN={}", config.bn),
+                format!("-DBK={}", config.bk),
+                format!("-DWARPS_M={}", config.warps_m),
+                format!("-DWARPS_N={}", config.warps_n),
+            ];
+            glslang(&name, "glsl/coop_gemm_wide.comp", acc, &tile, out_dir, regen);
             writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
         }
     }

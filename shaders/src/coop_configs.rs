@@ -143,3 +143,53 @@ pub const COOP_CONFIGS: &[CoopConfig] = &[
     cfg(128, 128, 128, 2, 4, 16, 1, INT8),
     cfg(128, 128, 64, 4, 4, 16, 2, INT8).p(2).early(),
 ];
+
+/// One compiled configuration of `glsl/coop_gemm_wide.comp`, the lean GEMM for 16-bit problems
+/// that fill whole tiles (see the kernel's header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WideConfig {
+    pub bm: u32,
+    pub bn: u32,
+    pub bk: u32,
+    pub warps_m: u32,
+    pub warps_n: u32,
+    /// Kernel families (`f16_f16`: f16 accumulators and output; `f16_f32`: f32 ones, also bf16).
+    pub families: &'static [&'static str],
+}
+
+impl WideConfig {
+    /// Invocations per workgroup.
+    pub const fn threads(&self) -> u32 {
+        self.warps_m * self.warps_n * 32
+    }
+
+    /// Configuration label, e.g. `wide_256x256x32_w2x4`.
+    pub fn label(&self) -> String {
+        format!("wide_{}x{}x{}_w{}x{}", self.bm, self.bn, self.bk, self.warps_m, self.warps_n)
+    }
+
+    /// Built-in kernel name for `family`.
+    pub fn kernel(&self, family: &str) -> String {
+        format!("coop_gemm_{family}_{}", self.label())
+    }
+
+    /// Shared memory the kernel declares, in bytes (16-bit operands, one vector of padding per line).
+    pub const fn shared_bytes(&self) -> u32 {
+        (self.bm * (self.bk / 8 + 1) + self.bk * (self.bn / 8 + 1)) * 16
+    }
+}
+
+const fn wide(bm: u32, bn: u32, bk: u32, warps_m: u32, warps_n: u32, families: &'static [&'static str]) -> WideConfig {
+    WideConfig { bm, bn, bk, warps_m, warps_n, families }
+}
+
+const WIDE_F32: &[&str] = &["f16_f32"];
+
+/// The wide kernel's configurations (H100, 4096^3 / 8192^3, kernel alone: f16->f16 256x256x32_w2x4
+/// 0.342 / 2.525 ms, f16->f32 128x128x32_w2x2 0.453 / 3.451 ms and 128x256x32_w2x4 0.467 / 3.555 ms;
+/// `benches/results/h100-2026-11-22-sweep.txt`, session 11).
+pub const WIDE_CONFIGS: &[WideConfig] = &[
+    wide(256, 256, 32, 2, 4, F16_ACC16),
+    wide(128, 128, 32, 2, 2, WIDE_F32),
+    wide(128, 256, 32, 2, 4, WIDE_F32),
+];

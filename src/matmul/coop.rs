@@ -24,7 +24,7 @@ use super::gpu::{Gpu, Plan, Repack, Slot};
 use super::{AccType, DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
 use matbridge_runtime::SpecConstant;
-use matbridge_shaders::{CoopConfig, COOP_CONFIGS};
+use matbridge_shaders::{CoopConfig, WideConfig, COOP_CONFIGS};
 use matbridge_translator::profile::ComponentType as T;
 
 #[repr(C)]
@@ -50,15 +50,15 @@ const GROUP_M: u32 = 8;
 
 /// A kernel family: its name, the element and accumulator component types of its MMA, K of the
 /// MMA shape and the elements per 16-byte vector.
-struct Family {
-    name: &'static str,
-    ab: T,
-    acc: T,
-    k: u32,
-    vec: u32,
+pub(super) struct Family {
+    pub(super) name: &'static str,
+    pub(super) ab: T,
+    pub(super) acc: T,
+    pub(super) k: u32,
+    pub(super) vec: u32,
 }
 
-fn family_for(desc: &MatmulDesc) -> Option<Family> {
+pub(super) fn family_for(desc: &MatmulDesc) -> Option<Family> {
     let f = |name, ab, acc, k, vec| Some(Family { name, ab, acc, k, vec });
     match (desc.dtype, desc.acc) {
         (DType::F16, AccType::F32) => f("f16_f32", T::F16, T::F32, 16, 8),
@@ -102,6 +102,23 @@ fn candidates(gpu: &Gpu, family: &Family, layout: Option<(bool, bool)>) -> Vec<&
         .collect()
 }
 
+/// A configuration the autotuner may pick: of the general kernel, or of the wide-tile kernel
+/// (`super::coop_wide`) for problems that fit it.
+#[derive(Clone, Copy)]
+enum Candidate {
+    Tile(&'static CoopConfig),
+    Wide(&'static WideConfig),
+}
+
+impl Candidate {
+    fn label(&self) -> String {
+        match self {
+            Candidate::Tile(c) => c.label(),
+            Candidate::Wide(w) => w.label(),
+        }
+    }
+}
+
 /// How the kernel writes C (specialization constant `OUT_MODE`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum OutMode {
@@ -129,7 +146,10 @@ fn out_mode(desc: &MatmulDesc, c: &Strides) -> OutMode {
 /// has no cooperative-matrix kernel for them).
 pub fn config_labels(gpu: &Gpu, desc: &MatmulDesc) -> Vec<String> {
     match family_for(desc) {
-        Some(family) if gpu.ctx.caps().subgroup_size == 32 => candidates(gpu, &family, None).iter().map(|c| c.label()).collect(),
+        Some(family) if gpu.ctx.caps().subgroup_size == 32 => {
+            let wide = super::coop_wide::candidates(gpu, &family);
+            candidates(gpu, &family, None).iter().map(|c| c.label()).chain(wide.iter().map(|w| w.label())).collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -147,24 +167,27 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
     }
     let layout = Layout::for_problem(desc, r, &family);
     let (a_cm, b_cm_n) = (layout.a_cm, layout.b_colmajor);
-    let configs = candidates(gpu, &family, Some((a_cm, b_cm_n)));
+    let mut configs: Vec<Candidate> = candidates(gpu, &family, Some((a_cm, b_cm_n))).into_iter().map(Candidate::Tile).collect();
     if configs.is_empty() {
         return Ok(None);
     }
+    let wide: Vec<Candidate> = super::coop_wide::candidates(gpu, &family).into_iter().filter(|w| super::coop_wide::fits(desc, r, &family, w)).map(Candidate::Wide).collect();
+    let wide_key = if wide.is_empty() { "" } else { "|wide" };
+    configs.extend(wide);
     let size_class = match desc.m.max(desc.n) {
         0..=1024 => "small",
         1025..=3072 => "medium",
         _ => "large",
     };
     let padded = if layout.padded_k.is_some() { "|padded" } else { "" };
-    let key = format!("{}|{}|{}|{}|a{}b{}|{size_class}{padded}", caps.name, caps.driver_version, family.name, desc.dtype, u8::from(a_cm), u8::from(b_cm_n));
+    let key = format!("{}|{}|{}|{}|a{}b{}|{size_class}{padded}{wide_key}", caps.name, caps.driver_version, family.name, desc.dtype, u8::from(a_cm), u8::from(b_cm_n));
     let labels: Vec<String> = configs.iter().map(|c| c.label()).collect();
     let names: Vec<&str> = labels.iter().map(String::as_str).collect();
     let find = |label: &str| configs.iter().copied().find(|c| c.label() == label);
     let forced = gpu.coop_override.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if let Some(label) = forced {
         return match find(&label) {
-            Some(config) => build(gpu, desc, r, &family, &layout, config),
+            Some(config) => build_candidate(gpu, desc, r, &family, &layout, config),
             None => Err(crate::error::Error::Invalid(format!("cooperative-matrix configuration {label} is not one of {names:?} for this device and problem"))),
         };
     }
@@ -173,7 +196,7 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
         None => Ok(f64::INFINITY),
     })?;
     match find(&choice) {
-        Some(config) => build(gpu, desc, r, &family, &layout, config),
+        Some(config) => build_candidate(gpu, desc, r, &family, &layout, config),
         None => Ok(None),
     }
 }
@@ -299,7 +322,7 @@ const TUNE_EXTENT: usize = 4096;
 
 /// Times one tile configuration on (uninitialised) operands of the problem's shape, each extent
 /// capped at [`TUNE_EXTENT`].
-fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: &CoopConfig) -> Result<f64> {
+fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: Candidate) -> Result<f64> {
     let capped;
     let (desc, r, layout) = if desc.m.max(desc.n).max(desc.k) > TUNE_EXTENT {
         let mut small = desc.clone();
@@ -316,7 +339,7 @@ fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: 
     } else {
         (desc, r, layout)
     };
-    let Some(plan) = build(gpu, desc, r, family, layout, config)? else { return Ok(f64::INFINITY) };
+    let Some(plan) = build_candidate(gpu, desc, r, family, layout, config)? else { return Ok(f64::INFINITY) };
     let bytes = |len: usize, dtype: DType| ((len * dtype.size()).next_multiple_of(16).max(16)) as u64;
     let kind = matbridge_runtime::MemoryKind::DeviceLocal;
     let a = gpu.ctx.create_buffer(bytes(r.a.len, desc.dtype), kind, "tune A")?;
@@ -332,6 +355,14 @@ fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: 
         once = gpu.execute(&plan, &a, &b, &c, iters)?.max(1e-6);
     }
     gpu.execute(&plan, &a, &b, &c, (0.02 / once).clamp(2.0, 500.0) as u32)
+}
+
+fn build_candidate(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: Candidate) -> Result<Option<Plan>> {
+    match config {
+        Candidate::Tile(c) => build(gpu, desc, r, family, layout, c),
+        // The wide kernel reads the operands as stored (a problem that fits it needs no copies).
+        Candidate::Wide(w) => super::coop_wide::build(gpu, desc, r, family, w),
+    }
 }
 
 fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: &CoopConfig) -> Result<Option<Plan>> {

@@ -5,6 +5,7 @@
 pub mod api;
 pub mod check;
 pub mod coop;
+mod coop_wide;
 pub mod cpu;
 pub mod gpu;
 pub mod peak;

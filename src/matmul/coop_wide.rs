@@ -1,0 +1,160 @@
+//! The wide-tile cooperative-matrix kernel (`shaders/glsl/coop_gemm_wide.comp`, one module per
+//! `matbridge_shaders::WIDE_CONFIGS` entry and family): the lean GEMM for 16-bit problems that fill
+//! whole tiles. It joins the autotuner's candidates beside the general kernel's configurations
+//! when a problem [`fits`] it:
+//! - f16 -> f16 with f16 accumulators, or f16 / bf16 -> f32 with f32 accumulators;
+//! - `C = A * B` (alpha 1, beta 0);
+//! - A stored k-contiguous, B and C n-contiguous, every leading dimension and batch stride a whole
+//!   number of 16-byte vectors;
+//! - the tile divides M, N and K.
+//!
+//! Its pipelines are specialised to K and the leading dimensions (one pipeline per problem shape,
+//! compiled on first use and kept in the device's pipeline cache), so that the driver folds every
+//! operand load's offset into the instruction.
+
+use super::coop::{retype_f16_to_bf16, Family};
+use super::gpu::{Gpu, Plan, Slot};
+use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides};
+use crate::error::Result;
+use matbridge_runtime::SpecConstant;
+use matbridge_shaders::{WideConfig, WIDE_CONFIGS};
+use matbridge_translator::profile::ComponentType as T;
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct WideParams {
+    a_batch: u32,
+    b_batch: u32,
+    c_batch: u32,
+    group_m: u32,
+}
+
+/// Tile rows per rasterisation group (as in the general kernel).
+const GROUP_M: u32 = 8;
+
+/// The configurations of `family` this device can run (its MMA shape listed, shared memory and
+/// invocations within its limits).
+pub(super) fn candidates(gpu: &Gpu, family: &Family) -> Vec<&'static WideConfig> {
+    let caps = gpu.ctx.caps();
+    if family.vec != 8 || caps.find_coop_shape(16, 16, 16, family.ab, family.ab, family.acc, family.acc).is_none() {
+        return Vec::new();
+    }
+    WIDE_CONFIGS
+        .iter()
+        .filter(|c| c.families.contains(&family.name))
+        .filter(|c| c.shared_bytes() <= caps.limits.max_shared_memory_size && c.threads() <= caps.limits.max_workgroup_invocations)
+        .collect()
+}
+
+/// Whether `config` computes `desc` (with strides `r`) exactly as stored: see the module docs.
+pub(super) fn fits(desc: &MatmulDesc, r: &Resolved, family: &Family, config: &WideConfig) -> bool {
+    let out_ok = match family.acc {
+        T::F16 => desc.out == DType::F16,
+        T::F32 => desc.out == DType::F32,
+        _ => false,
+    };
+    // Elements per 16-byte vector of the inputs and of C.
+    let c_vec = 16 / desc.out.size();
+    let rows_ok = |s: &Strides, vec: usize| s.col == 1 && s.row.is_multiple_of(vec) && (desc.batch == 1 || s.batch.is_multiple_of(vec));
+    let small = |v: usize| u32::try_from(v).is_ok();
+    out_ok
+        && desc.alpha == 1.0
+        && desc.beta == 0.0
+        && desc.k > 0
+        && desc.m.is_multiple_of(config.bm as usize)
+        && desc.n.is_multiple_of(config.bn as usize)
+        && desc.k.is_multiple_of(config.bk as usize)
+        && rows_ok(&r.a, 8)
+        && rows_ok(&r.b, 8)
+        && rows_ok(&r.c, c_vec)
+        && [r.a.len, r.b.len, r.c.len, desc.k, r.a.row, r.b.row, r.c.row].into_iter().all(small)
+}
+
+/// The plan for `desc` with `config`, or `None` when the problem does not fit it or the grid
+/// exceeds the device's limits.
+pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, config: &WideConfig) -> Result<Option<Plan>> {
+    if !fits(desc, r, family, config) {
+        return Ok(None);
+    }
+    let caps = gpu.ctx.caps();
+    let groups = [(desc.n / config.bn as usize) as u32, (desc.m / config.bm as usize) as u32, desc.batch as u32];
+    if (0..3).any(|i| groups[i] > caps.limits.max_workgroup_count[i]) {
+        return Ok(None);
+    }
+    let bf16 = family.ab == T::Bf16;
+    let kernel = config.kernel(family.name);
+    let fixed = [desc.k, r.a.row, r.b.row, r.c.row].map(|v| v as u32);
+    let key = format!("{kernel}{}_k{}_{}_{}_{}", if bf16 { "_bf16" } else { "" }, fixed[0], fixed[1], fixed[2], fixed[3]);
+    let spec: Vec<SpecConstant> = fixed.iter().enumerate().map(|(id, &v)| SpecConstant::u32(id as u32, v)).collect();
+    let post: Option<super::gpu::PostPass> = if bf16 { Some(retype_f16_to_bf16) } else { None };
+    let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
+    let params = WideParams { a_batch: r.a.batch as u32, b_batch: r.b.batch as u32, c_batch: r.c.batch as u32, group_m: std::env::var("MATBRIDGE_GROUP_M").ok().and_then(|v| v.parse().ok()).unwrap_or(GROUP_M) };
+    let shape = format!("16x16x16 {}->{}", family.ab, family.acc);
+    let tile = format!(
+        "{}x{}x{} wide ({}x{} subgroups of {}x{}, K and strides fixed)",
+        config.bm,
+        config.bn,
+        config.bk,
+        config.warps_m,
+        config.warps_n,
+        config.bm / config.warps_m,
+        config.bn / config.warps_n
+    );
+    let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
+    let params = plan.own(gpu.params_buffer(bytemuck::bytes_of(&params))?);
+    plan.step(pipeline, vec![Slot::A, Slot::B, Slot::C, params], groups);
+    Ok(Some(plan))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matmul::{AccType, Operand};
+
+    fn family(dtype: DType, acc: AccType) -> Family {
+        let mut d = MatmulDesc::new(1, 1, 1, dtype);
+        d.acc = acc;
+        super::super::coop::family_for(&d).unwrap()
+    }
+
+    #[test]
+    fn only_whole_tiles_of_plain_products_in_the_stored_layout_fit() {
+        let wide16 = WIDE_CONFIGS.iter().find(|c| c.families.contains(&"f16_f16")).unwrap();
+        let f16 = family(DType::F16, AccType::F16);
+        let base = {
+            let mut d = MatmulDesc::new(512, 512, 256, DType::F16);
+            d.acc = AccType::F16;
+            d.out = DType::F16;
+            d
+        };
+        let fits_desc = |d: &MatmulDesc| fits(d, &d.resolve().unwrap(), &f16, wide16);
+        assert!(fits_desc(&base));
+        let mut batched = base.clone();
+        batched.batch = 3;
+        assert!(fits_desc(&batched));
+        let cases: Vec<(&str, Box<dyn Fn(&mut MatmulDesc)>)> = vec![
+            ("M not a whole tile", Box::new(|d| d.m = 500)),
+            ("K not a whole step", Box::new(|d| d.k = 250)),
+            ("alpha", Box::new(|d| d.alpha = 2.0)),
+            ("beta", Box::new(|d| d.beta = 1.0)),
+            ("f32 output", Box::new(|d| d.out = DType::F32)),
+            ("A m-contiguous", Box::new(|d| d.a = Operand::column_major())),
+            ("B k-contiguous", Box::new(|d| d.b = Operand::row_major().transposed())),
+            ("C column-major", Box::new(|d| d.c = Operand::column_major())),
+            ("A rows off 16-byte boundaries", Box::new(|d| d.a = Operand { ld: Some(260), ..Operand::row_major() })),
+        ];
+        for (what, change) in cases {
+            let mut d = base.clone();
+            change(&mut d);
+            assert!(!fits_desc(&d), "{what} must not fit");
+        }
+        // f32 accumulators: f32 output only, C rows on 16-byte boundaries (4 f32).
+        let wide32 = WIDE_CONFIGS.iter().find(|c| c.families.contains(&"f16_f32")).unwrap();
+        let f32fam = family(DType::Bf16, AccType::F32);
+        let mut d = MatmulDesc::new(1024, 1024, 64, DType::Bf16);
+        d.c = Operand { ld: Some(1028), ..Operand::row_major() };
+        assert!(fits(&d, &d.resolve().unwrap(), &f32fam, wide32));
+        d.out = DType::Bf16;
+        assert!(!fits(&d, &d.resolve().unwrap(), &f32fam, wide32));
+    }
+}
