@@ -29,7 +29,8 @@ struct WideParams {
     group_m: u32,
 }
 
-/// Tile rows per rasterisation group (as in the general kernel).
+/// Tile rows per rasterisation group (as in the general kernel; on the H100 8 rather than 1 saved
+/// 2-3 % at 8192^3).
 const GROUP_M: u32 = 8;
 
 /// The configurations of `family` this device can run (its MMA shape listed, shared memory and
@@ -88,7 +89,7 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
     let spec: Vec<SpecConstant> = fixed.iter().enumerate().map(|(id, &v)| SpecConstant::u32(id as u32, v)).collect();
     let post: Option<super::gpu::PostPass> = if bf16 { Some(retype_f16_to_bf16) } else { None };
     let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
-    let params = WideParams { a_batch: r.a.batch as u32, b_batch: r.b.batch as u32, c_batch: r.c.batch as u32, group_m: std::env::var("MATBRIDGE_GROUP_M").ok().and_then(|v| v.parse().ok()).unwrap_or(GROUP_M) };
+    let params = WideParams { a_batch: r.a.batch as u32, b_batch: r.b.batch as u32, c_batch: r.c.batch as u32, group_m: GROUP_M };
     let shape = format!("16x16x16 {}->{}", family.ab, family.acc);
     let tile = format!(
         "{}x{}x{} wide ({}x{} subgroups of {}x{}, K and strides fixed)",
