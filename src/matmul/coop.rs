@@ -11,7 +11,8 @@
 //! contiguous dimension at all) is first copied by `repack.wgsl` into zero-padded lines of whole
 //! vectors, so every problem takes this path. Among the candidates the autotuner
 //! ([`super::tune`]) measures and remembers the fastest per device, kernel, operand layout and
-//! size class.
+//! size class. 16-bit problems that fill whole tiles in the stored layout also have the wide-tile
+//! kernel's configurations among the candidates (`super::coop_wide`).
 //!
 //! 8-bit B stored row-major (n contiguous) is transposed into k-contiguous shared-memory lines
 //! while it is staged (8-bit fragments load much faster so).

@@ -133,16 +133,17 @@ mod tests {
         let mut batched = base.clone();
         batched.batch = 3;
         assert!(fits_desc(&batched));
-        let cases: Vec<(&str, Box<dyn Fn(&mut MatmulDesc)>)> = vec![
-            ("M not a whole tile", Box::new(|d| d.m = 500)),
-            ("K not a whole step", Box::new(|d| d.k = 250)),
-            ("alpha", Box::new(|d| d.alpha = 2.0)),
-            ("beta", Box::new(|d| d.beta = 1.0)),
-            ("f32 output", Box::new(|d| d.out = DType::F32)),
-            ("A m-contiguous", Box::new(|d| d.a = Operand::column_major())),
-            ("B k-contiguous", Box::new(|d| d.b = Operand::row_major().transposed())),
-            ("C column-major", Box::new(|d| d.c = Operand::column_major())),
-            ("A rows off 16-byte boundaries", Box::new(|d| d.a = Operand { ld: Some(260), ..Operand::row_major() })),
+        type Change = fn(&mut MatmulDesc);
+        let cases: [(&str, Change); 9] = [
+            ("M not a whole tile", |d| d.m = 500),
+            ("K not a whole step", |d| d.k = 250),
+            ("alpha", |d| d.alpha = 2.0),
+            ("beta", |d| d.beta = 1.0),
+            ("f32 output", |d| d.out = DType::F32),
+            ("A m-contiguous", |d| d.a = Operand::column_major()),
+            ("B k-contiguous", |d| d.b = Operand::row_major().transposed()),
+            ("C column-major", |d| d.c = Operand::column_major()),
+            ("A rows off 16-byte boundaries", |d| d.a = Operand { ld: Some(260), ..Operand::row_major() }),
         ];
         for (what, change) in cases {
             let mut d = base.clone();
