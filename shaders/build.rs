@@ -160,18 +160,14 @@ fn compile_coop(out_dir: &str, listing: &mut String, regen: bool) {
             let (defines, vec) = family_defines(family);
             let name = config.kernel(family);
             assert!(config.min_shared_bytes(vec) <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.min_shared_bytes(vec));
-            let tile = [
-                format!("-DBM={}", config.bm),
-                format!("-DBN={}", config.bn),
-                format!("-DBK={}", config.bk),
-                format!("-DWARPS_M={}", config.warps_m),
-                format!("-DWARPS_N={}", config.warps_n),
+            let mut tile = tile_defines(config.bm, config.bn, config.bk, config.warps_m, config.warps_n);
+            tile.extend([
                 format!("-DLN={}", config.ln),
                 format!("-DSTAGES={}", config.stages),
                 format!("-DPREFETCH={}", config.prefetch),
                 format!("-DA_STAGES={}", config.stages_a()),
                 format!("-DSTORE_EARLY={}", u32::from(config.store_early)),
-            ];
+            ]);
             glslang(&name, "glsl/coop_gemm.comp", defines, &tile, out_dir, regen);
             writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
         }
@@ -181,13 +177,7 @@ fn compile_coop(out_dir: &str, listing: &mut String, regen: bool) {
             let name = config.kernel(family);
             assert!(config.shared_bytes() <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.shared_bytes());
             let acc: &[&str] = if *family == "f16_f32" { &["-DACC_F32"] } else { &[] };
-            let tile = [
-                format!("-DBM={}", config.bm),
-                format!("-DBN={}", config.bn),
-                format!("-DBK={}", config.bk),
-                format!("-DWARPS_M={}", config.warps_m),
-                format!("-DWARPS_N={}", config.warps_n),
-            ];
+            let tile = tile_defines(config.bm, config.bn, config.bk, config.warps_m, config.warps_n);
             glslang(&name, "glsl/coop_gemm_wide.comp", acc, &tile, out_dir, regen);
             writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
         }
@@ -211,6 +201,11 @@ fn compile_sgemm(out_dir: &str, listing: &mut String, regen: bool) {
         glslang(&name, "glsl/sgemm.comp", &[], &defines, out_dir, regen);
         writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
     }
+}
+
+/// The workgroup-tile defines both cooperative-matrix GEMMs take.
+fn tile_defines(bm: u32, bn: u32, bk: u32, warps_m: u32, warps_n: u32) -> Vec<String> {
+    vec![format!("-DBM={bm}"), format!("-DBN={bn}"), format!("-DBK={bk}"), format!("-DWARPS_M={warps_m}"), format!("-DWARPS_N={warps_n}")]
 }
 
 /// Throughput-ceiling kernels (`glsl/coop_peak.comp`), by family.

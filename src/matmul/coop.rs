@@ -413,18 +413,8 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
         (a, b) if a == b => format!("{a} stages"),
         (a, b) => format!("{a} A / {b} B stages"),
     };
-    let tile = format!(
-        "{}x{}x{} ({}x{} subgroups of {}x{}, {stages}, {} K step{} prefetched)",
-        config.bm,
-        config.bn,
-        config.bk,
-        config.warps_m,
-        config.warps_n,
-        config.bm / config.warps_m,
-        config.bn / config.warps_n,
-        config.prefetch,
-        if config.prefetch > 1 { "s" } else { "" }
-    );
+    let steps = format!("{stages}, {} K step{} prefetched", config.prefetch, if config.prefetch > 1 { "s" } else { "" });
+    let tile = tile_text([config.bm, config.bn, config.bk], [config.warps_m, config.warps_n], "", &steps);
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
     let bits = 128 / family.vec;
     let a = match &layout.a_repack {
@@ -442,6 +432,12 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
         plan.step(pipeline, vec![a, b, Slot::C, params], groups);
     }
     Ok(Some(plan))
+}
+
+/// How a plan describes its workgroup tile: `BMxBNxBK{kind} (WMxWN subgroups of ..x.., {detail})`.
+pub(super) fn tile_text(tile: [u32; 3], warps: [u32; 2], kind: &str, detail: &str) -> String {
+    let [bm, bn, bk] = tile;
+    format!("{bm}x{bn}x{bk}{kind} ({}x{} subgroups of {}x{}, {detail})", warps[0], warps[1], bm / warps[0], bn / warps[1])
 }
 
 /// Turns the f16 GEMM into a bf16 one: every `OpTypeFloat 16` (in the GEMM kernel, only the A and

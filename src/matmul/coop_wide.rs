@@ -12,7 +12,7 @@
 //! compiled on first use and kept in the device's pipeline cache), so that the driver folds every
 //! operand load's offset into the instruction.
 
-use super::coop::{retype_f16_to_bf16, Family};
+use super::coop::{retype_f16_to_bf16, tile_text, Family};
 use super::gpu::{Gpu, Plan, Slot};
 use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
@@ -91,16 +91,7 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
     let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
     let params = WideParams { a_batch: r.a.batch as u32, b_batch: r.b.batch as u32, c_batch: r.c.batch as u32, group_m: GROUP_M };
     let shape = format!("16x16x16 {}->{}", family.ab, family.acc);
-    let tile = format!(
-        "{}x{}x{} wide ({}x{} subgroups of {}x{}, K and strides fixed)",
-        config.bm,
-        config.bn,
-        config.bk,
-        config.warps_m,
-        config.warps_n,
-        config.bm / config.warps_m,
-        config.bn / config.warps_n
-    );
+    let tile = tile_text([config.bm, config.bn, config.bk], [config.warps_m, config.warps_n], " wide", "K and strides fixed");
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
     let params = plan.own(gpu.params_buffer(bytemuck::bytes_of(&params))?);
     plan.step(pipeline, vec![Slot::A, Slot::B, Slot::C, params], groups);
