@@ -8,9 +8,10 @@
 //!   number of 16-byte vectors;
 //! - the tile divides M, N and K.
 //!
-//! Its pipelines are specialised to K and the leading dimensions (one pipeline per problem shape,
-//! compiled on first use and kept in the device's pipeline cache), so that the driver folds every
-//! operand load's offset into the instruction.
+//! Its pipelines are specialised to K and the three leading dimensions (compiled on first use of
+//! each such combination and kept, like every pipeline, for the context's lifetime and in the
+//! on-disk pipeline cache; M, N and the batch do not make new pipelines), so that the driver folds
+//! every operand load's offset into the instruction.
 
 use super::coop::{retype_f16_to_bf16, tile_text, Family};
 use super::gpu::{Gpu, Plan, Slot};
