@@ -173,7 +173,9 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
         return Ok(None);
     }
     let wide: Vec<Candidate> = super::coop_wide::candidates(gpu, &family).into_iter().filter(|w| super::coop_wide::fits(desc, r, &family, w)).map(Candidate::Wide).collect();
-    let wide_key = if wide.is_empty() { "" } else { "|wide" };
+    // The wide configurations a problem fits depend on its divisibility: they are part of the key,
+    // so that a remembered choice is always one of the problem's candidates.
+    let wide_key: String = wide.iter().map(|w| format!("|{}", w.label())).collect();
     configs.extend(wide);
     let size_class = match desc.m.max(desc.n) {
         0..=1024 => "small",
