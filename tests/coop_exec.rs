@@ -201,22 +201,21 @@ fn every_gemm_kernel_translates_for_the_h100_and_validates() {
         return;
     }
     let mut checked = 0;
-    for config in matbridge_shaders::COOP_CONFIGS {
-        for family in config.families {
-            let name = config.kernel(family);
-            let words = matbridge_shaders::spirv(&name).unwrap_or_else(|| panic!("kernel {name} missing"));
-            let (khr, _) = translate(&words, &matbridge_translator::DeviceCaps::h100()).unwrap_or_else(|e| panic!("{name}: {e}"));
-            tools::validate(&khr, "vulkan1.3").unwrap_or_else(|e| panic!("{name}: {e}"));
-            let dis = tools::disassemble(&khr).unwrap();
-            assert!(dis.contains("OpCooperativeMatrixMulAddKHR") && !dis.contains("MatrixNV") && !dis.contains("\"SPV_NV_cooperative_matrix\""), "{name}: not fully translated");
-            if *family == "f16_f32" {
-                let bf16 = matbridge::matmul::coop::retype_f16_to_bf16(khr).unwrap();
-                tools::validate(&bf16, "vulkan1.3").unwrap_or_else(|e| panic!("{name} as bf16: {e}"));
-                let dis = tools::disassemble(&bf16).unwrap();
-                assert!(dis.contains("OpTypeFloat 16 BFloat16KHR") && dis.contains("OpCapability BFloat16CooperativeMatrixKHR"), "{name}: {dis}");
-            }
-            checked += 1;
+    let general = matbridge_shaders::COOP_CONFIGS.iter().flat_map(|c| c.families.iter().map(|f| (c.kernel(f), *f)));
+    let wide = matbridge_shaders::WIDE_CONFIGS.iter().flat_map(|c| c.families.iter().map(|f| (c.kernel(f), *f)));
+    for (name, family) in general.chain(wide) {
+        let words = matbridge_shaders::spirv(&name).unwrap_or_else(|| panic!("kernel {name} missing"));
+        let (khr, _) = translate(&words, &matbridge_translator::DeviceCaps::h100()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        tools::validate(&khr, "vulkan1.3").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let dis = tools::disassemble(&khr).unwrap();
+        assert!(dis.contains("OpCooperativeMatrixMulAddKHR") && !dis.contains("MatrixNV") && !dis.contains("\"SPV_NV_cooperative_matrix\""), "{name}: not fully translated");
+        if family == "f16_f32" {
+            let bf16 = matbridge::matmul::coop::retype_f16_to_bf16(khr).unwrap();
+            tools::validate(&bf16, "vulkan1.3").unwrap_or_else(|e| panic!("{name} as bf16: {e}"));
+            let dis = tools::disassemble(&bf16).unwrap();
+            assert!(dis.contains("OpTypeFloat 16 BFloat16KHR") && dis.contains("OpCapability BFloat16CooperativeMatrixKHR"), "{name}: {dis}");
         }
+        checked += 1;
     }
     for family in ["f16_f32", "f16_f16", "s8_s32"] {
         let name = format!("coop_peak_{family}");
