@@ -176,10 +176,17 @@ fn compile_coop(out_dir: &str, listing: &mut String, regen: bool) {
         for family in config.families {
             let name = config.kernel(family);
             assert!(config.shared_bytes() <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.shared_bytes());
-            let acc: &[&str] = if *family == "f16_f32" { &["-DACC_F32"] } else { &[] };
             let tile = tile_defines(config.bm, config.bn, config.bk, config.warps_m, config.warps_n);
-            glslang(&name, "glsl/coop_gemm_wide.comp", acc, &tile, out_dir, regen);
-            writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
+            // f32 accumulators: f32 output, and (`_h`) f16 output.
+            let variants: &[(String, &[&str])] = if *family == "f16_f32" {
+                &[(name.clone(), &["-DACC_F32"]), (format!("{name}_h"), &["-DACC_F32", "-DOUT_F16"])]
+            } else {
+                &[(name.clone(), &[])]
+            };
+            for (name, defines) in variants {
+                glslang(name, "glsl/coop_gemm_wide.comp", defines, &tile, out_dir, regen);
+                writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
+            }
         }
     }
     for family in PEAK {

@@ -201,15 +201,18 @@ fn every_gemm_kernel_translates_for_the_h100_and_validates() {
         return;
     }
     let mut checked = 0;
-    let general = matbridge_shaders::COOP_CONFIGS.iter().flat_map(|c| c.families.iter().map(|f| (c.kernel(f), *f)));
-    let wide = matbridge_shaders::WIDE_CONFIGS.iter().flat_map(|c| c.families.iter().map(|f| (c.kernel(f), *f)));
-    for (name, family) in general.chain(wide) {
+    // (kernel, retyped to bf16 too): the f16 -> f32 kernels are, except the wide kernel's
+    // f16-output variants (`_h`).
+    let general = matbridge_shaders::COOP_CONFIGS.iter().flat_map(|c| c.families.iter().map(|f| (c.kernel(f), *f == "f16_f32")));
+    let wide = matbridge_shaders::WIDE_CONFIGS.iter().flat_map(|c| c.families.iter().map(|f| (c.kernel(f), *f == "f16_f32")));
+    let rounded = matbridge_shaders::WIDE_CONFIGS.iter().filter(|c| c.families.contains(&"f16_f32")).map(|c| (format!("{}_h", c.kernel("f16_f32")), false));
+    for (name, bf16_too) in general.chain(wide).chain(rounded) {
         let words = matbridge_shaders::spirv(&name).unwrap_or_else(|| panic!("kernel {name} missing"));
         let (khr, _) = translate(&words, &matbridge_translator::DeviceCaps::h100()).unwrap_or_else(|e| panic!("{name}: {e}"));
         tools::validate(&khr, "vulkan1.3").unwrap_or_else(|e| panic!("{name}: {e}"));
         let dis = tools::disassemble(&khr).unwrap();
         assert!(dis.contains("OpCooperativeMatrixMulAddKHR") && !dis.contains("MatrixNV") && !dis.contains("\"SPV_NV_cooperative_matrix\""), "{name}: not fully translated");
-        if family == "f16_f32" {
+        if bf16_too {
             let bf16 = matbridge::matmul::coop::retype_f16_to_bf16(khr).unwrap();
             tools::validate(&bf16, "vulkan1.3").unwrap_or_else(|e| panic!("{name} as bf16: {e}"));
             let dis = tools::disassemble(&bf16).unwrap();
@@ -264,19 +267,21 @@ fn every_tile_configuration_matches_the_reference() {
 }
 
 /// The wide-tile kernel (16-bit inputs, whole tiles, C = A * B, operands read as stored) in every
-/// configuration, with packed and padded leading dimensions and batches; problems it does not
-/// fit are refused for it by name and still run on the general kernel.
+/// configuration and output type, with packed and padded leading dimensions and batches; a
+/// problem it does not fit is refused for a pinned wide configuration by name.
 #[test]
 fn wide_tile_kernels_match_the_reference() {
     use matbridge::matmul::api::Matbridge;
     for ctx in common::contexts().into_iter().filter(|c| c.caps().has_cooperative_matrix()) {
         let mb = Matbridge::with_context(ctx);
         let mut checked = 0;
-        for (dtype, acc, _) in coop_families(&mb) {
-            let wide_out = if acc == matbridge::AccType::F16 { DType::F16 } else { DType::F32 };
-            if dtype.is_integer() {
-                continue;
-            }
+        let bf16 = mb.context().is_some_and(|c| c.caps().shader_bfloat16);
+        let (f16, f32) = (matbridge::AccType::F16, matbridge::AccType::F32);
+        let mut types = vec![(DType::F16, f16, DType::F16), (DType::F16, f32, DType::F32), (DType::F16, f32, DType::F16)];
+        if bf16 {
+            types.push((DType::Bf16, f32, DType::F32));
+        }
+        for (dtype, acc, wide_out) in types {
             let mut base = MatmulDesc::new(512, 512, 96, dtype);
             (base.acc, base.out) = (acc, wide_out);
             for label in mb.coop_configs(&base).iter().filter(|l| l.starts_with("wide_")) {
@@ -308,7 +313,7 @@ fn wide_tile_kernels_match_the_reference() {
             }
             mb.set_coop_config(None);
         }
-        assert!(checked >= 4, "only {checked} wide-kernel runs");
+        assert!(checked >= 6, "only {checked} wide-kernel runs");
         mb.context().unwrap().check_validation().unwrap();
     }
 }

@@ -15,7 +15,9 @@
 // workgroup writes them to one padded shared buffer between two barriers, issues the loads of
 // the next step, and multiplies. The accumulators go straight to C at the end.
 //
-// Build defines: BM, BN, BK, WARPS_M, WARPS_N; ACC_F32 (f32 accumulators and output, else f16).
+// Build defines: BM, BN, BK, WARPS_M, WARPS_N; ACC_F32 (f32 accumulators and output, else f16);
+// OUT_F16 with ACC_F32: f16 output, rounded from the f32 accumulators (f16 inputs only: the bf16
+// retyping would turn the f16 result type into a bf16 accumulator no device lists).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -132,7 +134,9 @@ void main() {
     [[unroll]] for (uint i = 0; i < TM; i++) {
         [[unroll]] for (uint j = 0; j < TN; j++) {
             uint at = bt * p.c_batch + (m0 + wm + i * 16u) * C_LD + n0 + wn + j * 16u;
-#ifdef ACC_F32
+#if defined(ACC_F32) && defined(OUT_F16)
+            coopMatStoreNV(fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[i][j]), c, at / 2u, C_LD / 2u, false);
+#elif defined(ACC_F32)
             coopMatStoreNV(acc[i][j], c, at, C_LD, false);
 #else
             coopMatStoreNV(acc[i][j], c, at / 2u, C_LD / 2u, false);

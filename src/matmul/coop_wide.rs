@@ -2,7 +2,8 @@
 //! `matbridge_shaders::WIDE_CONFIGS` entry and family): the lean GEMM for 16-bit problems that fill
 //! whole tiles. It joins the autotuner's candidates beside the general kernel's configurations
 //! when a problem [`fits`] it:
-//! - f16 -> f16 with f16 accumulators, or f16 / bf16 -> f32 with f32 accumulators;
+//! - f16 -> f16 with f16 accumulators, f16 / bf16 -> f32 with f32 accumulators, or f16 -> f16
+//!   rounded from f32 accumulators;
 //! - `C = A * B` (alpha 1, beta 0);
 //! - A stored k-contiguous, B and C n-contiguous, every leading dimension and batch stride a whole
 //!   number of 16-byte vectors;
@@ -52,7 +53,8 @@ pub(super) fn candidates(gpu: &Gpu, family: &Family) -> Vec<&'static WideConfig>
 pub(super) fn fits(desc: &MatmulDesc, r: &Resolved, family: &Family, config: &WideConfig) -> bool {
     let out_ok = match family.acc {
         T::F16 => desc.out == DType::F16,
-        T::F32 => desc.out == DType::F32,
+        // f16 output from f32 accumulators only for f16 inputs (see the kernel's OUT_F16).
+        T::F32 => desc.out == DType::F32 || (desc.out == DType::F16 && family.ab == T::F16),
         _ => false,
     };
     // Elements per 16-byte vector of the inputs and of C.
@@ -84,7 +86,8 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
         return Ok(None);
     }
     let bf16 = family.ab == T::Bf16;
-    let kernel = config.kernel(family.name);
+    let rounded = family.acc == T::F32 && desc.out == DType::F16;
+    let kernel = format!("{}{}", config.kernel(family.name), if rounded { "_h" } else { "" });
     let fixed = [desc.k, r.a.row, r.b.row, r.c.row].map(|v| v as u32);
     let key = format!("{kernel}{}_k{}_{}_{}_{}", if bf16 { "_bf16" } else { "" }, fixed[0], fixed[1], fixed[2], fixed[3]);
     let spec: Vec<SpecConstant> = fixed.iter().enumerate().map(|(id, &v)| SpecConstant::u32(id as u32, v)).collect();
@@ -142,7 +145,7 @@ mod tests {
             change(&mut d);
             assert!(!fits_desc(&d), "{what} must not fit");
         }
-        // f32 accumulators: f32 output only, C rows on 16-byte boundaries (4 f32).
+        // f32 accumulators: f32 output, or f16 for f16 inputs; C rows on 16-byte boundaries (4 f32).
         let wide32 = WIDE_CONFIGS.iter().find(|c| c.families.contains(&"f16_f32")).unwrap();
         let f32fam = family(DType::Bf16, AccType::F32);
         let mut d = MatmulDesc::new(1024, 1024, 64, DType::Bf16);
@@ -150,5 +153,12 @@ mod tests {
         assert!(fits(&d, &d.resolve().unwrap(), &f32fam, wide32));
         d.out = DType::Bf16;
         assert!(!fits(&d, &d.resolve().unwrap(), &f32fam, wide32));
+        d.out = DType::F16;
+        assert!(!fits(&d, &d.resolve().unwrap(), &f32fam, wide32), "bf16 inputs with an f16 result");
+        let mut h = MatmulDesc::new(1024, 1024, 64, DType::F16);
+        h.out = DType::F16;
+        assert!(fits(&h, &h.resolve().unwrap(), &family(DType::F16, AccType::F32), wide32));
+        h.c = Operand { ld: Some(1028), ..Operand::row_major() };
+        assert!(!fits(&h, &h.resolve().unwrap(), &family(DType::F16, AccType::F32), wide32), "1028 f16 are not whole vectors");
     }
 }
