@@ -287,7 +287,13 @@ fn wide_tile_kernels_match_the_reference() {
             for label in mb.coop_configs(&base).iter().filter(|l| l.starts_with("wide_")) {
                 mb.set_coop_config(Some(label));
                 let padded = |ld| Operand { ld: Some(ld), ..Operand::row_major() };
-                for (batch, a, b, c) in [(1, Operand::row_major(), Operand::row_major(), Operand::row_major()), (2, padded(104), padded(520), padded(528))] {
+                let shared_b = Operand { batch_stride: Some(0), ..Operand::row_major() };
+                let problems = [
+                    (1, Operand::row_major(), Operand::row_major(), Operand::row_major()),
+                    (2, padded(104), padded(520), padded(528)),
+                    (3, Operand::row_major(), shared_b, Operand::row_major()),
+                ];
+                for (batch, a, b, c) in problems {
                     let mut desc = base.clone();
                     (desc.batch, desc.a, desc.b, desc.c) = (batch, a, b, c);
                     let r = desc.resolve().unwrap();
@@ -313,7 +319,7 @@ fn wide_tile_kernels_match_the_reference() {
             }
             mb.set_coop_config(None);
         }
-        assert!(checked >= 6, "only {checked} wide-kernel runs");
+        assert!(checked >= 9, "only {checked} wide-kernel runs");
         mb.context().unwrap().check_validation().unwrap();
     }
 }
