@@ -277,21 +277,26 @@ fn wide_tile_kernels_match_the_reference() {
         let mut checked = 0;
         let bf16 = mb.context().is_some_and(|c| c.caps().shader_bfloat16);
         let (f16, f32) = (matbridge::AccType::F16, matbridge::AccType::F32);
-        let mut types = vec![(DType::F16, f16, DType::F16), (DType::F16, f32, DType::F32), (DType::F16, f32, DType::F16)];
+        let s32 = matbridge::AccType::S32;
+        let mut types = vec![(DType::F16, f16, DType::F16), (DType::F16, f32, DType::F32), (DType::F16, f32, DType::F16), (DType::S8, s32, DType::S32), (DType::U8, s32, DType::S32)];
         if bf16 {
             types.push((DType::Bf16, f32, DType::F32));
         }
         for (dtype, acc, wide_out) in types {
-            let mut base = MatmulDesc::new(512, 512, 96, dtype);
+            // K: whole K steps of every configuration (8-bit ones go to 128).
+            let eight = dtype.size() == 1;
+            let mut base = MatmulDesc::new(512, 512, if eight { 128 } else { 96 }, dtype);
             (base.acc, base.out) = (acc, wide_out);
             for label in mb.coop_configs(&base).iter().filter(|l| l.starts_with("wide_")) {
                 mb.set_coop_config(Some(label));
                 let padded = |ld| Operand { ld: Some(ld), ..Operand::row_major() };
-                let shared_b = Operand { batch_stride: Some(0), ..Operand::row_major() };
+                // 16-bit B n-contiguous, 8-bit B k-contiguous (leading dimensions in whole vectors).
+                let b_plain = if eight { Operand::row_major().transposed() } else { Operand::row_major() };
+                let b_padded = Operand { ld: Some(if eight { 144 } else { 520 }), ..b_plain };
                 let problems = [
-                    (1, Operand::row_major(), Operand::row_major(), Operand::row_major()),
-                    (2, padded(104), padded(520), padded(528)),
-                    (3, Operand::row_major(), shared_b, Operand::row_major()),
+                    (1, Operand::row_major(), b_plain, Operand::row_major()),
+                    (2, padded(if eight { 144 } else { 104 }), b_padded, padded(528)),
+                    (3, Operand::row_major(), Operand { batch_stride: Some(0), ..b_plain }, Operand::row_major()),
                 ];
                 for (batch, a, b, c) in problems {
                     let mut desc = base.clone();
@@ -319,7 +324,7 @@ fn wide_tile_kernels_match_the_reference() {
             }
             mb.set_coop_config(None);
         }
-        assert!(checked >= 9, "only {checked} wide-kernel runs");
+        assert!(checked >= 15, "only {checked} wide-kernel runs");
         mb.context().unwrap().check_validation().unwrap();
     }
 }

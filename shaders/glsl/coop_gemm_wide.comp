@@ -1,36 +1,72 @@
 #version 450
 // Cooperative-matrix GEMM with wide subgroup tiles, for problems that fill whole tiles:
 //
-//   C[b] = A[b] * B[b]      (16-bit inputs; A k-contiguous, B and C n-contiguous)
+//   C[b] = A[b] * B[b]      (A k-contiguous, C n-contiguous; 16-bit B n-contiguous, 8-bit B
+//                            k-contiguous)
 //
 // Written against SPV_NV_cooperative_matrix and translated by matbridge like coop_gemm.comp (bf16
 // by the same retyping). It is the lean sibling of coop_gemm: no bounds checks (the host
 // guarantees BM | M, BN | N, BK | K), no alpha/beta, no other layouts, and K and the leading
 // dimensions fixed at pipeline creation, so that every operand load's offset is a constant.
-// Subgroup tiles are as large as the registers allow with 8 subgroups (128 x 64 with f16
-// accumulators: 32 matrices; 64 x 64 with f32 ones), which cuts the shared-memory fragment
-// traffic per multiply-add against coop_gemm's 16-subgroup tiles.
+// Subgroup tiles are as large as the registers allow (128 x 64 with f16 accumulators: 32
+// matrices; 64 x 64 with f32 or s32 ones), which cuts the shared-memory fragment traffic per
+// multiply-add against coop_gemm's 16-subgroup tiles.
 //
 // Per K step: every invocation holds the step's 16-byte operand vectors in registers; the
 // workgroup writes them to one padded shared buffer between two barriers, issues the loads of
 // the next step, and multiplies. The accumulators go straight to C at the end.
 //
-// Build defines: BM, BN, BK, WARPS_M, WARPS_N; ACC_F32 (f32 accumulators and output, else f16);
-// OUT_F16 with ACC_F32: f16 output, rounded from the f32 accumulators (f16 inputs only: the bf16
-// retyping would turn the f16 result type into a bf16 accumulator no device lists).
+// Build defines: BM, BN, BK, WARPS_M, WARPS_N; ELEM_S8 or ELEM_U8 (8-bit inputs, s32 / u32
+// accumulators and 32-bit output), else f16 inputs with ACC_F32 (f32 accumulators and output,
+// else f16); OUT_F16 with ACC_F32: f16 output, rounded from the f32 accumulators (f16 inputs
+// only: the bf16 retyping would turn the f16 result type into a bf16 accumulator no device
+// lists).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_control_flow_attributes : enable
+#if defined(ELEM_S8) || defined(ELEM_U8)
+#extension GL_NV_integer_cooperative_matrix : require
+#define EIGHT_BIT
+#endif
 
-#define VEC 8    // f16 per uvec4
+// Elements per 16-byte vector, MMA K, and the fragment and accumulator types. 16-bit B is staged
+// as BK lines of BN (n contiguous, as stored); 8-bit B arrives k-contiguous and is staged as BN
+// lines of BK, the order its fragments load fast in.
+#ifdef EIGHT_BIT
+#define VEC 16
+#define LK 32
+#ifdef ELEM_U8
+#define ATYPE ucoopmatNV<8, gl_ScopeSubgroup, 16, LK>
+#define BTYPE ucoopmatNV<8, gl_ScopeSubgroup, LK, 16>
+#define CTYPE ucoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+#else
+#define ATYPE icoopmatNV<8, gl_ScopeSubgroup, 16, LK>
+#define BTYPE icoopmatNV<8, gl_ScopeSubgroup, LK, 16>
+#define CTYPE icoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+#endif
+#define B_ROWS BN
+#define B_LINE (BK / VEC)
+#else
+#define VEC 8
+#define LK 16
+#define ATYPE fcoopmatNV<16, gl_ScopeSubgroup, 16, LK>
+#define BTYPE fcoopmatNV<16, gl_ScopeSubgroup, LK, 16>
+#ifdef ACC_F32
+#define CTYPE fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+#else
+#define CTYPE fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#endif
+#define B_ROWS BK
+#define B_LINE (BN / VEC)
+#endif
 #define WM (BM / WARPS_M)
 #define WN (BN / WARPS_N)
 #define TM (WM / 16)
 #define TN (WN / 16)
 #define THREADS (WARPS_M * WARPS_N * 32)
-#if (BM % (WARPS_M * 16)) != 0 || (BN % (WARPS_N * 16)) != 0 || (BK % 16) != 0
+#if (BM % (WARPS_M * 16)) != 0 || (BN % (WARPS_N * 16)) != 0 || (BK % LK) != 0
 #error tile does not divide into subgroup tiles and MMA steps
 #endif
 
@@ -52,26 +88,20 @@ layout(set = 0, binding = 3) readonly buffer Params {
 
 // Padded shared tiles (one 16-byte vector of padding per line keeps fragment loads conflict-free).
 #define A_LINE (BK / VEC)        // vectors per A row in global memory and in shared memory
-#define B_LINE (BN / VEC)
 #define A_PITCH (A_LINE + 1)
 #define B_PITCH (B_LINE + 1)
 shared uvec4 As[BM * A_PITCH];
-shared uvec4 Bs[BK * B_PITCH];
+shared uvec4 Bs[B_ROWS * B_PITCH];
 
-// Operand vectors per invocation, and the rows one round of the workgroup covers.
+// Operand vectors per invocation, and the lines one round of the workgroup covers.
 #define A_PER (BM * A_LINE / THREADS)
-#define B_PER (BK * B_LINE / THREADS)
+#define B_PER (B_ROWS * B_LINE / THREADS)
 #define A_ROWS_PER_ROUND (THREADS / A_LINE)
 #define B_ROWS_PER_ROUND (THREADS / B_LINE)
-#if (BM * A_LINE) % THREADS != 0 || (BK * B_LINE) % THREADS != 0 || THREADS % A_LINE != 0 || THREADS % B_LINE != 0
+#if (BM * A_LINE) % THREADS != 0 || (B_ROWS * B_LINE) % THREADS != 0 || THREADS % A_LINE != 0 || THREADS % B_LINE != 0
 #error operand tiles do not divide among the invocations
 #endif
 
-#ifdef ACC_F32
-#define CTYPE fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
-#else
-#define CTYPE fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
-#endif
 CTYPE acc[TM][TN];
 
 void main() {
@@ -97,7 +127,11 @@ void main() {
     uint a_row = tid / A_LINE, a_vec = tid % A_LINE;
     uint b_row = tid / B_LINE, b_vec = tid % B_LINE;
     uint a_at = (bt * p.a_batch + (m0 + a_row) * A_LD) / VEC + a_vec;   // in vectors, K step 0
+#ifdef EIGHT_BIT
+    uint b_at = (bt * p.b_batch + (n0 + b_row) * B_LD) / VEC + b_vec;
+#else
     uint b_at = (bt * p.b_batch + b_row * B_LD + n0) / VEC + b_vec;
+#endif
     uvec4 ra[A_PER], rb[B_PER];
     [[unroll]] for (uint i = 0; i < A_PER; i++) ra[i] = a[a_at + i * A_ROWS_PER_ROUND * (A_LD / VEC)];
     [[unroll]] for (uint i = 0; i < B_PER; i++) rb[i] = b[b_at + i * B_ROWS_PER_ROUND * (B_LD / VEC)];
@@ -115,15 +149,23 @@ void main() {
         // the driver's code 17 % slower on the H100).
         bool last = k0 + BK >= K;
         uint a_next = (bt * p.a_batch + (m0 + a_row) * A_LD + k0 + BK) / VEC + a_vec;
+#ifdef EIGHT_BIT
+        uint b_next = (bt * p.b_batch + (n0 + b_row) * B_LD + k0 + BK) / VEC + b_vec;
+#else
         uint b_next = (bt * p.b_batch + (k0 + BK + b_row) * B_LD + n0) / VEC + b_vec;
+#endif
         [[unroll]] for (uint i = 0; i < A_PER; i++) if (!last) ra[i] = a[a_next + i * A_ROWS_PER_ROUND * (A_LD / VEC)];
         [[unroll]] for (uint i = 0; i < B_PER; i++) if (!last) rb[i] = b[b_next + i * B_ROWS_PER_ROUND * (B_LD / VEC)];
-        [[unroll]] for (uint kk = 0; kk < BK; kk += 16u) {
-            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fa[TM];
+        [[unroll]] for (uint kk = 0; kk < BK; kk += LK) {
+            ATYPE fa[TM];
             [[unroll]] for (uint i = 0; i < TM; i++) coopMatLoadNV(fa[i], As, (wm + i * 16u) * A_PITCH + kk / VEC, A_PITCH, false);
             [[unroll]] for (uint j = 0; j < TN; j++) {
-                fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fb;
+                BTYPE fb;
+#ifdef EIGHT_BIT
+                coopMatLoadNV(fb, Bs, (wn + j * 16u) * B_PITCH + kk / VEC, B_PITCH, true);
+#else
                 coopMatLoadNV(fb, Bs, kk * B_PITCH + (wn + j * 16u) / VEC, B_PITCH, false);
+#endif
                 [[unroll]] for (uint i = 0; i < TM; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
             }
         }
@@ -136,7 +178,7 @@ void main() {
             uint at = bt * p.c_batch + (m0 + wm + i * 16u) * C_LD + n0 + wn + j * 16u;
 #if defined(ACC_F32) && defined(OUT_F16)
             coopMatStoreNV(fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[i][j]), c, at / 2u, C_LD / 2u, false);
-#elif defined(ACC_F32)
+#elif defined(ACC_F32) || defined(EIGHT_BIT)
             coopMatStoreNV(acc[i][j], c, at, C_LD, false);
 #else
             coopMatStoreNV(acc[i][j], c, at / 2u, C_LD / 2u, false);

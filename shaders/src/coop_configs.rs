@@ -144,8 +144,8 @@ pub const COOP_CONFIGS: &[CoopConfig] = &[
     cfg(128, 128, 64, 4, 4, 16, 2, INT8).p(2).early(),
 ];
 
-/// One compiled configuration of `glsl/coop_gemm_wide.comp`, the lean GEMM for 16-bit problems
-/// that fill whole tiles (see the kernel's header).
+/// One compiled configuration of `glsl/coop_gemm_wide.comp`, the lean GEMM for problems that
+/// fill whole tiles in a plain layout (see the kernel's header).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WideConfig {
     pub bm: u32,
@@ -153,7 +153,8 @@ pub struct WideConfig {
     pub bk: u32,
     pub warps_m: u32,
     pub warps_n: u32,
-    /// Kernel families (`f16_f16`: f16 accumulators and output; `f16_f32`: f32 ones, also bf16).
+    /// Kernel families (`f16_f16`: f16 accumulators and output; `f16_f32`: f32 ones, also bf16;
+    /// `s8_s32`, `u8_s32`: 8-bit inputs with B k-contiguous).
     pub families: &'static [&'static str],
 }
 
@@ -173,9 +174,11 @@ impl WideConfig {
         format!("coop_gemm_{family}_{}", self.label())
     }
 
-    /// Shared memory the kernel declares, in bytes (16-bit operands, one vector of padding per line).
-    pub const fn shared_bytes(&self) -> u32 {
-        (self.bm * (self.bk / 8 + 1) + self.bk * (self.bn / 8 + 1)) * 16
+    /// Shared memory the kernel declares for elements of `vec` per 16-byte vector (8: 16-bit, B
+    /// staged n-contiguous; 16: 8-bit, B staged k-contiguous), one vector of padding per line.
+    pub const fn shared_bytes(&self, vec: u32) -> u32 {
+        let b = if vec == 16 { self.bn * (self.bk / vec + 1) } else { self.bk * (self.bn / vec + 1) };
+        (self.bm * (self.bk / vec + 1) + b) * 16
     }
 }
 
@@ -186,10 +189,14 @@ const fn wide(bm: u32, bn: u32, bk: u32, warps_m: u32, warps_n: u32, families: &
 const WIDE_F32: &[&str] = &["f16_f32"];
 
 /// The wide kernel's configurations (H100, 4096^3 / 8192^3, kernel alone: f16->f16 256x256x32_w2x4
-/// 0.342 / 2.525 ms, f16->f32 128x128x32_w2x2 0.453 / 3.451 ms and 128x256x32_w2x4 0.467 / 3.555 ms;
+/// 0.342 / 2.525 ms, f16->f32 128x128x32_w2x2 0.453 / 3.451 ms and 128x256x32_w2x4 0.467 / 3.555 ms,
+/// s8 128x128x64_w2x2 0.272 / 2.046 ms and 128x128x128_w2x2 0.271 / 2.225 ms;
 /// `benches/results/h100-2026-11-22-sweep.txt`, session 11).
 pub const WIDE_CONFIGS: &[WideConfig] = &[
     wide(256, 256, 32, 2, 4, F16_ACC16),
     wide(128, 128, 32, 2, 2, WIDE_F32),
     wide(128, 256, 32, 2, 4, WIDE_F32),
+    // 8-bit inputs with B k-contiguous (K step 32).
+    wide(128, 128, 64, 2, 2, INT8),
+    wide(128, 128, 128, 2, 2, INT8),
 ];

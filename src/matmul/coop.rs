@@ -11,7 +11,7 @@
 //! contiguous dimension at all) is first copied by `repack.wgsl` into zero-padded lines of whole
 //! vectors, so every problem takes this path. Among the candidates the autotuner
 //! ([`super::tune`]) measures and remembers the fastest per device, kernel, operand layout and
-//! size class. 16-bit problems that fill whole tiles in the stored layout also have the wide-tile
+//! size class. Problems that fill whole tiles in a plain stored layout also have the wide-tile
 //! kernel's configurations among the candidates (`super::coop_wide`).
 //!
 //! 8-bit B stored row-major (n contiguous) is transposed into k-contiguous shared-memory lines

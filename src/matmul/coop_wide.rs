@@ -1,12 +1,12 @@
 //! The wide-tile cooperative-matrix kernel (`shaders/glsl/coop_gemm_wide.comp`, one module per
-//! `matbridge_shaders::WIDE_CONFIGS` entry and family): the lean GEMM for 16-bit problems that fill
-//! whole tiles. It joins the autotuner's candidates beside the general kernel's configurations
-//! when a problem [`fits`] it:
-//! - f16 -> f16 with f16 accumulators, f16 / bf16 -> f32 with f32 accumulators, or f16 -> f16
-//!   rounded from f32 accumulators;
+//! `matbridge_shaders::WIDE_CONFIGS` entry and family): the lean GEMM for problems that fill
+//! whole tiles in a plain layout. It joins the autotuner's candidates beside the general kernel's
+//! configurations when a problem [`fits`] it:
+//! - f16 -> f16 with f16 accumulators, f16 / bf16 -> f32 with f32 accumulators, f16 -> f16
+//!   rounded from f32 accumulators, or s8 / u8 -> s32;
 //! - `C = A * B` (alpha 1, beta 0);
-//! - A stored k-contiguous, B and C n-contiguous, every leading dimension and batch stride a whole
-//!   number of 16-byte vectors;
+//! - A stored k-contiguous, 16-bit B n-contiguous and 8-bit B k-contiguous, C n-contiguous, every
+//!   leading dimension and batch stride a whole number of 16-byte vectors;
 //! - the tile divides M, N and K.
 //!
 //! Its pipelines are specialised to K and the three leading dimensions (compiled on first use of
@@ -39,13 +39,13 @@ const GROUP_M: u32 = 8;
 /// invocations within its limits).
 pub(super) fn candidates(gpu: &Gpu, family: &Family) -> Vec<&'static WideConfig> {
     let caps = gpu.ctx.caps();
-    if family.vec != 8 || caps.find_coop_shape(16, 16, 16, family.ab, family.ab, family.acc, family.acc).is_none() {
+    if caps.find_coop_shape(16, 16, family.k, family.ab, family.ab, family.acc, family.acc).is_none() {
         return Vec::new();
     }
     WIDE_CONFIGS
         .iter()
         .filter(|c| c.families.contains(&family.name))
-        .filter(|c| c.shared_bytes() <= caps.limits.max_shared_memory_size && c.threads() <= caps.limits.max_workgroup_invocations)
+        .filter(|c| c.shared_bytes(family.vec) <= caps.limits.max_shared_memory_size && c.threads() <= caps.limits.max_workgroup_invocations)
         .collect()
 }
 
@@ -55,11 +55,15 @@ pub(super) fn fits(desc: &MatmulDesc, r: &Resolved, family: &Family, config: &Wi
         T::F16 => desc.out == DType::F16,
         // f16 output from f32 accumulators only for f16 inputs (see the kernel's OUT_F16).
         T::F32 => desc.out == DType::F32 || (desc.out == DType::F16 && family.ab == T::F16),
+        T::S32 | T::U32 => desc.out == DType::S32,
         _ => false,
     };
     // Elements per 16-byte vector of the inputs and of C.
-    let c_vec = 16 / desc.out.size();
-    let rows_ok = |s: &Strides, vec: usize| s.col == 1 && s.row.is_multiple_of(vec) && (desc.batch == 1 || s.batch.is_multiple_of(vec));
+    let (vec, c_vec) = (family.vec as usize, 16 / desc.out.size());
+    let batch_ok = |s: &Strides, vec: usize| desc.batch == 1 || s.batch.is_multiple_of(vec);
+    let rows_ok = |s: &Strides, vec: usize| s.col == 1 && s.row.is_multiple_of(vec) && batch_ok(s, vec);
+    // 16-bit B n-contiguous; 8-bit B k-contiguous.
+    let b_ok = if vec == 16 { r.b.row == 1 && r.b.col.is_multiple_of(vec) && batch_ok(&r.b, vec) } else { rows_ok(&r.b, vec) };
     let small = |v: usize| u32::try_from(v).is_ok();
     out_ok
         && desc.alpha == 1.0
@@ -68,10 +72,19 @@ pub(super) fn fits(desc: &MatmulDesc, r: &Resolved, family: &Family, config: &Wi
         && desc.m.is_multiple_of(config.bm as usize)
         && desc.n.is_multiple_of(config.bn as usize)
         && desc.k.is_multiple_of(config.bk as usize)
-        && rows_ok(&r.a, 8)
-        && rows_ok(&r.b, 8)
+        && rows_ok(&r.a, vec)
+        && b_ok
         && rows_ok(&r.c, c_vec)
-        && [r.a.len, r.b.len, r.c.len, desc.k, r.a.row, r.b.row, r.c.row].into_iter().all(small)
+        && [r.a.len, r.b.len, r.c.len, desc.k, r.a.row, b_ld(r, family), r.c.row].into_iter().all(small)
+}
+
+/// B's leading dimension as the kernel reads it (n-contiguous 16-bit rows, k-contiguous 8-bit lines).
+fn b_ld(r: &Resolved, family: &Family) -> usize {
+    if family.vec == 16 {
+        r.b.col
+    } else {
+        r.b.row
+    }
 }
 
 /// The plan for `desc` with `config`, or `None` when the problem does not fit it or the grid
@@ -88,13 +101,13 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
     let bf16 = family.ab == T::Bf16;
     let rounded = family.acc == T::F32 && desc.out == DType::F16;
     let kernel = format!("{}{}", config.kernel(family.name), if rounded { "_h" } else { "" });
-    let fixed = [desc.k, r.a.row, r.b.row, r.c.row].map(|v| v as u32);
+    let fixed = [desc.k, r.a.row, b_ld(r, family), r.c.row].map(|v| v as u32);
     let key = format!("{kernel}{}_k{}_{}_{}_{}", if bf16 { "_bf16" } else { "" }, fixed[0], fixed[1], fixed[2], fixed[3]);
     let spec: Vec<SpecConstant> = fixed.iter().enumerate().map(|(id, &v)| SpecConstant::u32(id as u32, v)).collect();
     let post: Option<super::gpu::PostPass> = if bf16 { Some(retype_f16_to_bf16) } else { None };
     let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
     let params = WideParams { a_batch: r.a.batch as u32, b_batch: r.b.batch as u32, c_batch: r.c.batch as u32, group_m: GROUP_M };
-    let shape = format!("16x16x16 {}->{}", family.ab, family.acc);
+    let shape = format!("16x16x{} {}->{}", family.k, family.ab, family.acc);
     let tile = tile_text([config.bm, config.bn, config.bk], [config.warps_m, config.warps_n], " wide", "K and strides fixed");
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
     let params = plan.own(gpu.params_buffer(bytemuck::bytes_of(&params))?);
@@ -160,5 +173,15 @@ mod tests {
         assert!(fits(&h, &h.resolve().unwrap(), &family(DType::F16, AccType::F32), wide32));
         h.c = Operand { ld: Some(1028), ..Operand::row_major() };
         assert!(!fits(&h, &h.resolve().unwrap(), &family(DType::F16, AccType::F32), wide32), "1028 f16 are not whole vectors");
+        // 8-bit: B k-contiguous only, leading dimensions whole 16-byte vectors.
+        let wide8 = WIDE_CONFIGS.iter().find(|c| c.families.contains(&"s8_s32")).unwrap();
+        let s8 = family(DType::S8, AccType::S32);
+        let mut q = MatmulDesc::new(512, 512, 256, DType::S8);
+        q.acc = AccType::S32;
+        assert!(!fits(&q, &q.resolve().unwrap(), &s8, wide8), "row-major 8-bit B");
+        q.b = Operand::row_major().transposed();
+        assert!(fits(&q, &q.resolve().unwrap(), &s8, wide8));
+        q.b = Operand { ld: Some(264), ..Operand::row_major().transposed() };
+        assert!(!fits(&q, &q.resolve().unwrap(), &s8, wide8), "264-byte lines are not whole vectors");
     }
 }
