@@ -293,14 +293,20 @@ fn wide_tile_kernels_match_the_reference() {
                 // 16-bit B n-contiguous, 8-bit B k-contiguous (leading dimensions in whole vectors).
                 let b_plain = if eight { Operand::row_major().transposed() } else { Operand::row_major() };
                 let b_padded = Operand { ld: Some(if eight { 144 } else { 520 }), ..b_plain };
-                let problems = [
-                    (1, Operand::row_major(), b_plain, Operand::row_major()),
-                    (2, padded(if eight { 144 } else { 104 }), b_padded, padded(528)),
-                    (3, Operand::row_major(), Operand { batch_stride: Some(0), ..b_plain }, Operand::row_major()),
+                let (m, n, k) = (base.m, base.n, base.k);
+                let mut problems = vec![
+                    (1, (m, n, k), Operand::row_major(), b_plain, Operand::row_major()),
+                    (2, (m, n, k), padded(if eight { 144 } else { 104 }), b_padded, padded(528)),
+                    (3, (m, n, k), Operand::row_major(), Operand { batch_stride: Some(0), ..b_plain }, Operand::row_major()),
                 ];
-                for (batch, a, b, c) in problems {
+                if eight {
+                    // Large enough for row-major 8-bit B to be copied K-contiguous first, which the
+                    // wide kernel then reads.
+                    problems.push((1, (1024, 1024, 1024), Operand::row_major(), Operand::row_major(), Operand::row_major()));
+                }
+                for (batch, (m, n, k), a, b, c) in problems {
                     let mut desc = base.clone();
-                    (desc.batch, desc.a, desc.b, desc.c) = (batch, a, b, c);
+                    (desc.batch, desc.m, desc.n, desc.k, desc.a, desc.b, desc.c) = (batch, m, n, k, a, b, c);
                     let r = desc.resolve().unwrap();
                     let ha = matbridge::cli_matmul::random_host(desc.dtype, r.a.len, 21);
                     let hb = matbridge::cli_matmul::random_host(desc.dtype, r.b.len, 22);
@@ -324,7 +330,7 @@ fn wide_tile_kernels_match_the_reference() {
             }
             mb.set_coop_config(None);
         }
-        assert!(checked >= 15, "only {checked} wide-kernel runs");
+        assert!(checked >= 19, "only {checked} wide-kernel runs");
         mb.context().unwrap().check_validation().unwrap();
     }
 }

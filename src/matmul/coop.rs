@@ -172,7 +172,10 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
     if configs.is_empty() {
         return Ok(None);
     }
-    let wide: Vec<Candidate> = super::coop_wide::candidates(gpu, &family).into_iter().filter(|w| super::coop_wide::fits(desc, r, &family, w)).map(Candidate::Wide).collect();
+    let wide: Vec<Candidate> = match wide_operands(r, &layout) {
+        Some((rw, _)) => super::coop_wide::candidates(gpu, &family).into_iter().filter(|w| super::coop_wide::fits(desc, &rw, &family, w)).map(Candidate::Wide).collect(),
+        None => Vec::new(),
+    };
     // The wide configurations a problem fits depend on its divisibility: they are part of the key,
     // so that a remembered choice is always one of the problem's candidates.
     let wide_key: String = wide.iter().map(|w| format!("|{}", w.label())).collect();
@@ -363,9 +366,24 @@ fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: 
 fn build_candidate(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: Candidate) -> Result<Option<Plan>> {
     match config {
         Candidate::Tile(c) => build(gpu, desc, r, family, layout, c),
-        // The wide kernel reads the operands as stored (a problem that fits it needs no copies).
-        Candidate::Wide(w) => super::coop_wide::build(gpu, desc, r, family, w),
+        Candidate::Wide(w) => match wide_operands(r, layout) {
+            Some((rw, b_copy)) => super::coop_wide::build(gpu, desc, &rw, family, w, b_copy.as_ref()),
+            None => Ok(None),
+        },
     }
+}
+
+/// The operands as the wide-tile kernel would read them under `layout`: A and C as stored, B as
+/// stored or as the layout's copy of it (large 8-bit problems have row-major B copied
+/// K-contiguous), with that copy; `None` when A is copied or the operands are padded.
+fn wide_operands(r: &Resolved, layout: &Layout) -> Option<(Resolved, Option<Repack>)> {
+    if layout.a_repack.is_some() || layout.padded_k.is_some() {
+        return None;
+    }
+    let Some(copy) = layout.b_repack else { return Some((*r, None)) };
+    let (row, col) = if layout.b_colmajor { (1, layout.b_ld) } else { (layout.b_ld, 1) };
+    let b = Strides { row, col, batch: layout.b_batch, len: copy.batches * copy.dst_lines * copy.ld };
+    Some((Resolved { b, ..*r }, Some(copy)))
 }
 
 fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: &CoopConfig) -> Result<Option<Plan>> {

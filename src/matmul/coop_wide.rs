@@ -5,7 +5,8 @@
 //! - f16 -> f16 with f16 accumulators, f16 / bf16 -> f32 with f32 accumulators, f16 -> f16
 //!   rounded from f32 accumulators, or s8 / u8 -> s32;
 //! - `C = A * B` (alpha 1, beta 0);
-//! - A stored k-contiguous, 16-bit B n-contiguous and 8-bit B k-contiguous, C n-contiguous, every
+//! - A stored k-contiguous, 16-bit B n-contiguous and 8-bit B k-contiguous (as stored, or as the
+//!   general path's K-contiguous copy of a large problem's row-major B), C n-contiguous, every
 //!   leading dimension and batch stride a whole number of 16-byte vectors;
 //! - the tile divides M, N and K.
 //!
@@ -15,7 +16,7 @@
 //! every operand load's offset into the instruction.
 
 use super::coop::{retype_f16_to_bf16, tile_text, Family};
-use super::gpu::{Gpu, Plan, Slot};
+use super::gpu::{Gpu, Plan, Repack, Slot};
 use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
 use matbridge_runtime::SpecConstant;
@@ -88,8 +89,9 @@ fn b_ld(r: &Resolved, family: &Family) -> usize {
 }
 
 /// The plan for `desc` with `config`, or `None` when the problem does not fit it or the grid
-/// exceeds the device's limits.
-pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, config: &WideConfig) -> Result<Option<Plan>> {
+/// exceeds the device's limits. `r` holds the strides the kernel reads; with `b_copy`, B is first
+/// copied so (`r.b` then describes the copy).
+pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, config: &WideConfig, b_copy: Option<&Repack>) -> Result<Option<Plan>> {
     if !fits(desc, r, family, config) {
         return Ok(None);
     }
@@ -110,8 +112,12 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
     let shape = format!("16x16x{} {}->{}", family.k, family.ab, family.acc);
     let tile = tile_text([config.bm, config.bn, config.bk], [config.warps_m, config.warps_n], " wide", "K and strides fixed");
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
+    let b = match b_copy {
+        Some(copy) => gpu.push_repack(&mut plan, Slot::B, 128 / family.vec, copy)?,
+        None => Slot::B,
+    };
     let params = plan.own(gpu.params_buffer(bytemuck::bytes_of(&params))?);
-    plan.step(pipeline, vec![Slot::A, Slot::B, Slot::C, params], groups);
+    plan.step(pipeline, vec![Slot::A, b, Slot::C, params], groups);
     Ok(Some(plan))
 }
 
