@@ -175,18 +175,17 @@ fn compile_coop(out_dir: &str, listing: &mut String, regen: bool) {
     for config in WIDE_CONFIGS {
         for family in config.families {
             let name = config.kernel(family);
-            let (_, vec) = family_defines(family);
+            let (defines, vec) = family_defines(family);
             assert!(config.shared_bytes(vec) <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.shared_bytes(vec));
-            let tile = tile_defines(config.bm, config.bn, config.bk, config.warps_m, config.warps_n);
-            // f32 accumulators: f32 output, and (`_h`) f16 output.
-            let variants: &[(String, &[&str])] = match *family {
-                "f16_f32" => &[(name.clone(), &["-DACC_F32"]), (format!("{name}_h"), &["-DACC_F32", "-DOUT_F16"])],
-                "s8_s32" => &[(name.clone(), &["-DELEM_S8"])],
-                "u8_s32" => &[(name.clone(), &["-DELEM_U8"])],
-                _ => &[(name.clone(), &[])],
-            };
-            for (name, defines) in variants {
-                glslang(name, "glsl/coop_gemm_wide.comp", defines, &tile, out_dir, regen);
+            let mut tile = tile_defines(config.bm, config.bn, config.bk, config.warps_m, config.warps_n);
+            let mut variants = vec![(name.clone(), tile.clone())];
+            // f32 accumulators also round to f16 output (`_h`).
+            if *family == "f16_f32" {
+                tile.push("-DOUT_F16".to_string());
+                variants.push((format!("{name}_h"), tile));
+            }
+            for (name, tile) in &variants {
+                glslang(name, "glsl/coop_gemm_wide.comp", defines, tile, out_dir, regen);
                 writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
             }
         }

@@ -16,11 +16,11 @@
 // workgroup writes them to one padded shared buffer between two barriers, issues the loads of
 // the next step, and multiplies. The accumulators go straight to C at the end.
 //
-// Build defines: BM, BN, BK, WARPS_M, WARPS_N; ELEM_S8 or ELEM_U8 (8-bit inputs, s32 / u32
-// accumulators and 32-bit output), else f16 inputs with ACC_F32 (f32 accumulators and output,
-// else f16); OUT_F16 with ACC_F32: f16 output, rounded from the f32 accumulators (f16 inputs
-// only: the bf16 retyping would turn the f16 result type into a bf16 accumulator no device
-// lists).
+// Build defines (the family defines of coop_gemm.comp): BM, BN, BK, WARPS_M, WARPS_N; ELEM_S8 or
+// ELEM_U8 (8-bit inputs, s32 / u32 accumulators and 32-bit output), else f16 inputs (ELEM_F16)
+// with ACC_F16 (f16 accumulators and output, else f32); OUT_F16 with f32 accumulators: f16
+// output, rounded from them (f16 inputs only: the bf16 retyping would turn the f16 result type
+// into a bf16 accumulator no device lists).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -53,10 +53,10 @@
 #define LK 16
 #define ATYPE fcoopmatNV<16, gl_ScopeSubgroup, 16, LK>
 #define BTYPE fcoopmatNV<16, gl_ScopeSubgroup, LK, 16>
-#ifdef ACC_F32
-#define CTYPE fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
-#else
+#ifdef ACC_F16
 #define CTYPE fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#else
+#define CTYPE fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #endif
 #define B_ROWS BK
 #define B_LINE (BN / VEC)
@@ -176,12 +176,12 @@ void main() {
     [[unroll]] for (uint i = 0; i < TM; i++) {
         [[unroll]] for (uint j = 0; j < TN; j++) {
             uint at = bt * p.c_batch + (m0 + wm + i * 16u) * C_LD + n0 + wn + j * 16u;
-#if defined(ACC_F32) && defined(OUT_F16)
-            coopMatStoreNV(fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[i][j]), c, at / 2u, C_LD / 2u, false);
-#elif defined(ACC_F32) || defined(EIGHT_BIT)
-            coopMatStoreNV(acc[i][j], c, at, C_LD, false);
-#else
+#if defined(ACC_F16)
             coopMatStoreNV(acc[i][j], c, at / 2u, C_LD / 2u, false);
+#elif defined(OUT_F16)
+            coopMatStoreNV(fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>(acc[i][j]), c, at / 2u, C_LD / 2u, false);
+#else
+            coopMatStoreNV(acc[i][j], c, at, C_LD, false);
 #endif
         }
     }
