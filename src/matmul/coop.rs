@@ -47,7 +47,7 @@ struct CoopParams {
 
 /// Tile rows per rasterisation group (consecutive workgroups walk this many tile rows column by
 /// column, so that they share A and B panels in L2).
-const GROUP_M: u32 = 8;
+pub(super) const GROUP_M: u32 = 8;
 
 /// A kernel family: its name, the element and accumulator component types of its MMA, K of the
 /// MMA shape and the elements per 16-byte vector.

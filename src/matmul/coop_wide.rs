@@ -15,7 +15,7 @@
 //! on-disk pipeline cache; M, N and the batch do not make new pipelines), so that the driver folds
 //! every operand load's offset into the instruction.
 
-use super::coop::{retype_f16_to_bf16, tile_text, Family};
+use super::coop::{retype_f16_to_bf16, tile_text, Family, GROUP_M};
 use super::gpu::{Gpu, Plan, Repack, Slot};
 use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
@@ -31,10 +31,6 @@ struct WideParams {
     c_batch: u32,
     group_m: u32,
 }
-
-/// Tile rows per rasterisation group (as in the general kernel; on the H100 8 rather than 1 saved
-/// 2-3 % at 8192^3).
-const GROUP_M: u32 = 8;
 
 /// The configurations of `family` this device can run (its MMA shape listed, shared memory and
 /// invocations within its limits).
@@ -108,6 +104,8 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
     let spec: Vec<SpecConstant> = fixed.iter().enumerate().map(|(id, &v)| SpecConstant::u32(id as u32, v)).collect();
     let post: Option<super::gpu::PostPass> = if bf16 { Some(retype_f16_to_bf16) } else { None };
     let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
+    // Rasterised in groups of tile rows like the general kernel (on the H100, 8 rows rather than 1
+    // saved 2-3 % at 8192^3).
     let params = WideParams { a_batch: r.a.batch as u32, b_batch: r.b.batch as u32, c_batch: r.c.batch as u32, group_m: GROUP_M };
     let shape = format!("16x16x{} {}->{}", family.k, family.ab, family.acc);
     let tile = tile_text([config.bm, config.bn, config.bk], [config.warps_m, config.warps_n], " wide", "K and strides fixed");
