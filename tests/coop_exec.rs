@@ -106,9 +106,9 @@ fn translated_nv_kernels_match_the_reference() {
 }
 
 /// Runs `desc` through the matmul API on operands drawn from seeds `seed`, `seed + 1`,
-/// `seed + 2`, asserts that it took the cooperative-matrix path, and checks it against the
-/// reference.
-fn run_coop_and_check(mb: &matbridge::matmul::api::Matbridge, desc: &MatmulDesc, seed: u64, what: &str) {
+/// `seed + 2`, asserts that it took the cooperative-matrix path, checks it against the
+/// reference, and returns the run.
+fn run_coop_and_check(mb: &matbridge::matmul::api::Matbridge, desc: &MatmulDesc, seed: u64, what: &str) -> matbridge::matmul::api::MatmulRun {
     let r = desc.resolve().unwrap();
     let a = matbridge::cli_matmul::random_host(desc.dtype, r.a.len, seed);
     let b = matbridge::cli_matmul::random_host(desc.dtype, r.b.len, seed + 1);
@@ -120,6 +120,7 @@ fn run_coop_and_check(mb: &matbridge::matmul::api::Matbridge, desc: &MatmulDesc,
     let got = mb.read_host(&tc).unwrap();
     let rep = check(desc, &a, &b, &c0, &got, 1).unwrap();
     assert!(rep.pass, "{what}: {rep:?}");
+    run
 }
 
 /// (input, accumulator, output) types with cooperative-matrix kernels on `mb`'s device (bf16 only
@@ -307,16 +308,8 @@ fn wide_tile_kernels_match_the_reference() {
                 for (batch, (m, n, k), a, b, c) in problems {
                     let mut desc = base.clone();
                     (desc.batch, desc.m, desc.n, desc.k, desc.a, desc.b, desc.c) = (batch, m, n, k, a, b, c);
-                    let r = desc.resolve().unwrap();
-                    let ha = matbridge::cli_matmul::random_host(desc.dtype, r.a.len, 21);
-                    let hb = matbridge::cli_matmul::random_host(desc.dtype, r.b.len, 22);
-                    let hc = matbridge::cli_matmul::random_host(desc.out, r.c.len, 23);
-                    let (ta, tb) = (mb.tensor_from_host(&ha).unwrap(), mb.tensor_from_host(&hb).unwrap());
-                    let mut tc = mb.tensor_from_host(&hc).unwrap();
-                    let run = mb.matmul(&desc, &ta, &tb, &mut tc).unwrap();
+                    let run = run_coop_and_check(&mb, &desc, 21, &format!("{dtype}->{} {label} batch {batch}", desc.out));
                     assert!(run.path.to_string().contains("wide"), "{label}: {}", run.path);
-                    let rep = check(&desc, &ha, &hb, &hc, &mb.read_host(&tc).unwrap(), 1).unwrap();
-                    assert!(rep.pass, "{dtype}->{} {label} batch {batch}: {rep:?}", desc.out);
                     checked += 1;
                 }
                 // beta = 1 needs the general kernel's epilogue: the wide configuration is refused.
