@@ -59,6 +59,18 @@ pub(super) struct Family {
     pub(super) vec: u32,
 }
 
+impl Family {
+    /// How the family's kernels are made from the f16 modules: the pipeline-key suffix and the
+    /// post-translation pass (`_bf16` and [`retype_f16_to_bf16`] for bf16 inputs, else none).
+    pub(super) fn retyping(&self) -> (&'static str, Option<super::gpu::PostPass>) {
+        if self.ab == T::Bf16 {
+            ("_bf16", Some(retype_f16_to_bf16))
+        } else {
+            ("", None)
+        }
+    }
+}
+
 pub(super) fn family_for(desc: &MatmulDesc) -> Option<Family> {
     let f = |name, ab, acc, k, vec| Some(Family { name, ab, acc, k, vec });
     match (desc.dtype, desc.acc) {
@@ -389,7 +401,7 @@ fn wide_operands(r: &Resolved, layout: &Layout) -> Option<(Resolved, Option<Repa
 fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: &CoopConfig) -> Result<Option<Plan>> {
     let caps = gpu.ctx.caps();
     let kernel = config.kernel(family.name);
-    let bf16 = family.ab == T::Bf16;
+    let (retyped, post) = family.retyping();
     let mode = out_mode(desc, &r.c);
     let mode_code = match mode {
         OutMode::Words => 0,
@@ -398,8 +410,7 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
     // Operands padded to whole tiles need no bounds checks (and K runs over the padding).
     let k = layout.padded_k.unwrap_or(desc.k);
     let edges = layout.padded_k.is_none() && !(desc.m.is_multiple_of(config.bm as usize) && desc.n.is_multiple_of(config.bn as usize) && desc.k.is_multiple_of(config.bk as usize));
-    let key = format!("{kernel}_a{}_b{}_o{mode_code}_e{}{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor), u8::from(edges), if bf16 { "_bf16" } else { "" });
-    let post: Option<super::gpu::PostPass> = if bf16 { Some(retype_f16_to_bf16) } else { None };
+    let key = format!("{kernel}_a{}_b{}_o{mode_code}_e{}{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor), u8::from(edges), retyped);
     let spec = [
         SpecConstant::u32(0, layout.a_cm.into()),
         SpecConstant::u32(1, layout.b_colmajor.into()),

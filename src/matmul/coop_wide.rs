@@ -15,7 +15,7 @@
 //! on-disk pipeline cache; M, N and the batch do not make new pipelines), so that the driver folds
 //! every operand load's offset into the instruction.
 
-use super::coop::{retype_f16_to_bf16, tile_text, Family, GROUP_M};
+use super::coop::{tile_text, Family, GROUP_M};
 use super::gpu::{Gpu, Plan, Repack, Slot};
 use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
@@ -96,13 +96,12 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
     if (0..3).any(|i| groups[i] > caps.limits.max_workgroup_count[i]) {
         return Ok(None);
     }
-    let bf16 = family.ab == T::Bf16;
+    let (retyped, post) = family.retyping();
     let rounded = family.acc == T::F32 && desc.out == DType::F16;
     let kernel = format!("{}{}", config.kernel(family.name), if rounded { "_h" } else { "" });
     let fixed = [desc.k, r.a.row, b_ld(r, family), r.c.row].map(|v| v as u32);
-    let key = format!("{kernel}{}_k{}_{}_{}_{}", if bf16 { "_bf16" } else { "" }, fixed[0], fixed[1], fixed[2], fixed[3]);
+    let key = format!("{kernel}{retyped}_k{}_{}_{}_{}", fixed[0], fixed[1], fixed[2], fixed[3]);
     let spec: Vec<SpecConstant> = fixed.iter().enumerate().map(|(id, &v)| SpecConstant::u32(id as u32, v)).collect();
-    let post: Option<super::gpu::PostPass> = if bf16 { Some(retype_f16_to_bf16) } else { None };
     let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
     // Rasterised in groups of tile rows like the general kernel (on the H100, 8 rows rather than 1
     // saved 2-3 % at 8192^3).
