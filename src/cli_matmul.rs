@@ -11,6 +11,7 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize)]
 pub struct MatmulResult {
     pub device: String,
+    #[serde(flatten)]
     pub path: MatmulPath,
     pub m: usize,
     pub n: usize,

@@ -1,6 +1,9 @@
 //! The `matbridge` program on good and bad input.
 
-use std::process::Command;
+mod common;
+
+use serde_json::Value;
+use std::process::{Command, Output};
 
 fn matbridge() -> Command {
     Command::new(env!("CARGO_BIN_EXE_matbridge"))
@@ -63,6 +66,107 @@ fn translate_fails_cleanly_and_writes_nothing() {
     let r = matbridge().args(["translate"]).arg(&bad).arg("-o").arg(&out).args(["--target", "nope"]).output().unwrap();
     assert!(String::from_utf8_lossy(&r.stderr).contains("unknown target `nope`"));
     assert!(!out.exists());
+}
+
+/// `matbridge matmul ARGS --json`: its exit status, its one JSON object (Null when it printed
+/// none) and its standard error.
+fn matmul_json(args: &[&str]) -> (Output, Value) {
+    let r = matbridge().arg("matmul").args(args).args(["--json", "--iters", "2"]).output().unwrap();
+    let j = serde_json::from_slice(&r.stdout).unwrap_or(Value::Null);
+    (r, j)
+}
+
+/// The fields `--json` promises, and that they describe the problem asked for.
+fn assert_documented_fields(j: &Value, m: u64, n: u64, k: u64, dtype: &str, acc: &str) {
+    for field in ["device", "path", "m", "n", "k", "dtype", "acc", "seconds", "tflops", "max_abs_error", "max_rel_error", "check"] {
+        assert!(j.get(field).is_some(), "no `{field}` in {j}");
+    }
+    assert_eq!((j["m"].as_u64(), j["n"].as_u64(), j["k"].as_u64()), (Some(m), Some(n), Some(k)), "{j}");
+    assert_eq!((j["dtype"].as_str(), j["acc"].as_str()), (Some(dtype), Some(acc)), "{j}");
+    let seconds = j["seconds"].as_f64().unwrap();
+    let tflops = j["tflops"].as_f64().unwrap();
+    let batch = j["batch"].as_f64().unwrap_or(1.0);
+    assert!(seconds > 0.0, "{j}");
+    let want = 2.0 * batch * (m * n * k) as f64 / seconds / 1e12;
+    assert!((tflops - want).abs() <= 1e-9 * want.max(1.0), "tflops {tflops} against {want}: {j}");
+    assert_eq!(j["check"], "pass", "{j}");
+    assert!(j["max_abs_error"].as_f64().unwrap() >= 0.0 && j["max_rel_error"].as_f64().unwrap() >= 0.0, "{j}");
+}
+
+#[test]
+fn matmul_json_on_the_cpu_has_the_documented_fields_for_every_dtype() {
+    for (dtype, acc) in [("f32", "f32"), ("f16", "f32"), ("f16", "f16"), ("bf16", "f32"), ("s8", "s32"), ("u8", "s32")] {
+        let (r, j) = matmul_json(&["--m", "17", "--n", "33", "--k", "65", "--dtype", dtype, "--acc", acc, "--device", "cpu", "--check"]);
+        assert!(r.status.success(), "{dtype}->{acc}: {}", String::from_utf8_lossy(&r.stderr));
+        assert_documented_fields(&j, 17, 33, 65, dtype, acc);
+        assert_eq!((j["device"].as_str(), j["path"].as_str()), (Some("cpu"), Some("cpu")), "{j}");
+    }
+    // MATBRIDGE_DEVICE=cpu picks the CPU path as --device cpu does.
+    let r = matbridge().args(["matmul", "--m", "8", "--n", "8", "--k", "8", "--json", "--iters", "1"]).env("MATBRIDGE_DEVICE", "cpu").output().unwrap();
+    assert!(r.status.success() && r.stderr.is_empty(), "{}", String::from_utf8_lossy(&r.stderr));
+    let j: Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(j["path"], "cpu", "{j}");
+    // Without --check there is no verdict.
+    assert!(j.get("check").is_none() && j.get("max_abs_error").is_none(), "{j}");
+}
+
+#[test]
+fn matmul_runs_and_checks_on_each_test_device() {
+    common::setup();
+    for name in common::device_names() {
+        // Transposed operands and a batch, in a float and an integer type.
+        for (dtype, acc, extra) in [("f16", "f32", ["--tb", "--batch", "2"]), ("s8", "s32", ["--ta", "--batch", "3"])] {
+            let mut args = vec!["--m", "33", "--n", "17", "--k", "70", "--dtype", dtype, "--device", &name, "--check"];
+            args.extend(extra);
+            let (r, j) = matmul_json(&args);
+            let err = String::from_utf8_lossy(&r.stderr);
+            if !r.status.success() && err.contains("no Vulkan") {
+                assert!(!common::in_ci(), "CI: test device `{name}` is missing: {err}");
+                eprintln!("skipping device `{name}`: {err}");
+                break;
+            }
+            assert!(r.status.success(), "{name} {dtype}: {err}");
+            assert_documented_fields(&j, 33, 17, 70, dtype, acc);
+            assert!(j["device"].as_str().unwrap().to_lowercase().contains(&name.to_lowercase()), "{j}");
+            match j["path"].as_str() {
+                Some("subgroup") => assert!(j["tile"].is_string(), "{j}"),
+                Some("cooperative_matrix") => assert!(j["shape"].is_string() && j["tile"].is_string(), "{j}"),
+                _ => panic!("{name}: a device run took path {}", j["path"]),
+            }
+        }
+    }
+}
+
+#[test]
+fn matmul_rejects_bad_arguments_with_exit_status_2_and_says_why() {
+    for (args, says) in [
+        (&["--dtype", "f64"][..], "unknown dtype `f64`"),
+        (&["--dtype", "s8", "--acc", "f16"], "s8 inputs accumulate in s32"),
+        (&["--dtype", "f16", "--out", "s32"], "f16 inputs cannot produce s32 output"),
+        (&["--device", "no-such-device"], "no-such-device"),
+    ] {
+        let r = matbridge().arg("matmul").args(["--m", "4", "--n", "4", "--k", "4"]).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(r.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn bench_json_is_one_checked_row_per_size_and_dtype() {
+    let r = matbridge().args(["bench", "--json", "--device", "cpu", "--sizes", "32,48", "--dtypes", "f16:f32,s8:s32", "--iters", "1"]).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rows: Vec<Value> = serde_json::from_slice(&r.stdout).unwrap();
+    let seen: Vec<(u64, &str)> = rows.iter().map(|j| (j["m"].as_u64().unwrap(), j["dtype"].as_str().unwrap())).collect();
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    for want in [(32, "f16"), (32, "s8"), (48, "f16"), (48, "s8")] {
+        assert!(seen.contains(&want), "{want:?} missing from {seen:?}");
+    }
+    for j in &rows {
+        let s = j["m"].as_u64().unwrap();
+        assert_documented_fields(j, s, s, s, j["dtype"].as_str().unwrap(), j["acc"].as_str().unwrap());
+    }
 }
 
 fn tempdir() -> std::path::PathBuf {

@@ -21,6 +21,16 @@ pub enum DeviceSelector {
     Name(String),
 }
 
+impl std::fmt::Display for DeviceSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceSelector::Auto => f.write_str("auto"),
+            DeviceSelector::Index(i) => write!(f, "index {i}"),
+            DeviceSelector::Name(n) => write!(f, "name `{n}`"),
+        }
+    }
+}
+
 impl DeviceSelector {
     /// Parses `N` as an index and anything else as a name substring; empty or `auto` is `Auto`.
     pub fn parse(text: &str) -> DeviceSelector {
@@ -58,7 +68,7 @@ impl DeviceSelector {
             }
         };
         found.ok_or_else(|| Error::NoMatchingDevice {
-            selector: format!("{effective:?}"),
+            selector: effective.to_string(),
             available: devices.iter().map(|d| format!("{}: {}", d.index, d.name)).collect::<Vec<_>>().join(", "),
         })
     }

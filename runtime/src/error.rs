@@ -9,7 +9,7 @@ pub enum Error {
     NoLoader(String),
     #[error("no Vulkan device was found (the loader enumerated none; is a driver installed?)")]
     NoDevice,
-    #[error("no Vulkan device matches {selector:?}; available: {available}")]
+    #[error("no Vulkan device matches {selector}; available: {available}")]
     NoMatchingDevice { selector: String, available: String },
     #[error("device {device} supports Vulkan {found}, matbridge needs at least {needed}")]
     ApiTooOld { device: String, found: String, needed: String },

@@ -81,6 +81,7 @@ impl Tensor {
 /// What a matmul did.
 #[derive(Clone, Debug, Serialize)]
 pub struct MatmulRun {
+    #[serde(flatten)]
     pub path: MatmulPath,
     /// Seconds per run (GPU timestamps on a device, wall clock on the CPU).
     pub seconds: f64,
@@ -103,8 +104,11 @@ const VERIFY_SEED: u64 = 0x5eed;
 impl Matbridge {
     /// Opens the chosen device; `Auto` falls back to the CPU when no Vulkan device opens.
     pub fn new(choice: &DeviceChoice) -> Result<Matbridge> {
+        // `MATBRIDGE_DEVICE=cpu` asks for the CPU path as `--device cpu` does.
+        let env_cpu = std::env::var("MATBRIDGE_DEVICE").is_ok_and(|v| DeviceChoice::parse(&v) == DeviceChoice::Cpu);
         let backend = match choice {
             DeviceChoice::Cpu => Backend::Cpu,
+            DeviceChoice::Auto if env_cpu => Backend::Cpu,
             DeviceChoice::Auto => match Context::new(&DeviceSelector::Auto) {
                 Ok(ctx) => Backend::Gpu(Box::new(Gpu::new(ctx))),
                 Err(e) => {

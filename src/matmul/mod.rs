@@ -296,9 +296,10 @@ impl MatmulDesc {
     }
 }
 
-/// Which implementation ran.
+/// Which implementation ran. Serialized flattened into its record: `"path"` is
+/// `"cooperative_matrix"`, `"subgroup"` or `"cpu"`, beside `"shape"` and `"tile"` where they apply.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "path", rename_all = "snake_case")]
 pub enum MatmulPath {
     CooperativeMatrix { shape: String, tile: String },
     Subgroup { tile: String },
