@@ -49,16 +49,18 @@ impl Types {
         Types { defs, value_type, constants, bools }
     }
 
-    /// (width, signed) of an OpTypeInt.
+    /// (width, signed) of an OpTypeInt; `None` also for widths SPIR-V does not have (so that a
+    /// damaged module cannot make a pass loop over billions of bits).
     pub fn int(&self, ty: u32) -> Option<(u32, bool)> {
         let d = self.defs.get(&ty)?;
-        (d.op == op::TYPE_INT).then(|| (d.operands[1], d.operands[2] == 1))
+        (d.op == op::TYPE_INT && matches!(d.operands[1], 8 | 16 | 32 | 64)).then(|| (d.operands[1], d.operands[2] == 1))
     }
 
-    /// (component type, count) of an OpTypeVector.
+    /// (component type, count) of an OpTypeVector; `None` also for counts SPIR-V does not allow
+    /// (2, 3, 4, 8, 16), so that a damaged module cannot make a pass emit billions of lanes.
     pub fn vector(&self, ty: u32) -> Option<(u32, u32)> {
         let d = self.defs.get(&ty)?;
-        (d.op == op::TYPE_VECTOR).then(|| (d.operands[1], d.operands[2]))
+        (d.op == op::TYPE_VECTOR && matches!(d.operands[2], 2 | 3 | 4 | 8 | 16)).then(|| (d.operands[1], d.operands[2]))
     }
 
     /// Width of an OpTypeFloat and its encoding operand (e.g. BFloat16KHR), if any.

@@ -24,6 +24,8 @@ struct OpInfo {
     name: &'static str,
     has_type: bool,
     has_result: bool,
+    /// Operand words the grammar requires at least (one per operand that must appear).
+    min_words: usize,
 }
 
 fn op_table() -> &'static HashMap<u32, OpInfo> {
@@ -36,7 +38,8 @@ fn op_table() -> &'static HashMap<u32, OpInfo> {
                 let kinds: Vec<_> = i.operands.iter().map(|o| o.kind).collect();
                 let has_type = kinds.first() == Some(&OperandKind::IdResultType);
                 let has_result = kinds.iter().take(2).any(|k| *k == OperandKind::IdResult);
-                (i.opcode as u32, OpInfo { name: i.opname, has_type, has_result })
+                let min_words = i.operands.iter().filter(|o| o.quantifier == rspirv::grammar::OperandQuantifier::One).count();
+                (i.opcode as u32, OpInfo { name: i.opname, has_type, has_result, min_words })
             })
             .collect()
     })
@@ -278,6 +281,16 @@ impl Module {
                     offset: i,
                     message: format!("{} claims {count} words but only {} remain", op_name(op), words.len() - i),
                 });
+            }
+            // Instructions the grammar knows carry at least their required operands, so passes
+            // may read those without checking.
+            if let Some(info) = op_table().get(&op) {
+                if count - 1 < info.min_words {
+                    return Err(Error::Malformed {
+                        offset: i,
+                        message: format!("{} has {} operand words, the grammar requires at least {}", op_name(op), count - 1, info.min_words),
+                    });
+                }
             }
             let inst = Inst { op, operands: words[i + 1..i + count].to_vec(), offset: Some(i) };
             if let Some(id) = inst.result_id() {
