@@ -95,6 +95,10 @@ const WARM_UP: std::time::Duration = std::time::Duration::from_millis(300);
 pub fn run_matmul(mb: &Matbridge, o: &MatmulOptions) -> Result<MatmulResult> {
     let desc = desc_for(o);
     let r = desc.resolve()?;
+    // Operands, result and the f32 staging of the random values, all at once: a problem too large
+    // for this machine's memory fails here with its size, not in the allocator.
+    let total = r.a.len.saturating_add(r.b.len).saturating_mul(desc.dtype.size() + 4).saturating_add(r.c.len.saturating_mul(2 * desc.out.size()));
+    drop(crate::error::host_bytes(&format!("{}x{}x{} x{} {} matmul", o.m, o.n, o.k, o.batch, desc.dtype.name()), total)?);
     let a = random_host(desc.dtype, r.a.len, 1);
     let b = random_host(desc.dtype, r.b.len, 2);
     let c0 = HostData { dtype: desc.out, bytes: vec![0; r.c.len * desc.out.size()] };

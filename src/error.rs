@@ -16,6 +16,16 @@ pub enum Error {
     Invalid(String),
     #[error("this device cannot run {what}: {why}")]
     Unsupported { what: String, why: String },
+    #[error("{what}: cannot allocate {bytes} bytes of host memory")]
+    HostMemory { what: String, bytes: usize },
+}
+
+/// Reserves `bytes` of host memory up front, so that a problem too large for the machine is an
+/// error that names it instead of an abort inside the allocator.
+pub fn host_bytes(what: &str, bytes: usize) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(bytes).map_err(|_| Error::HostMemory { what: what.to_string(), bytes })?;
+    Ok(v)
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -216,7 +216,10 @@ impl Matbridge {
 
     /// A zero-filled tensor of `len` elements.
     pub fn zeros(&self, dtype: DType, len: usize) -> Result<Tensor> {
-        self.upload(HostData { dtype, bytes: vec![0; len * dtype.size()] })
+        let bytes = len.checked_mul(dtype.size()).ok_or_else(|| Error::Invalid(format!("{len} elements of {} overflow the address space", dtype.name())))?;
+        let mut v = crate::error::host_bytes("zero tensor", bytes)?;
+        v.resize(bytes, 0);
+        self.upload(HostData { dtype, bytes: v })
     }
 
     /// Reads a tensor back as raw host data.
