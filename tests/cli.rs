@@ -139,17 +139,19 @@ fn matmul_runs_and_checks_on_each_test_device() {
 
 #[test]
 fn matmul_rejects_bad_arguments_with_exit_status_2_and_says_why() {
+    let small = ["--m", "4", "--n", "4", "--k", "4"];
     for (args, says) in [
-        (&["--dtype", "f64"][..], "unknown dtype `f64`"),
-        (&["--dtype", "s8", "--acc", "f16"], "s8 inputs accumulate in s32"),
-        (&["--dtype", "f16", "--out", "s32"], "f16 inputs cannot produce s32 output"),
-        (&["--device", "no-such-device"], "no-such-device"),
-        // Operands larger than any machine's memory.
-        (&["--k", "2147483647", "--device", "cpu"], "cannot allocate"),
-    ] {
-        let size = if args.contains(&"--k") { ["--m", "2147483647", "--n", "2147483647"] } else { ["--m", "4", "--n", "4"] };
-        let k = if args.contains(&"--k") { &[][..] } else { &["--k", "4"][..] };
-        let r = matbridge().arg("matmul").args(size).args(k).args(args).output().unwrap();
+        (vec!["--dtype", "f64"], "unknown dtype `f64`"),
+        (vec!["--dtype", "s8", "--acc", "f16"], "s8 inputs accumulate in s32"),
+        (vec!["--dtype", "f16", "--out", "s32"], "f16 inputs cannot produce s32 output"),
+        (vec!["--device", "no-such-device"], "no-such-device"),
+    ]
+    .into_iter()
+    .map(|(extra, says)| ([&small[..], &extra].concat(), says))
+    // Operands larger than any machine's memory.
+    .chain([(vec!["--m", "2147483647", "--n", "2147483647", "--k", "2147483647", "--device", "cpu"], "cannot allocate")])
+    {
+        let r = matbridge().arg("matmul").args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&r.stderr);
         assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
