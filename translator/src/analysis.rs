@@ -49,11 +49,12 @@ impl Types {
         Types { defs, value_type, constants, bools }
     }
 
-    /// (width, signed) of an OpTypeInt; `None` also for widths SPIR-V does not have (so that a
-    /// damaged module cannot make a pass loop over billions of bits).
+    /// (width, signed) of an OpTypeInt; `None` also for widths outside 1..=64 (the core widths and
+    /// SPV_INTEL_arbitrary_precision_integers' small ones), so that a damaged module cannot make
+    /// a pass loop over billions of bits.
     pub fn int(&self, ty: u32) -> Option<(u32, bool)> {
         let d = self.defs.get(&ty)?;
-        (d.op == op::TYPE_INT && matches!(d.operands[1], 8 | 16 | 32 | 64)).then(|| (d.operands[1], d.operands[2] == 1))
+        (d.op == op::TYPE_INT && (1..=64).contains(&d.operands[1])).then(|| (d.operands[1], d.operands[2] == 1))
     }
 
     /// (component type, count) of an OpTypeVector; `None` also for counts SPIR-V does not allow
