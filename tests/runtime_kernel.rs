@@ -60,6 +60,17 @@ fn wrong_sizes_and_bindings_are_errors_not_panics() {
         assert!(matches!(err, Error::SizeMismatch { expected: 8, given: 4, .. }), "{err}");
         let bad = ctx.create_pipeline(&PipelineDesc { spirv: &[1, 2, 3], ..Default::default() }).unwrap_err();
         assert!(matches!(bad, Error::InvalidSpirv(_)), "{bad}");
+        // A real kernel cut inside its last instruction, and one whose instruction lost operands:
+        // refused with the word offset before the driver sees them.
+        let cut = &spirv[..spirv.len() - 1];
+        let bad = ctx.create_pipeline(&PipelineDesc { spirv: cut, bindings: 4, push_constant_bytes: 8, ..Default::default() }).unwrap_err();
+        assert!(matches!(bad, Error::InvalidSpirv(ref m) if m.contains("word offset")), "{bad}");
+        let mut short = spirv.clone();
+        let at = (5..short.len()).find(|&i| short[i] & 0xffff == 21).expect("an OpTypeInt");
+        short[at] = (3 << 16) | 21;
+        short.remove(at + 3);
+        let bad = ctx.create_pipeline(&PipelineDesc { spirv: &short, bindings: 4, push_constant_bytes: 8, ..Default::default() }).unwrap_err();
+        assert!(matches!(bad, Error::InvalidSpirv(ref m) if m.contains("OpTypeInt")), "{bad}");
         ctx.check_validation().unwrap();
     }
 }

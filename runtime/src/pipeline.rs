@@ -144,6 +144,9 @@ impl Context {
     /// a capability whose feature the device lacks.
     pub fn create_pipeline(&self, desc: &PipelineDesc<'_>) -> Result<Pipeline> {
         let shared = &self.shared;
+        // Drivers need not survive structurally broken SPIR-V (truncated instructions, missing
+        // operands, ids past the bound): parse the whole module first.
+        matbridge_translator::module::Module::from_words(desc.spirv).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
         for cap in declared_capabilities(desc.spirv)? {
             if let Some(needed) = missing_for(cap, &shared.enabled, &shared.caps) {
                 return Err(Error::MissingCapability { needed: needed.to_string(), device: shared.caps.name.clone() });

@@ -114,6 +114,59 @@ impl Inst {
     }
 }
 
+/// Whether `op` ends a block (SPIR-V 2.2.5: branch, switch, return, kill, unreachable and the
+/// invocation-terminating instructions).
+fn is_block_terminator(op: u32) -> bool {
+    matches!(op, 249..=255 | 4416 | 4448 | 4449 | 5294)
+}
+
+/// Checks the logical layout of functions (SPIR-V 2.4): every OpFunction ends with OpFunctionEnd,
+/// its parameters come first, and its body is blocks that start with OpLabel and end with a
+/// terminator. Drivers need not survive modules that break this (a module cut short in its last
+/// function crashes lavapipe and SwiftShader), so neither the translator nor the runtime passes
+/// one on.
+fn check_function_layout(insts: &[Inst]) -> Result<()> {
+    #[derive(PartialEq)]
+    enum State {
+        Outside,
+        Parameters,
+        InBlock,
+        BetweenBlocks,
+    }
+    let mut state = State::Outside;
+    let mut function_at = 0;
+    for inst in insts {
+        let bad = |what: &str| Error::Malformed { offset: inst.at(), message: format!("{} {what}", inst.name()) };
+        // Debug line information may appear anywhere.
+        if matches!(inst.op, op::LINE | op::NO_LINE) {
+            continue;
+        }
+        state = match (state, inst.op) {
+            (State::Outside, op::FUNCTION) => {
+                function_at = inst.at();
+                State::Parameters
+            }
+            (State::Outside, op::FUNCTION_PARAMETER | op::FUNCTION_END | op::LABEL) => return Err(bad("outside a function")),
+            (State::Outside, o) if is_block_terminator(o) => return Err(bad("outside a function")),
+            (State::Outside, _) => State::Outside,
+            (State::Parameters, op::FUNCTION_PARAMETER) => State::Parameters,
+            (State::Parameters | State::BetweenBlocks, op::LABEL) => State::InBlock,
+            (State::Parameters | State::BetweenBlocks, op::FUNCTION_END) => State::Outside,
+            (State::Parameters, _) => return Err(bad("before the function's first block")),
+            (State::BetweenBlocks, _) => return Err(bad("between blocks (a block must start with OpLabel)")),
+            (State::InBlock, o) if is_block_terminator(o) => State::BetweenBlocks,
+            (State::InBlock, op::LABEL | op::FUNCTION | op::FUNCTION_END | op::FUNCTION_PARAMETER) => {
+                return Err(bad("inside a block that has not been terminated"))
+            }
+            (State::InBlock, _) => State::InBlock,
+        };
+    }
+    if state != State::Outside {
+        return Err(Error::Malformed { offset: function_at, message: "the module ends inside the OpFunction that starts here (no OpFunctionEnd)".into() });
+    }
+    Ok(())
+}
+
 /// Encodes a string as SPIR-V literal words (NUL-terminated, padded).
 pub fn string_words(s: &str) -> Vec<u32> {
     let mut bytes = s.as_bytes().to_vec();
@@ -201,6 +254,8 @@ pub mod op {
     pub const BIT_FIELD_U_EXTRACT: u32 = 203;
     pub const PHI: u32 = 245;
     pub const LABEL: u32 = 248;
+    pub const LINE: u32 = 8;
+    pub const NO_LINE: u32 = 317;
     pub const RETURN_VALUE: u32 = 254;
     pub const EXECUTION_MODE_ID: u32 = 331;
     pub const SDOT: u32 = 4450;
@@ -301,6 +356,7 @@ impl Module {
             insts.push(inst);
             i += count;
         }
+        check_function_layout(&insts)?;
         Ok(Module { header, insts })
     }
 
@@ -525,6 +581,28 @@ mod tests {
         assert_eq!(err, Error::Malformed { offset: 5, message: "OpCapability claims 5 words but only 2 remain".into() });
         let err = Module::from_words(&[MAGIC, 0x10300, 0, 10, 0, 17]).unwrap_err();
         assert!(err.to_string().contains("word count of 0"), "{err}");
+    }
+
+    #[test]
+    fn short_instructions_and_broken_function_layout_are_malformed() {
+        // OpTypeInt %2 32 without its signedness operand.
+        let err = Module::from_words(&[MAGIC, 0x10300, 0, 10, 0, (3 << 16) | 21, 2, 32]).unwrap_err();
+        assert_eq!(err, Error::Malformed { offset: 5, message: "OpTypeInt has 2 operand words, the grammar requires at least 3".into() });
+        // %void, %fn, then: OpFunction %void %4 None %fn; OpLabel %5; OpReturn; OpFunctionEnd.
+        let head = [MAGIC, 0x10300, 0, 10, 0, (2 << 16) | 19, 2, (3 << 16) | 33, 3, 2];
+        let function = [(5 << 16) | 54, 2, 4, 0, 3, (2 << 16) | 248, 5, (1 << 16) | 253, (1 << 16) | 56];
+        let module = |body: &[u32]| -> Result<Module> { Module::from_words(&[&head[..], body].concat()) };
+        assert!(module(&function).is_ok());
+        let no_end = module(&function[..8]).unwrap_err();
+        assert!(no_end.to_string().contains("word offset 10") && no_end.to_string().contains("no OpFunctionEnd"), "{no_end}");
+        // OpFunctionEnd right after OpLabel: the block has no terminator.
+        let unterminated = module(&[&function[..7], &function[8..]].concat()).unwrap_err();
+        assert!(unterminated.to_string().contains("OpFunctionEnd inside a block that has not been terminated"), "{unterminated}");
+        // A block that does not start with OpLabel.
+        let no_label = module(&[&function[..5], &function[7..]].concat()).unwrap_err();
+        assert!(no_label.to_string().contains("OpReturn before the function's first block"), "{no_label}");
+        let stray = module(&[(1 << 16) | 253]).unwrap_err();
+        assert!(stray.to_string().contains("OpReturn outside a function"), "{stray}");
     }
 
     #[test]
