@@ -331,3 +331,68 @@ fn packed_dot_product_int8_kernels_match_the_reference() {
         check_kernel_directly(&ctx, "matmul_dot_u8", [32, 32], DType::U8);
     }
 }
+
+/// One random problem: sizes, batch, types, layouts, transposes, padded leading dimensions and
+/// batch strides (B sometimes shared), alpha and beta.
+fn random_desc(r: &mut impl FnMut(u64) -> u64) -> MatmulDesc {
+    let types = [
+        (DType::F32, AccType::F32, DType::F32),
+        (DType::F16, AccType::F32, DType::F32),
+        (DType::F16, AccType::F32, DType::F16),
+        (DType::F16, AccType::F16, DType::F16),
+        (DType::Bf16, AccType::F32, DType::F32),
+        (DType::Bf16, AccType::F32, DType::Bf16),
+        (DType::S8, AccType::S32, DType::S32),
+        (DType::U8, AccType::S32, DType::S32),
+    ];
+    let (dtype, acc, out) = types[r(types.len() as u64) as usize];
+    let (m, n, k) = (1 + r(70) as usize, 1 + r(70) as usize, 1 + r(90) as usize);
+    let mut desc = MatmulDesc::new(m, n, k, dtype);
+    (desc.acc, desc.out) = (acc, out);
+    desc.batch = 1 + r(3) as usize;
+    let mut operand = |rows: usize, cols: usize, may_transpose: bool, r: &mut dyn FnMut(u64) -> u64| {
+        let layout = if r(2) == 0 { Layout::RowMajor } else { Layout::ColumnMajor };
+        let transpose = may_transpose && r(2) == 0;
+        // op(X) is rows x cols; the stored matrix is its transpose when `transpose`.
+        let (sr, sc) = if transpose { (cols, rows) } else { (rows, cols) };
+        let line = if layout == Layout::RowMajor { sc } else { sr };
+        let ld = line + r(4) as usize;
+        let lines = if layout == Layout::RowMajor { sr } else { sc };
+        let batch_stride = match r(3) {
+            0 => None,
+            1 => Some(ld * lines + r(9) as usize),
+            _ => Some(0),
+        };
+        Operand { layout, transpose, ld: Some(ld), batch_stride }
+    };
+    desc.a = operand(m, k, true, r);
+    desc.b = operand(k, n, true, r);
+    desc.c = operand(m, n, false, r);
+    if desc.c.batch_stride == Some(0) {
+        desc.c.batch_stride = None;
+    }
+    // Integer problems take integral alpha and beta.
+    let int = dtype.is_integer();
+    desc.alpha = if int { [1.0, 3.0, -2.0] } else { [1.0, 0.5, -2.0] }[r(3) as usize];
+    desc.beta = if int { [0.0, 1.0, -1.0] } else { [0.0, 1.0, -0.25] }[r(3) as usize];
+    desc
+}
+
+#[test]
+fn random_problems_match_the_cpu_reference() {
+    let cases: u64 = std::env::var("MATBRIDGE_RANDOM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
+    for ctx in common::contexts() {
+        let mb = Matbridge::with_context(ctx);
+        for case in 0..cases {
+            let mut x = (case + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let mut r = |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            let desc = random_desc(&mut r);
+            run_and_check(&mb, &desc, 1000 + case);
+        }
+    }
+}

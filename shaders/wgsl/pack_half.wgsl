@@ -17,6 +17,11 @@ fn is_element(e: u32) -> bool {
     if bt >= p.batch {
         return false;
     }
+    // Both strides 1: a single row (column-major, ld 1) or a single column (row-major, ld 1),
+    // stored contiguously.
+    if p.c_row == 1u && p.c_col == 1u {
+        return rem < p.m * p.n;
+    }
     if p.c_col == 1u {
         return rem / p.c_row < p.m && rem % p.c_row < p.n;
     }

@@ -3,13 +3,17 @@
 //! The reference for element (i, j) is `alpha * sum_p a_ip * b_pj + beta * c_ij` computed in f64
 //! from the inputs. A result passes when, for every checked element,
 //!
-//! `|got - ref| <= k * u_acc * scale + u_out * |ref|`, with `scale = |alpha| * sum_p |a_ip * b_pj| + |beta * c_ij|`,
+//! `|got - ref| <= (k + 2) * (u_acc * scale + eta_acc) + u_out * |ref| + eta_out`, with
+//! `scale = |alpha| * sum_p |a_ip * b_pj| + |beta * c_ij|`,
 //!
 //! where `u_acc` is the unit roundoff of the accumulator (2^-24 for f32, 2^-11 for f16) and
-//! `u_out` that of the output type (2^-24 f32, 2^-11 f16, 2^-8 bf16). This is the classic worst-
-//! case bound for a k-term recursive sum (any summation order satisfies it), so a correct kernel
-//! cannot fail it and a wrong element or index fails it. Integer results must be exact
-//! (wrap-around in 32 bits included).
+//! `u_out` that of the output type (2^-24 f32, 2^-11 f16, 2^-8 bf16). The `eta` terms bound the
+//! absolute error of results below the normal range: `eta_acc` is the accumulator's smallest
+//! normal number (Vulkan lets drivers flush subnormal intermediates to zero), `eta_out` half the
+//! output type's smallest subnormal (the output is rounded, not flushed). This is the classic
+//! worst-case bound for a k-term recursive sum with underflow (any summation order satisfies
+//! it), so a correct kernel cannot fail it and a wrong element or index fails it. Integer results
+//! must be exact (wrap-around in 32 bits included).
 //!
 //! Small problems (up to 2^18 outputs) are checked in full; larger ones on a seeded sample of
 //! whole rows and columns plus the four corners.
@@ -47,6 +51,23 @@ pub fn roundoffs(desc: &MatmulDesc) -> (f64, f64) {
     (acc, out)
 }
 
+/// Absolute underflow terms of the bound: the accumulator's smallest normal number and half the
+/// output type's smallest subnormal.
+pub fn underflows(desc: &MatmulDesc) -> (f64, f64) {
+    let acc = match desc.acc {
+        AccType::F32 => 2f64.powi(-126),
+        AccType::F16 => 2f64.powi(-14),
+        AccType::S32 => 0.0,
+    };
+    let out = match desc.out {
+        DType::F32 => 2f64.powi(-150),
+        DType::F16 => 2f64.powi(-25),
+        DType::Bf16 => 2f64.powi(-134),
+        _ => 0.0,
+    };
+    (acc, out)
+}
+
 /// Compares `got` (C after the matmul) with the reference computed from `a`, `b` and `c_before`.
 pub fn check(desc: &MatmulDesc, a: &HostData, b: &HostData, c_before: &HostData, got: &HostData, seed: u64) -> Result<CheckReport> {
     let r = desc.resolve()?;
@@ -76,6 +97,7 @@ pub fn check(desc: &MatmulDesc, a: &HostData, b: &HostData, c_before: &HostData,
         cells.extend([(0, 0, 0), (last, m - 1, n - 1), (0, 0, n - 1), (last, m - 1, 0)]);
     }
     let (u_acc, u_out) = roundoffs(desc);
+    let (eta_acc, eta_out) = underflows(desc);
     let integer = desc.dtype.is_integer();
     let (alpha, beta) = (desc.alpha as f64, desc.beta as f64);
     let errors: Vec<(f64, f64, f64)> = cells
@@ -104,7 +126,7 @@ pub fn check(desc: &MatmulDesc, a: &HostData, b: &HostData, c_before: &HostData,
             let cb = if beta == 0.0 { 0.0 } else { c_before.get(ci) };
             let want = alpha * s + beta * cb;
             let scale = alpha.abs() * scale + (beta * cb).abs();
-            let bound = (k as f64 + 2.0) * u_acc * scale + u_out * want.abs() + f64::MIN_POSITIVE;
+            let bound = (k as f64 + 2.0) * (u_acc * scale + eta_acc) + u_out * want.abs() + eta_out + f64::MIN_POSITIVE;
             let err = if got_v.is_nan() != want.is_nan() { f64::INFINITY } else { (got_v - want).abs() };
             (err, err / want.abs().max(1e-30), err / bound)
         })
