@@ -350,7 +350,7 @@ fn random_desc(r: &mut impl FnMut(u64) -> u64) -> MatmulDesc {
     let mut desc = MatmulDesc::new(m, n, k, dtype);
     (desc.acc, desc.out) = (acc, out);
     desc.batch = 1 + r(3) as usize;
-    let mut operand = |rows: usize, cols: usize, may_transpose: bool, r: &mut dyn FnMut(u64) -> u64| {
+    let operand = |rows: usize, cols: usize, may_transpose: bool, r: &mut dyn FnMut(u64) -> u64| {
         let layout = if r(2) == 0 { Layout::RowMajor } else { Layout::ColumnMajor };
         let transpose = may_transpose && r(2) == 0;
         // op(X) is rows x cols; the stored matrix is its transpose when `transpose`.
