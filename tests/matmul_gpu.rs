@@ -334,7 +334,7 @@ fn packed_dot_product_int8_kernels_match_the_reference() {
 
 /// One random problem: sizes, batch, types, layouts, transposes, padded leading dimensions and
 /// batch strides (B sometimes shared), alpha and beta.
-fn random_desc(r: &mut impl FnMut(u64) -> u64) -> MatmulDesc {
+fn random_desc(r: &mut impl FnMut(u64) -> u64, max_dim: u64) -> MatmulDesc {
     let types = [
         (DType::F32, AccType::F32, DType::F32),
         (DType::F16, AccType::F32, DType::F32),
@@ -346,7 +346,7 @@ fn random_desc(r: &mut impl FnMut(u64) -> u64) -> MatmulDesc {
         (DType::U8, AccType::S32, DType::S32),
     ];
     let (dtype, acc, out) = types[r(types.len() as u64) as usize];
-    let (m, n, k) = (1 + r(70) as usize, 1 + r(70) as usize, 1 + r(90) as usize);
+    let (m, n, k) = (1 + r(max_dim) as usize, 1 + r(max_dim) as usize, 1 + r(max_dim + max_dim / 4) as usize);
     let mut desc = MatmulDesc::new(m, n, k, dtype);
     (desc.acc, desc.out) = (acc, out);
     desc.batch = 1 + r(3) as usize;
@@ -380,7 +380,9 @@ fn random_desc(r: &mut impl FnMut(u64) -> u64) -> MatmulDesc {
 
 #[test]
 fn random_problems_match_the_cpu_reference() {
-    let cases: u64 = std::env::var("MATBRIDGE_RANDOM_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
+    // More cases, or larger problems, on request.
+    let env = |name: &str, default: u64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+    let (cases, max_dim) = (env("MATBRIDGE_RANDOM_CASES", 24), env("MATBRIDGE_RANDOM_MAX_DIM", 70).max(1));
     for ctx in common::contexts() {
         let mb = Matbridge::with_context(ctx);
         for case in 0..cases {
@@ -391,7 +393,7 @@ fn random_problems_match_the_cpu_reference() {
                 x ^= x << 17;
                 x % n
             };
-            let desc = random_desc(&mut r);
+            let desc = random_desc(&mut r, max_dim);
             run_and_check(&mb, &desc, 1000 + case);
         }
     }
