@@ -386,13 +386,8 @@ fn random_problems_match_the_cpu_reference() {
     for ctx in common::contexts() {
         let mb = Matbridge::with_context(ctx);
         for case in 0..cases {
-            let mut x = (case + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            let mut r = |n: u64| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x % n
-            };
+            let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(case);
+            let mut r = |n: u64| rand::Rng::random_range(&mut rng, 0..n);
             let desc = random_desc(&mut r, max_dim);
             run_and_check(&mb, &desc, 1000 + case);
         }

@@ -35,37 +35,27 @@ pub struct CheckReport {
     pub pass: bool,
 }
 
-/// Unit roundoff of the accumulator and of the output type.
-pub fn roundoffs(desc: &MatmulDesc) -> (f64, f64) {
-    let acc = match desc.acc {
-        AccType::F32 => 2f64.powi(-24),
-        AccType::F16 => 2f64.powi(-11),
-        AccType::S32 => 0.0,
-    };
-    let out = match desc.out {
-        DType::F32 => 2f64.powi(-24),
-        DType::F16 => 2f64.powi(-11),
-        DType::Bf16 => 2f64.powi(-8),
-        _ => 0.0,
-    };
-    (acc, out)
+/// The floating-point terms of the bound for one type: its unit roundoff, its smallest normal
+/// number and its smallest subnormal (all 0 for integers).
+fn float_terms(bits_mantissa: i32, min_exp: i32) -> (f64, f64, f64) {
+    (2f64.powi(-bits_mantissa - 1), 2f64.powi(min_exp), 2f64.powi(min_exp - bits_mantissa))
 }
 
-/// Absolute underflow terms of the bound: the accumulator's smallest normal number and half the
-/// output type's smallest subnormal.
-pub fn underflows(desc: &MatmulDesc) -> (f64, f64) {
+/// The bound's terms: (u_acc, eta_acc) for the accumulator (unit roundoff, smallest normal) and
+/// (u_out, eta_out) for the output (unit roundoff, half the smallest subnormal).
+pub fn error_terms(desc: &MatmulDesc) -> ((f64, f64), (f64, f64)) {
     let acc = match desc.acc {
-        AccType::F32 => 2f64.powi(-126),
-        AccType::F16 => 2f64.powi(-14),
-        AccType::S32 => 0.0,
+        AccType::F32 => float_terms(23, -126),
+        AccType::F16 => float_terms(10, -14),
+        AccType::S32 => (0.0, 0.0, 0.0),
     };
     let out = match desc.out {
-        DType::F32 => 2f64.powi(-150),
-        DType::F16 => 2f64.powi(-25),
-        DType::Bf16 => 2f64.powi(-134),
-        _ => 0.0,
+        DType::F32 => float_terms(23, -126),
+        DType::F16 => float_terms(10, -14),
+        DType::Bf16 => float_terms(7, -126),
+        _ => (0.0, 0.0, 0.0),
     };
-    (acc, out)
+    ((acc.0, acc.1), (out.0, out.2 / 2.0))
 }
 
 /// Compares `got` (C after the matmul) with the reference computed from `a`, `b` and `c_before`.
@@ -96,8 +86,7 @@ pub fn check(desc: &MatmulDesc, a: &HostData, b: &HostData, c_before: &HostData,
         let last = desc.batch - 1;
         cells.extend([(0, 0, 0), (last, m - 1, n - 1), (0, 0, n - 1), (last, m - 1, 0)]);
     }
-    let (u_acc, u_out) = roundoffs(desc);
-    let (eta_acc, eta_out) = underflows(desc);
+    let ((u_acc, eta_acc), (u_out, eta_out)) = error_terms(desc);
     let integer = desc.dtype.is_integer();
     let (alpha, beta) = (desc.alpha as f64, desc.beta as f64);
     let errors: Vec<(f64, f64, f64)> = cells
@@ -145,6 +134,16 @@ pub fn check(desc: &MatmulDesc, a: &HostData, b: &HostData, c_before: &HostData,
 mod tests {
     use super::*;
     use crate::matmul::cpu;
+
+    #[test]
+    fn error_terms_are_the_types_roundoffs_and_underflows() {
+        let mut desc = MatmulDesc::new(1, 1, 1, DType::F16);
+        desc.out = DType::F16;
+        assert_eq!(error_terms(&desc), ((2f64.powi(-24), 2f64.powi(-126)), (2f64.powi(-11), 2f64.powi(-25))));
+        desc.acc = AccType::F16;
+        desc.out = DType::Bf16;
+        assert_eq!(error_terms(&desc), ((2f64.powi(-11), 2f64.powi(-14)), (2f64.powi(-8), 2f64.powi(-134))));
+    }
 
     #[test]
     fn cpu_results_pass_and_a_wrong_element_fails() {

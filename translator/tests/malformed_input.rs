@@ -139,14 +139,9 @@ fn valid_damaged_modules_translate_to_valid_modules() {
     }
     let seeds: u64 = std::env::var("MATBRIDGE_VALID_DAMAGE_SEEDS").ok().and_then(|v| v.parse().ok()).unwrap_or(120);
     let mut valid_inputs = 0;
+    let mut rng = proptest::test_runner::TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha);
     for seed in 0..seeds {
-        let mut x = (seed + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mut r = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as usize
-        };
+        let mut r = |n: usize| rng.random_range(0..n);
         let mut words = corpus()[r(corpus().len())].clone();
         // Operand words only: every word after an instruction's first.
         let mut operands = Vec::new();
