@@ -38,10 +38,15 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
         .iter()
         .find(|i| i.op == op::ENTRY_POINT && i.operands.first() == Some(&EXECUTION_MODEL_GL_COMPUTE) && i.string_at(2) == desc.entry_point)
         .ok_or_else(|| mismatch(format!("the module has no GLCompute entry point named `{}`", desc.entry_point)))?;
-    let interface: Option<Vec<u32>> = (module.version() >= (1, 4)).then(|| {
+    // Before SPIR-V 1.4 the entry point lists only Input/Output variables: take the ones any
+    // function refers to (a superset of the entry point's static use).
+    let interface: std::collections::HashSet<u32> = if module.version() >= (1, 4) {
         let name_words = (entry.string_at(2).len() + 4) / 4;
-        entry.operands.get(2 + name_words..).unwrap_or(&[]).to_vec()
-    });
+        entry.operands.get(2 + name_words..).unwrap_or(&[]).iter().copied().collect()
+    } else {
+        let first = insts.iter().position(|i| i.op == op::FUNCTION).unwrap_or(insts.len());
+        insts[first..].iter().flat_map(|i| i.operands.iter().copied()).collect()
+    };
 
     let mut decorations: HashMap<(u32, u32), u32> = HashMap::new();
     for d in insts.iter().filter(|i| i.op == op::DECORATE && i.operands.len() >= 2) {
@@ -51,10 +56,8 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
 
     for var in insts.iter().filter(|i| i.op == OP_VARIABLE && i.operands.len() >= 3) {
         let (id, storage) = (var.operands[1], var.operands[2]);
-        if let Some(used) = &interface {
-            if !used.contains(&id) {
-                continue;
-            }
+        if !interface.contains(&id) {
+            continue;
         }
         let name = format!("variable %{id} (word offset {})", var.at());
         match storage {
@@ -172,6 +175,12 @@ mod tests {
         assert!(check(&m, &desc(&[], 2, 4, &[])).unwrap_err().to_string().contains("descriptor set 100"));
         let Some(m) = module(&KERNEL.replace("StorageBuffer", "Uniform")) else { return };
         assert!(check(&m, &desc(&[], 2, 4, &[])).unwrap_err().to_string().contains("a uniform buffer"));
+        // Before SPIR-V 1.4, the variables a function refers to; an unused one may sit anywhere.
+        let Some(old) = module(&KERNEL.replace("%main \"main\" %buf %pc", "%main \"main\"")) else { return };
+        let mut words = old.to_words();
+        words[1] = 0x0001_0300;
+        let old = Module::from_words(&words).unwrap();
+        check(&old, &desc(&[], 1, 0, &[])).unwrap();
         // Uniform-class BufferBlock structs are storage buffers (SPIR-V before 1.3).
         let Some(m) = module(&KERNEL.replace("StorageBuffer", "Uniform").replace("%buf_t Block", "%buf_t BufferBlock")) else { return };
         check(&m, &desc(&[], 2, 4, &[])).unwrap();
