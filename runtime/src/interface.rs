@@ -20,11 +20,6 @@ const STORAGE_UNIFORM: u32 = 2;
 const STORAGE_PUSH_CONSTANT: u32 = 9;
 const STORAGE_STORAGE_BUFFER: u32 = 12;
 const EXECUTION_MODEL_GL_COMPUTE: u32 = 5;
-const OP_VARIABLE: u32 = 59;
-const OP_TYPE_POINTER: u32 = 32;
-const OP_SPEC_CONSTANT_TRUE: u32 = 48;
-const OP_SPEC_CONSTANT_FALSE: u32 = 49;
-const OP_SPEC_CONSTANT: u32 = 50;
 
 fn mismatch(what: String) -> Error {
     Error::InterfaceMismatch(what)
@@ -54,7 +49,7 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
     }
     let defs: HashMap<u32, &Inst> = insts.iter().filter_map(|i| i.result_id().map(|id| (id, i))).collect();
 
-    for var in insts.iter().filter(|i| i.op == OP_VARIABLE && i.operands.len() >= 3) {
+    for var in insts.iter().filter(|i| i.op == op::VARIABLE && i.operands.len() >= 3) {
         let (id, storage) = (var.operands[1], var.operands[2]);
         if !interface.contains(&id) {
             continue;
@@ -76,7 +71,7 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
                 }
                 // A Uniform-class block is a storage buffer only when its struct is a BufferBlock.
                 let buffer_block = || {
-                    let pointee = defs.get(&var.operands[0]).filter(|p| p.op == OP_TYPE_POINTER).and_then(|p| p.operands.get(2).copied());
+                    let pointee = defs.get(&var.operands[0]).filter(|p| p.op == op::TYPE_POINTER).and_then(|p| p.operands.get(2).copied());
                     pointee.is_some_and(|s| decorations.contains_key(&(s, DECORATION_BUFFER_BLOCK)))
                 };
                 if storage == STORAGE_UNIFORM_CONSTANT || (storage == STORAGE_UNIFORM && !buffer_block()) {
@@ -97,8 +92,8 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
     for s in desc.spec_constants {
         let Some(constant) = spec_ids.get(&s.id).and_then(|id| defs.get(id)) else { continue };
         let ok = match constant.op {
-            OP_SPEC_CONSTANT_TRUE | OP_SPEC_CONSTANT_FALSE => true,
-            OP_SPEC_CONSTANT => defs.get(&constant.operands[0]).is_some_and(|t| matches!(t.op, op::TYPE_INT | op::TYPE_FLOAT) && t.operands.get(1) == Some(&32)),
+            op::SPEC_CONSTANT_TRUE | op::SPEC_CONSTANT_FALSE => true,
+            op::SPEC_CONSTANT => defs.get(&constant.operands[0]).is_some_and(|t| matches!(t.op, op::TYPE_INT | op::TYPE_FLOAT) && t.operands.get(1) == Some(&32)),
             _ => false,
         };
         if !ok {

@@ -3,6 +3,7 @@
 use crate::device::{Context, DeviceShared, EnabledFeatures};
 use crate::error::{Error, Result};
 use ash::vk;
+use matbridge_translator::module::{op, Module};
 use std::ffi::CString;
 use std::sync::Arc;
 
@@ -89,26 +90,17 @@ impl Drop for Pipeline {
 
 /// The SPIR-V capabilities a module declares (OpCapability operands).
 pub fn declared_capabilities(words: &[u32]) -> Result<Vec<u32>> {
-    if words.len() < 5 || words[0] != 0x0723_0203 {
-        return Err(Error::InvalidSpirv("missing SPIR-V magic number or header".into()));
-    }
-    let mut caps = Vec::new();
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        let opcode = words[i] & 0xffff;
-        if count == 0 || i + count > words.len() {
-            return Err(Error::InvalidSpirv(format!("bad instruction word count {count} at word {i}")));
-        }
-        match opcode {
-            17 if count == 2 => caps.push(words[i + 1]),
-            // Capabilities come first; stop at the first function-level or type instruction.
-            54 => break,
-            _ => {}
-        }
-        i += count;
-    }
-    Ok(caps)
+    Ok(capabilities(&parse(words)?).collect())
+}
+
+/// Parses `words` with the translator's checks: header, word counts, required operands, id
+/// bound and function layout.
+fn parse(words: &[u32]) -> Result<Module> {
+    Module::from_words(words).map_err(|e| Error::InvalidSpirv(e.to_string()))
+}
+
+fn capabilities(module: &Module) -> impl Iterator<Item = u32> + '_ {
+    module.insts.iter().filter(|i| i.op == op::CAPABILITY).filter_map(|i| i.operands.first().copied())
 }
 
 /// The feature (or subgroup operation) a SPIR-V capability needs, when the device lacks it.
@@ -152,8 +144,8 @@ impl Context {
         let shared = &self.shared;
         // Drivers need not survive structurally broken SPIR-V (truncated instructions, missing
         // operands, ids past the bound): parse the whole module first.
-        let module = matbridge_translator::module::Module::from_words(desc.spirv).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
-        for cap in declared_capabilities(desc.spirv)? {
+        let module = parse(desc.spirv)?;
+        for cap in capabilities(&module) {
             if let Some(needed) = missing_for(cap, &shared.enabled, &shared.caps) {
                 return Err(Error::MissingCapability { needed: needed.to_string(), device: shared.caps.name.clone() });
             }
