@@ -11,15 +11,16 @@ use crate::pipeline::PipelineDesc;
 use matbridge_translator::module::{op, Inst, Module};
 use std::collections::HashMap;
 
-const DECORATION_SPEC_ID: u32 = 1;
-const DECORATION_BUFFER_BLOCK: u32 = 3;
-const DECORATION_BINDING: u32 = 33;
-const DECORATION_DESCRIPTOR_SET: u32 = 34;
-const STORAGE_UNIFORM_CONSTANT: u32 = 0;
-const STORAGE_UNIFORM: u32 = 2;
-const STORAGE_PUSH_CONSTANT: u32 = 9;
-const STORAGE_STORAGE_BUFFER: u32 = 12;
-const EXECUTION_MODEL_GL_COMPUTE: u32 = 5;
+// The enumerants as operand words (consts, so that `match` can use them as patterns).
+const DECORATION_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
+const DECORATION_BUFFER_BLOCK: u32 = spirv::Decoration::BufferBlock as u32;
+const DECORATION_BINDING: u32 = spirv::Decoration::Binding as u32;
+const DECORATION_DESCRIPTOR_SET: u32 = spirv::Decoration::DescriptorSet as u32;
+const STORAGE_UNIFORM_CONSTANT: u32 = spirv::StorageClass::UniformConstant as u32;
+const STORAGE_UNIFORM: u32 = spirv::StorageClass::Uniform as u32;
+const STORAGE_PUSH_CONSTANT: u32 = spirv::StorageClass::PushConstant as u32;
+const STORAGE_STORAGE_BUFFER: u32 = spirv::StorageClass::StorageBuffer as u32;
+const EXECUTION_MODEL_GL_COMPUTE: u32 = spirv::ExecutionModel::GLCompute as u32;
 
 fn mismatch(what: String) -> Error {
     Error::InterfaceMismatch(what)
