@@ -214,7 +214,8 @@ fn every_gemm_kernel_translates_for_the_h100_and_validates() {
         let dis = tools::disassemble(&khr).unwrap();
         assert!(dis.contains("OpCooperativeMatrixMulAddKHR") && !dis.contains("MatrixNV") && !dis.contains("\"SPV_NV_cooperative_matrix\""), "{name}: not fully translated");
         if bf16_too {
-            let bf16 = matbridge::matmul::coop::retype_f16_to_bf16(khr).unwrap();
+            let request = [matbridge_translator::Request::RetypeFloat16ToBFloat16];
+            let (bf16, _) = matbridge_translator::translate_with(&words, &matbridge_translator::DeviceCaps::h100(), &request).unwrap_or_else(|e| panic!("{name} as bf16: {e}"));
             tools::validate(&bf16, "vulkan1.3").unwrap_or_else(|e| panic!("{name} as bf16: {e}"));
             let dis = tools::disassemble(&bf16).unwrap();
             assert!(dis.contains("OpTypeFloat 16 BFloat16KHR") && dis.contains("OpCapability BFloat16CooperativeMatrixKHR"), "{name}: {dis}");

@@ -201,6 +201,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         shader_int8: f12.shader_int8 == vk::TRUE,
         shader_int16: core.shader_int16 == vk::TRUE,
         shader_int64: core.shader_int64 == vk::TRUE,
+        shader_float64: core.shader_float64 == vk::TRUE,
         storage_buffer_8bit: f12.storage_buffer8_bit_access == vk::TRUE,
         storage_buffer_16bit: f11.storage_buffer16_bit_access == vk::TRUE,
         buffer_device_address: f12.buffer_device_address == vk::TRUE,
@@ -233,6 +234,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
             max_storage_buffer_range: l.max_storage_buffer_range,
             timestamp_period_ns: l.timestamp_period,
         },
+        workarounds: matbridge_translator::profile::Workarounds::for_driver(props.vendor_id, &conv::driver_version_string(props.vendor_id, props.driver_version)),
     };
     let pipeline_statistics = has_ext(ash::khr::pipeline_executable_properties::NAME);
     let cooperative_matrix2 = crate::device::CooperativeMatrix2 {

@@ -94,6 +94,7 @@ pub struct EnabledFeatures {
     pub int8: bool,
     pub int16: bool,
     pub int64: bool,
+    pub float64: bool,
     pub storage8: bool,
     pub storage16: bool,
     pub buffer_device_address: bool,
@@ -311,6 +312,7 @@ impl Context {
             int8: caps.shader_int8,
             int16: caps.shader_int16,
             int64: caps.shader_int64,
+            float64: caps.shader_float64,
             storage8: caps.storage_buffer_8bit,
             storage16: caps.storage_buffer_16bit,
             buffer_device_address: caps.buffer_device_address,
@@ -323,7 +325,7 @@ impl Context {
             pipeline_statistics: info.pipeline_statistics && std::env::var("MATBRIDGE_PIPELINE_STATS").is_ok_and(|v| v == "1"),
         };
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
-        let core = vk::PhysicalDeviceFeatures::default().shader_int16(enabled.int16).shader_int64(enabled.int64);
+        let core = vk::PhysicalDeviceFeatures::default().shader_int16(enabled.int16).shader_int64(enabled.int64).shader_float64(enabled.float64);
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(enabled.storage16);
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
             .shader_float16(enabled.float16)

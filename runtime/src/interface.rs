@@ -8,19 +8,9 @@
 
 use crate::error::{Error, Result};
 use crate::pipeline::PipelineDesc;
-use matbridge_translator::module::{op, Inst, Module};
-use std::collections::HashMap;
-
-// The enumerants as operand words (consts, so that `match` can use them as patterns).
-const DECORATION_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
-const DECORATION_BUFFER_BLOCK: u32 = spirv::Decoration::BufferBlock as u32;
-const DECORATION_BINDING: u32 = spirv::Decoration::Binding as u32;
-const DECORATION_DESCRIPTOR_SET: u32 = spirv::Decoration::DescriptorSet as u32;
-const STORAGE_UNIFORM_CONSTANT: u32 = spirv::StorageClass::UniformConstant as u32;
-const STORAGE_UNIFORM: u32 = spirv::StorageClass::Uniform as u32;
-const STORAGE_PUSH_CONSTANT: u32 = spirv::StorageClass::PushConstant as u32;
-const STORAGE_STORAGE_BUFFER: u32 = spirv::StorageClass::StorageBuffer as u32;
-const EXECUTION_MODEL_GL_COMPUTE: u32 = spirv::ExecutionModel::GLCompute as u32;
+use matbridge_translator::ir::{Inst, Module, Operand};
+use spirv::{Decoration, ExecutionModel, Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
 
 fn mismatch(what: String) -> Error {
     Error::InterfaceMismatch(what)
@@ -28,73 +18,70 @@ fn mismatch(what: String) -> Error {
 
 /// Checks `module` against `desc`; see the module documentation.
 pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
-    let insts = &module.insts;
     // The entry point, and (SPIR-V 1.4 and later) the global variables it uses.
-    let entry = insts
+    let entry = module
+        .entry_points
         .iter()
-        .find(|i| i.op == op::ENTRY_POINT && i.operands.first() == Some(&EXECUTION_MODEL_GL_COMPUTE) && i.string_at(2) == desc.entry_point)
+        .find(|i| i.word_opt(0) == Some(ExecutionModel::GLCompute as u32) && i.string(2).as_deref() == Some(desc.entry_point))
         .ok_or_else(|| mismatch(format!("the module has no GLCompute entry point named `{}`", desc.entry_point)))?;
     // Before SPIR-V 1.4 the entry point lists only Input/Output variables: take the ones any
     // function refers to (a superset of the entry point's static use).
-    let interface: std::collections::HashSet<u32> = if module.version() >= (1, 4) {
-        let name_words = (entry.string_at(2).len() + 4) / 4;
-        entry.operands.get(2 + name_words..).unwrap_or(&[]).iter().copied().collect()
+    let interface: HashSet<Word> = if module.version() >= (1, 4) {
+        entry.operands.iter().skip(3).filter_map(Operand::id).collect()
     } else {
-        let first = insts.iter().position(|i| i.op == op::FUNCTION).unwrap_or(insts.len());
-        insts[first..].iter().flat_map(|i| i.operands.iter().copied()).collect()
+        module.functions.iter().flat_map(|f| f.insts()).flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect()
     };
 
-    let mut decorations: HashMap<(u32, u32), u32> = HashMap::new();
-    for d in insts.iter().filter(|i| i.op == op::DECORATE && i.operands.len() >= 2) {
-        decorations.insert((d.operands[0], d.operands[1]), d.operands.get(2).copied().unwrap_or(0));
+    let mut decorations: HashMap<(Word, Word), Word> = HashMap::new();
+    for d in module.annotations.iter().filter(|i| i.is(Op::Decorate)) {
+        if let (Some(target), Some(dec)) = (d.operands.first().and_then(Operand::id), d.word_opt(1)) {
+            decorations.insert((target, dec), d.word_opt(2).unwrap_or(0));
+        }
     }
-    let defs: HashMap<u32, &Inst> = insts.iter().filter_map(|i| i.result_id().map(|id| (id, i))).collect();
+    let defs: HashMap<Word, &Inst> = module.globals().iter().filter_map(|i| i.result_id.map(|id| (id, i))).collect();
+    let class = |c: StorageClass| c as Word;
 
-    for var in insts.iter().filter(|i| i.op == op::VARIABLE && i.operands.len() >= 3) {
-        let (id, storage) = (var.operands[1], var.operands[2]);
+    for var in module.globals().iter().filter(|i| i.is(Op::Variable)) {
+        let (Some(id), Some(storage), Some(ptr)) = (var.result_id, var.word_opt(0), var.result_type) else { continue };
         if !interface.contains(&id) {
             continue;
         }
         let name = format!("variable %{id} (word offset {})", var.at());
-        match storage {
-            STORAGE_STORAGE_BUFFER | STORAGE_UNIFORM | STORAGE_UNIFORM_CONSTANT => {
-                let set = decorations.get(&(id, DECORATION_DESCRIPTOR_SET)).copied().unwrap_or(0);
-                let binding = decorations.get(&(id, DECORATION_BINDING)).copied();
-                if storage == STORAGE_UNIFORM_CONSTANT && binding.is_none() {
-                    continue;
-                }
-                if set != 0 || binding.is_none_or(|b| b >= desc.bindings) {
-                    return Err(mismatch(format!(
-                        "{name} is at descriptor set {set}, binding {}; the pipeline has storage buffers at set 0, bindings 0..{}",
-                        binding.map_or("none".to_string(), |b| b.to_string()),
-                        desc.bindings
-                    )));
-                }
-                // A Uniform-class block is a storage buffer only when its struct is a BufferBlock.
-                let buffer_block = || {
-                    let pointee = defs.get(&var.operands[0]).filter(|p| p.op == op::TYPE_POINTER).and_then(|p| p.operands.get(2).copied());
-                    pointee.is_some_and(|s| decorations.contains_key(&(s, DECORATION_BUFFER_BLOCK)))
-                };
-                if storage == STORAGE_UNIFORM_CONSTANT || (storage == STORAGE_UNIFORM && !buffer_block()) {
-                    let kind = if storage == STORAGE_UNIFORM { "a uniform buffer" } else { "an image, sampler or other opaque resource" };
-                    return Err(mismatch(format!("{name} is {kind}; the pipeline binds storage buffers only")));
-                }
+        if storage == class(StorageClass::StorageBuffer) || storage == class(StorageClass::Uniform) || storage == class(StorageClass::UniformConstant) {
+            let set = decorations.get(&(id, Decoration::DescriptorSet as Word)).copied().unwrap_or(0);
+            let binding = decorations.get(&(id, Decoration::Binding as Word)).copied();
+            if storage == class(StorageClass::UniformConstant) && binding.is_none() {
+                continue;
             }
-            STORAGE_PUSH_CONSTANT if desc.push_constant_bytes == 0 => {
-                return Err(mismatch(format!("{name} is a push-constant block, and the pipeline declares no push constants")));
+            if set != 0 || binding.is_none_or(|b| b >= desc.bindings) {
+                return Err(mismatch(format!(
+                    "{name} is at descriptor set {set}, binding {}; the pipeline has storage buffers at set 0, bindings 0..{}",
+                    binding.map_or("none".to_string(), |b| b.to_string()),
+                    desc.bindings
+                )));
             }
-            _ => {}
+            // A Uniform-class block is a storage buffer only when its struct is a BufferBlock.
+            let buffer_block = || {
+                let pointee = defs.get(&ptr).filter(|p| p.is(Op::TypePointer)).and_then(|p| p.operands.get(1).and_then(Operand::id));
+                pointee.is_some_and(|s| decorations.contains_key(&(s, Decoration::BufferBlock as Word)))
+            };
+            if storage == class(StorageClass::UniformConstant) || (storage == class(StorageClass::Uniform) && !buffer_block()) {
+                let kind = if storage == class(StorageClass::Uniform) { "a uniform buffer" } else { "an image, sampler or other opaque resource" };
+                return Err(mismatch(format!("{name} is {kind}; the pipeline binds storage buffers only")));
+            }
+        } else if storage == class(StorageClass::PushConstant) && desc.push_constant_bytes == 0 {
+            return Err(mismatch(format!("{name} is a push-constant block, and the pipeline declares no push constants")));
         }
     }
 
     // Specialization constants are passed as 4 bytes each: the constant must be a bool or a
     // 32-bit scalar.
-    let spec_ids: HashMap<u32, u32> = decorations.iter().filter(|((_, d), _)| *d == DECORATION_SPEC_ID).map(|((id, _), spec)| (*spec, *id)).collect();
+    let spec_ids: HashMap<Word, Word> = decorations.iter().filter(|((_, d), _)| *d == Decoration::SpecId as Word).map(|((id, _), spec)| (*spec, *id)).collect();
     for s in desc.spec_constants {
         let Some(constant) = spec_ids.get(&s.id).and_then(|id| defs.get(id)) else { continue };
-        let ok = match constant.op {
-            op::SPEC_CONSTANT_TRUE | op::SPEC_CONSTANT_FALSE => true,
-            op::SPEC_CONSTANT => defs.get(&constant.operands[0]).is_some_and(|t| matches!(t.op, op::TYPE_INT | op::TYPE_FLOAT) && t.operands.get(1) == Some(&32)),
+        let ok = match constant.op() {
+            Some(Op::SpecConstantTrue | Op::SpecConstantFalse) => true,
+            Some(Op::SpecConstant) => constant.result_type.and_then(|t| defs.get(&t)).is_some_and(|t| (t.is(Op::TypeInt) || t.is(Op::TypeFloat)) && t.word_opt(0) == Some(32)),
             _ => false,
         };
         if !ok {

@@ -3,7 +3,8 @@
 use crate::device::{Context, DeviceShared, EnabledFeatures};
 use crate::error::{Error, Result};
 use ash::vk;
-use matbridge_translator::module::{op, Module};
+use matbridge_translator::ir::Module;
+use matbridge_translator::requirements::{feature_for, Feature};
 use std::ffi::CString;
 use std::sync::Arc;
 
@@ -100,41 +101,37 @@ fn parse(words: &[u32]) -> Result<Module> {
 }
 
 fn capabilities(module: &Module) -> impl Iterator<Item = u32> + '_ {
-    module.insts.iter().filter(|i| i.op == op::CAPABILITY).filter_map(|i| i.operands.first().copied())
+    module.declared_capabilities()
 }
 
-/// The feature (or subgroup operation) a SPIR-V capability needs, when the device lacks it.
-fn missing_for(cap: u32, enabled: &EnabledFeatures, caps: &matbridge_translator::profile::DeviceCaps) -> Option<&'static str> {
-    use matbridge_translator::profile::SubgroupOp as Op;
-    let need = |ok: bool, what| if ok { None } else { Some(what) };
-    match cap {
-        9 => need(enabled.float16, "shaderFloat16 (capability Float16)"),
-        39 => need(enabled.int8, "shaderInt8 (capability Int8)"),
-        22 => need(enabled.int16, "shaderInt16 (capability Int16)"),
-        11 => need(enabled.int64, "shaderInt64 (capability Int64)"),
-        4448 => need(enabled.storage8, "storageBuffer8BitAccess"),
-        4433 => need(enabled.storage16, "storageBuffer16BitAccess"),
-        5347 => need(enabled.buffer_device_address, "bufferDeviceAddress"),
-        5345 => need(enabled.vulkan_memory_model, "vulkanMemoryModel"),
-        6016..=6019 => need(enabled.integer_dot_product, "shaderIntegerDotProduct"),
-        6022 => need(enabled.cooperative_matrix, "VK_KHR_cooperative_matrix (capability CooperativeMatrixKHR)"),
-        5357 => Some("VK_NV_cooperative_matrix (translate the module to KHR cooperative matrices first)"),
-        5433 | 5439 => need(enabled.cooperative_matrix2.base, "VK_NV_cooperative_matrix2 (workgroup scope, flexible dimensions, tensor addressing)"),
-        5430 => need(enabled.cooperative_matrix2.reductions, "VK_NV_cooperative_matrix2 cooperativeMatrixReductions"),
-        5431 => need(enabled.cooperative_matrix2.conversions, "VK_NV_cooperative_matrix2 cooperativeMatrixConversions"),
-        5432 => need(enabled.cooperative_matrix2.per_element_operations, "VK_NV_cooperative_matrix2 cooperativeMatrixPerElementOperations"),
-        5434 => need(enabled.cooperative_matrix2.block_loads, "VK_NV_cooperative_matrix2 cooperativeMatrixBlockLoads"),
-        5116..=5118 => need(enabled.bfloat16, "VK_KHR_shader_bfloat16"),
-        61 => need(caps.has_subgroup_op(Op::Basic), "subgroup operation basic"),
-        62 => need(caps.has_subgroup_op(Op::Vote), "subgroup operation vote"),
-        63 => need(caps.has_subgroup_op(Op::Arithmetic), "subgroup operation arithmetic"),
-        64 => need(caps.has_subgroup_op(Op::Ballot), "subgroup operation ballot"),
-        65 => need(caps.has_subgroup_op(Op::Shuffle), "subgroup operation shuffle"),
-        66 => need(caps.has_subgroup_op(Op::ShuffleRelative), "subgroup operation shuffle_relative"),
-        67 => need(caps.has_subgroup_op(Op::Clustered), "subgroup operation clustered"),
-        68 => need(caps.has_subgroup_op(Op::Quad), "subgroup operation quad"),
-        _ => None,
-    }
+/// The feature (or subgroup operation) a SPIR-V capability needs, when the device lacks it
+/// (the translator's table of which capability needs which feature).
+fn missing_for(cap: u32, enabled: &EnabledFeatures, caps: &matbridge_translator::profile::DeviceCaps) -> Option<String> {
+    let capability = spirv::Capability::from_u32(cap)?;
+    let feature = feature_for(capability)?;
+    let have = match feature {
+        Feature::ShaderFloat16 => enabled.float16,
+        Feature::ShaderFloat64 => enabled.float64,
+        Feature::ShaderInt8 => enabled.int8,
+        Feature::ShaderInt16 => enabled.int16,
+        Feature::ShaderInt64 => enabled.int64,
+        Feature::StorageBuffer8BitAccess => enabled.storage8,
+        Feature::StorageBuffer16BitAccess => enabled.storage16,
+        Feature::BufferDeviceAddress => enabled.buffer_device_address,
+        Feature::VulkanMemoryModel => enabled.vulkan_memory_model,
+        Feature::IntegerDotProduct => enabled.integer_dot_product,
+        Feature::CooperativeMatrix => enabled.cooperative_matrix,
+        Feature::CooperativeMatrix2 => match capability {
+            spirv::Capability::CooperativeMatrixReductionsNV => enabled.cooperative_matrix2.reductions,
+            spirv::Capability::CooperativeMatrixConversionsNV => enabled.cooperative_matrix2.conversions,
+            spirv::Capability::CooperativeMatrixPerElementOperationsNV => enabled.cooperative_matrix2.per_element_operations,
+            spirv::Capability::CooperativeMatrixBlockLoadsNV => enabled.cooperative_matrix2.block_loads,
+            _ => enabled.cooperative_matrix2.base,
+        },
+        Feature::BFloat16 => enabled.bfloat16,
+        other => matbridge_translator::requirements::target_has(caps, other),
+    };
+    (!have).then(|| format!("{} (capability {capability:?})", feature.describe()))
 }
 
 impl Context {
@@ -147,7 +144,7 @@ impl Context {
         let module = parse(desc.spirv)?;
         for cap in capabilities(&module) {
             if let Some(needed) = missing_for(cap, &shared.enabled, &shared.caps) {
-                return Err(Error::MissingCapability { needed: needed.to_string(), device: shared.caps.name.clone() });
+                return Err(Error::MissingCapability { needed, device: shared.caps.name.clone() });
             }
         }
         crate::interface::check(&module, desc)?;

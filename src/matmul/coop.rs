@@ -61,12 +61,12 @@ pub(super) struct Family {
 
 impl Family {
     /// How the family's kernels are made from the f16 modules: the pipeline-key suffix and the
-    /// post-translation pass (`_bf16` and [`retype_f16_to_bf16`] for bf16 inputs, else none).
-    pub(super) fn retyping(&self) -> (&'static str, Option<super::gpu::PostPass>) {
+    /// translator requests (`_bf16` and the retyping pass for bf16 inputs, else none).
+    pub(super) fn retyping(&self) -> (&'static str, super::gpu::Requests) {
         if self.ab == T::Bf16 {
-            ("_bf16", Some(retype_f16_to_bf16))
+            ("_bf16", &[matbridge_translator::Request::RetypeFloat16ToBFloat16])
         } else {
-            ("", None)
+            ("", &[])
         }
     }
 }
@@ -76,7 +76,7 @@ pub(super) fn family_for(desc: &MatmulDesc) -> Option<Family> {
     match (desc.dtype, desc.acc) {
         (DType::F16, AccType::F32) => f("f16_f32", T::F16, T::F32, 16, 8),
         (DType::F16, AccType::F16) => f("f16_f16", T::F16, T::F16, 16, 8),
-        // The f16 kernels with their 16-bit float type retyped to bf16 (see `retype_f16_to_bf16`).
+        // The f16 kernels with their 16-bit float type retyped to bf16 (the translator's `retype-float16-to-bfloat16` pass).
         (DType::Bf16, AccType::F32) => f("f16_f32", T::Bf16, T::F32, 16, 8),
         (DType::S8, AccType::S32) => f("s8_s32", T::S8, T::S32, 32, 16),
         // u8 x u8 accumulates in u32, whose bits are the wrapped s32 result.
@@ -469,25 +469,6 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
 pub(super) fn tile_text(tile: [u32; 3], warps: [u32; 2], kind: &str, detail: &str) -> String {
     let [bm, bn, bk] = tile;
     format!("{bm}x{bn}x{bk}{kind} ({}x{} subgroups of {}x{}, {detail})", warps[0], warps[1], bm / warps[0], bn / warps[1])
-}
-
-/// Turns the f16 GEMM into a bf16 one: every `OpTypeFloat 16` (in the GEMM kernel, only the A and
-/// B matrix component type) becomes `OpTypeFloat 16 BFloat16KHR`, declaring SPV_KHR_bfloat16's
-/// capabilities. Operands move through shared memory as raw 16-byte vectors, so no conversion
-/// instruction sees the type.
-pub fn retype_f16_to_bf16(words: Vec<u32>) -> Result<Vec<u32>> {
-    use matbridge_translator::module::{op, Module};
-    const BFLOAT16_KHR: u32 = 0;
-    const CAP_BFLOAT16_TYPE: u32 = 5116;
-    const CAP_BFLOAT16_COOPERATIVE_MATRIX: u32 = 5118;
-    let mut module = Module::from_words(&words)?;
-    for inst in module.insts.iter_mut().filter(|i| i.op == op::TYPE_FLOAT && i.operands.get(1) == Some(&16) && i.operands.len() == 2) {
-        inst.operands.push(BFLOAT16_KHR);
-    }
-    module.require_capability(CAP_BFLOAT16_TYPE);
-    module.require_capability(CAP_BFLOAT16_COOPERATIVE_MATRIX);
-    module.require_extension("SPV_KHR_bfloat16");
-    Ok(module.to_words())
 }
 
 #[cfg(test)]

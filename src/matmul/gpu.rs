@@ -28,9 +28,8 @@ pub struct Gpu {
     pub(crate) coop_override: Mutex<Option<String>>,
 }
 
-/// A rewrite of translated SPIR-V words applied before pipeline creation (e.g. retyping f16 to
-/// bf16).
-pub type PostPass = fn(Vec<u32>) -> Result<Vec<u32>>;
+/// Rewrites the translator applies beyond what the device needs (e.g. retyping f16 to bf16).
+pub type Requests = &'static [matbridge_translator::Request];
 
 /// Whether the device reports packed 4x8-bit dot products of `dtype`'s signedness as accelerated.
 fn packed_dot_accelerated(caps: &matbridge_translator::DeviceCaps, dtype: DType) -> bool {
@@ -180,16 +179,13 @@ impl Gpu {
     }
 
     /// A cached pipeline for a built-in NV-style kernel, translated for this device on first use.
-    /// `post` rewrites the translated words further (e.g. retyping f16 to bf16).
-    pub fn pipeline_translated(&self, key: &str, kernel: &str, bindings: u32, spec: &[SpecConstant], post: Option<PostPass>) -> Result<Arc<Pipeline>> {
+    /// `requests` are rewrites beyond what the device needs (e.g. retyping f16 to bf16).
+    pub fn pipeline_translated(&self, key: &str, kernel: &str, bindings: u32, spec: &[SpecConstant], requests: Requests) -> Result<Arc<Pipeline>> {
         if let Some(p) = self.pipelines.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
             return Ok(p.clone());
         }
         let words = matbridge_shaders::spirv(kernel).ok_or_else(|| Error::Invalid(format!("no built-in kernel named {kernel}")))?;
-        let (mut khr, _) = matbridge_translator::translate(&words, self.ctx.caps())?;
-        if let Some(post) = post {
-            khr = post(khr)?;
-        }
+        let (khr, _) = matbridge_translator::translate_with(&words, self.ctx.caps(), requests)?;
         self.pipeline_with(key, bindings, Some(khr), spec)
     }
 

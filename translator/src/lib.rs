@@ -3,22 +3,26 @@
 //! A [`Pipeline`](pipeline::Pipeline) of passes chosen from a target [`profile`] rewrites vendor
 //! matrix opcodes into what the target runs: SPV_KHR_cooperative_matrix where the device lists
 //! the shape, plain integer arithmetic for integer dot products where the device lacks them.
-//! The [`reference`] module is the CPU definition of every input opcode.
+//! Passes are written on the [`ir`] (sections, blocks, typed operands, interning, builder,
+//! def-use, control flow) under the [`pass`] contract; [`requirements`] derives capabilities,
+//! extensions and version once at the end. The [`reference`] module is the CPU definition of
+//! every input opcode. `translator/DESIGN.md` explains how to write a pass.
 //!
 //! The crate never links Vulkan: the runtime fills [`profile::DeviceCaps`] from a live device and
 //! hands it over as plain data.
 
 pub mod analysis;
 pub mod error;
-pub mod finalize;
-pub mod module;
+pub mod ir;
+pub mod pass;
 pub mod passes;
 pub mod pipeline;
 pub mod profile;
 pub mod reference;
+pub mod requirements;
 pub mod tools;
 
-pub use error::{Error, Result};
-pub use module::Module;
-pub use pipeline::{translate, Report};
+pub use error::{Error, Result, Site};
+pub use ir::Module;
+pub use pipeline::{translate, translate_with, Report, Request};
 pub use profile::DeviceCaps;

@@ -1,49 +1,29 @@
-//! The pass pipeline: chooses passes from a target profile, runs them, finalises once.
+//! The pass pipeline: the passes a target needs (each pass decides from the target profile
+//! whether it applies), any rewrites the caller requests, then the module's requirements
+//! derived once and checked against the target.
 
 use crate::error::Result;
-use crate::finalize;
-use crate::module::{op_name, Module};
+use crate::ir::Module;
+use crate::pass::{Analyses, Context, Pass};
 use crate::passes;
 use crate::profile::DeviceCaps;
+use crate::requirements;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// What a pass asks the final step to change in the module's declarations.
-#[derive(Default, Debug)]
-pub struct Changes {
-    pub add_capabilities: Vec<u32>,
-    pub remove_capabilities: Vec<u32>,
-    pub add_extensions: Vec<String>,
-    pub remove_extensions: Vec<String>,
-}
-
-/// Per-pass statistics: how many instructions of each input opcode it rewrote.
-#[derive(Default, Debug, Clone, Serialize)]
-pub struct PassStats {
-    pub rewritten: BTreeMap<String, usize>,
-}
-
-impl PassStats {
-    pub fn count(&mut self, opcode: u32) {
-        *self.rewritten.entry(op_name(opcode)).or_default() += 1;
-    }
-    pub fn total(&self) -> usize {
-        self.rewritten.values().sum()
-    }
-}
-
-/// One rewrite over a whole module.
-///
-/// A pass documents its rewrite and preconditions, leaves a module that `spirv-val` accepts once
-/// [`finalize`] has applied its [`Changes`], and is a no-op on modules without its input opcodes.
-pub trait Pass {
-    fn name(&self) -> &'static str;
-    fn run(&self, module: &mut Module, target: &DeviceCaps, changes: &mut Changes, stats: &mut PassStats) -> Result<()>;
+/// Rewrites a caller asks for beyond what the target needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Request {
+    /// Every `OpTypeFloat 16` becomes bf16 (`BFloat16KHR`): the matmul API's bf16 GEMM is the
+    /// f16 kernel retyped.
+    RetypeFloat16ToBFloat16,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct PassReport {
     pub name: &'static str,
+    pub changed: bool,
     pub rewritten: BTreeMap<String, usize>,
 }
 
@@ -58,40 +38,69 @@ pub struct Report {
     pub output_words: usize,
 }
 
-/// An ordered list of passes for one target.
+/// An ordered list of passes.
 pub struct Pipeline {
     passes: Vec<Box<dyn Pass>>,
 }
 
 impl Pipeline {
-    /// The passes `target` needs, in order.
-    pub fn for_target(target: &DeviceCaps) -> Pipeline {
-        let mut list: Vec<Box<dyn Pass>> = vec![
+    /// Every pass, in order; each runs only where it applies to the target.
+    fn all() -> Vec<Box<dyn Pass>> {
+        vec![
             Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),
             Box::new(passes::materialize_matrix_length::MaterializeMatrixLength),
-        ];
-        if !target.integer_dot_product {
-            list.push(Box::new(passes::lower_integer_dot::LowerIntegerDot));
+            Box::new(passes::lower_integer_dot::LowerIntegerDot),
+            Box::new(passes::strip_workgroup_layouts::StripWorkgroupLayouts),
+            Box::new(passes::check_cooperative_matrix::CheckCooperativeMatrix),
+        ]
+    }
+
+    /// The passes `target` needs, in order.
+    pub fn for_target(target: &DeviceCaps) -> Pipeline {
+        Pipeline::with_requests(target, &[])
+    }
+
+    /// The passes `target` needs plus the requested rewrites.
+    pub fn with_requests(target: &DeviceCaps, requests: &[Request]) -> Pipeline {
+        let mut list: Vec<Box<dyn Pass>> = Pipeline::all().into_iter().filter(|p| p.applies(target)).collect();
+        for r in requests {
+            match r {
+                // Before the check, which must see bf16 matrices.
+                Request::RetypeFloat16ToBFloat16 => {
+                    let at = list.len().saturating_sub(1);
+                    list.insert(at, Box::new(passes::retype_float16_to_bfloat16::RetypeFloat16ToBFloat16));
+                }
+            }
         }
-        list.push(Box::new(passes::check_cooperative_matrix::CheckCooperativeMatrix));
         Pipeline { passes: list }
+    }
+
+    /// Exactly these passes (for tools and tests).
+    pub fn from_passes(passes: Vec<Box<dyn Pass>>) -> Pipeline {
+        Pipeline { passes }
     }
 
     pub fn pass_names(&self) -> Vec<&'static str> {
         self.passes.iter().map(|p| p.name()).collect()
     }
 
-    /// Runs every pass, then the final fix-up of capabilities, extensions and version.
+    /// Runs every pass, then derives capabilities, extensions and version and checks them
+    /// against the target.
     pub fn run(&self, module: &mut Module, target: &DeviceCaps) -> Result<Vec<PassReport>> {
-        let mut changes = Changes::default();
+        let input_caps: Vec<u32> = module.declared_capabilities().collect();
+        let mut analyses = Analyses::default();
         let mut reports = Vec::new();
         for pass in &self.passes {
-            let mut stats = PassStats::default();
-            pass.run(module, target, &mut changes, &mut stats)?;
-            log::debug!("pass {}: {:?}", pass.name(), stats.rewritten);
-            reports.push(PassReport { name: pass.name(), rewritten: stats.rewritten });
+            let outcome = pass.run(module, &mut Context { target, analyses: &mut analyses })?;
+            if outcome.changed {
+                analyses.invalidate(pass.preserves());
+            }
+            log::debug!("pass {}: changed {} {:?}", pass.name(), outcome.changed, outcome.rewritten);
+            reports.push(PassReport { name: pass.name(), changed: outcome.changed, rewritten: outcome.rewritten });
         }
-        finalize::finalize(module, target, &changes)?;
+        module.reorder_globals();
+        requirements::derive(module, &input_caps, target)?;
+        requirements::check_target(module, target)?;
         Ok(reports)
     }
 }
@@ -102,9 +111,14 @@ fn version_string((major, minor): (u8, u8)) -> String {
 
 /// Translates SPIR-V words for `target`: parse, run the target's pipeline, emit.
 pub fn translate(words: &[u32], target: &DeviceCaps) -> Result<(Vec<u32>, Report)> {
+    translate_with(words, target, &[])
+}
+
+/// [`translate`] with requested rewrites.
+pub fn translate_with(words: &[u32], target: &DeviceCaps, requests: &[Request]) -> Result<(Vec<u32>, Report)> {
     let mut module = Module::from_words(words)?;
     let input_version = version_string(module.version());
-    let passes = Pipeline::for_target(target).run(&mut module, target)?;
+    let passes = Pipeline::with_requests(target, requests).run(&mut module, target)?;
     let out = module.to_words();
     let report = Report {
         target: target.name.clone(),

@@ -278,6 +278,8 @@ pub struct DeviceCaps {
     #[serde(default)]
     pub shader_int64: bool,
     #[serde(default)]
+    pub shader_float64: bool,
+    #[serde(default)]
     pub storage_buffer_8bit: bool,
     #[serde(default)]
     pub storage_buffer_16bit: bool,
@@ -294,6 +296,29 @@ pub struct DeviceCaps {
     pub shader_bfloat16: bool,
     #[serde(default)]
     pub limits: DeviceLimits,
+    /// Driver quirks the translator works around (filled from vendor and driver version).
+    #[serde(default)]
+    pub workarounds: Workarounds,
+}
+
+/// Driver quirks, each worked around by a pass that applies only where its flag is set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Workarounds {
+    /// NVIDIA's driver (580) crashes compiling `OpSpecConstantOp CooperativeMatrixLengthKHR`
+    /// and spec constants computed from it, which glslang writes for `matrix.length()`: the
+    /// `materialize-matrix-length` pass turns them into instructions.
+    #[serde(default)]
+    pub spec_constant_matrix_length: bool,
+}
+
+/// PCI vendor id of NVIDIA.
+pub const VENDOR_NVIDIA: u32 = 0x10de;
+
+impl Workarounds {
+    /// The quirks of a driver, from the vendor id and driver version.
+    pub fn for_driver(vendor_id: u32, _driver_version: &str) -> Workarounds {
+        Workarounds { spec_constant_matrix_length: vendor_id == VENDOR_NVIDIA }
+    }
 }
 
 /// Names accepted by [`DeviceCaps::builtin`].
@@ -365,6 +390,7 @@ impl DeviceCaps {
             shader_int8: false,
             shader_int16: false,
             shader_int64: true,
+            shader_float64: true,
             storage_buffer_8bit: false,
             storage_buffer_16bit: false,
             buffer_device_address: true,
@@ -375,6 +401,7 @@ impl DeviceCaps {
             cooperative_matrix2: false,
             shader_bfloat16: false,
             limits: DeviceLimits::default(),
+            workarounds: Workarounds::default(),
         }
     }
 
@@ -395,6 +422,7 @@ impl DeviceCaps {
     pub fn swiftshader() -> DeviceCaps {
         let mut caps = Self::cpu_base("SwiftShader (profile)", "1.3.0", 4);
         caps.shader_int64 = false;
+        caps.shader_float64 = false;
         caps
     }
 
@@ -415,7 +443,8 @@ impl DeviceCaps {
         use ComponentType::*;
         let mut caps = Self::cpu_base("NVIDIA H100 80GB HBM3 (profile)", "1.4.312", 32);
         caps.device_type = DeviceType::DiscreteGpu;
-        caps.vendor_id = 0x10de;
+        caps.vendor_id = VENDOR_NVIDIA;
+        caps.workarounds = Workarounds::for_driver(VENDOR_NVIDIA, "580");
         caps.subgroup_operations = vec![
             SubgroupOp::Basic,
             SubgroupOp::Vote,
@@ -500,9 +529,60 @@ impl DeviceCaps {
     }
 }
 
+/// Resolves a target named on a command line or in a test: a built-in profile name
+/// ([`BUILTIN_PROFILES`]), `device` (the device matbridge would pick), `device:N` or
+/// `device:NAME` (a live device by index or name), or the path of a JSON file from
+/// `matbridge info --json` (`file_index` picks from an array). `live` looks up live devices (the
+/// runtime provides it; the translator never links Vulkan) and is called only for `device`.
+pub fn resolve_target(spec: &str, file_index: Option<usize>, live: &dyn Fn(Option<&str>) -> Result<DeviceCaps, String>) -> crate::Result<DeviceCaps> {
+    let err = |m: String| crate::Error::Target(spec.to_string(), m);
+    if let Some(caps) = DeviceCaps::builtin(spec) {
+        return Ok(caps);
+    }
+    if spec == "device" {
+        return live(None).map_err(err);
+    }
+    if let Some(selector) = spec.strip_prefix("device:") {
+        return live(Some(selector)).map_err(err);
+    }
+    let path = std::path::Path::new(spec);
+    if path.is_file() {
+        let text = std::fs::read_to_string(path).map_err(|e| err(format!("reading the capability file: {e}")))?;
+        let mut caps = DeviceCaps::from_json(&text, file_index).map_err(|e| err(format!("parsing the capability file: {e}")))?;
+        if caps.workarounds == Workarounds::default() {
+            caps.workarounds = Workarounds::for_driver(caps.vendor_id, &caps.driver_version);
+        }
+        return Ok(caps);
+    }
+    Err(err(format!("unknown target: use one of {}, device, device:N, or a JSON file from `matbridge info --json`", BUILTIN_PROFILES.join(", "))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn targets_resolve_by_name_file_and_device() {
+        let live = |sel: Option<&str>| -> Result<DeviceCaps, String> {
+            match sel {
+                None | Some("1") => Ok(DeviceCaps::swiftshader()),
+                Some(other) => Err(format!("no device {other}")),
+            }
+        };
+        assert_eq!(resolve_target("h100", None, &live).unwrap(), DeviceCaps::h100());
+        assert_eq!(resolve_target("device", None, &live).unwrap().name, DeviceCaps::swiftshader().name);
+        assert!(resolve_target("device:7", None, &live).unwrap_err().to_string().contains("no device 7"));
+        let dir = std::env::temp_dir().join(format!("matbridge-target-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("caps.json");
+        let mut h100 = DeviceCaps::h100();
+        h100.workarounds = Workarounds::default();
+        std::fs::write(&file, serde_json::to_string(&[DeviceCaps::lavapipe(), h100]).unwrap()).unwrap();
+        let resolved = resolve_target(file.to_str().unwrap(), Some(1), &live).unwrap();
+        assert!(resolved.workarounds.spec_constant_matrix_length, "workarounds come from the vendor id");
+        let err = resolve_target("nonsense", None, &live).unwrap_err().to_string();
+        assert!(err.contains("nonsense") && err.contains("lavapipe"), "{err}");
+    }
 
     #[test]
     fn h100_profile_lists_eleven_rows() {

@@ -1,7 +1,9 @@
 //! What no pass needs to touch passes through untouched; slightly wrong inputs come out valid;
 //! shapes and types the target lists nowhere are clear errors.
 
-use matbridge_translator::module::{Module, MAGIC};
+use matbridge_translator::ir::grammar::legacy_joint_matrix;
+use matbridge_translator::ir::{Module, MAGIC};
+use spirv::{Capability, Op};
 use matbridge_translator::{tools, translate, DeviceCaps, Error};
 
 fn tools_present() -> bool {
@@ -26,8 +28,9 @@ fn execution_mode_id_and_unknown_opcodes_pass_through() {
     assert!(dis.contains("OpExecutionModeId %main LocalSizeId"), "{dis}");
 
     // Legacy joint-matrix instructions (unknown to rspirv and SPIRV-Tools) survive word for word.
-    let joint_type = [(5 << 16) | 6184, 20, 7, 8, 9];
-    let mut raw = vec![MAGIC, 0x0001_0500, 0, 30, 0, (2 << 16) | 17, 1, (2 << 16) | 17, 6118];
+    let joint_type = [(5 << 16) | legacy_joint_matrix::TYPE_JOINT_MATRIX, 20, 7, 8, 9];
+    let cap = (2 << 16) | Op::Capability as u32;
+    let mut raw = vec![MAGIC, 0x0001_0500, 0, 30, 0, cap, Capability::Shader as u32, cap, legacy_joint_matrix::CAPABILITY];
     raw.extend_from_slice(&joint_type);
     let (out, _) = translate(&raw, &DeviceCaps::lavapipe()).unwrap();
     assert!(out.windows(5).any(|w| w == joint_type), "joint-matrix words changed");
@@ -115,13 +118,13 @@ fn unlisted_component_types_and_malformed_input_are_named() {
     let words = tools::assemble(text, "vulkan1.3").unwrap();
     let err = translate(&words, &DeviceCaps::h100()).unwrap_err();
     match &err {
-        Error::Unsupported { opcode, missing, .. } => {
-            assert_eq!(opcode, "OpTypeCooperativeMatrixKHR");
+        Error::Unsupported { site, missing, .. } => {
+            assert_eq!(site.opcode, "OpTypeCooperativeMatrixKHR");
             assert!(missing.contains("e4m3"), "{err}");
         }
         other => panic!("expected Unsupported, got {other:?}"),
     }
     // Truncated modules name the word offset.
-    let err = Module::from_words(&[MAGIC, 0x10300, 0, 10, 0, (4 << 16) | 17, 1]).unwrap_err();
+    let err = Module::from_words(&[MAGIC, 0x10300, 0, 10, 0, (4 << 16) | Op::Capability as u32, Capability::Shader as u32]).unwrap_err();
     assert!(err.to_string().contains("word offset 5"), "{err}");
 }

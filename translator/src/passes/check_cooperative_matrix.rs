@@ -1,23 +1,24 @@
 //! `CheckCooperativeMatrix`: verifies that every KHR cooperative-matrix type and MulAdd shape
 //! left in the module is one the target lists.
 //!
-//! Rewrite: none. Fails with an error naming the instruction, its word offset and the missing
+//! Rewrite: none. Fails with an error naming the instruction, its place and the missing
 //! shape or component type when the target has no cooperative matrices, lists no row with a
 //! component type (e.g. fp8 on the H100), or lists no row for a MulAdd's M x N x K and types.
 //! Matrices whose dimensions are specialization constants are checked at MulAdd only when the
 //! constants' defaults are known. Until subgroup emulation exists this is where unsupported
-//! cooperative-matrix code stops.
+//! cooperative-matrix code stops. Applies to every target.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
-use crate::module::{op, Module};
-use crate::pipeline::{Changes, Pass, PassStats};
+use crate::ir::{Inst, Module};
+use crate::pass::{Context, Outcome, Pass, Preserves};
 use crate::profile::{ComponentType, DeviceCaps};
+use spirv::{FPEncoding, Op, Word};
 
 pub struct CheckCooperativeMatrix;
 
 /// Component type of a scalar type id; `signed` overrides integer signedness (KHR MulAdd flags).
-pub fn component_type(types: &Types, ty: u32, signed: Option<bool>) -> Option<ComponentType> {
+pub fn component_type(types: &Types, ty: Word, signed: Option<bool>) -> Option<ComponentType> {
     if let Some((w, s)) = types.int(ty) {
         let s = signed.unwrap_or(s);
         return Some(match (w, s) {
@@ -33,13 +34,14 @@ pub fn component_type(types: &Types, ty: u32, signed: Option<bool>) -> Option<Co
         });
     }
     let (w, encoding) = types.float(ty)?;
+    let encoding = encoding.map(FPEncoding::from_u32);
     Some(match (w, encoding) {
         (16, None) => ComponentType::F16,
-        (16, Some(0)) => ComponentType::Bf16,
+        (16, Some(Some(FPEncoding::BFloat16KHR))) => ComponentType::Bf16,
         (32, None) => ComponentType::F32,
         (64, None) => ComponentType::F64,
-        (8, Some(4214)) => ComponentType::E4m3,
-        (8, Some(4215)) => ComponentType::E5m2,
+        (8, Some(Some(FPEncoding::Float8E4M3EXT))) => ComponentType::E4m3,
+        (8, Some(Some(FPEncoding::Float8E5M2EXT))) => ComponentType::E5m2,
         _ => return None,
     })
 }
@@ -49,22 +51,27 @@ impl Pass for CheckCooperativeMatrix {
         "check-cooperative-matrix"
     }
 
-    fn run(&self, module: &mut Module, target: &DeviceCaps, _changes: &mut Changes, _stats: &mut PassStats) -> Result<()> {
-        let Some(first) = module.insts.iter().find(|i| i.op == op::TYPE_COOPERATIVE_MATRIX_KHR) else {
-            return Ok(());
+    fn applies(&self, _target: &DeviceCaps) -> bool {
+        true
+    }
+
+    fn preserves(&self) -> Preserves {
+        Preserves::ALL
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+        let target = cx.target;
+        let Some(first) = module.globals().iter().find(|i| i.is(Op::TypeCooperativeMatrixKHR)) else {
+            return Ok(Outcome::unchanged());
         };
-        let unsupported = |inst: &crate::module::Inst, missing: String| Error::Unsupported {
-            opcode: inst.name(),
-            offset: inst.at(),
-            target: target.name.clone(),
-            missing,
-        };
+        let unsupported = |inst: &Inst, missing: String| Error::Unsupported { site: module.site(inst), target: target.name.clone(), missing };
         if !target.has_cooperative_matrix() {
             return Err(unsupported(first, "VK_KHR_cooperative_matrix (subgroup emulation of cooperative matrices is not implemented yet)".into()));
         }
         let types = Types::new(module);
-        for inst in module.insts.iter().filter(|i| i.op == op::TYPE_COOPERATIVE_MATRIX_KHR) {
-            let comp = component_type(&types, inst.operands[1], None);
+        for inst in module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixKHR)) {
+            let component = inst.id(0)?;
+            let comp = component_type(&types, component, None);
             let listed = comp.is_some_and(|c| {
                 let unsigned_twin = match c {
                     ComponentType::S8 => ComponentType::U8,
@@ -76,29 +83,41 @@ impl Pass for CheckCooperativeMatrix {
                 target.cooperative_matrix.iter().any(|r| [r.a, r.b, r.c, r.result].iter().any(|t| *t == c || *t == unsigned_twin))
             });
             if !listed {
-                let name = comp.map_or_else(|| format!("component type %{}", inst.operands[1]), |c| format!("{c}"));
+                let name = comp.map_or_else(|| format!("component type %{component}"), |c| format!("{c}"));
                 return Err(unsupported(inst, format!("cooperative matrices of {name} (no listed shape uses it)")));
             }
         }
-        // Each MulAdd's shape and types.
-        let mat = |ty: u32| -> Option<(u32, Option<u32>, Option<u32>)> {
-            let d = types.defs.get(&ty)?;
-            (d.op == op::TYPE_COOPERATIVE_MATRIX_KHR).then(|| (d.operands[1], types.const_u32(d.operands[3]), types.const_u32(d.operands[4])))
+        // Each MulAdd's shape and types: (component, rows, columns) of a matrix type.
+        let mat = |ty: Word| -> Option<(Word, Option<u32>, Option<u32>)> {
+            let d = types.defs.get(&ty).filter(|d| d.is(Op::TypeCooperativeMatrixKHR))?;
+            let [comp, _scope, rows, cols] = d.ids().ok()?;
+            Some((comp, types.const_u32(rows), types.const_u32(cols)))
         };
-        for inst in module.insts.iter().filter(|i| i.op == op::COOPERATIVE_MATRIX_MUL_ADD_KHR) {
-            let flags = inst.operands.get(5).copied().unwrap_or(0);
-            let ty = |k: usize| types.type_of(inst.operands[k]).and_then(mat);
-            let (Some(a), Some(b), Some(c), Some(r)) = (ty(2), ty(3), ty(4), mat(inst.operands[0])) else { continue };
-            let (Some(m), Some(k), Some(n)) = (a.1, a.2, b.2) else {
-                log::info!("MulAdd at word {} has specialization-constant dimensions; shape checked by the driver", inst.at());
-                continue;
-            };
-            let comp = |t: u32, bit: u32| component_type(&types, t, types.int(t).map(|_| flags & bit != 0));
-            let (Some(ca), Some(cb), Some(cc), Some(cr)) = (comp(a.0, 1), comp(b.0, 2), comp(c.0, 4), comp(r.0, 8)) else { continue };
-            if target.find_coop_shape(m, n, k, ca, cb, cc, cr).is_none() {
-                return Err(unsupported(inst, format!("cooperative-matrix shape {m}x{n}x{k} {ca}*{cb}+{cc}->{cr}")));
+        for f in &module.functions {
+            for inst in f.blocks.iter().flat_map(|b| &b.insts).filter(|i| i.is(Op::CooperativeMatrixMulAddKHR)) {
+                let [a, b, c] = inst.ids()?;
+                let flags = inst.word_opt(3).unwrap_or(0);
+                let ty = |v: Word| types.type_of(v).and_then(mat);
+                let (Some(a), Some(b), Some(c), Some(r)) = (ty(a), ty(b), ty(c), mat(inst.ty()?)) else { continue };
+                let (Some(m), Some(k), Some(n)) = (a.1, a.2, b.2) else {
+                    log::info!("MulAdd at word {} has specialization-constant dimensions; shape checked by the driver", inst.at());
+                    continue;
+                };
+                use spirv::CooperativeMatrixOperands as F;
+                let comp = |t: Word, bit: F| component_type(&types, t, types.int(t).map(|_| flags & bit.bits() != 0));
+                let (Some(ca), Some(cb), Some(cc), Some(cr)) = (
+                    comp(a.0, F::MATRIX_A_SIGNED_COMPONENTS_KHR),
+                    comp(b.0, F::MATRIX_B_SIGNED_COMPONENTS_KHR),
+                    comp(c.0, F::MATRIX_C_SIGNED_COMPONENTS_KHR),
+                    comp(r.0, F::MATRIX_RESULT_SIGNED_COMPONENTS_KHR),
+                ) else {
+                    continue;
+                };
+                if target.find_coop_shape(m, n, k, ca, cb, cc, cr).is_none() {
+                    return Err(unsupported(inst, format!("cooperative-matrix shape {m}x{n}x{k} {ca}*{cb}+{cc}->{cr}")));
+                }
             }
         }
-        Ok(())
+        Ok(Outcome::unchanged())
     }
 }

@@ -22,16 +22,18 @@
 //!
 //! Spec-constant rows, columns and scopes are kept as ids.
 //!
-//! Preconditions: a valid module; matrices are not members of arrays, structs or function
-//! signatures (an error names the instruction otherwise). Requires a target with
-//! VK_KHR_cooperative_matrix. Leaves: no NV cooperative-matrix instructions; the final step
-//! swaps the capability and the extension.
+//! Preconditions: a valid module; matrices are not members of structs or function signatures
+//! (an error names the instruction otherwise). Applies to every target; fails naming the first
+//! NV matrix type on targets without VK_KHR_cooperative_matrix. Leaves: no NV cooperative-matrix
+//! instructions; the requirement step swaps the capability and the extension.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
-use crate::module::{cap, op, Inst, Module};
-use crate::pipeline::{Changes, Pass, PassStats};
+use crate::ir::{Inst, Module, Operand};
+use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
+use rspirv::grammar::OperandKind;
+use spirv::{Op, Word};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 pub struct NvToKhrCooperativeMatrix;
@@ -39,9 +41,9 @@ pub struct NvToKhrCooperativeMatrix;
 /// KHR Use values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Role {
-    A = 0,
-    B = 1,
-    Acc = 2,
+    A,
+    B,
+    Acc,
 }
 
 impl Role {
@@ -52,14 +54,22 @@ impl Role {
             Role::Acc => "MatrixAccumulator",
         }
     }
+
+    fn use_value(self) -> u32 {
+        (match self {
+            Role::A => spirv::CooperativeMatrixUse::MatrixAKHR,
+            Role::B => spirv::CooperativeMatrixUse::MatrixBKHR,
+            Role::Acc => spirv::CooperativeMatrixUse::MatrixAccumulatorKHR,
+        }) as u32
+    }
 }
 
 struct UnionFind {
-    parent: HashMap<u32, u32>,
+    parent: HashMap<Word, Word>,
 }
 
 impl UnionFind {
-    fn find(&mut self, x: u32) -> u32 {
+    fn find(&mut self, x: Word) -> Word {
         let p = *self.parent.entry(x).or_insert(x);
         if p == x {
             return x;
@@ -68,7 +78,7 @@ impl UnionFind {
         self.parent.insert(x, root);
         root
     }
-    fn union(&mut self, a: u32, b: u32) {
+    fn union(&mut self, a: Word, b: Word) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
             self.parent.insert(ra, rb);
@@ -76,34 +86,98 @@ impl UnionFind {
     }
 }
 
-fn is_linking_op(opcode: u32) -> bool {
+/// Instructions whose matrix result has the Use of their matrix operands.
+fn is_linking_op(op: Option<Op>) -> bool {
+    use Op::*;
     matches!(
-        opcode,
-        op::COPY_OBJECT
-            | op::CONVERT_F_TO_U
-            | op::CONVERT_F_TO_S
-            | op::CONVERT_S_TO_F
-            | op::CONVERT_U_TO_F
-            | op::U_CONVERT
-            | op::S_CONVERT
-            | op::F_CONVERT
-            | op::BITCAST
-            | op::S_NEGATE
-            | op::F_NEGATE
-            | op::I_ADD
-            | op::F_ADD
-            | op::I_SUB
-            | op::F_SUB
-            | op::I_MUL
-            | op::F_MUL
-            | op::U_DIV
-            | op::S_DIV
-            | op::F_DIV
-            | op::MATRIX_TIMES_SCALAR
-            | op::SELECT
-            | op::PHI
-            | op::COMPOSITE_INSERT
+        op,
+        Some(
+            CopyObject
+                | ConvertFToU
+                | ConvertFToS
+                | ConvertSToF
+                | ConvertUToF
+                | UConvert
+                | SConvert
+                | FConvert
+                | Bitcast
+                | SNegate
+                | FNegate
+                | IAdd
+                | FAdd
+                | ISub
+                | FSub
+                | IMul
+                | FMul
+                | UDiv
+                | SDiv
+                | FDiv
+                | MatrixTimesScalar
+                | Select
+                | Phi
+                | CompositeInsert
+        )
     )
+}
+
+fn ids_of(inst: &Inst) -> impl Iterator<Item = Word> + '_ {
+    inst.operands.iter().filter_map(Operand::id)
+}
+
+/// Role-specific copies of types, values and free constants, made while rewriting.
+struct Rewriter<'a> {
+    khr_type: HashMap<(Word, Role), Word>,
+    derived: &'a HashMap<Word, Inst>,
+    derived_for: HashMap<(Word, Role), Word>,
+    free_defs: HashMap<Word, Inst>,
+    free_clone: HashMap<(Word, Role), Word>,
+}
+
+impl Rewriter<'_> {
+    /// The type `ty` (an NV matrix type or one built on it) for `role`.
+    fn type_for(&mut self, module: &mut Module, ty: Word, role: Role) -> Word {
+        if let Some(k) = self.khr_type.get(&(ty, role)) {
+            return *k;
+        }
+        let Some(d) = self.derived.get(&ty) else { return ty };
+        if let Some(c) = self.derived_for.get(&(ty, role)) {
+            return *c;
+        }
+        let inner_pos = usize::from(d.is(Op::TypePointer));
+        let inner_old = d.operands.get(inner_pos).and_then(Operand::id).unwrap_or_default();
+        let inner = self.type_for(module, inner_old, role);
+        let id = if inner == inner_old {
+            ty
+        } else {
+            let mut copy = d.clone();
+            copy.operands[inner_pos] = Operand::Id(inner);
+            copy.result_id = Some(module.alloc_id());
+            copy.origin = d.origin;
+            module.add_global(copy)
+        };
+        self.derived_for.insert((ty, role), id);
+        id
+    }
+
+    /// The constant or undef `id` for `role`.
+    fn clone_free(&mut self, module: &mut Module, id: Word, role: Role) -> Word {
+        if let Some(c) = self.free_clone.get(&(id, role)) {
+            return *c;
+        }
+        let def = self.free_defs[&id].clone();
+        let old_ty = def.result_type.unwrap_or_default();
+        let ty = self.type_for(module, old_ty, role);
+        let c = if ty == old_ty {
+            id
+        } else if def.is(Op::Undef) {
+            module.alloc_id()
+        } else {
+            let new = module.alloc_id();
+            module.add_global(Inst { result_type: Some(ty), result_id: Some(new), ..def })
+        };
+        self.free_clone.insert((id, role), c);
+        c
+    }
 }
 
 impl Pass for NvToKhrCooperativeMatrix {
@@ -111,39 +185,42 @@ impl Pass for NvToKhrCooperativeMatrix {
         "nv-to-khr-cooperative-matrix"
     }
 
-    fn run(&self, module: &mut Module, target: &DeviceCaps, changes: &mut Changes, stats: &mut PassStats) -> Result<()> {
-        let Some(first_nv) = module.insts.iter().find(|i| i.op == op::TYPE_COOPERATIVE_MATRIX_NV) else {
-            return Ok(());
+    fn applies(&self, _target: &DeviceCaps) -> bool {
+        true
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+        let target = cx.target;
+        let mut outcome = Outcome::unchanged();
+        let Some(first_nv) = module.globals().iter().find(|i| i.is(Op::TypeCooperativeMatrixNV)) else {
+            return Ok(outcome);
         };
         if !target.has_cooperative_matrix() {
             return Err(Error::Unsupported {
-                opcode: first_nv.name(),
-                offset: first_nv.at(),
+                site: module.site(first_nv),
                 target: target.name.clone(),
                 missing: "VK_KHR_cooperative_matrix (subgroup emulation of cooperative matrices is not implemented yet)".into(),
             });
         }
         let types = Types::new(module);
-        let globals_end = module.functions_start();
 
-        // NV matrix types and pointer types to them.
-        let nv_defs: Vec<Inst> = module.insts.iter().filter(|i| i.op == op::TYPE_COOPERATIVE_MATRIX_NV).cloned().collect();
-        let nv_types: HashSet<u32> = nv_defs.iter().map(|i| i.operands[0]).collect();
+        // NV matrix types and types built on them.
+        let nv_defs: Vec<Inst> = module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixNV)).cloned().collect();
+        let nv_types: HashSet<Word> = nv_defs.iter().filter_map(|i| i.result_id).collect();
         // Types built on matrices: pointers and (runtime) arrays of them, to any depth.
-        let mut derived: HashMap<u32, Inst> = HashMap::new();
-        for inst in &module.insts[..globals_end] {
-            let contains = |t: &u32| nv_types.contains(t) || derived.contains_key(t);
-            match inst.op {
-                op::TYPE_POINTER if contains(&inst.operands[2]) => {
-                    derived.insert(inst.operands[0], inst.clone());
+        let mut derived: HashMap<Word, Inst> = HashMap::new();
+        for inst in module.globals() {
+            let contains = |t: Word| nv_types.contains(&t) || derived.contains_key(&t);
+            match inst.op() {
+                Some(Op::TypePointer) if inst.operands.get(1).and_then(Operand::id).is_some_and(contains) => {
+                    derived.insert(inst.result()?, inst.clone());
                 }
-                op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY if contains(&inst.operands[1]) => {
-                    derived.insert(inst.operands[0], inst.clone());
+                Some(Op::TypeArray | Op::TypeRuntimeArray) if inst.operands.first().and_then(Operand::id).is_some_and(contains) => {
+                    derived.insert(inst.result()?, inst.clone());
                 }
-                op::TYPE_STRUCT | op::TYPE_FUNCTION if inst.operands[1..].iter().any(contains) => {
+                Some(Op::TypeStruct | Op::TypeFunction) if ids_of(inst).any(contains) => {
                     return Err(Error::Invalid {
-                        opcode: inst.name(),
-                        offset: inst.at(),
+                        site: module.site(inst),
                         message: "cooperative matrices inside structs or function signatures are not supported yet".into(),
                     });
                 }
@@ -151,67 +228,64 @@ impl Pass for NvToKhrCooperativeMatrix {
             }
         }
         // The NV matrix type at the bottom of a derived type.
-        let base_nv = |mut ty: u32| -> u32 {
+        let base_nv = |mut ty: Word| -> Word {
             while let Some(d) = derived.get(&ty) {
-                ty = if d.op == op::TYPE_POINTER { d.operands[2] } else { d.operands[1] };
+                let pos = usize::from(d.is(Op::TypePointer));
+                ty = d.operands.get(pos).and_then(Operand::id).unwrap_or_default();
             }
             ty
         };
-        let is_matrix_ty = |t: u32| nv_types.contains(&t) || derived.contains_key(&t);
+        let is_matrix_ty = |t: Word| nv_types.contains(&t) || derived.contains_key(&t);
+        let is_nv_value = |inst: &Inst| inst.result_type.is_some_and(|t| nv_types.contains(&t));
         // Constants and undefs of matrix type are free: cloned per role at their uses.
-        let free: HashSet<u32> = module
-            .insts
-            .iter()
-            .enumerate()
-            .filter(|(i, inst)| inst.op == op::UNDEF || (*i < globals_end && inst.op != op::VARIABLE))
-            .filter(|(_, inst)| inst.result_type().is_some_and(|t| nv_types.contains(&t)))
-            .filter_map(|(_, inst)| inst.result_id())
+        let mut free: HashSet<Word> = module.globals().iter().filter(|i| !i.is(Op::Variable) && is_nv_value(i)).filter_map(|i| i.result_id).collect();
+        let all_body = || module.functions.iter().flat_map(|f| f.insts());
+        free.extend(all_body().filter(|i| i.is(Op::Undef) && is_nv_value(i)).filter_map(|i| i.result_id));
+        let defs: HashMap<Word, Inst> = module
+            .all_insts()
+            .filter(|i| i.result_type.is_some_and(is_matrix_ty))
+            .filter_map(|i| i.result_id.map(|id| (id, i.clone())))
             .collect();
-        let defs: HashMap<u32, Inst> = module
-            .insts
-            .iter()
-            .filter(|i| i.result_type().is_some_and(is_matrix_ty))
-            .filter_map(|i| i.result_id().map(|id| (id, i.clone())))
-            .collect();
-        let node = |id: &u32| defs.contains_key(id) && !free.contains(id);
+        let node = |id: Word| defs.contains_key(&id) && !free.contains(&id);
 
         // Classes of values that must share one Use, and direct roles from MulAdd operands.
         let mut uf = UnionFind { parent: HashMap::new() };
-        let mut direct: Vec<(u32, Role, usize)> = Vec::new();
-        let mut loads: Vec<(u32, u32)> = Vec::new(); // (value, variable)
-        let mut stores: Vec<(u32, u32)> = Vec::new(); // (variable, value)
-        for inst in &module.insts {
-            match inst.op {
-                op::LOAD if node(&inst.operands[1]) => loads.push((inst.operands[1], inst.operands[2])),
-                op::STORE if node(&inst.operands[0]) && node(&inst.operands[1]) => stores.push((inst.operands[0], inst.operands[1])),
-                op::VARIABLE if node(&inst.operands[1]) && inst.operands.len() > 3 && node(&inst.operands[3]) => stores.push((inst.operands[1], inst.operands[3])),
-                op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN if inst.result_id().is_some_and(|r| node(&r)) && node(&inst.operands[2]) => {
-                    uf.union(inst.operands[1], inst.operands[2]);
-                }
-                op::COMPOSITE_EXTRACT if inst.result_id().is_some_and(|r| node(&r)) && node(&inst.operands[2]) => {
-                    uf.union(inst.operands[1], inst.operands[2]);
-                }
-                op::COMPOSITE_CONSTRUCT if inst.result_id().is_some_and(|r| node(&r)) => {
-                    for v in inst.operands[2..].iter().filter(|v| node(v)) {
-                        uf.union(inst.operands[1], *v);
+        let mut direct: Vec<(Word, Role, usize)> = Vec::new();
+        let mut loads: Vec<(Word, Word)> = Vec::new(); // (value, variable)
+        let mut stores: Vec<(Word, Word)> = Vec::new(); // (variable, value)
+        for inst in module.all_insts() {
+            let result = inst.result_id.filter(|r| node(*r));
+            match inst.op() {
+                Some(Op::Load) if result.is_some() => loads.push((inst.result()?, inst.id(0)?)),
+                Some(Op::Store) if node(inst.id(0)?) && node(inst.id(1)?) => stores.push((inst.id(0)?, inst.id(1)?)),
+                Some(Op::Variable) if result.is_some() => {
+                    if let Some(init) = inst.operands.get(1).and_then(Operand::id).filter(|v| node(*v)) {
+                        stores.push((inst.result()?, init));
                     }
                 }
-                o if is_linking_op(o) && inst.result_id().is_some_and(|r| node(&r)) => {
-                    let result = inst.operands[1];
-                    let inputs: Vec<u32> = if o == op::COMPOSITE_INSERT { vec![inst.operands[3]] } else { inst.operands[2..].to_vec() };
-                    for v in inputs.iter().filter(|v| node(v)) {
-                        uf.union(result, *v);
+                Some(Op::AccessChain | Op::InBoundsAccessChain | Op::CompositeExtract) if result.is_some() && node(inst.id(0)?) => {
+                    uf.union(inst.result()?, inst.id(0)?);
+                }
+                Some(Op::CompositeConstruct) if result.is_some() => {
+                    for v in ids_of(inst).filter(|v| node(*v)) {
+                        uf.union(inst.result()?, v);
                     }
                 }
-                op::COOPERATIVE_MATRIX_MUL_ADD_NV => {
-                    let [_, r, a, b, c] = inst.operands[..] else {
-                        return Err(Error::Malformed { offset: inst.at(), message: "OpCooperativeMatrixMulAddNV needs 5 operands".into() });
-                    };
-                    if node(&c) {
+                o if is_linking_op(o) && result.is_some() => {
+                    let r = inst.result()?;
+                    let inputs: Vec<Word> = if o == Some(Op::CompositeInsert) { vec![inst.id(1)?] } else { ids_of(inst).collect() };
+                    for v in inputs.into_iter().filter(|v| node(*v)) {
+                        uf.union(r, v);
+                    }
+                }
+                Some(Op::CooperativeMatrixMulAddNV) => {
+                    let r = inst.result()?;
+                    let [a, b, c] = inst.ids()?;
+                    if node(c) {
                         uf.union(r, c);
                     }
                     for (v, role) in [(a, Role::A), (b, Role::B), (c, Role::Acc), (r, Role::Acc)] {
-                        if node(&v) {
+                        if node(v) {
                             direct.push((v, role, inst.at()));
                         }
                     }
@@ -219,34 +293,28 @@ impl Pass for NvToKhrCooperativeMatrix {
                 _ => {}
             }
         }
-        let mut roles: HashMap<u32, BTreeSet<Role>> = HashMap::new();
+        let mut roles: HashMap<Word, BTreeSet<Role>> = HashMap::new();
         for (v, role, _) in &direct {
             roles.entry(uf.find(*v)).or_default().insert(*role);
         }
         // A variable must provide every role its loads are used in; a stored value every role
         // of its variable. Classes that reach no MulAdd default to accumulators.
-        let propagate = |uf: &mut UnionFind, roles: &mut HashMap<u32, BTreeSet<Role>>| loop {
+        let propagate = |uf: &mut UnionFind, roles: &mut HashMap<Word, BTreeSet<Role>>| loop {
             let mut changed = false;
-            for (v, var) in &loads {
-                let from = roles.get(&uf.find(*v)).cloned().unwrap_or_default();
-                let to = roles.entry(uf.find(*var)).or_default();
-                let before = to.len();
-                to.extend(from);
-                changed |= to.len() != before;
-            }
-            for (var, v) in &stores {
-                let from = roles.get(&uf.find(*var)).cloned().unwrap_or_default();
-                let to = roles.entry(uf.find(*v)).or_default();
-                let before = to.len();
-                to.extend(from);
-                changed |= to.len() != before;
+            for (from, to) in loads.iter().map(|(v, var)| (*v, *var)).chain(stores.iter().map(|(var, v)| (*var, *v))) {
+                let got = roles.get(&uf.find(from)).cloned().unwrap_or_default();
+                let dst = roles.entry(uf.find(to)).or_default();
+                let before = dst.len();
+                dst.extend(got);
+                changed |= dst.len() != before;
             }
             if !changed {
                 break;
             }
         };
         propagate(&mut uf, &mut roles);
-        let ids: Vec<u32> = defs.keys().copied().filter(|id| !free.contains(id)).collect();
+        let mut ids: Vec<Word> = defs.keys().copied().filter(|id| !free.contains(id)).collect();
+        ids.sort_unstable();
         for id in &ids {
             let r = roles.entry(uf.find(*id)).or_default();
             if r.is_empty() {
@@ -254,22 +322,22 @@ impl Pass for NvToKhrCooperativeMatrix {
             }
         }
         propagate(&mut uf, &mut roles);
-        let roles_of = |uf: &mut UnionFind, id: u32| -> Vec<Role> { roles.get(&uf.find(id)).map(|r| r.iter().copied().collect()).unwrap_or_else(|| vec![Role::Acc]) };
+        let roles_of = |uf: &mut UnionFind, id: Word| -> Vec<Role> { roles.get(&uf.find(id)).map(|r| r.iter().copied().collect()).unwrap_or_else(|| vec![Role::Acc]) };
 
         // Values needed in several roles must be re-creatable per role.
-        let mut versions: HashMap<(u32, Role), u32> = HashMap::new();
-        let mut needed: BTreeSet<(u32, Role)> = BTreeSet::new();
-        let mut sorted_ids = ids.clone();
-        sorted_ids.sort_unstable();
-        for id in sorted_ids {
+        let mut versions: HashMap<(Word, Role), Word> = HashMap::new();
+        let mut needed: BTreeSet<(Word, Role)> = BTreeSet::new();
+        for &id in &ids {
             let rs = roles_of(&mut uf, id);
             let def = &defs[&id];
-            if rs.len() > 1 && !matches!(def.op, op::VARIABLE | op::LOAD | op::COOPERATIVE_MATRIX_LOAD_NV | op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN) {
+            let splittable = matches!(def.op(), Some(Op::Variable | Op::Load | Op::CooperativeMatrixLoadNV | Op::AccessChain | Op::InBoundsAccessChain));
+            if rs.len() > 1 && !splittable {
                 let names: Vec<_> = rs.iter().map(|r| r.name()).collect();
-                let site = direct.iter().filter(|(v, _, _)| uf.find(*v) == uf.find(id)).map(|d| d.2).max().unwrap_or(def.at());
+                let root = uf.find(id);
+                let site_offset = direct.iter().filter(|(v, _, _)| uf.find(*v) == root).map(|d| d.2).max().unwrap_or(def.at());
+                let site_inst = module.all_insts().find(|i| i.is(Op::CooperativeMatrixMulAddNV) && i.at() == site_offset).unwrap_or(def);
                 return Err(Error::Invalid {
-                    opcode: "OpCooperativeMatrixMulAddNV".into(),
-                    offset: site,
+                    site: module.site(site_inst),
                     message: format!(
                         "matrix value %{id} ({}) is used as {}; only matrices loaded from memory or variables can be split into several uses",
                         def.name(),
@@ -277,7 +345,7 @@ impl Pass for NvToKhrCooperativeMatrix {
                     ),
                 });
             }
-            let nv = base_nv(def.operands[0]);
+            let nv = base_nv(def.ty()?);
             for (k, r) in rs.iter().enumerate() {
                 let v = if k == 0 { id } else { module.alloc_id() };
                 versions.insert((id, *r), v);
@@ -286,247 +354,223 @@ impl Pass for NvToKhrCooperativeMatrix {
         }
 
         // KHR types: the NV type id keeps its first needed role (so names and decorations stay).
-        let use_consts: Vec<u32> = (0..3).map(|u| module.const_u32(u)).collect();
-        let mut khr_type: HashMap<(u32, Role), u32> = HashMap::new();
+        let use_consts: Vec<Word> = [Role::A, Role::B, Role::Acc].iter().map(|r| module.constant_u32(r.use_value())).collect();
+        let mut khr_type: HashMap<(Word, Role), Word> = HashMap::new();
         for def in &nv_defs {
-            let nv = def.operands[0];
+            let nv = def.result()?;
             let mut roles_for: Vec<Role> = needed.iter().filter(|(t, _)| *t == nv).map(|(_, r)| *r).collect();
             if roles_for.is_empty() {
                 roles_for.push(Role::Acc);
             }
+            let [component, scope, rows, cols] = def.ids()?;
             for (i, role) in roles_for.iter().enumerate() {
-                let rest = vec![def.operands[1], def.operands[2], def.operands[3], def.operands[4], use_consts[*role as usize]];
-                let id = if i == 0 {
-                    let pos = module.insts.iter().position(|x| x.op == op::TYPE_COOPERATIVE_MATRIX_NV && x.operands[0] == nv).unwrap_or(0);
-                    let mut operands = vec![nv];
-                    operands.extend(rest);
-                    module.insts[pos] = Inst { op: op::TYPE_COOPERATIVE_MATRIX_KHR, operands, offset: def.offset };
-                    nv
+                let operands = [component, scope, rows, cols, use_consts[*role as usize]].map(Operand::Id).to_vec();
+                let id = if i == 0 { nv } else { module.alloc_id() };
+                let khr = Inst::new(Op::TypeCooperativeMatrixKHR, None, Some(id), operands).from_origin(def.origin);
+                if i == 0 {
+                    if let Some(slot) = module.globals_mut().iter_mut().find(|x| x.is(Op::TypeCooperativeMatrixNV) && x.result_id == Some(nv)) {
+                        *slot = khr;
+                    }
                 } else {
-                    module.add_global(op::TYPE_COOPERATIVE_MATRIX_KHR, rest, None)
-                };
+                    module.add_global(khr);
+                }
                 khr_type.insert((nv, *role), id);
             }
         }
-        // Derived types per role, built on demand; the original ids serve each NV type's first role.
-        let mut derived_for: HashMap<(u32, Role), u32> = HashMap::new();
-        let mut type_for = |module: &mut Module, ty: u32, role: Role| -> u32 {
-            fn go(module: &mut Module, ty: u32, role: Role, khr: &HashMap<(u32, Role), u32>, derived: &HashMap<u32, Inst>, cache: &mut HashMap<(u32, Role), u32>) -> u32 {
-                if let Some(k) = khr.get(&(ty, role)) {
-                    return *k;
-                }
-                let Some(d) = derived.get(&ty) else { return ty };
-                if let Some(c) = cache.get(&(ty, role)) {
-                    return *c;
-                }
-                let inner_pos = if d.op == op::TYPE_POINTER { 2 } else { 1 };
-                let inner = go(module, d.operands[inner_pos], role, khr, derived, cache);
-                let id = if inner == d.operands[inner_pos] {
-                    ty
-                } else {
-                    let mut rest = d.operands[1..].to_vec();
-                    rest[inner_pos - 1] = inner;
-                    module.add_global(d.op, rest, None)
-                };
-                cache.insert((ty, role), id);
-                id
-            }
-            go(module, ty, role, &khr_type, &derived, &mut derived_for)
-        };
+        let free_defs: HashMap<Word, Inst> = module.all_insts().filter_map(|i| i.result_id.filter(|id| free.contains(id)).map(|id| (id, i.clone()))).collect();
+        let mut rw = Rewriter { khr_type: khr_type.clone(), derived: &derived, derived_for: HashMap::new(), free_defs, free_clone: HashMap::new() };
+        let version = |id: Word, role: Role| -> Option<Word> { versions.get(&(id, role)).copied() };
+        let has_version = |id: Word| [Role::A, Role::B, Role::Acc].iter().any(|r| versions.contains_key(&(id, *r)));
 
-        // Clones of free constants per role.
-        let free_defs: HashMap<u32, Inst> = module.insts.iter().filter_map(|i| i.result_id().filter(|id| free.contains(id)).map(|id| (id, i.clone()))).collect();
-        let mut free_clone: HashMap<(u32, Role), u32> = HashMap::new();
-        let mut clone_free = |module: &mut Module, type_for: &mut dyn FnMut(&mut Module, u32, Role) -> u32, id: u32, role: Role| -> u32 {
-            if let Some(c) = free_clone.get(&(id, role)) {
-                return *c;
-            }
-            let def = &free_defs[&id];
-            let ty = type_for(module, def.operands[0], role);
-            let c = if ty == def.operands[0] {
-                id
-            } else if def.op == op::UNDEF {
-                module.alloc_id()
-            } else {
-                module.add_global(def.op, def.operands[2..].to_vec(), Some(ty))
-            };
-            free_clone.insert((id, role), c);
-            c
-        };
-        let version = |id: u32, role: Role| -> Option<u32> { versions.get(&(id, role)).copied() };
-
-        let mut layout_consts: HashMap<u32, u32> = HashMap::new();
-        let start = module.functions_start();
-        let body = module.insts.split_off(start);
-        let mut out = Vec::with_capacity(body.len());
-        for inst in body {
-            let result = inst.result_id().filter(|id| versions.contains_key(&(*id, Role::A)) || versions.contains_key(&(*id, Role::B)) || versions.contains_key(&(*id, Role::Acc)));
-            let my_roles: Vec<Role> = result.map(|r| roles_of(&mut uf, r)).unwrap_or_default();
-            let missing = |id: u32, role: Role| Error::Invalid {
-                opcode: inst.name(),
-                offset: inst.at(),
-                message: format!("matrix %{id} has no {} form", role.name()),
-            };
-            match inst.op {
-                op::VARIABLE | op::LOAD | op::COOPERATIVE_MATRIX_LOAD_NV | op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN if result.is_some() => {
-                    let id = result.unwrap_or_default();
-                    for role in &my_roles {
-                        let mut o = inst.operands.clone();
-                        o[0] = type_for(module, o[0], *role);
-                        o[1] = version(id, *role).ok_or_else(|| missing(id, *role))?;
-                        match inst.op {
-                            op::VARIABLE => {
-                                if let Some(init) = o.get(3).copied() {
-                                    o[3] = if free.contains(&init) { clone_free(module, &mut type_for, init, *role) } else { version(init, *role).ok_or_else(|| missing(init, *role))? };
+        let mut layout_consts: HashMap<Word, Word> = HashMap::new();
+        let mut functions = std::mem::take(&mut module.functions);
+        for func in functions.iter_mut() {
+            for block in func.blocks.iter_mut() {
+                let body = std::mem::take(&mut block.insts);
+                let mut out = Vec::with_capacity(body.len());
+                for inst in body {
+                    let result = inst.result_id.filter(|id| has_version(*id));
+                    let my_roles: Vec<Role> = result.map(|r| roles_of(&mut uf, r)).unwrap_or_default();
+                    let missing = |m: &Module, id: Word, role: Role| Error::Invalid { site: m.site(&inst), message: format!("matrix %{id} has no {} form", role.name()) };
+                    // A matrix operand for `role`: a clone of a free constant, or the role's version.
+                    macro_rules! operand_for {
+                        ($v:expr, $role:expr) => {{
+                            let v = $v;
+                            if free.contains(&v) {
+                                rw.clone_free(module, v, $role)
+                            } else {
+                                version(v, $role).ok_or_else(|| missing(module, v, $role))?
+                            }
+                        }};
+                    }
+                    match inst.op() {
+                        Some(Op::Variable | Op::Load | Op::CooperativeMatrixLoadNV | Op::AccessChain | Op::InBoundsAccessChain) if result.is_some() => {
+                            let id = inst.result()?;
+                            for role in &my_roles {
+                                let mut o = inst.clone();
+                                o.result_type = Some(rw.type_for(module, inst.ty()?, *role));
+                                o.result_id = Some(version(id, *role).ok_or_else(|| missing(module, id, *role))?);
+                                match inst.op() {
+                                    Some(Op::Variable) => {
+                                        if let Some(init) = inst.operands.get(1).and_then(Operand::id) {
+                                            o.operands[1] = Operand::Id(operand_for!(init, *role));
+                                        }
+                                    }
+                                    Some(Op::Load) => {
+                                        let ptr = inst.id(0)?;
+                                        o.operands[0] = Operand::Id(version(ptr, *role).ok_or_else(|| missing(module, ptr, *role))?);
+                                    }
+                                    Some(Op::AccessChain | Op::InBoundsAccessChain) => {
+                                        let base = inst.id(0)?;
+                                        o.operands[0] = Operand::Id(version(base, *role).unwrap_or(base));
+                                    }
+                                    _ => {
+                                        // NV: Pointer, Stride, ColumnMajor, [memory access];
+                                        // KHR: Pointer, MemoryLayout, Stride, [memory operand].
+                                        outcome.count(inst.opcode);
+                                        let [pointer, stride, column_major] = inst.ids()?;
+                                        let layout = layout_const(module, &types, &mut layout_consts, column_major, &inst)?;
+                                        let mut operands = vec![Operand::Id(pointer), Operand::Id(layout), Operand::Id(stride)];
+                                        operands.extend_from_slice(&inst.operands[3..]);
+                                        o = Inst { opcode: Op::CooperativeMatrixLoadKHR as u32, operands, ..o };
+                                    }
                                 }
-                                out.push(Inst { op: op::VARIABLE, operands: o, offset: inst.offset });
+                                out.push(o);
                             }
-                            op::LOAD => {
-                                o[2] = version(o[2], *role).ok_or_else(|| missing(o[2], *role))?;
-                                out.push(Inst { op: op::LOAD, operands: o, offset: inst.offset });
+                        }
+                        Some(Op::Store) if has_version(inst.id(0)?) => {
+                            let [var, value] = inst.ids()?;
+                            for role in roles_of(&mut uf, var) {
+                                let mut o = inst.clone();
+                                o.operands[0] = Operand::Id(version(var, role).ok_or_else(|| missing(module, var, role))?);
+                                o.operands[1] = Operand::Id(operand_for!(value, role));
+                                out.push(o);
                             }
-                            op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN => {
-                                o[2] = version(o[2], *role).unwrap_or(o[2]);
-                                out.push(Inst { op: inst.op, operands: o, offset: inst.offset });
+                        }
+                        Some(Op::CooperativeMatrixStoreNV) => {
+                            // NV: Pointer, Object, Stride, ColumnMajor, [memory access];
+                            // KHR: Pointer, Object, MemoryLayout, Stride, [memory operand].
+                            outcome.count(inst.opcode);
+                            let [pointer, object, stride, column_major] = inst.ids()?;
+                            let object = if free.contains(&object) { rw.clone_free(module, object, Role::Acc) } else { object };
+                            let layout = layout_const(module, &types, &mut layout_consts, column_major, &inst)?;
+                            let mut operands = [pointer, object, layout, stride].map(Operand::Id).to_vec();
+                            operands.extend_from_slice(&inst.operands[4..]);
+                            out.push(Inst { opcode: Op::CooperativeMatrixStoreKHR as u32, operands, ..inst });
+                        }
+                        Some(Op::CooperativeMatrixMulAddNV) => {
+                            outcome.count(inst.opcode);
+                            let [a, b, c] = inst.ids()?;
+                            let signed_comp = |ty: Option<Word>| -> bool {
+                                let comp = nv_defs.iter().find(|d| d.result_id == ty && ty.is_some()).and_then(|d| d.operands.first().and_then(Operand::id)).unwrap_or(0);
+                                types.int(comp).is_some_and(|(_, s)| s)
+                            };
+                            use spirv::CooperativeMatrixOperands as F;
+                            let mut flags = F::NONE_KHR;
+                            for (v, bit) in [(a, F::MATRIX_A_SIGNED_COMPONENTS_KHR), (b, F::MATRIX_B_SIGNED_COMPONENTS_KHR), (c, F::MATRIX_C_SIGNED_COMPONENTS_KHR)] {
+                                if signed_comp(types.type_of(v)) {
+                                    flags |= bit;
+                                }
                             }
-                            _ => {
-                                stats.count(inst.op);
-                                let layout = layout_const(module, &types, &mut layout_consts, o[4], &inst)?;
-                                let mut operands = vec![o[0], o[1], o[2], layout, o[3]];
-                                operands.extend_from_slice(&o[5..]);
-                                out.push(Inst { op: op::COOPERATIVE_MATRIX_LOAD_KHR, operands, offset: inst.offset });
+                            if signed_comp(inst.result_type) {
+                                flags |= F::MATRIX_RESULT_SIGNED_COMPONENTS_KHR;
                             }
+                            let mut operands = vec![Operand::Id(operand_for!(a, Role::A)), Operand::Id(operand_for!(b, Role::B)), Operand::Id(operand_for!(c, Role::Acc))];
+                            if !flags.is_empty() {
+                                operands.push(Operand::Enum(OperandKind::CooperativeMatrixOperands, flags.bits()));
+                            }
+                            let ty = rw.type_for(module, inst.ty()?, Role::Acc);
+                            out.push(Inst { opcode: Op::CooperativeMatrixMulAddKHR as u32, result_type: Some(ty), operands, ..inst });
+                        }
+                        Some(Op::CooperativeMatrixLengthNV) => {
+                            outcome.count(inst.opcode);
+                            let nv = inst.id(0)?;
+                            let role = [Role::Acc, Role::A, Role::B].into_iter().find(|r| khr_type.contains_key(&(nv, *r))).unwrap_or(Role::Acc);
+                            let ty = khr_type.get(&(nv, role)).copied().unwrap_or(nv);
+                            out.push(Inst { opcode: Op::CooperativeMatrixLengthKHR as u32, operands: vec![Operand::Id(ty)], ..inst });
+                        }
+                        _ => {
+                            let mut inst = inst;
+                            if let (Some(&role), Some(ty)) = (my_roles.first(), inst.result_type) {
+                                inst.result_type = Some(rw.type_for(module, ty, role));
+                                for o in inst.operands.iter_mut() {
+                                    if let Operand::Id(v) = o {
+                                        if free.contains(v) {
+                                            *v = rw.clone_free(module, *v, role);
+                                        }
+                                    }
+                                }
+                            }
+                            out.push(inst);
                         }
                     }
                 }
-                op::STORE if versions.contains_key(&(inst.operands[0], roles_of(&mut uf, inst.operands[0])[0])) => {
-                    let (var, value) = (inst.operands[0], inst.operands[1]);
-                    for role in roles_of(&mut uf, var) {
-                        let mut o = inst.operands.clone();
-                        o[0] = version(var, role).ok_or_else(|| missing(var, role))?;
-                        o[1] = if free.contains(&value) { clone_free(module, &mut type_for, value, role) } else { version(value, role).ok_or_else(|| missing(value, role))? };
-                        out.push(Inst { op: op::STORE, operands: o, offset: inst.offset });
-                    }
-                }
-                op::COOPERATIVE_MATRIX_STORE_NV => {
-                    stats.count(inst.op);
-                    let o = inst.operands.clone();
-                    let obj = if free.contains(&o[1]) { clone_free(module, &mut type_for, o[1], Role::Acc) } else { o[1] };
-                    let layout = layout_const(module, &types, &mut layout_consts, o[3], &inst)?;
-                    let mut operands = vec![o[0], obj, layout, o[2]];
-                    operands.extend_from_slice(&o[4..]);
-                    out.push(Inst { op: op::COOPERATIVE_MATRIX_STORE_KHR, operands, offset: inst.offset });
-                }
-                op::COOPERATIVE_MATRIX_MUL_ADD_NV => {
-                    stats.count(inst.op);
-                    let mut o = inst.operands.clone();
-                    o[0] = type_for(module, o[0], Role::Acc);
-                    for (k, role) in [(2, Role::A), (3, Role::B), (4, Role::Acc)] {
-                        let v = inst.operands[k];
-                        o[k] = if free.contains(&v) { clone_free(module, &mut type_for, v, role) } else { version(v, role).ok_or_else(|| missing(v, role))? };
-                    }
-                    let signed_comp = |ty: Option<u32>| -> bool {
-                        let comp = nv_defs.iter().find(|d| Some(d.operands[0]) == ty).map_or(0, |d| d.operands[1]);
-                        types.int(comp).is_some_and(|(_, s)| s)
-                    };
-                    let mut flags = 0;
-                    for (k, bit) in [(2, 0x1), (3, 0x2), (4, 0x4)] {
-                        if signed_comp(types.type_of(inst.operands[k])) {
-                            flags |= bit;
-                        }
-                    }
-                    if signed_comp(Some(inst.operands[0])) {
-                        flags |= 0x8;
-                    }
-                    if flags != 0 {
-                        o.push(flags);
-                    }
-                    out.push(Inst { op: op::COOPERATIVE_MATRIX_MUL_ADD_KHR, operands: o, offset: inst.offset });
-                }
-                op::COOPERATIVE_MATRIX_LENGTH_NV => {
-                    stats.count(inst.op);
-                    let nv = inst.operands[2];
-                    let role = [Role::Acc, Role::A, Role::B].into_iter().find(|r| khr_type.contains_key(&(nv, *r))).unwrap_or(Role::Acc);
-                    let ty = khr_type.get(&(nv, role)).copied().unwrap_or(nv);
-                    out.push(Inst { op: op::COOPERATIVE_MATRIX_LENGTH_KHR, operands: vec![inst.operands[0], inst.operands[1], ty], offset: inst.offset });
-                }
-                _ => {
-                    let mut inst = inst;
-                    if let (Some(&role), Some(ty)) = (my_roles.first(), inst.result_type()) {
-                        inst.operands[0] = type_for(module, ty, role);
-                        let skip = 2;
-                        for k in skip..inst.operands.len() {
-                            if free.contains(&inst.operands[k]) {
-                                inst.operands[k] = clone_free(module, &mut type_for, inst.operands[k], role);
-                            }
-                        }
-                    }
-                    out.push(inst);
-                }
+                block.insts = out;
             }
         }
+        module.functions = functions;
         // Undefs cloned for other roles.
-        let undef_clones: Vec<Inst> = free_clone
-            .iter()
-            .filter(|((id, _), c)| free_defs[id].op == op::UNDEF && **c != *id)
-            .map(|((id, role), c)| Inst::new(op::UNDEF, vec![type_for(module, free_defs[id].operands[0], *role), *c]))
-            .collect();
-        module.insts.extend(undef_clones);
-        module.insts.extend(out);
+        let mut undef_clones: Vec<((Word, Role), Word)> = rw.free_clone.iter().filter(|((id, _), c)| rw.free_defs[id].is(Op::Undef) && **c != *id).map(|(k, c)| (*k, *c)).collect();
+        undef_clones.sort_unstable();
+        for ((id, role), c) in undef_clones {
+            let ty = rw.type_for(module, rw.free_defs[&id].result_type.unwrap_or_default(), role);
+            module.add_global(Inst::new(Op::Undef, Some(ty), Some(c), vec![]));
+        }
         // `OpSpecConstantOp CooperativeMatrixLengthNV` (glslang emits it for `.length()`).
-        for inst in module.insts.iter_mut().filter(|i| i.op == op::SPEC_CONSTANT_OP && i.operands.get(2) == Some(&op::COOPERATIVE_MATRIX_LENGTH_NV)) {
-            stats.count(op::COOPERATIVE_MATRIX_LENGTH_NV);
-            let nv = inst.operands[3];
+        let mut spec_lengths = 0;
+        for inst in module.globals_mut().iter_mut().filter(|i| i.is(Op::SpecConstantOp) && i.word_opt(0) == Some(Op::CooperativeMatrixLengthNV as u32)) {
+            spec_lengths += 1;
+            let nv = inst.operands.get(1).and_then(Operand::id).unwrap_or_default();
             let role = [Role::Acc, Role::A, Role::B].into_iter().find(|r| khr_type.contains_key(&(nv, *r))).unwrap_or(Role::Acc);
-            inst.operands[2] = op::COOPERATIVE_MATRIX_LENGTH_KHR;
-            inst.operands[3] = khr_type.get(&(nv, role)).copied().unwrap_or(nv);
+            inst.operands[0] = Operand::Literal(Op::CooperativeMatrixLengthKHR as u32);
+            inst.operands[1] = Operand::Id(khr_type.get(&(nv, role)).copied().unwrap_or(nv));
+        }
+        for _ in 0..spec_lengths {
+            outcome.count(Op::CooperativeMatrixLengthNV as u32);
         }
         // Global (Private) matrix variables keep one role.
-        let globals_end = module.functions_start();
-        for k in 0..globals_end {
-            let inst = module.insts[k].clone();
-            if inst.op == op::VARIABLE && derived.contains_key(&inst.operands[0]) {
-                let rs = roles_of(&mut uf, inst.operands[1]);
+        for k in 0..module.globals().len() {
+            let inst = module.globals()[k].clone();
+            if inst.is(Op::Variable) && inst.result_type.is_some_and(|t| derived.contains_key(&t)) {
+                let rs = roles_of(&mut uf, inst.result()?);
                 if rs.len() > 1 {
-                    return Err(Error::Invalid { opcode: inst.name(), offset: inst.at(), message: "a module-scope matrix variable used in several roles is not supported".into() });
+                    return Err(Error::Invalid { site: module.site(&inst), message: "a module-scope matrix variable used in several roles is not supported".into() });
                 }
-                module.insts[k].operands[0] = type_for(module, inst.operands[0], rs[0]);
+                let ty = rw.type_for(module, inst.ty()?, rs[0]);
+                module.globals_mut()[k].result_type = Some(ty);
             }
         }
-        changes.remove_capabilities.push(cap::COOPERATIVE_MATRIX_NV);
-        changes.add_capabilities.push(cap::COOPERATIVE_MATRIX_KHR);
-        changes.remove_extensions.push("SPV_NV_cooperative_matrix".into());
-        changes.add_extensions.push("SPV_KHR_cooperative_matrix".into());
-        Ok(())
+        outcome.changed = true;
+        Ok(outcome)
     }
 }
 
 /// The KHR MemoryLayout constant for an NV ColumnMajor boolean.
-fn layout_const(module: &mut Module, types: &Types, cache: &mut HashMap<u32, u32>, column_major: u32, inst: &Inst) -> Result<u32> {
+fn layout_const(module: &mut Module, types: &Types, cache: &mut HashMap<Word, Word>, column_major: Word, inst: &Inst) -> Result<Word> {
     if let Some(c) = cache.get(&column_major) {
         return Ok(*c);
     }
+    let row = spirv::CooperativeMatrixLayout::RowMajorKHR as u32;
+    let col = spirv::CooperativeMatrixLayout::ColumnMajorKHR as u32;
     let c = match types.bools.get(&column_major) {
-        Some(cm) => module.const_u32(u32::from(*cm)),
+        Some(cm) => module.constant_u32(if *cm { col } else { row }),
         None => {
             // A specialization-constant boolean: OpSpecConstantTrue/False, or an OpSpecConstantOp
             // of boolean type (e.g. `a || b` over spec constants).
-            let bool_type = module.insts.iter().find(|i| i.op == op::TYPE_BOOL).map(|i| i.operands[0]);
-            let is_spec_bool = module.insts.iter().any(|i| {
-                let spec_bool = i.op == op::SPEC_CONSTANT_TRUE || i.op == op::SPEC_CONSTANT_FALSE || (i.op == op::SPEC_CONSTANT_OP && Some(i.operands[0]) == bool_type);
-                spec_bool && i.operands.get(1) == Some(&column_major)
+            let bool_type = module.globals().iter().find(|i| i.is(Op::TypeBool)).and_then(|i| i.result_id);
+            let is_spec_bool = module.globals().iter().any(|i| {
+                let spec_bool = i.is(Op::SpecConstantTrue) || i.is(Op::SpecConstantFalse) || (i.is(Op::SpecConstantOp) && i.result_type == bool_type);
+                spec_bool && i.result_id == Some(column_major)
             });
             if !is_spec_bool {
-                return Err(Error::Invalid {
-                    opcode: inst.name(),
-                    offset: inst.at(),
-                    message: format!("ColumnMajor %{column_major} is not a boolean constant instruction"),
-                });
+                return Err(Error::Invalid { site: module.site(inst), message: format!("ColumnMajor %{column_major} is not a boolean constant instruction") });
             }
             let uint = module.type_int(32, false);
-            let one = module.const_u32(1);
-            let zero = module.const_u32(0);
-            module.add_global(op::SPEC_CONSTANT_OP, vec![op::SELECT, column_major, one, zero], Some(uint))
+            let one = module.constant_u32(col);
+            let zero = module.constant_u32(row);
+            let id = module.alloc_id();
+            let operands = vec![Operand::Literal(Op::Select as u32), Operand::Id(column_major), Operand::Id(one), Operand::Id(zero)];
+            module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(id), operands))
         }
     };
     cache.insert(column_major, c);

@@ -1,0 +1,220 @@
+//! A builder: emits instructions at an insertion cursor inside a function, with typed helpers,
+//! structured `if` and counted loops (merge instructions included), and helper functions that
+//! are emitted once per module.
+
+use super::{Block, Function, Inst, Module, Operand, Origin};
+use rspirv::grammar::OperandKind;
+use spirv::{Op, Word};
+
+/// Where the next instruction goes: function `function`, block `block`, before instruction
+/// `index` of that block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cursor {
+    pub function: usize,
+    pub block: usize,
+    pub index: usize,
+}
+
+pub struct Builder<'m> {
+    pub module: &'m mut Module,
+    pub cursor: Cursor,
+    /// The origin given to every instruction emitted (the instruction being replaced).
+    pub origin: Option<Origin>,
+}
+
+impl<'m> Builder<'m> {
+    pub fn new(module: &'m mut Module, cursor: Cursor) -> Builder<'m> {
+        Builder { module, cursor, origin: None }
+    }
+
+    /// A cursor before the terminator of block `block` of function `function`.
+    pub fn before_terminator(module: &'m mut Module, function: usize, block: usize) -> Builder<'m> {
+        let b = &module.functions[function].blocks[block];
+        let index = b.insts.len() - usize::from(b.terminator().is_some());
+        Builder::new(module, Cursor { function, block, index })
+    }
+
+    pub fn with_origin(mut self, origin: Option<Origin>) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    fn block_mut(&mut self) -> &mut Block {
+        &mut self.module.functions[self.cursor.function].blocks[self.cursor.block]
+    }
+
+    /// Inserts `inst` at the cursor and moves the cursor past it.
+    pub fn insert(&mut self, mut inst: Inst) {
+        if inst.origin.is_none() {
+            inst.origin = self.origin;
+        }
+        let at = self.cursor.index;
+        self.block_mut().insts.insert(at, inst);
+        self.cursor.index += 1;
+    }
+
+    /// Emits `op` with result type `ty` and `operands`; returns the new result id.
+    pub fn emit(&mut self, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
+        let id = self.module.alloc_id();
+        self.insert(Inst::new(op, Some(ty), Some(id), operands));
+        id
+    }
+
+    /// Emits `op` on id operands.
+    pub fn op(&mut self, op: Op, ty: Word, args: &[Word]) -> Word {
+        self.emit(op, ty, args.iter().map(|a| Operand::Id(*a)).collect())
+    }
+
+    /// Emits an instruction without a result.
+    pub fn emit_void(&mut self, op: Op, operands: Vec<Operand>) {
+        self.insert(Inst::new(op, None, None, operands));
+    }
+
+    pub fn iadd(&mut self, ty: Word, a: Word, b: Word) -> Word {
+        self.op(Op::IAdd, ty, &[a, b])
+    }
+    pub fn imul(&mut self, ty: Word, a: Word, b: Word) -> Word {
+        self.op(Op::IMul, ty, &[a, b])
+    }
+    pub fn bitcast(&mut self, ty: Word, v: Word) -> Word {
+        self.op(Op::Bitcast, ty, &[v])
+    }
+    pub fn select(&mut self, ty: Word, cond: Word, a: Word, b: Word) -> Word {
+        self.op(Op::Select, ty, &[cond, a, b])
+    }
+    pub fn copy_object(&mut self, ty: Word, v: Word) -> Word {
+        self.op(Op::CopyObject, ty, &[v])
+    }
+
+    /// `OpCompositeExtract` of literal index `index`.
+    pub fn composite_extract(&mut self, ty: Word, composite: Word, index: u32) -> Word {
+        self.emit(Op::CompositeExtract, ty, vec![Operand::Id(composite), Operand::Literal(index)])
+    }
+
+    pub fn load(&mut self, ty: Word, pointer: Word) -> Word {
+        self.op(Op::Load, ty, &[pointer])
+    }
+
+    pub fn store(&mut self, pointer: Word, value: Word) {
+        self.emit_void(Op::Store, vec![Operand::Id(pointer), Operand::Id(value)]);
+    }
+
+    pub fn access_chain(&mut self, ty: Word, base: Word, indices: &[Word]) -> Word {
+        let mut ops = vec![Operand::Id(base)];
+        ops.extend(indices.iter().map(|i| Operand::Id(*i)));
+        self.emit(Op::AccessChain, ty, ops)
+    }
+
+    /// Moves the instructions from the cursor on (the terminator included) into a new block,
+    /// and fixes the `OpPhi`s of the moved terminator's successors to name it. Returns the new
+    /// block's index; the cursor stays at the end of the shortened block.
+    fn split(&mut self) -> usize {
+        let Cursor { function, block, index } = self.cursor;
+        let label = self.module.alloc_id();
+        let f = &mut self.module.functions[function];
+        let old_label = f.blocks[block].id();
+        let rest = f.blocks[block].insts.split_off(index);
+        let mut new = Block::new(label);
+        new.label.origin = self.origin;
+        new.insts = rest;
+        let succs: Vec<Word> = new.terminator().map(|t| t.operands.iter().filter_map(Operand::id).collect()).unwrap_or_default();
+        for b in f.blocks.iter_mut().filter(|b| succs.contains(&b.id())) {
+            for phi in b.insts.iter_mut().filter(|i| i.is(Op::Phi)) {
+                for pair in phi.operands.chunks_mut(2) {
+                    if pair.get(1) == Some(&Operand::Id(old_label)) {
+                        pair[1] = Operand::Id(label);
+                    }
+                }
+            }
+        }
+        f.blocks.insert(block + 1, new);
+        block + 1
+    }
+
+    fn new_block_after(&mut self, after: usize) -> (usize, Word) {
+        let label = self.module.alloc_id();
+        let mut b = Block::new(label);
+        b.label.origin = self.origin;
+        self.module.functions[self.cursor.function].blocks.insert(after + 1, b);
+        (after + 1, label)
+    }
+
+    fn label_of(&self, block: usize) -> Word {
+        self.module.functions[self.cursor.function].blocks[block].id()
+    }
+
+    /// `if (cond) { then(..) }` at the cursor: the current block is split, the condition
+    /// branches to a new block that `then` fills (with the builder at its end), and the cursor
+    /// continues at the start of the merge block.
+    pub fn if_then(&mut self, cond: Word, then: impl FnOnce(&mut Builder<'_>)) {
+        let head = self.cursor.block;
+        let merge = self.split();
+        let (then_block, then_label) = self.new_block_after(head);
+        let merge = merge + 1; // shifted by the inserted then-block
+        let merge_label = self.label_of(merge);
+        self.cursor = Cursor { function: self.cursor.function, block: head, index: self.module.functions[self.cursor.function].blocks[head].insts.len() };
+        self.emit_void(Op::SelectionMerge, vec![Operand::Id(merge_label), Operand::Enum(OperandKind::SelectionControl, 0)]);
+        self.emit_void(Op::BranchConditional, vec![Operand::Id(cond), Operand::Id(then_label), Operand::Id(merge_label)]);
+        self.cursor = Cursor { function: self.cursor.function, block: then_block, index: 0 };
+        then(self);
+        self.emit_void(Op::Branch, vec![Operand::Id(merge_label)]);
+        // `then` may have added blocks: find the merge block again.
+        let merge = self.module.functions[self.cursor.function].block_index(merge_label).unwrap_or(merge);
+        self.cursor = Cursor { function: self.cursor.function, block: merge, index: 0 };
+    }
+
+    /// `for (i = start; i < end; i++) { body(.., i) }` over 32-bit unsigned `i`, at the cursor,
+    /// as a structured loop (header with `OpLoopMerge`, body, continue block, merge block).
+    pub fn counted_loop(&mut self, start: Word, end: Word, body: impl FnOnce(&mut Builder<'_>, Word)) {
+        let uint = self.module.type_int(32, false);
+        let boolean = self.module.type_bool();
+        let one = self.module.constant_u32(1);
+        let pre = self.cursor.block;
+        let pre_label = self.label_of(pre);
+        self.split();
+        let (header, header_label) = self.new_block_after(pre);
+        let (body_block, body_label) = self.new_block_after(header);
+        let (cont, cont_label) = self.new_block_after(body_block);
+        let merge_label = self.label_of(cont + 1);
+        let f = self.cursor.function;
+        self.cursor = Cursor { function: f, block: pre, index: self.module.functions[f].blocks[pre].insts.len() };
+        self.emit_void(Op::Branch, vec![Operand::Id(header_label)]);
+        // Header: i = phi(start, next); loop merge; i < end.
+        let i = self.module.alloc_id();
+        let next = self.module.alloc_id();
+        self.cursor = Cursor { function: f, block: header, index: 0 };
+        self.insert(Inst::new(Op::Phi, Some(uint), Some(i), vec![Operand::Id(start), Operand::Id(pre_label), Operand::Id(next), Operand::Id(cont_label)]));
+        let cond = self.op(Op::ULessThan, boolean, &[i, end]);
+        self.emit_void(Op::LoopMerge, vec![Operand::Id(merge_label), Operand::Id(cont_label), Operand::Enum(OperandKind::LoopControl, 0)]);
+        self.emit_void(Op::BranchConditional, vec![Operand::Id(cond), Operand::Id(body_label), Operand::Id(merge_label)]);
+        self.cursor = Cursor { function: f, block: body_block, index: 0 };
+        body(self, i);
+        self.emit_void(Op::Branch, vec![Operand::Id(cont_label)]);
+        let cont = self.module.functions[f].block_index(cont_label).unwrap_or(cont);
+        self.cursor = Cursor { function: f, block: cont, index: 0 };
+        self.insert(Inst::new(Op::IAdd, Some(uint), Some(next), vec![Operand::Id(i), Operand::Id(one)]));
+        self.emit_void(Op::Branch, vec![Operand::Id(header_label)]);
+        let merge = self.module.functions[f].block_index(merge_label).unwrap_or(cont + 1);
+        self.cursor = Cursor { function: f, block: merge, index: 0 };
+    }
+}
+
+impl Module {
+    /// The function named `name` (by `OpName`), built by `build` the first time it is asked for.
+    /// `build` receives the module, the new function's id and its parameter ids, and returns its
+    /// blocks.
+    pub fn helper_function(&mut self, name: &str, ret: Word, params: &[Word], build: impl FnOnce(&mut Module, &[Word]) -> Vec<Block>) -> Word {
+        if let Some(f) = self.functions.iter().find(|f| self.name_of(f.id()).as_deref() == Some(name)) {
+            return f.id();
+        }
+        let fn_ty = self.type_function(ret, params);
+        let id = self.alloc_id();
+        let param_ids: Vec<Word> = params.iter().map(|_| self.alloc_id()).collect();
+        let blocks = build(self, &param_ids);
+        let def = Inst::new(Op::Function, Some(ret), Some(id), vec![Operand::Enum(OperandKind::FunctionControl, 0), Operand::Id(fn_ty)]);
+        let params = params.iter().zip(&param_ids).map(|(t, p)| Inst::new(Op::FunctionParameter, Some(*t), Some(*p), vec![])).collect();
+        self.functions.push(Function { def, params, blocks, end: Inst::new(Op::FunctionEnd, None, None, vec![]) });
+        self.debug_names.push(Inst::new(Op::Name, None, None, vec![Operand::Id(id), Operand::string(name)]));
+        id
+    }
+}

@@ -1,0 +1,67 @@
+//! Decorations, built-in variables and global variables: look up, or create once.
+
+use super::{Inst, Module, Operand};
+use rspirv::grammar::OperandKind;
+use spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+
+impl Module {
+    /// The `OpDecorate`s of `id`.
+    pub fn decorations_of(&self, id: Word) -> impl Iterator<Item = &Inst> {
+        self.annotations.iter().filter(move |a| a.is(Op::Decorate) && a.operands.first() == Some(&Operand::Id(id)))
+    }
+
+    /// The parameters of `id`'s decoration `d`, if it has one.
+    pub fn decoration(&self, id: Word, d: Decoration) -> Option<Vec<Word>> {
+        self.decorations_of(id)
+            .find(|a| a.word_opt(1) == Some(d as u32))
+            .map(|a| a.operands[2..].iter().filter_map(Operand::word).collect())
+    }
+
+    /// Decorates `id` with `d` and literal `params` unless it already is.
+    pub fn decorate(&mut self, id: Word, d: Decoration, params: &[Word]) {
+        if self.decoration(id, d).is_some() {
+            return;
+        }
+        let mut ops = vec![Operand::Id(id), Operand::decoration(d)];
+        ops.extend(params.iter().map(|p| Operand::Literal(*p)));
+        self.interner.clear();
+        self.annotations.push(Inst::new(Op::Decorate, None, None, ops));
+    }
+
+    /// The variable decorated `BuiltIn b`, if any.
+    pub fn builtin_variable(&self, b: BuiltIn) -> Option<Word> {
+        self.annotations
+            .iter()
+            .find(|a| a.is(Op::Decorate) && a.word_opt(1) == Some(Decoration::BuiltIn as u32) && a.word_opt(2) == Some(b as u32))
+            .and_then(|a| a.operands.first().and_then(Operand::id))
+            .filter(|id| self.globals().iter().any(|g| g.is(Op::Variable) && g.result_id == Some(*id)))
+    }
+
+    /// The `Input` variable of built-in `b` with pointee type `ty`: the module's own, or a new
+    /// one added to every entry point's interface.
+    pub fn get_or_add_builtin(&mut self, b: BuiltIn, ty: Word) -> Word {
+        if let Some(v) = self.builtin_variable(b) {
+            return v;
+        }
+        let ptr = self.type_pointer(StorageClass::Input, ty);
+        let var = self.add_global_variable(ptr, StorageClass::Input, None);
+        self.decorate(var, Decoration::BuiltIn, &[b as u32]);
+        var
+    }
+
+    /// Adds a global `OpVariable` of pointer type `ptr` and adds it to every entry point's
+    /// interface where the SPIR-V version requires it (Input and Output always; every storage
+    /// class from 1.4 on).
+    pub fn add_global_variable(&mut self, ptr: Word, class: StorageClass, initializer: Option<Word>) -> Word {
+        let id = self.alloc_id();
+        let mut ops = vec![Operand::Enum(OperandKind::StorageClass, class as u32)];
+        ops.extend(initializer.map(Operand::Id));
+        self.add_global(Inst::new(Op::Variable, Some(ptr), Some(id), ops));
+        if matches!(class, StorageClass::Input | StorageClass::Output) || self.version() >= (1, 4) {
+            for ep in &mut self.entry_points {
+                ep.operands.push(Operand::Id(id));
+            }
+        }
+        id
+    }
+}

@@ -1,0 +1,340 @@
+//! What the translator knows about each opcode: rspirv's grammar tables, plus the one table of
+//! opcodes the grammar lacks (the legacy SPV_INTEL_joint_matrix revision that DPC++ still
+//! emits), and the decoding of an instruction's words into typed operands.
+//!
+//! Decoding never fails: words the grammar does not account for (an unknown opcode, a damaged
+//! instruction's trailing words) become [`Operand::Literal`]s, so every module round-trips word
+//! for word.
+
+use super::inst::Operand;
+use rspirv::grammar::{OperandKind as K, OperandQuantifier as Q};
+use spirv::{Op, Word};
+use std::sync::OnceLock;
+
+/// One operand of a layout: its kind and how often it repeats.
+#[derive(Clone, Copy, Debug)]
+pub struct OperandSpec {
+    pub kind: K,
+    pub quantifier: Q,
+}
+
+/// The layout of one opcode.
+#[derive(Debug)]
+pub struct OpInfo {
+    pub name: &'static str,
+    pub opcode: u32,
+    pub has_type: bool,
+    pub has_result: bool,
+    /// Operands after the result type and id, as the grammar lists them.
+    pub operands: Vec<OperandSpec>,
+    /// Operand words the grammar requires at least (result type and id included).
+    pub min_words: usize,
+    /// Capabilities of which the instruction needs one (empty: none).
+    pub capabilities: &'static [spirv::Capability],
+    pub extensions: &'static [&'static str],
+}
+
+/// The opcodes of the legacy SPV_INTEL_joint_matrix revision, which rspirv's grammar does not
+/// have. Their result ids must be visible to every analysis. This is the one place in the
+/// workspace where SPIR-V numbers are written out.
+pub mod legacy_joint_matrix {
+    /// The capability the legacy revision declares (`JointMatrixINTEL`), unknown to the grammar.
+    pub const CAPABILITY: u32 = 6118;
+    pub const TYPE_JOINT_MATRIX: u32 = 6184;
+    pub const LOAD: u32 = 6120;
+    pub const STORE: u32 = 6121;
+    pub const MAD: u32 = 6122;
+    pub const SU_MAD: u32 = 6128;
+    pub const US_MAD: u32 = 6129;
+    pub const UU_MAD: u32 = 6130;
+    pub const WORK_ITEM_LENGTH: u32 = 6410;
+    pub const GET_ELEMENT_COORD: u32 = 6440;
+}
+
+fn spec(kind: K, quantifier: Q) -> OperandSpec {
+    OperandSpec { kind, quantifier }
+}
+
+fn legacy_ops() -> Vec<OpInfo> {
+    use legacy_joint_matrix as j;
+    let id = spec(K::IdRef, Q::One);
+    let more_ids = spec(K::IdRef, Q::ZeroOrMore);
+    let memory = spec(K::MemoryAccess, Q::ZeroOrOne);
+    let make = |name, opcode, has_type, operands: Vec<OperandSpec>| {
+        let min_words = usize::from(has_type) + 1 + operands.iter().filter(|o| o.quantifier == Q::One).count();
+        OpInfo { name, opcode, has_type, has_result: true, operands, min_words, capabilities: &[], extensions: &[] }
+    };
+    let mut store = make("JointMatrixStoreINTEL", j::STORE, false, vec![id, id, id, id, id, memory]);
+    store.has_result = false;
+    store.min_words = 5;
+    vec![
+        // Result, Component Type, Rows, Columns, Layout, Scope [, Use]
+        make("TypeJointMatrixINTEL", j::TYPE_JOINT_MATRIX, false, vec![id, id, id, more_ids]),
+        make("JointMatrixLoadINTEL", j::LOAD, true, vec![id, id, id, id, memory]),
+        store,
+        make("JointMatrixMadINTEL", j::MAD, true, vec![id, id, id, id]),
+        make("JointMatrixSUMadINTEL", j::SU_MAD, true, vec![id, id, id, id]),
+        make("JointMatrixUSMadINTEL", j::US_MAD, true, vec![id, id, id, id]),
+        make("JointMatrixUUMadINTEL", j::UU_MAD, true, vec![id, id, id, id]),
+        make("JointMatrixWorkItemLengthINTEL", j::WORK_ITEM_LENGTH, true, vec![id]),
+        make("JointMatrixGetElementCoordINTEL", j::GET_ELEMENT_COORD, true, vec![id, id]),
+    ]
+}
+
+struct Table {
+    by_opcode: Vec<Option<usize>>,
+    infos: Vec<OpInfo>,
+}
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut infos: Vec<OpInfo> = rspirv::grammar::INSTRUCTION_TABLE
+            .iter()
+            .map(|i| {
+                let kinds: Vec<K> = i.operands.iter().map(|o| o.kind).collect();
+                let has_type = kinds.first() == Some(&K::IdResultType);
+                let has_result = kinds.iter().take(2).any(|k| *k == K::IdResult);
+                let skip = usize::from(has_type) + usize::from(has_result);
+                let operands = i.operands[skip..].iter().map(|o| spec(o.kind, o.quantifier)).collect();
+                let min_words = i.operands.iter().filter(|o| o.quantifier == Q::One).count();
+                OpInfo { name: i.opname, opcode: i.opcode as u32, has_type, has_result, operands, min_words, capabilities: i.capabilities, extensions: i.extensions }
+            })
+            .collect();
+        infos.extend(legacy_ops());
+        let mut by_opcode = vec![None; 1 << 16];
+        for (k, info) in infos.iter().enumerate() {
+            by_opcode[info.opcode as usize & 0xffff] = Some(k);
+        }
+        Table { by_opcode, infos }
+    })
+}
+
+/// The layout of `opcode`, if the grammar (or the legacy table) knows it.
+pub fn info(opcode: u32) -> Option<&'static OpInfo> {
+    let t = table();
+    t.by_opcode.get(opcode as usize).copied().flatten().map(|k| &t.infos[k])
+}
+
+/// The opcode's name (`OpFoo`), or `opcode N` for opcodes nobody knows.
+pub fn op_name(opcode: u32) -> String {
+    match info(opcode) {
+        Some(i) => format!("Op{}", i.name),
+        None => format!("opcode {opcode}"),
+    }
+}
+
+/// What decoding needs to know about the module so far.
+pub trait DecodeContext {
+    /// Width in bits of the integer or float type of value `id` (for `OpSwitch` literals).
+    fn value_width(&self, id: Word) -> Option<u32>;
+    /// The name of the extended instruction set imported as `id`.
+    fn ext_set(&self, id: Word) -> Option<&str>;
+}
+
+/// Splits an instruction's operand words into result type, result id and typed operands.
+pub fn decode(opcode: u32, words: &[Word], cx: &dyn DecodeContext) -> (Option<Word>, Option<Word>, Vec<Operand>) {
+    let Some(info) = info(opcode) else {
+        return (None, None, words.iter().map(|w| Operand::Literal(*w)).collect());
+    };
+    let mut at = 0;
+    let mut next = || {
+        let w = words.get(at).copied();
+        at += usize::from(w.is_some());
+        w
+    };
+    let result_type = if info.has_type { next() } else { None };
+    let result_id = if info.has_result { next() } else { None };
+    let mut d = Decoder { opcode, words, at, out: Vec::with_capacity(words.len().saturating_sub(at)), cx };
+    d.layout(&info.operands);
+    d.rest_as_literals();
+    (result_type, result_id, d.out)
+}
+
+struct Decoder<'a> {
+    opcode: u32,
+    words: &'a [Word],
+    at: usize,
+    out: Vec<Operand>,
+    cx: &'a dyn DecodeContext,
+}
+
+impl Decoder<'_> {
+    fn left(&self) -> usize {
+        self.words.len() - self.at
+    }
+
+    fn take(&mut self) -> Word {
+        let w = self.words[self.at];
+        self.at += 1;
+        w
+    }
+
+    fn layout(&mut self, specs: &[OperandSpec]) {
+        for s in specs {
+            match s.quantifier {
+                Q::One | Q::ZeroOrOne => {
+                    if self.left() > 0 {
+                        self.operand(s.kind);
+                    }
+                }
+                Q::ZeroOrMore => {
+                    while self.left() > 0 {
+                        self.operand(s.kind);
+                    }
+                }
+            }
+        }
+    }
+
+    fn rest(&mut self, make: fn(Word) -> Operand) {
+        while self.left() > 0 {
+            let w = self.take();
+            self.out.push(make(w));
+        }
+    }
+
+    fn rest_as_literals(&mut self) {
+        self.rest(Operand::Literal);
+    }
+
+    fn operand(&mut self, kind: K) {
+        match kind {
+            K::IdRef | K::IdScope | K::IdMemorySemantics | K::IdResultType | K::IdResult => {
+                let w = self.take();
+                self.out.push(Operand::Id(w));
+            }
+            K::LiteralString => {
+                let len = self.words[self.at..].iter().position(|w| w.to_le_bytes().contains(&0)).map_or(self.left(), |p| p + 1);
+                let s = self.words[self.at..self.at + len].to_vec();
+                self.at += len;
+                self.out.push(Operand::String(s));
+            }
+            K::LiteralContextDependentNumber => self.rest_as_literals(),
+            K::LiteralSpecConstantOpInteger => {
+                let inner = self.take();
+                self.out.push(Operand::Literal(inner));
+                match info(inner) {
+                    Some(i) => {
+                        let specs = i.operands.clone();
+                        self.layout(&specs);
+                    }
+                    None => self.rest(Operand::Id),
+                }
+            }
+            K::LiteralExtInstInteger => {
+                let number = self.take();
+                self.out.push(Operand::Literal(number));
+                let set = match self.out.first() {
+                    Some(Operand::Id(set)) => self.cx.ext_set(*set),
+                    _ => None,
+                };
+                // NonSemantic sets take ids only; OpenCL.std has a few literal operands.
+                let table = set.filter(|s| !s.starts_with("NonSemantic.")).and_then(rspirv::grammar::ext_inst_table);
+                match table.and_then(|t| t.lookup_opcode(number)) {
+                    Some(ext) => {
+                        for o in ext.operands {
+                            let many = o.quantifier == Q::ZeroOrMore;
+                            while self.left() > 0 {
+                                let w = self.take();
+                                self.out.push(if matches!(o.kind, K::IdRef) { Operand::Id(w) } else { Operand::Literal(w) });
+                                if !many {
+                                    break;
+                                }
+                            }
+                        }
+                        self.rest(Operand::Id);
+                    }
+                    None => self.rest(Operand::Id),
+                }
+            }
+            K::PairLiteralIntegerIdRef => {
+                // OpSwitch: a literal as wide as the selector, then a label.
+                let selector = match self.out.first() {
+                    Some(Operand::Id(s)) => *s,
+                    _ => 0,
+                };
+                let words = if self.cx.value_width(selector).unwrap_or(32) > 32 { 2 } else { 1 };
+                for _ in 0..words.min(self.left()) {
+                    let w = self.take();
+                    self.out.push(Operand::Literal(w));
+                }
+                if self.left() > 0 {
+                    let w = self.take();
+                    self.out.push(Operand::Id(w));
+                }
+            }
+            K::PairIdRefLiteralInteger => {
+                let w = self.take();
+                self.out.push(Operand::Id(w));
+                if self.left() > 0 {
+                    let w = self.take();
+                    self.out.push(Operand::Literal(w));
+                }
+            }
+            K::PairIdRefIdRef => {
+                let w = self.take();
+                self.out.push(Operand::Id(w));
+                if self.left() > 0 {
+                    let w = self.take();
+                    self.out.push(Operand::Id(w));
+                }
+            }
+            K::LiteralInteger | K::LiteralFloat => {
+                let w = self.take();
+                self.out.push(Operand::Literal(w));
+            }
+            kind => {
+                let w = self.take();
+                self.out.push(Operand::Enum(kind, w));
+                self.enum_parameters(kind, w);
+            }
+        }
+    }
+
+    /// The operands an enumerant brings along (SPIR-V 2.2.2: parameters follow their enumerant,
+    /// bit by bit in ascending order for masks).
+    fn enum_parameters(&mut self, kind: K, value: Word) {
+        match kind {
+            K::Decoration => {
+                if self.opcode == Op::DecorateId as u32 {
+                    self.rest(Operand::Id)
+                } else if self.opcode == Op::DecorateString as u32 || self.opcode == Op::MemberDecorateString as u32 {
+                    while self.left() > 0 {
+                        self.operand(K::LiteralString);
+                    }
+                } else {
+                    self.rest_as_literals()
+                }
+            }
+            K::ExecutionMode => {
+                if self.opcode == Op::ExecutionModeId as u32 {
+                    self.rest(Operand::Id)
+                } else {
+                    self.rest_as_literals()
+                }
+            }
+            K::MemoryAccess => {
+                use spirv::MemoryAccess as M;
+                let mask = M::from_bits_retain(value);
+                for (bit, is_id) in [
+                    (M::ALIGNED, false),
+                    (M::MAKE_POINTER_AVAILABLE, true),
+                    (M::MAKE_POINTER_VISIBLE, true),
+                    (M::ALIAS_SCOPE_INTEL_MASK, true),
+                    (M::NO_ALIAS_INTEL_MASK, true),
+                ] {
+                    if mask.contains(bit) && self.left() > 0 {
+                        let w = self.take();
+                        self.out.push(if is_id { Operand::Id(w) } else { Operand::Literal(w) });
+                    }
+                }
+            }
+            // Image operands and tensor addressing operands end their instructions; their
+            // parameters are ids.
+            K::ImageOperands | K::TensorAddressingOperands => self.rest(Operand::Id),
+            K::LoopControl => self.rest_as_literals(),
+            _ => {}
+        }
+    }
+}

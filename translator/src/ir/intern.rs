@@ -1,0 +1,180 @@
+//! Interned types and constants: asking for a type or constant returns the existing definition
+//! when the module has one, and adds one at the end of the global section otherwise.
+//!
+//! The table is built from the global section on first use (one pass, hashed) and kept up to
+//! date by these functions; [`Module::globals_mut`] drops it. Types that carry decorations
+//! (an array with an `ArrayStride`, a `Block` struct) are never handed out for an undecorated
+//! request, and structs are never shared: two structs with the same members are two types.
+
+use super::{Inst, Module, Operand};
+use spirv::{Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+type Key = (u32, Option<Word>, Vec<Operand>);
+
+#[derive(Clone, Debug, Default)]
+pub struct Interner {
+    table: Option<HashMap<Key, Word>>,
+}
+
+impl Interner {
+    pub fn clear(&mut self) {
+        self.table = None;
+    }
+}
+
+fn internable(op: Option<Op>) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        Some(
+            TypeVoid
+                | TypeBool
+                | TypeInt
+                | TypeFloat
+                | TypeVector
+                | TypeMatrix
+                | TypePointer
+                | TypeFunction
+                | TypeArray
+                | TypeRuntimeArray
+                | TypeCooperativeMatrixKHR
+                | TypeCooperativeMatrixNV
+                | ConstantTrue
+                | ConstantFalse
+                | Constant
+                | ConstantComposite
+                | ConstantNull
+        )
+    )
+}
+
+impl Module {
+    fn table(&mut self) -> &mut HashMap<Key, Word> {
+        if self.interner.table.is_none() {
+            let decorated: HashSet<Word> = self.annotations.iter().filter_map(|a| a.operands.first().and_then(Operand::id)).collect();
+            let mut table = HashMap::new();
+            for inst in self.globals() {
+                let Some(id) = inst.result_id else { continue };
+                if internable(inst.op()) && !decorated.contains(&id) {
+                    table.entry((inst.opcode, inst.result_type, inst.operands.clone())).or_insert(id);
+                }
+            }
+            self.interner.table = Some(table);
+        }
+        self.interner.table.get_or_insert_with(HashMap::new)
+    }
+
+    /// The id of a global with exactly this opcode, result type and operands, added at the end
+    /// of the global section when there is none.
+    pub fn intern(&mut self, op: Op, result_type: Option<Word>, operands: Vec<Operand>) -> Word {
+        let key = (op as u32, result_type, operands);
+        if let Some(id) = self.table().get(&key) {
+            return *id;
+        }
+        let id = self.alloc_id();
+        let (opcode, result_type, operands) = key;
+        self.globals.push(Inst { opcode, result_type, result_id: Some(id), operands: operands.clone(), origin: None });
+        self.table().insert((opcode, result_type, operands), id);
+        id
+    }
+
+    /// Adds a global that must not be shared (a struct, a variable, a spec constant).
+    pub fn add_global(&mut self, inst: Inst) -> Word {
+        let id = inst.result_id.unwrap_or_default();
+        self.globals.push(inst);
+        id
+    }
+
+    pub fn type_void(&mut self) -> Word {
+        self.intern(Op::TypeVoid, None, vec![])
+    }
+
+    pub fn type_bool(&mut self) -> Word {
+        self.intern(Op::TypeBool, None, vec![])
+    }
+
+    pub fn type_int(&mut self, width: u32, signed: bool) -> Word {
+        self.intern(Op::TypeInt, None, vec![Operand::Literal(width), Operand::Literal(u32::from(signed))])
+    }
+
+    pub fn type_float(&mut self, width: u32) -> Word {
+        self.intern(Op::TypeFloat, None, vec![Operand::Literal(width)])
+    }
+
+    /// A float type with an encoding (`BFloat16KHR`, the fp8 encodings).
+    pub fn type_float_encoded(&mut self, width: u32, encoding: spirv::FPEncoding) -> Word {
+        self.intern(Op::TypeFloat, None, vec![Operand::Literal(width), Operand::Enum(rspirv::grammar::OperandKind::FPEncoding, encoding as u32)])
+    }
+
+    pub fn type_vector(&mut self, component: Word, count: u32) -> Word {
+        self.intern(Op::TypeVector, None, vec![Operand::Id(component), Operand::Literal(count)])
+    }
+
+    pub fn type_pointer(&mut self, class: StorageClass, pointee: Word) -> Word {
+        self.intern(Op::TypePointer, None, vec![Operand::storage_class(class), Operand::Id(pointee)])
+    }
+
+    pub fn type_array(&mut self, element: Word, length: Word) -> Word {
+        self.intern(Op::TypeArray, None, vec![Operand::Id(element), Operand::Id(length)])
+    }
+
+    pub fn type_function(&mut self, ret: Word, params: &[Word]) -> Word {
+        let mut ops = vec![Operand::Id(ret)];
+        ops.extend(params.iter().map(|p| Operand::Id(*p)));
+        self.intern(Op::TypeFunction, None, ops)
+    }
+
+    /// A new struct type (never shared).
+    pub fn type_struct(&mut self, members: &[Word]) -> Word {
+        let id = self.alloc_id();
+        self.add_global(Inst::new(Op::TypeStruct, None, Some(id), members.iter().map(|m| Operand::Id(*m)).collect()))
+    }
+
+    /// An `OpConstant` of integer type `ty` of `width` bits holding the low bits of `value`
+    /// (narrow signed values sign-extended to the word, as SPIR-V requires).
+    pub fn constant_int(&mut self, ty: Word, width: u32, signed: bool, value: u64) -> Word {
+        let words = if width > 32 {
+            vec![value as u32, (value >> 32) as u32]
+        } else {
+            let masked = if width == 32 { value as u32 } else { (value as u32) & ((1u32 << width) - 1) };
+            if signed && width < 32 && masked & (1 << (width - 1)) != 0 {
+                vec![masked | !((1u32 << width) - 1)]
+            } else {
+                vec![masked]
+            }
+        };
+        self.intern(Op::Constant, Some(ty), words.into_iter().map(Operand::Literal).collect())
+    }
+
+    /// An unsigned 32-bit `OpConstant`.
+    pub fn constant_u32(&mut self, value: u32) -> Word {
+        let ty = self.type_int(32, false);
+        self.constant_int(ty, 32, false, value as u64)
+    }
+
+    /// A signed 32-bit `OpConstant`.
+    pub fn constant_i32(&mut self, value: i32) -> Word {
+        let ty = self.type_int(32, true);
+        self.constant_int(ty, 32, true, value as u32 as u64)
+    }
+
+    /// A 32-bit float `OpConstant`.
+    pub fn constant_f32(&mut self, value: f32) -> Word {
+        let ty = self.type_float(32);
+        self.intern(Op::Constant, Some(ty), vec![Operand::Literal(value.to_bits())])
+    }
+
+    pub fn constant_bool(&mut self, value: bool) -> Word {
+        let ty = self.type_bool();
+        self.intern(if value { Op::ConstantTrue } else { Op::ConstantFalse }, Some(ty), vec![])
+    }
+
+    pub fn constant_composite(&mut self, ty: Word, parts: &[Word]) -> Word {
+        self.intern(Op::ConstantComposite, Some(ty), parts.iter().map(|p| Operand::Id(*p)).collect())
+    }
+
+    pub fn constant_null(&mut self, ty: Word) -> Word {
+        self.intern(Op::ConstantNull, Some(ty), vec![])
+    }
+}

@@ -1,0 +1,521 @@
+//! The translator's intermediate representation: a SPIR-V module in the sections of the spec's
+//! logical layout (2.4), functions made of blocks, instructions with result type and result id
+//! apart and operands typed by the grammar ([`grammar`]).
+//!
+//! Anything the grammar does not know passes through as literal words, and a module no pass
+//! touches is written back word for word. Around it: interned types and constants
+//! ([`intern`]), a [`builder`] with an insertion cursor, [`def_use`], the control-flow graph and
+//! dominators ([`cfg`]), and decoration / built-in / global-variable lookup ([`decorations`]).
+
+pub mod builder;
+pub mod cfg;
+pub mod decorations;
+pub mod def_use;
+pub mod grammar;
+pub mod inst;
+pub mod intern;
+
+pub use inst::{string_words, words_to_string, Inst, Operand, Origin};
+
+use crate::error::{Error, Result, Site};
+use grammar::{op_name, DecodeContext};
+use spirv::{Op, Word};
+use std::collections::HashMap;
+
+pub const MAGIC: Word = spirv::MAGIC_NUMBER;
+
+/// The header words after the magic number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub version: Word,
+    pub generator: Word,
+    pub bound: Word,
+    pub schema: Word,
+}
+
+/// A basic block: its label and its instructions, the terminator last.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub label: Inst,
+    pub insts: Vec<Inst>,
+}
+
+impl Block {
+    pub fn new(label: Word) -> Block {
+        Block { label: Inst::new(Op::Label, None, Some(label), vec![]), insts: Vec::new() }
+    }
+
+    pub fn id(&self) -> Word {
+        self.label.result_id.unwrap_or(0)
+    }
+
+    pub fn terminator(&self) -> Option<&Inst> {
+        self.insts.last().filter(|i| i.op().is_some_and(rspirv::grammar::reflect::is_block_terminator))
+    }
+
+    /// Index of the first instruction that is neither `OpPhi` nor debug-line information.
+    pub fn after_phis(&self) -> usize {
+        self.insts.iter().position(|i| !matches!(i.op(), Some(Op::Phi | Op::Line | Op::NoLine))).unwrap_or(self.insts.len())
+    }
+}
+
+/// A function: its `OpFunction`, parameters (and any debug lines among them), blocks and end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub def: Inst,
+    pub params: Vec<Inst>,
+    pub blocks: Vec<Block>,
+    pub end: Inst,
+}
+
+impl Function {
+    pub fn id(&self) -> Word {
+        self.def.result_id.unwrap_or(0)
+    }
+
+    pub fn insts(&self) -> impl Iterator<Item = &Inst> {
+        std::iter::once(&self.def)
+            .chain(self.params.iter())
+            .chain(self.blocks.iter().flat_map(|b| std::iter::once(&b.label).chain(b.insts.iter())))
+            .chain(std::iter::once(&self.end))
+    }
+
+    pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
+        f(&mut self.def);
+        self.params.iter_mut().for_each(&mut f);
+        for b in &mut self.blocks {
+            f(&mut b.label);
+            b.insts.iter_mut().for_each(&mut f);
+        }
+        f(&mut self.end);
+    }
+
+    /// Index of the block labelled `label`.
+    pub fn block_index(&self, label: Word) -> Option<usize> {
+        self.blocks.iter().position(|b| b.id() == label)
+    }
+}
+
+/// A SPIR-V module in its logical sections.
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub header: Header,
+    pub capabilities: Vec<Inst>,
+    pub extensions: Vec<Inst>,
+    pub ext_inst_imports: Vec<Inst>,
+    pub memory_model: Vec<Inst>,
+    pub entry_points: Vec<Inst>,
+    pub execution_modes: Vec<Inst>,
+    /// `OpString`, `OpSource`, `OpSourceContinued`, `OpSourceExtension`.
+    pub debug_source: Vec<Inst>,
+    /// `OpName`, `OpMemberName`.
+    pub debug_names: Vec<Inst>,
+    /// `OpModuleProcessed`.
+    pub debug_processed: Vec<Inst>,
+    pub annotations: Vec<Inst>,
+    /// Types, constants, global variables, module-scope undefs and debug lines, in order.
+    globals: Vec<Inst>,
+    pub functions: Vec<Function>,
+    pub(crate) interner: intern::Interner,
+}
+
+impl PartialEq for Module {
+    fn eq(&self, other: &Module) -> bool {
+        self.to_words() == other.to_words()
+    }
+}
+
+/// Which section an instruction outside functions belongs to.
+fn section_of(opcode: u32) -> usize {
+    match Op::from_u32(opcode) {
+        Some(Op::Capability) => 0,
+        Some(Op::Extension) => 1,
+        Some(Op::ExtInstImport) => 2,
+        Some(Op::MemoryModel) => 3,
+        Some(Op::EntryPoint) => 4,
+        Some(Op::ExecutionMode | Op::ExecutionModeId) => 5,
+        Some(Op::String | Op::Source | Op::SourceContinued | Op::SourceExtension) => 6,
+        Some(Op::Name | Op::MemberName) => 7,
+        Some(Op::ModuleProcessed) => 8,
+        Some(
+            Op::Decorate
+            | Op::MemberDecorate
+            | Op::DecorationGroup
+            | Op::GroupDecorate
+            | Op::GroupMemberDecorate
+            | Op::DecorateId
+            | Op::DecorateString
+            | Op::MemberDecorateString,
+        ) => 9,
+        _ => 10,
+    }
+}
+
+struct ParseContext {
+    /// Type id -> width, for integer and float types.
+    widths: HashMap<Word, u32>,
+    /// Value id -> type id (only for values whose type has a width).
+    value_type: HashMap<Word, Word>,
+    ext_sets: HashMap<Word, String>,
+}
+
+impl DecodeContext for ParseContext {
+    fn value_width(&self, id: Word) -> Option<u32> {
+        self.widths.get(self.value_type.get(&id)?).copied()
+    }
+    fn ext_set(&self, id: Word) -> Option<&str> {
+        self.ext_sets.get(&id).map(String::as_str)
+    }
+}
+
+#[derive(PartialEq)]
+enum State {
+    Outside,
+    Parameters,
+    InBlock,
+    BetweenBlocks,
+}
+
+impl Module {
+    /// An empty module of the given version (`(major, minor)`) and id bound 1.
+    pub fn new(version: (u8, u8)) -> Module {
+        let mut m = Module {
+            header: Header { version: 0, generator: 0, bound: 1, schema: 0 },
+            capabilities: vec![],
+            extensions: vec![],
+            ext_inst_imports: vec![],
+            memory_model: vec![],
+            entry_points: vec![],
+            execution_modes: vec![],
+            debug_source: vec![],
+            debug_names: vec![],
+            debug_processed: vec![],
+            annotations: vec![],
+            globals: vec![],
+            functions: vec![],
+            interner: Default::default(),
+        };
+        m.set_version(version.0, version.1);
+        m
+    }
+
+    /// Parses little- or big-endian bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Module> {
+        if !bytes.len().is_multiple_of(4) {
+            return Err(Error::NotSpirv(format!("{} bytes is not a whole number of words", bytes.len())));
+        }
+        let le: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        if le.first() == Some(&MAGIC.swap_bytes()) {
+            return Module::from_words(&le.iter().map(|w| w.swap_bytes()).collect::<Vec<_>>());
+        }
+        Module::from_words(&le)
+    }
+
+    /// Parses words: the header, every instruction's word count and required operands, ids
+    /// inside the bound, and the logical layout of functions (SPIR-V 2.4: parameters first,
+    /// blocks that start with `OpLabel` and end with a terminator, `OpFunctionEnd`). Drivers need
+    /// not survive modules that break these (a module cut short in its last function crashes
+    /// lavapipe and SwiftShader), so neither the translator nor the runtime passes one on.
+    /// Instructions outside functions are sorted into their sections.
+    pub fn from_words(words: &[u32]) -> Result<Module> {
+        if words.len() < 5 {
+            return Err(Error::NotSpirv(format!("{} words is shorter than the 5-word header", words.len())));
+        }
+        if words[0] != MAGIC {
+            return Err(Error::NotSpirv(format!("magic number {:#010x}, expected {MAGIC:#010x}", words[0])));
+        }
+        let header = Header { version: words[1], generator: words[2], bound: words[3], schema: words[4] };
+        if header.bound == 0 || header.bound > 0x0040_0000 {
+            return Err(Error::Malformed { offset: 3, message: format!("id bound {} is out of range", header.bound) });
+        }
+        let mut m = Module::new((1, 0));
+        m.header = header;
+        let mut cx = ParseContext { widths: HashMap::new(), value_type: HashMap::new(), ext_sets: HashMap::new() };
+        let mut state = State::Outside;
+        let mut function: Option<Function> = None;
+        let mut function_at = 0;
+        let mut i = 5;
+        let mut index = 0u32;
+        while i < words.len() {
+            let count = (words[i] >> 16) as usize;
+            let opcode = words[i] & 0xffff;
+            if count == 0 {
+                return Err(Error::Malformed { offset: i, message: format!("{} has a word count of 0", op_name(opcode)) });
+            }
+            if i + count > words.len() {
+                return Err(Error::Malformed { offset: i, message: format!("{} claims {count} words but only {} remain", op_name(opcode), words.len() - i) });
+            }
+            let info = grammar::info(opcode);
+            if let Some(info) = info {
+                if count - 1 < info.min_words {
+                    return Err(Error::Malformed {
+                        offset: i,
+                        message: format!("{} has {} operand words, the grammar requires at least {}", op_name(opcode), count - 1, info.min_words),
+                    });
+                }
+            }
+            let (result_type, result_id, operands) = grammar::decode(opcode, &words[i + 1..i + count], &cx);
+            if let Some(id) = result_id {
+                if id == 0 || id >= header.bound {
+                    return Err(Error::Malformed { offset: i, message: format!("{} defines id {id} outside the bound {}", op_name(opcode), header.bound) });
+                }
+            }
+            let inst = Inst { opcode, result_type, result_id, operands, origin: Some(Origin { offset: i as u32, index }) };
+            note_widths(&mut cx, &inst);
+            let bad = |what: &str| Error::Malformed { offset: i, message: format!("{} {what}", op_name(opcode)) };
+            let op = inst.op();
+            let debug_line = matches!(op, Some(Op::Line | Op::NoLine));
+            let terminator = op.is_some_and(rspirv::grammar::reflect::is_block_terminator);
+            state = match (state, op) {
+                (State::Outside, Some(Op::Function)) => {
+                    function_at = i;
+                    let end = Inst::new(Op::FunctionEnd, None, None, vec![]);
+                    function = Some(Function { def: inst, params: vec![], blocks: vec![], end });
+                    State::Parameters
+                }
+                (State::Outside, Some(Op::FunctionParameter | Op::FunctionEnd | Op::Label)) => return Err(bad("outside a function")),
+                (State::Outside, _) if terminator => return Err(bad("outside a function")),
+                (State::Outside, _) => {
+                    m.section_mut(section_of(opcode)).push(inst);
+                    State::Outside
+                }
+                (State::Parameters, Some(Op::FunctionParameter)) | (State::Parameters, Some(Op::Line | Op::NoLine)) => {
+                    if let Some(f) = function.as_mut() {
+                        f.params.push(inst);
+                    }
+                    State::Parameters
+                }
+                (State::Parameters | State::BetweenBlocks, Some(Op::Label)) => {
+                    if let Some(f) = function.as_mut() {
+                        f.blocks.push(Block { label: inst, insts: vec![] });
+                    }
+                    State::InBlock
+                }
+                (State::Parameters | State::BetweenBlocks, Some(Op::FunctionEnd)) => {
+                    if let Some(mut f) = function.take() {
+                        f.end = inst;
+                        m.functions.push(f);
+                    }
+                    State::Outside
+                }
+                (State::BetweenBlocks, _) if debug_line => {
+                    // Debug lines may sit anywhere; keep them with the block before.
+                    if let Some(b) = function.as_mut().and_then(|f| f.blocks.last_mut()) {
+                        b.insts.push(inst);
+                    }
+                    State::BetweenBlocks
+                }
+                (State::Parameters, _) => return Err(bad("before the function's first block")),
+                (State::BetweenBlocks, _) => return Err(bad("between blocks (a block must start with OpLabel)")),
+                (State::InBlock, Some(Op::Label | Op::Function | Op::FunctionEnd | Op::FunctionParameter)) => {
+                    return Err(bad("inside a block that has not been terminated"))
+                }
+                (State::InBlock, _) => {
+                    if let Some(b) = function.as_mut().and_then(|f| f.blocks.last_mut()) {
+                        b.insts.push(inst);
+                    }
+                    if terminator {
+                        State::BetweenBlocks
+                    } else {
+                        State::InBlock
+                    }
+                }
+            };
+            i += count;
+            index += 1;
+        }
+        if state != State::Outside {
+            return Err(Error::Malformed { offset: function_at, message: "the module ends inside the OpFunction that starts here (no OpFunctionEnd)".into() });
+        }
+        Ok(m)
+    }
+
+    fn section_mut(&mut self, k: usize) -> &mut Vec<Inst> {
+        match k {
+            0 => &mut self.capabilities,
+            1 => &mut self.extensions,
+            2 => &mut self.ext_inst_imports,
+            3 => &mut self.memory_model,
+            4 => &mut self.entry_points,
+            5 => &mut self.execution_modes,
+            6 => &mut self.debug_source,
+            7 => &mut self.debug_names,
+            8 => &mut self.debug_processed,
+            9 => &mut self.annotations,
+            _ => self.globals_mut(),
+        }
+    }
+
+    /// The sections before the functions, in order.
+    fn sections(&self) -> [&Vec<Inst>; 11] {
+        [
+            &self.capabilities,
+            &self.extensions,
+            &self.ext_inst_imports,
+            &self.memory_model,
+            &self.entry_points,
+            &self.execution_modes,
+            &self.debug_source,
+            &self.debug_names,
+            &self.debug_processed,
+            &self.annotations,
+            &self.globals,
+        ]
+    }
+
+    /// Serialises to words.
+    pub fn to_words(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(5 + self.all_insts().map(|i| i.word_count()).sum::<usize>());
+        out.extend_from_slice(&[MAGIC, self.header.version, self.header.generator, self.header.bound, self.header.schema]);
+        for inst in self.all_insts() {
+            inst.encode(&mut out);
+        }
+        out
+    }
+
+    /// Every instruction in module order.
+    pub fn all_insts(&self) -> impl Iterator<Item = &Inst> {
+        self.sections().into_iter().flatten().chain(self.functions.iter().flat_map(Function::insts))
+    }
+
+    /// Applies `f` to every instruction in module order.
+    pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
+        self.interner.clear();
+        for k in 0..11 {
+            self.section_mut(k).iter_mut().for_each(&mut f);
+        }
+        for func in &mut self.functions {
+            func.for_each_inst_mut(&mut f);
+        }
+    }
+
+    /// Types, constants, global variables and module-scope undefs.
+    pub fn globals(&self) -> &[Inst] {
+        &self.globals
+    }
+
+    /// The global section for editing (clears the interning tables, which are rebuilt on use).
+    pub fn globals_mut(&mut self) -> &mut Vec<Inst> {
+        self.interner.clear();
+        &mut self.globals
+    }
+
+    /// SPIR-V version as (major, minor).
+    pub fn version(&self) -> (u8, u8) {
+        (((self.header.version >> 16) & 0xff) as u8, ((self.header.version >> 8) & 0xff) as u8)
+    }
+
+    pub fn set_version(&mut self, major: u8, minor: u8) {
+        self.header.version = ((major as u32) << 16) | ((minor as u32) << 8);
+    }
+
+    /// Allocates a fresh id, raising the bound.
+    pub fn alloc_id(&mut self) -> Word {
+        let id = self.header.bound;
+        self.header.bound += 1;
+        id
+    }
+
+    pub fn has_capability(&self, cap: spirv::Capability) -> bool {
+        self.capabilities.iter().any(|i| i.word_opt(0) == Some(cap as u32))
+    }
+
+    pub fn has_extension(&self, name: &str) -> bool {
+        self.extensions.iter().any(|i| i.string(0).as_deref() == Some(name))
+    }
+
+    /// The capabilities the module declares.
+    pub fn declared_capabilities(&self) -> impl Iterator<Item = Word> + '_ {
+        self.capabilities.iter().filter_map(|i| i.word_opt(0))
+    }
+
+    pub fn uses_opcode(&self, op: Op) -> bool {
+        self.functions.iter().flat_map(|f| f.blocks.iter()).flat_map(|b| b.insts.iter()).any(|i| i.is(op)) || self.globals.iter().any(|i| i.is(op))
+    }
+
+    /// The `OpName` of `id`, if any.
+    pub fn name_of(&self, id: Word) -> Option<String> {
+        self.debug_names.iter().find(|i| i.is(Op::Name) && i.word_opt(0) == Some(id)).and_then(|i| i.string(1))
+    }
+
+    /// Where `inst` is, for error messages: its opcode, word offset, instruction index and the
+    /// function holding it (found by its origin).
+    pub fn site(&self, inst: &Inst) -> Site {
+        let function = inst.origin.and_then(|o| {
+            self.functions.iter().find(|f| f.insts().any(|i| i.origin == Some(o))).map(|f| {
+                let id = f.id();
+                match self.name_of(id) {
+                    Some(n) => format!("%{id} ({n})"),
+                    None => format!("%{id}"),
+                }
+            })
+        });
+        Site { opcode: inst.name(), offset: inst.origin.map(|o| o.offset as usize), index: inst.origin.map(|o| o.index as usize), function }
+    }
+
+    /// Reorders the global section so that every id is defined before it is used, keeping the
+    /// original order wherever it already satisfies that. Passes may therefore add globals
+    /// anywhere in the section.
+    pub fn reorder_globals(&mut self) {
+        let section = std::mem::take(self.globals_mut());
+        let index: HashMap<Word, usize> = section.iter().enumerate().filter_map(|(i, inst)| inst.result_id.map(|id| (id, i))).collect();
+        let mut state = vec![0u8; section.len()]; // 0 new, 1 visiting, 2 done
+        let mut order = Vec::with_capacity(section.len());
+        fn visit(i: usize, section: &[Inst], index: &HashMap<Word, usize>, state: &mut [u8], order: &mut Vec<usize>) {
+            if state[i] != 0 {
+                return;
+            }
+            state[i] = 1;
+            // OpTypeForwardPointer declares; it does not depend.
+            if !section[i].is(Op::TypeForwardPointer) {
+                for id in section[i].used_ids() {
+                    if let Some(&j) = index.get(&id) {
+                        visit(j, section, index, state, order);
+                    }
+                }
+            }
+            state[i] = 2;
+            order.push(i);
+        }
+        for i in 0..section.len() {
+            visit(i, &section, &index, &mut state, &mut order);
+        }
+        let mut slots: Vec<Option<Inst>> = section.into_iter().map(Some).collect();
+        self.globals = order.into_iter().filter_map(|i| slots[i].take()).collect();
+    }
+
+    /// Replaces every use of `old` by `new` across the module (result ids stay).
+    pub fn replace_all_uses(&mut self, old: Word, new: Word) {
+        self.for_each_inst_mut(|inst| inst.map_used_ids(|id| if id == old { new } else { id }));
+    }
+
+    /// The instruction defining `id` among the globals.
+    pub fn global_def(&self, id: Word) -> Option<&Inst> {
+        self.globals.iter().find(|i| i.result_id == Some(id))
+    }
+}
+
+fn note_widths(cx: &mut ParseContext, inst: &Inst) {
+    match inst.op() {
+        Some(Op::TypeInt | Op::TypeFloat) => {
+            if let (Some(id), Some(w)) = (inst.result_id, inst.word_opt(0)) {
+                cx.widths.insert(id, w);
+            }
+        }
+        Some(Op::ExtInstImport) => {
+            if let (Some(id), Some(name)) = (inst.result_id, inst.string(0)) {
+                cx.ext_sets.insert(id, name);
+            }
+        }
+        _ => {
+            if let (Some(id), Some(ty)) = (inst.result_id, inst.result_type) {
+                if cx.widths.contains_key(&ty) {
+                    cx.value_type.insert(id, ty);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

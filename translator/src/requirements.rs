@@ -1,0 +1,462 @@
+//! What a module needs: its capabilities, extensions and minimum SPIR-V version, derived from
+//! the instructions it uses, and which device feature each capability needs.
+//!
+//! [`derive`] runs once at the end of every pipeline. Capabilities come from the grammar: an
+//! instruction's own capability list, the capability lists of the enumerants among its
+//! operands (a storage class, a decoration, an FP encoding, ...), and the width rules for
+//! types (an `OpTypeInt 8` needs `Int8` unless only storage uses it). A requirement is met when
+//! one of its capabilities is declared or implied by a declared one; otherwise its first
+//! capability is added. A declared capability that only instructions could require and that
+//! nothing requires any more (what a pass lowered) is removed, with the extensions that only it
+//! needed. Then [`check_target`] names every remaining capability whose device feature the
+//! target lacks, and where the module uses it.
+//!
+//! The grammar tables do not carry versions, so the version rules are written here, as are the
+//! extensions that became core.
+
+use crate::error::{Error, Result, Site};
+use crate::ir::{Inst, Module, Operand};
+use crate::profile::{DeviceCaps, SubgroupOp};
+use rspirv::dr::Operand as DrOperand;
+use rspirv::grammar::OperandKind as K;
+use spirv::{Capability as C, Op, StorageClass, Word};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::OnceLock;
+
+/// A device feature a capability needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Feature {
+    ShaderFloat16,
+    ShaderFloat64,
+    ShaderInt8,
+    ShaderInt16,
+    ShaderInt64,
+    StorageBuffer8BitAccess,
+    StorageBuffer16BitAccess,
+    BufferDeviceAddress,
+    VulkanMemoryModel,
+    IntegerDotProduct,
+    CooperativeMatrix,
+    CooperativeMatrix2,
+    BFloat16,
+    Subgroup(SubgroupOp),
+    /// Capabilities of OpenCL kernels, which no Vulkan device has: a pass must lower them.
+    KernelEnvironment,
+    /// A vendor extension matbridge translates away (SPV_NV_cooperative_matrix, the Intel
+    /// matrix extensions); reaching the device with it means no pass lowered it.
+    Translated(&'static str),
+}
+
+impl Feature {
+    pub fn describe(self) -> String {
+        match self {
+            Feature::ShaderFloat16 => "shaderFloat16".into(),
+            Feature::ShaderFloat64 => "shaderFloat64".into(),
+            Feature::ShaderInt8 => "shaderInt8".into(),
+            Feature::ShaderInt16 => "shaderInt16".into(),
+            Feature::ShaderInt64 => "shaderInt64".into(),
+            Feature::StorageBuffer8BitAccess => "storageBuffer8BitAccess".into(),
+            Feature::StorageBuffer16BitAccess => "storageBuffer16BitAccess".into(),
+            Feature::BufferDeviceAddress => "bufferDeviceAddress".into(),
+            Feature::VulkanMemoryModel => "vulkanMemoryModel".into(),
+            Feature::IntegerDotProduct => "shaderIntegerDotProduct".into(),
+            Feature::CooperativeMatrix => "VK_KHR_cooperative_matrix".into(),
+            Feature::CooperativeMatrix2 => "VK_NV_cooperative_matrix2".into(),
+            Feature::BFloat16 => "VK_KHR_shader_bfloat16".into(),
+            Feature::Subgroup(op) => format!("subgroup operation {}", op.name()),
+            Feature::KernelEnvironment => "the OpenCL kernel environment (no Vulkan device has it; OpenCL kernels are not lowered yet)".into(),
+            Feature::Translated(what) => format!("{what} (translate the module for this device first)"),
+        }
+    }
+}
+
+/// The one table of which capability needs which device feature, used by the translator's
+/// target check and by the runtime's pipeline check. `None`: every Vulkan device has it.
+pub fn feature_for(cap: C) -> Option<Feature> {
+    use Feature as F;
+    Some(match cap {
+        C::Float16 => F::ShaderFloat16,
+        C::Float64 => F::ShaderFloat64,
+        C::Int8 => F::ShaderInt8,
+        C::Int16 => F::ShaderInt16,
+        C::Int64 => F::ShaderInt64,
+        C::StorageBuffer8BitAccess | C::UniformAndStorageBuffer8BitAccess => F::StorageBuffer8BitAccess,
+        C::StorageBuffer16BitAccess | C::UniformAndStorageBuffer16BitAccess => F::StorageBuffer16BitAccess,
+        C::PhysicalStorageBufferAddresses => F::BufferDeviceAddress,
+        C::VulkanMemoryModel | C::VulkanMemoryModelDeviceScope => F::VulkanMemoryModel,
+        C::DotProduct | C::DotProductInputAll | C::DotProductInput4x8Bit | C::DotProductInput4x8BitPacked => F::IntegerDotProduct,
+        C::CooperativeMatrixKHR => F::CooperativeMatrix,
+        C::CooperativeMatrixReductionsNV
+        | C::CooperativeMatrixConversionsNV
+        | C::CooperativeMatrixPerElementOperationsNV
+        | C::CooperativeMatrixTensorAddressingNV
+        | C::CooperativeMatrixBlockLoadsNV
+        | C::TensorAddressingNV => F::CooperativeMatrix2,
+        C::BFloat16TypeKHR | C::BFloat16DotProductKHR | C::BFloat16CooperativeMatrixKHR => F::BFloat16,
+        C::GroupNonUniform => F::Subgroup(SubgroupOp::Basic),
+        C::GroupNonUniformVote => F::Subgroup(SubgroupOp::Vote),
+        C::GroupNonUniformArithmetic => F::Subgroup(SubgroupOp::Arithmetic),
+        C::GroupNonUniformBallot => F::Subgroup(SubgroupOp::Ballot),
+        C::GroupNonUniformShuffle => F::Subgroup(SubgroupOp::Shuffle),
+        C::GroupNonUniformShuffleRelative => F::Subgroup(SubgroupOp::ShuffleRelative),
+        C::GroupNonUniformClustered => F::Subgroup(SubgroupOp::Clustered),
+        C::GroupNonUniformQuad => F::Subgroup(SubgroupOp::Quad),
+        C::GroupNonUniformRotateKHR => F::Subgroup(SubgroupOp::Rotate),
+        C::CooperativeMatrixNV => F::Translated("VK_NV_cooperative_matrix"),
+        C::SubgroupMatrixMultiplyAccumulateINTEL => F::Translated("SPV_INTEL_subgroup_matrix_multiply_accumulate"),
+        C::Subgroup2DBlockIOINTEL | C::Subgroup2DBlockTransformINTEL | C::Subgroup2DBlockTransposeINTEL => F::Translated("SPV_INTEL_2d_block_io"),
+        C::Kernel
+        | C::Addresses
+        | C::Linkage
+        | C::Vector16
+        | C::Float16Buffer
+        | C::GenericPointer
+        | C::Groups
+        | C::DeviceEnqueue
+        | C::Pipes
+        | C::LiteralSampler
+        | C::ImageBasic
+        | C::ImageReadWrite
+        | C::ImageMipmap
+        | C::NamedBarrier
+        | C::PipeStorage
+        | C::SubgroupDispatch
+        | C::SubgroupShuffleINTEL
+        | C::SubgroupBufferBlockIOINTEL
+        | C::SubgroupImageBlockIOINTEL => F::KernelEnvironment,
+        _ => return None,
+    })
+}
+
+/// Whether `target` has `feature`.
+pub fn target_has(target: &DeviceCaps, feature: Feature) -> bool {
+    use Feature as F;
+    match feature {
+        F::ShaderFloat16 => target.shader_float16,
+        F::ShaderFloat64 => target.shader_float64,
+        F::ShaderInt8 => target.shader_int8,
+        F::ShaderInt16 => target.shader_int16,
+        F::ShaderInt64 => target.shader_int64,
+        F::StorageBuffer8BitAccess => target.storage_buffer_8bit,
+        F::StorageBuffer16BitAccess => target.storage_buffer_16bit,
+        F::BufferDeviceAddress => target.buffer_device_address,
+        F::VulkanMemoryModel => target.vulkan_memory_model,
+        F::IntegerDotProduct => target.integer_dot_product,
+        F::CooperativeMatrix => target.has_cooperative_matrix(),
+        F::CooperativeMatrix2 => target.cooperative_matrix2,
+        F::BFloat16 => target.shader_bfloat16,
+        F::Subgroup(op) => target.has_subgroup_op(op),
+        F::KernelEnvironment | F::Translated(_) => false,
+    }
+}
+
+fn capability(word: Word) -> Option<C> {
+    C::from_u32(word)
+}
+
+/// The capabilities declaring `cap` implicitly declares (the grammar's "depends on"), itself
+/// included.
+fn implied(cap: C, out: &mut HashSet<C>) {
+    if out.insert(cap) {
+        for c in DrOperand::Capability(cap).required_capabilities() {
+            implied(c, out);
+        }
+    }
+}
+
+fn closure(caps: impl IntoIterator<Item = C>) -> HashSet<C> {
+    let mut out = HashSet::new();
+    for c in caps {
+        implied(c, &mut out);
+    }
+    out
+}
+
+/// An enumerant operand as rspirv's data representation, to ask the grammar what it needs.
+fn dr_operand(kind: K, w: Word) -> Option<DrOperand> {
+    Some(match kind {
+        K::StorageClass => DrOperand::StorageClass(spirv::StorageClass::from_u32(w)?),
+        K::Decoration => DrOperand::Decoration(spirv::Decoration::from_u32(w)?),
+        K::BuiltIn => DrOperand::BuiltIn(spirv::BuiltIn::from_u32(w)?),
+        K::ExecutionModel => DrOperand::ExecutionModel(spirv::ExecutionModel::from_u32(w)?),
+        K::ExecutionMode => DrOperand::ExecutionMode(spirv::ExecutionMode::from_u32(w)?),
+        K::AddressingModel => DrOperand::AddressingModel(spirv::AddressingModel::from_u32(w)?),
+        K::MemoryModel => DrOperand::MemoryModel(spirv::MemoryModel::from_u32(w)?),
+        K::GroupOperation => DrOperand::GroupOperation(spirv::GroupOperation::from_u32(w)?),
+        K::FPEncoding => DrOperand::FPEncoding(spirv::FPEncoding::from_u32(w)?),
+        K::Dim => DrOperand::Dim(spirv::Dim::from_u32(w)?),
+        K::ImageFormat => DrOperand::ImageFormat(spirv::ImageFormat::from_u32(w)?),
+        K::Scope => DrOperand::Scope(spirv::Scope::from_u32(w)?),
+        K::CooperativeMatrixUse => DrOperand::CooperativeMatrixUse(spirv::CooperativeMatrixUse::from_u32(w)?),
+        K::CooperativeMatrixLayout => DrOperand::CooperativeMatrixLayout(spirv::CooperativeMatrixLayout::from_u32(w)?),
+        K::PackedVectorFormat => DrOperand::PackedVectorFormat(spirv::PackedVectorFormat::from_u32(w)?),
+        K::MemoryAccess => DrOperand::MemoryAccess(spirv::MemoryAccess::from_bits_retain(w)),
+        K::MemorySemantics => DrOperand::MemorySemantics(spirv::MemorySemantics::from_bits_retain(w)),
+        K::FunctionControl => DrOperand::FunctionControl(spirv::FunctionControl::from_bits_retain(w)),
+        K::LoopControl => DrOperand::LoopControl(spirv::LoopControl::from_bits_retain(w)),
+        K::FPFastMathMode => DrOperand::FPFastMathMode(spirv::FPFastMathMode::from_bits_retain(w)),
+        K::CooperativeMatrixOperands => DrOperand::CooperativeMatrixOperands(spirv::CooperativeMatrixOperands::from_bits_retain(w)),
+        K::MatrixMultiplyAccumulateOperands => DrOperand::MatrixMultiplyAccumulateOperands(spirv::MatrixMultiplyAccumulateOperands::from_bits_retain(w)),
+        _ => return None,
+    })
+}
+
+/// Capabilities only the use of instructions, operands or types can require; a declared one
+/// that nothing requires any more is removed. (Others, such as the 16-bit storage
+/// capabilities, describe how memory is used and stay as declared.)
+fn instruction_derived() -> &'static HashSet<C> {
+    static SET: OnceLock<HashSet<C>> = OnceLock::new();
+    SET.get_or_init(|| {
+        let mut set: HashSet<C> = rspirv::grammar::INSTRUCTION_TABLE.iter().flat_map(|i| i.capabilities.iter().copied()).collect();
+        set.extend([C::Int8, C::Int16, C::Int64, C::Float16, C::Float64, C::BFloat16TypeKHR, C::BFloat16CooperativeMatrixKHR]);
+        // Capabilities a storage or memory model stands for, and which no other use needs.
+        set.remove(&C::Shader);
+        set.remove(&C::Matrix);
+        set.remove(&C::Kernel);
+        set.remove(&C::Addresses);
+        set.remove(&C::Linkage);
+        set.remove(&C::VariablePointers);
+        set.remove(&C::VariablePointersStorageBuffer);
+        set.extend([C::DotProductInputAll, C::DotProductInput4x8Bit, C::DotProductInput4x8BitPacked]);
+        set
+    })
+}
+
+/// Extensions that became core, with the version.
+fn core_since(ext: &str) -> Option<(u8, u8)> {
+    Some(match ext {
+        "SPV_KHR_storage_buffer_storage_class" | "SPV_KHR_16bit_storage" | "SPV_KHR_variable_pointers" | "SPV_KHR_device_group" | "SPV_KHR_multiview" | "SPV_KHR_shader_draw_parameters" => (1, 3),
+        "SPV_KHR_no_integer_wrap_decoration" | "SPV_GOOGLE_decorate_string" | "SPV_GOOGLE_hlsl_functionality1" | "SPV_KHR_float_controls" => (1, 4),
+        "SPV_KHR_8bit_storage" | "SPV_KHR_vulkan_memory_model" | "SPV_KHR_physical_storage_buffer" | "SPV_EXT_physical_storage_buffer" | "SPV_EXT_descriptor_indexing" | "SPV_EXT_shader_viewport_index_layer" => (1, 5),
+        "SPV_KHR_integer_dot_product" | "SPV_KHR_terminate_invocation" => (1, 6),
+        _ => return None,
+    })
+}
+
+/// One requirement: any of these capabilities, and the instruction that needs it.
+struct Need<'a> {
+    any_of: Vec<C>,
+    inst: &'a Inst,
+}
+
+/// Everything the module's instructions require.
+fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
+    let mut out = Vec::new();
+    let declared: HashSet<C> = module.declared_capabilities().filter_map(capability).collect();
+    let storage8 = [C::StorageBuffer8BitAccess, C::UniformAndStorageBuffer8BitAccess, C::StoragePushConstant8].iter().any(|c| declared.contains(c));
+    let storage16 = [C::StorageBuffer16BitAccess, C::UniformAndStorageBuffer16BitAccess, C::StoragePushConstant16, C::StorageInputOutput16].iter().any(|c| declared.contains(c));
+    let mut bf16_types = HashSet::new();
+    for inst in module.all_insts() {
+        if inst.is(Op::Capability) || inst.is(Op::Extension) {
+            continue;
+        }
+        if let Some(info) = inst.info() {
+            if !info.capabilities.is_empty() {
+                out.push(Need { any_of: info.capabilities.to_vec(), inst });
+            }
+        }
+        for o in &inst.operands {
+            if let Operand::Enum(kind, w) = o {
+                if let Some(d) = dr_operand(*kind, *w) {
+                    let caps = d.required_capabilities();
+                    if !caps.is_empty() {
+                        out.push(Need { any_of: caps, inst });
+                    }
+                }
+            }
+        }
+        // Dot products on vectors need one of the vector-input capabilities.
+        if matches!(inst.op(), Some(Op::SDot | Op::UDot | Op::SUDot | Op::SDotAccSat | Op::UDotAccSat | Op::SUDotAccSat)) {
+            let packed = inst.operands.iter().any(|o| matches!(o, Operand::Enum(K::PackedVectorFormat, _)));
+            let any_of = if packed { vec![C::DotProductInput4x8BitPacked] } else { vec![C::DotProductInputAll, C::DotProductInput4x8Bit] };
+            out.push(Need { any_of, inst });
+        }
+        // Width rules for types.
+        let width = inst.word_opt(0);
+        let encoded = inst.operands.len() > 1;
+        let type_need = match (inst.op(), width) {
+            (Some(Op::TypeInt), Some(8)) if !storage8 || input_closure.contains(&C::Int8) => Some(C::Int8),
+            (Some(Op::TypeInt), Some(16)) if !storage16 || input_closure.contains(&C::Int16) => Some(C::Int16),
+            (Some(Op::TypeInt), Some(64)) => Some(C::Int64),
+            (Some(Op::TypeFloat), Some(16)) if !encoded && (!storage16 || input_closure.contains(&C::Float16)) => Some(C::Float16),
+            (Some(Op::TypeFloat), Some(64)) => Some(C::Float64),
+            _ => None,
+        };
+        if let Some(c) = type_need {
+            out.push(Need { any_of: vec![c], inst });
+        }
+        if inst.is(Op::TypeFloat) && width == Some(16) && inst.word_opt(1) == Some(spirv::FPEncoding::BFloat16KHR as u32) {
+            bf16_types.extend(inst.result_id);
+        }
+        if inst.is(Op::TypeCooperativeMatrixKHR) && inst.operands.first().and_then(Operand::id).is_some_and(|t| bf16_types.contains(&t)) {
+            out.push(Need { any_of: vec![C::BFloat16CooperativeMatrixKHR], inst });
+        }
+    }
+    out
+}
+
+/// Lowest SPIR-V version whose core covers what the module uses.
+fn needed_version(module: &Module) -> (u8, u8) {
+    let mut needed = (1, 0);
+    let has = |e: &str| module.has_extension(e);
+    for c in module.declared_capabilities().filter_map(capability) {
+        let v = match c {
+            C::GroupNonUniform
+            | C::GroupNonUniformVote
+            | C::GroupNonUniformArithmetic
+            | C::GroupNonUniformBallot
+            | C::GroupNonUniformShuffle
+            | C::GroupNonUniformShuffleRelative
+            | C::GroupNonUniformClustered
+            | C::GroupNonUniformQuad => (1, 3),
+            C::VulkanMemoryModel if !has("SPV_KHR_vulkan_memory_model") => (1, 5),
+            // SPIRV-Tools accepts SPV_KHR_vulkan_memory_model from 1.3 on.
+            C::VulkanMemoryModel => (1, 3),
+            C::PhysicalStorageBufferAddresses if !has("SPV_KHR_physical_storage_buffer") && !has("SPV_EXT_physical_storage_buffer") => (1, 5),
+            C::DotProduct | C::DotProductInputAll | C::DotProductInput4x8Bit | C::DotProductInput4x8BitPacked if !has("SPV_KHR_integer_dot_product") => (1, 6),
+            _ => (1, 0),
+        };
+        needed = needed.max(v);
+    }
+    let mut var_class: HashMap<Word, Word> = HashMap::new();
+    for inst in module.globals().iter().filter(|i| i.is(Op::Variable)) {
+        let class = inst.word_opt(0).unwrap_or(0);
+        if let Some(id) = inst.result_id {
+            var_class.insert(id, class);
+        }
+        if class == StorageClass::StorageBuffer as u32 && !has("SPV_KHR_storage_buffer_storage_class") {
+            needed = needed.max((1, 3));
+        }
+    }
+    if module.execution_modes.iter().any(|i| i.is(Op::ExecutionModeId)) || module.annotations.iter().any(|i| i.is(Op::DecorateId)) {
+        needed = needed.max((1, 2));
+    }
+    // Entry points listing non-Input/Output globals were written for 1.4's interface rules.
+    for ep in &module.entry_points {
+        for id in ep.operands.iter().skip(3).filter_map(Operand::id) {
+            if let Some(class) = var_class.get(&id) {
+                if *class != StorageClass::Input as u32 && *class != StorageClass::Output as u32 {
+                    needed = needed.max((1, 4));
+                }
+            }
+        }
+    }
+    needed
+}
+
+/// Highest SPIR-V version a Vulkan API version accepts.
+pub fn max_spirv_for(api: &str) -> (u8, u8) {
+    let mut parts = api.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    match (parts.next().unwrap_or(1), parts.next().unwrap_or(0)) {
+        (1, 0) => (1, 0),
+        (1, 1) => (1, 3),
+        (1, 2) => (1, 5),
+        _ => (1, 6),
+    }
+}
+
+/// Derives the capabilities, extensions and version of `module` from what it uses.
+/// `input_capabilities` are those the module declared before any pass ran.
+pub fn derive(module: &mut Module, input_capabilities: &[Word], target: &DeviceCaps) -> Result<()> {
+    let input: Vec<C> = input_capabilities.iter().filter_map(|w| capability(*w)).collect();
+    let input_closure = closure(input.iter().copied());
+    let (add, keep_required) = {
+        let needs = needs(module, &input_closure);
+        let declared: Vec<C> = module.declared_capabilities().filter_map(capability).collect();
+        let mut have = closure(declared.iter().copied());
+        let mut add: Vec<C> = Vec::new();
+        let mut required: HashSet<C> = HashSet::new();
+        for need in &needs {
+            if let Some(c) = need.any_of.iter().find(|c| have.contains(c)) {
+                required.insert(*c);
+                continue;
+            }
+            let c = need.any_of[0];
+            add.push(c);
+            required.insert(c);
+            implied(c, &mut have);
+        }
+        (add, required)
+    };
+    // Remove declared capabilities that only instructions could require and nothing does now
+    // (a capability implied by a kept one stays: it costs nothing).
+    let kept_closure = closure(keep_required.iter().copied());
+    let derived = instruction_derived();
+    let mut removed: Vec<C> = Vec::new();
+    let mut seen = HashSet::new();
+    module.capabilities.retain(|i| {
+        let Some(c) = i.word_opt(0).and_then(capability) else { return true };
+        if !seen.insert(c) {
+            return false; // duplicate declaration
+        }
+        let drop = derived.contains(&c) && !keep_required.contains(&c) && !kept_closure.contains(&c);
+        if drop {
+            removed.push(c);
+        }
+        !drop
+    });
+    for c in add {
+        if seen.insert(c) {
+            module.capabilities.push(Inst::new(Op::Capability, None, None, vec![Operand::Enum(K::Capability, c as u32)]));
+        }
+    }
+
+    // Version: never lowered; raised to what the module uses.
+    let needed = needed_version(module).max(module.version());
+    let max = max_spirv_for(&target.api_version);
+    if needed > max {
+        return Err(Error::Unsupported {
+            site: Site { opcode: "module header".into(), offset: Some(1), index: None, function: None },
+            target: target.name.clone(),
+            missing: format!("SPIR-V {}.{} (Vulkan {} accepts up to {}.{})", needed.0, needed.1, target.api_version, max.0, max.1),
+        });
+    }
+    if needed != module.version() {
+        log::info!("raising the SPIR-V version from {:?} to {:?}", module.version(), needed);
+        module.set_version(needed.0, needed.1);
+    }
+
+    // Extensions: those only removed capabilities needed go; those remaining capabilities need
+    // (and the version does not cover) are added; duplicates go.
+    let version = module.version();
+    let caps: Vec<C> = module.declared_capabilities().filter_map(capability).collect();
+    let needed_exts: BTreeSet<&'static str> = caps
+        .iter()
+        .flat_map(|c| DrOperand::Capability(*c).required_extensions())
+        .filter(|e| core_since(e).is_none_or(|v| version < v))
+        .collect();
+    let removed_exts: HashSet<&'static str> = removed.iter().flat_map(|c| DrOperand::Capability(*c).required_extensions()).collect();
+    let still_needed: HashSet<&'static str> = caps.iter().flat_map(|c| DrOperand::Capability(*c).required_extensions()).collect();
+    let mut seen_ext = HashSet::new();
+    module.extensions.retain(|i| {
+        let name = i.string(0).unwrap_or_default();
+        seen_ext.insert(name.clone()) && !(removed_exts.contains(name.as_str()) && !still_needed.contains(name.as_str()))
+    });
+    for caps_of in caps.iter().map(|c| DrOperand::Capability(*c).required_extensions()) {
+        if caps_of.is_empty() || caps_of.iter().any(|e| seen_ext.contains(*e)) {
+            continue;
+        }
+        if let Some(e) = caps_of.iter().find(|e| needed_exts.contains(**e)) {
+            seen_ext.insert(e.to_string());
+            module.extensions.push(Inst::new(Op::Extension, None, None, vec![Operand::string(e)]));
+        }
+    }
+    Ok(())
+}
+
+/// Fails naming the first capability whose device feature `target` lacks, and the instruction
+/// that needs it.
+pub fn check_target(module: &Module, target: &DeviceCaps) -> Result<()> {
+    for decl in &module.capabilities {
+        let Some(c) = decl.word_opt(0).and_then(capability) else { continue };
+        let Some(feature) = feature_for(c) else { continue };
+        if target_has(target, feature) {
+            continue;
+        }
+        // Name the first instruction that needs it, else the declaration.
+        let user = needs(module, &HashSet::new()).into_iter().find(|n| n.any_of.contains(&c)).map(|n| n.inst);
+        let site = module.site(user.unwrap_or(decl));
+        return Err(Error::MissingCapability { capability: format!("{c:?}"), site, feature: feature.describe(), target: target.name.clone() });
+    }
+    Ok(())
+}
