@@ -264,46 +264,14 @@ fn compile(name: &str, source: &str) -> Vec<u32> {
     strip_workgroup_layouts(words)
 }
 
-/// Removes `ArrayStride` decorations from array types that only Workgroup variables use: naga
-/// emits them, and Vulkan forbids explicit layouts in Workgroup storage
-/// (VUID-StandaloneSpirv-None-10684) unless workgroupMemoryExplicitLayout is enabled.
+/// Runs the translator's `strip-workgroup-layouts` pass: naga writes `ArrayStride` on arrays
+/// that only Workgroup variables use, which Vulkan forbids without
+/// workgroupMemoryExplicitLayout.
 fn strip_workgroup_layouts(words: Vec<u32>) -> Vec<u32> {
-    const DECORATE: u32 = 71;
-    const TYPE_POINTER: u32 = 32;
-    const ARRAY_STRIDE: u32 = 6;
-    const WORKGROUP: u32 = 4;
-    let mut insts = Vec::new();
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        insts.push((i, count));
-        i += count.max(1);
-    }
-    let mut workgroup_only = std::collections::HashSet::new();
-    let mut used_elsewhere = std::collections::HashSet::new();
-    for &(at, count) in &insts {
-        let op = words[at] & 0xffff;
-        if op == TYPE_POINTER {
-            let (class, pointee) = (words[at + 2], words[at + 3]);
-            if class == WORKGROUP {
-                workgroup_only.insert(pointee);
-            } else {
-                used_elsewhere.insert(pointee);
-            }
-        } else if (28..=30).contains(&op) {
-            // Array/struct members keep their layout needs.
-            for w in &words[at + 2..at + count] {
-                used_elsewhere.insert(*w);
-            }
-        }
-    }
-    let mut out = words[..5].to_vec();
-    for &(at, count) in &insts {
-        let op = words[at] & 0xffff;
-        let strip = op == DECORATE && count == 4 && words[at + 2] == ARRAY_STRIDE && workgroup_only.contains(&words[at + 1]) && !used_elsewhere.contains(&words[at + 1]);
-        if !strip {
-            out.extend_from_slice(&words[at..at + count]);
-        }
-    }
-    out
+    use matbridge_translator::pass::{Analyses, Context, Pass};
+    use matbridge_translator::passes::strip_workgroup_layouts::StripWorkgroupLayouts;
+    let mut module = matbridge_translator::Module::from_words(&words).unwrap_or_else(|e| panic!("naga output: {e}"));
+    let target = matbridge_translator::DeviceCaps::generic_subgroup();
+    StripWorkgroupLayouts.run(&mut module, &mut Context { target: &target, analyses: &mut Analyses::default() }).unwrap_or_else(|e| panic!("naga output: {e}"));
+    module.to_words()
 }

@@ -395,6 +395,12 @@ pub fn derive(module: &mut Module, input_capabilities: &[Word], target: &DeviceC
         }
         !drop
     });
+    // A requirement met only through a removed capability's implication is declared itself.
+    let remaining = closure(module.declared_capabilities().filter_map(capability));
+    let mut add = add;
+    let mut implied_only: Vec<C> = keep_required.iter().copied().filter(|c| !remaining.contains(c)).collect();
+    implied_only.sort_by_key(|c| *c as u32);
+    add.extend(implied_only);
     for c in add {
         if seen.insert(c) {
             module.capabilities.push(Inst::new(Op::Capability, None, None, vec![Operand::Enum(K::Capability, c as u32)]));

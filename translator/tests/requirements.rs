@@ -1,0 +1,139 @@
+//! Capabilities, extensions and versions derived from what a module uses, and checked against
+//! the target: the cases real producers hit.
+
+use matbridge_translator::{tools, translate, DeviceCaps, Error};
+
+fn tools_present() -> bool {
+    let present = tools::find("spirv-as").is_some();
+    assert!(present || std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+    present
+}
+
+/// A compute kernel whose body is `body`, over `%v4char`/`%v4uchar` operands loaded from a buffer.
+fn dot_kernel(extra_caps: &str, body: &str) -> String {
+    format!(
+        r#"
+               OpCapability Shader
+               OpCapability DotProduct
+{extra_caps}
+               OpExtension "SPV_KHR_integer_dot_product"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %buf Block
+               OpMemberDecorate %buf 0 Offset 0
+               OpDecorate %var DescriptorSet 0
+               OpDecorate %var Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+        %int = OpTypeInt 32 1
+       %char = OpTypeInt 8 1
+      %uchar = OpTypeInt 8 0
+     %v4char = OpTypeVector %char 4
+    %v4uchar = OpTypeVector %uchar 4
+        %buf = OpTypeStruct %int
+        %ptr = OpTypePointer StorageBuffer %buf
+       %pint = OpTypePointer StorageBuffer %int
+        %var = OpVariable %ptr StorageBuffer
+         %c0 = OpConstant %int 0
+         %c3 = OpConstant %char 3
+        %c5u = OpConstant %uchar 250
+          %a = OpConstantComposite %v4char %c3 %c3 %c3 %c3
+          %b = OpConstantComposite %v4uchar %c5u %c5u %c5u %c5u
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %p = OpAccessChain %pint %var %c0
+        %acc = OpLoad %int %p
+{body}
+               OpReturn
+               OpFunctionEnd
+"#
+    )
+}
+
+#[test]
+fn mixed_signedness_dot_products_lower_to_valid_code_keeping_int8() {
+    if !tools_present() {
+        return;
+    }
+    let text = dot_kernel(
+        "               OpCapability DotProductInput4x8Bit",
+        "          %d = OpSUDot %int %a %b\n          %s = OpSUDotAccSat %int %a %b %acc\n         %t = OpIAdd %int %d %s\n               OpStore %p %t",
+    );
+    let words = tools::assemble(&text, "vulkan1.3").unwrap();
+    // generic-subgroup has no shaderInt8: named, not passed on.
+    let err = translate(&words, &DeviceCaps::generic_subgroup()).unwrap_err();
+    assert!(err.to_string().contains("capability Int8"), "{err}");
+    let mut target = DeviceCaps::lavapipe();
+    target.integer_dot_product = false;
+    let (out, _) = translate(&words, &target).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    let dis = tools::disassemble(&out).unwrap();
+    assert!(!dis.contains("Dot"), "{dis}");
+    // DotProductInput4x8Bit implied Int8; the 8-bit vectors are still there.
+    assert!(dis.contains("OpCapability Int8"), "{dis}");
+    // Zero extension of the unsigned operand goes through an unsigned type.
+    assert!(dis.contains("OpUConvert %uint"), "{dis}");
+}
+
+#[test]
+fn an_old_header_with_the_vulkan_memory_model_extension_is_raised() {
+    if !tools_present() {
+        return;
+    }
+    let text = r#"
+               OpCapability Shader
+               OpCapability VulkanMemoryModel
+               OpExtension "SPV_KHR_vulkan_memory_model"
+               OpMemoryModel Logical Vulkan
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+    let mut words = tools::assemble(text, "vulkan1.3").unwrap();
+    words[1] = 0x0001_0000; // as glslang wrote NV cooperative-matrix shaders in 2019
+    assert!(tools::validate(&words, "vulkan1.3").is_err());
+    let (out, report) = translate(&words, &DeviceCaps::h100()).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    assert_ne!(report.output_version, "1.0");
+}
+
+#[test]
+fn capabilities_the_target_lacks_are_named_with_their_use() {
+    if !tools_present() {
+        return;
+    }
+    // An OpenCL kernel is not a Vulkan module; lavapipe must not get it back unchanged.
+    let kernel = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+          %k = OpFunction %void None %fn
+      %entry = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = tools::assemble(kernel, "opencl1.2").unwrap();
+    let err = translate(&words, &DeviceCaps::lavapipe()).unwrap_err();
+    assert!(matches!(err, Error::MissingCapability { ref capability, .. } if capability == "Addresses" || capability == "Kernel"), "{err}");
+    assert!(err.to_string().contains("word offset"), "{err}");
+    // Float16 and Int64 for SwiftShader, which has neither.
+    for (cap, ty) in [("Float16", "OpTypeFloat 16"), ("Int64", "OpTypeInt 64 0")] {
+        let text = format!(
+            "OpCapability Shader\nOpCapability {cap}\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%t = {ty}\n%pt = OpTypePointer Function %t\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%v = OpVariable %pt Function\nOpReturn\nOpFunctionEnd\n"
+        );
+        let words = tools::assemble(&text, "vulkan1.3").unwrap();
+        let err = translate(&words, &DeviceCaps::swiftshader()).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains(&format!("capability {cap}")) && msg.contains(ty.split(' ').next().unwrap()) && msg.contains("SwiftShader"), "{msg}");
+        assert!(translate(&words, &DeviceCaps::lavapipe()).is_ok(), "lavapipe has {cap}");
+    }
+}
