@@ -18,7 +18,7 @@ fn dot_kernel(extra_caps: &str, body: &str) -> String {
 {extra_caps}
                OpExtension "SPV_KHR_integer_dot_product"
                OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main "main"
+               OpEntryPoint GLCompute %main "main" %var
                OpExecutionMode %main LocalSize 1 1 1
                OpDecorate %buf Block
                OpMemberDecorate %buf 0 Offset 0
