@@ -1,9 +1,8 @@
 //! The `matbridge` command-line program.
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
-use matbridge_runtime::{DeviceSelector, Instance, InstanceOptions};
-use matbridge_translator::DeviceCaps;
+use matbridge_runtime::{Instance, InstanceOptions};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
@@ -151,31 +150,6 @@ fn info(json: bool) -> Result<()> {
     Ok(())
 }
 
-/// Resolves `--target`: a built-in profile, the live device, or a JSON capability file.
-fn resolve_target(target: &str, device: Option<usize>) -> Result<DeviceCaps> {
-    if let Some(caps) = DeviceCaps::builtin(target) {
-        return Ok(caps);
-    }
-    if target == "device" || target.starts_with("device:") {
-        let selector = match target.strip_prefix("device:") {
-            Some(n) => DeviceSelector::parse(n),
-            None => DeviceSelector::Auto,
-        };
-        let instance = Instance::new(&InstanceOptions::default()).context("creating the Vulkan instance for --target device")?;
-        let devices = matbridge_runtime::enumerate_devices(&instance)?;
-        return Ok(selector.choose(&devices)?.clone());
-    }
-    let path = Path::new(target);
-    if path.exists() {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        return DeviceCaps::from_json(&text, device).with_context(|| format!("parsing the capability file {}", path.display()));
-    }
-    bail!(
-        "unknown target `{target}`: use one of {}, device, device:N, or a JSON file from `matbridge info --json`",
-        matbridge_translator::profile::BUILTIN_PROFILES.join(", ")
-    )
-}
-
 fn read_module(input: &Path) -> Result<Vec<u32>> {
     let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
     let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -195,7 +169,7 @@ fn read_module(input: &Path) -> Result<Vec<u32>> {
 }
 
 fn translate(input: &Path, output: &Path, target: &str, device: Option<usize>, report: bool) -> Result<()> {
-    let caps = resolve_target(target, device)?;
+    let caps = matbridge_runtime::resolve_target(target, device)?;
     let words = read_module(input)?;
     let (out, rep) = matbridge_translator::translate(&words, &caps).with_context(|| format!("translating {} for {}", input.display(), caps.name))?;
     let bytes: Vec<u8> = out.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -3,7 +3,7 @@
 use crate::conv;
 use crate::instance::Instance;
 use ash::vk;
-use matbridge_translator::profile::{CoopMatShape, DeviceCaps, DeviceLimits, IntegerDotAccel};
+use matbridge_translator::profile::{CoopMatShape, DeviceCaps, DeviceLimits, IntegerDotAccel, Workarounds};
 use std::ffi::CStr;
 
 /// Raw facts about one physical device, kept beside its [`DeviceCaps`] for device creation.
@@ -183,6 +183,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
     let driver_name = CStr::from_bytes_until_nul(bytemuck::cast_slice(&driver.driver_name[..]))
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let driver_version = conv::driver_version_string(props.vendor_id, props.driver_version);
     let caps = DeviceCaps {
         index,
         name,
@@ -190,7 +191,8 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         vendor_id: props.vendor_id,
         device_id: props.device_id,
         api_version: conv::version_string(api),
-        driver_version: conv::driver_version_string(props.vendor_id, props.driver_version),
+        workarounds: Workarounds::for_driver(props.vendor_id, &driver_version),
+        driver_version,
         driver_name,
         subgroup_size,
         min_subgroup_size: min_sg,
@@ -234,7 +236,6 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
             max_storage_buffer_range: l.max_storage_buffer_range,
             timestamp_period_ns: l.timestamp_period,
         },
-        workarounds: matbridge_translator::profile::Workarounds::for_driver(props.vendor_id, &conv::driver_version_string(props.vendor_id, props.driver_version)),
     };
     let pipeline_statistics = has_ext(ash::khr::pipeline_executable_properties::NAME);
     let cooperative_matrix2 = crate::device::CooperativeMatrix2 {

@@ -21,6 +21,18 @@ pub enum DeviceSelector {
     Name(String),
 }
 
+/// Resolves a translation target (a built-in profile, `device`, `device:N` or `device:NAME`, or
+/// a JSON file from `matbridge info --json`) with [`matbridge_translator::profile::resolve_target`],
+/// looking live devices up on a Vulkan instance of its own when the target names one.
+pub fn resolve_target(spec: &str, file_index: Option<usize>) -> matbridge_translator::Result<DeviceCaps> {
+    let live = |selector: Option<&str>| -> std::result::Result<DeviceCaps, String> {
+        let instance = crate::Instance::new(&crate::InstanceOptions::default()).map_err(|e| format!("creating the Vulkan instance: {e}"))?;
+        let devices = enumerate_devices(&instance).map_err(|e| e.to_string())?;
+        DeviceSelector::parse(selector.unwrap_or("auto")).choose(&devices).cloned().map_err(|e| e.to_string())
+    };
+    matbridge_translator::profile::resolve_target(spec, file_index, &live)
+}
+
 impl std::fmt::Display for DeviceSelector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

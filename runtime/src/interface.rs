@@ -29,7 +29,7 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
     let interface: HashSet<Word> = if module.version() >= (1, 4) {
         entry.operands.iter().skip(3).filter_map(Operand::id).collect()
     } else {
-        module.functions.iter().flat_map(|f| f.insts()).flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect()
+        module.functions.iter().flat_map(|f| f.insts()).flat_map(Inst::used_ids).collect()
     };
 
     let mut decorations: HashMap<(Word, Word), Word> = HashMap::new();

@@ -19,7 +19,7 @@ pub mod loader_env;
 mod pipeline;
 
 pub use buffer::{Buffer, MemoryKind};
-pub use device::{enumerate_devices, Context, CooperativeMatrix2, DeviceSelector, EnabledFeatures};
+pub use device::{enumerate_devices, resolve_target, Context, CooperativeMatrix2, DeviceSelector, EnabledFeatures};
 pub use dispatch::{Dispatch, RunStats, DEFAULT_TIMEOUT};
 pub use error::{Error, Result};
 pub use instance::{Instance, InstanceOptions};

@@ -91,17 +91,13 @@ impl Drop for Pipeline {
 
 /// The SPIR-V capabilities a module declares (OpCapability operands).
 pub fn declared_capabilities(words: &[u32]) -> Result<Vec<u32>> {
-    Ok(capabilities(&parse(words)?).collect())
+    Ok(parse(words)?.declared_capabilities().collect())
 }
 
 /// Parses `words` with the translator's checks: header, word counts, required operands, id
 /// bound and function layout.
 fn parse(words: &[u32]) -> Result<Module> {
     Module::from_words(words).map_err(|e| Error::InvalidSpirv(e.to_string()))
-}
-
-fn capabilities(module: &Module) -> impl Iterator<Item = u32> + '_ {
-    module.declared_capabilities()
 }
 
 /// The feature (or subgroup operation) a SPIR-V capability needs, when the device lacks it
@@ -142,7 +138,7 @@ impl Context {
         // Drivers need not survive structurally broken SPIR-V (truncated instructions, missing
         // operands, ids past the bound): parse the whole module first.
         let module = parse(desc.spirv)?;
-        for cap in capabilities(&module) {
+        for cap in module.declared_capabilities() {
             if let Some(needed) = missing_for(cap, &shared.enabled, &shared.caps) {
                 return Err(Error::MissingCapability { needed, device: shared.caps.name.clone() });
             }

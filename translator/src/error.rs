@@ -37,15 +37,17 @@ pub enum Error {
     #[error("malformed SPIR-V at word offset {offset}: {message}")]
     Malformed { offset: usize, message: String },
     #[error("{site}: target `{target}` lacks {missing}")]
-    Unsupported { site: Site, target: String, missing: String },
+    Unsupported { site: Box<Site>, target: String, missing: String },
     #[error("{site}: {message}")]
-    Invalid { site: Site, message: String },
+    Invalid { site: Box<Site>, message: String },
     #[error("capability {capability} (needed by {site}) requires {feature}, which target `{target}` lacks")]
-    MissingCapability { capability: String, site: Site, feature: String, target: String },
+    MissingCapability { capability: String, site: Box<Site>, feature: String, target: String },
     #[error("SPIR-V tool failed: {0}")]
     Tool(String),
     #[error("target `{0}`: {1}")]
     Target(String, String),
+    #[error("unknown target `{0}`: use one of {1}, device, device:N, or a JSON file from `matbridge info --json`")]
+    UnknownTarget(String, String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

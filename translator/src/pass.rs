@@ -45,10 +45,6 @@ impl Outcome {
         self.changed = true;
         *self.rewritten.entry(crate::ir::grammar::op_name(opcode)).or_default() += 1;
     }
-
-    pub fn total(&self) -> usize {
-        self.rewritten.values().sum()
-    }
 }
 
 /// Analyses shared between passes, built on demand and dropped when a pass that does not keep

@@ -75,15 +75,6 @@ impl Pipeline {
         Pipeline { passes: list }
     }
 
-    /// Exactly these passes (for tools and tests).
-    pub fn from_passes(passes: Vec<Box<dyn Pass>>) -> Pipeline {
-        Pipeline { passes }
-    }
-
-    pub fn pass_names(&self) -> Vec<&'static str> {
-        self.passes.iter().map(|p| p.name()).collect()
-    }
-
     /// Runs every pass, then derives capabilities, extensions and version and checks them
     /// against the target.
     pub fn run(&self, module: &mut Module, target: &DeviceCaps) -> Result<Vec<PassReport>> {

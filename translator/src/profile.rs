@@ -554,7 +554,7 @@ pub fn resolve_target(spec: &str, file_index: Option<usize>, live: &dyn Fn(Optio
         }
         return Ok(caps);
     }
-    Err(err(format!("unknown target: use one of {}, device, device:N, or a JSON file from `matbridge info --json`", BUILTIN_PROFILES.join(", "))))
+    Err(crate::Error::UnknownTarget(spec.to_string(), BUILTIN_PROFILES.join(", ")))
 }
 
 #[cfg(test)]

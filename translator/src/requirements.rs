@@ -20,7 +20,7 @@ use crate::profile::{DeviceCaps, SubgroupOp};
 use rspirv::dr::Operand as DrOperand;
 use rspirv::grammar::OperandKind as K;
 use spirv::{Capability as C, Op, StorageClass, Word};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 /// A device feature a capability needs.
@@ -358,30 +358,24 @@ pub fn max_spirv_for(api: &str) -> (u8, u8) {
 /// Derives the capabilities, extensions and version of `module` from what it uses.
 /// `input_capabilities` are those the module declared before any pass ran.
 pub fn derive(module: &mut Module, input_capabilities: &[Word], target: &DeviceCaps) -> Result<()> {
-    let input: Vec<C> = input_capabilities.iter().filter_map(|w| capability(*w)).collect();
-    let input_closure = closure(input.iter().copied());
-    let (add, keep_required) = {
-        let needs = needs(module, &input_closure);
-        let declared: Vec<C> = module.declared_capabilities().filter_map(capability).collect();
-        let mut have = closure(declared.iter().copied());
-        let mut add: Vec<C> = Vec::new();
-        let mut required: HashSet<C> = HashSet::new();
-        for need in &needs {
-            if let Some(c) = need.any_of.iter().find(|c| have.contains(c)) {
-                required.insert(*c);
-                continue;
-            }
-            let c = need.any_of[0];
-            add.push(c);
-            required.insert(c);
-            implied(c, &mut have);
-        }
-        (add, required)
-    };
-    // Remove declared capabilities that only instructions could require and nothing does now
-    // (a capability implied by a kept one stays: it costs nothing).
-    let kept_closure = closure(keep_required.iter().copied());
+    let removed = derive_capabilities(module, input_capabilities);
+    derive_version(module, target)?;
+    derive_extensions(module, &removed);
+    Ok(())
+}
+
+/// Drops duplicate and no longer required capabilities, then declares every requirement the
+/// remaining ones do not meet. Returns the dropped capabilities.
+fn derive_capabilities(module: &mut Module, input_capabilities: &[Word]) -> Vec<C> {
+    let input_closure = closure(input_capabilities.iter().filter_map(|w| capability(*w)));
+    let needs: Vec<Vec<C>> = needs(module, &input_closure).into_iter().map(|n| n.any_of).collect();
+    // A declared capability that only instructions could require goes when no requirement
+    // names it (one implied by a capability that stays, stays too: it costs nothing).
+    let named: HashSet<C> = needs.iter().flatten().copied().collect();
+    let declared: Vec<C> = module.declared_capabilities().filter_map(capability).collect();
     let derived = instruction_derived();
+    let removable = |c: &C| derived.contains(c) && !named.contains(c);
+    let staying = closure(declared.iter().copied().filter(|c| !removable(c)));
     let mut removed: Vec<C> = Vec::new();
     let mut seen = HashSet::new();
     module.capabilities.retain(|i| {
@@ -389,30 +383,31 @@ pub fn derive(module: &mut Module, input_capabilities: &[Word], target: &DeviceC
         if !seen.insert(c) {
             return false; // duplicate declaration
         }
-        let drop = derived.contains(&c) && !keep_required.contains(&c) && !kept_closure.contains(&c);
+        let drop = removable(&c) && !staying.contains(&c);
         if drop {
             removed.push(c);
         }
         !drop
     });
-    // A requirement met only through a removed capability's implication is declared itself.
-    let remaining = closure(module.declared_capabilities().filter_map(capability));
-    let mut add = add;
-    let mut implied_only: Vec<C> = keep_required.iter().copied().filter(|c| !remaining.contains(c)).collect();
-    implied_only.sort_by_key(|c| *c as u32);
-    add.extend(implied_only);
-    for c in add {
-        if seen.insert(c) {
-            module.capabilities.push(Inst::new(Op::Capability, None, None, vec![Operand::Enum(K::Capability, c as u32)]));
+    let mut have = closure(module.declared_capabilities().filter_map(capability));
+    for any_of in &needs {
+        if any_of.iter().any(|c| have.contains(c)) {
+            continue;
         }
+        let c = any_of[0];
+        implied(c, &mut have);
+        module.capabilities.push(Inst::new(Op::Capability, None, None, vec![Operand::Enum(K::Capability, c as u32)]));
     }
+    removed
+}
 
-    // Version: never lowered; raised to what the module uses.
+/// Raises the version header to what the module uses (never lowers it).
+fn derive_version(module: &mut Module, target: &DeviceCaps) -> Result<()> {
     let needed = needed_version(module).max(module.version());
     let max = max_spirv_for(&target.api_version);
     if needed > max {
         return Err(Error::Unsupported {
-            site: Site { opcode: "module header".into(), offset: Some(1), index: None, function: None },
+            site: Box::new(Site { opcode: "module header".into(), offset: Some(1), index: None, function: None }),
             target: target.name.clone(),
             missing: format!("SPIR-V {}.{} (Vulkan {} accepts up to {}.{})", needed.0, needed.1, target.api_version, max.0, max.1),
         });
@@ -421,33 +416,31 @@ pub fn derive(module: &mut Module, input_capabilities: &[Word], target: &DeviceC
         log::info!("raising the SPIR-V version from {:?} to {:?}", module.version(), needed);
         module.set_version(needed.0, needed.1);
     }
+    Ok(())
+}
 
-    // Extensions: those only removed capabilities needed go; those remaining capabilities need
-    // (and the version does not cover) are added; duplicates go.
+/// Extensions: those only `removed` capabilities needed go; those the remaining capabilities
+/// need (and the version does not cover) are added; duplicates go.
+fn derive_extensions(module: &mut Module, removed: &[C]) {
     let version = module.version();
-    let caps: Vec<C> = module.declared_capabilities().filter_map(capability).collect();
-    let needed_exts: BTreeSet<&'static str> = caps
-        .iter()
-        .flat_map(|c| DrOperand::Capability(*c).required_extensions())
-        .filter(|e| core_since(e).is_none_or(|v| version < v))
-        .collect();
+    let lists: Vec<Vec<&'static str>> = module.declared_capabilities().filter_map(capability).map(|c| DrOperand::Capability(c).required_extensions()).collect();
+    let still_needed: HashSet<&'static str> = lists.iter().flatten().copied().collect();
     let removed_exts: HashSet<&'static str> = removed.iter().flat_map(|c| DrOperand::Capability(*c).required_extensions()).collect();
-    let still_needed: HashSet<&'static str> = caps.iter().flat_map(|c| DrOperand::Capability(*c).required_extensions()).collect();
-    let mut seen_ext = HashSet::new();
+    let mut seen = HashSet::new();
     module.extensions.retain(|i| {
         let name = i.string(0).unwrap_or_default();
-        seen_ext.insert(name.clone()) && !(removed_exts.contains(name.as_str()) && !still_needed.contains(name.as_str()))
+        let only_for_removed = removed_exts.contains(name.as_str()) && !still_needed.contains(name.as_str());
+        seen.insert(name) && !only_for_removed
     });
-    for caps_of in caps.iter().map(|c| DrOperand::Capability(*c).required_extensions()) {
-        if caps_of.is_empty() || caps_of.iter().any(|e| seen_ext.contains(*e)) {
+    for list in lists {
+        if list.iter().any(|e| seen.contains(*e)) {
             continue;
         }
-        if let Some(e) = caps_of.iter().find(|e| needed_exts.contains(**e)) {
-            seen_ext.insert(e.to_string());
+        if let Some(e) = list.into_iter().find(|e| core_since(e).is_none_or(|v| version < v)) {
+            seen.insert(e.to_string());
             module.extensions.push(Inst::new(Op::Extension, None, None, vec![Operand::string(e)]));
         }
     }
-    Ok(())
 }
 
 /// Fails naming the first capability whose device feature `target` lacks, and the instruction

@@ -126,8 +126,4 @@ impl Cfg {
             }
         }
     }
-
-    pub fn index_of(&self, label: Word) -> Option<usize> {
-        self.labels.iter().position(|l| *l == label)
-    }
 }

@@ -63,12 +63,8 @@ impl DefUse {
         self.uses.get(&id).map_or(&[], Vec::as_slice)
     }
 
-    pub fn is_used(&self, id: Word) -> bool {
-        !self.uses(id).is_empty()
-    }
-
     /// The instruction at `place`.
-    pub fn inst<'m>(module: &'m Module, place: Place) -> Option<&'m Inst> {
+    pub fn inst(module: &Module, place: Place) -> Option<&Inst> {
         match place {
             Place::Global(k) => module.all_insts().nth(k),
             Place::Function { f, block: None, inst: 0 } => module.functions.get(f).map(|f| &f.def),

@@ -264,20 +264,13 @@ impl Decoder<'_> {
                     self.out.push(Operand::Id(w));
                 }
             }
-            K::PairIdRefLiteralInteger => {
+            K::PairIdRefLiteralInteger | K::PairIdRefIdRef => {
+                let second: fn(Word) -> Operand = if kind == K::PairIdRefIdRef { Operand::Id } else { Operand::Literal };
                 let w = self.take();
                 self.out.push(Operand::Id(w));
                 if self.left() > 0 {
                     let w = self.take();
-                    self.out.push(Operand::Literal(w));
-                }
-            }
-            K::PairIdRefIdRef => {
-                let w = self.take();
-                self.out.push(Operand::Id(w));
-                if self.left() > 0 {
-                    let w = self.take();
-                    self.out.push(Operand::Id(w));
+                    self.out.push(second(w));
                 }
             }
             K::LiteralInteger | K::LiteralFloat => {

@@ -52,11 +52,6 @@ impl Block {
     pub fn terminator(&self) -> Option<&Inst> {
         self.insts.last().filter(|i| i.op().is_some_and(rspirv::grammar::reflect::is_block_terminator))
     }
-
-    /// Index of the first instruction that is neither `OpPhi` nor debug-line information.
-    pub fn after_phis(&self) -> usize {
-        self.insts.iter().position(|i| !matches!(i.op(), Some(Op::Phi | Op::Line | Op::NoLine))).unwrap_or(self.insts.len())
-    }
 }
 
 /// A function: its `OpFunction`, parameters (and any debug lines among them), blocks and end.
@@ -119,13 +114,8 @@ pub struct Module {
     pub(crate) interner: intern::Interner,
 }
 
-impl PartialEq for Module {
-    fn eq(&self, other: &Module) -> bool {
-        self.to_words() == other.to_words()
-    }
-}
-
-/// Which section an instruction outside functions belongs to.
+/// Which section an instruction outside functions belongs to: its position in
+/// [`Module::sections`].
 fn section_of(opcode: u32) -> usize {
     match Op::from_u32(opcode) {
         Some(Op::Capability) => 0,
@@ -276,7 +266,7 @@ impl Module {
                 (State::Outside, Some(Op::FunctionParameter | Op::FunctionEnd | Op::Label)) => return Err(bad("outside a function")),
                 (State::Outside, _) if terminator => return Err(bad("outside a function")),
                 (State::Outside, _) => {
-                    m.section_mut(section_of(opcode)).push(inst);
+                    m.sections_mut()[section_of(opcode)].push(inst);
                     State::Outside
                 }
                 (State::Parameters, Some(Op::FunctionParameter)) | (State::Parameters, Some(Op::Line | Op::NoLine)) => {
@@ -330,22 +320,6 @@ impl Module {
         Ok(m)
     }
 
-    fn section_mut(&mut self, k: usize) -> &mut Vec<Inst> {
-        match k {
-            0 => &mut self.capabilities,
-            1 => &mut self.extensions,
-            2 => &mut self.ext_inst_imports,
-            3 => &mut self.memory_model,
-            4 => &mut self.entry_points,
-            5 => &mut self.execution_modes,
-            6 => &mut self.debug_source,
-            7 => &mut self.debug_names,
-            8 => &mut self.debug_processed,
-            9 => &mut self.annotations,
-            _ => self.globals_mut(),
-        }
-    }
-
     /// The sections before the functions, in order.
     fn sections(&self) -> [&Vec<Inst>; 11] {
         [
@@ -360,6 +334,24 @@ impl Module {
             &self.debug_processed,
             &self.annotations,
             &self.globals,
+        ]
+    }
+
+    /// The sections before the functions, in order, for editing (clears the interning tables).
+    fn sections_mut(&mut self) -> [&mut Vec<Inst>; 11] {
+        self.interner.clear();
+        [
+            &mut self.capabilities,
+            &mut self.extensions,
+            &mut self.ext_inst_imports,
+            &mut self.memory_model,
+            &mut self.entry_points,
+            &mut self.execution_modes,
+            &mut self.debug_source,
+            &mut self.debug_names,
+            &mut self.debug_processed,
+            &mut self.annotations,
+            &mut self.globals,
         ]
     }
 
@@ -380,9 +372,8 @@ impl Module {
 
     /// Applies `f` to every instruction in module order.
     pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
-        self.interner.clear();
-        for k in 0..11 {
-            self.section_mut(k).iter_mut().for_each(&mut f);
+        for section in self.sections_mut() {
+            section.iter_mut().for_each(&mut f);
         }
         for func in &mut self.functions {
             func.for_each_inst_mut(&mut f);
@@ -429,10 +420,6 @@ impl Module {
         self.capabilities.iter().filter_map(|i| i.word_opt(0))
     }
 
-    pub fn uses_opcode(&self, op: Op) -> bool {
-        self.functions.iter().flat_map(|f| f.blocks.iter()).flat_map(|b| b.insts.iter()).any(|i| i.is(op)) || self.globals.iter().any(|i| i.is(op))
-    }
-
     /// The `OpName` of `id`, if any.
     pub fn name_of(&self, id: Word) -> Option<String> {
         self.debug_names.iter().find(|i| i.is(Op::Name) && i.word_opt(0) == Some(id)).and_then(|i| i.string(1))
@@ -440,7 +427,7 @@ impl Module {
 
     /// Where `inst` is, for error messages: its opcode, word offset, instruction index and the
     /// function holding it (found by its origin).
-    pub fn site(&self, inst: &Inst) -> Site {
+    pub fn site(&self, inst: &Inst) -> Box<Site> {
         let function = inst.origin.and_then(|o| {
             self.functions.iter().find(|f| f.insts().any(|i| i.origin == Some(o))).map(|f| {
                 let id = f.id();
@@ -450,7 +437,7 @@ impl Module {
                 }
             })
         });
-        Site { opcode: inst.name(), offset: inst.origin.map(|o| o.offset as usize), index: inst.origin.map(|o| o.index as usize), function }
+        Box::new(Site { opcode: inst.name(), offset: inst.origin.map(|o| o.offset as usize), index: inst.origin.map(|o| o.index as usize), function })
     }
 
     /// Reorders the global section so that every id is defined before it is used, keeping the
@@ -487,11 +474,6 @@ impl Module {
     /// Replaces every use of `old` by `new` across the module (result ids stay).
     pub fn replace_all_uses(&mut self, old: Word, new: Word) {
         self.for_each_inst_mut(|inst| inst.map_used_ids(|id| if id == old { new } else { id }));
-    }
-
-    /// The instruction defining `id` among the globals.
-    pub fn global_def(&self, id: Word) -> Option<&Inst> {
-        self.globals.iter().find(|i| i.result_id == Some(id))
     }
 }
 

@@ -60,11 +60,8 @@ impl Pass for LowerIntegerDot {
                     }
                     let inst = module.functions[f].blocks[b].insts.remove(i);
                     outcome.count(inst.opcode);
-                    let site = |m: &Module| m.site(&inst);
                     let mut builder = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
-                    if let Err(message) = lower_one(&mut builder, &types, &inst)? {
-                        return Err(Error::Invalid { site: site(module), message });
-                    }
+                    lower_one(&mut builder, &types, &inst)?;
                     i = builder.cursor.index;
                 }
             }
@@ -73,9 +70,13 @@ impl Pass for LowerIntegerDot {
     }
 }
 
-/// Lowers one dot product at the builder's cursor; `Ok(Err(message))` for operands it cannot
-/// lower.
-fn lower_one(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Result<(), String>> {
+/// An error naming `inst` for operands the lowering cannot take.
+fn invalid(b: &Builder<'_>, inst: &Inst, message: String) -> Error {
+    Error::Invalid { site: b.module.site(inst), message }
+}
+
+/// Lowers one dot product at the builder's cursor.
+fn lower_one(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<()> {
     let op = inst.op();
     let acc_sat = matches!(op, Some(Op::SDotAccSat | Op::UDotAccSat | Op::SUDotAccSat));
     let (s1, s2) = match op {
@@ -88,16 +89,16 @@ fn lower_one(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Result<(
     let [v1, v2] = inst.ids()?;
     let acc = if acc_sat { Some(inst.id(2)?) } else { None };
     let packed = inst.operands.iter().any(|o| matches!(o, Operand::Enum(rspirv::grammar::OperandKind::PackedVectorFormat, _)));
-    let Some((n, result_signed)) = types.int(result_ty) else { return Ok(Err(format!("result type %{result_ty} is not an integer type"))) };
-    let (Some(in_ty), Some(in_ty2)) = (types.type_of(v1), types.type_of(v2)) else { return Ok(Err("an operand has no known type".into())) };
+    let Some((n, result_signed)) = types.int(result_ty) else { return Err(invalid(b, inst, format!("result type %{result_ty} is not an integer type"))) };
+    let (Some(in_ty), Some(in_ty2)) = (types.type_of(v1), types.type_of(v2)) else { return Err(invalid(b, inst, "an operand has no known type".into())) };
 
     // Per-component values, already extended to the result type.
     let mut terms: Vec<(Word, Word)> = Vec::new();
     if let Some((comp_ty, count)) = types.vector(in_ty) {
-        let Some((w, _)) = types.int(comp_ty) else { return Ok(Err("vector components are not integers".into())) };
-        let Some((comp_ty2, _)) = types.vector(in_ty2) else { return Ok(Err("operands differ in shape".into())) };
+        let Some((w, _)) = types.int(comp_ty) else { return Err(invalid(b, inst, "vector components are not integers".into())) };
+        let Some((comp_ty2, _)) = types.vector(in_ty2) else { return Err(invalid(b, inst, "operands differ in shape".into())) };
         if w > n {
-            return Ok(Err(format!("component width {w} exceeds the result width {n}")));
+            return Err(invalid(b, inst, format!("component width {w} exceeds the result width {n}")));
         }
         for i in 0..count {
             let a = b.composite_extract(comp_ty, v1, i);
@@ -108,7 +109,7 @@ fn lower_one(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Result<(
         }
     } else if let Some((32, _)) = types.int(in_ty) {
         if !packed {
-            return Ok(Err("scalar operands need Packed Vector Format PackedVectorFormat4x8Bit".into()));
+            return Err(invalid(b, inst, "scalar operands need Packed Vector Format PackedVectorFormat4x8Bit".into()));
         }
         let c8 = b.module.constant_u32(8);
         let offsets = [0, 8, 16, 24].map(|o| b.module.constant_u32(o));
@@ -122,7 +123,7 @@ fn lower_one(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Result<(
             terms.push((a, c));
         }
     } else {
-        return Ok(Err(format!("operand type %{in_ty} is neither an integer vector nor a 32-bit integer")));
+        return Err(invalid(b, inst, format!("operand type %{in_ty} is neither an integer vector nor a 32-bit integer")));
     }
 
     let mut sum = None;
@@ -133,7 +134,7 @@ fn lower_one(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Result<(
             Some(s) => b.iadd(result_ty, s, p),
         });
     }
-    let Some(dot) = sum else { return Ok(Err("empty vectors".into())) };
+    let Some(dot) = sum else { return Err(invalid(b, inst, "empty vectors".into())) };
     let value = match acc {
         None => dot,
         Some(acc) => {
@@ -158,7 +159,7 @@ fn lower_one(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Result<(
         }
     };
     b.insert(Inst::new(Op::CopyObject, Some(result_ty), Some(result), vec![Operand::Id(value)]));
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// Sign- or zero-extends `value` (of integer type `ty`, width `w`) to `result_ty` (width `n`).

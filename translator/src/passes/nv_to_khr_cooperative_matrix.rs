@@ -159,6 +159,13 @@ impl Rewriter<'_> {
         id
     }
 
+    /// The KHR type a length of NV type `nv` is taken on: its accumulator form where it has
+    /// one, else its only form.
+    fn length_type(&self, nv: Word) -> Word {
+        let role = [Role::Acc, Role::A, Role::B].into_iter().find(|r| self.khr_type.contains_key(&(nv, *r))).unwrap_or(Role::Acc);
+        self.khr_type.get(&(nv, role)).copied().unwrap_or(nv)
+    }
+
     /// The constant or undef `id` for `role`.
     fn clone_free(&mut self, module: &mut Module, id: Word, role: Role) -> Word {
         if let Some(c) = self.free_clone.get(&(id, role)) {
@@ -378,7 +385,7 @@ impl Pass for NvToKhrCooperativeMatrix {
             }
         }
         let free_defs: HashMap<Word, Inst> = module.all_insts().filter_map(|i| i.result_id.filter(|id| free.contains(id)).map(|id| (id, i.clone()))).collect();
-        let mut rw = Rewriter { khr_type: khr_type.clone(), derived: &derived, derived_for: HashMap::new(), free_defs, free_clone: HashMap::new() };
+        let mut rw = Rewriter { khr_type, derived: &derived, derived_for: HashMap::new(), free_defs, free_clone: HashMap::new() };
         let version = |id: Word, role: Role| -> Option<Word> { versions.get(&(id, role)).copied() };
         let has_version = |id: Word| [Role::A, Role::B, Role::Acc].iter().any(|r| versions.contains_key(&(id, *r)));
 
@@ -485,8 +492,7 @@ impl Pass for NvToKhrCooperativeMatrix {
                         Some(Op::CooperativeMatrixLengthNV) => {
                             outcome.count(inst.opcode);
                             let nv = inst.id(0)?;
-                            let role = [Role::Acc, Role::A, Role::B].into_iter().find(|r| khr_type.contains_key(&(nv, *r))).unwrap_or(Role::Acc);
-                            let ty = khr_type.get(&(nv, role)).copied().unwrap_or(nv);
+                            let ty = rw.length_type(nv);
                             out.push(Inst { opcode: Op::CooperativeMatrixLengthKHR as u32, operands: vec![Operand::Id(ty)], ..inst });
                         }
                         _ => {
@@ -521,9 +527,8 @@ impl Pass for NvToKhrCooperativeMatrix {
         for inst in module.globals_mut().iter_mut().filter(|i| i.is(Op::SpecConstantOp) && i.word_opt(0) == Some(Op::CooperativeMatrixLengthNV as u32)) {
             spec_lengths += 1;
             let nv = inst.operands.get(1).and_then(Operand::id).unwrap_or_default();
-            let role = [Role::Acc, Role::A, Role::B].into_iter().find(|r| khr_type.contains_key(&(nv, *r))).unwrap_or(Role::Acc);
             inst.operands[0] = Operand::Literal(Op::CooperativeMatrixLengthKHR as u32);
-            inst.operands[1] = Operand::Id(khr_type.get(&(nv, role)).copied().unwrap_or(nv));
+            inst.operands[1] = Operand::Id(rw.length_type(nv));
         }
         for _ in 0..spec_lengths {
             outcome.count(Op::CooperativeMatrixLengthNV as u32);
