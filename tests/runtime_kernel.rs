@@ -66,15 +66,17 @@ fn wrong_sizes_and_bindings_are_errors_not_panics() {
         let bad = ctx.create_pipeline(&PipelineDesc { spirv: cut, bindings: 4, push_constant_bytes: 8, ..Default::default() }).unwrap_err();
         assert!(matches!(bad, Error::InvalidSpirv(ref m) if m.contains("word offset")), "{bad}");
         let mut short = spirv.clone();
-        let at = (5..short.len()).find(|&i| short[i] & 0xffff == 21).expect("an OpTypeInt");
-        short[at] = (3 << 16) | 21;
+        let type_int = spirv::Op::TypeInt as u32;
+        let at = (5..short.len()).find(|&i| short[i] & 0xffff == type_int).expect("an OpTypeInt");
+        short[at] = (3 << 16) | type_int;
         short.remove(at + 3);
         let bad = ctx.create_pipeline(&PipelineDesc { spirv: &short, bindings: 4, push_constant_bytes: 8, ..Default::default() }).unwrap_err();
         assert!(matches!(bad, Error::InvalidSpirv(ref m) if m.contains("OpTypeInt")), "{bad}");
         // Valid SPIR-V whose buffer sits in descriptor set 100: crashed both drivers before the
         // runtime compared the module's interface with the pipeline layout.
         let mut far = spirv.clone();
-        let at = (5..far.len()).find(|&i| far[i] == ((4 << 16) | 71) && far[i + 2] == 34).expect("an OpDecorate DescriptorSet");
+        let decorate = (4 << 16) | spirv::Op::Decorate as u32;
+        let at = (5..far.len()).find(|&i| far[i] == decorate && far[i + 2] == spirv::Decoration::DescriptorSet as u32).expect("an OpDecorate DescriptorSet");
         far[at + 3] = 100;
         let bad = ctx.create_pipeline(&PipelineDesc { spirv: &far, bindings: 4, push_constant_bytes: 8, ..Default::default() }).unwrap_err();
         assert!(matches!(bad, Error::InterfaceMismatch(ref m) if m.contains("descriptor set 100")), "{bad}");
@@ -89,7 +91,8 @@ fn missing_capability_is_reported_before_the_driver_sees_the_module() {
         if ctx.caps().shader_float16 {
             continue;
         }
-        let words = [0x0723_0203, 0x0001_0300, 0, 10, 0, (2 << 16) | 17, 1, (2 << 16) | 17, 9];
+        let capability = (2 << 16) | spirv::Op::Capability as u32;
+        let words = [spirv::MAGIC_NUMBER, 0x0001_0300, 0, 10, 0, capability, spirv::Capability::Shader as u32, capability, spirv::Capability::Float16 as u32];
         let err = ctx.create_pipeline(&PipelineDesc { spirv: &words, ..Default::default() }).unwrap_err();
         assert!(err.to_string().contains("shaderFloat16"), "{err}");
     }

@@ -20,6 +20,23 @@ pub enum Request {
     RetypeFloat16ToBFloat16,
 }
 
+impl Request {
+    /// Every request, for name lookup.
+    pub const ALL: [Request; 1] = [Request::RetypeFloat16ToBFloat16];
+
+    /// The name of the pass the request runs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Request::RetypeFloat16ToBFloat16 => passes::retype_float16_to_bfloat16::RetypeFloat16ToBFloat16.name(),
+        }
+    }
+
+    /// The request whose pass is named `name`.
+    pub fn from_name(name: &str) -> Option<Request> {
+        Request::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PassReport {
     pub name: &'static str,

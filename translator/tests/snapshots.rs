@@ -1,10 +1,10 @@
 //! Snapshot tests: every `tests/in/<pass>/<case>.spvasm` is assembled, translated for each
-//! target its `; targets:` line names, validated with `spirv-val --target-env vulkan1.3`, and its
+//! target its `; targets:` line names (with the rewrites its `; requests:` line names), validated with `spirv-val --target-env vulkan1.3`, and its
 //! disassembly compared with `tests/out/<pass>/<case>.<target>.spvasm`.
 //! `MATBRIDGE_BLESS=1` rewrites the snapshots; `MATBRIDGE_SNAPSHOT=case` runs only the cases
 //! whose `<pass>/<case>` name contains `case`.
 
-use matbridge_translator::{tools, translate, DeviceCaps};
+use matbridge_translator::{tools, translate_with, DeviceCaps, Request};
 use std::path::Path;
 
 fn sidecar<'a>(text: &'a str, key: &str) -> Option<&'a str> {
@@ -37,9 +37,14 @@ fn translated_snapshots_match_and_validate() {
             }
             let env = sidecar(&text, "assemble").unwrap_or("vulkan1.3");
             let input = tools::assemble(&text, env).unwrap_or_else(|e| panic!("{pass}/{case}: {e}"));
+            let requests: Vec<Request> = sidecar(&text, "requests")
+                .unwrap_or("")
+                .split_whitespace()
+                .map(|r| Request::from_name(r).unwrap_or_else(|| panic!("{pass}/{case}: unknown request {r}")))
+                .collect();
             for target in sidecar(&text, "targets").unwrap_or("lavapipe").split_whitespace() {
                 let caps = DeviceCaps::builtin(target).unwrap();
-                let (out, _report) = translate(&input, &caps).unwrap_or_else(|e| panic!("{pass}/{case} for {target}: {e}"));
+                let (out, _report) = translate_with(&input, &caps, &requests).unwrap_or_else(|e| panic!("{pass}/{case} for {target}: {e}"));
                 if let Err(e) = tools::validate(&out, "vulkan1.3") {
                     failures.push(format!("{pass}/{case} for {target}: spirv-val: {e}"));
                 }
