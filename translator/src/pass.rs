@@ -31,8 +31,8 @@ impl Preserves {
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
     pub changed: bool,
-    /// Input opcode name -> how many instructions of it were rewritten.
-    pub rewritten: BTreeMap<String, usize>,
+    /// Input opcode -> how many instructions of it were rewritten.
+    pub rewritten: BTreeMap<u32, usize>,
 }
 
 impl Outcome {
@@ -43,7 +43,7 @@ impl Outcome {
     /// Counts one rewritten instruction of `opcode` (and marks the module changed).
     pub fn count(&mut self, opcode: u32) {
         self.changed = true;
-        *self.rewritten.entry(crate::ir::grammar::op_name(opcode)).or_default() += 1;
+        *self.rewritten.entry(opcode).or_default() += 1;
     }
 }
 

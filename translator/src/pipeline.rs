@@ -104,7 +104,8 @@ impl Pipeline {
                 analyses.invalidate(pass.preserves());
             }
             log::debug!("pass {}: changed {} {:?}", pass.name(), outcome.changed, outcome.rewritten);
-            reports.push(PassReport { name: pass.name(), changed: outcome.changed, rewritten: outcome.rewritten });
+            let rewritten = outcome.rewritten.into_iter().map(|(op, n)| (crate::ir::grammar::op_name(op), n)).collect();
+            reports.push(PassReport { name: pass.name(), changed: outcome.changed, rewritten });
         }
         module.reorder_globals();
         requirements::derive(module, &input_caps, target)?;

@@ -233,63 +233,62 @@ fn core_since(ext: &str) -> Option<(u8, u8)> {
     })
 }
 
-/// One requirement: any of these capabilities, and the instruction that needs it.
+/// One requirement: any of these capabilities, and the first instruction that needs it.
 struct Need<'a> {
     any_of: Vec<C>,
     inst: &'a Inst,
 }
 
-/// Everything the module's instructions require.
+/// Everything the module's instructions require, each distinct requirement once (with the first
+/// instruction that has it).
 fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
-    let mut out = Vec::new();
+    let mut out: Vec<Need<'m>> = Vec::new();
+    let mut seen: HashSet<Vec<C>> = HashSet::new();
+    let mut push = |any_of: &[C], inst: &'m Inst| {
+        if !any_of.is_empty() && !seen.contains(any_of) {
+            seen.insert(any_of.to_vec());
+            out.push(Need { any_of: any_of.to_vec(), inst });
+        }
+    };
     let declared: HashSet<C> = module.declared_capabilities().filter_map(capability).collect();
     let storage8 = [C::StorageBuffer8BitAccess, C::UniformAndStorageBuffer8BitAccess, C::StoragePushConstant8].iter().any(|c| declared.contains(c));
     let storage16 = [C::StorageBuffer16BitAccess, C::UniformAndStorageBuffer16BitAccess, C::StoragePushConstant16, C::StorageInputOutput16].iter().any(|c| declared.contains(c));
     let mut bf16_types = HashSet::new();
+    // The grammar's capabilities of an enumerant, looked up once per distinct operand.
+    let mut enum_caps: HashMap<(K, Word), Vec<C>> = HashMap::new();
     for inst in module.all_insts() {
-        if inst.is(Op::Capability) || inst.is(Op::Extension) {
+        let op = inst.op();
+        if matches!(op, Some(Op::Capability | Op::Extension)) {
             continue;
         }
         if let Some(info) = inst.info() {
-            if !info.capabilities.is_empty() {
-                out.push(Need { any_of: info.capabilities.to_vec(), inst });
-            }
+            push(info.capabilities, inst);
         }
         for o in &inst.operands {
             if let Operand::Enum(kind, w) = o {
-                if let Some(d) = dr_operand(*kind, *w) {
-                    let caps = d.required_capabilities();
-                    if !caps.is_empty() {
-                        out.push(Need { any_of: caps, inst });
-                    }
-                }
+                let caps = enum_caps.entry((*kind, *w)).or_insert_with(|| dr_operand(*kind, *w).map(|d| d.required_capabilities()).unwrap_or_default());
+                push(caps, inst);
             }
         }
-        // Dot products on vectors need one of the vector-input capabilities.
-        if matches!(inst.op(), Some(Op::SDot | Op::UDot | Op::SUDot | Op::SDotAccSat | Op::UDotAccSat | Op::SUDotAccSat)) {
-            let packed = inst.operands.iter().any(|o| matches!(o, Operand::Enum(K::PackedVectorFormat, _)));
-            let any_of = if packed { vec![C::DotProductInput4x8BitPacked] } else { vec![C::DotProductInputAll, C::DotProductInput4x8Bit] };
-            out.push(Need { any_of, inst });
-        }
-        // Width rules for types.
         let width = inst.word_opt(0);
         let encoded = inst.operands.len() > 1;
-        let type_need = match (inst.op(), width) {
-            (Some(Op::TypeInt), Some(8)) if !storage8 || input_closure.contains(&C::Int8) => Some(C::Int8),
-            (Some(Op::TypeInt), Some(16)) if !storage16 || input_closure.contains(&C::Int16) => Some(C::Int16),
-            (Some(Op::TypeInt), Some(64)) => Some(C::Int64),
-            (Some(Op::TypeFloat), Some(16)) if !encoded && (!storage16 || input_closure.contains(&C::Float16)) => Some(C::Float16),
-            (Some(Op::TypeFloat), Some(64)) => Some(C::Float64),
-            _ => None,
-        };
-        if let Some(c) = type_need {
-            out.push(Need { any_of: vec![c], inst });
-        }
-        if inst.is(Op::TypeFloat) && width == Some(16) && inst.word_opt(1) == Some(spirv::FPEncoding::BFloat16KHR as u32) {
-            bf16_types.extend(inst.result_id);
-        }
-        if inst.is(Op::TypeCooperativeMatrixKHR) && inst.operands.first().and_then(Operand::id).is_some_and(|t| bf16_types.contains(&t)) {
-            out.push(Need { any_of: vec![C::BFloat16CooperativeMatrixKHR], inst });
+        match (op, width) {
+            // Dot products on vectors need one of the vector-input capabilities.
+            (Some(Op::SDot | Op::UDot | Op::SUDot | Op::SDotAccSat | Op::UDotAccSat | Op::SUDotAccSat), _) => {
+                let packed = inst.operands.iter().any(|o| matches!(o, Operand::Enum(K::PackedVectorFormat, _)));
+                push(if packed { &[C::DotProductInput4x8BitPacked] } else { &[C::DotProductInputAll, C::DotProductInput4x8Bit] }, inst);
+            }
+            // Width rules for types.
+            (Some(Op::TypeInt), Some(8)) if !storage8 || input_closure.contains(&C::Int8) => push(&[C::Int8], inst),
+            (Some(Op::TypeInt), Some(16)) if !storage16 || input_closure.contains(&C::Int16) => push(&[C::Int16], inst),
+            (Some(Op::TypeInt), Some(64)) => push(&[C::Int64], inst),
+            (Some(Op::TypeFloat), Some(16)) if !encoded && (!storage16 || input_closure.contains(&C::Float16)) => push(&[C::Float16], inst),
+            (Some(Op::TypeFloat), Some(16)) if inst.word_opt(1) == Some(spirv::FPEncoding::BFloat16KHR as u32) => bf16_types.extend(inst.result_id),
+            (Some(Op::TypeFloat), Some(64)) => push(&[C::Float64], inst),
+            (Some(Op::TypeCooperativeMatrixKHR), _) if inst.operands.first().and_then(Operand::id).is_some_and(|t| bf16_types.contains(&t)) => {
+                push(&[C::BFloat16CooperativeMatrixKHR], inst)
+            }
+            _ => {}
         }
     }
     out

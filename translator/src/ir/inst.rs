@@ -181,13 +181,16 @@ impl Inst {
         1 + usize::from(self.result_type.is_some()) + usize::from(self.result_id.is_some()) + self.operands.iter().map(Operand::word_count).sum::<usize>()
     }
 
+    /// Appends the instruction's words to `out`.
     pub fn encode(&self, out: &mut Vec<Word>) {
-        out.push(((self.word_count() as Word) << 16) | self.opcode);
+        let start = out.len();
+        out.push(self.opcode);
         out.extend(self.result_type);
         out.extend(self.result_id);
         for o in &self.operands {
             o.push_words(out);
         }
+        out[start] |= ((out.len() - start) as Word) << 16;
     }
 
     pub(crate) fn malformed(&self, what: String) -> Error {

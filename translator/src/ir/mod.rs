@@ -144,7 +144,7 @@ fn section_of(opcode: u32) -> usize {
 struct ParseContext {
     /// Type id -> width, for integer and float types.
     widths: HashMap<Word, u32>,
-    /// Value id -> type id (only for values whose type has a width).
+    /// Value id -> type id (only for values of types wider than a word).
     value_type: HashMap<Word, Word>,
     ext_sets: HashMap<Word, String>,
 }
@@ -357,7 +357,7 @@ impl Module {
 
     /// Serialises to words.
     pub fn to_words(&self) -> Vec<u32> {
-        let mut out = Vec::with_capacity(5 + self.all_insts().map(|i| i.word_count()).sum::<usize>());
+        let mut out = Vec::new();
         out.extend_from_slice(&[MAGIC, self.header.version, self.header.generator, self.header.bound, self.header.schema]);
         for inst in self.all_insts() {
             inst.encode(&mut out);
@@ -490,8 +490,9 @@ fn note_widths(cx: &mut ParseContext, inst: &Inst) {
             }
         }
         _ => {
+            // Only values wider than a word change how `OpSwitch` literals decode.
             if let (Some(id), Some(ty)) = (inst.result_id, inst.result_type) {
-                if cx.widths.contains_key(&ty) {
+                if cx.widths.get(&ty).is_some_and(|w| *w > 32) {
                     cx.value_type.insert(id, ty);
                 }
             }

@@ -32,7 +32,7 @@ enum Sign {
 }
 
 fn is_dot(inst: &Inst) -> bool {
-    matches!(inst.op(), Some(Op::SDot | Op::UDot | Op::SUDot | Op::SDotAccSat | Op::UDotAccSat | Op::SUDotAccSat))
+    (Op::SDot as u32..=Op::SUDotAccSat as u32).contains(&inst.opcode)
 }
 
 impl Pass for LowerIntegerDot {
@@ -50,19 +50,23 @@ impl Pass for LowerIntegerDot {
             return Ok(outcome);
         }
         let types = Types::new(module);
+        let mut bytes = None;
         for f in 0..module.functions.len() {
             for b in 0..module.functions[f].blocks.len() {
-                let mut i = 0;
-                while i < module.functions[f].blocks[b].insts.len() {
-                    if !is_dot(&module.functions[f].blocks[b].insts[i]) {
-                        i += 1;
+                if !module.functions[f].blocks[b].insts.iter().any(is_dot) {
+                    continue;
+                }
+                // Rebuilt front to back, so the builder always appends.
+                let body = std::mem::take(&mut module.functions[f].blocks[b].insts);
+                for inst in body {
+                    if !is_dot(&inst) {
+                        module.functions[f].blocks[b].insts.push(inst);
                         continue;
                     }
-                    let inst = module.functions[f].blocks[b].insts.remove(i);
                     outcome.count(inst.opcode);
-                    let mut builder = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
-                    lower_one(&mut builder, &types, &inst)?;
-                    i = builder.cursor.index;
+                    let index = module.functions[f].blocks[b].insts.len();
+                    let mut builder = Builder::new(module, Cursor { function: f, block: b, index }).with_origin(inst.origin);
+                    lower_one(&mut builder, &types, &mut bytes, &inst)?;
                 }
             }
         }
@@ -76,7 +80,9 @@ fn invalid(b: &Builder<'_>, inst: &Inst, message: String) -> Error {
 }
 
 /// Lowers one dot product at the builder's cursor.
-fn lower_one(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<()> {
+/// `bytes` holds the `%uint` constants 8 (the byte width) and 0, 8, 16, 24 (byte offsets) once
+/// the packed form first needs them.
+fn lower_one(b: &mut Builder<'_>, types: &Types, bytes: &mut Option<(Word, [Word; 4])>, inst: &Inst) -> Result<()> {
     let op = inst.op();
     let acc_sat = matches!(op, Some(Op::SDotAccSat | Op::UDotAccSat | Op::SUDotAccSat));
     let (s1, s2) = match op {
@@ -111,8 +117,7 @@ fn lower_one(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<()> {
         if !packed {
             return Err(invalid(b, inst, "scalar operands need Packed Vector Format PackedVectorFormat4x8Bit".into()));
         }
-        let c8 = b.module.constant_u32(8);
-        let offsets = [0, 8, 16, 24].map(|o| b.module.constant_u32(o));
+        let (c8, offsets) = *bytes.get_or_insert_with(|| (b.module.constant_u32(8), [0, 8, 16, 24].map(|o| b.module.constant_u32(o))));
         for offset in offsets {
             let extract = |s| if s == Sign::Signed { Op::BitFieldSExtract } else { Op::BitFieldUExtract };
             let a = b.op(extract(s1), in_ty, &[v1, offset, c8]);
