@@ -23,20 +23,21 @@ use thiserror::Error;
 
 /// Matrix Multiply Accumulate Operands.
 pub mod operands {
-    pub const A_SIGNED: u32 = 0x1;
-    pub const B_SIGNED: u32 = 0x2;
-    pub const C_BFLOAT16: u32 = 0x4;
-    pub const RESULT_BFLOAT16: u32 = 0x8;
-    pub const A_PACKED_INT8: u32 = 0x10;
-    pub const B_PACKED_INT8: u32 = 0x20;
-    pub const A_PACKED_INT4: u32 = 0x40;
-    pub const B_PACKED_INT4: u32 = 0x80;
-    pub const A_TF32: u32 = 0x100;
-    pub const B_TF32: u32 = 0x200;
-    pub const A_PACKED_F16: u32 = 0x400;
-    pub const B_PACKED_F16: u32 = 0x800;
-    pub const A_PACKED_BF16: u32 = 0x1000;
-    pub const B_PACKED_BF16: u32 = 0x2000;
+    use spirv::MatrixMultiplyAccumulateOperands as M;
+    pub const A_SIGNED: u32 = M::MATRIX_A_SIGNED_COMPONENTS_INTEL.bits();
+    pub const B_SIGNED: u32 = M::MATRIX_B_SIGNED_COMPONENTS_INTEL.bits();
+    pub const C_BFLOAT16: u32 = M::MATRIX_CB_FLOAT16_INTEL.bits();
+    pub const RESULT_BFLOAT16: u32 = M::MATRIX_RESULT_B_FLOAT16_INTEL.bits();
+    pub const A_PACKED_INT8: u32 = M::MATRIX_A_PACKED_INT8_INTEL.bits();
+    pub const B_PACKED_INT8: u32 = M::MATRIX_B_PACKED_INT8_INTEL.bits();
+    pub const A_PACKED_INT4: u32 = M::MATRIX_A_PACKED_INT4_INTEL.bits();
+    pub const B_PACKED_INT4: u32 = M::MATRIX_B_PACKED_INT4_INTEL.bits();
+    pub const A_TF32: u32 = M::MATRIX_ATF32INTEL.bits();
+    pub const B_TF32: u32 = M::MATRIX_BTF32INTEL.bits();
+    pub const A_PACKED_F16: u32 = M::MATRIX_A_PACKED_FLOAT16_INTEL.bits();
+    pub const B_PACKED_F16: u32 = M::MATRIX_B_PACKED_FLOAT16_INTEL.bits();
+    pub const A_PACKED_BF16: u32 = M::MATRIX_A_PACKED_B_FLOAT16_INTEL.bits();
+    pub const B_PACKED_BF16: u32 = M::MATRIX_B_PACKED_B_FLOAT16_INTEL.bits();
 }
 
 #[derive(Debug, Error, PartialEq)]

@@ -33,11 +33,12 @@ impl Matrix {
 
 /// KHR Cooperative Matrix Operands.
 pub mod khr {
-    pub const A_SIGNED: u32 = 0x1;
-    pub const B_SIGNED: u32 = 0x2;
-    pub const C_SIGNED: u32 = 0x4;
-    pub const RESULT_SIGNED: u32 = 0x8;
-    pub const SATURATING: u32 = 0x10;
+    use spirv::CooperativeMatrixOperands as O;
+    pub const A_SIGNED: u32 = O::MATRIX_A_SIGNED_COMPONENTS_KHR.bits();
+    pub const B_SIGNED: u32 = O::MATRIX_B_SIGNED_COMPONENTS_KHR.bits();
+    pub const C_SIGNED: u32 = O::MATRIX_C_SIGNED_COMPONENTS_KHR.bits();
+    pub const RESULT_SIGNED: u32 = O::MATRIX_RESULT_SIGNED_COMPONENTS_KHR.bits();
+    pub const SATURATING: u32 = O::SATURATING_ACCUMULATION_KHR.bits();
 }
 
 fn with_sign(e: Elem, signed: bool) -> Elem {
