@@ -183,3 +183,29 @@ fn def_use_cfg_and_decorations() {
     let out = body(&m.to_words());
     assert!(out.contains("OpDecorate %gl_GlobalInvocationID BuiltIn GlobalInvocationId"), "{out}");
 }
+
+#[test]
+fn helper_functions_are_emitted_once() {
+    if !tools_present() {
+        return;
+    }
+    let mut m = Module::from_words(&tools::assemble(KERNEL, "vulkan1.3").unwrap()).unwrap();
+    let uint = m.type_int(32, false);
+    let build = |m: &mut Module, params: &[spirv::Word]| {
+        let label = m.alloc_id();
+        let sum = m.alloc_id();
+        let mut block = Block::new(label);
+        block.insts.push(Inst::new(Op::IAdd, Some(uint), Some(sum), vec![Operand::Id(params[0]), Operand::Id(params[0])]));
+        block.insts.push(Inst::new(Op::ReturnValue, None, None, vec![Operand::Id(sum)]));
+        vec![block]
+    };
+    let double = m.helper_function("matbridge.double", uint, &[uint], build);
+    assert_eq!(m.helper_function("matbridge.double", uint, &[uint], build), double, "found by name, not built again");
+    let seven = m.constant_u32(7);
+    let mut b = Builder::new(&mut m, Cursor { function: 0, block: 0, index: 0 });
+    let twice = b.op(Op::FunctionCall, uint, &[double, seven]);
+    b.op(Op::FunctionCall, uint, &[double, twice]);
+    assert_eq!(m.functions.len(), 2);
+    let out = body(&m.to_words());
+    assert!(out.contains("OpName %matbridge_double \"matbridge.double\"") && out.matches("OpFunctionCall %uint %matbridge_double").count() == 2, "{out}");
+}
