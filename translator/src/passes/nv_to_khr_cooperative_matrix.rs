@@ -23,8 +23,8 @@
 //! Spec-constant rows, columns and scopes are kept as ids.
 //!
 //! Preconditions: a valid module; matrices are not members of structs or function signatures
-//! (an error names the instruction otherwise). Applies to every target; fails naming the first
-//! NV matrix type on targets without VK_KHR_cooperative_matrix. Leaves: no NV cooperative-matrix
+//! (an error names the instruction otherwise). Applies to every target (on targets without
+//! cooperative matrices, `EmulateCooperativeMatrix` lowers the KHR result). Leaves: no NV cooperative-matrix
 //! instructions; the requirement step swaps the capability and the extension.
 
 use crate::analysis::Types;
@@ -196,18 +196,10 @@ impl Pass for NvToKhrCooperativeMatrix {
         true
     }
 
-    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
-        let target = cx.target;
+    fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
-        let Some(first_nv) = module.globals().iter().find(|i| i.is(Op::TypeCooperativeMatrixNV)) else {
+        if !module.globals().iter().any(|i| i.is(Op::TypeCooperativeMatrixNV)) {
             return Ok(outcome);
-        };
-        if !target.has_cooperative_matrix() {
-            return Err(Error::Unsupported {
-                site: module.site(first_nv),
-                target: target.name.clone(),
-                missing: "VK_KHR_cooperative_matrix (subgroup emulation of cooperative matrices is not implemented yet)".into(),
-            });
         }
         let types = Types::new(module);
 

@@ -1,0 +1,792 @@
+//! `EmulateCooperativeMatrix`: SPV_KHR_cooperative_matrix -> plain code with subgroup
+//! broadcasts, for targets without VK_KHR_cooperative_matrix.
+//!
+//! # The distribution
+//!
+//! A matrix of `R` rows and `C` columns is spread over `P = gcd(S, C)` lanes, where `S` is the
+//! target's smallest subgroup size (both are powers of two in practice; `P` is the largest power
+//! of two dividing both). Element `(r, c)` has the row-major index `i = r * C + c`; it lives in
+//! lane `i % P` as that lane's element `i / P`. Each invocation therefore holds `L = R * C / P`
+//! elements, and `OpCooperativeMatrixLengthKHR` is `L`. Lanes `l` and `l + P`, `l + 2P`, ... of a
+//! subgroup wider than `P` hold the same elements (a replica): only lanes below `P` store. The
+//! layout depends on the shape only, not on the Use or the component type, so conversions
+//! between matrices of one shape are element-wise.
+//!
+//! Because `P` divides `C`, the `P` lanes' `e`-th elements lie in one row: row `e * P / C`,
+//! columns `(e * P) % C + lane`. That makes `MulAdd` cheap: for `D = A * B + C` (A is M x K,
+//! B is K x N), every lane keeps its own B columns, and each element `A[m][k]` is broadcast once
+//! from the lane holding it (`OpGroupNonUniformBroadcast` with constant lane) and multiplied
+//! into the lane's `N / P` outputs of row `m`. An output element is never a cross-lane
+//! reduction: a lane does `M * N * K / P` multiply-adds and the subgroup `M * K` broadcasts.
+//!
+//! # The rewrite
+//!
+//! - each `OpTypeCooperativeMatrixKHR` becomes `OpTypeArray` of its component type and length
+//!   `L` under the same id, so variables, pointers, function signatures, phis, loads and stores
+//!   of whole matrices, and `OpCompositeExtract`/`Insert` stay as they are;
+//! - constant and constructed matrices (`OpConstantComposite`, `OpSpecConstantComposite`,
+//!   `OpCompositeConstruct` of one scalar) repeat the scalar `L` times;
+//! - `OpCooperativeMatrixLoadKHR`/`StoreKHR`: one scalar access per element, at
+//!   `row * stride + column` (row-major) or `column * stride + row` (column-major) from the
+//!   pointer, with the layout a constant or a runtime value. The pointer is an access chain into
+//!   an array (StorageBuffer, Workgroup, any class) or a PhysicalStorageBuffer pointer. Where the
+//!   pointee type is wider than the component type (an `f16` matrix read through `uvec4`), the
+//!   containing word is read and the component taken from it; stores need equal types.
+//!   Memory-operand flags are kept; `Aligned` becomes the scalar's size (PhysicalStorageBuffer);
+//! - `OpCooperativeMatrixMulAddKHR`: as above, accumulating in f32 (f64 when C or the result
+//!   is f64) or 32-bit integers with the signedness flags; `SaturatingAccumulationKHR` adds the
+//!   exact sum of products to C with saturation to the result type;
+//! - `OpCooperativeMatrixLengthKHR` (and its `OpSpecConstantOp` form) becomes the constant `L`;
+//! - every other instruction producing a matrix (arithmetic, conversions, `OpMatrixTimesScalar`,
+//!   `OpSelect`, extended instructions) is applied element by element.
+//!
+//! Preconditions: a valid module; scope Subgroup; rows and columns constants or
+//! specialization constants with defaults (those are frozen to their defaults: specialize the
+//! module before translating it to use other values); stores not in a loop header block when
+//! the target's subgroup can be wider than `P`. Anything else is an error naming the
+//! instruction. Applies to targets without cooperative matrices.
+
+use crate::analysis::Types;
+use crate::error::{Error, Result};
+use crate::ir::builder::{Builder, Cursor};
+use crate::ir::{Inst, Module, Operand};
+use crate::pass::{Context, Outcome, Pass};
+use crate::profile::DeviceCaps;
+use rspirv::grammar::OperandKind;
+use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, MemoryAccess, Op, Scope, StorageClass, Word};
+use std::collections::HashMap;
+
+pub struct EmulateCooperativeMatrix;
+
+/// A component type, as the arithmetic sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scalar {
+    Float(u32),
+    Int(u32),
+}
+
+impl Scalar {
+    fn width(self) -> u32 {
+        match self {
+            Scalar::Float(w) | Scalar::Int(w) => w,
+        }
+    }
+}
+
+/// How one matrix type is distributed (see the module documentation).
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    component: Word,
+    scalar: Scalar,
+    rows: u32,
+    cols: u32,
+    /// Lanes the elements are spread over (`P`).
+    lanes: u32,
+    /// Elements per invocation (`L`).
+    len: u32,
+}
+
+impl Layout {
+    /// (row, first column) of every lane's `e`-th element; the lane adds its index to the column.
+    fn place(&self, e: u32) -> (u32, u32) {
+        let i = e * self.lanes;
+        (i / self.cols, i % self.cols)
+    }
+}
+
+/// The largest power of two that divides `n` and is at most `p`.
+fn lanes_for(p: u32, n: u32) -> u32 {
+    let p = if p == 0 { 1 } else { 1u32 << (31 - p.leading_zeros()) };
+    1u32 << n.trailing_zeros().min(p.trailing_zeros())
+}
+
+impl Pass for EmulateCooperativeMatrix {
+    fn name(&self) -> &'static str {
+        "emulate-cooperative-matrix"
+    }
+
+    fn applies(&self, target: &DeviceCaps) -> bool {
+        !target.has_cooperative_matrix()
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+        let mut outcome = Outcome::unchanged();
+        if !module.globals().iter().any(|i| i.is(Op::TypeCooperativeMatrixKHR)) {
+            return Ok(outcome);
+        }
+        let target = cx.target;
+        let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size };
+        let max_subgroup = target.max_subgroup_size.max(target.subgroup_size);
+        let types = Types::new(module);
+        let layouts = layouts(module, &types, target, min_subgroup)?;
+        let mut emu = Emulator { types, layouts, target, max_subgroup, replace: HashMap::new() };
+
+        for f in 0..module.functions.len() {
+            let local_defs: HashMap<Word, Inst> = module.functions[f].insts().filter_map(|i| i.result_id.map(|id| (id, i.clone()))).collect();
+            let mut b = 0;
+            while b < module.functions[f].blocks.len() {
+                let mut i = 0;
+                while i < module.functions[f].blocks[b].insts.len() {
+                    let inst = &module.functions[f].blocks[b].insts[i];
+                    if !emu.involves(inst) {
+                        i += 1;
+                        continue;
+                    }
+                    let inst = module.functions[f].blocks[b].insts.remove(i);
+                    outcome.count(inst.opcode);
+                    let mut bld = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
+                    emu.rewrite(&mut bld, &inst, &local_defs)?;
+                    b = bld.cursor.block;
+                    i = bld.cursor.index;
+                }
+                b += 1;
+            }
+        }
+        // Lengths become constants.
+        let replace = std::mem::take(&mut emu.replace);
+        if !replace.is_empty() {
+            module.for_each_inst_mut(|inst| inst.map_used_ids(|id| replace.get(&id).copied().unwrap_or(id)));
+        }
+        // Types and constants last: the rewrites above read the matrix types.
+        let layouts = emu.layouts;
+        for inst in module.globals_mut().iter_mut() {
+            // `OpSpecConstantOp CooperativeMatrixLengthKHR %type` (glslang's `length()`).
+            if inst.is(Op::SpecConstantOp) && inst.word_opt(0) == Some(Op::CooperativeMatrixLengthKHR as u32) {
+                if let Some(l) = inst.operands.get(1).and_then(Operand::id).and_then(|t| layouts.get(&t)) {
+                    inst.opcode = Op::Constant as u32;
+                    inst.operands = vec![Operand::Literal(l.len)];
+                    outcome.count(Op::SpecConstantOp as u32);
+                }
+                continue;
+            }
+            let is_matrix = inst.result_type.is_some_and(|t| layouts.contains_key(&t));
+            if is_matrix && matches!(inst.op(), Some(Op::ConstantComposite | Op::SpecConstantComposite)) && inst.operands.len() == 1 {
+                let l = layouts[&inst.result_type.unwrap_or_default()];
+                let part = inst.operands[0].clone();
+                inst.operands = vec![part; l.len as usize];
+                outcome.count(inst.opcode);
+            }
+        }
+        for (&id, l) in &layouts {
+            let len = module.constant_u32(l.len);
+            if let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(id)) {
+                outcome.count(def.opcode);
+                *def = Inst::new(Op::TypeArray, None, Some(id), vec![Operand::Id(l.component), Operand::Id(len)]).from_origin(def.origin);
+            }
+        }
+        Ok(outcome)
+    }
+}
+
+/// The layout of every KHR matrix type; freezes specialization-constant dimensions.
+fn layouts(module: &mut Module, types: &Types, target: &DeviceCaps, min_subgroup: u32) -> Result<HashMap<Word, Layout>> {
+    let defs: Vec<Inst> = module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixKHR)).cloned().collect();
+    let mut out = HashMap::new();
+    for def in defs {
+        let unsupported = |module: &Module, missing: String| Error::Unsupported { site: module.site(&def), target: target.name.clone(), missing };
+        let [component, scope, rows, cols] = def.ids()?;
+        if dimension(module, types, scope)? != Scope::Subgroup as u32 {
+            return Err(unsupported(module, "cooperative matrices of a scope other than Subgroup".into()));
+        }
+        let scalar = if let Some((w, _)) = types.int(component) {
+            Scalar::Int(w)
+        } else if let Some((w, encoding)) = types.float(component) {
+            if encoding.is_some() && !target.shader_bfloat16 {
+                return Err(unsupported(module, format!("the component type %{component} (a float with encoding {encoding:?}) of this cooperative matrix")));
+            }
+            Scalar::Float(w)
+        } else {
+            return Err(unsupported(module, format!("cooperative matrices of component type %{component}")));
+        };
+        let rows = dimension(module, types, rows)?;
+        let cols = dimension(module, types, cols)?;
+        if rows == 0 || cols == 0 || rows > 1024 || cols > 1024 {
+            return Err(Error::Invalid { site: module.site(&def), message: format!("a {rows}x{cols} cooperative matrix") });
+        }
+        let lanes = lanes_for(min_subgroup, cols);
+        out.insert(def.result()?, Layout { component, scalar, rows, cols, lanes, len: rows * cols / lanes });
+    }
+    Ok(out)
+}
+
+/// The value of a dimension or scope id: a constant, or a specialization constant frozen to
+/// its default.
+fn dimension(module: &mut Module, types: &Types, id: Word) -> Result<u32> {
+    if let Some(v) = types.const_u32(id) {
+        return Ok(v);
+    }
+    let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(id)) else {
+        return Err(Error::Malformed { offset: 0, message: format!("cooperative-matrix dimension %{id} is not defined") });
+    };
+    if def.is(Op::SpecConstant) {
+        let value = def.word(0)?;
+        def.opcode = Op::Constant as u32;
+        module.annotations.retain(|a| !(a.is(Op::Decorate) && a.word_opt(0) == Some(id) && a.word_opt(1) == Some(Decoration::SpecId as u32)));
+        module.globals_mut();
+        log::info!("specialization constant %{id} frozen to {value}: it sizes a cooperative matrix");
+        return Ok(value);
+    }
+    let def = def.clone();
+    Err(Error::Invalid { site: module.site(&def), message: format!("cooperative-matrix dimension or scope %{id} is not a constant or a specialization constant") })
+}
+
+struct Emulator<'t> {
+    types: Types,
+    layouts: HashMap<Word, Layout>,
+    target: &'t DeviceCaps,
+    max_subgroup: u32,
+    /// Result ids to replace by other ids (lengths by constants).
+    replace: HashMap<Word, Word>,
+}
+
+/// Memory operands as they follow a load or store: the mask and its parameters.
+struct MemoryOperands {
+    mask: u32,
+    available: Option<Word>,
+    visible: Option<Word>,
+}
+
+impl MemoryOperands {
+    fn parse(ops: &[Operand]) -> MemoryOperands {
+        let mut it = ops.iter();
+        let mask = it.next().and_then(Operand::word).unwrap_or(0);
+        let mut m = MemoryOperands { mask, available: None, visible: None };
+        if mask & MemoryAccess::ALIGNED.bits() != 0 {
+            it.next();
+        }
+        if mask & MemoryAccess::MAKE_POINTER_AVAILABLE.bits() != 0 {
+            m.available = it.next().and_then(Operand::id);
+        }
+        if mask & MemoryAccess::MAKE_POINTER_VISIBLE.bits() != 0 {
+            m.visible = it.next().and_then(Operand::id);
+        }
+        m
+    }
+
+    /// The operands for one scalar access: `Aligned` replaced by `align` where given.
+    fn encode(&self, align: Option<u32>) -> Vec<Operand> {
+        let mut mask = self.mask & !MemoryAccess::ALIGNED.bits();
+        if align.is_some() {
+            mask |= MemoryAccess::ALIGNED.bits();
+        }
+        if mask == 0 {
+            return vec![];
+        }
+        let mut ops = vec![Operand::Enum(OperandKind::MemoryAccess, mask)];
+        ops.extend(align.map(Operand::Literal));
+        ops.extend(self.available.map(Operand::Id));
+        ops.extend(self.visible.map(Operand::Id));
+        ops
+    }
+}
+
+/// How the elements of one load or store are addressed.
+struct Access {
+    class: StorageClass,
+    /// The original pointer's type.
+    ptr_ty: Word,
+    /// The pointer's pointee, as scalar type and component count (1 for a scalar).
+    word_ty: Word,
+    word_scalar: Scalar,
+    word_count: u32,
+    /// Matrix components per word (1 when the types are equal).
+    per_word: u32,
+    base: PointerBase,
+}
+
+enum PointerBase {
+    /// An access chain whose last index selects an array element: rebuilt with that index moved.
+    Chain { op: Op, base: Word, indices: Vec<Word>, last: Word, last_width: u32 },
+    /// A PhysicalStorageBuffer pointer stepped with `OpPtrAccessChain`.
+    Physical { pointer: Word },
+}
+
+impl Emulator<'_> {
+    fn layout_of_value(&self, v: Word) -> Option<Layout> {
+        self.types.type_of(v).and_then(|t| self.layouts.get(&t)).copied()
+    }
+
+    fn involves(&self, inst: &Inst) -> bool {
+        use Op::*;
+        match inst.op() {
+            Some(CooperativeMatrixLoadKHR | CooperativeMatrixStoreKHR | CooperativeMatrixMulAddKHR | CooperativeMatrixLengthKHR) => true,
+            // Valid on arrays as they are.
+            Some(Load | Store | Phi | CopyObject | CopyLogical | CompositeInsert | CompositeExtract | FunctionCall | Undef | Variable | ReturnValue) => false,
+            _ => inst.result_type.is_some_and(|t| self.layouts.contains_key(&t)),
+        }
+    }
+
+    fn unsupported(&self, bld: &Builder<'_>, inst: &Inst, missing: String) -> Error {
+        Error::Unsupported { site: bld.module.site(inst), target: self.target.name.clone(), missing }
+    }
+
+    fn rewrite(&mut self, bld: &mut Builder<'_>, inst: &Inst, defs: &HashMap<Word, Inst>) -> Result<()> {
+        match inst.op() {
+            Some(Op::CooperativeMatrixLengthKHR) => {
+                let l = self.layouts.get(&inst.id(0)?).copied().ok_or_else(|| Error::Invalid { site: bld.module.site(inst), message: "the length of a type that is not a cooperative matrix".into() })?;
+                let c = bld.module.constant_u32(l.len);
+                self.replace.insert(inst.result()?, c);
+                Ok(())
+            }
+            Some(Op::CooperativeMatrixLoadKHR) => self.load(bld, inst, defs),
+            Some(Op::CooperativeMatrixStoreKHR) => self.store(bld, inst, defs),
+            Some(Op::CooperativeMatrixMulAddKHR) => self.mul_add(bld, inst),
+            Some(Op::CompositeConstruct) => {
+                let l = self.layouts[&inst.ty()?];
+                let part = inst.id(0)?;
+                if inst.operands.len() != 1 {
+                    return Err(Error::Invalid { site: bld.module.site(inst), message: "a cooperative matrix constructed from more than one value".into() });
+                }
+                let parts = vec![Operand::Id(part); l.len as usize];
+                bld.insert(Inst::new(Op::CompositeConstruct, Some(inst.ty()?), Some(inst.result()?), parts));
+                Ok(())
+            }
+            _ => self.element_wise(bld, inst),
+        }
+    }
+
+    /// Applies `inst` to each element: matrix operands are read element by element.
+    fn element_wise(&self, bld: &mut Builder<'_>, inst: &Inst) -> Result<()> {
+        let ty = inst.ty()?;
+        let l = self.layouts[&ty];
+        let op = match inst.op() {
+            Some(Op::MatrixTimesScalar) => match l.scalar {
+                Scalar::Float(_) => Op::FMul,
+                Scalar::Int(_) => Op::IMul,
+            },
+            Some(op) => op,
+            None => return Err(self.unsupported(bld, inst, "this instruction on cooperative matrices".into())),
+        };
+        for operand in &inst.operands {
+            if let Some(ol) = operand.id().and_then(|v| self.layout_of_value(v)) {
+                if (ol.rows, ol.cols) != (l.rows, l.cols) {
+                    return Err(Error::Invalid { site: bld.module.site(inst), message: format!("a {}x{} matrix operand of a {}x{} result", ol.rows, ol.cols, l.rows, l.cols) });
+                }
+            }
+        }
+        let mut elements = Vec::with_capacity(l.len as usize);
+        for e in 0..l.len {
+            let mut ops = Vec::with_capacity(inst.operands.len());
+            for operand in &inst.operands {
+                match operand.id().and_then(|v| self.layout_of_value(v).map(|ol| (v, ol))) {
+                    Some((v, ol)) => ops.push(Operand::Id(bld.composite_extract(ol.component, v, e))),
+                    None => ops.push(operand.clone()),
+                }
+            }
+            elements.push(Operand::Id(bld.emit(op, l.component, ops)));
+        }
+        bld.insert(Inst::new(Op::CompositeConstruct, Some(ty), Some(inst.result()?), elements));
+        Ok(())
+    }
+
+    /// The lane's index within its replica (`SubgroupLocalInvocationId % lanes`), as a u32.
+    fn lane(&self, bld: &mut Builder<'_>, lanes: u32) -> Word {
+        let uint = bld.module.type_int(32, false);
+        let var = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
+        let id = bld.load(uint, var);
+        let mask = bld.module.constant_u32(lanes - 1);
+        bld.op(Op::BitwiseAnd, uint, &[id, mask])
+    }
+
+    fn scalar_of(&self, ty: Word) -> Option<Scalar> {
+        if let Some((w, _)) = self.types.int(ty) {
+            Some(Scalar::Int(w))
+        } else {
+            self.types.float(ty).map(|(w, _)| Scalar::Float(w))
+        }
+    }
+
+    /// Works out how the elements behind `pointer` are addressed.
+    fn access(&self, bld: &Builder<'_>, inst: &Inst, pointer: Word, l: &Layout, defs: &HashMap<Word, Inst>) -> Result<Access> {
+        let ptr_ty = self.types.type_of(pointer).and_then(|t| self.types.defs.get(&t)).filter(|d| d.is(Op::TypePointer));
+        let Some(ptr_ty) = ptr_ty else {
+            return Err(Error::Invalid { site: bld.module.site(inst), message: format!("%{pointer} is not a pointer") });
+        };
+        let class = StorageClass::from_u32(ptr_ty.word(0)?).unwrap_or(StorageClass::Generic);
+        let pointee = ptr_ty.id(1)?;
+        let (word_ty, word_count) = self.types.vector(pointee).unwrap_or((pointee, 1));
+        let Some(word_scalar) = self.scalar_of(word_ty) else {
+            return Err(self.unsupported(bld, inst, format!("cooperative-matrix access through a pointer to %{pointee} (not a scalar or vector)")));
+        };
+        let (ww, cw) = (word_scalar.width(), l.scalar.width());
+        let per_word = if ww >= cw && ww % cw == 0 { ww / cw } else { 0 };
+        if !matches!(per_word, 1 | 2 | 4) {
+            return Err(self.unsupported(bld, inst, format!("cooperative-matrix access of {cw}-bit components through {ww}-bit words")));
+        }
+        let chain = defs.get(&pointer).filter(|d| matches!(d.op(), Some(Op::AccessChain | Op::InBoundsAccessChain)));
+        let base = match chain {
+            Some(d) if self.chain_ends_in_array(d) => {
+                let ids: Vec<Word> = d.operands.iter().filter_map(Operand::id).collect();
+                let (last, rest) = ids[1..].split_last().map(|(l, r)| (*l, r.to_vec())).unwrap_or_default();
+                let last_width = self.types.type_of(last).and_then(|t| self.types.int(t)).map_or(32, |(w, _)| w);
+                PointerBase::Chain { op: d.op().unwrap_or(Op::AccessChain), base: ids[0], indices: rest, last, last_width }
+            }
+            _ if class == StorageClass::PhysicalStorageBuffer => PointerBase::Physical { pointer },
+            _ => {
+                return Err(self.unsupported(bld, inst, format!("cooperative-matrix access through %{pointer}, which is not an access chain into an array or a PhysicalStorageBuffer pointer")));
+            }
+        };
+        Ok(Access { class, ptr_ty: ptr_ty.result()?, word_ty, word_scalar, word_count, per_word, base })
+    }
+
+    /// Whether the last index of access chain `d` selects an element of an array.
+    fn chain_ends_in_array(&self, d: &Inst) -> bool {
+        let ids: Vec<Word> = d.operands.iter().filter_map(Operand::id).collect();
+        if ids.len() < 2 {
+            return false;
+        }
+        let pointee = |p: Word| self.types.type_of(p).and_then(|t| self.types.defs.get(&t)).and_then(|d| d.id(1).ok());
+        let Some(mut ty) = pointee(ids[0]) else { return false };
+        for idx in &ids[1..ids.len() - 1] {
+            let Some(def) = self.types.defs.get(&ty) else { return false };
+            ty = match def.op() {
+                Some(Op::TypeStruct) => match self.types.const_u32(*idx).and_then(|k| def.operands.get(k as usize)).and_then(Operand::id) {
+                    Some(t) => t,
+                    None => return false,
+                },
+                Some(Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector | Op::TypeMatrix) => match def.id(0) {
+                    Ok(t) => t,
+                    Err(_) => return false,
+                },
+                _ => return false,
+            };
+        }
+        self.types.defs.get(&ty).is_some_and(|d| matches!(d.op(), Some(Op::TypeArray | Op::TypeRuntimeArray)))
+    }
+
+    /// A pointer to word `word` (in units of the pointee's scalars) past the original pointer.
+    fn word_pointer(&self, bld: &mut Builder<'_>, a: &Access, word: Word) -> Word {
+        let uint = bld.module.type_int(32, false);
+        let (element, component) = if a.word_count > 1 {
+            let n = bld.module.constant_u32(a.word_count);
+            (bld.op(Op::UDiv, uint, &[word, n]), Some(bld.op(Op::UMod, uint, &[word, n])))
+        } else {
+            (word, None)
+        };
+        let ty = if component.is_some() { bld.module.type_pointer(a.class, a.word_ty) } else { a.ptr_ty };
+        match &a.base {
+            PointerBase::Chain { op, base, indices, last, last_width } => {
+                let mut offset = element;
+                if *last_width == 64 {
+                    let u64t = bld.module.type_int(64, false);
+                    offset = bld.op(Op::UConvert, u64t, &[offset]);
+                }
+                let last_ty = self.types.type_of(*last).unwrap_or(uint);
+                let moved = bld.op(Op::IAdd, last_ty, &[*last, offset]);
+                let mut ids = vec![*base];
+                ids.extend(indices);
+                ids.push(moved);
+                ids.extend(component);
+                bld.op(*op, ty, &ids)
+            }
+            PointerBase::Physical { pointer } => {
+                if bld.module.decoration(a.ptr_ty, Decoration::ArrayStride).is_none() {
+                    let bytes = a.word_scalar.width() / 8 * a.word_count;
+                    bld.module.decorate(a.ptr_ty, Decoration::ArrayStride, &[bytes]);
+                }
+                let mut ids = vec![*pointer, element];
+                ids.extend(component);
+                bld.op(Op::PtrAccessChain, ty, &ids)
+            }
+        }
+    }
+
+    /// The component offset (in matrix components from the pointer) of every element of the
+    /// lane, for layout `layout` (an id) and row/column stride `stride` in pointee elements.
+    fn offsets(&self, bld: &mut Builder<'_>, inst: &Inst, l: &Layout, a: &Access, layout: Word, stride: Option<Word>) -> Result<Vec<Word>> {
+        let uint = bld.module.type_int(32, false);
+        let lane = self.lane(bld, l.lanes);
+        let column_major = match self.types.const_u32(layout) {
+            Some(v) if v == CooperativeMatrixLayout::RowMajorKHR as u32 => Some(false),
+            Some(v) if v == CooperativeMatrixLayout::ColumnMajorKHR as u32 => Some(true),
+            Some(v) => return Err(self.unsupported(bld, inst, format!("cooperative-matrix memory layout {v}"))),
+            None => None,
+        };
+        let per_element = a.word_count * a.per_word;
+        let stride = match stride {
+            Some(s) => {
+                let w = self.types.type_of(s).and_then(|t| self.types.int(t)).map_or(32, |(w, _)| w);
+                let s = if w == 64 { bld.op(Op::UConvert, uint, &[s]) } else { s };
+                if per_element == 1 {
+                    s
+                } else {
+                    let n = bld.module.constant_u32(per_element);
+                    bld.op(Op::IMul, uint, &[s, n])
+                }
+            }
+            None => {
+                // Without a stride the matrix is packed.
+                let (r, c) = (l.cols, l.rows);
+                match column_major {
+                    Some(true) => bld.module.constant_u32(c),
+                    _ => bld.module.constant_u32(r),
+                }
+            }
+        };
+        let is_column = column_major.is_none().then(|| {
+            let boolean = bld.module.type_bool();
+            let col = bld.module.constant_u32(CooperativeMatrixLayout::ColumnMajorKHR as u32);
+            bld.op(Op::IEqual, boolean, &[layout, col])
+        });
+        let mut out = Vec::with_capacity(l.len as usize);
+        for e in 0..l.len {
+            let (row, col0) = l.place(e);
+            let (row, col0) = (bld.module.constant_u32(row), bld.module.constant_u32(col0));
+            let col = bld.op(Op::IAdd, uint, &[col0, lane]);
+            let row_major_offset = |bld: &mut Builder<'_>| {
+                let r = bld.op(Op::IMul, uint, &[row, stride]);
+                bld.op(Op::IAdd, uint, &[r, col])
+            };
+            let column_major_offset = |bld: &mut Builder<'_>| {
+                let c = bld.op(Op::IMul, uint, &[col, stride]);
+                bld.op(Op::IAdd, uint, &[c, row])
+            };
+            out.push(match (column_major, is_column) {
+                (Some(false), _) => row_major_offset(bld),
+                (Some(true), _) => column_major_offset(bld),
+                (None, Some(cond)) => {
+                    let rm = row_major_offset(bld);
+                    let cm = column_major_offset(bld);
+                    bld.select(uint, cond, cm, rm)
+                }
+                (None, None) => unreachable!("a runtime layout has a condition"),
+            });
+        }
+        Ok(out)
+    }
+
+    fn load(&self, bld: &mut Builder<'_>, inst: &Inst, defs: &HashMap<Word, Inst>) -> Result<()> {
+        let ty = inst.ty()?;
+        let l = self.layouts[&ty];
+        let pointer = inst.id(0)?;
+        let layout = inst.id(1)?;
+        let stride = inst.operands.get(2).and_then(Operand::id);
+        let mem = MemoryOperands::parse(inst.operands.get(if stride.is_some() { 3 } else { 2 }..).unwrap_or(&[]));
+        let a = self.access(bld, inst, pointer, &l, defs)?;
+        let offsets = self.offsets(bld, inst, &l, &a, layout, stride)?;
+        let uint = bld.module.type_int(32, false);
+        let align = (a.class == StorageClass::PhysicalStorageBuffer).then_some(a.word_scalar.width() / 8);
+        let mut elements = Vec::with_capacity(offsets.len());
+        for off in offsets {
+            let (word, sub) = if a.per_word > 1 {
+                let q = bld.module.constant_u32(a.per_word);
+                (bld.op(Op::UDiv, uint, &[off, q]), Some(bld.op(Op::UMod, uint, &[off, q])))
+            } else {
+                (off, None)
+            };
+            let p = self.word_pointer(bld, &a, word);
+            let mut ops = vec![Operand::Id(p)];
+            ops.extend(mem.encode(align));
+            let w = bld.emit(Op::Load, a.word_ty, ops);
+            let value = match sub {
+                Some(sub) => {
+                    let v = bld.module.type_vector(l.component, a.per_word);
+                    let parts = bld.bitcast(v, w);
+                    bld.op(Op::VectorExtractDynamic, l.component, &[parts, sub])
+                }
+                None if a.word_ty != l.component => bld.bitcast(l.component, w),
+                None => w,
+            };
+            elements.push(Operand::Id(value));
+        }
+        bld.insert(Inst::new(Op::CompositeConstruct, Some(ty), Some(inst.result()?), elements));
+        Ok(())
+    }
+
+    fn store(&self, bld: &mut Builder<'_>, inst: &Inst, defs: &HashMap<Word, Inst>) -> Result<()> {
+        let [pointer, object, layout] = inst.ids()?;
+        let Some(l) = self.layout_of_value(object) else {
+            return Err(Error::Invalid { site: bld.module.site(inst), message: format!("%{object} is not a cooperative matrix") });
+        };
+        let stride = inst.operands.get(3).and_then(Operand::id);
+        let mem = MemoryOperands::parse(inst.operands.get(if stride.is_some() { 4 } else { 3 }..).unwrap_or(&[]));
+        let a = self.access(bld, inst, pointer, &l, defs)?;
+        if a.per_word > 1 {
+            return Err(self.unsupported(bld, inst, format!("storing {}-bit matrix components through a pointer to {}-bit words", l.scalar.width(), a.word_scalar.width())));
+        }
+        let align = (a.class == StorageClass::PhysicalStorageBuffer).then_some(a.word_scalar.width() / 8);
+        let emit = |bld: &mut Builder<'_>| -> Result<()> {
+            let offsets = self.offsets(bld, inst, &l, &a, layout, stride)?;
+            for (e, off) in offsets.into_iter().enumerate() {
+                let p = self.word_pointer(bld, &a, off);
+                let mut v = bld.composite_extract(l.component, object, e as u32);
+                if a.word_ty != l.component {
+                    v = bld.bitcast(a.word_ty, v);
+                }
+                let mut ops = vec![Operand::Id(p), Operand::Id(v)];
+                ops.extend(mem.encode(align));
+                bld.emit_void(Op::Store, ops);
+            }
+            Ok(())
+        };
+        if l.lanes >= self.max_subgroup {
+            return emit(bld);
+        }
+        // Only the first replica stores.
+        let in_loop_header = bld.module.functions[bld.cursor.function].blocks[bld.cursor.block].insts.iter().any(|i| i.is(Op::LoopMerge));
+        if in_loop_header {
+            return Err(self.unsupported(bld, inst, format!("a cooperative-matrix store in a loop header block on subgroups wider than {} lanes", l.lanes)));
+        }
+        let uint = bld.module.type_int(32, false);
+        let boolean = bld.module.type_bool();
+        let var = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
+        let id = bld.load(uint, var);
+        let lanes = bld.module.constant_u32(l.lanes);
+        let first = bld.op(Op::ULessThan, boolean, &[id, lanes]);
+        let mut result = Ok(());
+        bld.if_then(first, |bld| result = emit(bld));
+        result
+    }
+
+    /// Converts scalar `v` of type `from` to accumulator type `to`, sign-extending integers
+    /// when `signed`.
+    fn convert(&self, bld: &mut Builder<'_>, v: Word, from: (Word, Scalar), to: (Word, Scalar), signed: bool) -> Word {
+        if from.0 == to.0 {
+            return v;
+        }
+        match (from.1, to.1) {
+            (Scalar::Float(a), Scalar::Float(b)) if a == b => bld.bitcast(to.0, v),
+            (Scalar::Float(_), Scalar::Float(_)) => bld.op(Op::FConvert, to.0, &[v]),
+            (Scalar::Int(a), Scalar::Int(b)) if a == b => bld.bitcast(to.0, v),
+            (Scalar::Int(_), Scalar::Int(b)) => {
+                if signed {
+                    bld.op(Op::SConvert, to.0, &[v])
+                } else {
+                    let u = bld.module.type_int(b, false);
+                    let r = bld.op(Op::UConvert, u, &[v]);
+                    if u == to.0 {
+                        r
+                    } else {
+                        bld.bitcast(to.0, r)
+                    }
+                }
+            }
+            // Mixed float and integer operands are not a valid MulAdd; the validator says so.
+            (Scalar::Int(_), Scalar::Float(_)) => bld.op(if signed { Op::ConvertSToF } else { Op::ConvertUToF }, to.0, &[v]),
+            (Scalar::Float(_), Scalar::Int(_)) => bld.op(if signed { Op::ConvertFToS } else { Op::ConvertFToU }, to.0, &[v]),
+        }
+    }
+
+    fn mul_add(&self, bld: &mut Builder<'_>, inst: &Inst) -> Result<()> {
+        let [a, b, c] = inst.ids()?;
+        let ty = inst.ty()?;
+        let flags = Flags::from_bits_truncate(inst.word_opt(3).unwrap_or(0));
+        let (Some(la), Some(lb), Some(lc)) = (self.layout_of_value(a), self.layout_of_value(b), self.layout_of_value(c)) else {
+            return Err(Error::Invalid { site: bld.module.site(inst), message: "a MulAdd operand is not a cooperative matrix".into() });
+        };
+        let lr = self.layouts[&ty];
+        let (m, k, n) = (la.rows, la.cols, lb.cols);
+        if lb.rows != k || (lc.rows, lc.cols) != (m, n) || (lr.rows, lr.cols) != (m, n) {
+            return Err(Error::Invalid {
+                site: bld.module.site(inst),
+                message: format!("MulAdd of {}x{} by {}x{} plus {}x{} into {}x{}", la.rows, la.cols, lb.rows, lb.cols, lc.rows, lc.cols, lr.rows, lr.cols),
+            });
+        }
+        let float = matches!(lr.scalar, Scalar::Float(_));
+        if matches!(la.scalar, Scalar::Float(_)) != float || matches!(lb.scalar, Scalar::Float(_)) != float || matches!(lc.scalar, Scalar::Float(_)) != float {
+            return Err(Error::Invalid { site: bld.module.site(inst), message: "MulAdd mixes float and integer matrices".into() });
+        }
+        let saturating = flags.contains(Flags::SATURATING_ACCUMULATION_KHR);
+        let acc = if float {
+            let w = if lc.scalar.width() == 64 || lr.scalar.width() == 64 { 64 } else { 32 };
+            (bld.module.type_float(w), Scalar::Float(w))
+        } else {
+            if [la, lb, lc, lr].iter().any(|l| l.scalar.width() > 32) || (saturating && [la, lb].iter().any(|l| l.scalar.width() > 16)) {
+                return Err(self.unsupported(bld, inst, "an integer MulAdd on 64-bit components, or a saturating one on 32-bit A or B components".into()));
+            }
+            (bld.module.type_int(32, true), Scalar::Int(32))
+        };
+        let (add, mul) = if float { (Op::FAdd, Op::FMul) } else { (Op::IAdd, Op::IMul) };
+        let signed_a = flags.contains(Flags::MATRIX_A_SIGNED_COMPONENTS_KHR);
+        let signed_b = flags.contains(Flags::MATRIX_B_SIGNED_COMPONENTS_KHR);
+        let signed_c = flags.contains(Flags::MATRIX_C_SIGNED_COMPONENTS_KHR);
+        let signed_r = flags.contains(Flags::MATRIX_RESULT_SIGNED_COMPONENTS_KHR);
+
+        // The lane's own B elements, converted once.
+        let bs: Vec<Word> = (0..lb.len)
+            .map(|j| {
+                let v = bld.composite_extract(lb.component, b, j);
+                self.convert(bld, v, (lb.component, lb.scalar), acc, signed_b)
+            })
+            .collect();
+        // Accumulators: C itself, or (saturating) the sum of products apart.
+        let zero = bld.module.constant_null(acc.0);
+        let cs: Vec<Word> = (0..lc.len)
+            .map(|e| {
+                let v = bld.composite_extract(lc.component, c, e);
+                self.convert(bld, v, (lc.component, lc.scalar), acc, signed_c)
+            })
+            .collect();
+        let mut sums: Vec<Word> = if saturating { vec![zero; lc.len as usize] } else { cs.clone() };
+        let scope = bld.module.constant_u32(Scope::Subgroup as u32);
+        let per_row = n / lc.lanes;
+        for row in 0..m {
+            for kk in 0..k {
+                let index = row * k + kk;
+                let (src_lane, src_elem) = (index % la.lanes, index / la.lanes);
+                let v = bld.composite_extract(la.component, a, src_elem);
+                let mut av = self.convert(bld, v, (la.component, la.scalar), acc, signed_a);
+                if la.lanes > 1 {
+                    let lane = bld.module.constant_u32(src_lane);
+                    av = bld.op(Op::GroupNonUniformBroadcast, acc.0, &[scope, av, lane]);
+                }
+                for e in row * per_row..(row + 1) * per_row {
+                    let (_, col0) = lc.place(e);
+                    let bj = (kk * n + col0) / lb.lanes;
+                    let p = bld.op(mul, acc.0, &[av, bs[bj as usize]]);
+                    sums[e as usize] = bld.op(add, acc.0, &[sums[e as usize], p]);
+                }
+            }
+        }
+        let results: Vec<Word> = if saturating {
+            cs.iter().zip(&sums).map(|(c, s)| self.saturating_add(bld, *c, *s, lr, signed_r)).collect()
+        } else {
+            sums.iter().map(|s| self.convert(bld, *s, acc, (lr.component, lr.scalar), signed_r)).collect()
+        };
+        bld.insert(Inst::new(Op::CompositeConstruct, Some(ty), Some(inst.result()?), results.into_iter().map(Operand::Id).collect()));
+        Ok(())
+    }
+
+    /// `c + s` saturated to the result's component type (signed or unsigned as `signed` says);
+    /// `c` and `s` are 32-bit integers, `s` the exact sum of 8- or 16-bit products.
+    fn saturating_add(&self, bld: &mut Builder<'_>, c: Word, s: Word, lr: Layout, signed: bool) -> Word {
+        let int = bld.module.type_int(32, true);
+        let boolean = bld.module.type_bool();
+        let w = lr.scalar.width();
+        let r = bld.op(Op::IAdd, int, &[c, s]);
+        let clamped = if w == 32 {
+            if signed {
+                // Overflow when c and s have one sign and r the other.
+                let x = bld.op(Op::BitwiseXor, int, &[c, r]);
+                let y = bld.op(Op::BitwiseXor, int, &[s, r]);
+                let both = bld.op(Op::BitwiseAnd, int, &[x, y]);
+                let zero = bld.module.constant_i32(0);
+                let over = bld.op(Op::SLessThan, boolean, &[both, zero]);
+                let negative = bld.op(Op::SLessThan, boolean, &[c, zero]);
+                let (min, max) = (bld.module.constant_i32(i32::MIN), bld.module.constant_i32(i32::MAX));
+                let limit = bld.select(int, negative, min, max);
+                bld.select(int, over, limit, r)
+            } else {
+                // Unsigned: the products are non-negative when A and B are unsigned; a signed
+                // sum below zero clamps to 0, a carry to the maximum.
+                let zero = bld.module.constant_i32(0);
+                let s_negative = bld.op(Op::SLessThan, boolean, &[s, zero]);
+                let carry = bld.op(Op::ULessThan, boolean, &[r, c]);
+                let borrow = bld.op(Op::UGreaterThan, boolean, &[r, c]);
+                let max = bld.module.constant_u32(u32::MAX);
+                let max = bld.bitcast(int, max);
+                let high = bld.select(int, carry, max, r);
+                let low = bld.select(int, borrow, zero, r);
+                bld.select(int, s_negative, low, high)
+            }
+        } else {
+            let (lo, hi) = if signed { (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1) } else { (0, (1i64 << w) - 1) };
+            let (lo, hi) = (bld.module.constant_i32(lo as i32), bld.module.constant_i32(hi as i32));
+            let below = bld.op(Op::SLessThan, boolean, &[r, lo]);
+            let above = bld.op(Op::SGreaterThan, boolean, &[r, hi]);
+            let r = bld.select(int, below, lo, r);
+            bld.select(int, above, hi, r)
+        };
+        self.convert(bld, clamped, (int, Scalar::Int(32)), (lr.component, lr.scalar), signed)
+    }
+}
