@@ -15,6 +15,10 @@ pub(crate) struct PhysicalInfo {
     pub pipeline_statistics: bool,
     /// The VK_NV_cooperative_matrix2 features the device reports (all false without it).
     pub cooperative_matrix2: crate::device::CooperativeMatrix2,
+    /// 8- and 16-bit access to uniform buffers as well as storage buffers (what naga declares
+    /// for any 16-bit storage array): uniformAndStorageBuffer{8,16}BitAccess.
+    pub uniform_storage8: bool,
+    pub uniform_storage16: bool,
 }
 
 pub(crate) const BFLOAT16_EXT: &CStr = c"VK_KHR_shader_bfloat16";
@@ -82,11 +86,8 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
     // SAFETY: `handle` was enumerated from this instance.
     let props = unsafe { raw.get_physical_device_properties(handle) };
     // SAFETY: as above.
-    let extensions: Vec<String> = unsafe { raw.enumerate_device_extension_properties(handle) }
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|e| e.extension_name_as_c_str().ok().map(|s| s.to_string_lossy().into_owned()))
-        .collect();
+    let extensions: Vec<String> =
+        unsafe { raw.enumerate_device_extension_properties(handle) }.unwrap_or_default().iter().filter_map(|e| e.extension_name_as_c_str().ok().map(|s| s.to_string_lossy().into_owned())).collect();
     let api = props.api_version;
     let has_ext = |n: &CStr| extensions.iter().any(|e| *e == n.to_string_lossy());
     let name = props.device_name_as_c_str().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -151,24 +152,11 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         // SAFETY: the extension is supported by this physical device.
         let rows = unsafe { loader.get_physical_device_cooperative_matrix_properties(handle) }.unwrap_or_default();
         for r in rows {
-            let types = (
-                conv::component_type(r.a_type),
-                conv::component_type(r.b_type),
-                conv::component_type(r.c_type),
-                conv::component_type(r.result_type),
-            );
+            let types = (conv::component_type(r.a_type), conv::component_type(r.b_type), conv::component_type(r.c_type), conv::component_type(r.result_type));
             match types {
-                (Some(a), Some(b), Some(c), Some(result)) => cooperative_matrix.push(CoopMatShape {
-                    m: r.m_size,
-                    n: r.n_size,
-                    k: r.k_size,
-                    a,
-                    b,
-                    c,
-                    result,
-                    saturating: r.saturating_accumulation == vk::TRUE,
-                    scope: conv::scope(r.scope),
-                }),
+                (Some(a), Some(b), Some(c), Some(result)) => {
+                    cooperative_matrix.push(CoopMatShape { m: r.m_size, n: r.n_size, k: r.k_size, a, b, c, result, saturating: r.saturating_accumulation == vk::TRUE, scope: conv::scope(r.scope) })
+                }
                 _ => log::debug!("{name}: skipping a cooperative-matrix row with unknown component types: {r:?}"),
             }
         }
@@ -180,9 +168,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
     } else {
         (subgroup.subgroup_size, subgroup.subgroup_size, subgroup.subgroup_size)
     };
-    let driver_name = CStr::from_bytes_until_nul(bytemuck::cast_slice(&driver.driver_name[..]))
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let driver_name = CStr::from_bytes_until_nul(bytemuck::cast_slice(&driver.driver_name[..])).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let driver_version = conv::driver_version_string(props.vendor_id, props.driver_version);
     let caps = DeviceCaps {
         index,
@@ -222,10 +208,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         cooperative_matrix,
         // What matbridge's workgroup-scope kernels need: workgroup scope, flexible dimensions
         // and tensor addressing.
-        cooperative_matrix2: has_ext(COOPMAT2_EXT)
-            && coop2.workgroup_scope == vk::TRUE
-            && coop2.flexible_dimensions == vk::TRUE
-            && coop2.tensor_addressing == vk::TRUE,
+        cooperative_matrix2: has_ext(COOPMAT2_EXT) && coop2.workgroup_scope == vk::TRUE && coop2.flexible_dimensions == vk::TRUE && coop2.tensor_addressing == vk::TRUE,
         shader_bfloat16: has_ext(BFLOAT16_EXT) && bf16.shader_bfloat16_type == vk::TRUE && bf16.shader_bfloat16_cooperative_matrix == vk::TRUE,
         limits: DeviceLimits {
             max_workgroup_size: l.max_compute_work_group_size,
@@ -245,5 +228,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         per_element_operations: caps.cooperative_matrix2 && coop2.per_element_operations == vk::TRUE,
         block_loads: caps.cooperative_matrix2 && coop2.block_loads == vk::TRUE,
     };
-    PhysicalInfo { handle, caps, api_version: api, pipeline_statistics, cooperative_matrix2 }
+    let uniform_storage8 = f12.uniform_and_storage_buffer8_bit_access == vk::TRUE;
+    let uniform_storage16 = f11.uniform_and_storage_buffer16_bit_access == vk::TRUE;
+    PhysicalInfo { handle, caps, api_version: api, pipeline_statistics, cooperative_matrix2, uniform_storage8, uniform_storage16 }
 }

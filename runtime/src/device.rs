@@ -79,10 +79,7 @@ impl DeviceSelector {
                 devices.iter().find(|d| d.name.to_lowercase().contains(&n))
             }
         };
-        found.ok_or_else(|| Error::NoMatchingDevice {
-            selector: effective.to_string(),
-            available: devices.iter().map(|d| format!("{}: {}", d.index, d.name)).collect::<Vec<_>>().join(", "),
-        })
+        found.ok_or_else(|| Error::NoMatchingDevice { selector: effective.to_string(), available: devices.iter().map(|d| format!("{}: {}", d.index, d.name)).collect::<Vec<_>>().join(", ") })
     }
 }
 
@@ -109,6 +106,8 @@ pub struct EnabledFeatures {
     pub float64: bool,
     pub storage8: bool,
     pub storage16: bool,
+    pub uniform_storage8: bool,
+    pub uniform_storage16: bool,
     pub buffer_device_address: bool,
     pub vulkan_memory_model: bool,
     pub subgroup_size_control: bool,
@@ -154,9 +153,7 @@ fn pipeline_cache_path(caps: &DeviceCaps) -> Option<std::path::PathBuf> {
     if std::env::var("MATBRIDGE_PIPELINE_CACHE").is_ok_and(|v| v == "0") {
         return None;
     }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))?;
+    let base = std::env::var_os("XDG_CACHE_HOME").map(std::path::PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))?;
     let name = format!("pipelines-{:x}-{:x}-{}.bin", caps.vendor_id, caps.device_id, caps.driver_version.replace(['/', ' '], "_"));
     Some(base.join("matbridge").join(name))
 }
@@ -180,14 +177,8 @@ impl SubmitResources {
         let pool_info = vk::CommandPoolCreateInfo::default().queue_family_index(queue_family).flags(flags);
         // SAFETY: valid device; every object made here is destroyed in `destroy` or on failure below.
         let command_pool = unsafe { device.create_command_pool(&pool_info, None) }.map_err(Error::vk("vkCreateCommandPool"))?;
-        let mut res = SubmitResources {
-            command_pool,
-            cmd: vk::CommandBuffer::null(),
-            fence: vk::Fence::null(),
-            query_pool: None,
-            descriptor_pool: vk::DescriptorPool::null(),
-            descriptor_capacity: (0, 0),
-        };
+        let mut res =
+            SubmitResources { command_pool, cmd: vk::CommandBuffer::null(), fence: vk::Fence::null(), query_pool: None, descriptor_pool: vk::DescriptorPool::null(), descriptor_capacity: (0, 0) };
         let made = (|| {
             let alloc = vk::CommandBufferAllocateInfo::default().command_pool(command_pool).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1);
             // SAFETY: the pool was just created on this device.
@@ -300,21 +291,13 @@ impl Context {
         let chosen = selector.choose(&all)?.index as usize;
         let info = infos.into_iter().nth(chosen).ok_or(Error::NoDevice)?;
         if info.api_version < vk::API_VERSION_1_3 {
-            return Err(Error::ApiTooOld {
-                device: info.caps.name.clone(),
-                found: info.caps.api_version.clone(),
-                needed: "1.3".into(),
-            });
+            return Err(Error::ApiTooOld { device: info.caps.name.clone(), found: info.caps.api_version.clone(), needed: "1.3".into() });
         }
         log::info!("opening device {}: {} ({})", info.caps.index, info.caps.name, info.caps.device_type);
         let raw_instance = &instance.raw;
         // SAFETY: handle enumerated from this instance.
         let families = unsafe { raw_instance.get_physical_device_queue_family_properties(info.handle) };
-        let (queue_family, family) = families
-            .iter()
-            .enumerate()
-            .find(|(_, f)| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-            .ok_or(Error::NoDevice)?;
+        let (queue_family, family) = families.iter().enumerate().find(|(_, f)| f.queue_flags.contains(vk::QueueFlags::COMPUTE)).ok_or(Error::NoDevice)?;
         let queue_family = queue_family as u32;
         let timestamps = family.timestamp_valid_bits > 0;
 
@@ -327,6 +310,8 @@ impl Context {
             float64: caps.shader_float64,
             storage8: caps.storage_buffer_8bit,
             storage16: caps.storage_buffer_16bit,
+            uniform_storage8: caps.storage_buffer_8bit && info.uniform_storage8,
+            uniform_storage16: caps.storage_buffer_16bit && info.uniform_storage16,
             buffer_device_address: caps.buffer_device_address,
             vulkan_memory_model: caps.vulkan_memory_model,
             subgroup_size_control: caps.subgroup_size_control,
@@ -338,11 +323,12 @@ impl Context {
         };
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
         let core = vk::PhysicalDeviceFeatures::default().shader_int16(enabled.int16).shader_int64(enabled.int64).shader_float64(enabled.float64);
-        let mut f11 = vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(enabled.storage16);
+        let mut f11 = vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(enabled.storage16).uniform_and_storage_buffer16_bit_access(enabled.uniform_storage16);
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
             .shader_float16(enabled.float16)
             .shader_int8(enabled.int8)
             .storage_buffer8_bit_access(enabled.storage8)
+            .uniform_and_storage_buffer8_bit_access(enabled.uniform_storage8)
             .buffer_device_address(enabled.buffer_device_address)
             .vulkan_memory_model(enabled.vulkan_memory_model)
             .vulkan_memory_model_device_scope(enabled.vulkan_memory_model);
@@ -357,12 +343,7 @@ impl Context {
         let mut ext_names: Vec<*const i8> = Vec::new();
         let priorities = [1.0f32];
         let queue_info = [vk::DeviceQueueCreateInfo::default().queue_family_index(queue_family).queue_priorities(&priorities)];
-        let mut info_ci = vk::DeviceCreateInfo::default()
-            .queue_create_infos(&queue_info)
-            .enabled_features(&core)
-            .push_next(&mut f11)
-            .push_next(&mut f12)
-            .push_next(&mut f13);
+        let mut info_ci = vk::DeviceCreateInfo::default().queue_create_infos(&queue_info).enabled_features(&core).push_next(&mut f11).push_next(&mut f12).push_next(&mut f13);
         if enabled.cooperative_matrix {
             ext_names.push(ash::khr::cooperative_matrix::NAME.as_ptr());
             info_ci = info_ci.push_next(&mut coop);
@@ -479,8 +460,7 @@ impl Context {
     /// Returns the pipeline cache's contents, for saving to disk.
     pub fn pipeline_cache_data(&self) -> Result<Vec<u8>> {
         // SAFETY: the cache belongs to this device.
-        unsafe { self.shared.raw.get_pipeline_cache_data(self.shared.pipeline_cache) }
-            .map_err(Error::vk("vkGetPipelineCacheData"))
+        unsafe { self.shared.raw.get_pipeline_cache_data(self.shared.pipeline_cache) }.map_err(Error::vk("vkGetPipelineCacheData"))
     }
 }
 

@@ -19,12 +19,7 @@ pub fn in_ci() -> bool {
 /// Names of the devices the GPU tests run on: `MATBRIDGE_TEST_DEVICES` (comma-separated name
 /// substrings), by default lavapipe and SwiftShader.
 pub fn device_names() -> Vec<String> {
-    std::env::var("MATBRIDGE_TEST_DEVICES")
-        .unwrap_or_else(|_| "llvmpipe,swiftshader".into())
-        .split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
+    std::env::var("MATBRIDGE_TEST_DEVICES").unwrap_or_else(|_| "llvmpipe,swiftshader".into()).split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
 }
 
 /// Opens every test device with validation on. A device that cannot be opened is skipped
@@ -53,4 +48,16 @@ pub fn contexts() -> Vec<Context> {
         }
     }
     out
+}
+
+/// Compiles a WGSL test kernel to SPIR-V 1.3 with naga (as the shaders crate does).
+pub fn wgsl(name: &str, source: &str) -> Vec<u32> {
+    let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+        .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+        .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
+    let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
+    naga::back::spv::write_vec(&module, &info, &options, None).unwrap_or_else(|e| panic!("{name}: {e}"))
 }

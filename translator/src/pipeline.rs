@@ -130,13 +130,6 @@ pub fn translate_with(words: &[u32], target: &DeviceCaps, requests: &[Request]) 
     let input_version = version_string(module.version());
     let passes = Pipeline::with_requests(target, requests).run(&mut module, target)?;
     let out = module.to_words();
-    let report = Report {
-        target: target.name.clone(),
-        passes,
-        input_version,
-        output_version: version_string(module.version()),
-        input_words: words.len(),
-        output_words: out.len(),
-    };
+    let report = Report { target: target.name.clone(), passes, input_version, output_version: version_string(module.version()), input_words: words.len(), output_words: out.len() };
     Ok((out, report))
 }

@@ -218,8 +218,42 @@ fn instruction_derived() -> &'static HashSet<C> {
         set.remove(&C::VariablePointers);
         set.remove(&C::VariablePointersStorageBuffer);
         set.extend([C::DotProductInputAll, C::DotProductInput4x8Bit, C::DotProductInput4x8BitPacked]);
+        // 8- and 16-bit storage: derived from the pointer types that hold such data.
+        set.extend(STORAGE_CAPABILITIES.iter().flat_map(|(_, caps)| caps.iter().copied()));
         set
     })
+}
+
+/// The storage capabilities of 8- and 16-bit data per storage class: `[8-bit, 16-bit]`.
+const STORAGE_CAPABILITIES: [(StorageClass, [C; 2]); 6] = [
+    (StorageClass::StorageBuffer, [C::StorageBuffer8BitAccess, C::StorageBuffer16BitAccess]),
+    (StorageClass::PhysicalStorageBuffer, [C::StorageBuffer8BitAccess, C::StorageBuffer16BitAccess]),
+    (StorageClass::Uniform, [C::UniformAndStorageBuffer8BitAccess, C::UniformAndStorageBuffer16BitAccess]),
+    (StorageClass::PushConstant, [C::StoragePushConstant8, C::StoragePushConstant16]),
+    (StorageClass::Input, [C::Int8, C::StorageInputOutput16]),
+    (StorageClass::Output, [C::Int8, C::StorageInputOutput16]),
+];
+
+/// For every type id: whether it holds 8-bit and 16-bit scalars (through vectors, matrices,
+/// arrays and struct members; not through pointers).
+fn narrow_types(module: &Module) -> HashMap<Word, (bool, bool)> {
+    let mut out: HashMap<Word, (bool, bool)> = HashMap::new();
+    for inst in module.globals() {
+        let Some(id) = inst.result_id.filter(|_| inst.result_type.is_none()) else {
+            continue;
+        };
+        let flags = match inst.op() {
+            Some(Op::TypeInt | Op::TypeFloat) => (inst.word_opt(0) == Some(8), inst.word_opt(0) == Some(16)),
+            Some(Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray | Op::TypeStruct) => {
+                let members: Vec<Word> =
+                    if inst.is(Op::TypeStruct) { inst.operands.iter().filter_map(Operand::id).collect() } else { inst.operands.first().and_then(Operand::id).into_iter().collect() };
+                members.iter().filter_map(|m| out.get(m)).fold((false, false), |a, b| (a.0 || b.0, a.1 || b.1))
+            }
+            _ => continue,
+        };
+        out.insert(id, flags);
+    }
+    out
 }
 
 /// Extensions that became core, with the version.
@@ -227,7 +261,12 @@ fn core_since(ext: &str) -> Option<(u8, u8)> {
     Some(match ext {
         "SPV_KHR_storage_buffer_storage_class" | "SPV_KHR_16bit_storage" | "SPV_KHR_variable_pointers" | "SPV_KHR_device_group" | "SPV_KHR_multiview" | "SPV_KHR_shader_draw_parameters" => (1, 3),
         "SPV_KHR_no_integer_wrap_decoration" | "SPV_GOOGLE_decorate_string" | "SPV_GOOGLE_hlsl_functionality1" | "SPV_KHR_float_controls" => (1, 4),
-        "SPV_KHR_8bit_storage" | "SPV_KHR_vulkan_memory_model" | "SPV_KHR_physical_storage_buffer" | "SPV_EXT_physical_storage_buffer" | "SPV_EXT_descriptor_indexing" | "SPV_EXT_shader_viewport_index_layer" => (1, 5),
+        "SPV_KHR_8bit_storage"
+        | "SPV_KHR_vulkan_memory_model"
+        | "SPV_KHR_physical_storage_buffer"
+        | "SPV_EXT_physical_storage_buffer"
+        | "SPV_EXT_descriptor_indexing"
+        | "SPV_EXT_shader_viewport_index_layer" => (1, 5),
         "SPV_KHR_integer_dot_product" | "SPV_KHR_terminate_invocation" => (1, 6),
         _ => return None,
     })
@@ -254,6 +293,7 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
     let storage8 = [C::StorageBuffer8BitAccess, C::UniformAndStorageBuffer8BitAccess, C::StoragePushConstant8].iter().any(|c| declared.contains(c));
     let storage16 = [C::StorageBuffer16BitAccess, C::UniformAndStorageBuffer16BitAccess, C::StoragePushConstant16, C::StorageInputOutput16].iter().any(|c| declared.contains(c));
     let mut bf16_types = HashSet::new();
+    let narrow = narrow_types(module);
     // The grammar's capabilities of an enumerant, looked up once per distinct operand.
     let mut enum_caps: HashMap<(K, Word), Vec<C>> = HashMap::new();
     for inst in module.all_insts() {
@@ -278,6 +318,19 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
                 let packed = inst.operands.iter().any(|o| matches!(o, Operand::Enum(K::PackedVectorFormat, _)));
                 push(if packed { &[C::DotProductInput4x8BitPacked] } else { &[C::DotProductInputAll, C::DotProductInput4x8Bit] }, inst);
             }
+            // 8- and 16-bit data in a storage class needs its storage capability.
+            (Some(Op::TypePointer), _) => {
+                let class = inst.word_opt(0).and_then(StorageClass::from_u32);
+                let held = inst.operands.get(1).and_then(Operand::id).and_then(|t| narrow.get(&t)).copied().unwrap_or_default();
+                if let Some((_, [c8, c16])) = STORAGE_CAPABILITIES.iter().find(|(c, _)| Some(*c) == class) {
+                    if held.0 {
+                        push(&[*c8], inst);
+                    }
+                    if held.1 {
+                        push(&[*c16], inst);
+                    }
+                }
+            }
             // Width rules for types.
             (Some(Op::TypeInt), Some(8)) if !storage8 || input_closure.contains(&C::Int8) => push(&[C::Int8], inst),
             (Some(Op::TypeInt), Some(16)) if !storage16 || input_closure.contains(&C::Int16) => push(&[C::Int16], inst),
@@ -285,9 +338,7 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
             (Some(Op::TypeFloat), Some(16)) if !encoded && (!storage16 || input_closure.contains(&C::Float16)) => push(&[C::Float16], inst),
             (Some(Op::TypeFloat), Some(16)) if inst.word_opt(1) == Some(spirv::FPEncoding::BFloat16KHR as u32) => bf16_types.extend(inst.result_id),
             (Some(Op::TypeFloat), Some(64)) => push(&[C::Float64], inst),
-            (Some(Op::TypeCooperativeMatrixKHR), _) if inst.operands.first().and_then(Operand::id).is_some_and(|t| bf16_types.contains(&t)) => {
-                push(&[C::BFloat16CooperativeMatrixKHR], inst)
-            }
+            (Some(Op::TypeCooperativeMatrixKHR), _) if inst.operands.first().and_then(Operand::id).is_some_and(|t| bf16_types.contains(&t)) => push(&[C::BFloat16CooperativeMatrixKHR], inst),
             _ => {}
         }
     }
@@ -378,7 +429,9 @@ fn derive_capabilities(module: &mut Module, input_capabilities: &[Word]) -> Vec<
     let mut removed: Vec<C> = Vec::new();
     let mut seen = HashSet::new();
     module.capabilities.retain(|i| {
-        let Some(c) = i.word_opt(0).and_then(capability) else { return true };
+        let Some(c) = i.word_opt(0).and_then(capability) else {
+            return true;
+        };
         if !seen.insert(c) {
             return false; // duplicate declaration
         }
@@ -446,8 +499,12 @@ fn derive_extensions(module: &mut Module, removed: &[C]) {
 /// that needs it.
 pub fn check_target(module: &Module, target: &DeviceCaps) -> Result<()> {
     for decl in &module.capabilities {
-        let Some(c) = decl.word_opt(0).and_then(capability) else { continue };
-        let Some(feature) = feature_for(c) else { continue };
+        let Some(c) = decl.word_opt(0).and_then(capability) else {
+            continue;
+        };
+        let Some(feature) = feature_for(c) else {
+            continue;
+        };
         if target_has(target, feature) {
             continue;
         }

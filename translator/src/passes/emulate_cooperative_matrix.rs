@@ -323,7 +323,8 @@ impl Emulator<'_> {
     fn rewrite(&mut self, bld: &mut Builder<'_>, inst: &Inst, defs: &HashMap<Word, Inst>) -> Result<()> {
         match inst.op() {
             Some(Op::CooperativeMatrixLengthKHR) => {
-                let l = self.layouts.get(&inst.id(0)?).copied().ok_or_else(|| Error::Invalid { site: bld.module.site(inst), message: "the length of a type that is not a cooperative matrix".into() })?;
+                let l =
+                    self.layouts.get(&inst.id(0)?).copied().ok_or_else(|| Error::Invalid { site: bld.module.site(inst), message: "the length of a type that is not a cooperative matrix".into() })?;
                 let c = bld.module.constant_u32(l.len);
                 self.replace.insert(inst.result()?, c);
                 Ok(())
@@ -436,9 +437,13 @@ impl Emulator<'_> {
             return false;
         }
         let pointee = |p: Word| self.types.type_of(p).and_then(|t| self.types.defs.get(&t)).and_then(|d| d.id(1).ok());
-        let Some(mut ty) = pointee(ids[0]) else { return false };
+        let Some(mut ty) = pointee(ids[0]) else {
+            return false;
+        };
         for idx in &ids[1..ids.len() - 1] {
-            let Some(def) = self.types.defs.get(&ty) else { return false };
+            let Some(def) = self.types.defs.get(&ty) else {
+                return false;
+            };
             ty = match def.op() {
                 Some(Op::TypeStruct) => match self.types.const_u32(*idx).and_then(|k| def.operands.get(k as usize)).and_then(Operand::id) {
                     Some(t) => t,

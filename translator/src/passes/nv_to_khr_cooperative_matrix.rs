@@ -139,7 +139,9 @@ impl Rewriter<'_> {
         if let Some(k) = self.khr_type.get(&(ty, role)) {
             return *k;
         }
-        let Some(d) = self.derived.get(&ty) else { return ty };
+        let Some(d) = self.derived.get(&ty) else {
+            return ty;
+        };
         if let Some(c) = self.derived_for.get(&(ty, role)) {
             return *c;
         }
@@ -218,10 +220,7 @@ impl Pass for NvToKhrCooperativeMatrix {
                     derived.insert(inst.result()?, inst.clone());
                 }
                 Some(Op::TypeStruct | Op::TypeFunction) if ids_of(inst).any(contains) => {
-                    return Err(Error::Invalid {
-                        site: module.site(inst),
-                        message: "cooperative matrices inside structs or function signatures are not supported yet".into(),
-                    });
+                    return Err(Error::Invalid { site: module.site(inst), message: "cooperative matrices inside structs or function signatures are not supported yet".into() });
                 }
                 _ => {}
             }
@@ -240,11 +239,7 @@ impl Pass for NvToKhrCooperativeMatrix {
         let mut free: HashSet<Word> = module.globals().iter().filter(|i| !i.is(Op::Variable) && is_nv_value(i)).filter_map(|i| i.result_id).collect();
         let all_body = || module.functions.iter().flat_map(|f| f.insts());
         free.extend(all_body().filter(|i| i.is(Op::Undef) && is_nv_value(i)).filter_map(|i| i.result_id));
-        let defs: HashMap<Word, Inst> = module
-            .all_insts()
-            .filter(|i| i.result_type.is_some_and(is_matrix_ty))
-            .filter_map(|i| i.result_id.map(|id| (id, i.clone())))
-            .collect();
+        let defs: HashMap<Word, Inst> = module.all_insts().filter(|i| i.result_type.is_some_and(is_matrix_ty)).filter_map(|i| i.result_id.map(|id| (id, i.clone()))).collect();
         let node = |id: Word| defs.contains_key(&id) && !free.contains(&id);
 
         // Classes of values that must share one Use, and direct roles from MulAdd operands.
@@ -337,11 +332,7 @@ impl Pass for NvToKhrCooperativeMatrix {
                 let site_inst = module.all_insts().find(|i| i.is(Op::CooperativeMatrixMulAddNV) && i.at() == site_offset).unwrap_or(def);
                 return Err(Error::Invalid {
                     site: module.site(site_inst),
-                    message: format!(
-                        "matrix value %{id} ({}) is used as {}; only matrices loaded from memory or variables can be split into several uses",
-                        def.name(),
-                        names.join(" and ")
-                    ),
+                    message: format!("matrix value %{id} ({}) is used as {}; only matrices loaded from memory or variables can be split into several uses", def.name(), names.join(" and ")),
                 });
             }
             let nv = base_nv(def.ty()?);
