@@ -87,3 +87,168 @@ fn staged_gemm_matches_the_reference_emulated_and_native() {
         }
     }
 }
+
+/// Translates the spvasm test kernel `name` for `target`; `None` where a native target does not
+/// list one of its shapes (shape legalization is not in this test's scope).
+fn kernel_for(name: &str, target: &DeviceCaps, expect_emulated: bool) -> Option<Vec<u32>> {
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/{name}.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let input = tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel (bash .ci/install-deps.sh)");
+    match translate(&input, target) {
+        Ok((words, report)) => {
+            assert_eq!(emulated(&report) > 0, expect_emulated, "{name} for {}: {report:?}", target.name);
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{name} for {}: {e}", target.name));
+            Some(words)
+        }
+        Err(matbridge_translator::Error::Unsupported { missing, .. }) if !expect_emulated => {
+            eprintln!("{name}: {} does not list {missing}", target.name);
+            None
+        }
+        Err(e) => panic!("{name} for {}: {e}", target.name),
+    }
+}
+
+fn pipeline(ctx: &Context, words: &[u32], bindings: u32, push_constant_bytes: u32) -> matbridge_runtime::Pipeline {
+    let spec = [matbridge_runtime::SpecConstant::u32(0, ctx.caps().subgroup_size)];
+    ctx.create_pipeline(&PipelineDesc { spirv: words, bindings, push_constant_bytes, spec_constants: &spec, ..Default::default() }).unwrap()
+}
+
+#[test]
+fn f16_epilogue_kernel_matches_the_reference() {
+    for ctx in common::contexts() {
+        for (target, expect_emulated) in targets(&ctx) {
+            if !(target.shader_float16 && target.storage_buffer_16bit) {
+                eprintln!("{}: no f16 (type legalization is not implemented)", target.name);
+                continue;
+            }
+            let Some(words) = kernel_for("coop_f16_ops", &target, expect_emulated) else { continue };
+            let what = format!("{} ({})", ctx.caps().name, if expect_emulated { "emulated" } else { "native" });
+            // Odd strides: A rows 3 uvec4 (24 halves) apart, B columns 19 halves, C columns 21
+            // floats, G rows 17 halves.
+            let (sa, sb, sc, sd) = (3usize, 19usize, 21usize, 17usize);
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+            let mut value = || (rng.random_range(-16i32..16) as f32) / 8.0;
+            let a: Vec<f32> = (0..16 * sa * 8).map(|_| value()).collect();
+            let b: Vec<f32> = (0..16 * sb).map(|_| value()).collect();
+            let c: Vec<f32> = (0..16 * sc).map(|_| value()).collect();
+            let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+            let p = pipeline(&ctx, &words, 5, 16);
+            let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+            let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+            let bc = ctx.buffer_from_slice(&c, "c").unwrap();
+            let mut bg = ctx.zeroed_buffer::<u16>(16 * sd, "g").unwrap();
+            let mut br = ctx.zeroed_buffer::<f32>(256, "r").unwrap();
+            let push: Vec<u8> = [sa, sb, sc, sd].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bg, &br], push_constants: &push, groups: [1, 1, 1] }]).unwrap();
+            let g: Vec<u16> = ctx.read_buffer(&mut bg).unwrap();
+            let r: Vec<f32> = ctx.read_buffer(&mut br).unwrap();
+            for i in 0..16 {
+                for j in 0..16 {
+                    let cij = c[j * sc + i];
+                    let d: f32 = (0..16).map(|k| a[i * sa * 8 + k] * b[j * sb + k]).sum::<f32>() + cij;
+                    let f = 0.5 * d + cij;
+                    // Operands are multiples of 1/8 below 2: f is exact in f32.
+                    assert_eq!(r[i * 16 + j], f.max(0.0), "{what}: R[{i}][{j}]");
+                    let want = half::f16::from_f32(f).to_f32();
+                    let got = half::f16::from_bits(g[i * sd + j]).to_f32();
+                    assert!((got - want).abs() <= want.abs() / 1024.0, "{what}: G[{i}][{j}] = {got}, expected {want}");
+                }
+            }
+            ctx.check_validation().unwrap();
+        }
+    }
+}
+
+/// What `coop_int8_flags.spvasm` writes: three 16x16 results from one 16x32 by 32x16 product.
+fn int8_reference(a: &[u8], sa: usize, b: &[u8], sb: usize, c: &[u32]) -> Vec<u32> {
+    let mut out = vec![0u32; 768];
+    for i in 0..16 {
+        for j in 0..16 {
+            let (mut su, mut ss, mut uu) = (0i64, 0i64, 0i64);
+            for k in 0..32 {
+                let (x, y) = (a[i * sa + k], b[j * sb + k]);
+                su += x as i8 as i64 * y as i64;
+                ss += x as i8 as i64 * y as i8 as i64;
+                uu += x as i64 * y as i64;
+            }
+            let cij = c[i * 16 + j];
+            out[i * 16 + j] = (cij as i32 as i64 + su) as i32 as u32;
+            out[256 + i * 16 + j] = (cij as i32 as i64 + ss).clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32;
+            out[512 + i * 16 + j] = (cij as i64 + uu).clamp(0, u32::MAX as i64) as u32;
+        }
+    }
+    out
+}
+
+#[test]
+fn int8_operand_flags_and_saturation_match_the_reference() {
+    for ctx in common::contexts() {
+        for (target, expect_emulated) in targets(&ctx) {
+            if !(target.shader_int8 && target.storage_buffer_8bit) {
+                eprintln!("{}: no int8 (type legalization is not implemented)", target.name);
+                continue;
+            }
+            let Some(words) = kernel_for("coop_int8_flags", &target, expect_emulated) else { continue };
+            let what = format!("{} ({})", ctx.caps().name, if expect_emulated { "emulated" } else { "native" });
+            // A rows 37 bytes apart, B columns 9 words (36 bytes) apart.
+            let (sa, sb_words) = (37usize, 9usize);
+            let sb = sb_words * 4;
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+            let mut a: Vec<u8> = (0..16 * sa).map(|_| rng.random()).collect();
+            let b: Vec<u8> = (0..16 * sb).map(|_| rng.random()).collect();
+            let mut c: Vec<u32> = (0..256).map(|_| rng.random_range(-100_000i32..100_000) as u32).collect();
+            // Extremes: rows of -128/127/255 bytes, accumulators at the limits of s32 and u32.
+            a[..32].fill(0x80);
+            a[sa..sa + 32].fill(0x7f);
+            a[2 * sa..2 * sa + 32].fill(0xff);
+            for (j, v) in [i32::MAX as u32 - 50, i32::MIN as u32 + 50, u32::MAX - 50, i32::MAX as u32, 0, u32::MAX].iter().enumerate() {
+                c[j] = *v;
+                c[16 + j] = *v;
+                c[32 + j] = *v;
+            }
+            let p = pipeline(&ctx, &words, 4, 8);
+            let ba = ctx.buffer_from_slice(&a, "a").unwrap();
+            let bb = ctx.buffer_from_slice(&b, "b").unwrap();
+            let bc = ctx.buffer_from_slice(&c, "c").unwrap();
+            let mut bo = ctx.zeroed_buffer::<u32>(768, "out").unwrap();
+            let push: Vec<u8> = [sa as u32, sb_words as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bo], push_constants: &push, groups: [1, 1, 1] }]).unwrap();
+            let got: Vec<u32> = ctx.read_buffer(&mut bo).unwrap();
+            let want = int8_reference(&a, sa, &b, sb, &c);
+            for (n, (g, w)) in got.iter().zip(&want).enumerate() {
+                let form = ["s8*u8+s32", "s8*s8+s32 saturating", "u8*u8+u32 saturating"][n / 256];
+                assert_eq!(g, w, "{what}: {form} [{}][{}] (C = {:#x})", n % 256 / 16, n % 16, c[n % 256]);
+            }
+            ctx.check_validation().unwrap();
+        }
+    }
+}
+
+#[test]
+fn nv_kernel_runs_through_khr_native_and_emulated() {
+    for ctx in common::contexts() {
+        for (target, expect_emulated) in targets(&ctx) {
+            if !(target.shader_float16 && target.storage_buffer_16bit) {
+                eprintln!("{}: no f16 (type legalization is not implemented)", target.name);
+                continue;
+            }
+            let Some(words) = kernel_for("nv_square_f16", &target, expect_emulated) else { continue };
+            let what = format!("{} ({})", ctx.caps().name, if expect_emulated { "emulated" } else { "native" });
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+            let a: Vec<f32> = (0..256).map(|_| (rng.random_range(-8i32..8) as f32) / 4.0).collect();
+            let bits: Vec<u16> = a.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect();
+            let p = pipeline(&ctx, &words, 2, 0);
+            let ba = ctx.buffer_from_slice(&bits, "a").unwrap();
+            let mut bc = ctx.zeroed_buffer::<u16>(256, "c").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
+            let got: Vec<u16> = ctx.read_buffer(&mut bc).unwrap();
+            for i in 0..16 {
+                for j in 0..16 {
+                    // Multiples of 1/16 below 64: exact in f16.
+                    let want: f32 = (0..16).map(|k| a[i * 16 + k] * a[k * 16 + j]).sum::<f32>() + 1.0;
+                    assert_eq!(half::f16::from_bits(got[i * 16 + j]).to_f32(), want, "{what}: C[{i}][{j}]");
+                }
+            }
+            ctx.check_validation().unwrap();
+        }
+    }
+}

@@ -218,6 +218,10 @@ fn dimension(module: &mut Module, types: &Types, id: Word) -> Result<u32> {
     let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(id)) else {
         return Err(Error::Malformed { offset: 0, message: format!("cooperative-matrix dimension %{id} is not defined") });
     };
+    if def.is(Op::Constant) {
+        // A specialization constant this pass froze for an earlier matrix type.
+        return def.word(0);
+    }
     if def.is(Op::SpecConstant) {
         let value = def.word(0)?;
         def.opcode = Op::Constant as u32;
