@@ -40,22 +40,25 @@ fn translate_fails_cleanly_and_writes_nothing() {
     let dir = tempdir();
     let out = dir.join("never.spv");
     let input = concat!(env!("CARGO_MANIFEST_DIR"), "/translator/tests/in/nv_to_khr/nv_matmul_f16.spvasm");
-    // A target without cooperative matrices.
+    // A target without f16 (SwiftShader): the emulated module still needs shaderFloat16.
     let r = matbridge().args(["translate", input, "-o"]).arg(&out).args(["--target", "swiftshader"]).output().unwrap();
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(!r.status.success());
-    assert!(err.contains("OpTypeCooperativeMatrixNV") && err.contains("word offset") && err.contains("VK_KHR_cooperative_matrix"), "{err}");
+    assert!(err.contains("Float16") && err.contains("word offset") && err.contains("shaderFloat16"), "{err}");
     assert!(!out.exists());
-    // A shape the target does not list: the H100 profile without its f16->f32 16x16x16 row.
+    // A shape the target does not list (the H100 profile without its f16->f32 16x16x16 row) is
+    // emulated, and the report says so.
     let mut caps = matbridge_translator::DeviceCaps::h100();
     caps.cooperative_matrix.retain(|r| !(r.m == 16 && r.n == 16 && r.k == 16 && r.c == matbridge_translator::profile::ComponentType::F32));
     let caps_file = dir.join("caps.json");
     std::fs::write(&caps_file, serde_json::to_string(&vec![caps]).unwrap()).unwrap();
-    let r = matbridge().args(["translate", input, "-o"]).arg(&out).arg("--target").arg(&caps_file).output().unwrap();
-    let err = String::from_utf8_lossy(&r.stderr);
-    assert!(!r.status.success());
-    assert!(err.contains("16x16x16 f16*f16+f32->f32") && err.contains("OpCooperativeMatrixMulAddKHR"), "{err}");
-    assert!(!out.exists());
+    let emulated = dir.join("emulated.spv");
+    let r = matbridge().args(["translate", input, "--report", "-o"]).arg(&emulated).arg("--target").arg(&caps_file).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let pass = report["passes"].as_array().unwrap().iter().find(|p| p["name"] == "emulate-cooperative-matrix").unwrap();
+    assert_eq!(pass["rewritten"]["OpCooperativeMatrixMulAddKHR"], 1, "{report}");
+    assert!(emulated.exists());
     // Truncated binary input.
     let bad = dir.join("bad.spv");
     std::fs::write(&bad, [0x03, 0x02, 0x23, 0x07, 0, 3, 1, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0x11, 0, 9, 0]).unwrap();

@@ -5,8 +5,9 @@
 //! shape or component type when the target has no cooperative matrices, lists no row with a
 //! component type (e.g. fp8 on the H100), or lists no row for a MulAdd's M x N x K and types.
 //! Matrices whose dimensions are specialization constants are checked at MulAdd only when the
-//! constants' defaults are known. Until subgroup emulation exists this is where unsupported
-//! cooperative-matrix code stops. Applies to every target.
+//! constants' defaults are known. `EmulateCooperativeMatrix` runs first and lowers every module
+//! this check would refuse, so it finds nothing to refuse unless the emulation was left out.
+//! Applies to every target.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -60,13 +61,23 @@ impl Pass for CheckCooperativeMatrix {
     }
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
-        let target = cx.target;
+        match first_unlisted(module, cx.target)? {
+            Some(e) => Err(e),
+            None => Ok(Outcome::unchanged()),
+        }
+    }
+}
+
+/// The first KHR matrix type or MulAdd of `module` that `target` does not list, as the error
+/// naming it; `None` when the target runs every one natively (or there are none).
+pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Error>> {
+    {
         let Some(first) = module.globals().iter().find(|i| i.is(Op::TypeCooperativeMatrixKHR)) else {
-            return Ok(Outcome::unchanged());
+            return Ok(None);
         };
         let unsupported = |inst: &Inst, missing: String| Error::Unsupported { site: module.site(inst), target: target.name.clone(), missing };
         if !target.has_cooperative_matrix() {
-            return Err(unsupported(first, "VK_KHR_cooperative_matrix (subgroup emulation of cooperative matrices is not implemented yet)".into()));
+            return Ok(Some(unsupported(first, "VK_KHR_cooperative_matrix".into())));
         }
         let types = Types::new(module);
         for inst in module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixKHR)) {
@@ -84,7 +95,7 @@ impl Pass for CheckCooperativeMatrix {
             });
             if !listed {
                 let name = comp.map_or_else(|| format!("component type %{component}"), |c| format!("{c}"));
-                return Err(unsupported(inst, format!("cooperative matrices of {name} (no listed shape uses it)")));
+                return Ok(Some(unsupported(inst, format!("cooperative matrices of {name} (no listed shape uses it)"))));
             }
         }
         // Each MulAdd's shape and types: (component, rows, columns) of a matrix type.
@@ -114,10 +125,10 @@ impl Pass for CheckCooperativeMatrix {
                     continue;
                 };
                 if target.find_coop_shape(m, n, k, ca, cb, cc, cr).is_none() {
-                    return Err(unsupported(inst, format!("cooperative-matrix shape {m}x{n}x{k} {ca}*{cb}+{cc}->{cr}")));
+                    return Ok(Some(unsupported(inst, format!("cooperative-matrix shape {m}x{n}x{k} {ca}*{cb}+{cc}->{cr}"))));
                 }
             }
         }
-        Ok(Outcome::unchanged())
+        Ok(None)
     }
 }

@@ -1,5 +1,5 @@
 //! `EmulateCooperativeMatrix`: SPV_KHR_cooperative_matrix -> plain code with subgroup
-//! broadcasts, for targets without VK_KHR_cooperative_matrix.
+//! broadcasts, for targets without VK_KHR_cooperative_matrix or without the module's shapes.
 //!
 //! # The distribution
 //!
@@ -44,13 +44,16 @@
 //! specialization constants with defaults (those are frozen to their defaults: specialize the
 //! module before translating it to use other values); stores not in a loop header block when
 //! the target's subgroup can be wider than `P`. Anything else is an error naming the
-//! instruction. Applies to targets without cooperative matrices.
+//! instruction. Applies to every target: a module runs emulated where the target has no
+//! cooperative matrices or does not list one of its matrix types or MulAdd shapes (all of its
+//! matrices are emulated then, since they flow into one another), and is left alone otherwise.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
+use crate::passes::check_cooperative_matrix::{component_type, first_unlisted};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
 use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, MemoryAccess, Op, Scope, StorageClass, Word};
@@ -105,16 +108,17 @@ impl Pass for EmulateCooperativeMatrix {
         "emulate-cooperative-matrix"
     }
 
-    fn applies(&self, target: &DeviceCaps) -> bool {
-        !target.has_cooperative_matrix()
+    fn applies(&self, _target: &DeviceCaps) -> bool {
+        true
     }
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
-        if !module.globals().iter().any(|i| i.is(Op::TypeCooperativeMatrixKHR)) {
-            return Ok(outcome);
-        }
         let target = cx.target;
+        match first_unlisted(module, target)? {
+            None => return Ok(outcome),
+            Some(reason) => log::info!("emulating the module's cooperative matrices: {reason}"),
+        }
         let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size };
         let max_subgroup = target.max_subgroup_size.max(target.subgroup_size);
         let types = Types::new(module);
@@ -191,8 +195,10 @@ fn layouts(module: &mut Module, types: &Types, target: &DeviceCaps, min_subgroup
         let scalar = if let Some((w, _)) = types.int(component) {
             Scalar::Int(w)
         } else if let Some((w, encoding)) = types.float(component) {
-            if encoding.is_some() && !target.shader_bfloat16 {
-                return Err(unsupported(module, format!("the component type %{component} (a float with encoding {encoding:?}) of this cooperative matrix")));
+            let bf16 = encoding == Some(spirv::FPEncoding::BFloat16KHR as u32);
+            if encoding.is_some() && !(bf16 && target.shader_bfloat16) {
+                let name = component_type(types, component, None).map_or_else(|| format!("%{component}"), |c| c.to_string());
+                return Err(unsupported(module, format!("cooperative matrices of {name} components (not listed, and the emulation has no {name} arithmetic)")));
             }
             Scalar::Float(w)
         } else {
