@@ -12,6 +12,11 @@ use rand::{Rng, SeedableRng};
 
 const GEMM: &str = include_str!("kernels/coop_gemm_staged.wgsl");
 
+/// The staged GEMM's WGSL for operand type `elem` and `frag` x `frag` fragments.
+fn gemm_source(elem: &str, frag: u32) -> String {
+    GEMM.replace("ELEM", elem).replace("FRAG", &frag.to_string()).replace("MAT", &format!("coop_mat{frag}x{frag}"))
+}
+
 /// The targets to translate for on `ctx`, with whether the translation must emulate: the device
 /// itself (emulated where it has no cooperative matrices; on a device with them, emulated only
 /// where it lacks a shape the kernel uses, which `None` leaves open), and where it has
@@ -42,10 +47,10 @@ fn mode(report: &matbridge_translator::Report, expect_emulated: Option<bool>) ->
 
 /// Runs the staged GEMM (`elem` = "f32" or "f16") at m x n x k on `ctx` translated for `target`
 /// and compares it with an f64 computation from the same rounded operands.
-fn run_gemm(ctx: &Context, target: &DeviceCaps, expect_emulated: Option<bool>, elem: &str, (m, n, k): (usize, usize, usize), seed: u64) {
-    let input = common::wgsl("coop_gemm_staged", &GEMM.replace("ELEM", elem));
+fn run_gemm(ctx: &Context, target: &DeviceCaps, expect_emulated: Option<bool>, (elem, frag): (&str, u32), (m, n, k): (usize, usize, usize), seed: u64) {
+    let input = common::wgsl("coop_gemm_staged", &gemm_source(elem, frag));
     let (words, report) = translate(&input, target).unwrap_or_else(|e| panic!("{} {elem}: {e}", target.name));
-    let what = format!("{} ({}) {elem} {m}x{n}x{k}", ctx.caps().name, mode(&report, expect_emulated));
+    let what = format!("{} ({}) {elem} {frag}x{frag} fragments, {m}x{n}x{k}", ctx.caps().name, mode(&report, expect_emulated));
     eprintln!("{what}");
     tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{what}: {e}"));
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
@@ -70,7 +75,8 @@ fn run_gemm(ctx: &Context, target: &DeviceCaps, expect_emulated: Option<bool>, e
     let mut push: Vec<u8> = [m as u32, n as u32, k as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
     push.extend(alpha.to_le_bytes());
     push.extend(beta.to_le_bytes());
-    let groups = [n.div_ceil(32) as u32, m.div_ceil(32) as u32, 1];
+    let tile = 2 * frag as usize;
+    let groups = [n.div_ceil(tile) as u32, m.div_ceil(tile) as u32, 1];
     ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &push, groups }]).unwrap_or_else(|e| panic!("{what}: {e}"));
     eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
     let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
@@ -90,9 +96,11 @@ fn run_gemm(ctx: &Context, target: &DeviceCaps, expect_emulated: Option<bool>, e
 fn staged_gemm_matches_the_reference_emulated_and_native() {
     for ctx in common::contexts() {
         for (target, expect_emulated) in targets(&ctx) {
-            run_gemm(&ctx, &target, expect_emulated, "f32", (96, 64, 80), 1);
+            run_gemm(&ctx, &target, expect_emulated, ("f32", 16), (96, 64, 80), 1);
+            run_gemm(&ctx, &target, expect_emulated, ("f32", 8), (40, 56, 72), 2);
             if target.shader_float16 && target.storage_buffer_16bit {
-                run_gemm(&ctx, &target, expect_emulated, "f16", (64, 96, 48), 2);
+                run_gemm(&ctx, &target, expect_emulated, ("f16", 16), (64, 96, 48), 3);
+                run_gemm(&ctx, &target, expect_emulated, ("f16", 8), (48, 32, 40), 4);
             }
         }
     }

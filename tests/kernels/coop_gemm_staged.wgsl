@@ -1,14 +1,15 @@
 // A tiled GEMM on cooperative matrices, as the public Vulkan matmul benchmarks write it:
-// operand tiles staged in workgroup memory by the whole workgroup, 16x16 fragments loaded from
+// operand tiles staged in workgroup memory by the whole workgroup, fragments loaded from
 // there, accumulators kept in registers across the K loop.
 //
 //   c = alpha * a * b + beta * c     (a: M x K row-major, b: K x N row-major, c: M x N f32)
 //
-// One workgroup computes a 32x32 tile of c as 2x2 fragments. The kernel does not assume a
-// sub-group size: sub-group `s` of `n` takes fragments s, s + n, ... (fewer than four
-// sub-groups each take several, more leave some idle). A is read row-major, B column-major
-// from a transposed staging tile. The epilogue goes through workgroup memory.
-// `ELEM` is replaced by the operand type (f32 or f16) before naga compiles it.
+// Fragments are FRAG x FRAG (8 or 16); one workgroup computes a (2 FRAG)^2 tile of c as 2x2
+// fragments, in K steps of 16. The kernel does not assume a sub-group size: sub-group `s` of
+// `n` takes fragments s, s + n, ... (fewer than four sub-groups each take several, more leave
+// some idle). A is read row-major, B column-major from a transposed staging tile. The epilogue
+// goes through workgroup memory. Before naga compiles it, `ELEM` is replaced by the operand
+// type (f32 or f16), `FRAG` by the fragment size and `MAT` by `coop_mat8x8` or `coop_mat16x16`.
 enable f16;
 enable wgpu_cooperative_matrix;
 
@@ -25,21 +26,26 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 var<immediate> p: Params;
 
-const BM: u32 = 32u;
-const BN: u32 = 32u;
+const F: u32 = FRAGu;
+const BM: u32 = 2u * F;
+const BN: u32 = 2u * F;
 const BK: u32 = 16u;
 const THREADS: u32 = 64u;
 
-var<workgroup> a_tile: array<ELEM, 512>;   // BM x BK, row-major
-var<workgroup> b_tile: array<ELEM, 512>;   // BK x BN, stored transposed: (k, n) at n * BK + k
-var<workgroup> c_tile: array<f32, 1024>;   // BM x BN, row-major
+var<workgroup> a_tile: array<ELEM, BM * BK>;   // row-major
+var<workgroup> b_tile: array<ELEM, BK * BN>;   // transposed: (k, n) at n * BK + k
+var<workgroup> c_tile: array<f32, BM * BN>;    // row-major
 
-fn fragment_mul(i: u32, acc: coop_mat16x16<f32, C>) -> coop_mat16x16<f32, C> {
+fn fragment_mul(i: u32, acc_in: MAT<f32, C>) -> MAT<f32, C> {
     let fm = i / 2u;
     let fn_ = i % 2u;
-    let fa = coopLoadT<coop_mat16x16<ELEM, A>>(&a_tile[fm * 16u * BK], BK);
-    let fb = coopLoad<coop_mat16x16<ELEM, B>>(&b_tile[fn_ * 16u * BK], BK);
-    return coopMultiplyAdd(fa, fb, acc);
+    var acc = acc_in;
+    for (var kk = 0u; kk < BK; kk += F) {
+        let fa = coopLoadT<MAT<ELEM, A>>(&a_tile[fm * F * BK + kk], BK);
+        let fb = coopLoad<MAT<ELEM, B>>(&b_tile[fn_ * F * BK + kk], BK);
+        acc = coopMultiplyAdd(fa, fb, acc);
+    }
+    return acc;
 }
 
 @compute @workgroup_size(64)
@@ -51,10 +57,10 @@ fn main(
 ) {
     let m0 = wg.y * BM;
     let n0 = wg.x * BN;
-    var acc0 = coop_mat16x16<f32, C>();
-    var acc1 = coop_mat16x16<f32, C>();
-    var acc2 = coop_mat16x16<f32, C>();
-    var acc3 = coop_mat16x16<f32, C>();
+    var acc0 = MAT<f32, C>();
+    var acc1 = MAT<f32, C>();
+    var acc2 = MAT<f32, C>();
+    var acc3 = MAT<f32, C>();
     for (var k0 = 0u; k0 < p.k; k0 += BK) {
         for (var j = tid; j < BM * BK; j += THREADS) {
             let r = j / BK;
@@ -89,21 +95,21 @@ fn main(
         }
         workgroupBarrier();
     }
-    // Fragment i covers rows (i / 2) * 16.., columns (i % 2) * 16.. of the tile.
+    // Fragment i covers rows (i / 2) * F.., columns (i % 2) * F.. of the tile.
     if sg < 4u {
-        coopStoreT(acc0, &c_tile[(sg / 2u) * 16u * BN + (sg % 2u) * 16u], BN);
+        coopStoreT(acc0, &c_tile[(sg / 2u) * F * BN + (sg % 2u) * F], BN);
     }
     if sg + nsg < 4u {
         let i = sg + nsg;
-        coopStoreT(acc1, &c_tile[(i / 2u) * 16u * BN + (i % 2u) * 16u], BN);
+        coopStoreT(acc1, &c_tile[(i / 2u) * F * BN + (i % 2u) * F], BN);
     }
     if sg + 2u * nsg < 4u {
         let i = sg + 2u * nsg;
-        coopStoreT(acc2, &c_tile[(i / 2u) * 16u * BN + (i % 2u) * 16u], BN);
+        coopStoreT(acc2, &c_tile[(i / 2u) * F * BN + (i % 2u) * F], BN);
     }
     if sg + 3u * nsg < 4u {
         let i = sg + 3u * nsg;
-        coopStoreT(acc3, &c_tile[(i / 2u) * 16u * BN + (i % 2u) * 16u], BN);
+        coopStoreT(acc3, &c_tile[(i / 2u) * F * BN + (i % 2u) * F], BN);
     }
     workgroupBarrier();
     for (var j = tid; j < BM * BN; j += THREADS) {

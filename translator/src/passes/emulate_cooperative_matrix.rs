@@ -312,6 +312,11 @@ enum PointerBase {
 }
 
 impl Emulator<'_> {
+    /// The layout of matrix type `ty`, or an error naming `inst` when `ty` is not one.
+    fn layout(&self, bld: &Builder<'_>, inst: &Inst, ty: Word) -> Result<Layout> {
+        self.layouts.get(&ty).copied().ok_or_else(|| Error::Invalid { site: bld.module.site(inst), message: format!("%{ty} is not a cooperative-matrix type") })
+    }
+
     fn layout_of_value(&self, v: Word) -> Option<Layout> {
         self.types.type_of(v).and_then(|t| self.layouts.get(&t)).copied()
     }
@@ -343,7 +348,7 @@ impl Emulator<'_> {
             Some(Op::CooperativeMatrixStoreKHR) => self.store(bld, inst, defs),
             Some(Op::CooperativeMatrixMulAddKHR) => self.mul_add(bld, inst),
             Some(Op::CompositeConstruct) => {
-                let l = self.layouts[&inst.ty()?];
+                let l = self.layout(bld, inst, inst.ty()?)?;
                 let part = inst.id(0)?;
                 if inst.operands.len() != 1 {
                     return Err(Error::Invalid { site: bld.module.site(inst), message: "a cooperative matrix constructed from more than one value".into() });
@@ -359,7 +364,7 @@ impl Emulator<'_> {
     /// Applies `inst` to each element: matrix operands are read element by element.
     fn element_wise(&self, bld: &mut Builder<'_>, inst: &Inst) -> Result<()> {
         let ty = inst.ty()?;
-        let l = self.layouts[&ty];
+        let l = self.layout(bld, inst, ty)?;
         let op = match inst.op() {
             Some(Op::MatrixTimesScalar) => match l.scalar {
                 Scalar::Float(_) => Op::FMul,
@@ -572,7 +577,7 @@ impl Emulator<'_> {
 
     fn load(&self, bld: &mut Builder<'_>, inst: &Inst, defs: &HashMap<Word, Inst>) -> Result<()> {
         let ty = inst.ty()?;
-        let l = self.layouts[&ty];
+        let l = self.layout(bld, inst, ty)?;
         let pointer = inst.id(0)?;
         let layout = inst.id(1)?;
         let stride = inst.operands.get(2).and_then(Operand::id);
@@ -689,7 +694,7 @@ impl Emulator<'_> {
         let (Some(la), Some(lb), Some(lc)) = (self.layout_of_value(a), self.layout_of_value(b), self.layout_of_value(c)) else {
             return Err(Error::Invalid { site: bld.module.site(inst), message: "a MulAdd operand is not a cooperative matrix".into() });
         };
-        let lr = self.layouts[&ty];
+        let lr = self.layout(bld, inst, ty)?;
         let (m, k, n) = (la.rows, la.cols, lb.cols);
         if lb.rows != k || (lc.rows, lc.cols) != (m, n) || (lr.rows, lr.cols) != (m, n) {
             return Err(Error::Invalid {

@@ -1,0 +1,130 @@
+//! Cooperative-matrix emulation speed on every Vulkan device that opens (or those named):
+//! - the staged cooperative-matrix GEMM (`tests/kernels/coop_gemm_staged.wgsl`, f16 -> f32 where
+//!   the device has f16, else f32) at 512^3, emulated by matbridge, and native where the device
+//!   lists its fragment shape; pipeline creation and run time;
+//! - the matmul API's own path on the device (subgroup tiled on devices without cooperative
+//!   matrices) and its CPU path, same size and types;
+//! - the cost of one emulated MulAdd (with its two fragment loads from workgroup memory) per
+//!   sub-group, for every lane count the emulation can spread a fragment over on the device.
+//!
+//! `cargo bench --bench coop_emulation [-- NAME...]` (device name substrings; default: all)
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use matbridge::matmul::api::Matbridge;
+use matbridge::matmul::MatmulDesc;
+use matbridge::DType;
+use matbridge_runtime::{Context, DeviceSelector, Dispatch, PipelineDesc};
+use matbridge_translator::{translate, DeviceCaps};
+use std::time::Instant;
+
+const GEMM: &str = include_str!("../tests/kernels/coop_gemm_staged.wgsl");
+const LOOP: &str = include_str!("../tests/kernels/coop_muladd_loop.wgsl");
+const SIZE: usize = 512;
+
+fn source(template: &str, elem: &str, frag: u32) -> String {
+    template.replace("ELEM", elem).replace("FRAG", &frag.to_string()).replace("MAT", &format!("coop_mat{frag}x{frag}"))
+}
+
+/// Translates `words` for `target`; `None` where native is asked for and the device would
+/// need emulation.
+fn translated(words: &[u32], target: &DeviceCaps, native: bool) -> Option<Vec<u32>> {
+    let (out, report) = translate(words, target).expect("translate");
+    let emulated = report.passes.iter().any(|p| p.name == "emulate-cooperative-matrix" && p.changed);
+    (emulated != native).then_some(out)
+}
+
+fn without_coop(caps: &DeviceCaps) -> DeviceCaps {
+    let mut c = caps.clone();
+    c.cooperative_matrix.clear();
+    c
+}
+
+/// Best GPU (or wall) seconds of `reps` timed runs after one warm-up.
+fn time(ctx: &Context, d: &[Dispatch<'_>], reps: u32) -> f64 {
+    ctx.run(d).expect("run");
+    (0..reps).map(|_| ctx.run(d).expect("run")).map(|s| s.gpu_time.unwrap_or(s.wall_time).as_secs_f64()).fold(f64::INFINITY, f64::min)
+}
+
+fn gemm(ctx: &Context, elem: &str, frag: u32, native: bool) {
+    let input = common::wgsl("coop_gemm_staged", &source(GEMM, elem, frag));
+    let target = if native { ctx.caps().clone() } else { without_coop(ctx.caps()) };
+    let Some(words) = translated(&input, &target, native) else { return };
+    let t = Instant::now();
+    let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 20, label: "coop_gemm_staged", ..Default::default() }).expect("pipeline");
+    let created = t.elapsed().as_secs_f64();
+    let n = SIZE;
+    let bytes = if elem == "f16" { 2 } else { 4 };
+    let a = ctx.zeroed_buffer::<u8>(n * n * bytes, "a").expect("a");
+    let b = ctx.zeroed_buffer::<u8>(n * n * bytes, "b").expect("b");
+    let c = ctx.zeroed_buffer::<f32>(n * n, "c").expect("c");
+    let mut push: Vec<u8> = [n as u32; 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+    push.extend(1f32.to_le_bytes());
+    push.extend(0f32.to_le_bytes());
+    let tile = (2 * frag) as usize;
+    let groups = [(n / tile) as u32, (n / tile) as u32, 1];
+    let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&a, &b, &c], push_constants: &push, groups }], 3);
+    let how = if native { "native (driver)" } else { "emulated (matbridge)" };
+    println!("  staged coop GEMM {elem}->f32 {frag}x{frag}x{frag} fragments, {how}: pipeline {created:.2} s, {:.2} GFLOP/s ({:.1} ms)", 2.0 * (n * n * n) as f64 / secs / 1e9, secs * 1e3);
+}
+
+fn api(mb: &Matbridge, dtype: DType, what: &str) {
+    let desc = MatmulDesc::new(SIZE, SIZE, SIZE, dtype);
+    let r = desc.resolve().expect("desc");
+    let a = mb.zeros(dtype, r.a.len).expect("a");
+    let b = mb.zeros(dtype, r.b.len).expect("b");
+    let mut c = mb.zeros(desc.out, r.c.len).expect("c");
+    mb.matmul(&desc, &a, &b, &mut c).expect("warm-up");
+    let run = mb.matmul_repeated(&desc, &a, &b, &mut c, 3).expect("matmul");
+    println!("  matmul API {what} ({}): {:.2} GFLOP/s ({:.1} ms)", run.path, 2.0 * (SIZE * SIZE * SIZE) as f64 / run.seconds / 1e9, run.seconds * 1e3);
+}
+
+fn muladd_cost(ctx: &Context, elem: &str, frag: u32) {
+    let reps = 256u32;
+    let input = common::wgsl("coop_muladd_loop", &source(LOOP, elem, frag).replace("REPS", &reps.to_string()));
+    let sg = ctx.caps().subgroup_size;
+    let mut lanes = 4;
+    while lanes <= sg.min(frag) {
+        let mut target = without_coop(ctx.caps());
+        target.min_subgroup_size = lanes;
+        let (words, _) = translate(&input, &target).expect("translate");
+        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 1, label: "coop_muladd_loop", ..Default::default() }).expect("pipeline");
+        let groups = 64u32;
+        let subgroups = groups * (64 / sg);
+        let out = ctx.zeroed_buffer::<f32>((subgroups * frag * frag) as usize, "out").expect("out");
+        let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&out], push_constants: &[], groups: [groups, 1, 1] }], 3);
+        let per = secs / (subgroups * reps) as f64;
+        let flops = 2.0 * (frag * frag * frag) as f64 / per / 1e9;
+        println!("  one emulated {frag}x{frag}x{frag} {elem} MulAdd + 2 fragment loads, spread over {lanes} of {sg} lanes: {:.2} us per sub-group ({flops:.2} GFLOP/s per sub-group)", per * 1e6);
+        lanes *= 2;
+    }
+}
+
+fn main() {
+    common::setup();
+    let names: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let names = if names.is_empty() { vec!["llvmpipe".to_string(), "SwiftShader".to_string(), "NVIDIA".to_string()] } else { names };
+    for name in names {
+        let ctx = match Context::new(&DeviceSelector::Name(name.clone())) {
+            Ok(c) => c,
+            Err(e) => {
+                println!("{name}: {e}");
+                continue;
+            }
+        };
+        let caps = ctx.caps().clone();
+        println!("{} (sub-group {}, {} cooperative-matrix shapes listed)", caps.name, caps.subgroup_size, caps.cooperative_matrix.len());
+        let elem = if caps.shader_float16 && caps.storage_buffer_16bit { "f16" } else { "f32" };
+        for frag in [16, 8] {
+            gemm(&ctx, elem, frag, false);
+            gemm(&ctx, elem, frag, true);
+        }
+        let dtype = if elem == "f16" { DType::F16 } else { DType::F32 };
+        api(&Matbridge::with_context(ctx.clone()), dtype, "on the device");
+        for frag in [16, 8] {
+            muladd_cost(&ctx, elem, frag);
+        }
+    }
+    api(&Matbridge::cpu(), DType::F16, "on the CPU");
+}
