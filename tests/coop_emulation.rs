@@ -261,3 +261,31 @@ fn nv_kernel_runs_through_khr_native_and_emulated() {
         }
     }
 }
+
+/// The runtime translates a module the device cannot run as it is, at pipeline creation, with
+/// the pipeline's specialization constants: one untranslated kernel, three shapes.
+#[test]
+fn pipelines_translate_untranslated_modules_with_their_specialization() {
+    for ctx in common::contexts() {
+        let text = std::fs::read_to_string(format!("{}/tests/kernels/coop_spec_shape.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let input = tools::assemble(&text, "vulkan1.3").unwrap();
+        for n in [8usize, 24, 32] {
+            let spec = [matbridge_runtime::SpecConstant::u32(0, ctx.caps().subgroup_size), matbridge_runtime::SpecConstant::u32(1, n as u32)];
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 1, spec_constants: &spec, label: "coop_spec_shape", ..Default::default() }).unwrap();
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(n as u64);
+            // A, B, then room for C.
+            let mut data: Vec<f32> = (0..64 + 8 * n).map(|_| (rng.random_range(-8i32..8) as f32) / 4.0).collect();
+            data.resize(64 + 16 * n, 0.0);
+            let mut buf = ctx.buffer_from_slice(&data, "buf").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&buf], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
+            let got: Vec<f32> = ctx.read_buffer(&mut buf).unwrap();
+            for i in 0..8 {
+                for j in 0..n {
+                    let want: f32 = (0..8).map(|k| data[i * 8 + k] * data[64 + k * n + j]).sum();
+                    assert_eq!(got[64 + 8 * n + i * n + j], want, "{} N={n}: C[{i}][{j}]", ctx.caps().name);
+                }
+            }
+        }
+        ctx.check_validation().unwrap();
+    }
+}

@@ -145,6 +145,8 @@ pub(crate) struct DeviceShared {
     pub pipeline_cache: vk::PipelineCache,
     /// Where the pipeline cache is loaded from and saved to (`None`: not persisted).
     pub cache_path: Option<std::path::PathBuf>,
+    /// Modules translated for this device, by hash of the words and specialization constants.
+    pub translations: Mutex<std::collections::HashMap<u64, Arc<Vec<u32>>>>,
 }
 
 /// `$XDG_CACHE_HOME/matbridge` (or `~/.cache/matbridge`)`/pipelines-<vendor>-<device>-<driver>.bin`;
@@ -431,6 +433,7 @@ impl Context {
             submit: Mutex::new(submit),
             pipeline_cache,
             cache_path,
+            translations: Mutex::new(std::collections::HashMap::new()),
         };
         let ctx = Context { shared: Arc::new(shared) };
         ctx.check_validation()?;

@@ -27,6 +27,8 @@ pub enum Error {
     MissingCapability { needed: String, device: String },
     #[error("invalid SPIR-V given to the runtime: {0}")]
     InvalidSpirv(String),
+    #[error("the module needs translating for {device}, which failed: {source}")]
+    Translation { device: String, source: matbridge_translator::Error },
     #[error("the module does not fit the pipeline: {0}")]
     InterfaceMismatch(String),
     #[error("invalid argument: {0}")]

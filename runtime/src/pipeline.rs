@@ -89,6 +89,39 @@ impl Drop for Pipeline {
     }
 }
 
+impl Context {
+    /// `None` when the device runs `module` as it is; otherwise the module translated for the
+    /// device (vendor opcodes lowered, cooperative matrices emulated where the device lacks them
+    /// or their shapes), specialized with the pipeline's constants first, and cached per device
+    /// by hash of the words and the constants.
+    fn translate_if_needed(&self, module: &Module, desc: &PipelineDesc<'_>) -> Result<Option<Arc<Vec<u32>>>> {
+        let shared = &self.shared;
+        let missing = module.declared_capabilities().any(|c| missing_for(c, &shared.enabled, &shared.caps).is_some());
+        let unlisted = matbridge_translator::passes::check_cooperative_matrix::first_unlisted(module, &shared.caps).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+        if !missing && unlisted.is_none() {
+            return Ok(None);
+        }
+        let values: Vec<(u32, u32)> = desc.spec_constants.iter().map(|s| (s.id, s.value)).collect();
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            desc.spirv.hash(&mut h);
+            values.hash(&mut h);
+            h.finish()
+        };
+        let mut cache = shared.translations.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(words) = cache.get(&key) {
+            return Ok(Some(words.clone()));
+        }
+        let (words, report) = matbridge_translator::translate_specialized(desc.spirv, &shared.caps, &values).map_err(|source| Error::Translation { device: shared.caps.name.clone(), source })?;
+        let changed: Vec<&str> = report.passes.iter().filter(|p| p.changed).map(|p| p.name).collect();
+        log::info!("pipeline `{}` translated for {} ({})", desc.label, shared.caps.name, changed.join(", "));
+        let words = Arc::new(words);
+        cache.insert(key, words.clone());
+        Ok(Some(words))
+    }
+}
+
 /// The SPIR-V capabilities a module declares (OpCapability operands).
 pub fn declared_capabilities(words: &[u32]) -> Result<Vec<u32>> {
     Ok(parse(words)?.declared_capabilities().collect())
@@ -138,6 +171,13 @@ impl Context {
         // Drivers need not survive structurally broken SPIR-V (truncated instructions, missing
         // operands, ids past the bound): parse the whole module first.
         let module = parse(desc.spirv)?;
+        // A module the device cannot run as it is gets translated for it.
+        let translated = self.translate_if_needed(&module, desc)?;
+        let (module, spirv) = match &translated {
+            Some(words) => (parse(words)?, &words[..]),
+            None => (module, desc.spirv),
+        };
+        let desc = &PipelineDesc { spirv, ..desc.clone() };
         for cap in module.declared_capabilities() {
             if let Some(needed) = missing_for(cap, &shared.enabled, &shared.caps) {
                 return Err(Error::MissingCapability { needed, device: shared.caps.name.clone() });

@@ -20,9 +20,10 @@ pub mod pipeline;
 pub mod profile;
 pub mod reference;
 pub mod requirements;
+pub mod specialize;
 pub mod tools;
 
 pub use error::{Error, Result, Site};
 pub use ir::Module;
-pub use pipeline::{translate, translate_with, Report, Request};
+pub use pipeline::{translate, translate_specialized, translate_with, Report, Request};
 pub use profile::DeviceCaps;

@@ -126,7 +126,18 @@ pub fn translate(words: &[u32], target: &DeviceCaps) -> Result<(Vec<u32>, Report
 
 /// [`translate`] with requested rewrites.
 pub fn translate_with(words: &[u32], target: &DeviceCaps, requests: &[Request]) -> Result<(Vec<u32>, Report)> {
+    translate_module(words, target, requests, &[])
+}
+
+/// [`translate`] for a pipeline that gives the specialization constants `(SpecId, value)`
+/// these values: they become the defaults before the passes run (see [`crate::specialize`]).
+pub fn translate_specialized(words: &[u32], target: &DeviceCaps, values: &[(u32, u32)]) -> Result<(Vec<u32>, Report)> {
+    translate_module(words, target, &[], values)
+}
+
+fn translate_module(words: &[u32], target: &DeviceCaps, requests: &[Request], values: &[(u32, u32)]) -> Result<(Vec<u32>, Report)> {
     let mut module = Module::from_words(words)?;
+    crate::specialize::specialize(&mut module, values)?;
     let input_version = version_string(module.version());
     let passes = Pipeline::with_requests(target, requests).run(&mut module, target)?;
     let out = module.to_words();
