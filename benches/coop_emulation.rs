@@ -21,6 +21,7 @@ use std::time::Instant;
 
 const GEMM: &str = include_str!("../tests/kernels/coop_gemm_staged.wgsl");
 const LOOP: &str = include_str!("../tests/kernels/coop_muladd_loop.wgsl");
+const TILED: &str = include_str!("../tests/kernels/coop_gemm_tiled.wgsl");
 const SIZE: usize = 512;
 
 fn source(template: &str, elem: &str, frag: u32) -> String {
@@ -69,6 +70,29 @@ fn gemm(ctx: &Context, elem: &str, frag: u32, native: bool) {
     println!("  staged coop GEMM {elem}->f32 {frag}x{frag}x{frag} fragments, {how}: pipeline {created:.2} s, {:.2} GFLOP/s ({:.1} ms)", 2.0 * (n * n * n) as f64 / secs / 1e9, secs * 1e3);
 }
 
+/// The register-tiled GEMM (`tm` x `tn` fragments per sub-group, 2x2 sub-groups) at 512^3.
+fn tiled(ctx: &Context, elem: &str, frag: u32, (tm, tn): (u32, u32), native: bool) {
+    let sg = ctx.caps().subgroup_size;
+    let text = TILED.replace("TM", &tm.to_string()).replace("TN", &tn.to_string()).replace("THREADS", &(4 * sg).to_string());
+    let input = common::wgsl("coop_gemm_tiled", &source(&text, elem, frag));
+    let target = if native { ctx.caps().clone() } else { without_coop(ctx.caps()) };
+    let Some(words) = translated(&input, &target, native) else { return };
+    let t = Instant::now();
+    let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, label: "coop_gemm_tiled", ..Default::default() }).expect("pipeline");
+    let created = t.elapsed().as_secs_f64();
+    let n = SIZE;
+    let bytes = if elem == "f16" { 2 } else { 4 };
+    let a = ctx.zeroed_buffer::<u8>(n * n * bytes, "a").expect("a");
+    let b = ctx.zeroed_buffer::<u8>(n * n * bytes, "b").expect("b");
+    let c = ctx.zeroed_buffer::<f32>(n * n, "c").expect("c");
+    let push: Vec<u8> = [n as u32; 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let (bm, bn) = (2 * tm * frag, 2 * tn * frag);
+    let groups = [n as u32 / bn, n as u32 / bm, 1];
+    let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&a, &b, &c], push_constants: &push, groups }], 3);
+    let how = if native { "native (driver)" } else { "emulated (matbridge)" };
+    println!("  tiled coop GEMM {elem}->f32 {frag}x{frag}x{frag} fragments, {tm}x{tn} per sub-group, {how}: pipeline {created:.2} s, {:.2} GFLOP/s ({:.1} ms)", 2.0 * (n * n * n) as f64 / secs / 1e9, secs * 1e3);
+}
+
 fn api(mb: &Matbridge, dtype: DType, what: &str) {
     let desc = MatmulDesc::new(SIZE, SIZE, SIZE, dtype);
     let r = desc.resolve().expect("desc");
@@ -84,20 +108,28 @@ fn muladd_cost(ctx: &Context, elem: &str, frag: u32) {
     let reps = 256u32;
     let input = common::wgsl("coop_muladd_loop", &source(LOOP, elem, frag).replace("REPS", &reps.to_string()));
     let sg = ctx.caps().subgroup_size;
+    // (label, target): every lane count the emulation can use here, then the driver's own.
+    let mut runs: Vec<(String, DeviceCaps, bool)> = Vec::new();
     let mut lanes = 4;
     while lanes <= sg.min(frag) {
         let mut target = without_coop(ctx.caps());
         target.min_subgroup_size = lanes;
-        let (words, _) = translate(&input, &target).expect("translate");
+        runs.push((format!("emulated over {lanes} of {sg} lanes"), target, false));
+        lanes *= 2;
+    }
+    runs.push(("native (driver)".into(), ctx.caps().clone(), true));
+    for (label, target, native) in runs {
+        let Some(words) = translated(&input, &target, native) else { continue };
+        let t = Instant::now();
         let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 1, label: "coop_muladd_loop", ..Default::default() }).expect("pipeline");
+        let created = t.elapsed().as_secs_f64();
         let groups = 64u32;
         let subgroups = groups * (64 / sg);
         let out = ctx.zeroed_buffer::<f32>((subgroups * frag * frag) as usize, "out").expect("out");
         let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&out], push_constants: &[], groups: [groups, 1, 1] }], 3);
         let per = secs / (subgroups * reps) as f64;
         let flops = 2.0 * (frag * frag * frag) as f64 / per / 1e9;
-        println!("  one emulated {frag}x{frag}x{frag} {elem} MulAdd + 2 fragment loads, spread over {lanes} of {sg} lanes: {:.2} us per sub-group ({flops:.2} GFLOP/s per sub-group)", per * 1e6);
-        lanes *= 2;
+        println!("  one {frag}x{frag}x{frag} {elem} MulAdd + 2 fragment loads, {label}: {:.3} us per sub-group ({flops:.2} GFLOP/s per sub-group; pipeline {created:.2} s)", per * 1e6);
     }
 }
 
@@ -119,6 +151,10 @@ fn main() {
         for frag in [16, 8] {
             gemm(&ctx, elem, frag, false);
             gemm(&ctx, elem, frag, true);
+        }
+        for (frag, per) in [(16, (2, 2)), (8, (4, 4))] {
+            tiled(&ctx, elem, frag, per, false);
+            tiled(&ctx, elem, frag, per, true);
         }
         let dtype = if elem == "f16" { DType::F16 } else { DType::F32 };
         api(&Matbridge::with_context(ctx.clone()), dtype, "on the device");

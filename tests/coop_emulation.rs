@@ -12,9 +12,17 @@ use rand::{Rng, SeedableRng};
 
 const GEMM: &str = include_str!("kernels/coop_gemm_staged.wgsl");
 
+const TILED: &str = include_str!("kernels/coop_gemm_tiled.wgsl");
+
+/// The register-tiled GEMM's WGSL: `elem` operands, `frag`-sized fragments, `tm` x `tn` of them
+/// per sub-group, four sub-groups of `subgroup` invocations.
+fn tiled_source(elem: &str, frag: u32, (tm, tn): (u32, u32), subgroup: u32) -> String {
+    gemm_source(&TILED.replace("TM", &tm.to_string()).replace("TN", &tn.to_string()).replace("THREADS", &(4 * subgroup).to_string()), frag).replace("ELEM", elem)
+}
+
 /// The staged GEMM's WGSL for operand type `elem` and `frag` x `frag` fragments.
-fn gemm_source(elem: &str, frag: u32) -> String {
-    GEMM.replace("ELEM", elem).replace("FRAG", &frag.to_string()).replace("MAT", &format!("coop_mat{frag}x{frag}"))
+fn gemm_source(template: &str, frag: u32) -> String {
+    template.replace("FRAG", &frag.to_string()).replace("MAT", &format!("coop_mat{frag}x{frag}"))
 }
 
 /// The targets to translate for on `ctx`, with whether the translation must emulate: the device
@@ -48,7 +56,7 @@ fn mode(report: &matbridge_translator::Report, expect_emulated: Option<bool>) ->
 /// Runs the staged GEMM (`elem` = "f32" or "f16") at m x n x k on `ctx` translated for `target`
 /// and compares it with an f64 computation from the same rounded operands.
 fn run_gemm(ctx: &Context, target: &DeviceCaps, expect_emulated: Option<bool>, (elem, frag): (&str, u32), (m, n, k): (usize, usize, usize), seed: u64) {
-    let input = common::wgsl("coop_gemm_staged", &gemm_source(elem, frag));
+    let input = common::wgsl("coop_gemm_staged", &gemm_source(&GEMM.replace("ELEM", elem), frag));
     let (words, report) = translate(&input, target).unwrap_or_else(|e| panic!("{} {elem}: {e}", target.name));
     let what = format!("{} ({}) {elem} {frag}x{frag} fragments, {m}x{n}x{k}", ctx.caps().name, mode(&report, expect_emulated));
     eprintln!("{what}");
@@ -287,5 +295,58 @@ fn pipelines_translate_untranslated_modules_with_their_specialization() {
             }
         }
         ctx.check_validation().unwrap();
+    }
+}
+
+/// Runs the register-tiled GEMM at m x n x k (multiples of the tile) and checks it exactly
+/// (operands are multiples of 1/8 below 2: every product and sum is exact in f32).
+fn run_tiled(ctx: &Context, target: &DeviceCaps, expect_emulated: Option<bool>, elem: &str, frag: u32, per_subgroup: (u32, u32), (m, n, k): (usize, usize, usize)) {
+    let sg = ctx.caps().subgroup_size;
+    let input = common::wgsl("coop_gemm_tiled", &tiled_source(elem, frag, per_subgroup, sg));
+    let (words, report) = translate(&input, target).unwrap_or_else(|e| panic!("{} {elem}: {e}", target.name));
+    tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {elem}: {e}", target.name));
+    let what = format!("{} ({}) tiled {elem} {frag}x{frag} fragments {per_subgroup:?} per sub-group, {m}x{n}x{k}", ctx.caps().name, mode(&report, expect_emulated));
+    eprintln!("{what}");
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(m as u64);
+    let mut value = || (rng.random_range(-16i32..16) as f32) / 8.0;
+    let a: Vec<f32> = (0..m * k).map(|_| value()).collect();
+    let b: Vec<f32> = (0..k * n).map(|_| value()).collect();
+    let bytes = |v: &[f32]| -> Vec<u8> {
+        match elem {
+            "f16" => v.iter().flat_map(|x| half::f16::from_f32(*x).to_bits().to_le_bytes()).collect(),
+            _ => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        }
+    };
+    let started = std::time::Instant::now();
+    let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, label: "coop_gemm_tiled", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+    eprintln!("  pipeline created in {:.2} s", started.elapsed().as_secs_f64());
+    let ba = ctx.buffer_from_slice(&bytes(&a), "a").unwrap();
+    let bb = ctx.buffer_from_slice(&bytes(&b), "b").unwrap();
+    let mut bc = ctx.zeroed_buffer::<f32>(m * n, "c").unwrap();
+    let push: Vec<u8> = [m as u32, n as u32, k as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let (bm, bn) = (2 * per_subgroup.0 * frag, 2 * per_subgroup.1 * frag);
+    let groups = [n as u32 / bn, m as u32 / bm, 1];
+    ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &push, groups }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
+    let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+    for i in 0..m {
+        for j in 0..n {
+            let want: f32 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+            assert_eq!(got[i * n + j], want, "{what}: c[{i}][{j}]");
+        }
+    }
+    ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+#[test]
+fn register_tiled_gemm_matches_the_reference() {
+    for ctx in common::contexts() {
+        for (target, expect_emulated) in targets(&ctx) {
+            run_tiled(&ctx, &target, expect_emulated, "f32", 16, (2, 1), (128, 64, 96));
+            if target.shader_float16 && target.storage_buffer_16bit {
+                run_tiled(&ctx, &target, expect_emulated, "f16", 8, (4, 4), (128, 128, 48));
+                run_tiled(&ctx, &target, expect_emulated, "f16", 16, (2, 2), (64, 128, 64));
+            }
+        }
     }
 }
