@@ -309,15 +309,22 @@ pub struct Workarounds {
     /// `materialize-matrix-length` pass turns them into instructions.
     #[serde(default)]
     pub spec_constant_matrix_length: bool,
+    /// The driver compiles GLSL.std.450 `Fma` to one fused instruction (NVIDIA, LLVM-based
+    /// lavapipe; not SwiftShader, whose Subzero backend calls a library routine): emulated float
+    /// MulAdds use it instead of a multiply and an add.
+    #[serde(default)]
+    pub fused_multiply_add: bool,
 }
 
 /// PCI vendor id of NVIDIA.
 pub const VENDOR_NVIDIA: u32 = 0x10de;
+/// Vendor id of Mesa's software drivers (lavapipe).
+pub const VENDOR_MESA: u32 = 0x10005;
 
 impl Workarounds {
     /// The quirks of a driver, from the vendor id and driver version.
     pub fn for_driver(vendor_id: u32, _driver_version: &str) -> Workarounds {
-        Workarounds { spec_constant_matrix_length: vendor_id == VENDOR_NVIDIA }
+        Workarounds { spec_constant_matrix_length: vendor_id == VENDOR_NVIDIA, fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA) }
     }
 }
 
@@ -408,6 +415,8 @@ impl DeviceCaps {
     /// Mesa lavapipe 25.0 (llvmpipe): subgroup 8, f16/int8, no cooperative matrix.
     pub fn lavapipe() -> DeviceCaps {
         let mut caps = Self::cpu_base("llvmpipe (lavapipe profile)", "1.4.305", 8);
+        caps.vendor_id = VENDOR_MESA;
+        caps.workarounds = Workarounds::for_driver(VENDOR_MESA, "");
         caps.subgroup_operations.extend([SubgroupOp::Clustered, SubgroupOp::Rotate, SubgroupOp::RotateClustered]);
         caps.subgroup_operations.sort();
         caps.shader_float16 = true;

@@ -174,6 +174,16 @@ impl Module {
         self.intern(Op::ConstantComposite, Some(ty), parts.iter().map(|p| Operand::Id(*p)).collect())
     }
 
+    /// The module's `OpExtInstImport` of instruction set `name`, added when missing.
+    pub fn ext_inst_import(&mut self, name: &str) -> Word {
+        if let Some(id) = self.ext_inst_imports.iter().find(|i| i.string(0).as_deref() == Some(name)).and_then(|i| i.result_id) {
+            return id;
+        }
+        let id = self.alloc_id();
+        self.ext_inst_imports.push(Inst::new(Op::ExtInstImport, None, Some(id), vec![Operand::string(name)]));
+        id
+    }
+
     pub fn constant_null(&mut self, ty: Word) -> Word {
         self.intern(Op::ConstantNull, Some(ty), vec![])
     }

@@ -56,7 +56,7 @@ use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::{component_type, first_unlisted};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
-use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, MemoryAccess, Op, Scope, StorageClass, Word};
+use spirv::{BuiltIn, GlslStd450Op, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, MemoryAccess, Op, Scope, StorageClass, Word};
 use std::collections::HashMap;
 
 pub struct EmulateCooperativeMatrix;
@@ -739,6 +739,7 @@ impl Emulator<'_> {
             .collect();
         let mut sums: Vec<Word> = if saturating { vec![zero; lc.len as usize] } else { cs.clone() };
         let scope = bld.module.constant_u32(Scope::Subgroup as u32);
+        let fma = (float && self.target.workarounds.fused_multiply_add).then(|| bld.module.ext_inst_import("GLSL.std.450"));
         let per_row = n / lc.lanes;
         for row in 0..m {
             for kk in 0..k {
@@ -753,8 +754,14 @@ impl Emulator<'_> {
                 for e in row * per_row..(row + 1) * per_row {
                     let (_, col0) = lc.place(e);
                     let bj = (kk * n + col0) / lb.lanes;
-                    let p = bld.op(mul, acc.0, &[av, bs[bj as usize]]);
-                    sums[e as usize] = bld.op(add, acc.0, &[sums[e as usize], p]);
+                    let (x, y, z) = (av, bs[bj as usize], sums[e as usize]);
+                    sums[e as usize] = match fma {
+                        Some(set) => bld.emit(Op::ExtInst, acc.0, vec![Operand::Id(set), Operand::Literal(GlslStd450Op::Fma as u32), Operand::Id(x), Operand::Id(y), Operand::Id(z)]),
+                        None => {
+                            let p = bld.op(mul, acc.0, &[x, y]);
+                            bld.op(add, acc.0, &[z, p])
+                        }
+                    };
                 }
             }
         }
