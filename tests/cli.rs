@@ -58,6 +58,10 @@ fn translate_fails_cleanly_and_writes_nothing() {
     let report: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
     let pass = report["passes"].as_array().unwrap().iter().find(|p| p["name"] == "emulate-cooperative-matrix").unwrap();
     assert_eq!(pass["rewritten"]["OpCooperativeMatrixMulAddKHR"], 1, "{report}");
+    // One note per matrix type says how it was distributed; the first says why.
+    let notes: Vec<&str> = pass["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    assert!(notes[0].contains("16x16x16 f16*f16+f32->f32"), "{notes:?}");
+    assert_eq!(notes.iter().filter(|n| n.contains("emulated over 16 lanes")).count(), 3, "{notes:?}");
     assert!(emulated.exists());
     // Truncated binary input.
     let bad = dir.join("bad.spv");

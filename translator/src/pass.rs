@@ -33,6 +33,9 @@ pub struct Outcome {
     pub changed: bool,
     /// Input opcode -> how many instructions of it were rewritten.
     pub rewritten: BTreeMap<u32, usize>,
+    /// What the pass decided, one line per subject (for example which rewrite each
+    /// cooperative-matrix type got), for `matbridge translate --report`.
+    pub notes: Vec<String>,
 }
 
 impl Outcome {

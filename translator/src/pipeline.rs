@@ -42,6 +42,8 @@ pub struct PassReport {
     pub name: &'static str,
     pub changed: bool,
     pub rewritten: BTreeMap<String, usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// What a translation did, as `matbridge translate --report` prints it.
@@ -106,7 +108,7 @@ impl Pipeline {
             }
             log::debug!("pass {}: changed {} {:?}", pass.name(), outcome.changed, outcome.rewritten);
             let rewritten = outcome.rewritten.into_iter().map(|(op, n)| (crate::ir::grammar::op_name(op), n)).collect();
-            reports.push(PassReport { name: pass.name(), changed: outcome.changed, rewritten });
+            reports.push(PassReport { name: pass.name(), changed: outcome.changed, rewritten, notes: outcome.notes });
         }
         module.reorder_globals();
         requirements::derive(module, &input_caps, target)?;

@@ -61,10 +61,29 @@ impl Pass for CheckCooperativeMatrix {
     }
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
-        match first_unlisted(module, cx.target)? {
-            Some(e) => Err(e),
-            None => Ok(Outcome::unchanged()),
+        if let Some(e) = first_unlisted(module, cx.target)? {
+            return Err(e);
         }
+        let mut outcome = Outcome::unchanged();
+        let types = Types::new(module);
+        for inst in module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixKHR)) {
+            let (Some(id), Ok([comp, _, rows, cols, usage])) = (inst.result_id, inst.ids()) else { continue };
+            let name = module.name_of(id).map_or_else(|| format!("%{id}"), |n| format!("%{n}"));
+            let comp = component_type(&types, comp, None).map_or_else(|| format!("%{comp}"), |c| c.to_string());
+            let dim = |d: Word| types.const_u32(d).map_or_else(|| format!("%{d}"), |v| v.to_string());
+            outcome.notes.push(format!("{name} ({}x{} {comp} {}): native", dim(rows), dim(cols), use_name(types.const_u32(usage))));
+        }
+        Ok(outcome)
+    }
+}
+
+/// "A", "B" or "accumulator" for a cooperative-matrix Use value.
+pub fn use_name(value: Option<u32>) -> &'static str {
+    match value {
+        Some(0) => "A",
+        Some(1) => "B",
+        Some(2) => "accumulator",
+        _ => "of unknown use",
     }
 }
 

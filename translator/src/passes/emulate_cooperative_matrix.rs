@@ -53,7 +53,7 @@ use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
-use crate::passes::check_cooperative_matrix::{component_type, first_unlisted};
+use crate::passes::check_cooperative_matrix::{component_type, first_unlisted, use_name};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
 use spirv::{BuiltIn, GlslStd450Op, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, MemoryAccess, Op, Scope, StorageClass, Word};
@@ -87,6 +87,8 @@ struct Layout {
     lanes: u32,
     /// Elements per invocation (`L`).
     len: u32,
+    /// The Use operand's value, where it is a constant.
+    usage: Option<u32>,
 }
 
 impl Layout {
@@ -117,12 +119,24 @@ impl Pass for EmulateCooperativeMatrix {
         let target = cx.target;
         match first_unlisted(module, target)? {
             None => return Ok(outcome),
-            Some(reason) => log::info!("emulating the module's cooperative matrices: {reason}"),
+            Some(reason) => {
+                log::info!("emulating the module's cooperative matrices: {reason}");
+                outcome.notes.push(format!("emulated because {reason}"));
+            }
         }
         let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size };
         let max_subgroup = target.max_subgroup_size.max(target.subgroup_size);
         let types = Types::new(module);
         let layouts = layouts(module, &types, target, min_subgroup)?;
+        let mut ids: Vec<&Word> = layouts.keys().collect();
+        ids.sort();
+        for id in ids {
+            let l = &layouts[id];
+            let name = module.name_of(*id).map_or_else(|| format!("%{id}"), |n| format!("%{n}"));
+            let comp = component_type(&types, l.component, None).map_or_else(|| format!("%{}", l.component), |c| c.to_string());
+            let replicas = if l.lanes < max_subgroup { format!(", replicated on sub-groups wider than {}", l.lanes) } else { String::new() };
+            outcome.notes.push(format!("{name} ({}x{} {comp} {}): emulated over {} lanes, {} elements per invocation{replicas}", l.rows, l.cols, use_name(l.usage), l.lanes, l.len));
+        }
         let mut emu = Emulator { types, layouts, target, max_subgroup, replace: HashMap::new() };
 
         for f in 0..module.functions.len() {
@@ -188,7 +202,7 @@ fn layouts(module: &mut Module, types: &Types, target: &DeviceCaps, min_subgroup
     let mut out = HashMap::new();
     for def in defs {
         let unsupported = |module: &Module, missing: String| Error::Unsupported { site: module.site(&def), target: target.name.clone(), missing };
-        let [component, scope, rows, cols] = def.ids()?;
+        let [component, scope, rows, cols, usage] = def.ids()?;
         if dimension(module, types, scope)? != Scope::Subgroup as u32 {
             return Err(unsupported(module, "cooperative matrices of a scope other than Subgroup".into()));
         }
@@ -210,7 +224,7 @@ fn layouts(module: &mut Module, types: &Types, target: &DeviceCaps, min_subgroup
             return Err(Error::Invalid { site: module.site(&def), message: format!("a {rows}x{cols} cooperative matrix") });
         }
         let lanes = lanes_for(min_subgroup, cols);
-        out.insert(def.result()?, Layout { component, scalar, rows, cols, lanes, len: rows * cols / lanes });
+        out.insert(def.result()?, Layout { component, scalar, rows, cols, lanes, len: rows * cols / lanes, usage: types.const_u32(usage) });
     }
     Ok(out)
 }
@@ -302,6 +316,29 @@ struct Access {
     /// Matrix components per word (1 when the types are equal).
     per_word: u32,
     base: PointerBase,
+}
+
+/// The layout of a load or store: known when translating, or chosen by a condition at run time.
+#[derive(Clone, Copy)]
+enum LayoutChoice {
+    Known(bool),
+    /// True for column-major.
+    Runtime(Word),
+}
+
+/// Loop-invariant parts of an element address.
+struct Addressing {
+    lane: Word,
+    /// Row (or column) stride in matrix components.
+    stride: Word,
+    layout: LayoutChoice,
+}
+
+/// An element index of the lane: a literal when unrolled, a value in a loop.
+#[derive(Clone, Copy)]
+enum Element {
+    Constant(u32),
+    Dynamic(Word),
 }
 
 enum PointerBase {
@@ -511,9 +548,9 @@ impl Emulator<'_> {
         }
     }
 
-    /// The component offset (in matrix components from the pointer) of every element of the
-    /// lane, for layout `layout` (an id) and row/column stride `stride` in pointee elements.
-    fn offsets(&self, bld: &mut Builder<'_>, inst: &Inst, l: &Layout, a: &Access, layout: Word, stride: Option<Word>) -> Result<Vec<Word>> {
+    /// What every element's address needs, computed once before the elements: the lane, the
+    /// stride in matrix components, and the layout (known, or a condition on the layout id).
+    fn addressing(&self, bld: &mut Builder<'_>, inst: &Inst, l: &Layout, a: &Access, layout: Word, stride: Option<Word>) -> Result<Addressing> {
         let uint = bld.module.type_int(32, false);
         let lane = self.lane(bld, l.lanes);
         let column_major = match self.types.const_u32(layout) {
@@ -534,45 +571,88 @@ impl Emulator<'_> {
                     bld.op(Op::IMul, uint, &[s, n])
                 }
             }
+            // Without a stride the matrix is packed.
+            None => bld.module.constant_u32(if column_major == Some(true) { l.rows } else { l.cols }),
+        };
+        let layout = match column_major {
+            Some(c) => LayoutChoice::Known(c),
             None => {
-                // Without a stride the matrix is packed.
-                let (r, c) = (l.cols, l.rows);
-                match column_major {
-                    Some(true) => bld.module.constant_u32(c),
-                    _ => bld.module.constant_u32(r),
-                }
+                let boolean = bld.module.type_bool();
+                let col = bld.module.constant_u32(CooperativeMatrixLayout::ColumnMajorKHR as u32);
+                LayoutChoice::Runtime(bld.op(Op::IEqual, boolean, &[layout, col]))
             }
         };
-        let is_column = column_major.is_none().then(|| {
-            let boolean = bld.module.type_bool();
-            let col = bld.module.constant_u32(CooperativeMatrixLayout::ColumnMajorKHR as u32);
-            bld.op(Op::IEqual, boolean, &[layout, col])
-        });
-        let mut out = Vec::with_capacity(l.len as usize);
-        for e in 0..l.len {
-            let (row, col0) = l.place(e);
-            let (row, col0) = (bld.module.constant_u32(row), bld.module.constant_u32(col0));
-            let col = bld.op(Op::IAdd, uint, &[col0, lane]);
-            let row_major_offset = |bld: &mut Builder<'_>| {
-                let r = bld.op(Op::IMul, uint, &[row, stride]);
-                bld.op(Op::IAdd, uint, &[r, col])
-            };
-            let column_major_offset = |bld: &mut Builder<'_>| {
-                let c = bld.op(Op::IMul, uint, &[col, stride]);
-                bld.op(Op::IAdd, uint, &[c, row])
-            };
-            out.push(match (column_major, is_column) {
-                (Some(false), _) => row_major_offset(bld),
-                (Some(true), _) => column_major_offset(bld),
-                (None, Some(cond)) => {
-                    let rm = row_major_offset(bld);
-                    let cm = column_major_offset(bld);
-                    bld.select(uint, cond, cm, rm)
-                }
-                (None, None) => unreachable!("a runtime layout has a condition"),
-            });
+        Ok(Addressing { lane, stride, layout })
+    }
+
+    /// The component offset from the pointer of the lane's element at `row`, column
+    /// `col0 + lane` (ids: constants when unrolled, values in a loop).
+    fn offset(&self, bld: &mut Builder<'_>, at: &Addressing, row: Word, col0: Word) -> Word {
+        let uint = bld.module.type_int(32, false);
+        let col = bld.op(Op::IAdd, uint, &[col0, at.lane]);
+        let row_major = |bld: &mut Builder<'_>| {
+            let r = bld.op(Op::IMul, uint, &[row, at.stride]);
+            bld.op(Op::IAdd, uint, &[r, col])
+        };
+        let column_major = |bld: &mut Builder<'_>| {
+            let c = bld.op(Op::IMul, uint, &[col, at.stride]);
+            bld.op(Op::IAdd, uint, &[c, row])
+        };
+        match at.layout {
+            LayoutChoice::Known(false) => row_major(bld),
+            LayoutChoice::Known(true) => column_major(bld),
+            LayoutChoice::Runtime(cond) => {
+                let rm = row_major(bld);
+                let cm = column_major(bld);
+                bld.select(uint, cond, cm, rm)
+            }
         }
-        Ok(out)
+    }
+
+    /// Emits `body(bld, element, row, col0)` for every element of the lane: unrolled with
+    /// constant ids where there is one element or the cursor is in a loop header (which a loop
+    /// cannot split), otherwise as one counted loop, which keeps the module small (the driver
+    /// may still unroll it).
+    fn for_each_element(&self, bld: &mut Builder<'_>, l: &Layout, mut body: impl FnMut(&mut Builder<'_>, Element, Word, Word) -> Result<()>) -> Result<()> {
+        let in_header = bld.module.functions[bld.cursor.function].blocks[bld.cursor.block].insts.iter().any(|i| i.is(Op::LoopMerge));
+        if l.len == 1 || in_header {
+            for e in 0..l.len {
+                let (row, col0) = l.place(e);
+                let (row, col0) = (bld.module.constant_u32(row), bld.module.constant_u32(col0));
+                body(bld, Element::Constant(e), row, col0)?;
+            }
+            return Ok(());
+        }
+        let uint = bld.module.type_int(32, false);
+        let (zero, len) = (bld.module.constant_u32(0), bld.module.constant_u32(l.len));
+        let (lanes, cols) = (bld.module.constant_u32(l.lanes), bld.module.constant_u32(l.cols));
+        let mut result = Ok(());
+        bld.counted_loop(zero, len, |bld, e| {
+            let i = bld.op(Op::IMul, uint, &[e, lanes]);
+            let row = bld.op(Op::UDiv, uint, &[i, cols]);
+            let col0 = bld.op(Op::UMod, uint, &[i, cols]);
+            result = body(bld, Element::Dynamic(e), row, col0);
+        });
+        result
+    }
+
+    /// A new `Function` variable of type `ty` at the top of the cursor's function.
+    fn function_variable(&self, bld: &mut Builder<'_>, ty: Word) -> Word {
+        let ptr = bld.module.type_pointer(StorageClass::Function, ty);
+        let id = bld.module.alloc_id();
+        let f = bld.cursor.function;
+        let var = Inst::new(Op::Variable, Some(ptr), Some(id), vec![Operand::storage_class(StorageClass::Function)]).from_origin(bld.origin);
+        bld.module.functions[f].blocks[0].insts.insert(0, var);
+        if bld.cursor.block == 0 {
+            bld.cursor.index += 1;
+        }
+        id
+    }
+
+    /// A pointer to element `e` of the matrix variable `var` of layout `l`.
+    fn element_pointer(&self, bld: &mut Builder<'_>, l: &Layout, var: Word, e: Word) -> Word {
+        let ptr = bld.module.type_pointer(StorageClass::Function, l.component);
+        bld.access_chain(ptr, var, &[e])
     }
 
     fn load(&self, bld: &mut Builder<'_>, inst: &Inst, defs: &HashMap<Word, Inst>) -> Result<()> {
@@ -583,11 +663,13 @@ impl Emulator<'_> {
         let stride = inst.operands.get(2).and_then(Operand::id);
         let mem = MemoryOperands::parse(inst.operands.get(if stride.is_some() { 3 } else { 2 }..).unwrap_or(&[]));
         let a = self.access(bld, inst, pointer, &l, defs)?;
-        let offsets = self.offsets(bld, inst, &l, &a, layout, stride)?;
+        let at = self.addressing(bld, inst, &l, &a, layout, stride)?;
         let uint = bld.module.type_int(32, false);
         let align = (a.class == StorageClass::PhysicalStorageBuffer).then_some(a.word_scalar.width() / 8);
-        let mut elements = Vec::with_capacity(offsets.len());
-        for off in offsets {
+        let mut constants = Vec::new();
+        let var = self.function_variable(bld, ty);
+        self.for_each_element(bld, &l, |bld, e, row, col0| {
+            let off = self.offset(bld, &at, row, col0);
             let (word, sub) = if a.per_word > 1 {
                 let q = bld.module.constant_u32(a.per_word);
                 (bld.op(Op::UDiv, uint, &[off, q]), Some(bld.op(Op::UMod, uint, &[off, q])))
@@ -607,9 +689,20 @@ impl Emulator<'_> {
                 None if a.word_ty != l.component => bld.bitcast(l.component, w),
                 None => w,
             };
-            elements.push(Operand::Id(value));
+            match e {
+                Element::Constant(_) => constants.push(Operand::Id(value)),
+                Element::Dynamic(e) => {
+                    let p = self.element_pointer(bld, &l, var, e);
+                    bld.store(p, value);
+                }
+            }
+            Ok(())
+        })?;
+        if constants.len() == l.len as usize {
+            bld.insert(Inst::new(Op::CompositeConstruct, Some(ty), Some(inst.result()?), constants));
+        } else {
+            bld.insert(Inst::new(Op::Load, Some(ty), Some(inst.result()?), vec![Operand::Id(var)]));
         }
-        bld.insert(Inst::new(Op::CompositeConstruct, Some(ty), Some(inst.result()?), elements));
         Ok(())
     }
 
@@ -618,6 +711,7 @@ impl Emulator<'_> {
         let Some(l) = self.layout_of_value(object) else {
             return Err(Error::Invalid { site: bld.module.site(inst), message: format!("%{object} is not a cooperative matrix") });
         };
+        let ty = self.types.type_of(object).unwrap_or_default();
         let stride = inst.operands.get(3).and_then(Operand::id);
         let mem = MemoryOperands::parse(inst.operands.get(if stride.is_some() { 4 } else { 3 }..).unwrap_or(&[]));
         let a = self.access(bld, inst, pointer, &l, defs)?;
@@ -625,19 +719,28 @@ impl Emulator<'_> {
             return Err(self.unsupported(bld, inst, format!("storing {}-bit matrix components through a pointer to {}-bit words", l.scalar.width(), a.word_scalar.width())));
         }
         let align = (a.class == StorageClass::PhysicalStorageBuffer).then_some(a.word_scalar.width() / 8);
+        let var = self.function_variable(bld, ty);
+        bld.store(var, object);
         let emit = |bld: &mut Builder<'_>| -> Result<()> {
-            let offsets = self.offsets(bld, inst, &l, &a, layout, stride)?;
-            for (e, off) in offsets.into_iter().enumerate() {
+            let at = self.addressing(bld, inst, &l, &a, layout, stride)?;
+            self.for_each_element(bld, &l, |bld, e, row, col0| {
+                let off = self.offset(bld, &at, row, col0);
                 let p = self.word_pointer(bld, &a, off);
-                let mut v = bld.composite_extract(l.component, object, e as u32);
+                let mut v = match e {
+                    Element::Constant(e) => bld.composite_extract(l.component, object, e),
+                    Element::Dynamic(e) => {
+                        let ep = self.element_pointer(bld, &l, var, e);
+                        bld.load(l.component, ep)
+                    }
+                };
                 if a.word_ty != l.component {
                     v = bld.bitcast(a.word_ty, v);
                 }
                 let mut ops = vec![Operand::Id(p), Operand::Id(v)];
                 ops.extend(mem.encode(align));
                 bld.emit_void(Op::Store, ops);
-            }
-            Ok(())
+                Ok(())
+            })
         };
         if l.lanes >= self.max_subgroup {
             return emit(bld);
@@ -649,8 +752,8 @@ impl Emulator<'_> {
         }
         let uint = bld.module.type_int(32, false);
         let boolean = bld.module.type_bool();
-        let var = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
-        let id = bld.load(uint, var);
+        let builtin = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
+        let id = bld.load(uint, builtin);
         let lanes = bld.module.constant_u32(l.lanes);
         let first = bld.op(Op::ULessThan, boolean, &[id, lanes]);
         let mut result = Ok(());
