@@ -352,3 +352,28 @@ fn register_tiled_gemm_matches_the_reference() {
         }
     }
 }
+
+/// Every test GEMM translates for every built-in profile into a module `spirv-val` accepts
+/// (native on the H100 where it lists the fragment shape), or fails naming what is missing
+/// (f16 on SwiftShader).
+#[test]
+fn test_gemms_translate_and_validate_for_every_profile() {
+    if tools::find("spirv-val").is_none() {
+        assert!(!common::in_ci(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    for profile in matbridge_translator::profile::BUILTIN_PROFILES {
+        let caps = DeviceCaps::builtin(profile).unwrap();
+        for (elem, frag) in [("f16", 16), ("f16", 8), ("f32", 16)] {
+            let staged = common::wgsl("coop_gemm_staged", &gemm_source(&GEMM.replace("ELEM", elem), frag));
+            let tiled = common::wgsl("coop_gemm_tiled", &tiled_source(elem, frag, (2, 2), caps.subgroup_size));
+            for input in [staged, tiled] {
+                match translate(&input, &caps) {
+                    Ok((words, _)) => tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{profile} {elem} {frag}: {e}")),
+                    Err(matbridge_translator::Error::MissingCapability { capability, .. }) => assert!(elem == "f16" && !caps.shader_float16, "{profile} {elem}: {capability}"),
+                    Err(e) => panic!("{profile} {elem} {frag}: {e}"),
+                }
+            }
+        }
+    }
+}

@@ -310,6 +310,19 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
                 push(caps, inst);
             }
         }
+        // A built-in's capabilities (`BuiltIn SubgroupId` needs GroupNonUniform), however the
+        // decoration's parameter was decoded.
+        let decoration_at = match op {
+            Some(Op::Decorate) => Some(1),
+            Some(Op::MemberDecorate) => Some(2),
+            _ => None,
+        };
+        if let Some(at) = decoration_at.filter(|at| inst.word_opt(*at) == Some(spirv::Decoration::BuiltIn as u32)) {
+            if let Some(w) = inst.word_opt(at + 1) {
+                let caps = enum_caps.entry((K::BuiltIn, w)).or_insert_with(|| dr_operand(K::BuiltIn, w).map(|d| d.required_capabilities()).unwrap_or_default());
+                push(caps, inst);
+            }
+        }
         let width = inst.word_opt(0);
         let encoded = inst.operands.len() > 1;
         match (op, width) {
