@@ -455,11 +455,16 @@ fn derive_capabilities(module: &mut Module, input_capabilities: &[Word]) -> Vec<
         !drop
     });
     let mut have = closure(module.declared_capabilities().filter_map(capability));
+    // Needs with one choice first: what they add may meet the others (GroupNonUniformBallot
+    // meets `BuiltIn SubgroupLocalInvocationId`'s Kernel-or-GroupNonUniform). Where a choice is
+    // left, Kernel goes last: no Vulkan device has it.
+    let mut needs = needs;
+    needs.sort_by_key(|n| n.len());
     for any_of in &needs {
         if any_of.iter().any(|c| have.contains(c)) {
             continue;
         }
-        let c = any_of[0];
+        let c = any_of.iter().copied().find(|c| *c != C::Kernel).unwrap_or(any_of[0]);
         implied(c, &mut have);
         module.capabilities.push(Inst::new(Op::Capability, None, None, vec![Operand::Enum(K::Capability, c as u32)]));
     }
