@@ -113,6 +113,10 @@ fn staged_gemm_matches_the_reference_emulated_and_native() {
             if target.shader_float16 && target.storage_buffer_16bit {
                 run_gemm(&ctx, &target, expect_emulated, ("f16", 8), (48, 32, 40), 4);
             }
+            // The fragment shape GPUs list (native on the H100).
+            if target.has_cooperative_matrix() {
+                run_gemm(&ctx, &target, expect_emulated, ("f16", 16), (64, 96, 48), 3);
+            }
         }
     }
 }

@@ -97,11 +97,14 @@ impl Context {
     fn translate_if_needed(&self, module: &Module, desc: &PipelineDesc<'_>) -> Result<Option<Arc<Vec<u32>>>> {
         let shared = &self.shared;
         let missing = module.declared_capabilities().any(|c| missing_for(c, &shared.enabled, &shared.caps).is_some());
-        let unlisted = matbridge_translator::passes::check_cooperative_matrix::first_unlisted(module, &shared.caps).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+        let values: Vec<(u32, u32)> = desc.spec_constants.iter().map(|s| (s.id, s.value)).collect();
+        // Shapes are checked as the pipeline specializes them.
+        let mut specialized = module.clone();
+        matbridge_translator::specialize::specialize(&mut specialized, &values).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+        let unlisted = matbridge_translator::passes::check_cooperative_matrix::first_unlisted(&specialized, &shared.caps).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
         if !missing && unlisted.is_none() {
             return Ok(None);
         }
-        let values: Vec<(u32, u32)> = desc.spec_constants.iter().map(|s| (s.id, s.value)).collect();
         let key = {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -117,11 +117,16 @@ pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Err
                 return Ok(Some(unsupported(inst, format!("cooperative matrices of {name} (no listed shape uses it)"))));
             }
         }
+        // A dimension: a constant, or a specialization constant's default (what the pipeline
+        // runs unless it specializes it; the runtime specializes before it checks).
+        let spec_defaults: std::collections::HashMap<Word, u32> =
+            module.globals().iter().filter(|g| g.is(Op::SpecConstant)).filter_map(|g| Some((g.result_id?, g.word_opt(0)?))).collect();
+        let dimension = |id: Word| types.const_u32(id).or_else(|| spec_defaults.get(&id).copied());
         // Each MulAdd's shape and types: (component, rows, columns) of a matrix type.
         let mat = |ty: Word| -> Option<(Word, Option<u32>, Option<u32>)> {
             let d = types.defs.get(&ty).filter(|d| d.is(Op::TypeCooperativeMatrixKHR))?;
             let [comp, _scope, rows, cols] = d.ids().ok()?;
-            Some((comp, types.const_u32(rows), types.const_u32(cols)))
+            Some((comp, dimension(rows), dimension(cols)))
         };
         for f in &module.functions {
             for inst in f.blocks.iter().flat_map(|b| &b.insts).filter(|i| i.is(Op::CooperativeMatrixMulAddKHR)) {
