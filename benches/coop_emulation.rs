@@ -48,49 +48,45 @@ fn time(ctx: &Context, d: &[Dispatch<'_>], reps: u32) -> f64 {
     (0..reps).map(|_| ctx.run(d).expect("run")).map(|s| s.gpu_time.unwrap_or(s.wall_time).as_secs_f64()).fold(f64::INFINITY, f64::min)
 }
 
-fn gemm(ctx: &Context, elem: &str, frag: u32, native: bool) {
-    let input = common::wgsl("coop_gemm_staged", &source(GEMM, elem, frag));
+/// One GEMM kernel at SIZE^3 (f16 or f32 operands, f32 C): translated for the device (native)
+/// or for it without cooperative matrices (emulated), timed, and printed as `what`.
+fn time_gemm(ctx: &Context, wgsl: &str, elem: &str, push: &[u8], groups: [u32; 3], native: bool, what: &str) {
+    let input = common::wgsl(what, wgsl);
     let target = if native { ctx.caps().clone() } else { without_coop(ctx.caps()) };
     let Some(words) = translated(&input, &target, native) else { return };
     let t = Instant::now();
-    let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 20, label: "coop_gemm_staged", ..Default::default() }).expect("pipeline");
+    let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: push.len() as u32, label: "coop GEMM", ..Default::default() }).expect("pipeline");
     let created = t.elapsed().as_secs_f64();
     let n = SIZE;
     let bytes = if elem == "f16" { 2 } else { 4 };
     let a = ctx.zeroed_buffer::<u8>(n * n * bytes, "a").expect("a");
     let b = ctx.zeroed_buffer::<u8>(n * n * bytes, "b").expect("b");
     let c = ctx.zeroed_buffer::<f32>(n * n, "c").expect("c");
-    let mut push: Vec<u8> = [n as u32; 3].iter().flat_map(|v| v.to_le_bytes()).collect();
-    push.extend(1f32.to_le_bytes());
-    push.extend(0f32.to_le_bytes());
-    let tile = (2 * frag) as usize;
-    let groups = [(n / tile) as u32, (n / tile) as u32, 1];
-    let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&a, &b, &c], push_constants: &push, groups }], 3);
+    let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&a, &b, &c], push_constants: push, groups }], 3);
     let how = if native { "native (driver)" } else { "emulated (matbridge)" };
-    println!("  staged coop GEMM {elem}->f32 {frag}x{frag}x{frag} fragments, {how}: pipeline {created:.2} s, {:.2} GFLOP/s ({:.1} ms)", 2.0 * (n * n * n) as f64 / secs / 1e9, secs * 1e3);
+    println!("  {what}, {how}: pipeline {created:.2} s, {:.2} GFLOP/s ({:.1} ms)", 2.0 * (n * n * n) as f64 / secs / 1e9, secs * 1e3);
 }
 
-/// The register-tiled GEMM (`tm` x `tn` fragments per sub-group, 2x2 sub-groups) at 512^3.
+/// The staged GEMM (2x2 fragments per workgroup) at SIZE^3.
+fn gemm(ctx: &Context, elem: &str, frag: u32, native: bool) {
+    let n = SIZE as u32;
+    let mut push: Vec<u8> = [n; 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+    push.extend(1f32.to_le_bytes());
+    push.extend(0f32.to_le_bytes());
+    let tile = 2 * frag;
+    let what = format!("staged coop GEMM {elem}->f32 {frag}x{frag}x{frag} fragments");
+    time_gemm(ctx, &source(GEMM, elem, frag), elem, &push, [n / tile, n / tile, 1], native, &what);
+}
+
+/// The register-tiled GEMM (`tm` x `tn` fragments per sub-group, 2x2 sub-groups) at SIZE^3.
 fn tiled(ctx: &Context, elem: &str, frag: u32, (tm, tn): (u32, u32), native: bool) {
     let sg = ctx.caps().subgroup_size;
     let text = TILED.replace("TM", &tm.to_string()).replace("TN", &tn.to_string()).replace("THREADS", &(4 * sg).to_string());
-    let input = common::wgsl("coop_gemm_tiled", &source(&text, elem, frag));
-    let target = if native { ctx.caps().clone() } else { without_coop(ctx.caps()) };
-    let Some(words) = translated(&input, &target, native) else { return };
-    let t = Instant::now();
-    let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, label: "coop_gemm_tiled", ..Default::default() }).expect("pipeline");
-    let created = t.elapsed().as_secs_f64();
-    let n = SIZE;
-    let bytes = if elem == "f16" { 2 } else { 4 };
-    let a = ctx.zeroed_buffer::<u8>(n * n * bytes, "a").expect("a");
-    let b = ctx.zeroed_buffer::<u8>(n * n * bytes, "b").expect("b");
-    let c = ctx.zeroed_buffer::<f32>(n * n, "c").expect("c");
-    let push: Vec<u8> = [n as u32; 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let n = SIZE as u32;
+    let push: Vec<u8> = [n; 3].iter().flat_map(|v| v.to_le_bytes()).collect();
     let (bm, bn) = (2 * tm * frag, 2 * tn * frag);
-    let groups = [n as u32 / bn, n as u32 / bm, 1];
-    let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&a, &b, &c], push_constants: &push, groups }], 3);
-    let how = if native { "native (driver)" } else { "emulated (matbridge)" };
-    println!("  tiled coop GEMM {elem}->f32 {frag}x{frag}x{frag} fragments, {tm}x{tn} per sub-group, {how}: pipeline {created:.2} s, {:.2} GFLOP/s ({:.1} ms)", 2.0 * (n * n * n) as f64 / secs / 1e9, secs * 1e3);
+    let what = format!("tiled coop GEMM {elem}->f32 {frag}x{frag}x{frag} fragments, {tm}x{tn} per sub-group");
+    time_gemm(ctx, &source(&text, elem, frag), elem, &push, [n / bn, n / bm, 1], native, &what);
 }
 
 fn api(mb: &Matbridge, dtype: DType, what: &str) {
