@@ -2,7 +2,9 @@
 //!
 //! A [`Pipeline`](pipeline::Pipeline) of passes chosen from a target [`profile`] rewrites vendor
 //! matrix opcodes into what the target runs: SPV_KHR_cooperative_matrix where the device lists
-//! the shape, plain integer arithmetic for integer dot products where the device lacks them.
+//! the shape, plain code with subgroup broadcasts where it does not (cooperative-matrix
+//! emulation), plain integer arithmetic for integer dot products where the device lacks them.
+//! [`specialize`] applies a pipeline's specialization constants before translation.
 //! Passes are written on the [`ir`] (sections, blocks, typed operands, interning, builder,
 //! def-use, control flow) under the [`pass`] contract; [`requirements`] derives capabilities,
 //! extensions and version once at the end. The [`reference`] module is the CPU definition of
