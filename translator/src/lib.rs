@@ -16,6 +16,7 @@
 pub mod analysis;
 pub mod error;
 pub mod ir;
+pub mod kernel;
 pub mod pass;
 pub mod passes;
 pub mod pipeline;

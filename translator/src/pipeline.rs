@@ -66,6 +66,13 @@ impl Pipeline {
     /// Every pass, in order; each runs only where it applies to the target.
     fn all() -> Vec<Box<dyn Pass>> {
         vec![
+            Box::new(passes::repair_producer_output::RepairProducerOutput),
+            Box::new(passes::inline_functions::InlineFunctions),
+            Box::new(passes::lower_opencl_std::LowerOpenclStd),
+            Box::new(passes::lower_kernel_synchronization::LowerKernelSynchronization),
+            Box::new(passes::lower_kernel_interface::LowerKernelInterface),
+            Box::new(passes::lower_kernel_pointers::LowerKernelPointers),
+            Box::new(passes::structurize_control_flow::StructurizeControlFlow),
             Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),
             Box::new(passes::materialize_matrix_length::MaterializeMatrixLength),
             Box::new(passes::lower_integer_dot::LowerIntegerDot),

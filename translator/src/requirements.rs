@@ -421,7 +421,7 @@ pub fn max_spirv_for(api: &str) -> (u8, u8) {
 /// Derives the capabilities, extensions and version of `module` from what it uses.
 /// `input_capabilities` are those the module declared before any pass ran.
 pub fn derive(module: &mut Module, input_capabilities: &[Word], target: &DeviceCaps) -> Result<()> {
-    let removed = derive_capabilities(module, input_capabilities);
+    let removed = derive_capabilities(module, input_capabilities, target);
     derive_version(module, target)?;
     derive_extensions(module, &removed);
     Ok(())
@@ -429,7 +429,7 @@ pub fn derive(module: &mut Module, input_capabilities: &[Word], target: &DeviceC
 
 /// Drops duplicate and no longer required capabilities, then declares every requirement the
 /// remaining ones do not meet. Returns the dropped capabilities.
-fn derive_capabilities(module: &mut Module, input_capabilities: &[Word]) -> Vec<C> {
+fn derive_capabilities(module: &mut Module, input_capabilities: &[Word], target: &DeviceCaps) -> Vec<C> {
     let input_closure = closure(input_capabilities.iter().filter_map(|w| capability(*w)));
     let needs: Vec<Vec<C>> = needs(module, &input_closure).into_iter().map(|n| n.any_of).collect();
     // A declared capability that only instructions could require goes when no requirement
@@ -457,14 +457,16 @@ fn derive_capabilities(module: &mut Module, input_capabilities: &[Word]) -> Vec<
     let mut have = closure(module.declared_capabilities().filter_map(capability));
     // Needs with one choice first: what they add may meet the others (GroupNonUniformBallot
     // meets `BuiltIn SubgroupLocalInvocationId`'s Kernel-or-GroupNonUniform). Where a choice is
-    // left, Kernel goes last: no Vulkan device has it.
+    // left, the first the target runs wins, and Kernel goes last: no Vulkan device has it.
     let mut needs = needs;
     needs.sort_by_key(|n| n.len());
     for any_of in &needs {
         if any_of.iter().any(|c| have.contains(c)) {
             continue;
         }
-        let c = any_of.iter().copied().find(|c| *c != C::Kernel).unwrap_or(any_of[0]);
+        // The first choice the target can run, else the first that is not Kernel.
+        let runs = |c: &C| feature_for(*c).is_none_or(|f| target_has(target, f));
+        let c = any_of.iter().copied().find(|c| *c != C::Kernel && runs(c)).or_else(|| any_of.iter().copied().find(|c| *c != C::Kernel)).unwrap_or(any_of[0]);
         implied(c, &mut have);
         module.capabilities.push(Inst::new(Op::Capability, None, None, vec![Operand::Enum(K::Capability, c as u32)]));
     }
@@ -484,7 +486,12 @@ fn derive_version(module: &mut Module, target: &DeviceCaps) -> Result<()> {
     }
     if needed != module.version() {
         log::info!("raising the SPIR-V version from {:?} to {:?}", module.version(), needed);
+        let before = module.version();
         module.set_version(needed.0, needed.1);
+        // From 1.4 on, interfaces list every global variable an entry point uses.
+        if before < (1, 4) && needed >= (1, 4) {
+            module.rebuild_entry_interfaces();
+        }
     }
     Ok(())
 }

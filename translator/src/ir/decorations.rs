@@ -64,4 +64,31 @@ impl Module {
         }
         id
     }
+
+    /// Makes every entry point's interface list exactly the global variables its function uses
+    /// (Input and Output only before SPIR-V 1.4, every storage class from 1.4 on). Passes that
+    /// add or remove globals call it once at the end.
+    pub fn rebuild_entry_interfaces(&mut self) {
+        let all_classes = self.version() >= (1, 4);
+        let vars: std::collections::HashMap<Word, u32> = self.globals().iter().filter(|g| g.is(Op::Variable)).filter_map(|g| Some((g.result_id?, g.word_opt(0)?))).collect();
+        for e in 0..self.entry_points.len() {
+            let Some(f) = self.entry_points[e].operands.get(1).and_then(Operand::id) else { continue };
+            let Some(func) = self.functions.iter().find(|x| x.id() == f) else { continue };
+            let mut used: Vec<Word> = Vec::new();
+            for inst in func.insts() {
+                for id in inst.used_ids() {
+                    if let Some(class) = vars.get(&id) {
+                        let io = *class == StorageClass::Input as u32 || *class == StorageClass::Output as u32;
+                        if (io || all_classes) && !used.contains(&id) {
+                            used.push(id);
+                        }
+                    }
+                }
+            }
+            let ep = &mut self.entry_points[e];
+            let fixed = 2 + ep.operands.iter().skip(2).take_while(|o| matches!(o, Operand::String(_))).count();
+            ep.operands.truncate(fixed);
+            ep.operands.extend(used.into_iter().map(Operand::Id));
+        }
+    }
 }

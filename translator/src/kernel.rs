@@ -1,0 +1,231 @@
+//! The launch interface of a lowered OpenCL-style kernel, and OpenCL C data layout.
+//!
+//! `lower-kernel-interface` turns a kernel's parameters into one push-constant block and its
+//! local-memory parameters into workgroup arrays sized by specialization constants. The module
+//! itself records that interface, so that a module translated once (and saved) can be launched
+//! later without the translator's report:
+//!
+//! - the push-constant block's struct is named [`ARGS_STRUCT`]; member 0 is the global offset
+//!   (`uvec3`, offset 0), member 1 the work dimension (`uint`, offset 12); each kernel argument
+//!   `k` that is a buffer or a scalar is a member named `arg<k>` with its `Offset`; a buffer is a
+//!   `PhysicalStorageBuffer` pointer (its device address, 8 bytes);
+//! - a local-memory argument `k` is a specialization constant named `local<k>` (its `SpecId`
+//!   holds the array length in elements), the length of a workgroup array whose element type
+//!   gives the element size;
+//! - the workgroup size is the `LocalSize` execution mode when the kernel required one, and
+//!   otherwise the three specialization constants of the `WorkgroupSize` built-in.
+//!
+//! [`KernelAbi::read`] reads all of this back for one entry point.
+
+use crate::analysis::Types;
+use crate::error::{Error, Result, Site};
+use crate::ir::{Module, Operand};
+use serde::Serialize;
+use spirv::{BuiltIn, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass, Word};
+
+/// Name of the push-constant struct of a lowered kernel.
+pub const ARGS_STRUCT: &str = "matbridge.kernel_args";
+/// Bytes before the first argument: the global offset and the work dimension.
+pub const ARGS_HEADER_BYTES: u32 = 16;
+
+/// What a scalar argument holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScalarKind {
+    Int,
+    Uint,
+    Float,
+}
+
+/// One kernel argument, by position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum KernelArg {
+    /// A global (or constant) pointer: the buffer's device address at `offset` in the push
+    /// constants.
+    Buffer { offset: u32 },
+    /// A value of `components` x `bits`-bit `scalar`, written at `offset` (`bytes` long).
+    Scalar { offset: u32, bytes: u32, scalar: ScalarKind, bits: u32, components: u32 },
+    /// Local memory: its size in bytes sets specialization constant `spec_id` to
+    /// `size / element_bytes` elements.
+    Local { spec_id: u32, element_bytes: u32 },
+}
+
+/// The launch interface of one lowered kernel entry point.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KernelAbi {
+    pub entry_point: String,
+    pub args: Vec<KernelArg>,
+    /// Size of the push-constant block in bytes.
+    pub push_constant_bytes: u32,
+    /// The local size the kernel requires (`reqd_work_group_size`), if any.
+    pub required_local_size: Option<[u32; 3]>,
+    /// SpecIds of the workgroup size's x, y and z, when the module sizes workgroups by
+    /// specialization constants.
+    pub local_size_spec_ids: Option<[u32; 3]>,
+}
+
+impl KernelAbi {
+    /// Reads the interface of the GLCompute entry point `entry` of a module that
+    /// `lower-kernel-interface` produced.
+    pub fn read(module: &Module, entry: &str) -> Result<KernelAbi> {
+        let ep = module
+            .entry_points
+            .iter()
+            .find(|e| e.string(2).as_deref() == Some(entry) && e.word_opt(0) == Some(ExecutionModel::GLCompute as u32))
+            .ok_or_else(|| not_kernel(format!("the module has no GLCompute entry point named `{entry}`")))?;
+        let function = ep.id(1)?;
+        let types = Types::new(module);
+        // The push-constant variable the entry point uses, and its struct.
+        let push_var = module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::PushConstant as u32)).find(|g| {
+            let id = g.result_id.unwrap_or(0);
+            module.functions.iter().find(|f| f.id() == function).is_some_and(|f| f.insts().any(|i| i.used_ids().any(|u| u == id)))
+        });
+        let mut args: Vec<(u32, KernelArg)> = Vec::new();
+        let mut push_constant_bytes = 0;
+        if let Some(var) = push_var {
+            let ptr = var.result_type.unwrap_or(0);
+            let st = types.defs.get(&ptr).and_then(|p| p.id(1).ok()).unwrap_or(0);
+            if module.name_of(st).as_deref() != Some(ARGS_STRUCT) {
+                return Err(not_kernel(format!("entry point `{entry}` uses a push-constant block that is not a lowered kernel's ({ARGS_STRUCT})")));
+            }
+            let members: Vec<Word> = types.defs.get(&st).map(|d| d.operands.iter().filter_map(Operand::id).collect()).unwrap_or_default();
+            for (m, &ty) in members.iter().enumerate() {
+                let offset = member_offset(module, st, m as u32).ok_or_else(|| not_kernel(format!("member {m} of {ARGS_STRUCT} has no Offset")))?;
+                let (size, _) = size_align(&types, ty).ok_or_else(|| not_kernel(format!("member {m} of {ARGS_STRUCT} has no size")))?;
+                push_constant_bytes = push_constant_bytes.max(offset + size);
+                let Some(name) = member_name(module, st, m as u32) else { continue };
+                let Some(k) = name.strip_prefix("arg").and_then(|k| k.split('.').next()?.parse::<u32>().ok()) else { continue };
+                let def = types.defs.get(&ty);
+                let arg = if def.is_some_and(|d| d.is(Op::TypePointer)) {
+                    KernelArg::Buffer { offset }
+                } else {
+                    let (scalar_ty, components) = types.vector(ty).unwrap_or((ty, 1));
+                    let (scalar, bits) = if let Some((w, s)) = types.int(scalar_ty) {
+                        (if s { ScalarKind::Int } else { ScalarKind::Uint }, w)
+                    } else if let Some((w, _)) = types.float(scalar_ty) {
+                        (ScalarKind::Float, w)
+                    } else {
+                        return Err(not_kernel(format!("argument {k} has a type that is neither a pointer nor a number")));
+                    };
+                    // Narrow scalars travel widened to 32 bits (see lower-kernel-interface).
+                    let (scalar, bits) = narrow_scalar(module, st, m as u32).unwrap_or((scalar, bits));
+                    KernelArg::Scalar { offset, bytes: size, scalar, bits, components }
+                };
+                args.push((k, arg));
+            }
+        }
+        for g in module.globals() {
+            if !matches!(g.op(), Some(Op::SpecConstant)) {
+                continue;
+            }
+            let id = g.result_id.unwrap_or(0);
+            let Some(k) = module.name_of(id).and_then(|n| n.strip_prefix("local").and_then(|k| k.parse::<u32>().ok())) else { continue };
+            let spec_id = module.decoration(id, Decoration::SpecId).and_then(|w| w.first().copied()).ok_or_else(|| not_kernel(format!("local-memory length of argument {k} has no SpecId")))?;
+            // The workgroup array of this length, and its element size.
+            let element = module
+                .globals()
+                .iter()
+                .find(|t| t.is(Op::TypeArray) && t.operands.get(1) == Some(&Operand::Id(id)))
+                .and_then(|t| t.id(0).ok())
+                .ok_or_else(|| not_kernel(format!("no workgroup array has the length of argument {k}")))?;
+            let (element_bytes, _) = size_align(&types, element).ok_or_else(|| not_kernel(format!("local-memory argument {k} has an element without a size")))?;
+            args.push((k, KernelArg::Local { spec_id, element_bytes }));
+        }
+        args.sort_by_key(|(k, _)| *k);
+        for (i, (k, _)) in args.iter().enumerate() {
+            if *k != i as u32 {
+                return Err(not_kernel(format!("argument {i} of `{entry}` is missing from the lowered interface")));
+            }
+        }
+        let required_local_size = module
+            .execution_modes
+            .iter()
+            .find(|m| m.is(Op::ExecutionMode) && m.word_opt(0) == Some(function) && m.word_opt(1) == Some(ExecutionMode::LocalSize as u32))
+            .and_then(|m| Some([m.word_opt(2)?, m.word_opt(3)?, m.word_opt(4)?]));
+        let local_size_spec_ids = module.builtin_constant(BuiltIn::WorkgroupSize).and_then(|composite| {
+            let parts: Vec<Word> = module.globals().iter().find(|g| g.result_id == Some(composite))?.operands.iter().filter_map(Operand::id).collect();
+            let ids: Vec<u32> = parts.iter().filter_map(|p| module.decoration(*p, Decoration::SpecId).and_then(|w| w.first().copied())).collect();
+            (ids.len() == 3).then(|| [ids[0], ids[1], ids[2]])
+        });
+        Ok(KernelAbi { entry_point: entry.to_string(), args: args.into_iter().map(|(_, a)| a).collect(), push_constant_bytes, required_local_size, local_size_spec_ids })
+    }
+}
+
+fn not_kernel(message: String) -> Error {
+    Error::Invalid { site: Box::new(Site { opcode: "OpEntryPoint".into(), ..Site::default() }), message }
+}
+
+fn member_offset(module: &Module, st: Word, member: u32) -> Option<u32> {
+    module
+        .annotations
+        .iter()
+        .find(|a| a.is(Op::MemberDecorate) && a.word_opt(0) == Some(st) && a.word_opt(1) == Some(member) && a.word_opt(2) == Some(Decoration::Offset as u32))
+        .and_then(|a| a.word_opt(3))
+}
+
+fn member_name(module: &Module, st: Word, member: u32) -> Option<String> {
+    module.debug_names.iter().find(|n| n.is(Op::MemberName) && n.word_opt(0) == Some(st) && n.word_opt(1) == Some(member)).and_then(|n| n.string(2))
+}
+
+/// A narrow scalar argument travels as a 32-bit member whose name says its width:
+/// `arg<k>.i8`, `.u16`, `.f16`: read back here.
+fn narrow_scalar(module: &Module, st: Word, member: u32) -> Option<(ScalarKind, u32)> {
+    let name = member_name(module, st, member)?;
+    let (_, suffix) = name.split_once('.')?;
+    let kind = match suffix.get(..1)? {
+        "i" => ScalarKind::Int,
+        "u" => ScalarKind::Uint,
+        "f" => ScalarKind::Float,
+        _ => return None,
+    };
+    Some((kind, suffix.get(1..)?.parse().ok()?))
+}
+
+/// Size and alignment in bytes of a type under OpenCL C's layout rules (a 3-component vector
+/// is as large and aligned as a 4-component one; structs align members naturally). `None`
+/// for types without a size (runtime arrays, opaque types, spec-constant lengths).
+pub fn size_align(types: &Types, ty: Word) -> Option<(u32, u32)> {
+    let def = types.defs.get(&ty)?;
+    match def.op()? {
+        Op::TypeInt | Op::TypeFloat => {
+            let bytes = def.word_opt(0)?.div_ceil(8);
+            Some((bytes, bytes))
+        }
+        Op::TypeBool => Some((1, 1)),
+        Op::TypeVector => {
+            let (c, n) = types.vector(ty)?;
+            let (s, _) = size_align(types, c)?;
+            let n = if n == 3 { 4 } else { n };
+            Some((s * n, s * n))
+        }
+        Op::TypePointer => Some((8, 8)),
+        Op::TypeArray => {
+            let (s, a) = size_align(types, def.id(0).ok()?)?;
+            let len = types.const_u32(def.id(1).ok()?)?;
+            Some((s.checked_mul(len)?, a))
+        }
+        Op::TypeStruct => {
+            let mut size = 0u32;
+            let mut align = 1u32;
+            for m in def.operands.iter().filter_map(Operand::id) {
+                let (s, a) = size_align(types, m)?;
+                size = size.next_multiple_of(a) + s;
+                align = align.max(a);
+            }
+            Some((size.next_multiple_of(align), align))
+        }
+        _ => None,
+    }
+}
+
+impl Module {
+    /// The constant decorated `BuiltIn b` (the `WorkgroupSize` composite), if any.
+    pub fn builtin_constant(&self, b: BuiltIn) -> Option<Word> {
+        self.annotations
+            .iter()
+            .filter(|a| a.is(Op::Decorate) && a.word_opt(1) == Some(Decoration::BuiltIn as u32) && a.word_opt(2) == Some(b as u32))
+            .filter_map(|a| a.operands.first().and_then(Operand::id))
+            .find(|id| self.globals().iter().any(|g| g.result_id == Some(*id) && !g.is(Op::Variable)))
+    }
+}

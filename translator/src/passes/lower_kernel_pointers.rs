@@ -1,0 +1,578 @@
+//! `LowerKernelPointers`: a kernel's pointer arithmetic in the forms Vulkan accepts.
+//!
+//! Rewrite, for modules that `lower-kernel-interface` turned into compute shaders:
+//! - **Buffer pointers** (`PhysicalStorageBuffer`, formerly global, generic and constant): every
+//!   such pointer type gets an `ArrayStride` of its pointee's size (pointer arithmetic through
+//!   `OpPtrAccessChain` needs one), arrays and structs reached through them get OpenCL C's layout
+//!   (`ArrayStride`, member `Offset`s), loads, stores and atomics get the `Aligned` memory operand
+//!   (the pointee's alignment where the producer gave none), and casts to and from `Generic`
+//!   become plain copies or bitcasts.
+//! - **Local and private memory** (`Workgroup`, `Function`, `Private`): Vulkan has no pointer
+//!   arithmetic there and no pointers in phis or selects. Every variable that is used through
+//!   more than a plain load or store is flattened to an array of its scalar leaves, and every
+//!   pointer derived from it becomes an index (a `uint` in leaf units): access chains, pointer
+//!   access chains, bitcasts between types with leaves of the same size, phis, selects and
+//!   copies compute indices; loads, stores and atomics become an access chain of the variable at
+//!   the index, vectors one leaf at a time. Initializers are flattened alike.
+//!
+//! Preconditions: `lower-kernel-interface` ran. Errors name the instruction: generic pointers
+//! into local or private memory, structs in local or private memory accessed through pointers,
+//! phis or selects of pointers into different variables, and any other use of such a pointer.
+
+use crate::analysis::Types;
+use crate::error::{Error, Result};
+use crate::ir::builder::{Builder, Cursor};
+use crate::ir::{Inst, Module, Operand};
+use crate::kernel::size_align;
+use crate::pass::{Context, Outcome, Pass};
+use crate::profile::DeviceCaps;
+use rspirv::grammar::OperandKind;
+use spirv::{Decoration, MemoryAccess, Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+pub struct LowerKernelPointers;
+
+impl Pass for LowerKernelPointers {
+    fn name(&self) -> &'static str {
+        "lower-kernel-pointers"
+    }
+
+    fn applies(&self, _target: &DeviceCaps) -> bool {
+        true
+    }
+
+    fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
+        let mut outcome = Outcome::unchanged();
+        // Kernel modules only: the interface pass names its push-constant struct.
+        let lowered_kernel = module.debug_names.iter().any(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(crate::kernel::ARGS_STRUCT));
+        if !lowered_kernel {
+            return Ok(outcome);
+        }
+        lower_generic_casts(module, &mut outcome)?;
+        in_bounds_to_plain(module, &mut outcome);
+        flatten_logical(module, &mut outcome)?;
+        lay_out_buffers(module, &mut outcome);
+        module.rebuild_entry_interfaces();
+        Ok(outcome)
+    }
+}
+
+fn pointer_class(types: &Types, ty: Word) -> Option<(u32, Word)> {
+    let d = types.defs.get(&ty).filter(|d| d.is(Op::TypePointer))?;
+    Some((d.word_opt(0)?, d.id(1).ok()?))
+}
+
+fn is_logical(class: u32) -> bool {
+    class == StorageClass::Workgroup as u32 || class == StorageClass::Function as u32 || class == StorageClass::Private as u32
+}
+
+/// Generic casts between buffer pointers become copies (same type) or bitcasts.
+fn lower_generic_casts(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
+    let types = Types::new(module);
+    let casts = [Op::PtrCastToGeneric, Op::GenericCastToPtr, Op::GenericCastToPtrExplicit];
+    let mut errors = None;
+    for f in &mut module.functions {
+        for b in &mut f.blocks {
+            for inst in &mut b.insts {
+                let Some(op) = inst.op().filter(|o| casts.contains(o)) else { continue };
+                let (Ok(src), Ok(ty)) = (inst.id(0), inst.ty()) else { continue };
+                let from = types.type_of(src).and_then(|t| pointer_class(&types, t));
+                let to = pointer_class(&types, ty);
+                match (from, to) {
+                    (Some((a, _)), Some((b, _))) if a == b && !is_logical(a) => {
+                        let _ = op;
+                        let same = types.type_of(src) == Some(ty);
+                        *inst = Inst::new(if same { Op::CopyObject } else { Op::Bitcast }, Some(ty), inst.result_id, vec![Operand::Id(src)]).from_origin(inst.origin);
+                        outcome.count(op as u32);
+                    }
+                    _ => {
+                        errors.get_or_insert(inst.clone());
+                    }
+                }
+            }
+        }
+    }
+    if let Some(inst) = errors {
+        return Err(Error::Invalid { site: module.site(&inst), message: "casts a pointer into local or private memory to or from the generic address space (generic pointers are lowered only for global memory)".into() });
+    }
+    Ok(())
+}
+
+/// `OpInBoundsPtrAccessChain` (Addresses only) -> `OpPtrAccessChain` (also
+/// PhysicalStorageBufferAddresses); the in-bounds promise is only an optimization hint.
+fn in_bounds_to_plain(module: &mut Module, outcome: &mut Outcome) {
+    for f in &mut module.functions {
+        for b in &mut f.blocks {
+            for inst in b.insts.iter_mut().filter(|i| i.is(Op::InBoundsPtrAccessChain)) {
+                inst.opcode = Op::PtrAccessChain as u32;
+                outcome.count(Op::InBoundsPtrAccessChain as u32);
+            }
+        }
+    }
+}
+
+/// Buffer pointer types: ArrayStride, layouts of what they point to, Aligned accesses.
+fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    let psb = StorageClass::PhysicalStorageBuffer as u32;
+    let mut laid_out: HashSet<Word> = HashSet::new();
+    let pointers: Vec<(Word, Word)> = module.globals().iter().filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb)).filter_map(|g| Some((g.result_id?, g.id(1).ok()?))).collect();
+    for (ptr, pointee) in &pointers {
+        if let Some((size, _)) = size_align(&types, *pointee) {
+            if module.decoration(*ptr, Decoration::ArrayStride).is_none() {
+                module.decorate(*ptr, Decoration::ArrayStride, &[size]);
+            }
+        }
+        lay_out(module, &types, *pointee, &mut laid_out);
+    }
+    // Aligned memory operands on buffer accesses.
+    let ptr_types: HashMap<Word, Word> = pointers.into_iter().collect();
+    for f in &mut module.functions {
+        for b in &mut f.blocks {
+            for inst in &mut b.insts {
+                let (ptr_at, mem_at) = match inst.op() {
+                    Some(Op::Load) => (0, 1),
+                    Some(Op::Store) => (0, 2),
+                    _ => continue,
+                };
+                let Some(pointee) = inst.operands.get(ptr_at).and_then(Operand::id).and_then(|p| types.type_of(p)).and_then(|t| ptr_types.get(&t)) else { continue };
+                let mask = inst.operands.get(mem_at).and_then(Operand::word).unwrap_or(0);
+                if mask & MemoryAccess::ALIGNED.bits() != 0 {
+                    continue;
+                }
+                let align = size_align(&types, *pointee).map_or(4, |s| s.1);
+                let mut ops: Vec<Operand> = inst.operands[..mem_at.min(inst.operands.len())].to_vec();
+                ops.push(Operand::Enum(OperandKind::MemoryAccess, mask | MemoryAccess::ALIGNED.bits()));
+                // Aligned's literal comes right after the mask, before later parameters.
+                let rest: Vec<Operand> = inst.operands.iter().skip(mem_at + 1).cloned().collect();
+                let aligned_first = mask & (MemoryAccess::VOLATILE.bits() | MemoryAccess::NONTEMPORAL.bits()) == mask;
+                if aligned_first {
+                    ops.push(Operand::Literal(align));
+                    ops.extend(rest);
+                } else {
+                    ops.extend(rest);
+                    ops.push(Operand::Literal(align));
+                }
+                inst.operands = ops;
+                outcome.count(inst.opcode);
+            }
+        }
+    }
+}
+
+/// OpenCL C layout decorations on arrays and structs reachable from a buffer pointer.
+fn lay_out(module: &mut Module, types: &Types, ty: Word, done: &mut HashSet<Word>) {
+    if !done.insert(ty) {
+        return;
+    }
+    let Some(def) = types.defs.get(&ty).cloned() else { return };
+    match def.op() {
+        Some(Op::TypeArray | Op::TypeRuntimeArray) => {
+            let Ok(e) = def.id(0) else { return };
+            if let Some((s, _)) = size_align(types, e) {
+                module.decorate(ty, Decoration::ArrayStride, &[s]);
+            }
+            lay_out(module, types, e, done);
+        }
+        Some(Op::TypeStruct) => {
+            let mut offset = 0u32;
+            for (m, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
+                let Some((s, a)) = size_align(types, member) else { return };
+                offset = offset.next_multiple_of(a);
+                let has = module.annotations.iter().any(|x| x.is(Op::MemberDecorate) && x.word_opt(0) == Some(ty) && x.word_opt(1) == Some(m as u32) && x.word_opt(2) == Some(Decoration::Offset as u32));
+                if !has {
+                    module.annotations.push(Inst::new(Op::MemberDecorate, None, None, vec![Operand::Id(ty), Operand::Literal(m as u32), Operand::decoration(Decoration::Offset), Operand::Literal(offset)]));
+                }
+                offset += s;
+                lay_out(module, types, member, done);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A flattened variable: its leaf type and the storage class.
+#[derive(Clone, Copy)]
+struct Root {
+    leaf: Word,
+    class: u32,
+}
+
+/// A pointer into a flattened variable: the variable, the index (in leaves) and the pointee.
+#[derive(Clone, Copy)]
+struct Derived {
+    root: Word,
+    index: Word,
+    pointee: Word,
+}
+
+/// Leaf scalar type and count of `ty` (arrays of arrays, vectors); `None` for structs and
+/// other aggregates. A length that is a specialization constant counts as `None` for the count.
+fn leaves(types: &Types, ty: Word) -> Option<(Word, Option<u32>)> {
+    let d = types.defs.get(&ty)?;
+    match d.op()? {
+        Op::TypeInt | Op::TypeFloat | Op::TypeBool => Some((ty, Some(1))),
+        Op::TypeVector => {
+            let (c, n) = types.vector(ty)?;
+            Some((c, Some(n)))
+        }
+        Op::TypeArray => {
+            let (leaf, n) = leaves(types, d.id(0).ok()?)?;
+            let len = types.const_u32(d.id(1).ok()?);
+            Some((leaf, n.zip(len).and_then(|(a, b)| a.checked_mul(b))))
+        }
+        _ => None,
+    }
+}
+
+/// Variables of local and private memory used through anything but plain loads and stores are
+/// flattened; pointers into them become indices.
+fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
+    let types = Types::new(module);
+    // Every variable of a logical class, module scope and function scope.
+    let mut vars: Vec<Inst> = module.globals().iter().filter(|g| g.is(Op::Variable)).cloned().collect();
+    vars.extend(module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter().filter(|i| i.is(Op::Variable)).cloned())));
+    let plain_uses: HashSet<Word> = {
+        // Ids used other than as the pointer of a load or store.
+        let mut other = HashSet::new();
+        for inst in module.all_insts() {
+            let skip_first = matches!(inst.op(), Some(Op::Load | Op::Store));
+            for (k, id) in inst.operands.iter().enumerate().filter_map(|(k, o)| o.id().map(|i| (k, i))) {
+                if !(skip_first && k == 0) {
+                    other.insert(id);
+                }
+            }
+        }
+        other
+    };
+    let mut roots: HashMap<Word, Root> = HashMap::new();
+    for v in &vars {
+        let (Some(id), Some(ptr)) = (v.result_id, v.result_type) else { continue };
+        let Some((class, pointee)) = pointer_class(&types, ptr) else { continue };
+        if !is_logical(class) || !plain_uses.contains(&id) {
+            continue;
+        }
+        // Pointers to pointers stay as they are (and fail later if used).
+        let Some((leaf, _)) = leaves(&types, pointee) else {
+            return Err(Error::Invalid { site: module.site(v), message: "a variable of local or private memory that is not an array of numbers is used through pointers (structs there are not lowered yet)".into() });
+        };
+        roots.insert(id, Root { leaf, class });
+    }
+    if roots.is_empty() {
+        return Ok(());
+    }
+    // Retype every root to a flat array of its leaves.
+    let uint = module.type_int(32, false);
+    let mut new_types: HashMap<Word, Word> = HashMap::new();
+    for (id, root) in &roots {
+        let var = vars.iter().find(|v| v.result_id == Some(*id)).cloned().unwrap_or_else(|| Inst::new(Op::Nop, None, None, vec![]));
+        let (_, pointee) = pointer_class(&types, var.result_type.unwrap_or(0)).unwrap_or((0, 0));
+        let length = match leaves(&types, pointee).and_then(|l| l.1) {
+            Some(n) => module.constant_u32(n),
+            None => {
+                // A spec-constant length (a local-memory argument): scalar elements only.
+                let d = types.defs.get(&pointee);
+                let elem_is_leaf = d.and_then(|d| d.id(0).ok()) == Some(root.leaf);
+                match d.filter(|d| d.is(Op::TypeArray) && elem_is_leaf).and_then(|d| d.id(1).ok()) {
+                    Some(len) => len,
+                    None => return Err(Error::Invalid { site: module.site(&var), message: "local memory of vectors sized at launch is not lowered yet".into() }),
+                }
+            }
+        };
+        let array = module.type_array(root.leaf, length);
+        let class = StorageClass::from_u32(root.class).unwrap_or(StorageClass::Function);
+        new_types.insert(*id, module.type_pointer(class, array));
+    }
+    // Flattened initializers.
+    let initializers: Vec<(Word, Word)> = vars.iter().filter(|v| v.result_id.is_some_and(|r| roots.contains_key(&r))).filter_map(|v| Some((v.result_id?, v.operands.get(1)?.id()?))).collect();
+    let mut flat_init: HashMap<Word, Word> = HashMap::new();
+    for (var, init) in initializers {
+        let mut parts = Vec::new();
+        flatten_constant(module, &types, init, &mut parts).ok_or_else(|| Error::Invalid { site: Box::default(), message: format!("the initializer %{init} of variable %{var} cannot be flattened") })?;
+        let leaf = roots[&var].leaf;
+        let n = module.constant_u32(parts.len() as u32);
+        let array = module.type_array(leaf, n);
+        flat_init.insert(var, module.constant_composite(array, &parts));
+    }
+    let retype = |inst: &mut Inst| {
+        if let Some(id) = inst.result_id {
+            if let Some(t) = new_types.get(&id) {
+                inst.result_type = Some(*t);
+                if let Some(init) = flat_init.get(&id) {
+                    inst.operands.truncate(1);
+                    inst.operands.push(Operand::Id(*init));
+                }
+            }
+        }
+    };
+    for g in module.globals_mut() {
+        if g.is(Op::Variable) {
+            retype(g);
+        }
+    }
+    for f in &mut module.functions {
+        for b in &mut f.blocks {
+            for i in &mut b.insts {
+                if i.is(Op::Variable) {
+                    retype(i);
+                }
+            }
+        }
+    }
+    // Derived pointers, function by function.
+    let zero = module.constant_u32(0);
+    for fi in 0..module.functions.len() {
+        // Fixed point: which results are pointers into roots, and their index ids.
+        let mut derived: HashMap<Word, Derived> = HashMap::new();
+        for (id, _) in &roots {
+            let var = vars.iter().find(|v| v.result_id == Some(*id));
+            let pointee = var.and_then(|v| pointer_class(&types, v.result_type.unwrap_or(0))).map_or(0, |p| p.1);
+            derived.insert(*id, Derived { root: *id, index: zero, pointee });
+        }
+        let derives = |op: Option<Op>| matches!(op, Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::Bitcast | Op::CopyObject | Op::Phi | Op::Select));
+        loop {
+            let mut grew = false;
+            for inst in module.functions[fi].blocks.iter().flat_map(|b| &b.insts) {
+                let Some(r) = inst.result_id else { continue };
+                if derived.contains_key(&r) || !derives(inst.op()) {
+                    continue;
+                }
+                let from: Vec<Word> = match inst.op() {
+                    Some(Op::Phi) => inst.operands.iter().step_by(2).filter_map(Operand::id).collect(),
+                    Some(Op::Select) => inst.operands.iter().skip(1).filter_map(Operand::id).collect(),
+                    _ => inst.operands.first().and_then(Operand::id).into_iter().collect(),
+                };
+                if let Some(src) = from.iter().find_map(|f| derived.get(f)) {
+                    let pointee = inst.result_type.and_then(|t| pointer_class(&types, t)).map_or(0, |p| p.1);
+                    derived.insert(r, Derived { root: src.root, index: 0, pointee });
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let uses_any = module.functions[fi].blocks.iter().flat_map(|b| &b.insts).any(|i| i.operands.iter().any(|o| o.id().is_some_and(|id| derived.contains_key(&id))));
+        if !uses_any {
+            continue;
+        }
+        // Index ids for derived values (phis may name them before they are defined).
+        let ids: Vec<Word> = derived.keys().copied().filter(|k| !roots.contains_key(k)).collect();
+        for id in ids {
+            let idx = module.alloc_id();
+            if let Some(d) = derived.get_mut(&id) {
+                d.index = idx;
+            }
+        }
+        rewrite_function(module, fi, &types, &roots, &derived, uint, outcome)?;
+    }
+    Ok(())
+}
+
+/// Flattens a constant composite (arrays, vectors) into leaf constants.
+fn flatten_constant(module: &Module, types: &Types, id: Word, out: &mut Vec<Word>) -> Option<()> {
+    let def = module.globals().iter().find(|g| g.result_id == Some(id))?;
+    match def.op()? {
+        Op::ConstantComposite => {
+            for p in def.operands.iter().filter_map(Operand::id) {
+                flatten_constant(module, types, p, out)?;
+            }
+            Some(())
+        }
+        Op::ConstantNull => {
+            let (_, n) = leaves(types, def.result_type?)?;
+            let _ = n?;
+            None
+        }
+        _ => {
+            out.push(id);
+            Some(())
+        }
+    }
+}
+
+fn rewrite_function(module: &mut Module, fi: usize, types: &Types, roots: &HashMap<Word, Root>, derived: &HashMap<Word, Derived>, uint: Word, outcome: &mut Outcome) -> Result<()> {
+    let leaf_size = |t: Word| size_align(types, t).map(|s| s.0);
+    for b in 0..module.functions[fi].blocks.len() {
+        let body = std::mem::take(&mut module.functions[fi].blocks[b].insts);
+        for inst in body {
+            let result_derived = inst.result_id.and_then(|r| derived.get(&r)).filter(|_| !inst.is(Op::Variable));
+            let uses_derived = inst.operands.iter().filter_map(Operand::id).any(|id| derived.contains_key(&id));
+            if result_derived.is_none() && !uses_derived {
+                module.functions[fi].blocks[b].insts.push(inst);
+                continue;
+            }
+            if inst.is(Op::Variable) {
+                module.functions[fi].blocks[b].insts.push(inst);
+                continue;
+            }
+            outcome.count(inst.opcode);
+            let index = module.functions[fi].blocks[b].insts.len();
+            let mut bl = Builder::new(module, Cursor { function: fi, block: b, index }).with_origin(inst.origin);
+            let bad = |bl: &Builder<'_>, m: &str| Error::Invalid { site: bl.module.site(&inst), message: m.to_string() };
+            let to_u32 = |bl: &mut Builder<'_>, v: Word| -> Word {
+                match types.type_of(v).and_then(|t| types.int(t)) {
+                    Some((32, false)) => v,
+                    Some((32, true)) => bl.bitcast(uint, v),
+                    Some(_) => bl.op(Op::UConvert, uint, &[v]),
+                    None => v,
+                }
+            };
+            match inst.op() {
+                Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain) => {
+                    let Some(d) = result_derived else { return Err(bad(&bl, "derives a pointer from local memory in an unsupported way")) };
+                    let base = derived[&inst.id(0)?];
+                    let mut acc = base.index;
+                    let mut ty = base.pointee;
+                    let mut idxs: Vec<Word> = inst.operands.iter().skip(1).filter_map(Operand::id).collect();
+                    let is_ptr_chain = matches!(inst.op(), Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain));
+                    if is_ptr_chain {
+                        let elem = idxs.remove(0);
+                        let n = leaves(types, ty).and_then(|l| l.1).ok_or_else(|| bad(&bl, "steps over an element without a fixed size"))?;
+                        let e = to_u32(&mut bl, elem);
+                        let scaled = if n == 1 { e } else { let c = bl.module.constant_u32(n); bl.imul(uint, e, c) };
+                        acc = bl.iadd(uint, acc, scaled);
+                    }
+                    for i in idxs {
+                        let def = types.defs.get(&ty).ok_or_else(|| bad(&bl, "indexes into an unknown type"))?;
+                        let (next, stride) = match def.op() {
+                            Some(Op::TypeArray | Op::TypeRuntimeArray) => {
+                                let e = def.id(0)?;
+                                (e, leaves(types, e).and_then(|l| l.1).ok_or_else(|| bad(&bl, "indexes an array of elements without a fixed size"))?)
+                            }
+                            Some(Op::TypeVector) => (def.id(0)?, 1),
+                            _ => return Err(bad(&bl, "indexes into a struct in local or private memory (not lowered yet)")),
+                        };
+                        let iv = to_u32(&mut bl, i);
+                        let scaled = if stride == 1 { iv } else { let c = bl.module.constant_u32(stride); bl.imul(uint, iv, c) };
+                        acc = bl.iadd(uint, acc, scaled);
+                        ty = next;
+                    }
+                    bl.insert(Inst::new(Op::CopyObject, Some(uint), Some(d.index), vec![Operand::Id(acc)]));
+                }
+                Some(Op::Bitcast | Op::CopyObject) => {
+                    let Some(d) = result_derived else { return Err(bad(&bl, "turns a pointer into local memory into a number")) };
+                    let base = derived[&inst.id(0)?];
+                    let leaf = roots[&base.root].leaf;
+                    let (new_leaf, _) = leaves(types, d.pointee).ok_or_else(|| bad(&bl, "casts a pointer into local memory to a pointer to a struct"))?;
+                    if leaf_size(new_leaf) != leaf_size(leaf) {
+                        return Err(bad(&bl, "casts a pointer into local or private memory to a pointer to elements of another size (not lowered yet)"));
+                    }
+                    bl.insert(Inst::new(Op::CopyObject, Some(uint), Some(d.index), vec![Operand::Id(base.index)]));
+                }
+                Some(Op::Phi) => {
+                    let Some(d) = result_derived else { return Err(bad(&bl, "mixes pointers")) };
+                    let mut ops = Vec::new();
+                    for pair in inst.operands.chunks(2) {
+                        let v = pair[0].id().unwrap_or(0);
+                        let src = derived.get(&v).ok_or_else(|| bad(&bl, "merges a pointer into local memory with another kind of pointer"))?;
+                        if src.root != d.root {
+                            return Err(bad(&bl, "merges pointers into two different local or private variables"));
+                        }
+                        ops.push(Operand::Id(src.index));
+                        ops.push(pair[1].clone());
+                    }
+                    bl.insert(Inst::new(Op::Phi, Some(uint), Some(d.index), ops));
+                }
+                Some(Op::Select) => {
+                    let Some(d) = result_derived else { return Err(bad(&bl, "mixes pointers")) };
+                    let [c, x, y] = inst.ids::<3>()?;
+                    let (dx, dy) = (derived.get(&x), derived.get(&y));
+                    match (dx, dy) {
+                        (Some(a), Some(bb)) if a.root == bb.root => {
+                            bl.insert(Inst::new(Op::Select, Some(uint), Some(d.index), vec![Operand::Id(c), Operand::Id(a.index), Operand::Id(bb.index)]));
+                        }
+                        _ => return Err(bad(&bl, "selects between pointers into different variables")),
+                    }
+                }
+                Some(Op::Load) => {
+                    let p = derived[&inst.id(0)?];
+                    let ty = inst.ty()?;
+                    let v = load_leaves(&mut bl, types, roots[&p.root], p, ty).ok_or_else(|| bad(&bl, "loads a value that is not a number or a vector from local or private memory"))?;
+                    bl.insert(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(v)]));
+                }
+                Some(Op::Store) => {
+                    let p = derived[&inst.id(0)?];
+                    let value = inst.id(1)?;
+                    let ty = types.type_of(value).unwrap_or(0);
+                    store_leaves(&mut bl, types, roots[&p.root], p, ty, value).ok_or_else(|| bad(&bl, "stores a value that is not a number or a vector to local or private memory"))?;
+                }
+                Some(op) if is_atomic(op) => {
+                    let p = derived[&inst.id(0)?];
+                    let root = roots[&p.root];
+                    let class = StorageClass::from_u32(root.class).unwrap_or(StorageClass::Workgroup);
+                    let ptr_ty = bl.module.type_pointer(class, root.leaf);
+                    let chain = bl.access_chain(ptr_ty, p.root, &[p.index]);
+                    let mut c = inst.clone();
+                    c.operands[0] = Operand::Id(chain);
+                    bl.insert(c);
+                }
+                Some(Op::LifetimeStart | Op::LifetimeStop) => {}
+                _ => return Err(bad(&bl, "uses a pointer into local or private memory in a way that is not lowered")),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn is_atomic(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        AtomicLoad
+            | AtomicStore
+            | AtomicExchange
+            | AtomicCompareExchange
+            | AtomicIIncrement
+            | AtomicIDecrement
+            | AtomicIAdd
+            | AtomicISub
+            | AtomicSMin
+            | AtomicUMin
+            | AtomicSMax
+            | AtomicUMax
+            | AtomicAnd
+            | AtomicOr
+            | AtomicXor
+            | AtomicFAddEXT
+            | AtomicFMinEXT
+            | AtomicFMaxEXT
+    )
+}
+
+/// The leaves of `ty` at the pointer's index, as one value of `ty`.
+fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, p: Derived, ty: Word) -> Option<Word> {
+    let class = StorageClass::from_u32(root.class)?;
+    let ptr_ty = bl.module.type_pointer(class, root.leaf);
+    let uint = bl.module.type_int(32, false);
+    let (component, count) = types.vector(ty).unwrap_or((ty, 1));
+    if size_align(types, component)?.0 != size_align(types, root.leaf)?.0 || leaves(types, ty).is_none() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for k in 0..count {
+        let idx = if k == 0 { p.index } else { let c = bl.module.constant_u32(k); bl.iadd(uint, p.index, c) };
+        let chain = bl.access_chain(ptr_ty, p.root, &[idx]);
+        let v = bl.load(root.leaf, chain);
+        parts.push(if component == root.leaf { v } else { bl.bitcast(component, v) });
+    }
+    Some(if count == 1 { parts[0] } else { bl.op(Op::CompositeConstruct, ty, &parts) })
+}
+
+fn store_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, p: Derived, ty: Word, value: Word) -> Option<()> {
+    let class = StorageClass::from_u32(root.class)?;
+    let ptr_ty = bl.module.type_pointer(class, root.leaf);
+    let uint = bl.module.type_int(32, false);
+    let (component, count) = types.vector(ty).unwrap_or((ty, 1));
+    if size_align(types, component)?.0 != size_align(types, root.leaf)?.0 || leaves(types, ty).is_none() {
+        return None;
+    }
+    for k in 0..count {
+        let idx = if k == 0 { p.index } else { let c = bl.module.constant_u32(k); bl.iadd(uint, p.index, c) };
+        let chain = bl.access_chain(ptr_ty, p.root, &[idx]);
+        let part = if count == 1 { value } else { bl.composite_extract(component, value, k) };
+        let part = if component == root.leaf { part } else { bl.bitcast(root.leaf, part) };
+        bl.store(chain, part);
+    }
+    Some(())
+}
