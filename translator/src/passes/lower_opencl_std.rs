@@ -616,7 +616,16 @@ impl Lower<'_, '_> {
             }
             other => other,
         };
-        let v = if plain == Op::Bitcast { self.b.bitcast(ty, x) } else { self.op(plain, ty, &[x]) };
+        let mut v = if plain == Op::Bitcast { self.b.bitcast(ty, x) } else { self.op(plain, ty, &[x]) };
+        if saturate && from_float {
+            // Values at or above 2^w (2^(w-1) signed) are not representable below the
+            // maximum in floating point: they saturate to it explicitly.
+            let limit = self.splat_f(from, (hi + 1) as f64);
+            let bt = self.bool_ty(n);
+            let big = self.op(Op::FOrdGreaterThanEqual, bt, &[inst.id(0)?, limit]);
+            let max = self.splat_i(ty, hi as i64);
+            v = self.b.select(ty, big, max, v);
+        }
         Ok(Some(v))
     }
 }

@@ -1,0 +1,232 @@
+//! OpenCL-style kernels: load a kernel module (OpenCL SPIR-V, or one matbridge already lowered),
+//! then launch it with OpenCL's semantics — global and local size in work-items, a global
+//! offset, arguments by position.
+//!
+//! Loading translates the module for the device once (`lower-kernel-interface` and the passes
+//! around it) and reads its launch interface ([`KernelAbi`]). Each launch checks the arguments
+//! against it, writes the push constants (device addresses of buffers, scalar values, the global
+//! offset and work dimension), and specializes the pipeline for the local size and local-memory
+//! sizes; pipelines are cached per specialization.
+
+use crate::buffer::Buffer;
+use crate::device::Context;
+use crate::dispatch::{Dispatch, RunStats};
+use crate::error::{Error, Result};
+use crate::pipeline::{Pipeline, PipelineDesc, SpecConstant};
+use matbridge_translator::ir::Module;
+use matbridge_translator::kernel::{KernelAbi, KernelArg as AbiArg, ScalarKind};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// One argument of a launch, by position.
+#[derive(Clone, Copy, Debug)]
+pub enum KernelArg<'a> {
+    /// A global or constant pointer argument: the buffer's device address.
+    Buffer(&'a Buffer),
+    /// A scalar or vector argument: its bytes (little-endian, as many as the type has).
+    Bytes(&'a [u8]),
+    /// A local-memory argument of this many bytes.
+    Local(u64),
+}
+
+/// Work-items of a launch, as OpenCL counts them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NdRange {
+    /// Number of dimensions (1 to 3); the unused ones have size 1.
+    pub dims: u32,
+    pub global: [u32; 3],
+    /// `None`: the kernel's required local size, or one matbridge picks.
+    pub local: Option<[u32; 3]>,
+    pub offset: [u32; 3],
+}
+
+impl NdRange {
+    /// A one-dimensional range of `global` work-items.
+    pub fn linear(global: u32, local: Option<u32>) -> NdRange {
+        NdRange { dims: 1, global: [global, 1, 1], local: local.map(|l| [l, 1, 1]), offset: [0; 3] }
+    }
+}
+
+/// A loaded kernel: its lowered module, launch interface and the pipelines built so far.
+pub struct Kernel {
+    words: Arc<Vec<u32>>,
+    abi: KernelAbi,
+    pipelines: Mutex<HashMap<Vec<(u32, u32)>, Arc<Pipeline>>>,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernel").field("abi", &self.abi).finish()
+    }
+}
+
+impl Kernel {
+    /// The launch interface: arguments, push-constant size, required local size.
+    pub fn abi(&self) -> &KernelAbi {
+        &self.abi
+    }
+
+    /// The module as the device runs it.
+    pub fn spirv(&self) -> &[u32] {
+        &self.words
+    }
+}
+
+fn bad(message: String) -> Error {
+    Error::InvalidArgument(message)
+}
+
+impl Context {
+    /// Loads kernel `entry` of `spirv`: an OpenCL kernel module (translated for this device) or
+    /// one `matbridge translate` already lowered.
+    pub fn load_kernel(&self, spirv: &[u32], entry: &str) -> Result<Kernel> {
+        let module = Module::from_words(spirv).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+        let words = if module.has_capability(spirv::Capability::Kernel) {
+            let (words, _) = matbridge_translator::translate(spirv, &self.shared.caps).map_err(|source| Error::Translation { device: self.shared.caps.name.clone(), source })?;
+            words
+        } else {
+            spirv.to_vec()
+        };
+        let lowered = Module::from_words(&words).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+        let abi = KernelAbi::read(&lowered, entry).map_err(|e| bad(format!("kernel `{entry}`: {e}")))?;
+        Ok(Kernel { words: Arc::new(words), abi, pipelines: Mutex::new(HashMap::new()) })
+    }
+
+    /// Launches `kernel` over `range` with `args` and waits for it.
+    pub fn launch(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'_>]) -> Result<RunStats> {
+        let (pipeline, push, groups) = self.prepare_launch(kernel, range, args)?;
+        self.run(&[Dispatch { pipeline: &pipeline, buffers: &[], push_constants: &push, groups }])
+    }
+
+    /// As [`Context::launch`], repeated `repeat` times in one submission (for timing).
+    pub fn launch_repeated(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'_>], repeat: u32) -> Result<RunStats> {
+        let (pipeline, push, groups) = self.prepare_launch(kernel, range, args)?;
+        self.run_repeated(&[Dispatch { pipeline: &pipeline, buffers: &[], push_constants: &push, groups }], repeat)
+    }
+
+    fn prepare_launch(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'_>]) -> Result<(Arc<Pipeline>, Vec<u8>, [u32; 3])> {
+        let abi = &kernel.abi;
+        let name = &abi.entry_point;
+        if !(1..=3).contains(&range.dims) {
+            return Err(bad(format!("kernel `{name}`: work dimension {} (must be 1, 2 or 3)", range.dims)));
+        }
+        if args.len() != abi.args.len() {
+            return Err(bad(format!("kernel `{name}` takes {} arguments, the launch gives {}", abi.args.len(), args.len())));
+        }
+        let local = self.local_size(abi, range)?;
+        let limits = &self.shared.caps.limits;
+        for d in 0..3 {
+            if range.global[d] == 0 || !range.global[d].is_multiple_of(local[d]) {
+                return Err(bad(format!("kernel `{name}`: global size {:?} is not a multiple of the local size {:?} in dimension {d}", range.global, local)));
+            }
+        }
+        let groups = [range.global[0] / local[0], range.global[1] / local[1], range.global[2] / local[2]];
+        let mut push = vec![0u8; (abi.push_constant_bytes as usize).next_multiple_of(4)];
+        for d in 0..3 {
+            push[d * 4..d * 4 + 4].copy_from_slice(&range.offset[d].to_le_bytes());
+        }
+        push[12..16].copy_from_slice(&range.dims.to_le_bytes());
+        let mut specs: Vec<(u32, u32)> = Vec::new();
+        if let Some(ids) = abi.local_size_spec_ids {
+            specs.extend(ids.iter().zip(local).map(|(i, v)| (*i, v)));
+        }
+        let mut shared_bytes = 0u64;
+        for (k, (a, given)) in abi.args.iter().zip(args).enumerate() {
+            match (a, given) {
+                (AbiArg::Buffer { offset }, KernelArg::Buffer(b)) => {
+                    if !Arc::ptr_eq(&b.shared, &self.shared) {
+                        return Err(bad(format!("argument {k} of `{name}`: the buffer belongs to another device")));
+                    }
+                    let address = b.device_address()?;
+                    push[*offset as usize..*offset as usize + 8].copy_from_slice(&address.to_le_bytes());
+                }
+                (AbiArg::Scalar { offset, bytes, bits, components, scalar }, KernelArg::Bytes(v)) => {
+                    let natural = (bits / 8 * components.max(&1)) as usize;
+                    let padded = *bytes as usize;
+                    if v.len() != natural && v.len() != padded {
+                        return Err(Error::SizeMismatch { what: format!("argument {k} of `{name}` ({components} x {} {bits}-bit)", scalar_name(*scalar)), expected: natural as u64, given: v.len() as u64 });
+                    }
+                    let o = *offset as usize;
+                    push[o..o + v.len()].copy_from_slice(v);
+                }
+                (AbiArg::Local { spec_id, element_bytes }, KernelArg::Local(bytes)) => {
+                    let e = u64::from(*element_bytes);
+                    if *bytes == 0 || !bytes.is_multiple_of(e) {
+                        return Err(bad(format!("argument {k} of `{name}`: {bytes} bytes of local memory is not a positive multiple of the element size {e}")));
+                    }
+                    shared_bytes += bytes;
+                    specs.push((*spec_id, u32::try_from(bytes / e).map_err(|_| bad(format!("argument {k} of `{name}`: {bytes} bytes of local memory is too large")))?));
+                }
+                (expected, _) => {
+                    let what = match expected {
+                        AbiArg::Buffer { .. } => "a buffer",
+                        AbiArg::Scalar { .. } => "a scalar value",
+                        AbiArg::Local { .. } => "a local-memory size",
+                    };
+                    return Err(bad(format!("argument {k} of `{name}` must be {what}")));
+                }
+            }
+        }
+        if shared_bytes > u64::from(limits.max_shared_memory_size) {
+            return Err(bad(format!("kernel `{name}`: {shared_bytes} bytes of local-memory arguments exceed the device's {} bytes", limits.max_shared_memory_size)));
+        }
+        let pipeline = {
+            let mut cache = kernel.pipelines.lock().unwrap_or_else(|p| p.into_inner());
+            match cache.get(&specs) {
+                Some(p) => p.clone(),
+                None => {
+                    let spec_constants: Vec<SpecConstant> = specs.iter().map(|(i, v)| SpecConstant::u32(*i, *v)).collect();
+                    let p = Arc::new(self.create_pipeline(&PipelineDesc {
+                        spirv: &kernel.words,
+                        entry_point: name,
+                        bindings: 0,
+                        push_constant_bytes: push.len() as u32,
+                        spec_constants: &spec_constants,
+                        required_subgroup_size: None,
+                        label: name,
+                        trusted: false,
+                    })?);
+                    cache.insert(specs, p.clone());
+                    p
+                }
+            }
+        };
+        Ok((pipeline, push, groups))
+    }
+
+    /// The local size of a launch: the given one (which must match a required one and fit the
+    /// device), the kernel's required one, or the largest divisor of the global size in x up
+    /// to 64.
+    fn local_size(&self, abi: &KernelAbi, range: &NdRange) -> Result<[u32; 3]> {
+        let name = &abi.entry_point;
+        let limits = &self.shared.caps.limits;
+        let local = match (range.local, abi.required_local_size) {
+            (Some(l), Some(r)) if l != r => return Err(bad(format!("kernel `{name}` requires local size {r:?}, the launch gives {l:?}"))),
+            (Some(l), _) => l,
+            (None, Some(r)) => r,
+            (None, None) => {
+                let x = (1..=64u32.min(range.global[0].max(1))).rev().find(|d| range.global[0].is_multiple_of(*d)).unwrap_or(1);
+                [x, 1, 1]
+            }
+        };
+        if abi.required_local_size.is_none() && abi.local_size_spec_ids.is_none() && range.local.is_some() {
+            return Err(bad(format!("kernel `{name}` has a fixed local size; the launch cannot choose one")));
+        }
+        let total = u64::from(local[0]) * u64::from(local[1]) * u64::from(local[2]);
+        if local.contains(&0) || (0..3).any(|d| local[d] > limits.max_workgroup_size[d]) || total > u64::from(limits.max_workgroup_invocations) {
+            return Err(bad(format!(
+                "kernel `{name}`: local size {local:?} does not fit the device (at most {:?} and {} work-items)",
+                limits.max_workgroup_size, limits.max_workgroup_invocations
+            )));
+        }
+        Ok(local)
+    }
+}
+
+fn scalar_name(s: ScalarKind) -> &'static str {
+    match s {
+        ScalarKind::Int => "int",
+        ScalarKind::Uint => "uint",
+        ScalarKind::Float => "float",
+    }
+}

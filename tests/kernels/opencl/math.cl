@@ -1,0 +1,51 @@
+// OpenCL C built-ins in common use, one output per built-in so that a wrong lowering names
+// itself. f: 16 float results per input, i: 16 int results, u: 8 uint results.
+__kernel void math(__global const float* x, __global const int* y, __global float* f, __global int* i, __global uint* u) {
+    size_t g = get_global_id(0);
+    float a = x[g];
+    int b = y[g];
+    uint c = (uint)b * 2654435761u;
+    __global float* fo = f + 16 * g;
+    fo[0] = fma(a, 2.0f, 1.0f);
+    fo[1] = sqrt(fabs(a));
+    fo[2] = fmax(a, 0.5f);
+    fo[3] = fmin(a, 0.25f);
+    fo[4] = clamp(a, -1.0f, 1.0f);
+    fo[5] = exp(a * 0.01f);
+    fo[6] = rsqrt(fabs(a) + 1.0f);
+    fo[7] = round(a);
+    fo[8] = floor(a);
+    fo[9] = mad(a, a, -a);
+    fo[10] = log(fabs(a) + 1.0f);
+    fo[11] = sin(a);
+    fo[12] = pow(fabs(a) + 1.0f, 1.5f);
+    fo[13] = copysign(2.0f, a);
+    fo[14] = fmod(a, 0.75f);
+    fo[15] = trunc(a * 3.0f);
+    __global int* io = i + 16 * g;
+    io[0] = abs(b);
+    io[1] = max(b, 3);
+    io[2] = min(b, -3);
+    io[3] = clamp(b, -100, 100);
+    io[4] = popcount(b);
+    io[5] = clz(b);
+    io[6] = rotate(b, 5);
+    io[7] = select(1, 2, b > 0);
+    io[8] = convert_int_sat(a * 1e10f);
+    io[9] = mad_hi(b, b, 1);
+    io[10] = mul24(b & 0x7fffff, 3);
+    io[11] = add_sat(b, 0x7ffffff0);
+    io[12] = sub_sat(b, -0x7ffffff0);
+    io[13] = hadd(b, 1000);
+    io[14] = convert_int_rte(a * 2.5f);
+    io[15] = (int)convert_char_sat(b);
+    __global uint* uo = u + 8 * g;
+    uo[0] = max(c, 7u);
+    uo[1] = min(c, 9u);
+    uo[2] = add_sat(c, 0xfffffff0u);
+    uo[3] = sub_sat(c, 5u);
+    uo[4] = hadd(c, c + 3u);
+    uo[5] = clz(c);
+    uo[6] = (uint)convert_uchar_sat(b);
+    uo[7] = abs_diff(c, 100u);
+}

@@ -1,0 +1,332 @@
+//! OpenCL C kernels (tests/kernels/opencl), compiled by clang-19 and llvm-spirv, translated by
+//! matbridge and launched through the kernel API on every test device, against CPU results.
+
+mod common;
+
+use matbridge_runtime::{Context, KernelArg, NdRange};
+
+fn kernels_and_devices(name: &str) -> Option<(Vec<u32>, Vec<Context>)> {
+    let spirv = common::opencl(name)?;
+    Some((spirv, common::contexts()))
+}
+
+/// Devices without 64-bit integers refuse these kernels (size_t is 64-bit in `spir64`) with
+/// an error naming the capability; `true` when `ctx` runs them.
+fn runs_kernels(ctx: &Context, spirv: &[u32], entry: &str) -> bool {
+    if ctx.caps().shader_int64 {
+        return true;
+    }
+    let err = match ctx.load_kernel(spirv, entry) {
+        Ok(_) => panic!("{}: kernel `{entry}` loaded on a device without 64-bit integers", ctx.caps().name),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("Int64"), "{}: expected an error naming Int64, got: {err}", ctx.caps().name);
+    eprintln!("{}: kernel `{entry}` refused as expected (no 64-bit integers)", ctx.caps().name);
+    false
+}
+
+fn f32_bytes(v: f32) -> [u8; 4] {
+    v.to_le_bytes()
+}
+
+#[test]
+fn vector_add_with_early_return() {
+    let Some((spirv, contexts)) = kernels_and_devices("vector_add") else { return };
+    for ctx in &contexts {
+        if !runs_kernels(ctx, &spirv, "vector_add") {
+            continue;
+        }
+        let kernel = ctx.load_kernel(&spirv, "vector_add").unwrap();
+        let n = 1000usize;
+        let a: Vec<f32> = (0..1024).map(|i| i as f32 * 0.5).collect();
+        let b: Vec<f32> = (0..1024).map(|i| 100.0 - i as f32).collect();
+        let ba = ctx.buffer_from_slice(&a, "a").unwrap();
+        let bb = ctx.buffer_from_slice(&b, "b").unwrap();
+        let mut bc = ctx.buffer_from_slice(&vec![-7.0f32; 1024], "c").unwrap();
+        let s = f32_bytes(3.0);
+        let nb = (n as u32).to_le_bytes();
+        ctx.launch(&kernel, &NdRange::linear(1024, None), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&s), KernelArg::Bytes(&nb)]).unwrap();
+        let c: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+        for i in 0..1024 {
+            let want = if i < n { a[i] * 3.0 + b[i] } else { -7.0 };
+            assert_eq!(c[i], want, "{}: c[{i}]", ctx.caps().name);
+        }
+        // The global offset shifts get_global_id.
+        let mut range = NdRange::linear(512, Some(64));
+        range.offset = [512, 0, 0];
+        let mut bc2 = ctx.buffer_from_slice(&vec![-7.0f32; 1024], "c2").unwrap();
+        ctx.launch(&kernel, &range, &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc2), KernelArg::Bytes(&s), KernelArg::Bytes(&nb)]).unwrap();
+        let c2: Vec<f32> = ctx.read_buffer(&mut bc2).unwrap();
+        for i in 0..1024 {
+            let want = if (512..n).contains(&i) { a[i] * 3.0 + b[i] } else { -7.0 };
+            assert_eq!(c2[i], want, "{}: offset launch, c[{i}]", ctx.caps().name);
+        }
+        // Launch errors name what is wrong.
+        let short = ctx.launch(&kernel, &NdRange::linear(1024, None), &[KernelArg::Buffer(&ba)]).unwrap_err().to_string();
+        assert!(short.contains("takes 5 arguments") && short.contains("gives 1"), "{short}");
+        let wrong = ctx.launch(&kernel, &NdRange::linear(1024, None), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Bytes(&s), KernelArg::Bytes(&s), KernelArg::Bytes(&nb)]).unwrap_err().to_string();
+        assert!(wrong.contains("argument 2") && wrong.contains("buffer"), "{wrong}");
+        let uneven = ctx.launch(&kernel, &NdRange::linear(1000, Some(64)), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&s), KernelArg::Bytes(&nb)]).unwrap_err().to_string();
+        assert!(uneven.contains("not a multiple of the local size"), "{uneven}");
+        let size = ctx.launch(&kernel, &NdRange::linear(1024, None), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&[1, 2]), KernelArg::Bytes(&nb)]).unwrap_err().to_string();
+        assert!(size.contains("argument 3") && size.contains("expected 4 bytes, given 2"), "{size}");
+    }
+}
+
+#[test]
+fn pointer_arithmetic() {
+    let Some((spirv, contexts)) = kernels_and_devices("pointers") else { return };
+    for ctx in &contexts {
+        if !runs_kernels(ctx, &spirv, "walk") {
+            continue;
+        }
+        let name = &ctx.caps().name;
+        // walk: every other element of each row.
+        let row = 10u32;
+        let src: Vec<i32> = (0..64 * row as i32).map(|i| i * 3 - 50).collect();
+        let bs = ctx.buffer_from_slice(&src, "src").unwrap();
+        let mut bd = ctx.zeroed_buffer::<i32>(64, "dst").unwrap();
+        let k = ctx.load_kernel(&spirv, "walk").unwrap();
+        ctx.launch(&k, &NdRange::linear(64, None), &[KernelArg::Buffer(&bs), KernelArg::Buffer(&bd), KernelArg::Bytes(&row.to_le_bytes())]).unwrap();
+        let got: Vec<i32> = ctx.read_buffer(&mut bd).unwrap();
+        for g in 0..64usize {
+            let want: i32 = (0..row as usize).step_by(2).map(|j| src[g * row as usize + j]).sum();
+            assert_eq!(got[g], want, "{name}: walk[{g}]");
+        }
+        // bytes: a float read through a char pointer at a byte offset.
+        let floats: Vec<f32> = (0..65).map(|i| i as f32 * 1.25).collect();
+        let bf = ctx.buffer_from_slice(&floats, "floats").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f32>(64, "out").unwrap();
+        let k = ctx.load_kernel(&spirv, "bytes").unwrap();
+        ctx.launch(&k, &NdRange::linear(64, None), &[KernelArg::Buffer(&bf), KernelArg::Buffer(&bo)]).unwrap();
+        let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        for g in 0..64 {
+            assert_eq!(got[g], floats[g + 1] * 2.0, "{name}: bytes[{g}]");
+        }
+        // vectors: vload4/vstore4, a struct read, a pointer chosen at run time.
+        let src: Vec<f32> = (0..256).map(|i| i as f32 - 100.0).collect();
+        let pairs: Vec<[u32; 2]> = (0..64u32).map(|g| [(0.5 + g as f32).to_bits(), g]).collect();
+        let bs = ctx.buffer_from_slice(&src, "src").unwrap();
+        let bp = ctx.buffer_from_slice(&pairs, "pairs").unwrap();
+        let mut bd = ctx.zeroed_buffer::<f32>(4 * 192, "dst").unwrap();
+        let k = ctx.load_kernel(&spirv, "vectors").unwrap();
+        ctx.launch(&k, &NdRange::linear(64, None), &[KernelArg::Buffer(&bs), KernelArg::Buffer(&bd), KernelArg::Buffer(&bp)]).unwrap();
+        let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+        let mut want = vec![0.0f32; 4 * 192];
+        for g in 0..64 {
+            let v = &src[4 * g..4 * g + 4];
+            let scale = 0.5 + g as f32;
+            let at = if g & 1 == 1 { g } else { g + 64 };
+            for c in 0..4 {
+                want[4 * at + c] = v[c] * scale;
+                want[4 * (128 + g) + c] = v[c] + 1.0;
+            }
+        }
+        assert_eq!(got, want, "{name}: vectors");
+    }
+}
+
+fn math_reference(x: f32, y: i32) -> ([f32; 16], [i32; 16], [u32; 8]) {
+    let a = x;
+    let b = y;
+    let c = (b as u32).wrapping_mul(2654435761);
+    let f = [
+        a.mul_add(2.0, 1.0),
+        a.abs().sqrt(),
+        a.max(0.5),
+        a.min(0.25),
+        a.clamp(-1.0, 1.0),
+        (a * 0.01).exp(),
+        1.0 / (a.abs() + 1.0).sqrt(),
+        a.round(),
+        a.floor(),
+        a * a - a,
+        (a.abs() + 1.0).ln(),
+        a.sin(),
+        (a.abs() + 1.0).powf(1.5),
+        2.0f32.copysign(a),
+        a % 0.75,
+        (a * 3.0).trunc(),
+    ];
+    let i = [
+        b.wrapping_abs(),
+        b.max(3),
+        b.min(-3),
+        b.clamp(-100, 100),
+        b.count_ones() as i32,
+        b.leading_zeros() as i32,
+        b.rotate_left(5),
+        if b > 0 { 2 } else { 1 },
+        (a * 1e10) as i32,
+        (((b as i64) * (b as i64)) >> 32) as i32 + 1,
+        (b & 0x7fffff) * 3,
+        b.saturating_add(0x7ffffff0),
+        b.saturating_sub(-0x7ffffff0),
+        ((b as i64 + 1000) >> 1) as i32,
+        (a * 2.5).round_ties_even() as i32,
+        b.clamp(-128, 127),
+    ];
+    let u = [c.max(7), c.min(9), c.saturating_add(0xfffffff0), c.saturating_sub(5), ((c as u64 + c.wrapping_add(3) as u64) >> 1) as u32, c.leading_zeros(), b.clamp(0, 255) as u32, c.abs_diff(100)];
+    (f, i, u)
+}
+
+#[test]
+fn math_builtins() {
+    let Some((spirv, contexts)) = kernels_and_devices("math") else { return };
+    let n = 128usize;
+    let x: Vec<f32> = (0..n).map(|g| (g as f32 - 64.0) * 0.37 + if g % 7 == 0 { 0.13 } else { 0.0 }).collect();
+    let mut y: Vec<i32> = (0..n as i64).map(|g| ((g * 7919 - 300_000) * (g % 5 - 2)) as i32).collect();
+    y[1] = i32::MIN;
+    y[2] = i32::MAX;
+    y[3] = 0;
+    for ctx in &contexts {
+        if !runs_kernels(ctx, &spirv, "math") {
+            continue;
+        }
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "math").unwrap();
+        let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+        let by = ctx.buffer_from_slice(&y, "y").unwrap();
+        let mut bf = ctx.zeroed_buffer::<f32>(16 * n, "f").unwrap();
+        let mut bi = ctx.zeroed_buffer::<i32>(16 * n, "i").unwrap();
+        let mut bu = ctx.zeroed_buffer::<u32>(8 * n, "u").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, None), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bf), KernelArg::Buffer(&bi), KernelArg::Buffer(&bu)]).unwrap();
+        let f: Vec<f32> = ctx.read_buffer(&mut bf).unwrap();
+        let i: Vec<i32> = ctx.read_buffer(&mut bi).unwrap();
+        let u: Vec<u32> = ctx.read_buffer(&mut bu).unwrap();
+        for g in 0..n {
+            let (wf, wi, wu) = math_reference(x[g], y[g]);
+            for k in 0..16 {
+                let (got, want) = (f[16 * g + k], wf[k]);
+                let tol = 2e-5 * want.abs().max(1.0);
+                assert!((got - want).abs() <= tol, "{name}: float built-in {k} of x = {}: got {got}, want {want}", x[g]);
+                assert_eq!(i[16 * g + k], wi[k], "{name}: int built-in {k} of y = {}, x = {}", y[g], x[g]);
+            }
+            for k in 0..8 {
+                assert_eq!(u[8 * g + k], wu[k], "{name}: uint built-in {k} of y = {}", y[g]);
+            }
+        }
+    }
+}
+
+fn control_flow_reference(input: &[i32], g: usize, n: i32) -> i32 {
+    let mut v = input[g];
+    if v < 0 {
+        if v < -50 {
+            return -1;
+        }
+        v = -v;
+    }
+    let mut acc: i32 = 0;
+    for k in 0..n {
+        if (k + v) % 3 == 0 {
+            continue;
+        }
+        if acc > 1000 {
+            break;
+        }
+        acc += k * v;
+    }
+    match v % 5 {
+        0 => acc += 1,
+        1 => acc *= 2,
+        3 => {
+            acc -= 7;
+            acc ^= 0x55;
+        }
+        4 => acc ^= 0x55,
+        _ => acc /= 2,
+    }
+    let mut found = -1;
+    for k in 0..64 {
+        let w = input[(g + k) % 64];
+        if w == v + 1 {
+            found = k as i32;
+            break;
+        }
+        if w > 90 {
+            found = 100 + k as i32;
+            break;
+        }
+    }
+    let mut pairs = 0;
+    'outer: for a in 0..8 {
+        for b in 0..8 {
+            if a * b > v {
+                break 'outer;
+            }
+            pairs += 1;
+        }
+    }
+    acc + 1000 * found + 100000 * pairs
+}
+
+#[test]
+fn structured_control_flow() {
+    let Some((spirv, contexts)) = kernels_and_devices("control_flow") else { return };
+    let input: Vec<i32> = (0..64).map(|g: i32| (g * 37 % 150) - 60).collect();
+    for ctx in &contexts {
+        if !runs_kernels(ctx, &spirv, "control_flow") {
+            continue;
+        }
+        let k = ctx.load_kernel(&spirv, "control_flow").unwrap();
+        for n in [0i32, 5, 40] {
+            let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+            let mut bo = ctx.zeroed_buffer::<i32>(64, "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(64, Some(16)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Bytes(&n.to_le_bytes())]).unwrap();
+            let got: Vec<i32> = ctx.read_buffer(&mut bo).unwrap();
+            for g in 0..64 {
+                assert_eq!(got[g], control_flow_reference(&input, g, n), "{}: n = {n}, work-item {g} (input {})", ctx.caps().name, input[g]);
+            }
+        }
+    }
+}
+
+#[test]
+fn local_memory_gemm() {
+    let Some((spirv, contexts)) = kernels_and_devices("local_gemm") else { return };
+    let (m, n, k) = (40usize, 56usize, 24usize);
+    let a: Vec<f32> = (0..m * k).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+    let mut want = vec![0.0f32; m * n];
+    for r in 0..m {
+        for c in 0..n {
+            want[r * n + c] = (0..k).map(|x| a[r * k + x] * b[x * n + c]).sum();
+        }
+    }
+    for ctx in &contexts {
+        if !runs_kernels(ctx, &spirv, "gemm_tiled") {
+            continue;
+        }
+        let name = &ctx.caps().name;
+        let ba = ctx.buffer_from_slice(&a, "A").unwrap();
+        let bb = ctx.buffer_from_slice(&b, "B").unwrap();
+        let dims = [(m as i32).to_le_bytes(), (n as i32).to_le_bytes(), (k as i32).to_le_bytes()];
+        let range = NdRange { dims: 2, global: [64, 48, 1], local: None, offset: [0; 3] };
+        let tiled = ctx.load_kernel(&spirv, "gemm_tiled").unwrap();
+        assert_eq!(tiled.abi().required_local_size, Some([16, 16, 1]));
+        let mut bc = ctx.zeroed_buffer::<f32>(m * n, "C").unwrap();
+        ctx.launch(&tiled, &range, &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])]).unwrap();
+        let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+        assert_eq!(got, want, "{name}: gemm_tiled");
+        // Local memory sized at launch, at two tile sizes (8x8 and 16x16 work-groups).
+        let args_kernel = ctx.load_kernel(&spirv, "gemm_local_args").unwrap();
+        for tile in [8u32, 16] {
+            let limit = ctx.caps().limits.max_workgroup_invocations;
+            if tile * tile > limit {
+                continue;
+            }
+            let bytes = u64::from(tile * tile * 4);
+            let range = NdRange { dims: 2, global: [64, 48, 1], local: Some([tile, tile, 1]), offset: [0; 3] };
+            let mut bc = ctx.zeroed_buffer::<f32>(m * n, "C").unwrap();
+            ctx.launch(
+                &args_kernel,
+                &range,
+                &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2]), KernelArg::Local(bytes), KernelArg::Local(bytes)],
+            )
+            .unwrap();
+            let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+            assert_eq!(got, want, "{name}: gemm_local_args with {tile}x{tile} tiles");
+        }
+    }
+}
