@@ -9,6 +9,7 @@ pub use matbridge_translator::profile::DeviceCaps;
 
 pub mod cli_info;
 pub mod cli_matmul;
+pub mod cli_run;
 pub mod error;
 pub mod matmul;
 

@@ -38,6 +38,15 @@ enum Command {
         #[arg(long)]
         report: bool,
     },
+    /// Launch one kernel as a launch file (TOML) describes it; exit status 1 when an output
+    /// differs from its expected file.
+    Run {
+        /// The launch file (see README: "Launch files").
+        launch: PathBuf,
+        /// Device index or name substring (default: the best device).
+        #[arg(long)]
+        device: Option<String>,
+    },
     /// Run, time and optionally check one matmul (the default command: a checked demo).
     Matmul(MatmulArgs),
     /// Time a table of sizes and dtypes.
@@ -130,6 +139,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
         Some(Command::Info { json }) => ok(info(json)),
         Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report)),
         Some(Command::Matmul(args)) => matmul(&args),
+        Some(Command::Run { launch, device }) => run_launch(&launch, device.as_deref()),
         Some(Command::Bench { device, naive_baseline: Some(size), iters, .. }) => ok(naive_baseline(device.as_deref(), size, iters)),
         Some(Command::Bench { device, peak: true, json, .. }) => ok(peak(device.as_deref(), json)),
         Some(Command::Bench { device, sizes, dtypes, iters, json, tb, .. }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json, tb)),
@@ -151,21 +161,14 @@ fn info(json: bool) -> Result<()> {
 }
 
 fn read_module(input: &Path) -> Result<Vec<u32>> {
-    let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
-    let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let is_text = ext == "spvasm" || (ext != "spv" && bytes.len() >= 4 && bytes[..4] != [0x03, 0x02, 0x23, 0x07] && bytes[..4] != [0x07, 0x23, 0x02, 0x03] && bytes.iter().take(256).all(|b| b.is_ascii()));
-    if is_text {
-        let text = String::from_utf8(bytes).context("the .spvasm input is not UTF-8")?;
-        // Assemble for the version the disassembly header names, if any.
-        let env = text
-            .lines()
-            .find_map(|l| l.strip_prefix("; Version: "))
-            .map(|v| format!("spv{}", v.trim()))
-            .unwrap_or_else(|| "vulkan1.3".into());
-        return matbridge_translator::tools::assemble(&text, &env).with_context(|| format!("assembling {}", input.display()));
-    }
-    let module = matbridge_translator::Module::from_bytes(&bytes).with_context(|| format!("reading {}", input.display()))?;
-    Ok(module.to_words())
+    matbridge::cli_run::read_module(input)
+}
+
+fn run_launch(launch: &Path, device: Option<&str>) -> Result<std::process::ExitCode> {
+    let selector = matbridge_runtime::DeviceSelector::parse(device.unwrap_or("auto"));
+    let ctx = matbridge_runtime::Context::new(&selector).context("opening the Vulkan device")?;
+    let ok = matbridge::cli_run::run(&ctx, launch)?;
+    Ok(if ok { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::from(1) })
 }
 
 fn translate(input: &Path, output: &Path, target: &str, device: Option<usize>, report: bool) -> Result<()> {

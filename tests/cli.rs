@@ -187,3 +187,115 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// `matbridge run` on a launch file in a temporary folder; returns the output.
+fn run_launch(dir: &std::path::Path, toml: &str, device: &str) -> Output {
+    let path = dir.join("launch.toml");
+    std::fs::write(&path, toml).unwrap();
+    matbridge().arg("run").arg(&path).args(["--device", device]).output().unwrap()
+}
+
+#[test]
+fn run_launches_an_opencl_kernel_and_checks_its_output() {
+    let Some(spirv) = common::opencl("vector_add") else { return };
+    let dir = tempdir();
+    std::fs::write(dir.join("vector_add.spv"), bytemuck::cast_slice::<u32, u8>(&spirv)).unwrap();
+    // c = a * 2 + b with a = 0, 0.5, 1, ..., b = 3: for the first 100 elements; 0 after.
+    let want: Vec<f32> = (0..128).map(|i| if i < 100 { i as f32 * 0.5 * 2.0 + 3.0 } else { 0.0 }).collect();
+    std::fs::write(dir.join("want.bin"), bytemuck::cast_slice::<f32, u8>(&want)).unwrap();
+    let mut wrong = want.clone();
+    wrong[17] += 1.0;
+    std::fs::write(dir.join("wrong.bin"), bytemuck::cast_slice::<f32, u8>(&wrong)).unwrap();
+    let launch = |expect: &str| {
+        format!(
+            r#"
+module = "vector_add.spv"
+entry = "vector_add"
+global = [128]
+[[arg]]
+kind = "buffer"
+dtype = "f32"
+len = 128
+sequence = {{ start = 0.0, step = 0.5 }}
+[[arg]]
+kind = "buffer"
+dtype = "f32"
+len = 128
+fill = 3.0
+[[arg]]
+kind = "buffer"
+name = "c"
+dtype = "f32"
+len = 128
+write = "c.npy"
+expect = "{expect}"
+[[arg]]
+kind = "scalar"
+dtype = "f32"
+value = 2.0
+[[arg]]
+kind = "scalar"
+dtype = "u32"
+value = 100
+"#
+        )
+    };
+    for device in common::device_names() {
+        if device == "swiftshader" {
+            continue; // no 64-bit integers: the kernel is refused (tests/opencl_kernels.rs)
+        }
+        let r = run_launch(&dir, &launch("want.bin"), &device);
+        let stdout = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success(), "{device}: {stdout}{}", String::from_utf8_lossy(&r.stderr));
+        assert!(stdout.contains("arg 2 (`c`): matches"), "{stdout}");
+        let npy = std::fs::read(dir.join("c.npy")).unwrap();
+        assert!(npy.starts_with(b"\x93NUMPY") && npy.ends_with(bytemuck::cast_slice::<f32, u8>(&want)), "{device}: c.npy");
+        let r = run_launch(&dir, &launch("wrong.bin"), &device);
+        let stdout = String::from_utf8_lossy(&r.stdout);
+        assert_eq!(r.status.code(), Some(1), "{device}: a mismatch exits 1: {stdout}");
+        assert!(stdout.contains("1 of 128 values differ") && stdout.contains("[17] got 20, expected 21"), "{stdout}");
+    }
+}
+
+#[test]
+fn run_names_the_field_of_a_bad_launch_file() {
+    let Some(spirv) = common::opencl("vector_add") else { return };
+    let dir = tempdir();
+    std::fs::write(dir.join("vector_add.spv"), bytemuck::cast_slice::<u32, u8>(&spirv)).unwrap();
+    let good_args = r#"
+[[arg]]
+kind = "buffer"
+dtype = "f32"
+len = 64
+[[arg]]
+kind = "buffer"
+dtype = "f32"
+len = 64
+[[arg]]
+kind = "buffer"
+dtype = "f32"
+len = 64
+[[arg]]
+kind = "scalar"
+dtype = "f32"
+value = 1.0
+"#;
+    let device = common::device_names().into_iter().find(|d| d != "swiftshader").unwrap_or_else(|| "llvmpipe".into());
+    let cases: Vec<(String, &str)> = vec![
+        (format!("module = \"vector_add.spv\"\nglobal = [64]\n{good_args}"), "missing field `entry`"),
+        (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\nsize = 3\n{good_args}"), "unknown field `size`"),
+        (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{good_args}"), "takes 5 arguments, the launch gives 4"),
+        (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{}", good_args.replacen("\"f32\"", "\"f33\"", 1)), "arg 0.dtype: unknown dtype `f33`"),
+        (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{}[[arg]]\nkind = \"scalar\"\ndtype = \"u16\"\nvalue = 1\n", good_args), "argument 4 of `vector_add`"),
+        (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\nlocal = [4096]\n{good_args}[[arg]]\nkind = \"scalar\"\ndtype = \"u32\"\nvalue = 1\n"), "does not fit the device"),
+        (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{}", good_args.replacen("len = 64", "len = 64\nfill = 1.0\nfile = \"missing.npy\"", 1)), "arg 0: give one of fill, sequence, random or file"),
+        (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{}", good_args.replacen("len = 64", "file = \"missing.npy\"", 1)), "arg 0.file"),
+        (format!("module = \"nothing.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{good_args}"), "nothing.spv"),
+    ];
+    for (toml, want) in cases {
+        let r = run_launch(&dir, &toml, &device);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{want}: {stderr}");
+        assert!(stderr.contains(want), "expected `{want}` in: {stderr}");
+    }
+}

@@ -94,17 +94,17 @@ impl Context {
 
     /// Launches `kernel` over `range` with `args` and waits for it.
     pub fn launch(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'_>]) -> Result<RunStats> {
-        let (pipeline, push, groups) = self.prepare_launch(kernel, range, args)?;
-        self.run(&[Dispatch { pipeline: &pipeline, buffers: &[], push_constants: &push, groups }])
+        self.launch_specialized(kernel, range, args, &[], 1)
     }
 
-    /// As [`Context::launch`], repeated `repeat` times in one submission (for timing).
-    pub fn launch_repeated(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'_>], repeat: u32) -> Result<RunStats> {
-        let (pipeline, push, groups) = self.prepare_launch(kernel, range, args)?;
-        self.run_repeated(&[Dispatch { pipeline: &pipeline, buffers: &[], push_constants: &push, groups }], repeat)
+    /// As [`Context::launch`], with the module's own specialization constants set and the
+    /// launch repeated `repeat` times in one submission (for timing).
+    pub fn launch_specialized(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'_>], spec: &[SpecConstant], repeat: u32) -> Result<RunStats> {
+        let (pipeline, push, groups) = self.prepare_launch(kernel, range, args, spec)?;
+        self.run_repeated(&[Dispatch { pipeline: &pipeline, buffers: &[], push_constants: &push, groups }], repeat.max(1))
     }
 
-    fn prepare_launch(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'_>]) -> Result<(Arc<Pipeline>, Vec<u8>, [u32; 3])> {
+    fn prepare_launch(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'_>], spec: &[SpecConstant]) -> Result<(Arc<Pipeline>, Vec<u8>, [u32; 3])> {
         let abi = &kernel.abi;
         let name = &abi.entry_point;
         if !(1..=3).contains(&range.dims) {
@@ -126,7 +126,7 @@ impl Context {
             push[d * 4..d * 4 + 4].copy_from_slice(&range.offset[d].to_le_bytes());
         }
         push[12..16].copy_from_slice(&range.dims.to_le_bytes());
-        let mut specs: Vec<(u32, u32)> = Vec::new();
+        let mut specs: Vec<(u32, u32)> = spec.iter().map(|s| (s.id, s.value)).collect();
         if let Some(ids) = abi.local_size_spec_ids {
             specs.extend(ids.iter().zip(local).map(|(i, v)| (*i, v)));
         }

@@ -1,0 +1,546 @@
+//! `matbridge run LAUNCH.toml`: launch one kernel as a launch file describes it.
+//!
+//! The module is an OpenCL-style kernel (translated for the chosen device on the fly), one
+//! `matbridge translate` already lowered, or a Vulkan compute shader (buffers bound at set 0 in
+//! argument order, scalars packed into push constants). Buffers come from files (`.npy` or raw
+//! little-endian `.bin`), a fill value, a sequence or seeded random values; chosen buffers are
+//! written out and compared with expected files. The README documents the format.
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use matbridge_runtime::{Context, KernelArg, NdRange, PipelineDesc, SpecConstant};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A launch file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchFile {
+    /// The module: `.spv`, `.spvasm` or OpenCL C `.cl`, relative to the launch file.
+    pub module: PathBuf,
+    /// Entry point name.
+    pub entry: String,
+    /// Global size in work-items (1 to 3 values).
+    pub global: Vec<u32>,
+    /// Local size; default: the kernel's required one, or one matbridge picks.
+    #[serde(default)]
+    pub local: Option<Vec<u32>>,
+    /// Global offset (kernels only).
+    #[serde(default)]
+    pub offset: Option<Vec<u32>>,
+    /// Specialization constants, `SpecId = value` (integers, or floats for float constants).
+    #[serde(default)]
+    pub spec: BTreeMap<String, toml::Value>,
+    /// Launches to time (default 1).
+    #[serde(default)]
+    pub iterations: Option<u32>,
+    /// Arguments by position.
+    #[serde(default, rename = "arg")]
+    pub args: Vec<ArgSpec>,
+}
+
+/// One argument of a launch file.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum ArgSpec {
+    Buffer {
+        #[serde(default)]
+        name: Option<String>,
+        dtype: String,
+        #[serde(default)]
+        len: Option<usize>,
+        #[serde(default)]
+        fill: Option<toml::Value>,
+        #[serde(default)]
+        sequence: Option<Sequence>,
+        #[serde(default)]
+        random: Option<Random>,
+        #[serde(default)]
+        file: Option<PathBuf>,
+        /// Write the buffer here after the launch.
+        #[serde(default)]
+        write: Option<PathBuf>,
+        /// Compare the buffer with this file after the launch.
+        #[serde(default)]
+        expect: Option<PathBuf>,
+        /// Largest accepted |got - expected| / max(1, |expected|); default 0 (exact).
+        #[serde(default)]
+        tolerance: Option<f64>,
+    },
+    Scalar {
+        dtype: String,
+        value: toml::Value,
+    },
+    Local {
+        bytes: u64,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sequence {
+    #[serde(default)]
+    pub start: f64,
+    #[serde(default = "one")]
+    pub step: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Random {
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default = "minus_one")]
+    pub min: f64,
+    #[serde(default = "one")]
+    pub max: f64,
+}
+
+fn minus_one() -> f64 {
+    -1.0
+}
+
+/// Element types of launch-file buffers and scalars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dtype {
+    F16,
+    Bf16,
+    F32,
+    F64,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+}
+
+impl Dtype {
+    pub fn parse(s: &str) -> Option<Dtype> {
+        use Dtype::*;
+        Some(match s {
+            "f16" => F16,
+            "bf16" => Bf16,
+            "f32" => F32,
+            "f64" => F64,
+            "i8" | "s8" => I8,
+            "u8" => U8,
+            "i16" | "s16" => I16,
+            "u16" => U16,
+            "i32" | "s32" => I32,
+            "u32" => U32,
+            "i64" | "s64" => I64,
+            "u64" => U64,
+            _ => return None,
+        })
+    }
+
+    pub fn bytes(self) -> usize {
+        use Dtype::*;
+        match self {
+            I8 | U8 => 1,
+            F16 | Bf16 | I16 | U16 => 2,
+            F32 | I32 | U32 => 4,
+            F64 | I64 | U64 => 8,
+        }
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, Dtype::F16 | Dtype::Bf16 | Dtype::F32 | Dtype::F64)
+    }
+
+    /// The `.npy` type string.
+    fn npy(self) -> &'static str {
+        use Dtype::*;
+        match self {
+            F16 => "<f2",
+            Bf16 => "<u2",
+            F32 => "<f4",
+            F64 => "<f8",
+            I8 => "|i1",
+            U8 => "|u1",
+            I16 => "<i2",
+            U16 => "<u2",
+            I32 => "<i4",
+            U32 => "<u4",
+            I64 => "<i8",
+            U64 => "<u8",
+        }
+    }
+
+    /// Little-endian bytes of `v` in this type (integers wrap, floats round).
+    fn encode(self, v: Number, out: &mut Vec<u8>) {
+        use Dtype::*;
+        let f = v.as_f64();
+        let i = v.as_i64();
+        match self {
+            F16 => out.extend(half::f16::from_f64(f).to_le_bytes()),
+            Bf16 => out.extend(half::bf16::from_f64(f).to_le_bytes()),
+            F32 => out.extend((f as f32).to_le_bytes()),
+            F64 => out.extend(f.to_le_bytes()),
+            I8 | U8 => out.push(i as u8),
+            I16 | U16 => out.extend((i as u16).to_le_bytes()),
+            I32 | U32 => out.extend((i as u32).to_le_bytes()),
+            I64 | U64 => out.extend((i as u64).to_le_bytes()),
+        }
+    }
+
+    /// Element `k` of little-endian `bytes` as a number.
+    fn decode(self, bytes: &[u8], k: usize) -> f64 {
+        use Dtype::*;
+        let b = &bytes[k * self.bytes()..(k + 1) * self.bytes()];
+        match self {
+            F16 => half::f16::from_le_bytes([b[0], b[1]]).to_f64(),
+            Bf16 => half::bf16::from_le_bytes([b[0], b[1]]).to_f64(),
+            F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+            F64 => f64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
+            I8 => b[0] as i8 as f64,
+            U8 => b[0] as f64,
+            I16 => i16::from_le_bytes([b[0], b[1]]) as f64,
+            U16 => u16::from_le_bytes([b[0], b[1]]) as f64,
+            I32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+            U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+            I64 => i64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64,
+            U64 => u64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+impl Number {
+    fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(i) => i as f64,
+            Number::Float(f) => f,
+        }
+    }
+    fn as_i64(self) -> i64 {
+        match self {
+            Number::Int(i) => i,
+            Number::Float(f) => f as i64,
+        }
+    }
+}
+
+fn number(v: &toml::Value, field: &str) -> Result<Number> {
+    match v {
+        toml::Value::Integer(i) => Ok(Number::Int(*i)),
+        toml::Value::Float(f) => Ok(Number::Float(*f)),
+        other => bail!("{field}: expected a number, found {}", other.type_str()),
+    }
+}
+
+fn dtype(s: &str, field: &str) -> Result<Dtype> {
+    Dtype::parse(s).ok_or_else(|| anyhow!("{field}: unknown dtype `{s}` (f16, bf16, f32, f64, i8, u8, i16, u16, i32, u32, i64, u64)"))
+}
+
+/// The `llvm-spirv` on `PATH`, or the one PyPI's `dpcpp-llvm-spirv` vendors.
+fn llvm_spirv() -> Option<PathBuf> {
+    if let Some(p) = matbridge_translator::tools::find("llvm-spirv") {
+        return Some(p);
+    }
+    let out = std::process::Command::new("python3").args(["-c", "import dpcpp_llvm_spirv as d; print(d.get_llvm_spirv_path())"]).output().ok()?;
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    path.is_file().then_some(path)
+}
+
+/// Compiles OpenCL C to SPIR-V as real producers do: clang-19 (`-cl-std=CL2.0 -target spir64
+/// -O2`) to LLVM bitcode, then llvm-spirv.
+pub fn compile_opencl(source: &Path) -> Result<Vec<u32>> {
+    let clang = matbridge_translator::tools::find("clang-19").ok_or_else(|| anyhow!("{}: compiling OpenCL C needs clang-19 (apt install clang-19)", source.display()))?;
+    let translator = llvm_spirv().ok_or_else(|| anyhow!("{}: compiling OpenCL C needs llvm-spirv (pip install dpcpp-llvm-spirv)", source.display()))?;
+    let dir = std::env::temp_dir().join(format!("matbridge-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let bc = dir.join("kernel.bc");
+    let spv = dir.join("kernel.spv");
+    let out = std::process::Command::new(clang).args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c"]).arg(source).arg("-o").arg(&bc).output()?;
+    if !out.status.success() {
+        bail!("clang-19 failed on {}:\n{}", source.display(), String::from_utf8_lossy(&out.stderr));
+    }
+    let out = std::process::Command::new(translator).arg(&bc).arg("-o").arg(&spv).output()?;
+    if !out.status.success() {
+        bail!("llvm-spirv failed on {}:\n{}", source.display(), String::from_utf8_lossy(&out.stderr));
+    }
+    let bytes = std::fs::read(&spv)?;
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(bytemuck::pod_collect_to_vec(&bytes))
+}
+
+/// Reads a module: binary SPIR-V, SPIR-V assembly (`.spvasm`) through SPIRV-Tools, or OpenCL C
+/// (`.cl`) through clang-19 and llvm-spirv.
+pub fn read_module(input: &Path) -> Result<Vec<u32>> {
+    if input.extension().and_then(|e| e.to_str()) == Some("cl") {
+        return compile_opencl(input);
+    }
+    let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
+    let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let is_text = ext == "spvasm" || (ext != "spv" && bytes.len() >= 4 && bytes[..4] != [0x03, 0x02, 0x23, 0x07] && bytes[..4] != [0x07, 0x23, 0x02, 0x03] && bytes.iter().take(256).all(|b| b.is_ascii()));
+    if is_text {
+        let text = String::from_utf8(bytes).context("the .spvasm input is not UTF-8")?;
+        // Assemble for the version the disassembly header names, if any.
+        let env = text.lines().find_map(|l| l.strip_prefix("; Version: ")).map(|v| format!("spv{}", v.trim())).unwrap_or_else(|| "vulkan1.3".into());
+        return matbridge_translator::tools::assemble(&text, &env).with_context(|| format!("assembling {}", input.display()));
+    }
+    let module = matbridge_translator::Module::from_bytes(&bytes).with_context(|| format!("reading {}", input.display()))?;
+    Ok(module.to_words())
+}
+
+/// Reads `.npy` (little-endian, C order) or raw `.bin` data of `dtype`.
+fn read_data(path: &Path, dt: Dtype) -> Result<Vec<u8>> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if path.extension().and_then(|e| e.to_str()) != Some("npy") {
+        if !bytes.len().is_multiple_of(dt.bytes()) {
+            bail!("{}: {} bytes is not a whole number of {}-byte elements", path.display(), bytes.len(), dt.bytes());
+        }
+        return Ok(bytes);
+    }
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        bail!("{}: not an .npy file", path.display());
+    }
+    let (header_len, start) = if bytes[6] == 1 { (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10) } else { (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12) };
+    let header = std::str::from_utf8(bytes.get(start..start + header_len).ok_or_else(|| anyhow!("{}: truncated header", path.display()))?)?;
+    let descr = header.split("'descr':").nth(1).and_then(|r| r.split('\'').nth(1)).ok_or_else(|| anyhow!("{}: no descr in the header", path.display()))?;
+    let want = dt.npy();
+    let same = descr == want || (descr.get(1..) == want.get(1..) && dt.bytes() == 1);
+    if !same {
+        bail!("{}: holds `{descr}` data, the launch file says {dt:?} (`{want}`)", path.display());
+    }
+    if header.contains("'fortran_order': True") {
+        bail!("{}: Fortran-order arrays are not supported", path.display());
+    }
+    Ok(bytes[start + header_len..].to_vec())
+}
+
+fn write_data(path: &Path, dt: Dtype, data: &[u8]) -> Result<()> {
+    let out = if path.extension().and_then(|e| e.to_str()) == Some("npy") {
+        let n = data.len() / dt.bytes();
+        let mut header = format!("{{'descr': '{}', 'fortran_order': False, 'shape': ({n},), }}", dt.npy());
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend((header.len() as u16).to_le_bytes());
+        out.extend(header.as_bytes());
+        out.extend(data);
+        out
+    } else {
+        data.to_vec()
+    };
+    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))
+}
+
+/// A buffer argument's initial contents.
+fn buffer_data(k: usize, dt: Dtype, len: Option<usize>, fill: &Option<toml::Value>, sequence: &Option<Sequence>, random: &Option<Random>, file: &Option<PathBuf>, base: &Path) -> Result<Vec<u8>> {
+    let field = format!("arg {k}");
+    let sources = [fill.is_some(), sequence.is_some(), random.is_some(), file.is_some()].iter().filter(|s| **s).count();
+    if sources > 1 {
+        bail!("{field}: give one of fill, sequence, random or file");
+    }
+    if let Some(f) = file {
+        let data = read_data(&base.join(f), dt).with_context(|| format!("{field}.file"))?;
+        if let Some(l) = len {
+            if data.len() / dt.bytes() != l {
+                bail!("{field}: {} holds {} {dt:?} values, len says {l}", f.display(), data.len() / dt.bytes());
+            }
+        }
+        return Ok(data);
+    }
+    let len = len.ok_or_else(|| anyhow!("{field}: a buffer needs len (or a file)"))?;
+    let mut out = Vec::with_capacity(len * dt.bytes());
+    if let Some(s) = sequence {
+        for i in 0..len {
+            let v = s.start + s.step * i as f64;
+            dt.encode(if dt.is_float() { Number::Float(v) } else { Number::Int(v as i64) }, &mut out);
+        }
+    } else if let Some(r) = random {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(r.seed);
+        if r.min > r.max {
+            bail!("{field}: random.min {} is above random.max {}", r.min, r.max);
+        }
+        for _ in 0..len {
+            let v = if dt.is_float() { Number::Float(rng.random_range(r.min..=r.max)) } else { Number::Int(rng.random_range(r.min as i64..=r.max as i64)) };
+            dt.encode(v, &mut out);
+        }
+    } else {
+        let v = match fill {
+            Some(f) => number(f, &format!("{field}.fill"))?,
+            None => Number::Int(0),
+        };
+        for _ in 0..len {
+            dt.encode(v, &mut out);
+        }
+    }
+    Ok(out)
+}
+
+fn dims3(v: &[u32], field: &str) -> Result<[u32; 3]> {
+    if v.is_empty() || v.len() > 3 {
+        bail!("{field}: give 1 to 3 sizes, found {}", v.len());
+    }
+    let mut out = [1u32; 3];
+    out[..v.len()].copy_from_slice(v);
+    Ok(out)
+}
+
+/// Runs a launch file on `ctx`. Returns whether every expected file matched.
+pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let launch: LaunchFile = toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let words = read_module(&base.join(&launch.module)).context("module")?;
+    let global = dims3(&launch.global, "global")?;
+    let local = launch.local.as_deref().map(|l| dims3(l, "local")).transpose()?;
+    let offset = launch.offset.as_deref().map(|o| dims3(o, "offset")).transpose()?.unwrap_or([0; 3]);
+    let mut specs = Vec::new();
+    for (id, v) in &launch.spec {
+        let sid: u32 = id.parse().map_err(|_| anyhow!("spec: `{id}` is not a SpecId number"))?;
+        let value = match number(v, &format!("spec.{id}"))? {
+            Number::Int(i) => i as u32,
+            Number::Float(f) => (f as f32).to_bits(),
+        };
+        specs.push(SpecConstant::u32(sid, value));
+    }
+    // Arguments.
+    enum Prepared {
+        Buffer { dt: Dtype, buffer: matbridge_runtime::Buffer },
+        Bytes(Vec<u8>),
+        Local(u64),
+    }
+    let mut prepared = Vec::new();
+    for (k, a) in launch.args.iter().enumerate() {
+        prepared.push(match a {
+            ArgSpec::Buffer { dtype: d, len, fill, sequence, random, file, .. } => {
+                let dt = dtype(d, &format!("arg {k}.dtype"))?;
+                let data = buffer_data(k, dt, *len, fill, sequence, random, file, base)?;
+                let buffer = ctx.buffer_from_slice(&data, &format!("arg{k}")).with_context(|| format!("arg {k}: creating the buffer"))?;
+                Prepared::Buffer { dt, buffer }
+            }
+            ArgSpec::Scalar { dtype: d, value } => {
+                let dt = dtype(d, &format!("arg {k}.dtype"))?;
+                let mut bytes = Vec::new();
+                dt.encode(number(value, &format!("arg {k}.value"))?, &mut bytes);
+                Prepared::Bytes(bytes)
+            }
+            ArgSpec::Local { bytes } => Prepared::Local(*bytes),
+        });
+    }
+    let iterations = launch.iterations.unwrap_or(1).max(1);
+    let module = matbridge_translator::Module::from_words(&words)?;
+    let is_kernel = module.has_capability(spirv::Capability::Kernel) || module.debug_names.iter().any(|n| n.string(1).as_deref() == Some(matbridge_translator::kernel::ARGS_STRUCT));
+    let stats = if is_kernel {
+        let kernel = ctx.load_kernel(&words, &launch.entry)?;
+        let dims = launch.global.len() as u32;
+        let range = NdRange { dims, global, local, offset };
+        let args: Vec<KernelArg<'_>> = prepared
+            .iter()
+            .map(|p| match p {
+                Prepared::Buffer { buffer, .. } => KernelArg::Buffer(buffer),
+                Prepared::Bytes(b) => KernelArg::Bytes(b),
+                Prepared::Local(n) => KernelArg::Local(*n),
+            })
+            .collect();
+        ctx.launch_specialized(&kernel, &range, &args, &specs, iterations)?
+    } else {
+        // A Vulkan compute shader: buffers at bindings 0.., scalars packed into push constants.
+        if launch.offset.is_some() {
+            bail!("offset: a Vulkan compute shader has no global offset");
+        }
+        let wg = module
+            .execution_modes
+            .iter()
+            .find(|m| m.word_opt(1) == Some(spirv::ExecutionMode::LocalSize as u32))
+            .and_then(|m| Some([m.word_opt(2)?, m.word_opt(3)?, m.word_opt(4)?]))
+            .ok_or_else(|| anyhow!("module: the shader has no LocalSize execution mode"))?;
+        if let Some(l) = local {
+            if l != wg {
+                bail!("local: the shader's local size is {wg:?}, the launch file says {l:?}");
+            }
+        }
+        let mut groups = [0u32; 3];
+        for d in 0..3 {
+            if !global[d].is_multiple_of(wg[d]) {
+                bail!("global: {:?} is not a multiple of the shader's local size {wg:?}", global);
+            }
+            groups[d] = global[d] / wg[d];
+        }
+        let mut push = Vec::new();
+        let mut buffers = Vec::new();
+        for (k, p) in prepared.iter().enumerate() {
+            match p {
+                Prepared::Buffer { buffer, .. } => buffers.push(buffer),
+                Prepared::Bytes(b) => {
+                    while !push.len().is_multiple_of(b.len().min(8)) {
+                        push.push(0);
+                    }
+                    push.extend_from_slice(b);
+                }
+                Prepared::Local(_) => bail!("arg {k}: a Vulkan compute shader takes no local-memory arguments"),
+            }
+        }
+        while !push.len().is_multiple_of(4) {
+            push.push(0);
+        }
+        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, entry_point: &launch.entry, bindings: buffers.len() as u32, push_constant_bytes: push.len() as u32, spec_constants: &specs, label: &launch.entry, ..Default::default() })?;
+        ctx.run_repeated(&[matbridge_runtime::Dispatch { pipeline: &pipeline, buffers: &buffers, push_constants: &push, groups }], iterations)?
+    };
+    let per = |d: std::time::Duration| d.as_secs_f64() * 1e3 / iterations as f64;
+    match stats.gpu_time {
+        Some(g) => println!("{}: `{}` over {:?} on {}: {:.3} ms GPU, {:.3} ms with submission (per launch, {iterations} launches)", path.display(), launch.entry, launch.global, ctx.caps().name, per(g), per(stats.wall_time)),
+        None => println!("{}: `{}` over {:?} on {}: {:.3} ms (per launch, {iterations} launches)", path.display(), launch.entry, launch.global, ctx.caps().name, per(stats.wall_time)),
+    }
+    let mut all_ok = true;
+    for (k, (a, p)) in launch.args.iter().zip(prepared.iter_mut()).enumerate() {
+        let (ArgSpec::Buffer { name, write, expect, tolerance, .. }, Prepared::Buffer { dt, buffer }) = (a, p) else { continue };
+        if write.is_none() && expect.is_none() {
+            continue;
+        }
+        let label = name.clone().map_or_else(|| format!("arg {k}"), |n| format!("arg {k} (`{n}`)"));
+        let data: Vec<u8> = ctx.read_buffer(buffer).with_context(|| format!("{label}: reading the buffer back"))?;
+        if let Some(w) = write {
+            write_data(&base.join(w), *dt, &data)?;
+            println!("{label}: wrote {}", base.join(w).display());
+        }
+        if let Some(e) = expect {
+            let want = read_data(&base.join(e), *dt).with_context(|| format!("{label}.expect"))?;
+            if want.len() != data.len() {
+                bail!("{label}.expect: {} holds {} values, the buffer {}", e.display(), want.len() / dt.bytes(), data.len() / dt.bytes());
+            }
+            let tol = tolerance.unwrap_or(0.0);
+            let n = data.len() / dt.bytes();
+            let mut bad = Vec::new();
+            let mut worst = 0.0f64;
+            for i in 0..n {
+                let (g, w) = (dt.decode(&data, i), dt.decode(&want, i));
+                let err = if g == w { 0.0 } else { (g - w).abs() / w.abs().max(1.0) };
+                let err = if err.is_nan() { f64::INFINITY } else { err };
+                worst = worst.max(err);
+                if err > tol {
+                    bad.push((i, g, w));
+                }
+            }
+            if bad.is_empty() {
+                println!("{label}: matches {} (largest relative error {worst:.3e}, tolerance {tol:e})", e.display());
+            } else {
+                all_ok = false;
+                println!("{label}: {} of {n} values differ from {} (tolerance {tol:e}); first differences:", bad.len(), e.display());
+                for (i, g, w) in bad.iter().take(10) {
+                    println!("  [{i}] got {g}, expected {w}");
+                }
+            }
+        }
+    }
+    Ok(all_ok)
+}
