@@ -10,21 +10,6 @@ fn kernels_and_devices(name: &str) -> Option<(Vec<u32>, Vec<Context>)> {
     Some((spirv, common::contexts()))
 }
 
-/// Devices without 64-bit integers refuse these kernels (size_t is 64-bit in `spir64`) with
-/// an error naming the capability; `true` when `ctx` runs them.
-fn runs_kernels(ctx: &Context, spirv: &[u32], entry: &str) -> bool {
-    if ctx.caps().shader_int64 {
-        return true;
-    }
-    let err = match ctx.load_kernel(spirv, entry) {
-        Ok(_) => panic!("{}: kernel `{entry}` loaded on a device without 64-bit integers", ctx.caps().name),
-        Err(e) => e.to_string(),
-    };
-    assert!(err.contains("Int64"), "{}: expected an error naming Int64, got: {err}", ctx.caps().name);
-    eprintln!("{}: kernel `{entry}` refused as expected (no 64-bit integers)", ctx.caps().name);
-    false
-}
-
 fn f32_bytes(v: f32) -> [u8; 4] {
     v.to_le_bytes()
 }
@@ -33,9 +18,6 @@ fn f32_bytes(v: f32) -> [u8; 4] {
 fn vector_add_with_early_return() {
     let Some((spirv, contexts)) = kernels_and_devices("vector_add") else { return };
     for ctx in &contexts {
-        if !runs_kernels(ctx, &spirv, "vector_add") {
-            continue;
-        }
         let kernel = ctx.load_kernel(&spirv, "vector_add").unwrap();
         let n = 1000usize;
         let a: Vec<f32> = (0..1024).map(|i| i as f32 * 0.5).collect();
@@ -77,9 +59,6 @@ fn vector_add_with_early_return() {
 fn pointer_arithmetic() {
     let Some((spirv, contexts)) = kernels_and_devices("pointers") else { return };
     for ctx in &contexts {
-        if !runs_kernels(ctx, &spirv, "walk") {
-            continue;
-        }
         let name = &ctx.caps().name;
         // walk: every other element of each row.
         let row = 10u32;
@@ -164,9 +143,9 @@ fn math_reference(x: f32, y: i32) -> ([f32; 16], [i32; 16], [u32; 8]) {
         b.saturating_sub(-0x7ffffff0),
         ((b as i64 + 1000) >> 1) as i32,
         (a * 2.5).round_ties_even() as i32,
-        b.clamp(-128, 127),
+        (a * 1e9).floor() as i32,
     ];
-    let u = [c.max(7), c.min(9), c.saturating_add(0xfffffff0), c.saturating_sub(5), ((c as u64 + c.wrapping_add(3) as u64) >> 1) as u32, c.leading_zeros(), b.clamp(0, 255) as u32, c.abs_diff(100)];
+    let u = [c.max(7), c.min(9), c.saturating_add(0xfffffff0), c.saturating_sub(5), ((c as u64 + c.wrapping_add(3) as u64) >> 1) as u32, c.leading_zeros(), (a * 1e9) as u32, c.abs_diff(100)];
     (f, i, u)
 }
 
@@ -180,9 +159,6 @@ fn math_builtins() {
     y[2] = i32::MAX;
     y[3] = 0;
     for ctx in &contexts {
-        if !runs_kernels(ctx, &spirv, "math") {
-            continue;
-        }
         let name = &ctx.caps().name;
         let k = ctx.load_kernel(&spirv, "math").unwrap();
         let bx = ctx.buffer_from_slice(&x, "x").unwrap();
@@ -198,7 +174,9 @@ fn math_builtins() {
             let (wf, wi, wu) = math_reference(x[g], y[g]);
             for k in 0..16 {
                 let (got, want) = (f[16 * g + k], wf[k]);
-                let tol = 2e-5 * want.abs().max(1.0);
+                // Vulkan's precision: transcendental functions (exp, rsqrt, log, sin, pow) are
+                // looser than correctly rounded.
+                let tol = if [5, 6, 10, 11, 12].contains(&k) { 2e-3 } else { 2e-5 } * want.abs().max(1.0);
                 assert!((got - want).abs() <= tol, "{name}: float built-in {k} of x = {}: got {got}, want {want}", x[g]);
                 assert_eq!(i[16 * g + k], wi[k], "{name}: int built-in {k} of y = {}, x = {}", y[g], x[g]);
             }
@@ -262,13 +240,32 @@ fn control_flow_reference(input: &[i32], g: usize, n: i32) -> i32 {
 }
 
 #[test]
+fn narrow_saturating_conversions() {
+    let Some((spirv, contexts)) = kernels_and_devices("math_narrow") else { return };
+    let y: Vec<i32> = vec![-100_000, -129, -128, -1, 0, 1, 127, 128, 255, 256, 32767, 32768, 65535, 65536, i32::MIN, i32::MAX];
+    for ctx in &contexts {
+        if !ctx.caps().shader_int8 || !ctx.caps().shader_int16 {
+            let err = ctx.load_kernel(&spirv, "math_narrow").unwrap_err().to_string();
+            assert!(err.contains("Int8") || err.contains("Int16"), "{}: expected an error naming Int8 or Int16, got: {err}", ctx.caps().name);
+            continue;
+        }
+        let k = ctx.load_kernel(&spirv, "math_narrow").unwrap();
+        let by = ctx.buffer_from_slice(&y, "y").unwrap();
+        let mut bo = ctx.zeroed_buffer::<i32>(4 * y.len(), "out").unwrap();
+        ctx.launch(&k, &NdRange::linear(y.len() as u32, None), &[KernelArg::Buffer(&by), KernelArg::Buffer(&bo)]).unwrap();
+        let got: Vec<i32> = ctx.read_buffer(&mut bo).unwrap();
+        for (g, b) in y.iter().enumerate() {
+            let want = [(*b).clamp(-128, 127), (*b).clamp(0, 255), (*b).clamp(-32768, 32767), (*b).clamp(0, 65535)];
+            assert_eq!(&got[4 * g..4 * g + 4], &want, "{}: y = {b}", ctx.caps().name);
+        }
+    }
+}
+
+#[test]
 fn structured_control_flow() {
     let Some((spirv, contexts)) = kernels_and_devices("control_flow") else { return };
     let input: Vec<i32> = (0..64).map(|g: i32| (g * 37 % 150) - 60).collect();
     for ctx in &contexts {
-        if !runs_kernels(ctx, &spirv, "control_flow") {
-            continue;
-        }
         let k = ctx.load_kernel(&spirv, "control_flow").unwrap();
         for n in [0i32, 5, 40] {
             let bi = ctx.buffer_from_slice(&input, "in").unwrap();
@@ -295,9 +292,6 @@ fn local_memory_gemm() {
         }
     }
     for ctx in &contexts {
-        if !runs_kernels(ctx, &spirv, "gemm_tiled") {
-            continue;
-        }
         let name = &ctx.caps().name;
         let ba = ctx.buffer_from_slice(&a, "A").unwrap();
         let bb = ctx.buffer_from_slice(&b, "B").unwrap();

@@ -142,12 +142,23 @@ impl Context {
                 }
                 (AbiArg::Scalar { offset, bytes, bits, components, scalar }, KernelArg::Bytes(v)) => {
                     let natural = (bits / 8 * components.max(&1)) as usize;
-                    let padded = *bytes as usize;
-                    if v.len() != natural && v.len() != padded {
+                    let slot = *bytes as usize;
+                    if v.len() != natural && v.len() != slot {
                         return Err(Error::SizeMismatch { what: format!("argument {k} of `{name}` ({components} x {} {bits}-bit)", scalar_name(*scalar)), expected: natural as u64, given: v.len() as u64 });
                     }
+                    // A 64-bit integer the device holds in 32 bits (no shaderInt64): the value
+                    // must fit, sign- or zero-extended.
+                    if v.len() > slot {
+                        let (low, high) = v.split_at(slot);
+                        let negative = low.last().is_some_and(|b| b & 0x80 != 0);
+                        let fits = high.iter().all(|b| *b == 0) || (*scalar == ScalarKind::Int || *scalar == ScalarKind::Uint) && negative && high.iter().all(|b| *b == 0xff);
+                        if !fits {
+                            return Err(bad(format!("argument {k} of `{name}`: the value does not fit in the 32 bits this device computes 64-bit integers in (no shaderInt64)")));
+                        }
+                    }
                     let o = *offset as usize;
-                    push[o..o + v.len()].copy_from_slice(v);
+                    let n = v.len().min(slot);
+                    push[o..o + n].copy_from_slice(&v[..n]);
                 }
                 (AbiArg::Local { spec_id, element_bytes }, KernelArg::Local(bytes)) => {
                     let e = u64::from(*element_bytes);

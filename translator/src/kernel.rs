@@ -8,7 +8,8 @@
 //! - the push-constant block's struct is named [`ARGS_STRUCT`]; member 0 is the global offset
 //!   (`uvec3`, offset 0), member 1 the work dimension (`uint`, offset 12); each kernel argument
 //!   `k` that is a buffer or a scalar is a member named `arg<k>` with its `Offset`; a buffer is a
-//!   `PhysicalStorageBuffer` pointer (its device address, 8 bytes);
+//!   `PhysicalStorageBuffer` pointer (its device address, 8 bytes), or a `uvec2` named
+//!   `arg<k>.addr` where `lower-byte-pointers` turned byte pointers into addresses;
 //! - a local-memory argument `k` is a specialization constant named `local<k>` (its `SpecId`
 //!   holds the array length in elements), the length of a workgroup array whose element type
 //!   gives the element size;
@@ -97,7 +98,7 @@ impl KernelAbi {
                 let Some(name) = member_name(module, st, m as u32) else { continue };
                 let Some(k) = name.strip_prefix("arg").and_then(|k| k.split('.').next()?.parse::<u32>().ok()) else { continue };
                 let def = types.defs.get(&ty);
-                let arg = if def.is_some_and(|d| d.is(Op::TypePointer)) {
+                let arg = if def.is_some_and(|d| d.is(Op::TypePointer)) || name.ends_with(".addr") {
                     KernelArg::Buffer { offset }
                 } else {
                     let (scalar_ty, components) = types.vector(ty).unwrap_or((ty, 1));

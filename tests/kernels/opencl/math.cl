@@ -38,7 +38,7 @@ __kernel void math(__global const float* x, __global const int* y, __global floa
     io[12] = sub_sat(b, -0x7ffffff0);
     io[13] = hadd(b, 1000);
     io[14] = convert_int_rte(a * 2.5f);
-    io[15] = (int)convert_char_sat(b);
+    io[15] = convert_int_sat_rtn(a * 1e9f);
     __global uint* uo = u + 8 * g;
     uo[0] = max(c, 7u);
     uo[1] = min(c, 9u);
@@ -46,6 +46,6 @@ __kernel void math(__global const float* x, __global const int* y, __global floa
     uo[3] = sub_sat(c, 5u);
     uo[4] = hadd(c, c + 3u);
     uo[5] = clz(c);
-    uo[6] = (uint)convert_uchar_sat(b);
+    uo[6] = convert_uint_sat(a * 1e9f);
     uo[7] = abs_diff(c, 100u);
 }

@@ -188,3 +188,48 @@ impl Module {
         self.intern(Op::ConstantNull, Some(ty), vec![])
     }
 }
+
+impl Module {
+    /// Merges global types and constants that became identical (same opcode, result type,
+    /// operands and decorations) after a pass rewrote some of them, repeating until none are
+    /// left: merging two element types makes their vectors identical too. Structs stay apart.
+    pub fn merge_duplicate_types(&mut self) {
+        loop {
+            let mut decorations: HashMap<Word, Vec<Vec<Operand>>> = HashMap::new();
+            for a in &self.annotations {
+                if let Some(id) = a.operands.first().and_then(Operand::id) {
+                    decorations.entry(id).or_default().push(std::iter::once(Operand::Literal(a.opcode)).chain(a.operands[1..].iter().cloned()).collect());
+                }
+            }
+            for d in decorations.values_mut() {
+                d.sort_by_key(|x| format!("{x:?}"));
+            }
+            let mut seen: HashMap<(u32, Option<Word>, Vec<Operand>, Vec<Vec<Operand>>), Word> = HashMap::new();
+            let mut replace: HashMap<Word, Word> = HashMap::new();
+            for g in &self.globals {
+                let Some(id) = g.result_id else { continue };
+                if !internable(g.op()) || g.is(Op::TypeStruct) {
+                    continue;
+                }
+                let key = (g.opcode, g.result_type.map(|t| replace.get(&t).copied().unwrap_or(t)), g.operands.clone(), decorations.get(&id).cloned().unwrap_or_default());
+                match seen.get(&key) {
+                    Some(first) => {
+                        replace.insert(id, *first);
+                    }
+                    None => {
+                        seen.insert(key, id);
+                    }
+                }
+            }
+            if replace.is_empty() {
+                break;
+            }
+            self.interner.clear();
+            self.globals.retain(|g| !g.result_id.is_some_and(|r| replace.contains_key(&r)));
+            let gone = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| replace.contains_key(&t));
+            self.annotations.retain(|a| !gone(a));
+            self.debug_names.retain(|a| !gone(a));
+            self.for_each_inst_mut(|inst| inst.map_used_ids(|id| replace.get(&id).copied().unwrap_or(id)));
+        }
+    }
+}

@@ -50,6 +50,7 @@ impl Pass for LowerKernelPointers {
         }
         lower_generic_casts(module, &mut outcome)?;
         in_bounds_to_plain(module, &mut outcome);
+        bitcasts_to_member_chains(module, &mut outcome);
         flatten_logical(module, &mut outcome)?;
         lay_out_buffers(module, &mut outcome);
         module.rebuild_entry_interfaces();
@@ -111,8 +112,49 @@ fn in_bounds_to_plain(module: &mut Module, outcome: &mut Outcome) {
     }
 }
 
+/// The chain of zero indices from aggregate `from` down to type `to` (struct member 0, array
+/// element 0), if `to` sits at offset 0 of `from`.
+pub(crate) fn zero_chain(types: &Types, from: Word, to: impl Fn(Word) -> bool) -> Option<usize> {
+    let mut ty = from;
+    let mut depth = 0;
+    while !to(ty) {
+        let d = types.defs.get(&ty)?;
+        ty = match d.op()? {
+            Op::TypeStruct | Op::TypeArray | Op::TypeRuntimeArray => d.id(0).ok()?,
+            _ => return None,
+        };
+        depth += 1;
+    }
+    Some(depth)
+}
+
+/// A bitcast of a buffer pointer to an aggregate into a pointer to its first member becomes an
+/// access chain: it says the same, and SwiftShader crashes compiling the bitcast.
+fn bitcasts_to_member_chains(module: &mut Module, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    let psb = StorageClass::PhysicalStorageBuffer as u32;
+    let zero = module.constant_u32(0);
+    for f in &mut module.functions {
+        for b in &mut f.blocks {
+            for inst in b.insts.iter_mut().filter(|i| i.is(Op::Bitcast)) {
+                let (Some(src), Some(ty)) = (inst.operands.first().and_then(Operand::id), inst.result_type) else { continue };
+                let (Some((c1, from)), Some((c2, to))) = (types.type_of(src).and_then(|t| pointer_class(&types, t)), pointer_class(&types, ty)) else { continue };
+                if c1 != psb || c2 != psb || from == to {
+                    continue;
+                }
+                if let Some(depth) = zero_chain(&types, from, |t| t == to).filter(|d| *d > 0) {
+                    let mut ops = vec![Operand::Id(src)];
+                    ops.extend(std::iter::repeat_n(Operand::Id(zero), depth));
+                    *inst = Inst::new(Op::AccessChain, Some(ty), inst.result_id, ops).from_origin(inst.origin);
+                    outcome.count(Op::Bitcast as u32);
+                }
+            }
+        }
+    }
+}
+
 /// Buffer pointer types: ArrayStride, layouts of what they point to, Aligned accesses.
-fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) {
+pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) {
     let types = Types::new(module);
     let psb = StorageClass::PhysicalStorageBuffer as u32;
     let mut laid_out: HashSet<Word> = HashSet::new();
@@ -264,7 +306,10 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     // Retype every root to a flat array of its leaves.
     let uint = module.type_int(32, false);
     let mut new_types: HashMap<Word, Word> = HashMap::new();
-    for (id, root) in &roots {
+    let mut root_ids: Vec<Word> = roots.keys().copied().collect();
+    root_ids.sort_unstable();
+    for id in &root_ids {
+        let root = &roots[id];
         let var = vars.iter().find(|v| v.result_id == Some(*id)).cloned().unwrap_or_else(|| Inst::new(Op::Nop, None, None, vec![]));
         let (_, pointee) = pointer_class(&types, var.result_type.unwrap_or(0)).unwrap_or((0, 0));
         let length = match leaves(&types, pointee).and_then(|l| l.1) {
@@ -357,7 +402,8 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
             continue;
         }
         // Index ids for derived values (phis may name them before they are defined).
-        let ids: Vec<Word> = derived.keys().copied().filter(|k| !roots.contains_key(k)).collect();
+        let mut ids: Vec<Word> = derived.keys().copied().filter(|k| !roots.contains_key(k)).collect();
+        ids.sort_unstable();
         for id in ids {
             let idx = module.alloc_id();
             if let Some(d) = derived.get_mut(&id) {

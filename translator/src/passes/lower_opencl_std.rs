@@ -78,6 +78,14 @@ impl Pass for LowerOpenclStd {
                 }
             }
         }
+        // The import goes with its last use (drivers need not know the set: SwiftShader stops).
+        if let Some(set) = cl_set {
+            let used = module.all_insts().any(|i| i.is(Op::ExtInst) && i.operands.first() == Some(&Operand::Id(set)));
+            if !used {
+                module.ext_inst_imports.retain(|i| i.result_id != Some(set));
+                module.debug_names.retain(|n| n.operands.first() != Some(&Operand::Id(set)));
+            }
+        }
         let ids: HashSet<Word> = saturated.into_iter().chain(rounding.into_keys()).collect();
         module.annotations.retain(|a| {
             let rounding_or_sat = a.word_opt(1).is_some_and(|d| d == Decoration::SaturatedConversion as u32 || d == Decoration::FPRoundingMode as u32);

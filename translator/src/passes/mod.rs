@@ -3,12 +3,15 @@
 pub mod check_cooperative_matrix;
 pub mod emulate_cooperative_matrix;
 pub mod inline_functions;
+pub mod lower_byte_pointers;
 pub mod lower_integer_dot;
 pub mod lower_kernel_interface;
 pub mod lower_kernel_pointers;
+pub mod lower_kernel_subgroups;
 pub mod lower_kernel_synchronization;
 pub mod lower_opencl_std;
 pub mod materialize_matrix_length;
+pub mod narrow_kernel_int64;
 pub mod nv_to_khr_cooperative_matrix;
 pub mod repair_producer_output;
 pub mod retype_float16_to_bfloat16;

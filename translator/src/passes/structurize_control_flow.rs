@@ -302,7 +302,9 @@ impl Structurizer<'_> {
                 }
             }
         }
-        Ok(loops.into_iter().map(|(h, body)| (cfg.labels[h], body.into_iter().map(|b| cfg.labels[b]).collect())).collect())
+        let mut out: Vec<(Word, HashSet<Word>)> = loops.into_iter().map(|(h, body)| (cfg.labels[h], body.into_iter().map(|b| cfg.labels[b]).collect())).collect();
+        out.sort_by_key(|(h, _)| *h);
+        Ok(out)
     }
 
     fn normalize_loops(&mut self) -> Result<Vec<Loop>> {
@@ -333,7 +335,8 @@ impl Structurizer<'_> {
         body.insert(inner);
         // Back edges go to the continue block.
         let cont = self.new_block(vec![Inst::new(Op::Branch, None, None, vec![Operand::Id(header)]).from_origin(origin)]);
-        let members: Vec<Word> = body.iter().copied().filter(|b| *b != header).collect();
+        let mut members: Vec<Word> = body.iter().copied().filter(|b| *b != header).collect();
+        members.sort_unstable();
         for &m in &members {
             if self.succs(m).contains(&header) {
                 self.retarget(m, header, cont);
@@ -537,7 +540,8 @@ impl Structurizer<'_> {
             let start = order[0];
             let sb = self.block_mut(start);
             let at = sb.insts.iter().take_while(|i| i.is(Op::Variable)).count();
-            for (k, v) in flags.values().enumerate() {
+            let ordered: Vec<Word> = order.iter().filter_map(|n| flags.get(n).copied()).collect();
+            for (k, v) in ordered.iter().enumerate() {
                 sb.insts.insert(at + k, Inst::new(Op::Store, None, None, vec![Operand::Id(*v), Operand::Id(f)]).from_origin(origin));
             }
         }

@@ -1,0 +1,10 @@
+// Conversions to 8- and 16-bit integers with saturation: devices without 8- and 16-bit
+// integers (SwiftShader) refuse this module naming the capability.
+__kernel void math_narrow(__global const int* y, __global int* out) {
+    size_t g = get_global_id(0);
+    int b = y[g];
+    out[4 * g] = convert_char_sat(b);
+    out[4 * g + 1] = convert_uchar_sat(b);
+    out[4 * g + 2] = convert_short_sat(b);
+    out[4 * g + 3] = convert_ushort_sat(b);
+}

@@ -1,0 +1,282 @@
+//! `NarrowKernelInt64`: a lowered kernel's 64-bit integers become 32-bit ones, for devices
+//! without `shaderInt64` (SwiftShader).
+//!
+//! OpenCL's `size_t` is 64-bit in `spir64` modules, so nearly every kernel computes indices in
+//! 64 bits although its values fit in 32. Rewrite: every `OpTypeInt 64` becomes 32 bits wide;
+//! 64-bit constants, spec constants and `OpSwitch` literals keep their low word (an error names
+//! one whose value does not fit, sign- or zero-extended); conversions that no longer change the
+//! width become copies or bitcasts; buffer layouts (`ArrayStride`, `Offset`) are recomputed and
+//! types that became identical merge. A narrowed scalar kernel argument keeps its 64-bit width in
+//! the recorded interface (`arg<k>.u64`), so launches still pass 8 bytes and the runtime checks
+//! that the value fits.
+//!
+//! Instructions whose meaning needs 64 bits are errors naming them: pointer <-> integer
+//! conversions, extended multiplies and bitcasts of 64-bit values, and shifts of a 64-bit value by
+//! a constant of 32 or more.
+//!
+//! Preconditions: the module is a lowered kernel (`lower-kernel-interface` and
+//! `lower-kernel-pointers` ran). Applies where the target lacks `shader_int64`.
+
+use crate::analysis::Types;
+use crate::error::{Error, Result};
+use crate::ir::{Inst, Module, Operand};
+use crate::kernel::ARGS_STRUCT;
+use crate::pass::{Context, Outcome, Pass};
+use crate::profile::DeviceCaps;
+use spirv::{Decoration, Op, StorageClass, Word};
+use std::collections::HashSet;
+
+pub struct NarrowKernelInt64;
+
+impl Pass for NarrowKernelInt64 {
+    fn name(&self) -> &'static str {
+        "narrow-kernel-int64"
+    }
+
+    fn applies(&self, target: &DeviceCaps) -> bool {
+        !target.shader_int64
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+        let mut outcome = Outcome::unchanged();
+        let args_struct = module.debug_names.iter().find(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(ARGS_STRUCT)).and_then(|n| n.word_opt(0));
+        let Some(_) = args_struct else { return Ok(outcome) };
+        let types = Types::new(module);
+        let wide: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::TypeInt) && g.word_opt(0) == Some(64)).filter_map(|g| g.result_id).collect();
+        if wide.is_empty() {
+            return Ok(outcome);
+        }
+        let is_wide = |ty: Word| wide.contains(&ty) || types.vector(ty).is_some_and(|(c, _)| wide.contains(&c));
+        let target = cx.target.name.clone();
+        lower_pointer_comparisons(module, &types, &mut outcome);
+        let types = Types::new(module);
+        let value_wide = |v: Word| types.type_of(v).is_some_and(|t| wide.contains(&t) || types.vector(t).is_some_and(|(c, _)| wide.contains(&c)));
+        check_instructions(module, &types, &is_wide, &value_wide, &target)?;
+        // Argument names keep the 64-bit width.
+        let structs: Vec<Word> = module.debug_names.iter().filter(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(ARGS_STRUCT)).filter_map(|n| n.word_opt(0)).collect();
+        for st in structs {
+            let members: Vec<Word> = types.defs.get(&st).map(|d| d.operands.iter().filter_map(Operand::id).collect()).unwrap_or_default();
+            for n in module.debug_names.iter_mut().filter(|n| n.is(Op::MemberName) && n.word_opt(0) == Some(st)) {
+                let m = n.word_opt(1).unwrap_or(0) as usize;
+                let Some(&ty) = members.get(m) else { continue };
+                if wide.contains(&ty) {
+                    let name = n.string(2).unwrap_or_default();
+                    if !name.contains('.') {
+                        let signed = types.int(ty).is_some_and(|i| i.1);
+                        n.operands[2] = Operand::string(&format!("{name}.{}64", if signed { 'i' } else { 'u' }));
+                    }
+                }
+            }
+        }
+        // Constants and switch literals keep their low word.
+        let mut bad_constant = None;
+        for g in module.globals_mut().iter_mut() {
+            if matches!(g.op(), Some(Op::Constant | Op::SpecConstant)) && g.result_type.is_some_and(|t| wide.contains(&t)) {
+                let lo = g.word_opt(0).unwrap_or(0);
+                let hi = g.word_opt(1).unwrap_or(0);
+                if !fits(lo, hi) {
+                    bad_constant.get_or_insert(g.clone());
+                }
+                g.operands.truncate(1);
+                outcome.count(g.opcode);
+            }
+        }
+        if let Some(c) = bad_constant {
+            let v = (u64::from(c.word_opt(1).unwrap_or(0)) << 32) | u64::from(c.word_opt(0).unwrap_or(0));
+            return Err(Error::Unsupported { site: module.site(&c), target, missing: format!("64-bit integers: the constant {v:#x} does not fit in 32 bits") });
+        }
+        for f in &mut module.functions {
+            for b in &mut f.blocks {
+                for inst in &mut b.insts {
+                    if inst.is(Op::Switch) && inst.operands.first().and_then(Operand::id).is_some_and(value_wide) {
+                        let mut ops = inst.operands[..2].to_vec();
+                        for case in inst.operands[2..].chunks(3) {
+                            let (lo, hi) = (case[0].word().unwrap_or(0), case[1].word().unwrap_or(0));
+                            if !fits(lo, hi) {
+                                return Err(Error::Invalid { site: Box::default(), message: format!("a switch case {:#x} does not fit in 32 bits", (u64::from(hi) << 32) | u64::from(lo)) });
+                            }
+                            ops.push(case[0].clone());
+                            ops.push(case[2].clone());
+                        }
+                        inst.operands = ops;
+                    }
+                }
+            }
+        }
+        // The types themselves.
+        for g in module.globals_mut().iter_mut() {
+            if g.result_id.is_some_and(|r| wide.contains(&r)) {
+                g.operands[0] = Operand::Literal(32);
+            }
+        }
+        strip_buffer_layouts(module);
+        module.merge_duplicate_types();
+        fix_conversions(module, &mut outcome);
+        crate::passes::lower_kernel_pointers::lay_out_buffers(module, &mut outcome);
+        module.merge_duplicate_types();
+
+        outcome.changed = true;
+        Ok(outcome)
+    }
+}
+
+/// Buffer addresses without 64-bit integers: `OpConvertPtrToU` becomes the address's low word
+/// (the pointer bitcast to a `uvec2`), which keeps differences of pointers into one buffer exact;
+/// comparisons of two such addresses compare both words.
+fn lower_pointer_comparisons(module: &mut Module, types: &Types, outcome: &mut Outcome) {
+    let uint = module.type_int(32, false);
+    let uvec2 = module.type_vector(uint, 2);
+    let boolean = module.type_bool();
+    for f in 0..module.functions.len() {
+        // Converted pointer -> (pointer) in this function.
+        let mut converted: std::collections::HashMap<Word, Word> = std::collections::HashMap::new();
+        for inst in module.functions[f].blocks.iter().flat_map(|b| &b.insts) {
+            if inst.is(Op::ConvertPtrToU) && inst.result_type.and_then(|t| types.int(t)).is_some_and(|i| i.0 == 64) {
+                if let (Some(r), Some(p)) = (inst.result_id, inst.operands.first().and_then(Operand::id)) {
+                    converted.insert(r, p);
+                }
+            }
+        }
+        if converted.is_empty() {
+            continue;
+        }
+        for b in 0..module.functions[f].blocks.len() {
+            let body = std::mem::take(&mut module.functions[f].blocks[b].insts);
+            let mut out = Vec::with_capacity(body.len());
+            for inst in body {
+                let emit = |op: Op, ty: Word, ops: Vec<Operand>, module: &mut Module, out: &mut Vec<Inst>| -> Word {
+                    let id = module.alloc_id();
+                    out.push(Inst::new(op, Some(ty), Some(id), ops).from_origin(inst.origin));
+                    id
+                };
+                if let (Some(r), true) = (inst.result_id, inst.is(Op::ConvertPtrToU)) {
+                    if let Some(p) = converted.get(&r) {
+                        let words = emit(Op::Bitcast, uvec2, vec![Operand::Id(*p)], module, &mut out);
+                        let wide = inst.result_type.unwrap_or(uint);
+                        // The low word, still typed as the 64-bit integer (narrowed later).
+                        let lo = emit(Op::CompositeExtract, uint, vec![Operand::Id(words), Operand::Literal(0)], module, &mut out);
+                        out.push(Inst::new(Op::UConvert, Some(wide), Some(r), vec![Operand::Id(lo)]).from_origin(inst.origin));
+                        outcome.count(Op::ConvertPtrToU as u32);
+                        continue;
+                    }
+                }
+                let compare = matches!(inst.op(), Some(Op::ULessThan | Op::ULessThanEqual | Op::UGreaterThan | Op::UGreaterThanEqual | Op::IEqual | Op::INotEqual));
+                let pair = (inst.operands.first().and_then(Operand::id), inst.operands.get(1).and_then(Operand::id));
+                if let (true, (Some(x), Some(y))) = (compare, pair) {
+                    if let (Some(px), Some(py)) = (converted.get(&x), converted.get(&y)) {
+                        // (hi, lo) lexicographically.
+                        let wx = emit(Op::Bitcast, uvec2, vec![Operand::Id(*px)], module, &mut out);
+                        let wy = emit(Op::Bitcast, uvec2, vec![Operand::Id(*py)], module, &mut out);
+                        let part = |k: u32, w: Word, module: &mut Module, out: &mut Vec<Inst>| emit(Op::CompositeExtract, uint, vec![Operand::Id(w), Operand::Literal(k)], module, out);
+                        let (xl, xh) = (part(0, wx, module, &mut out), part(1, wx, module, &mut out));
+                        let (yl, yh) = (part(0, wy, module, &mut out), part(1, wy, module, &mut out));
+                        let op = inst.op().unwrap_or(Op::IEqual);
+                        let lo = emit(op, boolean, vec![Operand::Id(xl), Operand::Id(yl)], module, &mut out);
+                        let heq = emit(Op::IEqual, boolean, vec![Operand::Id(xh), Operand::Id(yh)], module, &mut out);
+                        let result = match op {
+                            Op::IEqual => Inst::new(Op::LogicalAnd, Some(boolean), inst.result_id, vec![Operand::Id(heq), Operand::Id(lo)]),
+                            Op::INotEqual => {
+                                let hne = emit(Op::LogicalNot, boolean, vec![Operand::Id(heq)], module, &mut out);
+                                Inst::new(Op::LogicalOr, Some(boolean), inst.result_id, vec![Operand::Id(hne), Operand::Id(lo)])
+                            }
+                            _ => {
+                                let strict = match op {
+                                    Op::ULessThan | Op::ULessThanEqual => Op::ULessThan,
+                                    _ => Op::UGreaterThan,
+                                };
+                                let hi = emit(strict, boolean, vec![Operand::Id(xh), Operand::Id(yh)], module, &mut out);
+                                let tie = emit(Op::LogicalAnd, boolean, vec![Operand::Id(heq), Operand::Id(lo)], module, &mut out);
+                                Inst::new(Op::LogicalOr, Some(boolean), inst.result_id, vec![Operand::Id(hi), Operand::Id(tie)])
+                            }
+                        };
+                        out.push(result.from_origin(inst.origin));
+                        outcome.count(inst.opcode);
+                        continue;
+                    }
+                }
+                out.push(inst);
+            }
+            module.functions[f].blocks[b].insts = out;
+        }
+    }
+}
+
+/// Whether a 64-bit value (lo, hi) is its low word sign- or zero-extended.
+fn fits(lo: u32, hi: u32) -> bool {
+    hi == 0 || (hi == u32::MAX && lo & 0x8000_0000 != 0)
+}
+
+fn check_instructions(module: &Module, types: &Types, is_wide: &dyn Fn(Word) -> bool, value_wide: &dyn Fn(Word) -> bool, target: &str) -> Result<()> {
+    for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())) {
+        let wide_result = inst.result_type.is_some_and(is_wide);
+        let wide_operand = inst.operands.iter().filter_map(Operand::id).any(value_wide);
+        let why = match inst.op() {
+            Some(Op::ConvertPtrToU | Op::ConvertUToPtr) if wide_result || wide_operand => Some("converts between a pointer and a 64-bit integer"),
+            Some(Op::UMulExtended | Op::SMulExtended) if wide_operand => Some("multiplies 64-bit integers into a 128-bit result"),
+            Some(Op::Bitcast) if wide_result != wide_operand => Some("reinterprets the bits of a 64-bit integer"),
+            Some(Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic) if wide_result => {
+                let amount = inst.operands.get(1).and_then(Operand::id).and_then(|a| types.const_u32(a));
+                amount.filter(|a| *a >= 32).map(|_| "shifts a 64-bit integer by 32 or more")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(Error::Unsupported { site: module.site(inst), target: target.to_string(), missing: format!("64-bit integers: the instruction {why}") });
+        }
+    }
+    Ok(())
+}
+
+/// Removes `ArrayStride` and member `Offset` decorations of everything buffer pointers reach
+/// (the push-constant block keeps its offsets: they are the launch interface).
+fn strip_buffer_layouts(module: &mut Module) {
+    let types = Types::new(module);
+    let psb = StorageClass::PhysicalStorageBuffer as u32;
+    let mut reach: HashSet<Word> = HashSet::new();
+    let mut work: Vec<Word> = module.globals().iter().filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb)).filter_map(|g| g.result_id).collect();
+    while let Some(t) = work.pop() {
+        if !reach.insert(t) {
+            continue;
+        }
+        if let Some(d) = types.defs.get(&t) {
+            if matches!(d.op(), Some(Op::TypePointer | Op::TypeArray | Op::TypeRuntimeArray | Op::TypeStruct)) {
+                work.extend(d.operands.iter().filter_map(Operand::id).filter(|i| types.defs.contains_key(i)));
+            }
+        }
+    }
+    let block: HashSet<Word> = module.annotations.iter().filter(|a| a.is(Op::Decorate) && a.word_opt(1) == Some(Decoration::Block as u32)).filter_map(|a| a.word_opt(0)).collect();
+    module.annotations.retain(|a| {
+        let Some(t) = a.word_opt(0) else { return true };
+        if !reach.contains(&t) || block.contains(&t) {
+            return true;
+        }
+        let stride = a.is(Op::Decorate) && a.word_opt(1) == Some(Decoration::ArrayStride as u32);
+        let offset = a.is(Op::MemberDecorate) && a.word_opt(2) == Some(Decoration::Offset as u32);
+        !(stride || offset)
+    });
+}
+
+/// Width conversions between types that are now equally wide become copies or bitcasts.
+fn fix_conversions(module: &mut Module, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    let width = |t: Word| {
+        let (c, _) = types.vector(t).unwrap_or((t, 1));
+        types.int(c).map(|i| i.0)
+    };
+    for f in &mut module.functions {
+        for b in &mut f.blocks {
+            for inst in &mut b.insts {
+                if !matches!(inst.op(), Some(Op::UConvert | Op::SConvert)) {
+                    continue;
+                }
+                let (Some(rt), Some(src)) = (inst.result_type, inst.operands.first().and_then(Operand::id)) else { continue };
+                let Some(st) = types.type_of(src) else { continue };
+                if width(rt) == width(st) {
+                    let op = if rt == st { Op::CopyObject } else { Op::Bitcast };
+                    *inst = Inst::new(op, Some(rt), inst.result_id, vec![Operand::Id(src)]).from_origin(inst.origin);
+                    outcome.count(Op::UConvert as u32);
+                }
+            }
+        }
+    }
+}
