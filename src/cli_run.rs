@@ -256,7 +256,8 @@ fn llvm_spirv() -> Option<PathBuf> {
 }
 
 /// Compiles OpenCL C to SPIR-V as real producers do: clang-19 (`-cl-std=CL2.0 -target spir64
-/// -O2`) to LLVM bitcode, then llvm-spirv.
+/// -O2`) to LLVM bitcode, then llvm-spirv; a `// clang: FLAGS` or `// llvm-spirv: FLAGS` line in
+/// the source adds flags (extensions such as cl_intel_subgroups).
 pub fn compile_opencl(source: &Path) -> Result<Vec<u32>> {
     let clang = matbridge_translator::tools::find("clang-19").ok_or_else(|| anyhow!("{}: compiling OpenCL C needs clang-19 (apt install clang-19)", source.display()))?;
     let translator = llvm_spirv().ok_or_else(|| anyhow!("{}: compiling OpenCL C needs llvm-spirv (pip install dpcpp-llvm-spirv)", source.display()))?;
@@ -264,11 +265,14 @@ pub fn compile_opencl(source: &Path) -> Result<Vec<u32>> {
     std::fs::create_dir_all(&dir)?;
     let bc = dir.join("kernel.bc");
     let spv = dir.join("kernel.spv");
-    let out = std::process::Command::new(clang).args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c"]).arg(source).arg("-o").arg(&bc).output()?;
+    // Extra producer flags from the source's `// clang:` and `// llvm-spirv:` lines.
+    let text = std::fs::read_to_string(source).with_context(|| format!("reading {}", source.display()))?;
+    let flags = |key: &str| -> Vec<String> { text.lines().filter_map(|l| l.strip_prefix(&format!("// {key}:"))).flat_map(|l| l.split_whitespace().map(String::from).collect::<Vec<_>>()).collect() };
+    let out = std::process::Command::new(clang).args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c"]).args(flags("clang")).arg(source).arg("-o").arg(&bc).output()?;
     if !out.status.success() {
         bail!("clang-19 failed on {}:\n{}", source.display(), String::from_utf8_lossy(&out.stderr));
     }
-    let out = std::process::Command::new(translator).arg(&bc).arg("-o").arg(&spv).output()?;
+    let out = std::process::Command::new(translator).args(flags("llvm-spirv")).arg(&bc).arg("-o").arg(&spv).output()?;
     if !out.status.success() {
         bail!("llvm-spirv failed on {}:\n{}", source.display(), String::from_utf8_lossy(&out.stderr));
     }

@@ -324,3 +324,54 @@ fn local_memory_gemm() {
         }
     }
 }
+
+/// What `subgroups.cl` computes for work-item `g` at sub-group size `s` (local size 64).
+fn subgroups_reference(input: &[u32], g: usize, s: usize) -> [u32; 12] {
+    let lid = g % s;
+    let base = g - lid;
+    let lane = |k: usize| input[base + k];
+    let group: Vec<u32> = (0..s).map(lane).collect();
+    let local = g % 64;
+    [
+        group.iter().fold(0u32, |a, x| a.wrapping_add(*x)),
+        group[..=lid].iter().fold(0u32, |a, x| a.wrapping_add(*x)),
+        group[..lid].iter().copied().max().unwrap_or(0),
+        lane(1),
+        u32::from(group.iter().any(|x| *x > 900)) + 2 * u32::from(group.iter().all(|x| *x > 5)),
+        lane((lid + 3) % s),
+        if lid + 2 < s { lane(lid + 2) } else { lane(lid + 2 - s) + 1000 },
+        if lid >= 3 { lane(lid - 3) } else { lane(s + lid - 3) + 1000 },
+        lane(lid ^ 1),
+        (lid + 100 * s) as u32,
+        (local / s + 1000 * (64 / s)) as u32,
+        group.iter().map(|x| *x as i32 - 500).min().unwrap_or(0) as u32,
+    ]
+}
+
+#[test]
+fn subgroup_builtins() {
+    let Some((spirv, contexts)) = kernels_and_devices("subgroups") else { return };
+    let n = 256usize;
+    let input: Vec<u32> = (0..2 * n as u32).map(|i| (i * 37 + 11) % 997 + 1).collect();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let s = ctx.caps().subgroup_size as usize;
+        let k = ctx.load_kernel(&spirv, "subgroups").unwrap();
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bo = ctx.zeroed_buffer::<u32>(12 * n, "out").unwrap();
+        let mut bb = ctx.zeroed_buffer::<u32>(2 * n, "blocks").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Buffer(&bb)]).unwrap();
+        let out: Vec<u32> = ctx.read_buffer(&mut bo).unwrap();
+        let blocks: Vec<u32> = ctx.read_buffer(&mut bb).unwrap();
+        for g in 0..n {
+            let want = subgroups_reference(&input, g, s);
+            assert_eq!(&out[12 * g..12 * g + 12], &want, "{name}: work-item {g}, sub-group size {s}");
+        }
+        for g in 0..n {
+            let lid = g % s;
+            let base = (g - lid) * 2;
+            assert_eq!(blocks[base + lid], input[base + lid] + 1, "{name}: block element {}", base + lid);
+            assert_eq!(blocks[base + lid + s], input[base + lid + s] + 2, "{name}: block element {}", base + lid + s);
+        }
+    }
+}

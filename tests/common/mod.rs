@@ -73,7 +73,8 @@ fn llvm_spirv() -> Option<std::path::PathBuf> {
 }
 
 /// SPIR-V of the OpenCL C test kernel `tests/kernels/opencl/<name>.cl`, compiled by clang-19
-/// (`-cl-std=CL2.0 -target spir64 -O2`) and llvm-spirv as real OpenCL producers do. Where
+/// (`-cl-std=CL2.0 -target spir64 -O2`, plus the flags of the source's `// clang:` line) and
+/// llvm-spirv (plus its `// llvm-spirv:` line) as real OpenCL producers do. Where
 /// `MATBRIDGE_OPENCL_SPV` names a folder holding `<name>.spv`, that file is used instead (for
 /// machines without the producers). `None` (with a message) when the producers are missing
 /// outside CI; in CI that fails the test.
@@ -94,9 +95,12 @@ pub fn opencl(name: &str) -> Option<Vec<u32>> {
     std::fs::create_dir_all(&dir).expect("temporary folder");
     let bc = dir.join(format!("{name}.bc"));
     let spv = dir.join(format!("{name}.spv"));
-    let status = std::process::Command::new(clang).args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c"]).arg(&source).arg("-o").arg(&bc).status().expect("run clang-19");
+    // Extra producer flags from the source's `// clang:` and `// llvm-spirv:` lines.
+    let text = std::fs::read_to_string(&source).expect("read the kernel source");
+    let flags = |key: &str| -> Vec<String> { text.lines().filter_map(|l| l.strip_prefix(&format!("// {key}:"))).flat_map(|l| l.split_whitespace().map(String::from).collect::<Vec<_>>()).collect() };
+    let status = std::process::Command::new(clang).args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c"]).args(flags("clang")).arg(&source).arg("-o").arg(&bc).status().expect("run clang-19");
     assert!(status.success(), "clang-19 failed on {}", source.display());
-    let status = std::process::Command::new(translator).arg(&bc).arg("-o").arg(&spv).status().expect("run llvm-spirv");
+    let status = std::process::Command::new(translator).args(flags("llvm-spirv")).arg(&bc).arg("-o").arg(&spv).status().expect("run llvm-spirv");
     assert!(status.success(), "llvm-spirv failed on {}", bc.display());
     let bytes = std::fs::read(&spv).expect("read llvm-spirv output");
     Some(bytemuck::pod_collect_to_vec(&bytes))
