@@ -348,30 +348,49 @@ fn subgroups_reference(input: &[u32], g: usize, s: usize) -> [u32; 12] {
     ]
 }
 
+fn check_subgroups(ctx: &Context, spirv: &[u32], entry: &str, s: usize) {
+    let name = &ctx.caps().name;
+    let n = 256usize;
+    let input: Vec<u32> = (0..2 * n as u32).map(|i| (i * 37 + 11) % 997 + 1).collect();
+    let k = ctx.load_kernel(spirv, entry).unwrap();
+    let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+    let mut bo = ctx.zeroed_buffer::<u32>(12 * n, "out").unwrap();
+    let mut bb = ctx.zeroed_buffer::<u32>(2 * n, "blocks").unwrap();
+    ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Buffer(&bb)]).unwrap();
+    let out: Vec<u32> = ctx.read_buffer(&mut bo).unwrap();
+    let blocks: Vec<u32> = ctx.read_buffer(&mut bb).unwrap();
+    for g in 0..n {
+        let want = subgroups_reference(&input, g, s);
+        assert_eq!(&out[12 * g..12 * g + 12], &want, "{name}: `{entry}`, work-item {g}, sub-group size {s} (device {})", ctx.caps().subgroup_size);
+    }
+    for g in 0..n {
+        let lid = g % s;
+        let base = (g - lid) * 2;
+        assert_eq!(blocks[base + lid], input[base + lid] + 1, "{name}: `{entry}` block element {}", base + lid);
+        assert_eq!(blocks[base + lid + s], input[base + lid + s] + 2, "{name}: `{entry}` block element {}", base + lid + s);
+    }
+}
+
 #[test]
 fn subgroup_builtins() {
     let Some((spirv, contexts)) = kernels_and_devices("subgroups") else { return };
-    let n = 256usize;
-    let input: Vec<u32> = (0..2 * n as u32).map(|i| (i * 37 + 11) % 997 + 1).collect();
     for ctx in &contexts {
-        let name = &ctx.caps().name;
-        let s = ctx.caps().subgroup_size as usize;
-        let k = ctx.load_kernel(&spirv, "subgroups").unwrap();
-        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
-        let mut bo = ctx.zeroed_buffer::<u32>(12 * n, "out").unwrap();
-        let mut bb = ctx.zeroed_buffer::<u32>(2 * n, "blocks").unwrap();
-        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Buffer(&bb)]).unwrap();
-        let out: Vec<u32> = ctx.read_buffer(&mut bo).unwrap();
-        let blocks: Vec<u32> = ctx.read_buffer(&mut bb).unwrap();
-        for g in 0..n {
-            let want = subgroups_reference(&input, g, s);
-            assert_eq!(&out[12 * g..12 * g + 12], &want, "{name}: work-item {g}, sub-group size {s}");
-        }
-        for g in 0..n {
-            let lid = g % s;
-            let base = (g - lid) * 2;
-            assert_eq!(blocks[base + lid], input[base + lid] + 1, "{name}: block element {}", base + lid);
-            assert_eq!(blocks[base + lid + s], input[base + lid + s] + 2, "{name}: block element {}", base + lid + s);
+        check_subgroups(ctx, &spirv, "subgroups", ctx.caps().subgroup_size as usize);
+    }
+}
+
+/// Kernels that require sub-groups of 8, 16 and 32 on devices of 4 (SwiftShader), 8 (lavapipe)
+/// and 32 (H100): split, native and joined sub-groups against the same CPU model.
+#[test]
+fn required_subgroup_sizes_are_virtualized() {
+    let Some((spirv, contexts)) = kernels_and_devices("subgroups_required") else { return };
+    for ctx in &contexts {
+        for s in [8usize, 16, 32] {
+            let entry = format!("subgroups{s}");
+            let abi = ctx.load_kernel(&spirv, &entry).unwrap().abi().clone();
+            assert_eq!(abi.required_subgroup_size, Some(s as u32), "{}: `{entry}`", ctx.caps().name);
+            assert_eq!(abi.subgroup_size_virtualized, s as u32 != ctx.caps().subgroup_size, "{}: `{entry}`", ctx.caps().name);
+            check_subgroups(ctx, &spirv, &entry, s);
         }
     }
 }

@@ -120,6 +120,17 @@ impl Context {
                 return Err(bad(format!("kernel `{name}`: global size {:?} is not a multiple of the local size {:?} in dimension {d}", range.global, local)));
             }
         }
+        let invocations = local[0] * local[1] * local[2];
+        let mut required_subgroup_size = None;
+        if let Some(s) = abi.required_subgroup_size {
+            if !invocations.is_multiple_of(s) {
+                return Err(bad(format!("kernel `{name}` requires sub-groups of {s}: the local size {local:?} is not a whole number of them")));
+            }
+            // Run at S where the device can; otherwise the module emulates it.
+            if !abi.subgroup_size_virtualized && s != self.shared.caps.subgroup_size {
+                required_subgroup_size = Some(s);
+            }
+        }
         let groups = [range.global[0] / local[0], range.global[1] / local[1], range.global[2] / local[2]];
         let mut push = vec![0u8; (abi.push_constant_bytes as usize).next_multiple_of(4)];
         for d in 0..3 {
@@ -193,7 +204,7 @@ impl Context {
                         bindings: 0,
                         push_constant_bytes: push.len() as u32,
                         spec_constants: &spec_constants,
-                        required_subgroup_size: None,
+                        required_subgroup_size,
                         label: name,
                         trusted: false,
                     })?);

@@ -14,7 +14,9 @@
 //!   holds the array length in elements), the length of a workgroup array whose element type
 //!   gives the element size;
 //! - the workgroup size is the `LocalSize` execution mode when the kernel required one, and
-//!   otherwise the three specialization constants of the `WorkgroupSize` built-in.
+//!   otherwise the three specialization constants of the `WorkgroupSize` built-in;
+//! - a required sub-group size is a constant named `matbridge.subgroup_size.<entry>`, and one
+//!   the module emulates on another physical size also `matbridge.virtual_subgroup.<entry>`.
 //!
 //! [`KernelAbi::read`] reads all of this back for one entry point.
 
@@ -26,6 +28,10 @@ use spirv::{BuiltIn, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass
 
 /// Name of the push-constant struct of a lowered kernel.
 pub const ARGS_STRUCT: &str = "matbridge.kernel_args";
+/// Name prefix of the constant that records an entry point's required sub-group size.
+pub const SUBGROUP_SIZE_PREFIX: &str = "matbridge.subgroup_size.";
+/// Name prefix of the constant that records that the size is emulated on the device's own.
+pub const VIRTUAL_SUBGROUP_PREFIX: &str = "matbridge.virtual_subgroup.";
 /// Bytes before the first argument: the global offset and the work dimension.
 pub const ARGS_HEADER_BYTES: u32 = 16;
 
@@ -64,6 +70,10 @@ pub struct KernelAbi {
     /// SpecIds of the workgroup size's x, y and z, when the module sizes workgroups by
     /// specialization constants.
     pub local_size_spec_ids: Option<[u32; 3]>,
+    /// The sub-group size the kernel requires (`intel_reqd_sub_group_size`), if any.
+    pub required_subgroup_size: Option<u32>,
+    /// Whether the module emulates that size on sub-groups of another (physical) size.
+    pub subgroup_size_virtualized: bool,
 }
 
 impl KernelAbi {
@@ -157,7 +167,20 @@ impl KernelAbi {
             let ids: Vec<u32> = parts.iter().filter_map(|p| module.decoration(*p, Decoration::SpecId).and_then(|w| w.first().copied())).collect();
             (ids.len() == 3).then(|| [ids[0], ids[1], ids[2]])
         });
-        Ok(KernelAbi { entry_point: entry.to_string(), args: args.into_iter().map(|(_, a)| a).collect(), push_constant_bytes, required_local_size, local_size_spec_ids })
+        let named = |prefix: &str| {
+            module.debug_names.iter().find(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(&format!("{prefix}{entry}"))).and_then(|n| n.word_opt(0)).and_then(|c| types.const_u32(c))
+        };
+        let required_subgroup_size = named(SUBGROUP_SIZE_PREFIX);
+        let subgroup_size_virtualized = named(VIRTUAL_SUBGROUP_PREFIX).is_some();
+        Ok(KernelAbi {
+            entry_point: entry.to_string(),
+            args: args.into_iter().map(|(_, a)| a).collect(),
+            push_constant_bytes,
+            required_local_size,
+            local_size_spec_ids,
+            required_subgroup_size,
+            subgroup_size_virtualized,
+        })
     }
 }
 

@@ -204,11 +204,14 @@ impl Module {
             for d in decorations.values_mut() {
                 d.sort_by_key(|x| format!("{x:?}"));
             }
+            // Named globals keep their identity (names can carry meaning, as the kernel
+            // interface's do).
+            let named: HashSet<Word> = self.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| n.operands.first().and_then(Operand::id)).collect();
             let mut seen: HashMap<(u32, Option<Word>, Vec<Operand>, Vec<Vec<Operand>>), Word> = HashMap::new();
             let mut replace: HashMap<Word, Word> = HashMap::new();
             for g in &self.globals {
                 let Some(id) = g.result_id else { continue };
-                if !internable(g.op()) || g.is(Op::TypeStruct) {
+                if !internable(g.op()) || g.is(Op::TypeStruct) || (g.result_type.is_some() && named.contains(&id)) {
                     continue;
                 }
                 let key = (g.opcode, g.result_type.map(|t| replace.get(&t).copied().unwrap_or(t)), g.operands.clone(), decorations.get(&id).cloned().unwrap_or_default());

@@ -105,23 +105,29 @@ impl SpecIds {
     }
 }
 
-/// Drops execution modes a compute shader cannot have; a required sub-group size the target
-/// does not run is an error.
-fn check_execution_modes(module: &mut Module, kernels: &[(usize, Word, String)], target: &DeviceCaps) -> Result<()> {
+/// Drops execution modes a compute shader cannot have. A required sub-group size (`SubgroupSize`,
+/// OpenCL's `intel_reqd_sub_group_size`) is recorded as a constant named
+/// `matbridge.subgroup_size.<entry>` ([`crate::kernel::KernelAbi::required_subgroup_size`]);
+/// `virtualize-subgroup-size` emulates it where the device cannot run it. A size that is not a
+/// power of two, or larger than 128, is an error.
+fn check_execution_modes(module: &mut Module, kernels: &[(usize, Word, String)], _target: &DeviceCaps) -> Result<()> {
     let functions: HashSet<Word> = kernels.iter().map(|k| k.1).collect();
+    let mut required = Vec::new();
     for m in &module.execution_modes {
         if m.word_opt(1) == Some(ExecutionMode::SubgroupSize as u32) && m.word_opt(0).is_some_and(|f| functions.contains(&f)) {
             let size = m.word_opt(2).unwrap_or(0);
-            let runs = size == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(&size));
-            if !runs {
-                let name = kernels.iter().find(|k| Some(k.1) == m.word_opt(0)).map(|k| k.2.clone()).unwrap_or_default();
-                return Err(Error::Unsupported {
-                    site: module.site(m),
-                    target: target.name.clone(),
-                    missing: format!("sub-groups of {size} invocations, which kernel `{name}` requires (the device runs {}..={}; sub-group size virtualization is not implemented)", target.min_subgroup_size, target.max_subgroup_size),
-                });
+            let name = kernels.iter().find(|k| Some(k.1) == m.word_opt(0)).map(|k| k.2.clone()).unwrap_or_default();
+            if !size.is_power_of_two() || size > 128 {
+                return Err(Error::Invalid { site: module.site(m), message: format!("kernel `{name}` requires sub-groups of {size} invocations (a power of two up to 128 is needed)") });
             }
+            required.push((name, size));
         }
+    }
+    let uint = module.type_int(32, false);
+    for (name, size) in required {
+        let id = module.alloc_id();
+        module.add_global(Inst::new(Op::Constant, Some(uint), Some(id), vec![Operand::Literal(size)]));
+        module.debug_names.push(Inst::new(Op::Name, None, None, vec![Operand::Id(id), Operand::string(&format!("{}{name}", crate::kernel::SUBGROUP_SIZE_PREFIX))]));
     }
     module.execution_modes.retain(|m| {
         let Some(f) = m.word_opt(0) else { return true };

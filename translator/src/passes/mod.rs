@@ -17,3 +17,4 @@ pub mod repair_producer_output;
 pub mod retype_float16_to_bfloat16;
 pub mod strip_workgroup_layouts;
 pub mod structurize_control_flow;
+pub mod virtualize_subgroup_size;

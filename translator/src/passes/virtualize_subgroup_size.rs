@@ -1,0 +1,481 @@
+//! `VirtualizeSubgroupSize`: a kernel that requires sub-groups of `S` invocations runs on a
+//! device whose sub-groups have `P`.
+//!
+//! Where the device runs `S` itself (its size, or a size `VK_EXT_subgroup_size_control` can
+//! request) nothing changes: the runtime asks for `S`. Otherwise, in the kernel's function:
+//! - **Split** (`S < P`): each physical sub-group holds `P / S` logical ones, lanes
+//!   `[base, base + S)` with `base = id - id % S`. The sub-group built-ins become the logical ones
+//!   (`id % S`, `S`, `SubgroupId * P / S + id / S`, `NumSubgroups * P / S`); shuffles and
+//!   broadcasts add `base` to the lane they read; reductions become butterflies of
+//!   `ShuffleXor` over `log2 S` steps, scans Hillis-Steele steps of shuffles within the group,
+//!   `Any`/`All` reductions of 0/1, ballots the group's bits shifted down, `Elect` lane 0.
+//! - **Join** (`S > P`): a logical sub-group is `S` consecutive invocations of the work-group
+//!   (`LocalInvocationIndex / S`). Every operation writes the value to a workgroup array, waits
+//!   at a work-group barrier, reads the lanes it needs, and waits again before the array is
+//!   reused. Precondition: the whole work-group reaches each sub-group operation (as it must
+//!   reach barriers).
+//!
+//! Values of 32-bit scalar types, booleans and vectors of them are supported; other types and
+//! other non-uniform operations (clustered, quad, ballot bit counts) are errors naming the
+//! instruction. The module records the virtualization (`matbridge.virtual_subgroup.<entry>`)
+//! so the runtime checks that launches use whole logical sub-groups.
+//!
+//! Preconditions: a lowered, structurized kernel whose required size `lower-kernel-interface`
+//! recorded; the device's sub-group size is fixed (`min == max`) unless it can request one.
+
+use crate::analysis::Types;
+use crate::error::{Error, Result};
+use crate::ir::builder::{Builder, Cursor};
+use crate::ir::{Inst, Module, Operand};
+use crate::kernel::{SUBGROUP_SIZE_PREFIX, VIRTUAL_SUBGROUP_PREFIX};
+use crate::pass::{Context, Outcome, Pass};
+use crate::profile::DeviceCaps;
+use spirv::{BuiltIn, GroupOperation, Op, Scope, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+pub struct VirtualizeSubgroupSize;
+
+impl Pass for VirtualizeSubgroupSize {
+    fn name(&self) -> &'static str {
+        "virtualize-subgroup-size"
+    }
+
+    fn applies(&self, _target: &DeviceCaps) -> bool {
+        true
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+        let mut outcome = Outcome::unchanged();
+        let target = cx.target;
+        let types = Types::new(module);
+        let required: Vec<(String, u32)> = module
+            .debug_names
+            .iter()
+            .filter(|n| n.is(Op::Name))
+            .filter_map(|n| Some((n.string(1)?.strip_prefix(SUBGROUP_SIZE_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?)))
+            .collect();
+        for (entry, s) in required {
+            let native = s == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(&s));
+            if native {
+                continue;
+            }
+            if target.min_subgroup_size != target.max_subgroup_size {
+                return Err(Error::Unsupported {
+                    site: Box::default(),
+                    target: target.name.clone(),
+                    missing: format!("sub-groups of {s} invocations for kernel `{entry}` (its sub-group size varies from {} to {} and cannot be pinned)", target.min_subgroup_size, target.max_subgroup_size),
+                });
+            }
+            let p = target.subgroup_size;
+            let Some(function) = module.entry_points.iter().find(|e| e.string(2).as_deref() == Some(entry.as_str())).and_then(|e| e.id(1).ok()) else { continue };
+            let Some(fi) = module.functions.iter().position(|f| f.id() == function) else { continue };
+            let uint = module.type_int(32, false);
+            let marker = module.alloc_id();
+            module.add_global(Inst::new(Op::Constant, Some(uint), Some(marker), vec![Operand::Literal(p)]));
+            module.debug_names.push(Inst::new(Op::Name, None, None, vec![Operand::Id(marker), Operand::string(&format!("{VIRTUAL_SUBGROUP_PREFIX}{entry}"))]));
+            virtualize(module, fi, s, p, &mut outcome)?;
+            outcome.notes.push(format!("kernel `{entry}`: sub-groups of {s} emulated on {p} ({})", if s < p { "split" } else { "joined through workgroup memory" }));
+        }
+        if outcome.changed {
+            module.rebuild_entry_interfaces();
+        }
+        Ok(outcome)
+    }
+}
+
+/// The logical sub-group values of one function and how its operations reach lanes.
+struct Logical {
+    s: u32,
+    split: bool,
+    /// Logical invocation id, the first physical lane (split) or local index (join) of the group.
+    lid: Word,
+    base: Word,
+    /// Join: the workgroup array and the local invocation index.
+    scratch: Word,
+    index: Word,
+    glsl: Word,
+}
+
+fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outcome) -> Result<()> {
+    let uint = module.type_int(32, false);
+    let split = s < p;
+    // Built-in loads the function makes, before the pass adds its own.
+    let vars: HashMap<Word, BuiltIn> = [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups]
+        .into_iter()
+        .filter_map(|b| module.builtin_variable(b).map(|v| (v, b)))
+        .collect();
+    let mask_vars: HashSet<Word> = [BuiltIn::SubgroupEqMask, BuiltIn::SubgroupGeMask, BuiltIn::SubgroupGtMask, BuiltIn::SubgroupLeMask, BuiltIn::SubgroupLtMask].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
+    // Logical values at the top of the entry block.
+    let at = module.functions[fi].blocks[0].insts.iter().take_while(|i| i.is(Op::Variable)).count();
+    let origin = module.functions[fi].def.origin;
+    let mut b = Builder::new(module, Cursor { function: fi, block: 0, index: at }).with_origin(origin);
+    let load_builtin = |b: &mut Builder<'_>, which: BuiltIn| {
+        let var = b.module.get_or_add_builtin(which, uint);
+        b.load(uint, var)
+    };
+    let sc = b.module.constant_u32(s);
+    let mask = b.module.constant_u32(s - 1);
+    let glsl = b.module.ext_inst_import("GLSL.std.450");
+    let (logical, values) = if split {
+        let plid = load_builtin(&mut b, BuiltIn::SubgroupLocalInvocationId);
+        let psg = load_builtin(&mut b, BuiltIn::SubgroupId);
+        let pnum = load_builtin(&mut b, BuiltIn::NumSubgroups);
+        let lid = b.op(Op::BitwiseAnd, uint, &[plid, mask]);
+        let base = b.op(Op::ISub, uint, &[plid, lid]);
+        let ratio = b.module.constant_u32(p / s);
+        let sg0 = b.imul(uint, psg, ratio);
+        let within = b.op(Op::UDiv, uint, &[plid, sc]);
+        let sgid = b.iadd(uint, sg0, within);
+        let num = b.imul(uint, pnum, ratio);
+        (Logical { s, split, lid, base, scratch: 0, index: 0, glsl }, [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)])
+    } else {
+        let index = load_builtin(&mut b, BuiltIn::LocalInvocationIndex);
+        let lid = b.op(Op::BitwiseAnd, uint, &[index, mask]);
+        let base = b.op(Op::ISub, uint, &[index, lid]);
+        let sgid = b.op(Op::UDiv, uint, &[index, sc]);
+        let total = workgroup_invocations(&mut b)?;
+        let num = b.op(Op::UDiv, uint, &[total.1, sc]);
+        let array = b.module.type_array(uint, total.0);
+        let ptr = b.module.type_pointer(StorageClass::Workgroup, array);
+        let scratch = b.module.add_global_variable(ptr, StorageClass::Workgroup, None);
+        (Logical { s, split, lid, base, scratch, index, glsl }, [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)])
+    };
+    let replacement: HashMap<BuiltIn, Word> = values.into_iter().collect();
+    let skip_until = b.cursor.index;
+    // Rewrite the function, block by block.
+    let types = Types::new(module);
+    for bi in 0..module.functions[fi].blocks.len() {
+        let body = std::mem::take(&mut module.functions[fi].blocks[bi].insts);
+        for (k, inst) in body.into_iter().enumerate() {
+            let ours = bi == 0 && k < skip_until;
+            let loads = inst.is(Op::Load) && !ours;
+            if loads {
+                if let Some(which) = inst.operands.first().and_then(Operand::id).and_then(|v| vars.get(&v)) {
+                    let ty = inst.ty()?;
+                    let v = replacement[which];
+                    module.functions[fi].blocks[bi].insts.push(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(v)]).from_origin(inst.origin));
+                    outcome.count(inst.opcode);
+                    continue;
+                }
+                if inst.operands.first().and_then(Operand::id).is_some_and(|v| mask_vars.contains(&v)) {
+                    return Err(Error::Invalid { site: module.site(&inst), message: "reads a sub-group mask built-in, which a virtualized sub-group size does not provide".into() });
+                }
+            }
+            let group_op = inst.op().is_some_and(|o| format!("{o:?}").starts_with("GroupNonUniform")) && !ours;
+            if !group_op {
+                module.functions[fi].blocks[bi].insts.push(inst);
+                continue;
+            }
+            let scope = inst.operands.first().and_then(Operand::id).and_then(|c| types.const_u32(c));
+            if scope != Some(Scope::Subgroup as u32) {
+                module.functions[fi].blocks[bi].insts.push(inst);
+                continue;
+            }
+            outcome.count(inst.opcode);
+            let index = module.functions[fi].blocks[bi].insts.len();
+            let mut bl = Builder::new(module, Cursor { function: fi, block: bi, index }).with_origin(inst.origin);
+            let v = rewrite(&mut bl, &types, &logical, &inst)?;
+            let ty = inst.ty()?;
+            bl.insert(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(v)]));
+        }
+    }
+    Ok(())
+}
+
+/// (array length id, runtime value id) of the number of invocations of a work-group.
+fn workgroup_invocations(b: &mut Builder<'_>) -> Result<(Word, Word)> {
+    let uint = b.module.type_int(32, false);
+    if let Some(composite) = b.module.builtin_constant(BuiltIn::WorkgroupSize) {
+        let parts: Vec<Word> = b.module.globals().iter().find(|g| g.result_id == Some(composite)).map(|g| g.operands.iter().filter_map(Operand::id).collect()).unwrap_or_default();
+        if parts.len() == 3 {
+            let mut acc = parts[0];
+            for &p in &parts[1..] {
+                let id = b.module.alloc_id();
+                b.module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(id), vec![Operand::Literal(Op::IMul as u32), Operand::Id(acc), Operand::Id(p)]));
+                acc = id;
+            }
+            return Ok((acc, acc));
+        }
+    }
+    let f = b.module.functions[b.cursor.function].id();
+    let size = b.module.execution_modes.iter().find(|m| m.word_opt(0) == Some(f) && m.word_opt(1) == Some(spirv::ExecutionMode::LocalSize as u32)).and_then(|m| Some(m.word_opt(2)? * m.word_opt(3)? * m.word_opt(4)?));
+    let size = size.ok_or_else(|| Error::Invalid { site: Box::default(), message: "the kernel has no workgroup size to size its sub-group exchange array".into() })?;
+    let c = b.module.constant_u32(size);
+    Ok((c, c))
+}
+
+/// The arithmetic of a reduction or scan: (how to combine, identity).
+#[derive(Clone, Copy)]
+enum Combine {
+    Op(Op),
+    Glsl(u32),
+}
+
+fn combine_of(op: Op, types: &Types, ty: Word) -> Option<(Combine, f64, i64)> {
+    use spirv::GlslStd450Op as G;
+    let _ = types;
+    let _ = ty;
+    Some(match op {
+        Op::GroupNonUniformIAdd => (Combine::Op(Op::IAdd), 0.0, 0),
+        Op::GroupNonUniformFAdd => (Combine::Op(Op::FAdd), 0.0, 0),
+        Op::GroupNonUniformIMul => (Combine::Op(Op::IMul), 1.0, 1),
+        Op::GroupNonUniformFMul => (Combine::Op(Op::FMul), 1.0, 1),
+        Op::GroupNonUniformSMin => (Combine::Glsl(G::SMin as u32), 0.0, i32::MAX as i64),
+        Op::GroupNonUniformUMin => (Combine::Glsl(G::UMin as u32), 0.0, u32::MAX as i64),
+        Op::GroupNonUniformFMin => (Combine::Glsl(G::FMin as u32), f64::INFINITY, 0),
+        Op::GroupNonUniformSMax => (Combine::Glsl(G::SMax as u32), 0.0, i32::MIN as i64),
+        Op::GroupNonUniformUMax => (Combine::Glsl(G::UMax as u32), 0.0, 0),
+        Op::GroupNonUniformFMax => (Combine::Glsl(G::FMax as u32), f64::NEG_INFINITY, 0),
+        Op::GroupNonUniformBitwiseAnd => (Combine::Op(Op::BitwiseAnd), 0.0, -1),
+        Op::GroupNonUniformBitwiseOr => (Combine::Op(Op::BitwiseOr), 0.0, 0),
+        Op::GroupNonUniformBitwiseXor => (Combine::Op(Op::BitwiseXor), 0.0, 0),
+        Op::GroupNonUniformLogicalAnd => (Combine::Op(Op::LogicalAnd), 1.0, 1),
+        Op::GroupNonUniformLogicalOr => (Combine::Op(Op::LogicalOr), 0.0, 0),
+        Op::GroupNonUniformLogicalXor => (Combine::Op(Op::LogicalNotEqual), 0.0, 0),
+        _ => return None,
+    })
+}
+
+fn apply(b: &mut Builder<'_>, l: &Logical, c: Combine, ty: Word, x: Word, y: Word) -> Word {
+    match c {
+        Combine::Op(op) => b.op(op, ty, &[x, y]),
+        Combine::Glsl(g) => b.emit(Op::ExtInst, ty, vec![Operand::Id(l.glsl), Operand::Literal(g), Operand::Id(x), Operand::Id(y)]),
+    }
+}
+
+fn identity(b: &mut Builder<'_>, types: &Types, ty: Word, f: f64, i: i64) -> Word {
+    let (comp, n) = types.vector(ty).unwrap_or((ty, 1));
+    let c = if types.float(comp).is_some() {
+        b.module.constant_f32(f as f32)
+    } else if let Some((w, signed)) = types.int(comp) {
+        b.module.constant_int(comp, w, signed, i as u64)
+    } else {
+        b.module.constant_bool(i != 0)
+    };
+    if n == 1 {
+        c
+    } else {
+        let parts = vec![c; n as usize];
+        b.module.constant_composite(ty, &parts)
+    }
+}
+
+/// The value `x` of the invocation at logical lane `lane` (a uint) of this invocation's group.
+fn read_lane(b: &mut Builder<'_>, types: &Types, l: &Logical, ty: Word, x: Word, lane: Word) -> Result<Word> {
+    let uint = b.module.type_int(32, false);
+    let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
+    let mask = b.module.constant_u32(l.s - 1);
+    let within = b.op(Op::BitwiseAnd, uint, &[lane, mask]);
+    let at = b.iadd(uint, l.base, within);
+    if l.split {
+        return Ok(b.op(Op::GroupNonUniformShuffle, ty, &[subgroup, x, at]));
+    }
+    let lanes = exchange(b, types, l, ty, x)?;
+    lanes(b, at)
+}
+
+type LaneReader = Box<dyn Fn(&mut Builder<'_>, Word) -> Result<Word>>;
+
+/// Join mode: publishes `x` in the workgroup array (between barriers) and returns a reader of
+/// any local index's value.
+fn exchange(b: &mut Builder<'_>, types: &Types, l: &Logical, ty: Word, x: Word) -> Result<LaneReader> {
+    let uint = b.module.type_int(32, false);
+    let boolean = b.module.type_bool();
+    let (comp, n) = types.vector(ty).unwrap_or((ty, 1));
+    let is_bool = comp == boolean;
+    let is32 = types.int(comp).is_some_and(|i| i.0 == 32) || types.float(comp).is_some_and(|f| f.0 == 32);
+    if !is_bool && !is32 {
+        return Err(Error::Invalid { site: Box::default(), message: "a sub-group operation on a type other than 32-bit numbers and booleans under a joined sub-group size".into() });
+    }
+    if n > 1 {
+        return Err(Error::Invalid { site: Box::default(), message: "a vector sub-group operation under a joined sub-group size (not lowered yet)".into() });
+    }
+    let ptr = b.module.type_pointer(StorageClass::Workgroup, uint);
+    let workgroup = b.module.constant_u32(Scope::Workgroup as u32);
+    let semantics = b.module.constant_u32((spirv::MemorySemantics::ACQUIRE_RELEASE | spirv::MemorySemantics::WORKGROUP_MEMORY).bits());
+    let total_n = n;
+    let barrier = move |b: &mut Builder<'_>| b.emit_void(Op::ControlBarrier, vec![Operand::Id(workgroup), Operand::Id(workgroup), Operand::Id(semantics)]);
+    // One array slot per component: the array holds n values per invocation, component-major.
+    let mut results_per_component = Vec::new();
+    barrier(b);
+    for k in 0..total_n {
+        let part = if total_n == 1 { x } else { b.composite_extract(comp, x, k) };
+        let bits = if is_bool {
+            let one = b.module.constant_u32(1);
+            let zero = b.module.constant_u32(0);
+            b.select(uint, part, one, zero)
+        } else if comp == uint {
+            part
+        } else {
+            b.bitcast(uint, part)
+        };
+        results_per_component.push(bits);
+    }
+    let _ = l.s;
+    // Components take turns through the array (one barrier pair each).
+    let scratch = l.scratch;
+    let index = l.index;
+    let mut stored = Vec::new();
+    for (k, bits) in results_per_component.into_iter().enumerate() {
+        if k > 0 {
+            barrier(b);
+        }
+        let slot = b.access_chain(ptr, scratch, &[index]);
+        b.store(slot, bits);
+        barrier(b);
+        stored.push(k);
+    }
+    Ok(Box::new(move |b: &mut Builder<'_>, at: Word| {
+        let slot = b.access_chain(ptr, scratch, &[at]);
+        let v = b.load(uint, slot);
+        Ok(if is_bool {
+            let zero = b.module.constant_u32(0);
+            b.op(Op::INotEqual, boolean, &[v, zero])
+        } else if comp == uint {
+            v
+        } else {
+            b.bitcast(comp, v)
+        })
+    }))
+}
+
+fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Result<Word> {
+    let op = inst.op().unwrap_or(Op::Nop);
+    let ty = inst.ty()?;
+    let uint = b.module.type_int(32, false);
+    let boolean = b.module.type_bool();
+    let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
+    let bad = |b: &Builder<'_>, m: &str| Error::Invalid { site: b.module.site(inst), message: m.to_string() };
+    match op {
+        Op::GroupNonUniformShuffle | Op::GroupNonUniformBroadcast => {
+            let (x, lane) = (inst.id(1)?, inst.id(2)?);
+            read_lane(b, types, l, ty, x, lane)
+        }
+        Op::GroupNonUniformBroadcastFirst => {
+            let x = inst.id(1)?;
+            let zero = b.module.constant_u32(0);
+            read_lane(b, types, l, ty, x, zero)
+        }
+        Op::GroupNonUniformShuffleXor => {
+            let (x, m) = (inst.id(1)?, inst.id(2)?);
+            let lane = b.op(Op::BitwiseXor, uint, &[l.lid, m]);
+            read_lane(b, types, l, ty, x, lane)
+        }
+        Op::GroupNonUniformShuffleUp | Op::GroupNonUniformShuffleDown => {
+            let (x, d) = (inst.id(1)?, inst.id(2)?);
+            let lane = if op == Op::GroupNonUniformShuffleUp { b.op(Op::ISub, uint, &[l.lid, d]) } else { b.iadd(uint, l.lid, d) };
+            read_lane(b, types, l, ty, x, lane)
+        }
+        Op::GroupNonUniformElect => {
+            let zero = b.module.constant_u32(0);
+            Ok(b.op(Op::IEqual, boolean, &[l.lid, zero]))
+        }
+        Op::GroupNonUniformAny | Op::GroupNonUniformAll => {
+            let pred = inst.id(1)?;
+            let c = if op == Op::GroupNonUniformAny { Combine::Op(Op::LogicalOr) } else { Combine::Op(Op::LogicalAnd) };
+            reduce(b, types, l, c, boolean, pred)
+        }
+        Op::GroupNonUniformBallot => {
+            if l.s > 32 {
+                return Err(bad(b, "a ballot of a virtualized sub-group larger than 32"));
+            }
+            let pred = inst.id(1)?;
+            let one = b.module.constant_u32(1);
+            let zero = b.module.constant_u32(0);
+            let bit = b.select(uint, pred, one, zero);
+            let shifted = b.op(Op::ShiftLeftLogical, uint, &[bit, l.lid]);
+            let word = reduce(b, types, l, Combine::Op(Op::BitwiseOr), uint, shifted)?;
+            let uvec4 = b.module.type_vector(uint, 4);
+            Ok(b.op(Op::CompositeConstruct, uvec4, &[word, zero, zero, zero]))
+        }
+        _ => {
+            let Some((c, fid, iid)) = combine_of(op, types, ty) else {
+                return Err(bad(b, &format!("{} has no lowering under a virtualized sub-group size", inst.name())));
+            };
+            let group_op = inst.word(1)?;
+            let x = inst.id(2)?;
+            if group_op == GroupOperation::Reduce as u32 {
+                reduce(b, types, l, c, ty, x)
+            } else if group_op == GroupOperation::InclusiveScan as u32 || group_op == GroupOperation::ExclusiveScan as u32 {
+                let id = identity(b, types, ty, fid, iid);
+                scan(b, types, l, c, ty, x, id, group_op == GroupOperation::ExclusiveScan as u32)
+            } else {
+                let _ = subgroup;
+                Err(bad(b, "a clustered or partitioned group operation under a virtualized sub-group size"))
+            }
+        }
+    }
+}
+
+fn reduce(b: &mut Builder<'_>, types: &Types, l: &Logical, c: Combine, ty: Word, x: Word) -> Result<Word> {
+    let uint = b.module.type_int(32, false);
+    if l.split {
+        let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
+        let mut r = x;
+        let mut d = 1;
+        while d < l.s {
+            let dc = b.module.constant_u32(d);
+            let o = b.op(Op::GroupNonUniformShuffleXor, ty, &[subgroup, r, dc]);
+            r = apply(b, l, c, ty, r, o);
+            d *= 2;
+        }
+        return Ok(r);
+    }
+    let lanes = exchange(b, types, l, ty, x)?;
+    let mut r = None;
+    for k in 0..l.s {
+        let kc = b.module.constant_u32(k);
+        let at = b.iadd(uint, l.base, kc);
+        let v = lanes(b, at)?;
+        r = Some(match r {
+            None => v,
+            Some(acc) => apply(b, l, c, ty, acc, v),
+        });
+    }
+    Ok(r.unwrap_or(x))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scan(b: &mut Builder<'_>, types: &Types, l: &Logical, c: Combine, ty: Word, x: Word, id: Word, exclusive: bool) -> Result<Word> {
+    let uint = b.module.type_int(32, false);
+    let boolean = b.module.type_bool();
+    if l.split {
+        let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
+        // Hillis-Steele: after step d every lane holds the combination of its last 2d lanes.
+        let mut r = x;
+        let mut d = 1;
+        while d < l.s {
+            let dc = b.module.constant_u32(d);
+            let has = b.op(Op::UGreaterThanEqual, boolean, &[l.lid, dc]);
+            let back = b.op(Op::ISub, uint, &[l.lid, dc]);
+            let lane = b.select(uint, has, back, l.lid);
+            let at = b.iadd(uint, l.base, lane);
+            let o = b.op(Op::GroupNonUniformShuffle, ty, &[subgroup, r, at]);
+            let combined = apply(b, l, c, ty, o, r);
+            r = b.select(ty, has, combined, r);
+            d *= 2;
+        }
+        if !exclusive {
+            return Ok(r);
+        }
+        let zero = b.module.constant_u32(0);
+        let one = b.module.constant_u32(1);
+        let first = b.op(Op::IEqual, boolean, &[l.lid, zero]);
+        let back = b.op(Op::ISub, uint, &[l.lid, one]);
+        let lane = b.select(uint, first, l.lid, back);
+        let at = b.iadd(uint, l.base, lane);
+        let prev = b.op(Op::GroupNonUniformShuffle, ty, &[subgroup, r, at]);
+        return Ok(b.select(ty, first, id, prev));
+    }
+    let lanes = exchange(b, types, l, ty, x)?;
+    let mut acc = id;
+    for k in 0..l.s {
+        let kc = b.module.constant_u32(k);
+        let at = b.iadd(uint, l.base, kc);
+        let v = lanes(b, at)?;
+        let included = b.op(if exclusive { Op::ULessThan } else { Op::ULessThanEqual }, boolean, &[kc, l.lid]);
+        let next = apply(b, l, c, ty, acc, v);
+        acc = b.select(ty, included, next, acc);
+    }
+    Ok(acc)
+}
