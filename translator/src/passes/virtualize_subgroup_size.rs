@@ -10,10 +10,13 @@
 //!   `ShuffleXor` over `log2 S` steps, scans Hillis-Steele steps of shuffles within the group,
 //!   `Any`/`All` reductions of 0/1, ballots the group's bits shifted down, `Elect` lane 0.
 //! - **Join** (`S > P`): a logical sub-group is `S` consecutive invocations of the work-group
-//!   (`LocalInvocationIndex / S`). Every operation writes the value to a workgroup array, waits
-//!   at a work-group barrier, reads the lanes it needs, and waits again before the array is
-//!   reused. Precondition: the whole work-group reaches each sub-group operation (as it must
-//!   reach barriers).
+//!   (`LocalInvocationIndex / S`), made of `S / P` physical sub-groups. Shuffles and broadcasts
+//!   write the value to a workgroup array, wait at a work-group barrier and read the lane they
+//!   need; reductions and scans run on the physical sub-group first and exchange only its `S / P`
+//!   partial results; the array is fenced by barriers before it is reused. Preconditions: the
+//!   whole work-group reaches each sub-group operation (as it must reach barriers), and physical
+//!   sub-groups are consecutive runs of `P` local invocation indices (as on the devices this
+//!   project runs on).
 //!
 //! Values of 32-bit scalar types, booleans and vectors of them are supported; other types and
 //! other non-uniform operations (clustered, quad, ballot bit counts) are errors naming the
@@ -86,13 +89,18 @@ impl Pass for VirtualizeSubgroupSize {
 /// The logical sub-group values of one function and how its operations reach lanes.
 struct Logical {
     s: u32,
+    /// The physical size.
+    p: u32,
     split: bool,
     /// Logical invocation id, the first physical lane (split) or local index (join) of the group.
     lid: Word,
     base: Word,
-    /// Join: the workgroup array and the local invocation index.
+    /// Join: the workgroup array (two halves of `half` values), the local invocation index, and
+    /// the `Function` variable that says which half the next exchange uses.
     scratch: Word,
     index: Word,
+    half: Word,
+    toggle: Word,
     glsl: Word,
 }
 
@@ -105,7 +113,12 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         .filter_map(|b| module.builtin_variable(b).map(|v| (v, b)))
         .collect();
     let mask_vars: HashSet<Word> = [BuiltIn::SubgroupEqMask, BuiltIn::SubgroupGeMask, BuiltIn::SubgroupGtMask, BuiltIn::SubgroupLeMask, BuiltIn::SubgroupLtMask].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
-    // Logical values at the top of the entry block.
+    // The join mode's turn variable, then the logical values at the top of the entry block.
+    let toggle = module.alloc_id();
+    let fn_ptr = module.type_pointer(StorageClass::Function, uint);
+    if !split {
+        module.functions[fi].blocks[0].insts.insert(0, Inst::new(Op::Variable, Some(fn_ptr), Some(toggle), vec![Operand::storage_class(StorageClass::Function)]));
+    }
     let at = module.functions[fi].blocks[0].insts.iter().take_while(|i| i.is(Op::Variable)).count();
     let origin = module.functions[fi].def.origin;
     let mut b = Builder::new(module, Cursor { function: fi, block: 0, index: at }).with_origin(origin);
@@ -127,7 +140,7 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         let within = b.op(Op::UDiv, uint, &[plid, sc]);
         let sgid = b.iadd(uint, sg0, within);
         let num = b.imul(uint, pnum, ratio);
-        (Logical { s, split, lid, base, scratch: 0, index: 0, glsl }, [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)])
+        (Logical { s, p, split, lid, base, scratch: 0, index: 0, half: 0, toggle: 0, glsl }, [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)])
     } else {
         let index = load_builtin(&mut b, BuiltIn::LocalInvocationIndex);
         let lid = b.op(Op::BitwiseAnd, uint, &[index, mask]);
@@ -135,10 +148,15 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         let sgid = b.op(Op::UDiv, uint, &[index, sc]);
         let total = workgroup_invocations(&mut b)?;
         let num = b.op(Op::UDiv, uint, &[total.1, sc]);
-        let array = b.module.type_array(uint, total.0);
+        let two = b.module.constant_u32(2);
+        let doubled = b.module.alloc_id();
+        b.module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(doubled), vec![Operand::Literal(Op::IMul as u32), Operand::Id(total.0), Operand::Id(two)]));
+        let array = b.module.type_array(uint, doubled);
         let ptr = b.module.type_pointer(StorageClass::Workgroup, array);
         let scratch = b.module.add_global_variable(ptr, StorageClass::Workgroup, None);
-        (Logical { s, split, lid, base, scratch, index, glsl }, [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)])
+        let zero = b.module.constant_u32(0);
+        b.store(toggle, zero);
+        (Logical { s, p, split, lid, base, scratch, index, half: total.1, toggle, glsl }, [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)])
     };
     let replacement: HashMap<BuiltIn, Word> = values.into_iter().collect();
     let skip_until = b.cursor.index;
@@ -293,39 +311,30 @@ fn exchange(b: &mut Builder<'_>, types: &Types, l: &Logical, ty: Word, x: Word) 
     let ptr = b.module.type_pointer(StorageClass::Workgroup, uint);
     let workgroup = b.module.constant_u32(Scope::Workgroup as u32);
     let semantics = b.module.constant_u32((spirv::MemorySemantics::ACQUIRE_RELEASE | spirv::MemorySemantics::WORKGROUP_MEMORY).bits());
-    let total_n = n;
-    let barrier = move |b: &mut Builder<'_>| b.emit_void(Op::ControlBarrier, vec![Operand::Id(workgroup), Operand::Id(workgroup), Operand::Id(semantics)]);
-    // One array slot per component: the array holds n values per invocation, component-major.
-    let mut results_per_component = Vec::new();
-    barrier(b);
-    for k in 0..total_n {
-        let part = if total_n == 1 { x } else { b.composite_extract(comp, x, k) };
-        let bits = if is_bool {
-            let one = b.module.constant_u32(1);
-            let zero = b.module.constant_u32(0);
-            b.select(uint, part, one, zero)
-        } else if comp == uint {
-            part
-        } else {
-            b.bitcast(uint, part)
-        };
-        results_per_component.push(bits);
-    }
-    let _ = l.s;
-    // Components take turns through the array (one barrier pair each).
+    let bits = if is_bool {
+        let one = b.module.constant_u32(1);
+        let zero = b.module.constant_u32(0);
+        b.select(uint, x, one, zero)
+    } else if comp == uint {
+        x
+    } else {
+        b.bitcast(uint, x)
+    };
+    // Two halves of the array take turns (every invocation runs the same sequence of
+    // operations, so the turn is uniform): one barrier per exchange keeps a write from
+    // overtaking the reads of the exchange before it.
+    let one = b.module.constant_u32(1);
+    let turn = b.load(uint, l.toggle);
+    let next = b.op(Op::BitwiseXor, uint, &[turn, one]);
+    b.store(l.toggle, next);
+    let offset = b.imul(uint, turn, l.half);
+    let mine = b.iadd(uint, offset, l.index);
+    let slot = b.access_chain(ptr, l.scratch, &[mine]);
+    b.store(slot, bits);
+    b.emit_void(Op::ControlBarrier, vec![Operand::Id(workgroup), Operand::Id(workgroup), Operand::Id(semantics)]);
     let scratch = l.scratch;
-    let index = l.index;
-    let mut stored = Vec::new();
-    for (k, bits) in results_per_component.into_iter().enumerate() {
-        if k > 0 {
-            barrier(b);
-        }
-        let slot = b.access_chain(ptr, scratch, &[index]);
-        b.store(slot, bits);
-        barrier(b);
-        stored.push(k);
-    }
     Ok(Box::new(move |b: &mut Builder<'_>, at: Word| {
+        let at = b.iadd(uint, offset, at);
         let slot = b.access_chain(ptr, scratch, &[at]);
         let v = b.load(uint, slot);
         Ok(if is_bool {
@@ -372,8 +381,8 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
         }
         Op::GroupNonUniformAny | Op::GroupNonUniformAll => {
             let pred = inst.id(1)?;
-            let c = if op == Op::GroupNonUniformAny { Combine::Op(Op::LogicalOr) } else { Combine::Op(Op::LogicalAnd) };
-            reduce(b, types, l, c, boolean, pred)
+            let (native, c) = if op == Op::GroupNonUniformAny { (Op::GroupNonUniformLogicalOr, Combine::Op(Op::LogicalOr)) } else { (Op::GroupNonUniformLogicalAnd, Combine::Op(Op::LogicalAnd)) };
+            reduce(b, types, l, native, c, boolean, pred)
         }
         Op::GroupNonUniformBallot => {
             if l.s > 32 {
@@ -384,7 +393,7 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
             let zero = b.module.constant_u32(0);
             let bit = b.select(uint, pred, one, zero);
             let shifted = b.op(Op::ShiftLeftLogical, uint, &[bit, l.lid]);
-            let word = reduce(b, types, l, Combine::Op(Op::BitwiseOr), uint, shifted)?;
+            let word = reduce(b, types, l, Op::GroupNonUniformBitwiseOr, Combine::Op(Op::BitwiseOr), uint, shifted)?;
             let uvec4 = b.module.type_vector(uint, 4);
             Ok(b.op(Op::CompositeConstruct, uvec4, &[word, zero, zero, zero]))
         }
@@ -395,10 +404,10 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
             let group_op = inst.word(1)?;
             let x = inst.id(2)?;
             if group_op == GroupOperation::Reduce as u32 {
-                reduce(b, types, l, c, ty, x)
+                reduce(b, types, l, op, c, ty, x)
             } else if group_op == GroupOperation::InclusiveScan as u32 || group_op == GroupOperation::ExclusiveScan as u32 {
                 let id = identity(b, types, ty, fid, iid);
-                scan(b, types, l, c, ty, x, id, group_op == GroupOperation::ExclusiveScan as u32)
+                scan(b, types, l, op, c, ty, x, id, group_op == GroupOperation::ExclusiveScan as u32)
             } else {
                 let _ = subgroup;
                 Err(bad(b, "a clustered or partitioned group operation under a virtualized sub-group size"))
@@ -407,7 +416,9 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
     }
 }
 
-fn reduce(b: &mut Builder<'_>, types: &Types, l: &Logical, c: Combine, ty: Word, x: Word) -> Result<Word> {
+/// The group-wide combination of `x`. Split: a butterfly of shuffles. Join: the physical
+/// sub-group's own reduction (`native`), then the `S / P` partial results through the array.
+fn reduce(b: &mut Builder<'_>, types: &Types, l: &Logical, native: Op, c: Combine, ty: Word, x: Word) -> Result<Word> {
     let uint = b.module.type_int(32, false);
     if l.split {
         let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
@@ -421,10 +432,12 @@ fn reduce(b: &mut Builder<'_>, types: &Types, l: &Logical, c: Combine, ty: Word,
         }
         return Ok(r);
     }
-    let lanes = exchange(b, types, l, ty, x)?;
+    let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
+    let partial = b.emit(native, ty, vec![Operand::Id(subgroup), Operand::Enum(rspirv::grammar::OperandKind::GroupOperation, GroupOperation::Reduce as u32), Operand::Id(x)]);
+    let lanes = exchange(b, types, l, ty, partial)?;
     let mut r = None;
-    for k in 0..l.s {
-        let kc = b.module.constant_u32(k);
+    for k in 0..l.s / l.p {
+        let kc = b.module.constant_u32(k * l.p);
         let at = b.iadd(uint, l.base, kc);
         let v = lanes(b, at)?;
         r = Some(match r {
@@ -436,7 +449,7 @@ fn reduce(b: &mut Builder<'_>, types: &Types, l: &Logical, c: Combine, ty: Word,
 }
 
 #[allow(clippy::too_many_arguments)]
-fn scan(b: &mut Builder<'_>, types: &Types, l: &Logical, c: Combine, ty: Word, x: Word, id: Word, exclusive: bool) -> Result<Word> {
+fn scan(b: &mut Builder<'_>, types: &Types, l: &Logical, native: Op, c: Combine, ty: Word, x: Word, id: Word, exclusive: bool) -> Result<Word> {
     let uint = b.module.type_int(32, false);
     let boolean = b.module.type_bool();
     if l.split {
@@ -467,15 +480,24 @@ fn scan(b: &mut Builder<'_>, types: &Types, l: &Logical, c: Combine, ty: Word, x
         let prev = b.op(Op::GroupNonUniformShuffle, ty, &[subgroup, r, at]);
         return Ok(b.select(ty, first, id, prev));
     }
-    let lanes = exchange(b, types, l, ty, x)?;
+    // The physical sub-group's own scan, then the totals of the physical sub-groups before it.
+    let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
+    let kind = if exclusive { GroupOperation::ExclusiveScan } else { GroupOperation::InclusiveScan };
+    let gop = |k: GroupOperation| Operand::Enum(rspirv::grammar::OperandKind::GroupOperation, k as u32);
+    let own = b.emit(native, ty, vec![Operand::Id(subgroup), gop(kind), Operand::Id(x)]);
+    let total = b.emit(native, ty, vec![Operand::Id(subgroup), gop(GroupOperation::Reduce), Operand::Id(x)]);
+    let lanes = exchange(b, types, l, ty, total)?;
+    let pc = b.module.constant_u32(l.p);
+    let mine = b.op(Op::UDiv, uint, &[l.lid, pc]);
     let mut acc = id;
-    for k in 0..l.s {
+    for k in 0..(l.s / l.p).saturating_sub(1) {
         let kc = b.module.constant_u32(k);
-        let at = b.iadd(uint, l.base, kc);
+        let off = b.module.constant_u32(k * l.p);
+        let at = b.iadd(uint, l.base, off);
         let v = lanes(b, at)?;
-        let included = b.op(if exclusive { Op::ULessThan } else { Op::ULessThanEqual }, boolean, &[kc, l.lid]);
+        let before = b.op(Op::ULessThan, boolean, &[kc, mine]);
         let next = apply(b, l, c, ty, acc, v);
-        acc = b.select(ty, included, next, acc);
+        acc = b.select(ty, before, next, acc);
     }
-    Ok(acc)
+    Ok(apply(b, l, c, ty, acc, own))
 }

@@ -1,0 +1,125 @@
+//! OpenCL kernels on Vulkan, against the same algorithms written for Vulkan directly:
+//!
+//! - the tiled local-memory GEMM of `tests/kernels/opencl/local_gemm.cl` (`gemm_tiled`, as
+//!   clang-19 and llvm-spirv compile it, translated by matbridge) against
+//!   `benches/kernels/gemm_tiled.wgsl` (the same tiles and loops in WGSL, compiled by naga);
+//! - a sub-group-16 reduction loop (`benches/kernels/subgroup_reduce.cl`, `reduce16`) against
+//!   the same loop at the device's own sub-group size (`reduce_native`): the cost of sub-group
+//!   size virtualization.
+//!
+//! `cargo bench --bench opencl_kernels [-- DEVICE...]` (default: every Vulkan device). Each row
+//! is the best of three timed batches (GPU timestamps). Where `MATBRIDGE_OPENCL_SPV` names a
+//! folder holding `<name>.spv`, those modules are used instead of compiling the sources (machines
+//! without clang-19).
+
+use matbridge_runtime::{Context, Dispatch, Instance, InstanceOptions, KernelArg, NdRange, PipelineDesc};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn opencl(name: &str, source: &Path) -> Vec<u32> {
+    if let Some(dir) = std::env::var_os("MATBRIDGE_OPENCL_SPV") {
+        if let Ok(bytes) = std::fs::read(Path::new(&dir).join(format!("{name}.spv"))) {
+            return bytemuck::pod_collect_to_vec(&bytes);
+        }
+    }
+    matbridge::cli_run::compile_opencl(source).unwrap_or_else(|e| panic!("{name}: {e:#}"))
+}
+
+fn wgsl(source: &str) -> Vec<u32> {
+    let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)));
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all()).validate(&module).unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)));
+    let options = naga::back::spv::Options { lang_version: (1, 3), ..Default::default() };
+    naga::back::spv::write_vec(&module, &info, &options, None).unwrap()
+}
+
+/// Best of three batches of `reps` runs of `run`, per run.
+fn best(mut run: impl FnMut() -> Duration, reps: u32) -> Duration {
+    (0..3).map(|_| run()).min().unwrap_or_default() / reps
+}
+
+fn gemm(ctx: &Context, size: usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spirv = opencl("local_gemm", &root.join("tests/kernels/opencl/local_gemm.cl"));
+    let kernel = ctx.load_kernel(&spirv, "gemm_tiled").unwrap();
+    let native_spirv = wgsl(&std::fs::read_to_string(root.join("benches/kernels/gemm_tiled.wgsl")).unwrap());
+    let native = ctx.create_pipeline(&PipelineDesc { spirv: &native_spirv, entry_point: "main", bindings: 4, label: "gemm_tiled.wgsl", trusted: true, ..Default::default() }).unwrap();
+    let a: Vec<f32> = (0..size * size).map(|i| ((i * 7) % 13) as f32 * 0.25 - 1.5).collect();
+    let b: Vec<f32> = (0..size * size).map(|i| ((i * 5) % 11) as f32 * 0.25 - 1.25).collect();
+    let ba = ctx.buffer_from_slice(&a, "A").unwrap();
+    let bb = ctx.buffer_from_slice(&b, "B").unwrap();
+    let mut c1 = ctx.zeroed_buffer::<f32>(size * size, "C").unwrap();
+    let mut c2 = ctx.zeroed_buffer::<f32>(size * size, "C").unwrap();
+    let n = size as i32;
+    let dims = ctx.buffer_from_slice(&[n, n, n, 0], "dims").unwrap();
+    let nb = n.to_le_bytes();
+    let range = NdRange { dims: 2, global: [size as u32, size as u32, 1], local: None, offset: [0; 3] };
+    let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&c1), KernelArg::Bytes(&nb), KernelArg::Bytes(&nb), KernelArg::Bytes(&nb)];
+    let reps = if ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu { 2 } else { 20 };
+    ctx.launch(&kernel, &range, &args).unwrap();
+    let t_cl = best(|| ctx.launch_specialized(&kernel, &range, &args, &[], reps).unwrap().gpu_time.unwrap_or_default(), reps);
+    let groups = [(size / 16) as u32, (size / 16) as u32, 1];
+    let bufs = [&ba, &bb, &c2, &dims];
+    let d = [Dispatch { pipeline: &native, buffers: &bufs, push_constants: &[], groups }];
+    ctx.run(&d).unwrap();
+    let t_vk = best(|| ctx.run_repeated(&d, reps).unwrap().gpu_time.unwrap_or_default(), reps);
+    let r1: Vec<f32> = ctx.read_buffer(&mut c1).unwrap();
+    let r2: Vec<f32> = ctx.read_buffer(&mut c2).unwrap();
+    assert_eq!(r1, r2, "the translated and the native GEMM disagree");
+    let flops = 2.0 * (size as f64).powi(3);
+    let gf = |t: Duration| flops / t.as_secs_f64() / 1e9;
+    println!(
+        "{:<34} gemm_tiled {size}^3: OpenCL translated {:>9.3} ms {:>8.1} GFLOP/s | WGSL native {:>9.3} ms {:>8.1} GFLOP/s | translated/native time {:.2}x",
+        ctx.caps().name,
+        t_cl.as_secs_f64() * 1e3,
+        gf(t_cl),
+        t_vk.as_secs_f64() * 1e3,
+        gf(t_vk),
+        t_cl.as_secs_f64() / t_vk.as_secs_f64()
+    );
+}
+
+fn reduction(ctx: &Context, items: usize, loops: i32) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spirv = opencl("subgroup_reduce", &root.join("benches/kernels/subgroup_reduce.cl"));
+    let input: Vec<u32> = (0..items as u32).map(|i| i % 251).collect();
+    let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+    let bo = ctx.zeroed_buffer::<u32>(items, "out").unwrap();
+    let lb = loops.to_le_bytes();
+    let reps = if ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu { 2 } else { 20 };
+    let mut times = Vec::new();
+    for entry in ["reduce16", "reduce_native"] {
+        let k = ctx.load_kernel(&spirv, entry).unwrap();
+        let range = NdRange::linear(items as u32, Some(64));
+        let args = [KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Bytes(&lb)];
+        ctx.launch(&k, &range, &args).unwrap();
+        times.push((best(|| ctx.launch_specialized(&k, &range, &args, &[], reps).unwrap().gpu_time.unwrap_or_default(), reps), k.abi().subgroup_size_virtualized));
+    }
+    // Reductions per second, counting one per invocation and loop trip.
+    let per = |t: Duration| (items as f64 * loops as f64) / t.as_secs_f64() / 1e9;
+    println!(
+        "{:<34} sub_group_reduce_add x{loops} over {items}: size 16 ({}) {:>8.3} G/s | native size {} {:>8.3} G/s | time {:.2}x",
+        ctx.caps().name,
+        if times[0].1 { "virtualized" } else { "native" },
+        per(times[0].0),
+        ctx.caps().subgroup_size,
+        per(times[1].0),
+        times[0].0.as_secs_f64() / times[1].0.as_secs_f64()
+    );
+}
+
+fn main() {
+    matbridge_runtime::loader_env::configure();
+    let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let instance = Arc::new(Instance::new(&InstanceOptions::default()).expect("Vulkan instance"));
+    let devices = matbridge_runtime::enumerate_devices(&instance).expect("devices");
+    for d in &devices {
+        if !wanted.is_empty() && !wanted.iter().any(|w| d.name.to_lowercase().contains(&w.to_lowercase())) {
+            continue;
+        }
+        let ctx = Context::with_instance(instance.clone(), &matbridge_runtime::DeviceSelector::Index(d.index)).expect("device");
+        let cpu = ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu;
+        gemm(&ctx, if cpu { 256 } else { 2048 });
+        reduction(&ctx, if cpu { 1 << 14 } else { 1 << 22 }, if cpu { 64 } else { 256 });
+    }
+}

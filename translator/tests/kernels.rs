@@ -1,0 +1,110 @@
+//! Kernel lowering on inputs real producers do not emit but may: control flow the structurizer
+//! must refuse, and the repairs of producer defects.
+
+use matbridge_translator::{tools, translate, DeviceCaps};
+
+fn tools_present() -> bool {
+    let present = tools::find("spirv-as").is_some();
+    assert!(present || std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+    present
+}
+
+/// A loop with two entries (both %a and %b are reached from the entry block and branch to
+/// each other) is irreducible: the error names the function and both blocks.
+#[test]
+fn irreducible_control_flow_is_refused_naming_the_blocks() {
+    if !tools_present() {
+        return;
+    }
+    let text = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+               OpName %k "k"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+         %fn = OpTypeFunction %void %uint
+          %k = OpFunction %void None %fn
+          %n = OpFunctionParameter %uint
+      %entry = OpLabel
+         %c0 = OpULessThan %bool %n %uint_1
+               OpBranchConditional %c0 %a %b
+          %a = OpLabel
+         %c1 = OpIEqual %bool %n %uint_0
+               OpBranchConditional %c1 %b %exit
+          %b = OpLabel
+         %c2 = OpIEqual %bool %n %uint_1
+               OpBranchConditional %c2 %a %exit
+       %exit = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = tools::assemble(text, "opencl1.2").unwrap();
+    let err = translate(&words, &DeviceCaps::lavapipe()).unwrap_err().to_string();
+    assert!(err.contains("irreducible control flow") && err.contains("(k)"), "{err}");
+    let blocks: Vec<&str> = err.split('%').skip(1).collect();
+    assert!(blocks.len() >= 3, "the error names the function and two blocks: {err}");
+}
+
+/// A kernel whose loop exits to two places and whose switch falls through validates for
+/// Vulkan after structurizing, and a duplicated decoration (as llvm-spirv 2024 writes) is gone.
+#[test]
+fn structurized_kernels_validate_and_duplicate_decorations_go() {
+    if !tools_present() {
+        return;
+    }
+    let text = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+               OpDecorate %next NoSignedWrap
+               OpDecorate %next NoSignedWrap
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_7 = OpConstant %uint 7
+    %ptr_cw = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr_cw %uint
+          %k = OpFunction %void None %fn
+          %p = OpFunctionParameter %ptr_cw
+          %n = OpFunctionParameter %uint
+      %entry = OpLabel
+               OpBranch %head
+       %head = OpLabel
+          %i = OpPhi %uint %uint_0 %entry %next %latch
+       %done = OpUGreaterThanEqual %bool %i %n
+               OpBranchConditional %done %out1 %body
+       %body = OpLabel
+         %is7 = OpIEqual %bool %i %uint_7
+               OpBranchConditional %is7 %out2 %latch
+      %latch = OpLabel
+       %next = OpIAdd %uint %i %uint_1
+               OpSwitch %i %head 3 %case3 4 %case4
+      %case3 = OpLabel
+               OpBranch %case4
+      %case4 = OpLabel
+               OpBranch %head
+       %out1 = OpLabel
+               OpStore %p %i Aligned 4
+               OpReturn
+       %out2 = OpLabel
+               OpStore %p %uint_7 Aligned 4
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = tools::assemble(text, "opencl1.2").unwrap();
+    for caps in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader(), DeviceCaps::h100()] {
+        let (out, _) = translate(&words, &caps).unwrap_or_else(|e| panic!("{}: {e}", caps.name));
+        tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", caps.name));
+        let dis = tools::disassemble(&out).unwrap();
+        assert!(dis.contains("OpLoopMerge") && dis.contains("OpSelectionMerge"), "{dis}");
+        assert_eq!(dis.matches("NoSignedWrap").count(), 1, "{dis}");
+    }
+}
