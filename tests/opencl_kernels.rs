@@ -394,3 +394,24 @@ fn required_subgroup_sizes_are_virtualized() {
         }
     }
 }
+
+#[test]
+fn atomics_and_barriers() {
+    let Some((spirv, contexts)) = kernels_and_devices("atomics") else { return };
+    let n = 1024usize;
+    let nbins = 37u32;
+    let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761).wrapping_mul(7) % 1000 + i % 3).collect();
+    let mut want = vec![0u32; nbins as usize + 1];
+    for v in &input {
+        want[(*v % nbins) as usize] += 1;
+    }
+    want[nbins as usize] = *input.iter().max().unwrap();
+    for ctx in &contexts {
+        let k = ctx.load_kernel(&spirv, "histogram").unwrap();
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bb = ctx.zeroed_buffer::<u32>(nbins as usize + 1, "bins").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bb), KernelArg::Local(4 * u64::from(nbins)), KernelArg::Bytes(&nbins.to_le_bytes())]).unwrap();
+        let got: Vec<u32> = ctx.read_buffer(&mut bb).unwrap();
+        assert_eq!(got, want, "{}", ctx.caps().name);
+    }
+}
