@@ -296,3 +296,64 @@ value = 1.0
         assert!(stderr.contains(want), "expected `{want}` in: {stderr}");
     }
 }
+
+/// Kernels with local memory, atomics and required sub-group sizes through launch files on
+/// every test device: the outputs match the CPU's.
+#[test]
+fn run_launches_local_memory_atomic_and_subgroup_kernels() {
+    let (Some(gemm), Some(atomics), Some(subgroups)) = (common::opencl("local_gemm"), common::opencl("atomics"), common::opencl("subgroups_required")) else { return };
+    let dir = tempdir();
+    for (name, words) in [("local_gemm", &gemm), ("atomics", &atomics), ("subgroups_required", &subgroups)] {
+        std::fs::write(dir.join(format!("{name}.spv")), bytemuck::cast_slice::<u32, u8>(words)).unwrap();
+    }
+    // C = A * B, 40 x 24 times 24 x 56, from sequences.
+    let (m, n, k) = (40usize, 56usize, 24usize);
+    let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
+    let c: Vec<f32> = (0..m * n).map(|x| (0..k).map(|j| a[(x / n) * k + j] * b[j * n + x % n]).sum()).collect();
+    std::fs::write(dir.join("a.bin"), bytemuck::cast_slice::<f32, u8>(&a)).unwrap();
+    std::fs::write(dir.join("b.bin"), bytemuck::cast_slice::<f32, u8>(&b)).unwrap();
+    std::fs::write(dir.join("c.bin"), bytemuck::cast_slice::<f32, u8>(&c)).unwrap();
+    let gemm_args = |extra: &str| {
+        format!(
+            "[[arg]]\nkind = \"buffer\"\ndtype = \"f32\"\nfile = \"a.bin\"\n[[arg]]\nkind = \"buffer\"\ndtype = \"f32\"\nfile = \"b.bin\"\n[[arg]]\nkind = \"buffer\"\nname = \"C\"\ndtype = \"f32\"\nlen = {}\nexpect = \"c.bin\"\n[[arg]]\nkind = \"scalar\"\ndtype = \"i32\"\nvalue = {m}\n[[arg]]\nkind = \"scalar\"\ndtype = \"i32\"\nvalue = {n}\n[[arg]]\nkind = \"scalar\"\ndtype = \"i32\"\nvalue = {k}\n{extra}",
+            m * n
+        )
+    };
+    // Histogram of 0, 1, 2, ... 1023 into 37 bins, and the maximum.
+    let mut bins = vec![0u32; 38];
+    for v in 0..1024u32 {
+        bins[(v % 37) as usize] += 1;
+    }
+    bins[37] = 1023;
+    std::fs::write(dir.join("bins.bin"), bytemuck::cast_slice::<u32, u8>(&bins)).unwrap();
+    // The sub-group-16 built-ins of subgroups_required.cl on all-ones input (reduce 16, scan
+    // lid + 1, no value above 5, shuffles past the ends read the +1000 operand).
+    let sums: Vec<u32> = (0..256).flat_map(|g: u32| {
+        let lid = g % 16;
+        let down = if lid + 2 < 16 { 1 } else { 1001 };
+        let up = if lid >= 3 { 1 } else { 1001 };
+        [16, lid + 1, u32::from(lid > 0), 1, 0, 1, down, up, 1, lid + 1600, (g % 64) / 16 + 4000, (1i32 - 500) as u32]
+    }).collect();
+    std::fs::write(dir.join("sums.bin"), bytemuck::cast_slice::<u32, u8>(&sums)).unwrap();
+    let launches = [
+        ("gemm_tiled", format!("module = \"local_gemm.spv\"\nentry = \"gemm_tiled\"\nglobal = [64, 48]\n{}", gemm_args(""))),
+        ("gemm_local_args", format!("module = \"local_gemm.spv\"\nentry = \"gemm_local_args\"\nglobal = [64, 48]\nlocal = [8, 8]\n{}", gemm_args("[[arg]]\nkind = \"local\"\nbytes = 256\n[[arg]]\nkind = \"local\"\nbytes = 256\n"))),
+        (
+            "histogram",
+            "module = \"atomics.spv\"\nentry = \"histogram\"\nglobal = [1024]\nlocal = [64]\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 1024\nsequence = { start = 0, step = 1 }\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 38\nexpect = \"bins.bin\"\n[[arg]]\nkind = \"local\"\nbytes = 148\n[[arg]]\nkind = \"scalar\"\ndtype = \"u32\"\nvalue = 37\n".to_string(),
+        ),
+        (
+            "subgroups16",
+            "module = \"subgroups_required.spv\"\nentry = \"subgroups16\"\nglobal = [256]\nlocal = [64]\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 512\nfill = 1\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 3072\nexpect = \"sums.bin\"\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 512\n".to_string(),
+        ),
+    ];
+    for device in common::device_names() {
+        for (what, toml) in &launches {
+            let r = run_launch(&dir, toml, &device);
+            let stdout = String::from_utf8_lossy(&r.stdout);
+            assert!(r.status.success(), "{device}: {what}: {stdout}{}", String::from_utf8_lossy(&r.stderr));
+            assert!(stdout.contains(": matches"), "{device}: {what}: {stdout}");
+        }
+    }
+}
