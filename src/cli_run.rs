@@ -255,13 +255,22 @@ fn llvm_spirv() -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
+/// Whether `error` (from [`compile_opencl`]) says that clang-19 or llvm-spirv is not installed.
+pub fn opencl_producers_missing(error: &anyhow::Error) -> bool {
+    error.to_string().contains(MISSING_PRODUCER)
+}
+
+const MISSING_PRODUCER: &str = "compiling OpenCL C needs";
+
 /// Compiles OpenCL C to SPIR-V as real producers do: clang-19 (`-cl-std=CL2.0 -target spir64
 /// -O2`) to LLVM bitcode, then llvm-spirv; a `// clang: FLAGS` or `// llvm-spirv: FLAGS` line in
 /// the source adds flags (extensions such as cl_intel_subgroups).
 pub fn compile_opencl(source: &Path) -> Result<Vec<u32>> {
-    let clang = matbridge_translator::tools::find("clang-19").ok_or_else(|| anyhow!("{}: compiling OpenCL C needs clang-19 (apt install clang-19)", source.display()))?;
-    let translator = llvm_spirv().ok_or_else(|| anyhow!("{}: compiling OpenCL C needs llvm-spirv (pip install dpcpp-llvm-spirv)", source.display()))?;
-    let dir = std::env::temp_dir().join(format!("matbridge-run-{}", std::process::id()));
+    let clang = matbridge_translator::tools::find("clang-19").ok_or_else(|| anyhow!("{}: {MISSING_PRODUCER} clang-19 (apt install clang-19)", source.display()))?;
+    let translator = llvm_spirv().ok_or_else(|| anyhow!("{}: {MISSING_PRODUCER} llvm-spirv (pip install dpcpp-llvm-spirv)", source.display()))?;
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("matbridge-opencl-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let bc = dir.join("kernel.bc");
     let spv = dir.join("kernel.spv");

@@ -62,16 +62,6 @@ pub fn wgsl(name: &str, source: &str) -> Vec<u32> {
     naga::back::spv::write_vec(&module, &info, &options, None).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-/// The `llvm-spirv` of PyPI's `dpcpp-llvm-spirv` (or one on `PATH`).
-fn llvm_spirv() -> Option<std::path::PathBuf> {
-    if let Some(p) = matbridge_translator::tools::find("llvm-spirv") {
-        return Some(p);
-    }
-    let out = std::process::Command::new("python3").args(["-c", "import dpcpp_llvm_spirv as d; print(d.get_llvm_spirv_path())"]).output().ok()?;
-    let path = std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    path.is_file().then_some(path)
-}
-
 /// SPIR-V of the OpenCL C test kernel `tests/kernels/opencl/<name>.cl`, compiled by clang-19
 /// (`-cl-std=CL2.0 -target spir64 -O2`, plus the flags of the source's `// clang:` line) and
 /// llvm-spirv (plus its `// llvm-spirv:` line) as real OpenCL producers do. Where
@@ -86,22 +76,12 @@ pub fn opencl(name: &str) -> Option<Vec<u32>> {
         }
     }
     let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/opencl").join(format!("{name}.cl"));
-    let (Some(clang), Some(translator)) = (matbridge_translator::tools::find("clang-19"), llvm_spirv()) else {
-        assert!(!in_ci(), "CI: clang-19 and llvm-spirv (pip install dpcpp-llvm-spirv) are needed to build the OpenCL test kernels");
-        eprintln!("skipping OpenCL kernel `{name}`: clang-19 or llvm-spirv is not installed");
-        return None;
-    };
-    let dir = std::env::temp_dir().join(format!("matbridge-opencl-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary folder");
-    let bc = dir.join(format!("{name}.bc"));
-    let spv = dir.join(format!("{name}.spv"));
-    // Extra producer flags from the source's `// clang:` and `// llvm-spirv:` lines.
-    let text = std::fs::read_to_string(&source).expect("read the kernel source");
-    let flags = |key: &str| -> Vec<String> { text.lines().filter_map(|l| l.strip_prefix(&format!("// {key}:"))).flat_map(|l| l.split_whitespace().map(String::from).collect::<Vec<_>>()).collect() };
-    let status = std::process::Command::new(clang).args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c"]).args(flags("clang")).arg(&source).arg("-o").arg(&bc).status().expect("run clang-19");
-    assert!(status.success(), "clang-19 failed on {}", source.display());
-    let status = std::process::Command::new(translator).args(flags("llvm-spirv")).arg(&bc).arg("-o").arg(&spv).status().expect("run llvm-spirv");
-    assert!(status.success(), "llvm-spirv failed on {}", bc.display());
-    let bytes = std::fs::read(&spv).expect("read llvm-spirv output");
-    Some(bytemuck::pod_collect_to_vec(&bytes))
+    match matbridge::cli_run::compile_opencl(&source) {
+        Ok(words) => Some(words),
+        Err(e) if !in_ci() && matbridge::cli_run::opencl_producers_missing(&e) => {
+            eprintln!("skipping OpenCL kernel `{name}`: {e:#}");
+            None
+        }
+        Err(e) => panic!("{name}: {e:#}"),
+    }
 }

@@ -184,6 +184,32 @@ impl KernelAbi {
     }
 }
 
+/// The push-constant structs of a lowered kernel module's entry points (empty for any other
+/// module): the later kernel passes use it to know they apply.
+pub fn args_structs(module: &Module) -> Vec<Word> {
+    module.debug_names.iter().filter(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(ARGS_STRUCT)).filter_map(|n| n.word_opt(0)).collect()
+}
+
+/// Whether `lower-kernel-interface` produced this module.
+pub fn is_lowered_kernel(module: &Module) -> bool {
+    !args_structs(module).is_empty()
+}
+
+/// Appends `.suffix` to the names of kernel argument members whose type `retyped` selects
+/// (a pass that changes how an argument travels says so in the recorded interface).
+pub fn mark_argument_members(module: &mut Module, retyped: impl Fn(Word) -> bool, suffix: impl Fn(Word) -> String) {
+    for st in args_structs(module) {
+        let members: Vec<Word> = module.globals().iter().find(|g| g.result_id == Some(st)).map(|d| d.operands.iter().filter_map(Operand::id).collect()).unwrap_or_default();
+        for n in module.debug_names.iter_mut().filter(|n| n.is(Op::MemberName) && n.word_opt(0) == Some(st)) {
+            let Some(&ty) = members.get(n.word_opt(1).unwrap_or(0) as usize) else { continue };
+            let name = n.string(2).unwrap_or_default();
+            if retyped(ty) && !name.contains('.') {
+                n.operands[2] = Operand::string(&format!("{name}.{}", suffix(ty)));
+            }
+        }
+    }
+}
+
 fn not_kernel(message: String) -> Error {
     Error::Invalid { site: Box::new(Site { opcode: "OpEntryPoint".into(), ..Site::default() }), message }
 }

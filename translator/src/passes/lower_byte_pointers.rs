@@ -16,7 +16,6 @@
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::{Inst, Module, Operand};
-use crate::kernel::ARGS_STRUCT;
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use spirv::{Decoration, Op, StorageClass, Word};
@@ -54,7 +53,7 @@ impl Pass for LowerBytePointers {
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
-        if !module.debug_names.iter().any(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(ARGS_STRUCT)) {
+        if !crate::kernel::is_lowered_kernel(module) {
             return Ok(outcome);
         }
         let types = Types::new(module);
@@ -159,17 +158,7 @@ impl Pass for LowerBytePointers {
             }
         }
         // Argument names, then the types.
-        let structs: Vec<Word> = module.debug_names.iter().filter(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(ARGS_STRUCT)).filter_map(|n| n.word_opt(0)).collect();
-        for st in structs {
-            let members: Vec<Word> = module.globals().iter().find(|g| g.result_id == Some(st)).map(|d| d.operands.iter().filter_map(Operand::id).collect()).unwrap_or_default();
-            for n in module.debug_names.iter_mut().filter(|n| n.is(Op::MemberName) && n.word_opt(0) == Some(st)) {
-                let m = n.word_opt(1).unwrap_or(0) as usize;
-                if members.get(m).is_some_and(|t| bytes.contains(t)) {
-                    let name = n.string(2).unwrap_or_default();
-                    n.operands[2] = Operand::string(&format!("{name}.addr"));
-                }
-            }
-        }
+        crate::kernel::mark_argument_members(module, |t| bytes.contains(&t), |_| "addr".into());
         module.annotations.retain(|a| !(a.is(Op::Decorate) && a.word_opt(1) == Some(Decoration::ArrayStride as u32) && a.word_opt(0).is_some_and(|t| bytes.contains(&t))));
         for g in module.globals_mut().iter_mut() {
             if g.result_id.is_some_and(|r| bytes.contains(&r)) {

@@ -44,8 +44,7 @@ impl Pass for LowerKernelPointers {
     fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         // Kernel modules only: the interface pass names its push-constant struct.
-        let lowered_kernel = module.debug_names.iter().any(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(crate::kernel::ARGS_STRUCT));
-        if !lowered_kernel {
+        if !crate::kernel::is_lowered_kernel(module) {
             return Ok(outcome);
         }
         lower_generic_casts(module, &mut outcome)?;

@@ -20,7 +20,6 @@
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::{Inst, Module, Operand};
-use crate::kernel::ARGS_STRUCT;
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use spirv::{Decoration, Op, StorageClass, Word};
@@ -39,8 +38,9 @@ impl Pass for NarrowKernelInt64 {
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
-        let args_struct = module.debug_names.iter().find(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(ARGS_STRUCT)).and_then(|n| n.word_opt(0));
-        let Some(_) = args_struct else { return Ok(outcome) };
+        if !crate::kernel::is_lowered_kernel(module) {
+            return Ok(outcome);
+        }
         let types = Types::new(module);
         let wide: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::TypeInt) && g.word_opt(0) == Some(64)).filter_map(|g| g.result_id).collect();
         if wide.is_empty() {
@@ -53,21 +53,7 @@ impl Pass for NarrowKernelInt64 {
         let value_wide = |v: Word| types.type_of(v).is_some_and(|t| wide.contains(&t) || types.vector(t).is_some_and(|(c, _)| wide.contains(&c)));
         check_instructions(module, &types, &is_wide, &value_wide, &target)?;
         // Argument names keep the 64-bit width.
-        let structs: Vec<Word> = module.debug_names.iter().filter(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(ARGS_STRUCT)).filter_map(|n| n.word_opt(0)).collect();
-        for st in structs {
-            let members: Vec<Word> = types.defs.get(&st).map(|d| d.operands.iter().filter_map(Operand::id).collect()).unwrap_or_default();
-            for n in module.debug_names.iter_mut().filter(|n| n.is(Op::MemberName) && n.word_opt(0) == Some(st)) {
-                let m = n.word_opt(1).unwrap_or(0) as usize;
-                let Some(&ty) = members.get(m) else { continue };
-                if wide.contains(&ty) {
-                    let name = n.string(2).unwrap_or_default();
-                    if !name.contains('.') {
-                        let signed = types.int(ty).is_some_and(|i| i.1);
-                        n.operands[2] = Operand::string(&format!("{name}.{}64", if signed { 'i' } else { 'u' }));
-                    }
-                }
-            }
-        }
+        crate::kernel::mark_argument_members(module, |t| wide.contains(&t), |t| format!("{}64", if types.int(t).is_some_and(|i| i.1) { 'i' } else { 'u' }));
         // Constants and switch literals keep their low word.
         let mut bad_constant = None;
         for g in module.globals_mut().iter_mut() {

@@ -51,8 +51,7 @@ impl Pass for StructurizeControlFlow {
 
     fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
-        let lowered_kernel = module.debug_names.iter().any(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(crate::kernel::ARGS_STRUCT));
-        if !lowered_kernel {
+        if !crate::kernel::is_lowered_kernel(module) {
             return Ok(outcome);
         }
         for f in 0..module.functions.len() {
