@@ -357,3 +357,66 @@ fn run_launches_local_memory_atomic_and_subgroup_kernels() {
         }
     }
 }
+
+/// A Vulkan compute shader (WGSL through naga) through a launch file: buffers at bindings 0..
+/// in argument order, scalars packed into its push constants.
+#[test]
+fn run_launches_a_vulkan_compute_shader() {
+    let shader = common::wgsl(
+        "scale_add",
+        r#"
+struct Params { scale: f32, n: u32 }
+var<immediate> pc: Params;
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < pc.n) {
+        c[id.x] = a[id.x] * pc.scale + b[id.x];
+    }
+}
+"#,
+    );
+    let dir = tempdir();
+    std::fs::write(dir.join("scale_add.spv"), bytemuck::cast_slice::<u32, u8>(&shader)).unwrap();
+    let want: Vec<f32> = (0..128).map(|i| if i < 100 { i as f32 * 1.5 - 1.0 } else { 0.0 }).collect();
+    std::fs::write(dir.join("want.bin"), bytemuck::cast_slice::<f32, u8>(&want)).unwrap();
+    let toml = r#"
+module = "scale_add.spv"
+entry = "main"
+global = [128]
+[[arg]]
+kind = "buffer"
+dtype = "f32"
+len = 128
+sequence = { start = 0.0, step = 1.0 }
+[[arg]]
+kind = "buffer"
+dtype = "f32"
+len = 128
+fill = -1.0
+[[arg]]
+kind = "buffer"
+dtype = "f32"
+len = 128
+expect = "want.bin"
+[[arg]]
+kind = "scalar"
+dtype = "f32"
+value = 1.5
+[[arg]]
+kind = "scalar"
+dtype = "u32"
+value = 100
+"#;
+    for device in common::device_names() {
+        let r = run_launch(&dir, toml, &device);
+        let stdout = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success() && stdout.contains("matches want.bin"), "{device}: {stdout}{}", String::from_utf8_lossy(&r.stderr));
+        // A global size the shader's workgroup does not divide is named.
+        let r = run_launch(&dir, &toml.replace("global = [128]", "global = [100]"), &device);
+        assert_eq!(r.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&r.stderr).contains("not a multiple of the shader's local size"), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+}
