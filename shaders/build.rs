@@ -95,8 +95,7 @@ fn main() {
     println!("cargo:rerun-if-changed=glsl");
     println!("cargo:rerun-if-changed=prebuilt");
     let mut listing = String::from("/// Every kernel built from `shaders/wgsl`: (name, SPIR-V bytes).\npub static KERNELS: &[(&str, &[u8])] = &[\n");
-    let mut jobs: Vec<Job> =
-        VARIANTS.iter().map(|(n, f, subs)| (n.to_string(), *f, subs.iter().map(|(k, v)| (*k, v.to_string())).collect())).collect();
+    let mut jobs: Vec<Job> = VARIANTS.iter().map(|(n, f, subs)| (n.to_string(), *f, subs.iter().map(|(k, v)| (*k, v.to_string())).collect())).collect();
     for (name, dtype, acc, step) in TILED {
         let (fragment, step_subs) = match step {
             Step::Elements(load) => ("tiled_step_elements.wgsl", vec![("LOAD_A", load.replace("BUF", "a")), ("LOAD_B", load.replace("BUF", "b"))]),
@@ -111,8 +110,8 @@ fn main() {
     }
     for (name, file, subs) in &jobs {
         let path = src_dir.join(file);
-        let mut source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display())).replace("{{GEMM_PARAMS}}", GEMM_PARAMS)
-            .replace("{{REPACK_PARAMS}}", REPACK_PARAMS);
+        let mut source =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display())).replace("{{GEMM_PARAMS}}", GEMM_PARAMS).replace("{{REPACK_PARAMS}}", REPACK_PARAMS);
         for (key, value) in subs.iter() {
             source = source.replace(&format!("{{{{{key}}}}}"), value);
         }
@@ -224,15 +223,8 @@ const PEAK: &[&str] = &["f16_f32", "f16_f16", "s8_s32"];
 fn glslang(name: &str, source: &str, defines: &[&str], extra: &[String], out_dir: &str, regen: bool) {
     let out = Path::new(out_dir).join(format!("{name}.spv"));
     let prebuilt = Path::new("prebuilt").join(format!("{name}.spv"));
-    let status = std::process::Command::new("glslangValidator")
-        .args(["-V", "--target-env", "vulkan1.3"])
-        .args(defines)
-        .args(extra)
-        .arg(source)
-        .arg("-o")
-        .arg(&out)
-        .stdout(std::process::Stdio::null())
-        .status();
+    let status =
+        std::process::Command::new("glslangValidator").args(["-V", "--target-env", "vulkan1.3"]).args(defines).args(extra).arg(source).arg("-o").arg(&out).stdout(std::process::Stdio::null()).status();
     match status {
         Ok(s) if s.success() => {
             if regen {

@@ -32,13 +32,7 @@ pub fn render_device(d: &DeviceCaps) -> String {
     let acc = &d.integer_dot_product_accelerated;
     row(
         "integer dot product",
-        format!(
-            "{} (accelerated: 4x8 packed s/u/mixed {}/{}/{})",
-            yes(d.integer_dot_product),
-            yes(acc.int8_packed_signed),
-            yes(acc.int8_packed_unsigned),
-            yes(acc.int8_packed_mixed)
-        ),
+        format!("{} (accelerated: 4x8 packed s/u/mixed {}/{}/{})", yes(d.integer_dot_product), yes(acc.int8_packed_signed), yes(acc.int8_packed_unsigned), yes(acc.int8_packed_mixed)),
     );
     row("VK_NV_cooperative_matrix2", yes(d.cooperative_matrix2).into());
     row("VK_KHR_shader_bfloat16", yes(d.shader_bfloat16).into());

@@ -298,7 +298,8 @@ pub fn read_module(input: &Path) -> Result<Vec<u32>> {
     }
     let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
     let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let is_text = ext == "spvasm" || (ext != "spv" && bytes.len() >= 4 && bytes[..4] != [0x03, 0x02, 0x23, 0x07] && bytes[..4] != [0x07, 0x23, 0x02, 0x03] && bytes.iter().take(256).all(|b| b.is_ascii()));
+    let is_text =
+        ext == "spvasm" || (ext != "spv" && bytes.len() >= 4 && bytes[..4] != [0x03, 0x02, 0x23, 0x07] && bytes[..4] != [0x07, 0x23, 0x02, 0x03] && bytes.iter().take(256).all(|b| b.is_ascii()));
     if is_text {
         let text = String::from_utf8(bytes).context("the .spvasm input is not UTF-8")?;
         // Assemble for the version the disassembly header names, if any.
@@ -506,12 +507,28 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
         while !push.len().is_multiple_of(4) {
             push.push(0);
         }
-        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, entry_point: &launch.entry, bindings: buffers.len() as u32, push_constant_bytes: push.len() as u32, spec_constants: &specs, label: &launch.entry, ..Default::default() })?;
+        let pipeline = ctx.create_pipeline(&PipelineDesc {
+            spirv: &words,
+            entry_point: &launch.entry,
+            bindings: buffers.len() as u32,
+            push_constant_bytes: push.len() as u32,
+            spec_constants: &specs,
+            label: &launch.entry,
+            ..Default::default()
+        })?;
         ctx.run_repeated(&[matbridge_runtime::Dispatch { pipeline: &pipeline, buffers: &buffers, push_constants: &push, groups }], iterations)?
     };
     let per = |d: std::time::Duration| d.as_secs_f64() * 1e3 / iterations as f64;
     match stats.gpu_time {
-        Some(g) => println!("{}: `{}` over {:?} on {}: {:.3} ms GPU, {:.3} ms with submission (per launch, {iterations} launches)", path.display(), launch.entry, launch.global, ctx.caps().name, per(g), per(stats.wall_time)),
+        Some(g) => println!(
+            "{}: `{}` over {:?} on {}: {:.3} ms GPU, {:.3} ms with submission (per launch, {iterations} launches)",
+            path.display(),
+            launch.entry,
+            launch.global,
+            ctx.caps().name,
+            per(g),
+            per(stats.wall_time)
+        ),
         None => println!("{}: `{}` over {:?} on {}: {:.3} ms (per launch, {iterations} launches)", path.display(), launch.entry, launch.global, ctx.caps().name, per(stats.wall_time)),
     }
     let mut all_ok = true;

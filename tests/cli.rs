@@ -285,7 +285,10 @@ value = 1.0
         (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{}", good_args.replacen("\"f32\"", "\"f33\"", 1)), "arg 0.dtype: unknown dtype `f33`"),
         (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{}[[arg]]\nkind = \"scalar\"\ndtype = \"u16\"\nvalue = 1\n", good_args), "argument 4 of `vector_add`"),
         (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\nlocal = [4096]\n{good_args}[[arg]]\nkind = \"scalar\"\ndtype = \"u32\"\nvalue = 1\n"), "does not fit the device"),
-        (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{}", good_args.replacen("len = 64", "len = 64\nfill = 1.0\nfile = \"missing.npy\"", 1)), "arg 0: give one of fill, sequence, random or file"),
+        (
+            format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{}", good_args.replacen("len = 64", "len = 64\nfill = 1.0\nfile = \"missing.npy\"", 1)),
+            "arg 0: give one of fill, sequence, random or file",
+        ),
         (format!("module = \"vector_add.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{}", good_args.replacen("len = 64", "file = \"missing.npy\"", 1)), "arg 0.file"),
         (format!("module = \"nothing.spv\"\nentry = \"vector_add\"\nglobal = [64]\n{good_args}"), "nothing.spv"),
     ];
@@ -329,12 +332,14 @@ fn run_launches_local_memory_atomic_and_subgroup_kernels() {
     std::fs::write(dir.join("bins.bin"), bytemuck::cast_slice::<u32, u8>(&bins)).unwrap();
     // The sub-group-16 built-ins of subgroups_required.cl on all-ones input (reduce 16, scan
     // lid + 1, no value above 5, shuffles past the ends read the +1000 operand).
-    let sums: Vec<u32> = (0..256).flat_map(|g: u32| {
-        let lid = g % 16;
-        let down = if lid + 2 < 16 { 1 } else { 1001 };
-        let up = if lid >= 3 { 1 } else { 1001 };
-        [16, lid + 1, u32::from(lid > 0), 1, 0, 1, down, up, 1, lid + 1600, (g % 64) / 16 + 4000, (1i32 - 500) as u32]
-    }).collect();
+    let sums: Vec<u32> = (0..256)
+        .flat_map(|g: u32| {
+            let lid = g % 16;
+            let down = if lid + 2 < 16 { 1 } else { 1001 };
+            let up = if lid >= 3 { 1 } else { 1001 };
+            [16, lid + 1, u32::from(lid > 0), 1, 0, 1, down, up, 1, lid + 1600, (g % 64) / 16 + 4000, (1i32 - 500) as u32]
+        })
+        .collect();
     std::fs::write(dir.join("sums.bin"), bytemuck::cast_slice::<u32, u8>(&sums)).unwrap();
     let launches = [
         ("gemm_tiled", format!("module = \"local_gemm.spv\"\nentry = \"gemm_tiled\"\nglobal = [64, 48]\n{}", gemm_args(""))),

@@ -18,19 +18,9 @@ fn nv_input(name: &str) -> Vec<u32> {
 
 /// Runs a translated NV GEMM test kernel (bindings A, B, C; row-major packed A and C) on random
 /// operands of `desc` and checks C against the reference.
-fn run_nv_gemm(
-    ctx: &matbridge_runtime::Context,
-    words: &[u32],
-    spec: &[SpecConstant],
-    desc: &MatmulDesc,
-    push: &[u8],
-    groups: [u32; 3],
-    seed: u64,
-) -> matbridge::matmul::check::CheckReport {
+fn run_nv_gemm(ctx: &matbridge_runtime::Context, words: &[u32], spec: &[SpecConstant], desc: &MatmulDesc, push: &[u8], groups: [u32; 3], seed: u64) -> matbridge::matmul::check::CheckReport {
     let r = desc.resolve().unwrap();
-    let pipeline = ctx
-        .create_pipeline(&PipelineDesc { spirv: words, bindings: 3, push_constant_bytes: push.len() as u32, spec_constants: spec, ..Default::default() })
-        .unwrap();
+    let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: words, bindings: 3, push_constant_bytes: push.len() as u32, spec_constants: spec, ..Default::default() }).unwrap();
     let a = matbridge::cli_matmul::random_host(desc.dtype, r.a.len, seed);
     let b = matbridge::cli_matmul::random_host(desc.dtype, r.b.len, seed + 1);
     let c0 = matbridge::cli_matmul::random_host(desc.out, r.c.len, seed + 2);
@@ -146,7 +136,9 @@ fn matmul_api_takes_the_cooperative_matrix_path_where_listed() {
         let mb = Matbridge::with_context(ctx);
         for (dtype, acc, out) in coop_families(&mb) {
             for (m, n, k) in [(256, 256, 256), (208, 144, 96), (32, 48, 64)] {
-                for (a_op, b_op) in [(Operand::row_major(), Operand::row_major()), (Operand::column_major(), Operand::column_major()), (Operand::row_major().transposed(), Operand::row_major().transposed())] {
+                for (a_op, b_op) in
+                    [(Operand::row_major(), Operand::row_major()), (Operand::column_major(), Operand::column_major()), (Operand::row_major().transposed(), Operand::row_major().transposed())]
+                {
                     let mut desc = MatmulDesc::new(m, n, k, dtype);
                     desc.acc = acc;
                     desc.out = out;
@@ -248,10 +240,7 @@ fn every_tile_configuration_matches_the_reference() {
                 mb.set_coop_config(Some(label));
                 // Edges in M, N and K, several K steps, batch strides, beta; the odd-N problem
                 // writes 16-bit outputs through the packing epilogue instead of packed pairs.
-                let problems = [
-                    (200, 144, 96, Operand::row_major(), Operand::row_major()),
-                    (48, 37, 64, Operand::column_major(), Operand::row_major().transposed()),
-                ];
+                let problems = [(200, 144, 96, Operand::row_major(), Operand::row_major()), (48, 37, 64, Operand::column_major(), Operand::row_major().transposed())];
                 for (m, n, k, a_op, b_op) in problems {
                     let mut desc = base.clone();
                     (desc.m, desc.n, desc.k, desc.a, desc.b) = (m, n, k, a_op, b_op);

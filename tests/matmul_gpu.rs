@@ -3,10 +3,10 @@
 
 mod common;
 
+use matbridge::cli_matmul::random_host;
 use matbridge::matmul::api::Matbridge;
 use matbridge::matmul::check::check;
 use matbridge::matmul::{AccType, DType, Layout, MatmulDesc, Operand};
-use matbridge::cli_matmul::random_host;
 
 /// Runs `desc` on `mb` and checks it; returns the path taken.
 fn run_and_check(mb: &Matbridge, desc: &MatmulDesc, seed: u64) -> String {
@@ -41,12 +41,7 @@ fn run_and_check(mb: &Matbridge, desc: &MatmulDesc, seed: u64) -> String {
 fn layouts() -> Vec<(Operand, Operand, Operand)> {
     let rm = Operand::row_major();
     let cm = Operand::column_major();
-    vec![
-        (rm, rm, rm),
-        (rm.transposed(), cm, cm),
-        (cm, rm.transposed(), rm),
-        (cm.transposed(), cm.transposed(), Operand { ld: Some(300), ..cm }),
-    ]
+    vec![(rm, rm, rm), (rm.transposed(), cm, cm), (cm, rm.transposed(), rm), (cm.transposed(), cm.transposed(), Operand { ld: Some(300), ..cm })]
 }
 
 #[test]
@@ -197,11 +192,8 @@ fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: [
         let a = random_host(dtype, r.a.len, 21);
         let b = random_host(dtype, r.b.len, 22);
         let c0 = random_host(desc.out, r.c.len, 23);
-        let params: Vec<u32> = [m, n, k, 2, r.a.row, r.a.col, r.a.batch, r.b.row, r.b.col, r.b.batch, r.c.row, r.c.col, r.c.batch]
-            .iter()
-            .map(|&v| v as u32)
-            .chain([alpha.to_bits(), 1.0f32.to_bits()])
-            .collect();
+        let params: Vec<u32> =
+            [m, n, k, 2, r.a.row, r.a.col, r.a.batch, r.b.row, r.b.col, r.b.batch, r.c.row, r.c.col, r.c.batch].iter().map(|&v| v as u32).chain([alpha.to_bits(), 1.0f32.to_bits()]).collect();
         // Operands are read as 32-bit words: pad to a multiple of 4 bytes.
         let words_of = |h: &HostData| {
             let mut bytes = h.bytes.clone();

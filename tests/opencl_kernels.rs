@@ -46,11 +46,20 @@ fn vector_add_with_early_return() {
         // Launch errors name what is wrong.
         let short = ctx.launch(&kernel, &NdRange::linear(1024, None), &[KernelArg::Buffer(&ba)]).unwrap_err().to_string();
         assert!(short.contains("takes 5 arguments") && short.contains("gives 1"), "{short}");
-        let wrong = ctx.launch(&kernel, &NdRange::linear(1024, None), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Bytes(&s), KernelArg::Bytes(&s), KernelArg::Bytes(&nb)]).unwrap_err().to_string();
+        let wrong = ctx
+            .launch(&kernel, &NdRange::linear(1024, None), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Bytes(&s), KernelArg::Bytes(&s), KernelArg::Bytes(&nb)])
+            .unwrap_err()
+            .to_string();
         assert!(wrong.contains("argument 2") && wrong.contains("buffer"), "{wrong}");
-        let uneven = ctx.launch(&kernel, &NdRange::linear(1000, Some(64)), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&s), KernelArg::Bytes(&nb)]).unwrap_err().to_string();
+        let uneven = ctx
+            .launch(&kernel, &NdRange::linear(1000, Some(64)), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&s), KernelArg::Bytes(&nb)])
+            .unwrap_err()
+            .to_string();
         assert!(uneven.contains("not a multiple of the local size"), "{uneven}");
-        let size = ctx.launch(&kernel, &NdRange::linear(1024, None), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&[1, 2]), KernelArg::Bytes(&nb)]).unwrap_err().to_string();
+        let size = ctx
+            .launch(&kernel, &NdRange::linear(1024, None), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&[1, 2]), KernelArg::Bytes(&nb)])
+            .unwrap_err()
+            .to_string();
         assert!(size.contains("argument 3") && size.contains("expected 4 bytes, given 2"), "{size}");
     }
 }
@@ -300,7 +309,8 @@ fn local_memory_gemm() {
         let tiled = ctx.load_kernel(&spirv, "gemm_tiled").unwrap();
         assert_eq!(tiled.abi().required_local_size, Some([16, 16, 1]));
         let mut bc = ctx.zeroed_buffer::<f32>(m * n, "C").unwrap();
-        ctx.launch(&tiled, &range, &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])]).unwrap();
+        ctx.launch(&tiled, &range, &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])])
+            .unwrap();
         let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
         assert_eq!(got, want, "{name}: gemm_tiled");
         // Local memory sized at launch, at two tile sizes (8x8 and 16x16 work-groups).
@@ -316,7 +326,16 @@ fn local_memory_gemm() {
             ctx.launch(
                 &args_kernel,
                 &range,
-                &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2]), KernelArg::Local(bytes), KernelArg::Local(bytes)],
+                &[
+                    KernelArg::Buffer(&ba),
+                    KernelArg::Buffer(&bb),
+                    KernelArg::Buffer(&bc),
+                    KernelArg::Bytes(&dims[0]),
+                    KernelArg::Bytes(&dims[1]),
+                    KernelArg::Bytes(&dims[2]),
+                    KernelArg::Local(bytes),
+                    KernelArg::Local(bytes),
+                ],
             )
             .unwrap();
             let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
@@ -410,7 +429,8 @@ fn atomics_and_barriers() {
         let k = ctx.load_kernel(&spirv, "histogram").unwrap();
         let bi = ctx.buffer_from_slice(&input, "in").unwrap();
         let mut bb = ctx.zeroed_buffer::<u32>(nbins as usize + 1, "bins").unwrap();
-        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bb), KernelArg::Local(4 * u64::from(nbins)), KernelArg::Bytes(&nbins.to_le_bytes())]).unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bb), KernelArg::Local(4 * u64::from(nbins)), KernelArg::Bytes(&nbins.to_le_bytes())])
+            .unwrap();
         let got: Vec<u32> = ctx.read_buffer(&mut bb).unwrap();
         assert_eq!(got, want, "{}", ctx.caps().name);
     }

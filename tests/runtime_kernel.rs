@@ -18,15 +18,11 @@ fn axpy_with_subgroup_reduction_matches_cpu() {
         let mut yb = ctx.buffer_from_slice(&y0, "y").unwrap();
         let mut sums = ctx.zeroed_buffer::<f32>(n as usize, "sums").unwrap();
         let mut info = ctx.zeroed_buffer::<u32>(1, "info").unwrap();
-        let pipeline = ctx
-            .create_pipeline(&PipelineDesc { spirv: &spirv, bindings: 4, push_constant_bytes: 8, label: "axpy", ..Default::default() })
-            .unwrap();
+        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &spirv, bindings: 4, push_constant_bytes: 8, label: "axpy", ..Default::default() }).unwrap();
         let mut push = Vec::new();
         push.extend_from_slice(&n.to_le_bytes());
         push.extend_from_slice(&alpha.to_le_bytes());
-        let stats = ctx
-            .run(&[Dispatch { pipeline: &pipeline, buffers: &[&xb, &yb, &sums, &info], push_constants: &push, groups: [n.div_ceil(64), 1, 1] }])
-            .unwrap();
+        let stats = ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&xb, &yb, &sums, &info], push_constants: &push, groups: [n.div_ceil(64), 1, 1] }]).unwrap();
         assert!(stats.wall_time.as_nanos() > 0);
         let y: Vec<f32> = ctx.read_buffer(&mut yb).unwrap();
         let expected: Vec<f32> = x.iter().zip(&y0).map(|(x, y)| alpha * x + y).collect();

@@ -99,13 +99,7 @@ impl Context {
             MemoryKind::Upload => MemoryLocation::CpuToGpu,
             MemoryKind::Readback => MemoryLocation::GpuToCpu,
         };
-        let allocation = shared.allocator().allocate(&AllocationCreateDesc {
-            name,
-            requirements,
-            location,
-            linear: true,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        });
+        let allocation = shared.allocator().allocate(&AllocationCreateDesc { name, requirements, location, linear: true, allocation_scheme: AllocationScheme::GpuAllocatorManaged });
         let allocation = match allocation {
             Ok(a) => a,
             Err(e) => {
@@ -152,11 +146,7 @@ impl Context {
     pub fn read_buffer<T: bytemuck::Pod>(&self, buffer: &mut Buffer) -> Result<Vec<T>> {
         let elem = std::mem::size_of::<T>() as u64;
         if elem == 0 || !buffer.size.is_multiple_of(elem) {
-            return Err(Error::SizeMismatch {
-                what: format!("buffer read as {}", std::any::type_name::<T>()),
-                expected: buffer.size.div_ceil(elem.max(1)) * elem,
-                given: buffer.size,
-            });
+            return Err(Error::SizeMismatch { what: format!("buffer read as {}", std::any::type_name::<T>()), expected: buffer.size.div_ceil(elem.max(1)) * elem, given: buffer.size });
         }
         let mut out = vec![T::zeroed(); (buffer.size / elem) as usize];
         if buffer.kind != MemoryKind::DeviceLocal {

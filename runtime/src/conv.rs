@@ -68,12 +68,7 @@ pub(crate) fn subgroup_ops(flags: vk::SubgroupFeatureFlags) -> Vec<SubgroupOp> {
 }
 
 pub(crate) fn version_string(v: u32) -> String {
-    format!(
-        "{}.{}.{}",
-        vk::api_version_major(v),
-        vk::api_version_minor(v),
-        vk::api_version_patch(v)
-    )
+    format!("{}.{}.{}", vk::api_version_major(v), vk::api_version_minor(v), vk::api_version_patch(v))
 }
 
 /// Driver version as the vendor spells it (NVIDIA packs 10.8.8.6 bits).

@@ -112,12 +112,7 @@ impl Context {
         let device = &shared.raw;
         for d in dispatches {
             if d.buffers.len() != d.pipeline.bindings as usize {
-                return Err(Error::InvalidArgument(format!(
-                    "pipeline `{}` has {} buffer bindings, the dispatch gives {} buffers",
-                    d.pipeline.label,
-                    d.pipeline.bindings,
-                    d.buffers.len()
-                )));
+                return Err(Error::InvalidArgument(format!("pipeline `{}` has {} buffer bindings, the dispatch gives {} buffers", d.pipeline.label, d.pipeline.bindings, d.buffers.len())));
             }
             if d.push_constants.len() != d.pipeline.push_constant_bytes as usize {
                 return Err(Error::SizeMismatch {
@@ -148,18 +143,11 @@ impl Context {
                 let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts);
                 // SAFETY: the pool was sized for every dispatch's bindings.
                 let set = unsafe { device.allocate_descriptor_sets(&alloc) }.map_err(Error::vk("vkAllocateDescriptorSets"))?[0];
-                let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
-                    d.buffers.iter().map(|b| [vk::DescriptorBufferInfo { buffer: b.raw, offset: 0, range: vk::WHOLE_SIZE }]).collect();
+                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = d.buffers.iter().map(|b| [vk::DescriptorBufferInfo { buffer: b.raw, offset: 0, range: vk::WHOLE_SIZE }]).collect();
                 let writes: Vec<_> = infos
                     .iter()
                     .enumerate()
-                    .map(|(i, info)| {
-                        vk::WriteDescriptorSet::default()
-                            .dst_set(set)
-                            .dst_binding(i as u32)
-                            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                            .buffer_info(info)
-                    })
+                    .map(|(i, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(i as u32).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).buffer_info(info))
                     .collect();
                 // SAFETY: the set and buffers are valid; `infos` outlives the call.
                 unsafe { device.update_descriptor_sets(&writes, &[]) };

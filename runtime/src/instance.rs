@@ -17,9 +17,7 @@ pub struct InstanceOptions {
 
 impl Default for InstanceOptions {
     fn default() -> Self {
-        let validation = std::env::var("MATBRIDGE_VALIDATION")
-            .map(|v| !v.is_empty() && v != "0")
-            .unwrap_or(false);
+        let validation = std::env::var("MATBRIDGE_VALIDATION").map(|v| !v.is_empty() && v != "0").unwrap_or(false);
         InstanceOptions { validation }
     }
 }
@@ -61,9 +59,7 @@ unsafe extern "system" fn debug_callback(
     data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
     user: *mut c_void,
 ) -> vk::Bool32 {
-    let important = severity.intersects(
-        vk::DebugUtilsMessageSeverityFlagsEXT::ERROR | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
-    );
+    let important = severity.intersects(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING);
     if !important || data.is_null() || user.is_null() {
         return vk::FALSE;
     }
@@ -71,11 +67,7 @@ unsafe extern "system" fn debug_callback(
     // `user` is the `MessageSink` this instance owns, alive until the messenger is destroyed.
     let (message, sink) = unsafe {
         let data = &*data;
-        let message = if data.p_message.is_null() {
-            String::from("(no message)")
-        } else {
-            CStr::from_ptr(data.p_message).to_string_lossy().into_owned()
-        };
+        let message = if data.p_message.is_null() { String::from("(no message)") } else { CStr::from_ptr(data.p_message).to_string_lossy().into_owned() };
         (message, &*(user as *const MessageSink))
     };
     let line = format!("[{severity:?} {kind:?}] {message}");
@@ -97,11 +89,8 @@ impl Instance {
         // well-behaved shared object and the returned entry keeps it loaded while in use.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| Error::NoLoader(e.to_string()))?;
         // SAFETY: entry is a valid loaded entry.
-        let layers = unsafe { entry.enumerate_instance_layer_properties() }
-            .map_err(Error::vk("vkEnumerateInstanceLayerProperties"))?;
-        let has_layer = layers
-            .iter()
-            .any(|l| l.layer_name_as_c_str().ok() == Some(VALIDATION_LAYER));
+        let layers = unsafe { entry.enumerate_instance_layer_properties() }.map_err(Error::vk("vkEnumerateInstanceLayerProperties"))?;
+        let has_layer = layers.iter().any(|l| l.layer_name_as_c_str().ok() == Some(VALIDATION_LAYER));
         let validation = options.validation && has_layer;
         if options.validation && !has_layer {
             log::warn!("MATBRIDGE_VALIDATION is set but VK_LAYER_KHRONOS_validation is not installed");
@@ -111,26 +100,14 @@ impl Instance {
         if validation {
             ext_ptrs.push(ash::ext::debug_utils::NAME.as_ptr());
         }
-        let app = vk::ApplicationInfo::default()
-            .application_name(c"matbridge")
-            .engine_name(c"matbridge")
-            .api_version(vk::API_VERSION_1_3);
+        let app = vk::ApplicationInfo::default().application_name(c"matbridge").engine_name(c"matbridge").api_version(vk::API_VERSION_1_3);
         let sink: *mut MessageSink = Box::into_raw(Box::new(Mutex::new(Vec::new())));
         let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
-            .message_severity(
-                vk::DebugUtilsMessageSeverityFlagsEXT::ERROR | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
-            )
-            .message_type(
-                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-            )
+            .message_severity(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING)
+            .message_type(vk::DebugUtilsMessageTypeFlagsEXT::GENERAL | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE)
             .pfn_user_callback(Some(debug_callback))
             .user_data(sink as *mut c_void);
-        let mut info = vk::InstanceCreateInfo::default()
-            .application_info(&app)
-            .enabled_layer_names(&layer_ptrs)
-            .enabled_extension_names(&ext_ptrs);
+        let mut info = vk::InstanceCreateInfo::default().application_info(&app).enabled_layer_names(&layer_ptrs).enabled_extension_names(&ext_ptrs);
         if validation {
             info = info.push_next(&mut messenger_info);
         }

@@ -26,11 +26,8 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
         .ok_or_else(|| mismatch(format!("the module has no GLCompute entry point named `{}`", desc.entry_point)))?;
     // Before SPIR-V 1.4 the entry point lists only Input/Output variables: take the ones any
     // function refers to (a superset of the entry point's static use).
-    let interface: HashSet<Word> = if module.version() >= (1, 4) {
-        entry.operands.iter().skip(3).filter_map(Operand::id).collect()
-    } else {
-        module.functions.iter().flat_map(|f| f.insts()).flat_map(Inst::used_ids).collect()
-    };
+    let interface: HashSet<Word> =
+        if module.version() >= (1, 4) { entry.operands.iter().skip(3).filter_map(Operand::id).collect() } else { module.functions.iter().flat_map(|f| f.insts()).flat_map(Inst::used_ids).collect() };
 
     let mut decorations: HashMap<(Word, Word), Word> = HashMap::new();
     for d in module.annotations.iter().filter(|i| i.is(Op::Decorate)) {
@@ -85,11 +82,7 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
             _ => false,
         };
         if !ok {
-            return Err(mismatch(format!(
-                "specialization constant {} (word offset {}) is not a bool or 32-bit scalar, and is given 4 bytes",
-                s.id,
-                constant.at()
-            )));
+            return Err(mismatch(format!("specialization constant {} (word offset {}) is not a bool or 32-bit scalar, and is given 4 bytes", s.id, constant.at())));
         }
     }
     Ok(())

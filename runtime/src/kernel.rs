@@ -155,7 +155,11 @@ impl Context {
                     let natural = (bits / 8 * components.max(&1)) as usize;
                     let slot = *bytes as usize;
                     if v.len() != natural && v.len() != slot {
-                        return Err(Error::SizeMismatch { what: format!("argument {k} of `{name}` ({components} x {} {bits}-bit)", scalar_name(*scalar)), expected: natural as u64, given: v.len() as u64 });
+                        return Err(Error::SizeMismatch {
+                            what: format!("argument {k} of `{name}` ({components} x {} {bits}-bit)", scalar_name(*scalar)),
+                            expected: natural as u64,
+                            given: v.len() as u64,
+                        });
                     }
                     // A 64-bit integer the device holds in 32 bits (no shaderInt64): the value
                     // must fit, sign- or zero-extended.
@@ -236,10 +240,7 @@ impl Context {
         }
         let total = u64::from(local[0]) * u64::from(local[1]) * u64::from(local[2]);
         if local.contains(&0) || (0..3).any(|d| local[d] > limits.max_workgroup_size[d]) || total > u64::from(limits.max_workgroup_invocations) {
-            return Err(bad(format!(
-                "kernel `{name}`: local size {local:?} does not fit the device (at most {:?} and {} work-items)",
-                limits.max_workgroup_size, limits.max_workgroup_invocations
-            )));
+            return Err(bad(format!("kernel `{name}`: local size {local:?} does not fit the device (at most {:?} and {} work-items)", limits.max_workgroup_size, limits.max_workgroup_invocations)));
         }
         Ok(local)
     }

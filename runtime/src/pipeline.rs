@@ -47,16 +47,7 @@ pub struct PipelineDesc<'a> {
 
 impl Default for PipelineDesc<'_> {
     fn default() -> Self {
-        PipelineDesc {
-            spirv: &[],
-            entry_point: "main",
-            bindings: 0,
-            push_constant_bytes: 0,
-            spec_constants: &[],
-            required_subgroup_size: None,
-            label: "pipeline",
-            trusted: false,
-        }
+        PipelineDesc { spirv: &[], entry_point: "main", bindings: 0, push_constant_bytes: 0, spec_constants: &[], required_subgroup_size: None, label: "pipeline", trusted: false }
     }
 }
 
@@ -188,10 +179,7 @@ impl Context {
         }
         crate::interface::check(&module, desc)?;
         if desc.push_constant_bytes > shared.caps.limits.max_push_constants_size || !desc.push_constant_bytes.is_multiple_of(4) {
-            return Err(Error::InvalidArgument(format!(
-                "push constants of {} bytes (device limit {}, must be a multiple of 4)",
-                desc.push_constant_bytes, shared.caps.limits.max_push_constants_size
-            )));
+            return Err(Error::InvalidArgument(format!("push constants of {} bytes (device limit {}, must be a multiple of 4)", desc.push_constant_bytes, shared.caps.limits.max_push_constants_size)));
         }
         if let Some(size) = desc.required_subgroup_size {
             if !shared.enabled.subgroup_size_control || size < shared.caps.min_subgroup_size || size > shared.caps.max_subgroup_size {
@@ -214,13 +202,7 @@ impl Context {
         let device = &shared.raw;
 
         let bindings: Vec<_> = (0..desc.bindings)
-            .map(|i| {
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(i)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .descriptor_count(1)
-                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            })
+            .map(|i| vk::DescriptorSetLayoutBinding::default().binding(i).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE))
             .collect();
         // Objects created so far, destroyed on any later failure.
         struct Partial<'d> {
@@ -241,11 +223,10 @@ impl Context {
         }
         let mut partial = Partial { device, module: vk::ShaderModule::null(), set_layout: vk::DescriptorSetLayout::null(), layout: vk::PipelineLayout::null() };
         // SAFETY: valid device; the code slice outlives the call.
-        partial.module = unsafe { device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(desc.spirv), None) }
-            .map_err(Error::vk("vkCreateShaderModule"))?;
+        partial.module = unsafe { device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(desc.spirv), None) }.map_err(Error::vk("vkCreateShaderModule"))?;
         // SAFETY: valid device and bindings.
-        partial.set_layout = unsafe { device.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings), None) }
-            .map_err(Error::vk("vkCreateDescriptorSetLayout"))?;
+        partial.set_layout =
+            unsafe { device.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings), None) }.map_err(Error::vk("vkCreateDescriptorSetLayout"))?;
         let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).size(desc.push_constant_bytes)];
         let set_layouts = [partial.set_layout];
         let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
@@ -255,20 +236,11 @@ impl Context {
         // SAFETY: valid device, set layout created above.
         partial.layout = unsafe { device.create_pipeline_layout(&layout_info, None) }.map_err(Error::vk("vkCreatePipelineLayout"))?;
 
-        let map: Vec<_> = desc
-            .spec_constants
-            .iter()
-            .enumerate()
-            .map(|(i, s)| vk::SpecializationMapEntry { constant_id: s.id, offset: (i * 4) as u32, size: 4 })
-            .collect();
+        let map: Vec<_> = desc.spec_constants.iter().enumerate().map(|(i, s)| vk::SpecializationMapEntry { constant_id: s.id, offset: (i * 4) as u32, size: 4 }).collect();
         let data: Vec<u32> = desc.spec_constants.iter().map(|s| s.value).collect();
         let spec = vk::SpecializationInfo::default().map_entries(&map).data(bytemuck::cast_slice(&data));
         let mut subgroup = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default();
-        let mut stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(partial.module)
-            .name(&entry)
-            .specialization_info(&spec);
+        let mut stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(partial.module).name(&entry).specialization_info(&spec);
         if let Some(size) = desc.required_subgroup_size {
             subgroup.required_subgroup_size = size;
             stage = stage.push_next(&mut subgroup).flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);

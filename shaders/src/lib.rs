@@ -7,9 +7,7 @@ include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 
 /// The SPIR-V words of kernel `name`, or `None` when no kernel has that name.
 pub fn spirv(name: &str) -> Option<Vec<u32>> {
-    KERNELS.iter().find(|(n, _)| *n == name).map(|(_, bytes)| {
-        bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
-    })
+    KERNELS.iter().find(|(n, _)| *n == name).map(|(_, bytes)| bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 
 /// Names of all kernels.

@@ -282,7 +282,13 @@ impl Matbridge {
                 let got = read_buffer(g, bc, c_dtype, c_len)?;
                 let report = check(desc, &ha, &hb, &c_before, &got, VERIFY_SEED)?;
                 if !report.pass {
-                    log::warn!("{desc:?} on {}: {} differs from the CPU reference beyond the tolerance (max abs error {:.3e}, max rel error {:.3e})", g.ctx.caps().name, plan.path, report.max_abs_error, report.max_rel_error);
+                    log::warn!(
+                        "{desc:?} on {}: {} differs from the CPU reference beyond the tolerance (max abs error {:.3e}, max rel error {:.3e})",
+                        g.ctx.caps().name,
+                        plan.path,
+                        report.max_abs_error,
+                        report.max_rel_error
+                    );
                 }
                 Ok(MatmulRun { path: plan.path.clone(), seconds: seconds / iters as f64, check: Some(report) })
             }

@@ -411,12 +411,7 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
     let k = layout.padded_k.unwrap_or(desc.k);
     let edges = layout.padded_k.is_none() && !(desc.m.is_multiple_of(config.bm as usize) && desc.n.is_multiple_of(config.bn as usize) && desc.k.is_multiple_of(config.bk as usize));
     let key = format!("{kernel}_a{}_b{}_o{mode_code}_e{}{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor), u8::from(edges), retyped);
-    let spec = [
-        SpecConstant::u32(0, layout.a_cm.into()),
-        SpecConstant::u32(1, layout.b_colmajor.into()),
-        SpecConstant::u32(2, mode_code),
-        SpecConstant::u32(3, edges.into()),
-    ];
+    let spec = [SpecConstant::u32(0, layout.a_cm.into()), SpecConstant::u32(1, layout.b_colmajor.into()), SpecConstant::u32(2, mode_code), SpecConstant::u32(3, edges.into())];
     let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
     let scratch_out = mode == OutMode::Words && matches!(desc.out, DType::F16 | DType::Bf16);
     let params = CoopParams {

@@ -350,14 +350,7 @@ impl Gpu {
     pub(crate) fn push_pack(&self, plan: &mut Plan, desc: &MatmulDesc, r: &Resolved, scratch: Slot) -> Result<()> {
         let pack = self.pipeline(&format!("pack_{}", desc.out.name()), 3)?;
         let words = u32s(r.c.len.div_ceil(2), "C words")?;
-        let params = PackParams {
-            m: desc.m as u32,
-            n: desc.n as u32,
-            batch: desc.batch as u32,
-            words,
-            c: [r.c.row as u32, r.c.col as u32, r.c.batch.max(1) as u32],
-            beta: desc.beta,
-        };
+        let params = PackParams { m: desc.m as u32, n: desc.n as u32, batch: desc.batch as u32, words, c: [r.c.row as u32, r.c.col as u32, r.c.batch.max(1) as u32], beta: desc.beta };
         let groups = words.div_ceil(64);
         let params = plan.own(self.params_buffer(bytemuck::bytes_of(&params))?);
         plan.step(pack, vec![scratch, Slot::C, params], [groups.min(65535), groups.div_ceil(65535), 1]);
@@ -375,12 +368,7 @@ impl Gpu {
             }
         };
         let bound: Vec<Vec<&Buffer>> = plan.steps.iter().map(|(_, slots, _)| slots.iter().map(resolve).collect()).collect();
-        let dispatches: Vec<Dispatch<'_>> = plan
-            .steps
-            .iter()
-            .zip(&bound)
-            .map(|((p, _, groups), bufs)| Dispatch { pipeline: p, buffers: bufs, push_constants: &[], groups: *groups })
-            .collect();
+        let dispatches: Vec<Dispatch<'_>> = plan.steps.iter().zip(&bound).map(|((p, _, groups), bufs)| Dispatch { pipeline: p, buffers: bufs, push_constants: &[], groups: *groups }).collect();
         let stats = self.ctx.run_repeated(&dispatches, iters.max(1))?;
         let t = stats.gpu_time.unwrap_or(stats.wall_time);
         Ok(t.as_secs_f64() / iters.max(1) as f64)

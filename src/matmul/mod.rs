@@ -263,11 +263,7 @@ impl MatmulDesc {
         if self.m.max(self.n).max(self.k).max(self.batch) > u32::MAX as usize / 2 {
             return Err(Error::Invalid("dimensions must fit in 31 bits".into()));
         }
-        let r = Resolved {
-            a: self.a.strides("A", self.m, self.k, self.batch)?,
-            b: self.b.strides("B", self.k, self.n, self.batch)?,
-            c: self.c.strides("C", self.m, self.n, self.batch)?,
-        };
+        let r = Resolved { a: self.a.strides("A", self.m, self.k, self.batch)?, b: self.b.strides("B", self.k, self.n, self.batch)?, c: self.c.strides("C", self.m, self.n, self.batch)? };
         if self.batch > 1 && r.c.batch < r.c.len.min(self.c.strides("C", self.m, self.n, 1)?.len) {
             return Err(Error::Invalid(format!("C's batch stride {} makes batches overlap", r.c.batch)));
         }

@@ -21,14 +21,8 @@ pub struct Tuner {
 impl Tuner {
     /// Loads the cache file (a missing or unreadable file is an empty cache).
     pub fn load() -> Tuner {
-        let path = std::env::var_os("MATBRIDGE_TUNING_FILE")
-            .map(PathBuf::from)
-            .or_else(|| dirs::cache_dir().map(|d| d.join("matbridge").join("tuning.json")));
-        let choices = path
-            .as_ref()
-            .and_then(|p| std::fs::read_to_string(p).ok())
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default();
+        let path = std::env::var_os("MATBRIDGE_TUNING_FILE").map(PathBuf::from).or_else(|| dirs::cache_dir().map(|d| d.join("matbridge").join("tuning.json")));
+        let choices = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()).and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default();
         Tuner { path, choices: Mutex::new(choices) }
     }
 

@@ -142,9 +142,13 @@ impl KernelAbi {
                 .ok_or_else(|| not_kernel(format!("no workgroup array has the length of argument {k}")))?;
             // Only the arrays this entry point uses are its arguments.
             let array = module.globals().iter().find(|t| t.is(Op::TypeArray) && t.operands.get(1) == Some(&Operand::Id(id))).and_then(|t| t.result_id).unwrap_or(0);
-            let used = module.globals().iter().filter(|g| g.is(Op::Variable)).filter(|g| g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok()) == Some(array)).filter_map(|g| g.result_id).any(|var| {
-                module.functions.iter().find(|f| f.id() == function).is_some_and(|f| f.insts().any(|i| i.used_ids().any(|u| u == var)))
-            });
+            let used = module
+                .globals()
+                .iter()
+                .filter(|g| g.is(Op::Variable))
+                .filter(|g| g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok()) == Some(array))
+                .filter_map(|g| g.result_id)
+                .any(|var| module.functions.iter().find(|f| f.id() == function).is_some_and(|f| f.insts().any(|i| i.used_ids().any(|u| u == var))));
             if !used {
                 continue;
             }

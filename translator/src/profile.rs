@@ -152,19 +152,7 @@ pub struct CoopMatShape {
 
 impl fmt::Display for CoopMatShape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}x{}x{} {}*{}+{}->{}{} ({})",
-            self.m,
-            self.n,
-            self.k,
-            self.a,
-            self.b,
-            self.c,
-            self.result,
-            if self.saturating { " sat" } else { "" },
-            self.scope
-        )
+        write!(f, "{}x{}x{} {}*{}+{}->{}{} ({})", self.m, self.n, self.k, self.a, self.b, self.c, self.result, if self.saturating { " sat" } else { "" }, self.scope)
     }
 }
 
@@ -344,19 +332,8 @@ impl DeviceCaps {
 
     /// The listed cooperative-matrix row matching a use of `m x n x k` with these types, if any.
     #[allow(clippy::too_many_arguments)] // a shape and its four component types, as the spec lists them
-    pub fn find_coop_shape(
-        &self,
-        m: u32,
-        n: u32,
-        k: u32,
-        a: ComponentType,
-        b: ComponentType,
-        c: ComponentType,
-        result: ComponentType,
-    ) -> Option<&CoopMatShape> {
-        self.cooperative_matrix.iter().find(|s| {
-            s.m == m && s.n == n && s.k == k && s.a == a && s.b == b && s.c == c && s.result == result
-        })
+    pub fn find_coop_shape(&self, m: u32, n: u32, k: u32, a: ComponentType, b: ComponentType, c: ComponentType, result: ComponentType) -> Option<&CoopMatShape> {
+        self.cooperative_matrix.iter().find(|s| s.m == m && s.n == n && s.k == k && s.a == a && s.b == b && s.c == c && s.result == result)
     }
 
     /// A built-in profile by name (see [`BUILTIN_PROFILES`]), from `shared/notes/devices.md`.
@@ -384,15 +361,7 @@ impl DeviceCaps {
             min_subgroup_size: subgroup,
             max_subgroup_size: subgroup,
             subgroup_size_control: true,
-            subgroup_operations: vec![
-                SubgroupOp::Basic,
-                SubgroupOp::Vote,
-                SubgroupOp::Arithmetic,
-                SubgroupOp::Ballot,
-                SubgroupOp::Shuffle,
-                SubgroupOp::ShuffleRelative,
-                SubgroupOp::Quad,
-            ],
+            subgroup_operations: vec![SubgroupOp::Basic, SubgroupOp::Vote, SubgroupOp::Arithmetic, SubgroupOp::Ballot, SubgroupOp::Shuffle, SubgroupOp::ShuffleRelative, SubgroupOp::Quad],
             shader_float16: false,
             shader_int8: false,
             shader_int16: false,
@@ -492,17 +461,7 @@ impl DeviceCaps {
             max_storage_buffer_range: u32::MAX,
             timestamp_period_ns: 1.0,
         };
-        let row = |m, n, k, ab, cr| CoopMatShape {
-            m,
-            n,
-            k,
-            a: ab,
-            b: ab,
-            c: cr,
-            result: cr,
-            saturating: false,
-            scope: MatrixScope::Subgroup,
-        };
+        let row = |m, n, k, ab, cr| CoopMatShape { m, n, k, a: ab, b: ab, c: cr, result: cr, saturating: false, scope: MatrixScope::Subgroup };
         caps.cooperative_matrix = vec![
             row(16, 16, 16, F16, F16),
             row(16, 8, 16, F16, F16),
@@ -526,11 +485,7 @@ impl DeviceCaps {
         match value {
             serde_json::Value::Array(items) => {
                 let i = index.unwrap_or(0);
-                let item = items.into_iter().nth(i).ok_or_else(|| {
-                    <serde_json::Error as serde::de::Error>::custom(format!(
-                        "the JSON array has no device at position {i}"
-                    ))
-                })?;
+                let item = items.into_iter().nth(i).ok_or_else(|| <serde_json::Error as serde::de::Error>::custom(format!("the JSON array has no device at position {i}")))?;
                 serde_json::from_value(item)
             }
             other => serde_json::from_value(other),

@@ -12,10 +12,7 @@ fn cmeel_prefix() -> Option<PathBuf> {
     static PREFIX: OnceLock<Option<PathBuf>> = OnceLock::new();
     PREFIX
         .get_or_init(|| {
-            let out = Command::new("python3")
-                .args(["-c", "import sysconfig;print(sysconfig.get_paths()['purelib'])"])
-                .output()
-                .ok()?;
+            let out = Command::new("python3").args(["-c", "import sysconfig;print(sysconfig.get_paths()['purelib'])"]).output().ok()?;
             let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("cmeel.prefix");
             p.join("bin").exists().then_some(p)
         })

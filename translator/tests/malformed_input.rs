@@ -6,13 +6,8 @@ use proptest::prelude::*;
 
 /// Real kernels: NV cooperative matrices (f16 and int8, the general and the wide GEMM, the
 /// throughput probe) and a plain subgroup GEMM.
-const MODULES: [&str; 5] = [
-    "coop_peak_f16_f32.spv",
-    "coop_peak_s8_s32.spv",
-    "coop_gemm_f16_f32_wide_128x128x32_w2x2.spv",
-    "coop_gemm_s8_s32_128x128x64_w4x4_n16_s2_p2_e.spv",
-    "sgemm_32x32x16_r1x1.spv",
-];
+const MODULES: [&str; 5] =
+    ["coop_peak_f16_f32.spv", "coop_peak_s8_s32.spv", "coop_gemm_f16_f32_wide_128x128x32_w2x2.spv", "coop_gemm_s8_s32_128x128x64_w4x4_n16_s2_p2_e.spv", "sgemm_32x32x16_r1x1.spv"];
 
 /// Snapshot-test inputs that reach the other rewrites (integer dot products, NV matrices in
 /// arrays and through spec-constant operations), assembled when SPIRV-Tools is installed.
@@ -101,8 +96,7 @@ fn damage() -> impl Strategy<Value = Damage> {
         (any::<usize>(), 0u32..300).prop_map(|(i, w)| Damage::Word(i, w)),
         (any::<usize>(), 0u16..12, any::<u16>()).prop_map(|(i, n, op)| Damage::Header(i, n, op)),
         // Opcodes the passes rewrite or read, with plausible and implausible word counts.
-        (any::<usize>(), 0u16..12, prop::sample::select(rewritten_opcodes()))
-            .prop_map(|(i, n, op)| Damage::Header(i, n, op)),
+        (any::<usize>(), 0u16..12, prop::sample::select(rewritten_opcodes())).prop_map(|(i, n, op)| Damage::Header(i, n, op)),
         any::<usize>().prop_map(Damage::Truncate),
         (any::<usize>(), 1usize..24).prop_map(|(i, n)| Damage::Repeat(i, n)),
         (any::<usize>(), 1usize..24).prop_map(|(i, n)| Damage::Drop(i, n)),

@@ -3,8 +3,8 @@
 
 use matbridge_translator::ir::grammar::legacy_joint_matrix;
 use matbridge_translator::ir::{Module, MAGIC};
-use spirv::{Capability, Op};
 use matbridge_translator::{tools, translate, DeviceCaps, Error};
+use spirv::{Capability, Op};
 
 fn tools_present() -> bool {
     let present = tools::find("spirv-as").is_some();

@@ -37,11 +37,8 @@ fn translated_snapshots_match_and_validate() {
             }
             let env = sidecar(&text, "assemble").unwrap_or("vulkan1.3");
             let input = tools::assemble(&text, env).unwrap_or_else(|e| panic!("{pass}/{case}: {e}"));
-            let requests: Vec<Request> = sidecar(&text, "requests")
-                .unwrap_or("")
-                .split_whitespace()
-                .map(|r| Request::from_name(r).unwrap_or_else(|| panic!("{pass}/{case}: unknown request {r}")))
-                .collect();
+            let requests: Vec<Request> =
+                sidecar(&text, "requests").unwrap_or("").split_whitespace().map(|r| Request::from_name(r).unwrap_or_else(|| panic!("{pass}/{case}: unknown request {r}"))).collect();
             for target in sidecar(&text, "targets").unwrap_or("lavapipe").split_whitespace() {
                 let caps = DeviceCaps::builtin(target).unwrap();
                 let (out, _report) = translate_with(&input, &caps, &requests).unwrap_or_else(|e| panic!("{pass}/{case} for {target}: {e}"));

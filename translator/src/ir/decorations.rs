@@ -12,9 +12,7 @@ impl Module {
 
     /// The parameters of `id`'s decoration `d`, if it has one.
     pub fn decoration(&self, id: Word, d: Decoration) -> Option<Vec<Word>> {
-        self.decorations_of(id)
-            .find(|a| a.word_opt(1) == Some(d as u32))
-            .map(|a| a.operands[2..].iter().filter_map(Operand::word).collect())
+        self.decorations_of(id).find(|a| a.word_opt(1) == Some(d as u32)).map(|a| a.operands[2..].iter().filter_map(Operand::word).collect())
     }
 
     /// Decorates `id` with `d` and literal `params` unless it already is.

@@ -310,13 +310,7 @@ impl Decoder<'_> {
             K::MemoryAccess => {
                 use spirv::MemoryAccess as M;
                 let mask = M::from_bits_retain(value);
-                for (bit, is_id) in [
-                    (M::ALIGNED, false),
-                    (M::MAKE_POINTER_AVAILABLE, true),
-                    (M::MAKE_POINTER_VISIBLE, true),
-                    (M::ALIAS_SCOPE_INTEL_MASK, true),
-                    (M::NO_ALIAS_INTEL_MASK, true),
-                ] {
+                for (bit, is_id) in [(M::ALIGNED, false), (M::MAKE_POINTER_AVAILABLE, true), (M::MAKE_POINTER_VISIBLE, true), (M::ALIAS_SCOPE_INTEL_MASK, true), (M::NO_ALIAS_INTEL_MASK, true)] {
                     if mask.contains(bit) && self.left() > 0 {
                         let w = self.take();
                         self.out.push(if is_id { Operand::Id(w) } else { Operand::Literal(w) });

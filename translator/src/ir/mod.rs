@@ -69,10 +69,7 @@ impl Function {
     }
 
     pub fn insts(&self) -> impl Iterator<Item = &Inst> {
-        std::iter::once(&self.def)
-            .chain(self.params.iter())
-            .chain(self.blocks.iter().flat_map(|b| std::iter::once(&b.label).chain(b.insts.iter())))
-            .chain(std::iter::once(&self.end))
+        std::iter::once(&self.def).chain(self.params.iter()).chain(self.blocks.iter().flat_map(|b| std::iter::once(&b.label).chain(b.insts.iter()))).chain(std::iter::once(&self.end))
     }
 
     pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
@@ -127,16 +124,7 @@ fn section_of(opcode: u32) -> usize {
         Some(Op::String | Op::Source | Op::SourceContinued | Op::SourceExtension) => 6,
         Some(Op::Name | Op::MemberName) => 7,
         Some(Op::ModuleProcessed) => 8,
-        Some(
-            Op::Decorate
-            | Op::MemberDecorate
-            | Op::DecorationGroup
-            | Op::GroupDecorate
-            | Op::GroupMemberDecorate
-            | Op::DecorateId
-            | Op::DecorateString
-            | Op::MemberDecorateString,
-        ) => 9,
+        Some(Op::Decorate | Op::MemberDecorate | Op::DecorationGroup | Op::GroupDecorate | Op::GroupMemberDecorate | Op::DecorateId | Op::DecorateString | Op::MemberDecorateString) => 9,
         _ => 10,
     }
 }
@@ -238,10 +226,7 @@ impl Module {
             let info = grammar::info(opcode);
             if let Some(info) = info {
                 if count - 1 < info.min_words {
-                    return Err(Error::Malformed {
-                        offset: i,
-                        message: format!("{} has {} operand words, the grammar requires at least {}", op_name(opcode), count - 1, info.min_words),
-                    });
+                    return Err(Error::Malformed { offset: i, message: format!("{} has {} operand words, the grammar requires at least {}", op_name(opcode), count - 1, info.min_words) });
                 }
             }
             let (result_type, result_id, operands) = grammar::decode(opcode, &words[i + 1..i + count], &cx);
@@ -297,9 +282,7 @@ impl Module {
                 }
                 (State::Parameters, _) => return Err(bad("before the function's first block")),
                 (State::BetweenBlocks, _) => return Err(bad("between blocks (a block must start with OpLabel)")),
-                (State::InBlock, Some(Op::Label | Op::Function | Op::FunctionEnd | Op::FunctionParameter)) => {
-                    return Err(bad("inside a block that has not been terminated"))
-                }
+                (State::InBlock, Some(Op::Label | Op::Function | Op::FunctionEnd | Op::FunctionParameter)) => return Err(bad("inside a block that has not been terminated")),
                 (State::InBlock, _) => {
                     if let Some(b) = function.as_mut().and_then(|f| f.blocks.last_mut()) {
                         b.insts.push(inst);

@@ -119,8 +119,7 @@ pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Err
         }
         // A dimension: a constant, or a specialization constant's default (what the pipeline
         // runs unless it specializes it; the runtime specializes before it checks).
-        let spec_defaults: std::collections::HashMap<Word, u32> =
-            module.globals().iter().filter(|g| g.is(Op::SpecConstant)).filter_map(|g| Some((g.result_id?, g.word_opt(0)?))).collect();
+        let spec_defaults: std::collections::HashMap<Word, u32> = module.globals().iter().filter(|g| g.is(Op::SpecConstant)).filter_map(|g| Some((g.result_id?, g.word_opt(0)?))).collect();
         let dimension = |id: Word| types.const_u32(id).or_else(|| spec_defaults.get(&id).copied());
         // Each MulAdd's shape and types: (component, rows, columns) of a matrix type.
         let mat = |ty: Word| -> Option<(Word, Option<u32>, Option<u32>)> {

@@ -56,7 +56,7 @@ use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::{component_type, first_unlisted, use_name};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
-use spirv::{BuiltIn, GlslStd450Op, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, MemoryAccess, Op, Scope, StorageClass, Word};
+use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, GlslStd450Op, MemoryAccess, Op, Scope, StorageClass, Word};
 use std::collections::HashMap;
 
 pub struct EmulateCooperativeMatrix;

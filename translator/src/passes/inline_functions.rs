@@ -82,7 +82,8 @@ fn find_call(f: &Function, bodies: &HashSet<Word>) -> Option<(usize, usize)> {
 /// calls the inlined body contains (their depth is one more than this call's).
 fn inline_call(module: &mut Module, f: usize, b: usize, i: usize, call: &Inst) -> Result<Vec<Word>> {
     let callee_id = call.id(0)?;
-    let callee = module.functions.iter().find(|g| g.id() == callee_id).cloned().ok_or_else(|| Error::Invalid { site: module.site(call), message: format!("calls %{callee_id}, which is not a function") })?;
+    let callee =
+        module.functions.iter().find(|g| g.id() == callee_id).cloned().ok_or_else(|| Error::Invalid { site: module.site(call), message: format!("calls %{callee_id}, which is not a function") })?;
     let args: Vec<Word> = call.operands.iter().skip(1).filter_map(Operand::id).collect();
     if args.len() != callee.params.iter().filter(|p| p.is(Op::FunctionParameter)).count() {
         return Err(Error::Invalid { site: module.site(call), message: format!("passes {} arguments to a function of {} parameters", args.len(), callee.params.len()) });

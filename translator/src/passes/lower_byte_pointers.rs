@@ -73,7 +73,11 @@ impl Pass for LowerBytePointers {
         for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())) {
             let accesses = matches!(inst.op(), Some(Op::Load | Op::Store)) || inst.op().is_some_and(|o| format!("{o:?}").starts_with("Atomic"));
             if accesses && inst.operands.first().and_then(Operand::id).is_some_and(is_byte_ptr) {
-                return Err(Error::Unsupported { site: module.site(inst), target: cx.target.name.clone(), missing: "8-bit integers (shaderInt8 and storageBuffer8BitAccess): the instruction reads or writes a byte".into() });
+                return Err(Error::Unsupported {
+                    site: module.site(inst),
+                    target: cx.target.name.clone(),
+                    missing: "8-bit integers (shaderInt8 and storageBuffer8BitAccess): the instruction reads or writes a byte".into(),
+                });
             }
         }
         let uint = module.type_int(32, false);
@@ -102,7 +106,10 @@ impl Pass for LowerBytePointers {
                             let (off_lo, off_hi) = match types.type_of(off).and_then(|t| types.int(t)) {
                                 Some((64, _)) => {
                                     let w = emit(Op::Bitcast, uvec2, vec![Operand::Id(off)], module);
-                                    (emit(Op::CompositeExtract, uint, vec![Operand::Id(w), Operand::Literal(0)], module), emit(Op::CompositeExtract, uint, vec![Operand::Id(w), Operand::Literal(1)], module))
+                                    (
+                                        emit(Op::CompositeExtract, uint, vec![Operand::Id(w), Operand::Literal(0)], module),
+                                        emit(Op::CompositeExtract, uint, vec![Operand::Id(w), Operand::Literal(1)], module),
+                                    )
                                 }
                                 Some((32, signed)) => {
                                     let o = if signed { emit(Op::Bitcast, uint, vec![Operand::Id(off)], module) } else { off };
@@ -147,9 +154,27 @@ impl Pass for LowerBytePointers {
                             out.push(Inst::new(Op::AccessChain, Some(leaf_ptr), Some(chain), ops).from_origin(inst.origin));
                             out.push(Inst::new(Op::Bitcast, inst.result_type, inst.result_id, vec![Operand::Id(chain)]).from_origin(inst.origin));
                         }
-                        Some(Op::Bitcast | Op::Phi | Op::Select | Op::CopyObject | Op::Load | Op::AccessChain | Op::Undef | Op::CompositeExtract | Op::CompositeConstruct | Op::CompositeInsert | Op::Store | Op::IEqual | Op::INotEqual) => out.push(inst),
+                        Some(
+                            Op::Bitcast
+                            | Op::Phi
+                            | Op::Select
+                            | Op::CopyObject
+                            | Op::Load
+                            | Op::AccessChain
+                            | Op::Undef
+                            | Op::CompositeExtract
+                            | Op::CompositeConstruct
+                            | Op::CompositeInsert
+                            | Op::Store
+                            | Op::IEqual
+                            | Op::INotEqual,
+                        ) => out.push(inst),
                         _ if result_byte || inst.operands.iter().filter_map(Operand::id).any(is_byte_ptr) => {
-                            return Err(Error::Unsupported { site: module.site(&inst), target: cx.target.name.clone(), missing: "8-bit integers: the instruction uses a byte pointer in a way that has no lowering to addresses".into() });
+                            return Err(Error::Unsupported {
+                                site: module.site(&inst),
+                                target: cx.target.name.clone(),
+                                missing: "8-bit integers: the instruction uses a byte pointer in a way that has no lowering to addresses".into(),
+                            });
                         }
                         _ => out.push(inst),
                     }

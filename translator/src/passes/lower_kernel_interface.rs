@@ -59,13 +59,8 @@ impl Pass for LowerKernelInterface {
         if !module.has_capability(Capability::Kernel) {
             return Ok(outcome);
         }
-        let kernels: Vec<(usize, Word, String)> = module
-            .entry_points
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.word_opt(0) == Some(ExecutionModel::Kernel as u32))
-            .filter_map(|(i, e)| Some((i, e.id(1).ok()?, e.string(2)?)))
-            .collect();
+        let kernels: Vec<(usize, Word, String)> =
+            module.entry_points.iter().enumerate().filter(|(_, e)| e.word_opt(0) == Some(ExecutionModel::Kernel as u32)).filter_map(|(i, e)| Some((i, e.id(1).ok()?, e.string(2)?))).collect();
         if kernels.is_empty() {
             let site = module.capabilities.iter().find(|c| c.word_opt(0) == Some(Capability::Kernel as u32)).map(|c| module.site(c));
             return Err(Error::Invalid { site: site.unwrap_or_default(), message: "the module declares Kernel but has no kernel entry point (a library module cannot be launched)".into() });
@@ -284,7 +279,13 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
                 let bits = size_align(&types, scalar).map_or(32, |s| s.0 * 8);
                 if bits < 32 && scalar == ty {
                     // Narrow scalars travel as a 32-bit word.
-                    let kind = if types.float(ty).is_some() { 'f' } else if types.int(ty).is_some_and(|i| i.1) { 'i' } else { 'u' };
+                    let kind = if types.float(ty).is_some() {
+                        'f'
+                    } else if types.int(ty).is_some_and(|i| i.1) {
+                        'i'
+                    } else {
+                        'u'
+                    };
                     offset = offset.next_multiple_of(4);
                     members.push((uint, offset, format!("arg{k}.{kind}{bits}")));
                     lowered.push(Lowered::Member { member: members.len() as u32 - 1, narrow: Some((ty, kind == 'f')) });
@@ -516,7 +517,8 @@ fn finish_module(module: &mut Module, builtins: &HashMap<Word, BuiltIn>) {
     for m in &mut module.memory_model {
         m.operands = vec![Operand::Enum(OperandKind::AddressingModel, AddressingModel::PhysicalStorageBuffer64 as u32), Operand::Enum(OperandKind::MemoryModel, MemoryModel::GLSL450 as u32)];
     }
-    let kernel_only = [Capability::Kernel, Capability::Addresses, Capability::Linkage, Capability::GenericPointer, Capability::Float16Buffer, Capability::Vector16, Capability::DeviceEnqueue, Capability::Pipes];
+    let kernel_only =
+        [Capability::Kernel, Capability::Addresses, Capability::Linkage, Capability::GenericPointer, Capability::Float16Buffer, Capability::Vector16, Capability::DeviceEnqueue, Capability::Pipes];
     module.capabilities.retain(|c| !kernel_only.iter().any(|k| c.word_opt(0) == Some(*k as u32)));
     if !module.has_capability(Capability::Shader) {
         module.capabilities.insert(0, Inst::new(Op::Capability, None, None, vec![Operand::Enum(OperandKind::Capability, Capability::Shader as u32)]));

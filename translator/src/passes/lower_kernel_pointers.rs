@@ -93,7 +93,10 @@ fn lower_generic_casts(module: &mut Module, outcome: &mut Outcome) -> Result<()>
         }
     }
     if let Some(inst) = errors {
-        return Err(Error::Invalid { site: module.site(&inst), message: "casts a pointer into local or private memory to or from the generic address space (generic pointers are lowered only for global memory)".into() });
+        return Err(Error::Invalid {
+            site: module.site(&inst),
+            message: "casts a pointer into local or private memory to or from the generic address space (generic pointers are lowered only for global memory)".into(),
+        });
     }
     Ok(())
 }
@@ -220,9 +223,15 @@ fn lay_out(module: &mut Module, types: &Types, ty: Word, done: &mut HashSet<Word
             for (m, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
                 let Some((s, a)) = size_align(types, member) else { return };
                 offset = offset.next_multiple_of(a);
-                let has = module.annotations.iter().any(|x| x.is(Op::MemberDecorate) && x.word_opt(0) == Some(ty) && x.word_opt(1) == Some(m as u32) && x.word_opt(2) == Some(Decoration::Offset as u32));
+                let has =
+                    module.annotations.iter().any(|x| x.is(Op::MemberDecorate) && x.word_opt(0) == Some(ty) && x.word_opt(1) == Some(m as u32) && x.word_opt(2) == Some(Decoration::Offset as u32));
                 if !has {
-                    module.annotations.push(Inst::new(Op::MemberDecorate, None, None, vec![Operand::Id(ty), Operand::Literal(m as u32), Operand::decoration(Decoration::Offset), Operand::Literal(offset)]));
+                    module.annotations.push(Inst::new(
+                        Op::MemberDecorate,
+                        None,
+                        None,
+                        vec![Operand::Id(ty), Operand::Literal(m as u32), Operand::decoration(Decoration::Offset), Operand::Literal(offset)],
+                    ));
                 }
                 offset += s;
                 lay_out(module, types, member, done);
@@ -295,7 +304,10 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
         }
         // Pointers to pointers stay as they are (and fail later if used).
         let Some((leaf, _)) = leaves(&types, pointee) else {
-            return Err(Error::Invalid { site: module.site(v), message: "a variable of local or private memory that is not an array of numbers is used through pointers (structs there are not lowered yet)".into() });
+            return Err(Error::Invalid {
+                site: module.site(v),
+                message: "a variable of local or private memory that is not an array of numbers is used through pointers (structs there are not lowered yet)".into(),
+            });
         };
         roots.insert(id, Root { leaf, class });
     }
@@ -332,7 +344,8 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     let mut flat_init: HashMap<Word, Word> = HashMap::new();
     for (var, init) in initializers {
         let mut parts = Vec::new();
-        flatten_constant(module, &types, init, &mut parts).ok_or_else(|| Error::Invalid { site: Box::default(), message: format!("the initializer %{init} of variable %{var} cannot be flattened") })?;
+        flatten_constant(module, &types, init, &mut parts)
+            .ok_or_else(|| Error::Invalid { site: Box::default(), message: format!("the initializer %{init} of variable %{var} cannot be flattened") })?;
         let leaf = roots[&var].leaf;
         let n = module.constant_u32(parts.len() as u32);
         let array = module.type_array(leaf, n);
@@ -373,7 +386,8 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
             let pointee = var.and_then(|v| pointer_class(&types, v.result_type.unwrap_or(0))).map_or(0, |p| p.1);
             derived.insert(*id, Derived { root: *id, index: zero, pointee });
         }
-        let derives = |op: Option<Op>| matches!(op, Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::Bitcast | Op::CopyObject | Op::Phi | Op::Select));
+        let derives =
+            |op: Option<Op>| matches!(op, Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::Bitcast | Op::CopyObject | Op::Phi | Op::Select));
         loop {
             let mut grew = false;
             for inst in module.functions[fi].blocks.iter().flat_map(|b| &b.insts) {
@@ -475,7 +489,12 @@ fn rewrite_function(module: &mut Module, fi: usize, types: &Types, roots: &HashM
                         let elem = idxs.remove(0);
                         let n = leaves(types, ty).and_then(|l| l.1).ok_or_else(|| bad(&bl, "steps over an element without a fixed size"))?;
                         let e = to_u32(&mut bl, elem);
-                        let scaled = if n == 1 { e } else { let c = bl.module.constant_u32(n); bl.imul(uint, e, c) };
+                        let scaled = if n == 1 {
+                            e
+                        } else {
+                            let c = bl.module.constant_u32(n);
+                            bl.imul(uint, e, c)
+                        };
                         acc = bl.iadd(uint, acc, scaled);
                     }
                     for i in idxs {
@@ -489,7 +508,12 @@ fn rewrite_function(module: &mut Module, fi: usize, types: &Types, roots: &HashM
                             _ => return Err(bad(&bl, "indexes into a struct in local or private memory (not lowered yet)")),
                         };
                         let iv = to_u32(&mut bl, i);
-                        let scaled = if stride == 1 { iv } else { let c = bl.module.constant_u32(stride); bl.imul(uint, iv, c) };
+                        let scaled = if stride == 1 {
+                            iv
+                        } else {
+                            let c = bl.module.constant_u32(stride);
+                            bl.imul(uint, iv, c)
+                        };
                         acc = bl.iadd(uint, acc, scaled);
                         ty = next;
                     }
@@ -596,7 +620,12 @@ fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, p: Derived, ty: 
     }
     let mut parts = Vec::new();
     for k in 0..count {
-        let idx = if k == 0 { p.index } else { let c = bl.module.constant_u32(k); bl.iadd(uint, p.index, c) };
+        let idx = if k == 0 {
+            p.index
+        } else {
+            let c = bl.module.constant_u32(k);
+            bl.iadd(uint, p.index, c)
+        };
         let chain = bl.access_chain(ptr_ty, p.root, &[idx]);
         let v = bl.load(root.leaf, chain);
         parts.push(if component == root.leaf { v } else { bl.bitcast(component, v) });
@@ -613,7 +642,12 @@ fn store_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, p: Derived, ty:
         return None;
     }
     for k in 0..count {
-        let idx = if k == 0 { p.index } else { let c = bl.module.constant_u32(k); bl.iadd(uint, p.index, c) };
+        let idx = if k == 0 {
+            p.index
+        } else {
+            let c = bl.module.constant_u32(k);
+            bl.iadd(uint, p.index, c)
+        };
         let chain = bl.access_chain(ptr_ty, p.root, &[idx]);
         let part = if count == 1 { value } else { bl.composite_extract(component, value, k) };
         let part = if component == root.leaf { part } else { bl.bitcast(root.leaf, part) };

@@ -30,9 +30,8 @@ fn operand_roles(op: Op) -> Option<(&'static [usize], &'static [usize])> {
         AtomicLoad => (&[1], &[2]),
         AtomicStore => (&[1], &[2]),
         AtomicCompareExchange | AtomicCompareExchangeWeak => (&[1], &[2, 3]),
-        AtomicExchange | AtomicIIncrement | AtomicIDecrement | AtomicIAdd | AtomicISub | AtomicSMin | AtomicUMin | AtomicSMax | AtomicUMax | AtomicAnd | AtomicOr | AtomicXor | AtomicFAddEXT | AtomicFMinEXT | AtomicFMaxEXT => {
-            (&[1], &[2])
-        }
+        AtomicExchange | AtomicIIncrement | AtomicIDecrement | AtomicIAdd | AtomicISub | AtomicSMin | AtomicUMin | AtomicSMax | AtomicUMax | AtomicAnd | AtomicOr | AtomicXor | AtomicFAddEXT
+        | AtomicFMinEXT | AtomicFMaxEXT => (&[1], &[2]),
         AtomicFlagTestAndSet | AtomicFlagClear => (&[1], &[2]),
         _ => return None,
     })
@@ -62,7 +61,11 @@ impl Pass for LowerKernelSynchronization {
                         let id = inst.id(k)?;
                         let value = types.const_u32(id).ok_or_else(|| Error::Invalid { site: module.site(inst), message: format!("operand {k} (scope or memory semantics) is not a constant") })?;
                         let new = if scopes.contains(&k) {
-                            if value == Scope::CrossDevice as u32 { Scope::Device as u32 } else { value }
+                            if value == Scope::CrossDevice as u32 {
+                                Scope::Device as u32
+                            } else {
+                                value
+                            }
                         } else {
                             semantics_for(inst.op().unwrap_or(Op::Nop), value)
                         };
@@ -101,7 +104,25 @@ fn semantics_for(op: Op, value: Word) -> Word {
         });
     }
     // Relaxed atomics (no ordering, no storage) stay relaxed.
-    if !had_order && matches!(op, Op::AtomicLoad | Op::AtomicStore | Op::AtomicExchange | Op::AtomicIIncrement | Op::AtomicIDecrement | Op::AtomicIAdd | Op::AtomicISub | Op::AtomicSMin | Op::AtomicUMin | Op::AtomicSMax | Op::AtomicUMax | Op::AtomicAnd | Op::AtomicOr | Op::AtomicXor) {
+    if !had_order
+        && matches!(
+            op,
+            Op::AtomicLoad
+                | Op::AtomicStore
+                | Op::AtomicExchange
+                | Op::AtomicIIncrement
+                | Op::AtomicIDecrement
+                | Op::AtomicIAdd
+                | Op::AtomicISub
+                | Op::AtomicSMin
+                | Op::AtomicUMin
+                | Op::AtomicSMax
+                | Op::AtomicUMax
+                | Op::AtomicAnd
+                | Op::AtomicOr
+                | Op::AtomicXor
+        )
+    {
         s.remove(orders);
         s.remove(storage);
     }

@@ -66,11 +66,7 @@ impl Pass for LowerOpenclStd {
                     let index = module.functions[f].blocks[b].insts.len();
                     let mut bl = Builder::new(module, Cursor { function: f, block: b, index }).with_origin(inst.origin);
                     let mut cx = Lower { b: &mut bl, types: &types, glsl };
-                    let value = if is_cl {
-                        cx.ext_inst(&inst)?
-                    } else {
-                        cx.conversion(&inst, sat || matches!(inst.op(), Some(Op::SatConvertSToU | Op::SatConvertUToS)), round)?
-                    };
+                    let value = if is_cl { cx.ext_inst(&inst)? } else { cx.conversion(&inst, sat || matches!(inst.op(), Some(Op::SatConvertSToU | Op::SatConvertUToS)), round)? };
                     if let Some(v) = value {
                         let ty = inst.ty()?;
                         bl.insert(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(v)]));
@@ -387,7 +383,11 @@ impl Lower<'_, '_> {
                 let is_float = self.types.float(s).is_some();
                 let it = if is_float {
                     let i = self.b.module.type_int(w, false);
-                    if n > 1 { self.b.module.type_vector(i, n) } else { i }
+                    if n > 1 {
+                        self.b.module.type_vector(i, n)
+                    } else {
+                        i
+                    }
                 } else {
                     ty
                 };
@@ -397,7 +397,11 @@ impl Lower<'_, '_> {
                 let l = self.op(Op::BitwiseAnd, it, &[x, nc]);
                 let r = self.op(Op::BitwiseAnd, it, &[y, c]);
                 let v = self.op(Op::BitwiseOr, it, &[l, r]);
-                if is_float { self.b.bitcast(ty, v) } else { v }
+                if is_float {
+                    self.b.bitcast(ty, v)
+                } else {
+                    v
+                }
             }
             select => {
                 // Scalars: c != 0; vectors: the most significant bit of each component of c.
@@ -507,7 +511,11 @@ impl Lower<'_, '_> {
                 let ut = l.b.module.type_int(w, false);
                 let ut = if n > 1 { l.b.module.type_vector(ut, n) } else { ut };
                 let c = l.op(Op::UConvert, ut, &[v]);
-                if ut == ty { c } else { l.b.bitcast(ty, c) }
+                if ut == ty {
+                    c
+                } else {
+                    l.b.bitcast(ty, c)
+                }
             }
         };
         let (lo, hi) = if w == 64 {

@@ -193,7 +193,8 @@ impl Structurizer<'_> {
     fn demote_phis(&mut self) -> Result<()> {
         let labels: Vec<Word> = self.func().blocks.iter().map(Block::id).collect();
         for label in labels {
-            let phis: Vec<Inst> = self.block(label).map(|b| b.insts.iter().take_while(|i| i.is(Op::Phi) || i.is(Op::Line) || i.is(Op::NoLine)).filter(|i| i.is(Op::Phi)).cloned().collect()).unwrap_or_default();
+            let phis: Vec<Inst> =
+                self.block(label).map(|b| b.insts.iter().take_while(|i| i.is(Op::Phi) || i.is(Op::Line) || i.is(Op::NoLine)).filter(|i| i.is(Op::Phi)).cloned().collect()).unwrap_or_default();
             if phis.is_empty() {
                 continue;
             }

@@ -51,12 +51,8 @@ impl Pass for VirtualizeSubgroupSize {
         let mut outcome = Outcome::unchanged();
         let target = cx.target;
         let types = Types::new(module);
-        let required: Vec<(String, u32)> = module
-            .debug_names
-            .iter()
-            .filter(|n| n.is(Op::Name))
-            .filter_map(|n| Some((n.string(1)?.strip_prefix(SUBGROUP_SIZE_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?)))
-            .collect();
+        let required: Vec<(String, u32)> =
+            module.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| Some((n.string(1)?.strip_prefix(SUBGROUP_SIZE_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?))).collect();
         for (entry, s) in required {
             let native = s == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(&s));
             if native {
@@ -66,7 +62,10 @@ impl Pass for VirtualizeSubgroupSize {
                 return Err(Error::Unsupported {
                     site: Box::default(),
                     target: target.name.clone(),
-                    missing: format!("sub-groups of {s} invocations for kernel `{entry}` (its sub-group size varies from {} to {} and cannot be pinned)", target.min_subgroup_size, target.max_subgroup_size),
+                    missing: format!(
+                        "sub-groups of {s} invocations for kernel `{entry}` (its sub-group size varies from {} to {} and cannot be pinned)",
+                        target.min_subgroup_size, target.max_subgroup_size
+                    ),
                 });
             }
             let p = target.subgroup_size;
@@ -108,11 +107,10 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
     let uint = module.type_int(32, false);
     let split = s < p;
     // Built-in loads the function makes, before the pass adds its own.
-    let vars: HashMap<Word, BuiltIn> = [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups]
-        .into_iter()
-        .filter_map(|b| module.builtin_variable(b).map(|v| (v, b)))
-        .collect();
-    let mask_vars: HashSet<Word> = [BuiltIn::SubgroupEqMask, BuiltIn::SubgroupGeMask, BuiltIn::SubgroupGtMask, BuiltIn::SubgroupLeMask, BuiltIn::SubgroupLtMask].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
+    let vars: HashMap<Word, BuiltIn> =
+        [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups].into_iter().filter_map(|b| module.builtin_variable(b).map(|v| (v, b))).collect();
+    let mask_vars: HashSet<Word> =
+        [BuiltIn::SubgroupEqMask, BuiltIn::SubgroupGeMask, BuiltIn::SubgroupGtMask, BuiltIn::SubgroupLeMask, BuiltIn::SubgroupLtMask].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
     // The join mode's turn variable, then the logical values at the top of the entry block.
     let toggle = module.alloc_id();
     let fn_ptr = module.type_pointer(StorageClass::Function, uint);
@@ -140,7 +138,10 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         let within = b.op(Op::UDiv, uint, &[plid, sc]);
         let sgid = b.iadd(uint, sg0, within);
         let num = b.imul(uint, pnum, ratio);
-        (Logical { s, p, split, lid, base, scratch: 0, index: 0, half: 0, toggle: 0, glsl }, [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)])
+        (
+            Logical { s, p, split, lid, base, scratch: 0, index: 0, half: 0, toggle: 0, glsl },
+            [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)],
+        )
     } else {
         let index = load_builtin(&mut b, BuiltIn::LocalInvocationIndex);
         let lid = b.op(Op::BitwiseAnd, uint, &[index, mask]);
@@ -156,7 +157,10 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         let scratch = b.module.add_global_variable(ptr, StorageClass::Workgroup, None);
         let zero = b.module.constant_u32(0);
         b.store(toggle, zero);
-        (Logical { s, p, split, lid, base, scratch, index, half: total.1, toggle, glsl }, [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)])
+        (
+            Logical { s, p, split, lid, base, scratch, index, half: total.1, toggle, glsl },
+            [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)],
+        )
     };
     let replacement: HashMap<BuiltIn, Word> = values.into_iter().collect();
     let skip_until = b.cursor.index;
@@ -216,7 +220,12 @@ fn workgroup_invocations(b: &mut Builder<'_>) -> Result<(Word, Word)> {
         }
     }
     let f = b.module.functions[b.cursor.function].id();
-    let size = b.module.execution_modes.iter().find(|m| m.word_opt(0) == Some(f) && m.word_opt(1) == Some(spirv::ExecutionMode::LocalSize as u32)).and_then(|m| Some(m.word_opt(2)? * m.word_opt(3)? * m.word_opt(4)?));
+    let size = b
+        .module
+        .execution_modes
+        .iter()
+        .find(|m| m.word_opt(0) == Some(f) && m.word_opt(1) == Some(spirv::ExecutionMode::LocalSize as u32))
+        .and_then(|m| Some(m.word_opt(2)? * m.word_opt(3)? * m.word_opt(4)?));
     let size = size.ok_or_else(|| Error::Invalid { site: Box::default(), message: "the kernel has no workgroup size to size its sub-group exchange array".into() })?;
     let c = b.module.constant_u32(size);
     Ok((c, c))

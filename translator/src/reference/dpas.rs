@@ -64,11 +64,8 @@ impl Container {
 /// The element type an operand's containers hold, from the operands mask.
 pub fn element_of(container: Container, mask: u32, a: bool) -> Elem {
     use operands::*;
-    let (signed, p8, p4, tf32, pf16, pbf16) = if a {
-        (A_SIGNED, A_PACKED_INT8, A_PACKED_INT4, A_TF32, A_PACKED_F16, A_PACKED_BF16)
-    } else {
-        (B_SIGNED, B_PACKED_INT8, B_PACKED_INT4, B_TF32, B_PACKED_F16, B_PACKED_BF16)
-    };
+    let (signed, p8, p4, tf32, pf16, pbf16) =
+        if a { (A_SIGNED, A_PACKED_INT8, A_PACKED_INT4, A_TF32, A_PACKED_F16, A_PACKED_BF16) } else { (B_SIGNED, B_PACKED_INT8, B_PACKED_INT4, B_TF32, B_PACKED_F16, B_PACKED_BF16) };
     let s = mask & signed != 0;
     if mask & p8 != 0 {
         Elem::Int { bits: 8, signed: s }

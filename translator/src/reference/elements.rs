@@ -6,7 +6,10 @@ use half::{bf16, f16};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Elem {
     /// Two's-complement or unsigned integer of `bits` (2, 4, 8, 16, 32, 64).
-    Int { bits: u32, signed: bool },
+    Int {
+        bits: u32,
+        signed: bool,
+    },
     F16,
     Bf16,
     /// TF32: an f32 container whose low 13 mantissa bits are ignored.
