@@ -355,8 +355,18 @@ fn write_data(path: &Path, dt: Dtype, data: &[u8]) -> Result<()> {
     std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))
 }
 
+/// Where a buffer argument's initial contents come from.
+struct Source<'a> {
+    len: Option<usize>,
+    fill: &'a Option<toml::Value>,
+    sequence: &'a Option<Sequence>,
+    random: &'a Option<Random>,
+    file: &'a Option<PathBuf>,
+}
+
 /// A buffer argument's initial contents.
-fn buffer_data(k: usize, dt: Dtype, len: Option<usize>, fill: &Option<toml::Value>, sequence: &Option<Sequence>, random: &Option<Random>, file: &Option<PathBuf>, base: &Path) -> Result<Vec<u8>> {
+fn buffer_data(k: usize, dt: Dtype, source: Source<'_>, base: &Path) -> Result<Vec<u8>> {
+    let Source { len, fill, sequence, random, file } = source;
     let field = format!("arg {k}");
     let sources = [fill.is_some(), sequence.is_some(), random.is_some(), file.is_some()].iter().filter(|s| **s).count();
     if sources > 1 {
@@ -438,7 +448,7 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
         prepared.push(match a {
             ArgSpec::Buffer { dtype: d, len, fill, sequence, random, file, .. } => {
                 let dt = dtype(d, &format!("arg {k}.dtype"))?;
-                let data = buffer_data(k, dt, *len, fill, sequence, random, file, base)?;
+                let data = buffer_data(k, dt, Source { len: *len, fill, sequence, random, file }, base)?;
                 let buffer = ctx.buffer_from_slice(&data, &format!("arg{k}")).with_context(|| format!("arg {k}: creating the buffer"))?;
                 Prepared::Buffer { dt, buffer }
             }

@@ -51,8 +51,11 @@ impl NdRange {
 pub struct Kernel {
     words: Arc<Vec<u32>>,
     abi: KernelAbi,
-    pipelines: Mutex<HashMap<Vec<(u32, u32)>, Arc<Pipeline>>>,
+    pipelines: Mutex<HashMap<Specialization, Arc<Pipeline>>>,
 }
+
+/// A pipeline's specialization constants, `(SpecId, value)`: the key of its cache.
+type Specialization = Vec<(u32, u32)>;
 
 impl std::fmt::Debug for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -1,7 +1,7 @@
 //! Capabilities, extensions and versions derived from what a module uses, and checked against
 //! the target: the cases real producers hit.
 
-use matbridge_translator::{tools, translate, DeviceCaps, Error};
+use matbridge_translator::{tools, translate, DeviceCaps};
 
 fn tools_present() -> bool {
     let present = tools::find("spirv-as").is_some();

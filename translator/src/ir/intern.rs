@@ -189,6 +189,9 @@ impl Module {
     }
 }
 
+/// What makes two globals the same: opcode, result type, operands and decorations.
+type TypeKey = (u32, Option<Word>, Vec<Operand>, Vec<Vec<Operand>>);
+
 impl Module {
     /// Merges global types and constants that became identical (same opcode, result type,
     /// operands and decorations) after a pass rewrote some of them, repeating until none are
@@ -207,7 +210,7 @@ impl Module {
             // Named globals keep their identity (names can carry meaning, as the kernel
             // interface's do).
             let named: HashSet<Word> = self.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| n.operands.first().and_then(Operand::id)).collect();
-            let mut seen: HashMap<(u32, Option<Word>, Vec<Operand>, Vec<Vec<Operand>>), Word> = HashMap::new();
+            let mut seen: HashMap<TypeKey, Word> = HashMap::new();
             let mut replace: HashMap<Word, Word> = HashMap::new();
             for g in &self.globals {
                 let Some(id) = g.result_id else { continue };

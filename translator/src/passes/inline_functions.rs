@@ -44,8 +44,7 @@ impl Pass for InlineFunctions {
         let limit = module.functions.len() + 1;
         for f in 0..module.functions.len() {
             let mut depth: HashMap<Word, usize> = HashMap::new();
-            loop {
-                let Some((b, i)) = find_call(&module.functions[f], &bodies) else { break };
+            while let Some((b, i)) = find_call(&module.functions[f], &bodies) {
                 let call = module.functions[f].blocks[b].insts[i].clone();
                 let callee = call.id(0)?;
                 let d = depth.get(&call.result()?).copied().unwrap_or(0);

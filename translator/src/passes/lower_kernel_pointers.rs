@@ -381,7 +381,7 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     for fi in 0..module.functions.len() {
         // Fixed point: which results are pointers into roots, and their index ids.
         let mut derived: HashMap<Word, Derived> = HashMap::new();
-        for (id, _) in &roots {
+        for id in roots.keys() {
             let var = vars.iter().find(|v| v.result_id == Some(*id));
             let pointee = var.and_then(|v| pointer_class(&types, v.result_type.unwrap_or(0))).map_or(0, |p| p.1);
             derived.insert(*id, Derived { root: *id, index: zero, pointee });

@@ -449,7 +449,8 @@ impl Structurizer<'_> {
                     return true;
                 }
                 let own = owner.get(&b).copied();
-                own == region && !conts.contains(&b) && !loops.iter().any(|l| l.header == b) && !(all_merges.contains(&b) && children.iter().any(|&j| loops[j].merge == b))
+                let child_merge = all_merges.contains(&b) && children.iter().any(|&j| loops[j].merge == b);
+                own == region && !conts.contains(&b) && !loops.iter().any(|l| l.header == b) && !child_merge
             };
             // Successors of a node (a child loop's successors are its merge's).
             let node_succs = |s: &Self, n: Word| -> Vec<Word> {
