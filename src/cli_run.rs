@@ -266,6 +266,12 @@ const MISSING_PRODUCER: &str = "compiling OpenCL C needs";
 /// -O2`) to LLVM bitcode, then llvm-spirv; a `// clang: FLAGS` or `// llvm-spirv: FLAGS` line in
 /// the source adds flags (extensions such as cl_intel_subgroups).
 pub fn compile_opencl(source: &Path) -> Result<Vec<u32>> {
+    compile_opencl_with(source, &[])
+}
+
+/// [`compile_opencl`] with more clang flags after the usual ones (`-O0` compiles unoptimized,
+/// as debugging producers do).
+pub fn compile_opencl_with(source: &Path, clang_flags: &[&str]) -> Result<Vec<u32>> {
     let clang = matbridge_translator::tools::find("clang-19").ok_or_else(|| anyhow!("{}: {MISSING_PRODUCER} clang-19 (apt install clang-19)", source.display()))?;
     let translator = llvm_spirv().ok_or_else(|| anyhow!("{}: {MISSING_PRODUCER} llvm-spirv (pip install dpcpp-llvm-spirv)", source.display()))?;
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -277,7 +283,8 @@ pub fn compile_opencl(source: &Path) -> Result<Vec<u32>> {
     // Extra producer flags from the source's `// clang:` and `// llvm-spirv:` lines.
     let text = std::fs::read_to_string(source).with_context(|| format!("reading {}", source.display()))?;
     let flags = |key: &str| -> Vec<String> { text.lines().filter_map(|l| l.strip_prefix(&format!("// {key}:"))).flat_map(|l| l.split_whitespace().map(String::from).collect::<Vec<_>>()).collect() };
-    let out = std::process::Command::new(clang).args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c"]).args(flags("clang")).arg(source).arg("-o").arg(&bc).output()?;
+    let out =
+        std::process::Command::new(clang).args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c"]).args(flags("clang")).args(clang_flags).arg(source).arg("-o").arg(&bc).output()?;
     if !out.status.success() {
         bail!("clang-19 failed on {}:\n{}", source.display(), String::from_utf8_lossy(&out.stderr));
     }

@@ -273,9 +273,22 @@ fn narrow_saturating_conversions() {
 #[test]
 fn structured_control_flow() {
     let Some((spirv, contexts)) = kernels_and_devices("control_flow") else { return };
+    check_control_flow(&spirv, &contexts);
+}
+
+/// Unoptimized producers keep locals (and pointers into local memory) in variables.
+#[test]
+fn unoptimized_kernels() {
+    let (Some(flow), Some(gemm)) = (common::opencl_with("control_flow", &["-O0"]), common::opencl_with("local_gemm", &["-O0"])) else { return };
+    let contexts = common::contexts();
+    check_control_flow(&flow, &contexts);
+    check_local_gemm(&gemm, &contexts);
+}
+
+fn check_control_flow(spirv: &[u32], contexts: &[Context]) {
     let input: Vec<i32> = (0..64).map(|g: i32| (g * 37 % 150) - 60).collect();
-    for ctx in &contexts {
-        let k = ctx.load_kernel(&spirv, "control_flow").unwrap();
+    for ctx in contexts {
+        let k = ctx.load_kernel(spirv, "control_flow").unwrap();
         for n in [0i32, 5, 40] {
             let bi = ctx.buffer_from_slice(&input, "in").unwrap();
             let mut bo = ctx.zeroed_buffer::<i32>(64, "out").unwrap();
@@ -291,6 +304,10 @@ fn structured_control_flow() {
 #[test]
 fn local_memory_gemm() {
     let Some((spirv, contexts)) = kernels_and_devices("local_gemm") else { return };
+    check_local_gemm(&spirv, &contexts);
+}
+
+fn check_local_gemm(spirv: &[u32], contexts: &[Context]) {
     let (m, n, k) = (40usize, 56usize, 24usize);
     let a: Vec<f32> = (0..m * k).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
     let b: Vec<f32> = (0..k * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
@@ -300,13 +317,13 @@ fn local_memory_gemm() {
             want[r * n + c] = (0..k).map(|x| a[r * k + x] * b[x * n + c]).sum();
         }
     }
-    for ctx in &contexts {
+    for ctx in contexts {
         let name = &ctx.caps().name;
         let ba = ctx.buffer_from_slice(&a, "A").unwrap();
         let bb = ctx.buffer_from_slice(&b, "B").unwrap();
         let dims = [(m as i32).to_le_bytes(), (n as i32).to_le_bytes(), (k as i32).to_le_bytes()];
         let range = NdRange { dims: 2, global: [64, 48, 1], local: None, offset: [0; 3] };
-        let tiled = ctx.load_kernel(&spirv, "gemm_tiled").unwrap();
+        let tiled = ctx.load_kernel(spirv, "gemm_tiled").unwrap();
         assert_eq!(tiled.abi().required_local_size, Some([16, 16, 1]));
         let mut bc = ctx.zeroed_buffer::<f32>(m * n, "C").unwrap();
         ctx.launch(&tiled, &range, &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])])
@@ -314,7 +331,7 @@ fn local_memory_gemm() {
         let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
         assert_eq!(got, want, "{name}: gemm_tiled");
         // Local memory sized at launch, at two tile sizes (8x8 and 16x16 work-groups).
-        let args_kernel = ctx.load_kernel(&spirv, "gemm_local_args").unwrap();
+        let args_kernel = ctx.load_kernel(spirv, "gemm_local_args").unwrap();
         for tile in [8u32, 16] {
             let limit = ctx.caps().limits.max_workgroup_invocations;
             if tile * tile > limit {

@@ -69,14 +69,20 @@ pub fn wgsl(name: &str, source: &str) -> Vec<u32> {
 /// machines without the producers). `None` (with a message) when the producers are missing
 /// outside CI; in CI that fails the test.
 pub fn opencl(name: &str) -> Option<Vec<u32>> {
+    opencl_with(name, &[])
+}
+
+/// [`opencl`] with more clang flags (`-O0`); the `MATBRIDGE_OPENCL_SPV` file is then
+/// `<name><flags>.spv` (`control_flow-O0.spv`).
+pub fn opencl_with(name: &str, clang_flags: &[&str]) -> Option<Vec<u32>> {
     if let Some(dir) = std::env::var_os("MATBRIDGE_OPENCL_SPV") {
-        let p = std::path::Path::new(&dir).join(format!("{name}.spv"));
+        let p = std::path::Path::new(&dir).join(format!("{name}{}.spv", clang_flags.concat()));
         if let Ok(bytes) = std::fs::read(&p) {
             return Some(bytemuck::pod_collect_to_vec(&bytes));
         }
     }
     let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/opencl").join(format!("{name}.cl"));
-    match matbridge::cli_run::compile_opencl(&source) {
+    match matbridge::cli_run::compile_opencl_with(&source, clang_flags) {
         Ok(words) => Some(words),
         Err(e) if !in_ci() && matbridge::cli_run::opencl_producers_missing(&e) => {
             eprintln!("skipping OpenCL kernel `{name}`: {e:#}");

@@ -388,10 +388,38 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
         }
         let derives =
             |op: Option<Op>| matches!(op, Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::Bitcast | Op::CopyObject | Op::Phi | Op::Select));
+        // Function variables that hold pointers into local or private memory (what unoptimized
+        // producers write for pointer locals): they come to hold indices.
+        let pointer_vars: HashSet<Word> = module.functions[fi]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|i| i.is(Op::Variable))
+            .filter(|i| i.result_type.and_then(|t| pointer_class(&types, t)).and_then(|(_, pointee)| pointer_class(&types, pointee)).is_some_and(|(c, _)| is_logical(c)))
+            .filter_map(|i| i.result_id)
+            .collect();
+        let mut var_roots: HashMap<Word, Word> = HashMap::new();
         loop {
             let mut grew = false;
             for inst in module.functions[fi].blocks.iter().flat_map(|b| &b.insts) {
+                if inst.is(Op::Store) {
+                    let (Some(var), Some(value)) = (inst.operands.first().and_then(Operand::id), inst.operands.get(1).and_then(Operand::id)) else { continue };
+                    if let (true, Some(d)) = (pointer_vars.contains(&var), derived.get(&value)) {
+                        if var_roots.insert(var, d.root).is_none() {
+                            grew = true;
+                        }
+                    }
+                    continue;
+                }
                 let Some(r) = inst.result_id else { continue };
+                if inst.is(Op::Load) && !derived.contains_key(&r) {
+                    if let Some(root) = inst.operands.first().and_then(Operand::id).and_then(|v| var_roots.get(&v)) {
+                        let pointee = inst.result_type.and_then(|t| pointer_class(&types, t)).map_or(0, |p| p.1);
+                        derived.insert(r, Derived { root: *root, index: 0, pointee });
+                        grew = true;
+                    }
+                    continue;
+                }
                 if derived.contains_key(&r) || !derives(inst.op()) {
                     continue;
                 }
@@ -423,7 +451,7 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
                 d.index = idx;
             }
         }
-        rewrite_function(module, fi, &types, &roots, &derived, uint, outcome)?;
+        rewrite_function(module, fi, &types, &roots, &derived, &var_roots, uint, outcome)?;
     }
     Ok(())
 }
@@ -450,11 +478,46 @@ fn flatten_constant(module: &Module, types: &Types, id: Word, out: &mut Vec<Word
     }
 }
 
-fn rewrite_function(module: &mut Module, fi: usize, types: &Types, roots: &HashMap<Word, Root>, derived: &HashMap<Word, Derived>, uint: Word, outcome: &mut Outcome) -> Result<()> {
+#[allow(clippy::too_many_arguments)]
+fn rewrite_function(
+    module: &mut Module,
+    fi: usize,
+    types: &Types,
+    roots: &HashMap<Word, Root>,
+    derived: &HashMap<Word, Derived>,
+    var_roots: &HashMap<Word, Word>,
+    uint: Word,
+    outcome: &mut Outcome,
+) -> Result<()> {
     let leaf_size = |t: Word| size_align(types, t).map(|s| s.0);
+    let index_var = module.type_pointer(StorageClass::Function, uint);
     for b in 0..module.functions[fi].blocks.len() {
         let body = std::mem::take(&mut module.functions[fi].blocks[b].insts);
-        for inst in body {
+        for mut inst in body {
+            // Variables holding pointers hold their indices.
+            let var_operand = inst.operands.first().and_then(Operand::id).filter(|v| var_roots.contains_key(v));
+            if inst.is(Op::Variable) && inst.result_id.is_some_and(|r| var_roots.contains_key(&r)) {
+                inst.result_type = Some(index_var);
+                module.functions[fi].blocks[b].insts.push(inst);
+                continue;
+            }
+            if let (Some(var), true) = (var_operand, inst.is(Op::Store) || inst.is(Op::Load)) {
+                let bad = |m: &str| Error::Invalid { site: module.site(&inst), message: m.to_string() };
+                let moved = if inst.is(Op::Store) {
+                    let value = inst.id(1)?;
+                    let d = derived.get(&value).ok_or_else(|| bad("stores a pointer that is not into local or private memory where such pointers are kept"))?;
+                    if Some(&d.root) != var_roots.get(&var) {
+                        return Err(bad("stores pointers into two different local or private variables in one pointer variable"));
+                    }
+                    Inst::new(Op::Store, None, None, vec![Operand::Id(var), Operand::Id(d.index)])
+                } else {
+                    let d = inst.result_id.and_then(|r| derived.get(&r)).ok_or_else(|| bad("loads a pointer variable"))?;
+                    Inst::new(Op::Load, Some(uint), Some(d.index), vec![Operand::Id(var)])
+                };
+                module.functions[fi].blocks[b].insts.push(moved.from_origin(inst.origin));
+                outcome.count(inst.opcode);
+                continue;
+            }
             let result_derived = inst.result_id.and_then(|r| derived.get(&r)).filter(|_| !inst.is(Op::Variable));
             let uses_derived = inst.operands.iter().filter_map(Operand::id).any(|id| derived.contains_key(&id));
             if result_derived.is_none() && !uses_derived {
@@ -480,7 +543,7 @@ fn rewrite_function(module: &mut Module, fi: usize, types: &Types, roots: &HashM
             match inst.op() {
                 Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain) => {
                     let Some(d) = result_derived else { return Err(bad(&bl, "derives a pointer from local memory in an unsupported way")) };
-                    let base = derived[&inst.id(0)?];
+                    let base = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "derives a pointer from one that is not into local or private memory"))?;
                     let mut acc = base.index;
                     let mut ty = base.pointee;
                     let mut idxs: Vec<Word> = inst.operands.iter().skip(1).filter_map(Operand::id).collect();
@@ -521,7 +584,7 @@ fn rewrite_function(module: &mut Module, fi: usize, types: &Types, roots: &HashM
                 }
                 Some(Op::Bitcast | Op::CopyObject) => {
                     let Some(d) = result_derived else { return Err(bad(&bl, "turns a pointer into local memory into a number")) };
-                    let base = derived[&inst.id(0)?];
+                    let base = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "casts a pointer that is not into local or private memory"))?;
                     let leaf = roots[&base.root].leaf;
                     let (new_leaf, _) = leaves(types, d.pointee).ok_or_else(|| bad(&bl, "casts a pointer into local memory to a pointer to a struct"))?;
                     if leaf_size(new_leaf) != leaf_size(leaf) {
@@ -555,19 +618,19 @@ fn rewrite_function(module: &mut Module, fi: usize, types: &Types, roots: &HashM
                     }
                 }
                 Some(Op::Load) => {
-                    let p = derived[&inst.id(0)?];
+                    let p = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "loads a pointer into local or private memory from memory (pointers there are not lowered)"))?;
                     let ty = inst.ty()?;
                     let v = load_leaves(&mut bl, types, roots[&p.root], p, ty).ok_or_else(|| bad(&bl, "loads a value that is not a number or a vector from local or private memory"))?;
                     bl.insert(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(v)]));
                 }
                 Some(Op::Store) => {
-                    let p = derived[&inst.id(0)?];
+                    let p = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "stores a pointer into local or private memory to memory (pointers there are not lowered)"))?;
                     let value = inst.id(1)?;
                     let ty = types.type_of(value).unwrap_or(0);
                     store_leaves(&mut bl, types, roots[&p.root], p, ty, value).ok_or_else(|| bad(&bl, "stores a value that is not a number or a vector to local or private memory"))?;
                 }
                 Some(op) if is_atomic(op) => {
-                    let p = derived[&inst.id(0)?];
+                    let p = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "an atomic on a value that is a pointer into local memory"))?;
                     let root = roots[&p.root];
                     let class = StorageClass::from_u32(root.class).unwrap_or(StorageClass::Workgroup);
                     let ptr_ty = bl.module.type_pointer(class, root.leaf);
