@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// Everything the runtime can fail with. Vulkan result codes keep the call that returned them.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum Error {
     #[error("no Vulkan loader could be opened ({0}); install libvulkan1 and a driver")]
     NoLoader(String),
