@@ -7,8 +7,11 @@ pub use matbridge_runtime as runtime;
 pub use matbridge_translator as translator;
 pub use matbridge_translator::profile::DeviceCaps;
 
+#[cfg(feature = "cli")]
 pub mod cli_info;
+#[cfg(feature = "cli")]
 pub mod cli_matmul;
+#[cfg(feature = "cli")]
 pub mod cli_run;
 pub mod error;
 pub mod matmul;

@@ -43,19 +43,18 @@ impl Tuner {
         if candidates.len() < 2 || std::env::var("MATBRIDGE_TUNE").is_ok_and(|v| v == "0") {
             return Ok(first);
         }
-        let bar = indicatif::ProgressBar::new((candidates.len() * PASSES) as u64);
-        bar.set_style(indicatif::ProgressStyle::with_template("tuning {msg} {bar:20} {pos}/{len}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
-        bar.set_message(key.to_string());
+        // Progress goes to `log` (the CLI shows it with RUST_LOG=info); the library draws nothing.
+        let total = candidates.len() * PASSES;
+        let mut done = 0;
         let mut times = vec![f64::INFINITY; candidates.len()];
         for pass in 0..PASSES {
             for (c, best) in candidates.iter().zip(&mut times) {
                 let t = measure(c)?;
-                log::info!("tuning {key}: {c} {:.3} ms (pass {})", t * 1e3, pass + 1);
+                done += 1;
+                log::info!("tuning {key} [{done}/{total}]: {c} {:.3} ms (pass {})", t * 1e3, pass + 1);
                 *best = best.min(t);
-                bar.inc(1);
             }
         }
-        bar.finish_and_clear();
         let best = times.iter().zip(candidates).fold((f64::INFINITY, first), |best, (&t, c)| if t < best.0 { (t, c.to_string()) } else { best });
         let mut choices = self.choices.lock().unwrap_or_else(|p| p.into_inner());
         choices.insert(key.to_string(), best.1.clone());
