@@ -452,3 +452,106 @@ fn atomics_and_barriers() {
         assert_eq!(got, want, "{}", ctx.caps().name);
     }
 }
+
+/// Kernels in the style of the classic OpenCL samples (tests/kernels/opencl/classics.cl).
+#[test]
+fn classic_sample_kernels() {
+    let Some((spirv, contexts)) = kernels_and_devices("classics") else { return };
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        // Transpose through a padded local tile, 50 x 37.
+        let (w, h) = (50usize, 37usize);
+        let input: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
+        let k = ctx.load_kernel(&spirv, "transpose").unwrap();
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f32>(w * h, "out").unwrap();
+        let range = NdRange { dims: 2, global: [64, 48, 1], local: None, offset: [0; 3] };
+        ctx.launch(&k, &range, &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Bytes(&(w as i32).to_le_bytes()), KernelArg::Bytes(&(h as i32).to_le_bytes())]).unwrap();
+        let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        for r in 0..h {
+            for c in 0..w {
+                assert_eq!(got[c * h + r], input[r * w + c], "{name}: transpose ({r}, {c})");
+            }
+        }
+        // Tree reduction with barriers in a loop.
+        let n = 1000u32;
+        let values: Vec<f32> = (0..1024).map(|i| (i % 17) as f32).collect();
+        let k = ctx.load_kernel(&spirv, "reduce_sum").unwrap();
+        let bv = ctx.buffer_from_slice(&values, "in").unwrap();
+        let mut bp = ctx.zeroed_buffer::<f32>(16, "partial").unwrap();
+        ctx.launch(&k, &NdRange::linear(1024, Some(64)), &[KernelArg::Buffer(&bv), KernelArg::Buffer(&bp), KernelArg::Local(256), KernelArg::Bytes(&n.to_le_bytes())]).unwrap();
+        let got: Vec<f32> = ctx.read_buffer(&mut bp).unwrap();
+        for (g, sum) in got.iter().enumerate() {
+            let want: f32 = (g * 64..(g + 1) * 64).filter(|i| *i < n as usize).map(|i| values[i]).sum();
+            assert_eq!(*sum, want, "{name}: partial sum {g}");
+        }
+        // A bitonic step on uint4 registers.
+        let data: Vec<[u32; 4]> = (0..64u32).map(|i| [i.wrapping_mul(2654435761) >> 20, i * 7 % 13, 1000 - i, i ^ 0x55]).collect();
+        let k = ctx.load_kernel(&spirv, "bitonic_step").unwrap();
+        let mut bd = ctx.buffer_from_slice(&data, "data").unwrap();
+        let (stage, pass) = (2u32, 1u32);
+        ctx.launch(&k, &NdRange::linear(64, None), &[KernelArg::Buffer(&bd), KernelArg::Bytes(&stage.to_le_bytes()), KernelArg::Bytes(&pass.to_le_bytes())]).unwrap();
+        let got: Vec<[u32; 4]> = ctx.read_buffer(&mut bd).unwrap();
+        for (i, v) in data.iter().enumerate() {
+            let mut s = *v;
+            s.sort_unstable();
+            let partner = i ^ (1 << pass);
+            let up = (i >> stage) & 1 == 0;
+            let want = if (partner > i) == up { s } else { [s[3], s[2], s[1], s[0]] };
+            assert_eq!(got[i], want, "{name}: bitonic element {i}");
+        }
+        // Mandelbrot escape counts (contracted multiply-adds may move a few borderline points).
+        let (mw, mh, iters) = (40i32, 30i32, 100i32);
+        let k = ctx.load_kernel(&spirv, "mandelbrot").unwrap();
+        let mut bm = ctx.zeroed_buffer::<u32>((mw * mh) as usize, "counts").unwrap();
+        let range = NdRange { dims: 2, global: [48, 32, 1], local: Some([8, 8, 1]), offset: [0; 3] };
+        ctx.launch(&k, &range, &[KernelArg::Buffer(&bm), KernelArg::Bytes(&mw.to_le_bytes()), KernelArg::Bytes(&mh.to_le_bytes()), KernelArg::Bytes(&iters.to_le_bytes())]).unwrap();
+        let got: Vec<u32> = ctx.read_buffer(&mut bm).unwrap();
+        let mut off = 0;
+        for py in 0..mh {
+            for px in 0..mw {
+                let (cx, cy) = (-2.0f32 + 3.0 * px as f32 / mw as f32, -1.25f32 + 2.5 * py as f32 / mh as f32);
+                let (mut x, mut y, mut i) = (0.0f32, 0.0f32, 0);
+                while i < iters {
+                    let (x2, y2) = (x * x, y * y);
+                    if x2 + y2 > 4.0 {
+                        break;
+                    }
+                    y = 2.0 * x * y + cy;
+                    x = x2 - y2 + cx;
+                    i += 1;
+                }
+                if got[(py * mw + px) as usize] != i as u32 {
+                    off += 1;
+                }
+            }
+        }
+        assert!(off * 50 < mw * mh, "{name}: {off} of {} Mandelbrot points differ", mw * mh);
+        // An n-body step on float4 with a private array.
+        let np = 64usize;
+        let pos: Vec<[f32; 4]> = (0..np).map(|i| [(i % 8) as f32, (i / 8) as f32, (i % 3) as f32 * 0.5, 1.0 + (i % 4) as f32]).collect();
+        let k = ctx.load_kernel(&spirv, "nbody_step").unwrap();
+        let bpos = ctx.buffer_from_slice(&pos, "pos").unwrap();
+        let mut bacc = ctx.zeroed_buffer::<[f32; 4]>(np, "acc").unwrap();
+        ctx.launch(&k, &NdRange::linear(np as u32, None), &[KernelArg::Buffer(&bpos), KernelArg::Buffer(&bacc), KernelArg::Bytes(&(np as i32).to_le_bytes())]).unwrap();
+        let got: Vec<[f32; 4]> = ctx.read_buffer(&mut bacc).unwrap();
+        for i in 0..np {
+            let p = pos[i];
+            let mut a = [0.0f32; 3];
+            for q in &pos {
+                let d = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+                let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + 0.01;
+                let inv = 1.0 / r2.sqrt();
+                let f = q[3] * inv * inv * inv;
+                for c in 0..3 {
+                    a[c] += f * d[c];
+                }
+            }
+            let last = pos[np - 1][0] - p[0];
+            for c in 0..3 {
+                assert!((got[i][c] - a[c]).abs() <= 1e-3 * a[c].abs().max(1.0), "{name}: body {i} axis {c}: {} against {}", got[i][c], a[c]);
+            }
+            assert_eq!(got[i][3], last, "{name}: body {i}: the private array's last entry");
+        }
+    }
+}

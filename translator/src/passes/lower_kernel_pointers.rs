@@ -51,6 +51,7 @@ impl Pass for LowerKernelPointers {
         in_bounds_to_plain(module, &mut outcome);
         bitcasts_to_member_chains(module, &mut outcome);
         flatten_logical(module, &mut outcome)?;
+        remove_unused_globals(module);
         lay_out_buffers(module, &mut outcome);
         module.rebuild_entry_interfaces();
         Ok(outcome)
@@ -342,11 +343,15 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     // Flattened initializers.
     let initializers: Vec<(Word, Word)> = vars.iter().filter(|v| v.result_id.is_some_and(|r| roots.contains_key(&r))).filter_map(|v| Some((v.result_id?, v.operands.get(1)?.id()?))).collect();
     let mut flat_init: HashMap<Word, Word> = HashMap::new();
+    let mut leaf_initializers: HashMap<Word, Vec<Word>> = HashMap::new();
     for (var, init) in initializers {
         let mut parts = Vec::new();
-        flatten_constant(module, &types, init, &mut parts)
-            .ok_or_else(|| Error::Invalid { site: Box::default(), message: format!("the initializer %{init} of variable %{var} cannot be flattened") })?;
+        if flatten_constant(module, &types, init, &mut parts).is_none() {
+            let site = vars.iter().find(|v| v.result_id == Some(var)).map(|v| module.site(v)).unwrap_or_default();
+            return Err(Error::Invalid { site, message: format!("the initializer %{init} of this variable is not a constant array of numbers") });
+        }
         let leaf = roots[&var].leaf;
+        leaf_initializers.insert(var, parts.clone());
         let n = module.constant_u32(parts.len() as u32);
         let array = module.type_array(leaf, n);
         flat_init.insert(var, module.constant_composite(array, &parts));
@@ -451,14 +456,15 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
                 d.index = idx;
             }
         }
-        rewrite_function(module, fi, &types, &roots, &derived, &var_roots, uint, outcome)?;
+        rewrite_function(module, fi, &types, &roots, &derived, &var_roots, &leaf_initializers, uint, outcome)?;
     }
     Ok(())
 }
 
-/// Flattens a constant composite (arrays, vectors) into leaf constants.
-fn flatten_constant(module: &Module, types: &Types, id: Word, out: &mut Vec<Word>) -> Option<()> {
-    let def = module.globals().iter().find(|g| g.result_id == Some(id))?;
+/// Flattens a constant composite (arrays, vectors; null and undefined ones too) into leaf
+/// constants.
+fn flatten_constant(module: &mut Module, types: &Types, id: Word, out: &mut Vec<Word>) -> Option<()> {
+    let def = module.globals().iter().find(|g| g.result_id == Some(id))?.clone();
     match def.op()? {
         Op::ConstantComposite => {
             for p in def.operands.iter().filter_map(Operand::id) {
@@ -466,10 +472,11 @@ fn flatten_constant(module: &Module, types: &Types, id: Word, out: &mut Vec<Word
             }
             Some(())
         }
-        Op::ConstantNull => {
-            let (_, n) = leaves(types, def.result_type?)?;
-            let _ = n?;
-            None
+        Op::ConstantNull | Op::Undef if types.defs.get(&def.result_type?).is_some_and(|d| matches!(d.op(), Some(Op::TypeArray | Op::TypeVector))) => {
+            let (leaf, n) = leaves(types, def.result_type?)?;
+            let zero = module.constant_null(leaf);
+            out.extend(std::iter::repeat_n(zero, n? as usize));
+            Some(())
         }
         _ => {
             out.push(id);
@@ -486,11 +493,14 @@ fn rewrite_function(
     roots: &HashMap<Word, Root>,
     derived: &HashMap<Word, Derived>,
     var_roots: &HashMap<Word, Word>,
+    initializers: &HashMap<Word, Vec<Word>>,
     uint: Word,
     outcome: &mut Outcome,
 ) -> Result<()> {
     let leaf_size = |t: Word| size_align(types, t).map(|s| s.0);
     let index_var = module.type_pointer(StorageClass::Function, uint);
+    // Indices known at translation time (a cast of a variable itself), for copies from tables.
+    let mut constant_index: HashMap<Word, u32> = HashMap::new();
     for b in 0..module.functions[fi].blocks.len() {
         let body = std::mem::take(&mut module.functions[fi].blocks[b].insts);
         for mut inst in body {
@@ -587,10 +597,16 @@ fn rewrite_function(
                     let base = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "casts a pointer that is not into local or private memory"))?;
                     let leaf = roots[&base.root].leaf;
                     let (new_leaf, _) = leaves(types, d.pointee).ok_or_else(|| bad(&bl, "casts a pointer into local memory to a pointer to a struct"))?;
-                    if leaf_size(new_leaf) != leaf_size(leaf) {
+                    // A byte view (what producers make for lifetime markers and memcpy) keeps
+                    // the index; accesses through it fail below.
+                    let byte_view = leaf_size(new_leaf) == Some(1);
+                    if leaf_size(new_leaf) != leaf_size(leaf) && !byte_view {
                         return Err(bad(&bl, "casts a pointer into local or private memory to a pointer to elements of another size (not lowered yet)"));
                     }
                     bl.insert(Inst::new(Op::CopyObject, Some(uint), Some(d.index), vec![Operand::Id(base.index)]));
+                    if let Some(c) = types.const_u32(base.index).or_else(|| constant_index.get(&base.index).copied()) {
+                        constant_index.insert(d.index, c);
+                    }
                 }
                 Some(Op::Phi) => {
                     let Some(d) = result_derived else { return Err(bad(&bl, "mixes pointers")) };
@@ -640,11 +656,130 @@ fn rewrite_function(
                     bl.insert(c);
                 }
                 Some(Op::LifetimeStart | Op::LifetimeStop) => {}
+                Some(Op::CopyMemorySized | Op::CopyMemory) => {
+                    copy_memory(&mut bl, types, roots, derived, initializers, &constant_index, &inst).map_err(|m| bad(&bl, &m))?;
+                }
                 _ => return Err(bad(&bl, "uses a pointer into local or private memory in a way that is not lowered")),
             }
         }
     }
     Ok(())
+}
+
+/// `OpCopyMemorySized`/`OpCopyMemory` between flattened variables: element by element where
+/// both have leaves of one size, or, from a constant table (an initialized private variable,
+/// LLVM's memcpy initializer of a private array), as the table's bytes reinterpreted as the
+/// destination's leaves, stored as constants.
+fn copy_memory(
+    bl: &mut Builder<'_>,
+    types: &Types,
+    roots: &HashMap<Word, Root>,
+    derived: &HashMap<Word, Derived>,
+    initializers: &HashMap<Word, Vec<Word>>,
+    constant_index: &HashMap<Word, u32>,
+    inst: &Inst,
+) -> std::result::Result<(), String> {
+    let uint = bl.module.type_int(32, false);
+    let dst = *inst.id(0).ok().and_then(|d| derived.get(&d)).ok_or("copies memory to a pointer that is not into local or private memory")?;
+    let src_id = inst.id(1).map_err(|e| e.to_string())?;
+    let dst_root = roots[&dst.root];
+    let dst_leaf_bytes = size_align(types, dst_root.leaf).map(|s| s.0).ok_or("copies into leaves without a size")?;
+    let bytes = if inst.is(Op::CopyMemorySized) {
+        let size = inst.id(2).map_err(|e| e.to_string())?;
+        types.const_u32(size).ok_or("copies a number of bytes that is not a constant")?
+    } else {
+        let pointee = types.type_of(src_id).and_then(|t| pointer_class(types, t)).map(|p| p.1).ok_or("copies from a value that is not a pointer")?;
+        size_align(types, pointee).map(|s| s.0).ok_or("copies a type without a size")?
+    };
+    if bytes % dst_leaf_bytes != 0 {
+        return Err(format!("copies {bytes} bytes, not a whole number of {dst_leaf_bytes}-byte elements"));
+    }
+    let count = bytes / dst_leaf_bytes;
+    let dst_class = StorageClass::from_u32(dst_root.class).unwrap_or(StorageClass::Function);
+    let dst_ptr = bl.module.type_pointer(dst_class, dst_root.leaf);
+    let src = derived.get(&src_id).copied().ok_or("copies memory from a pointer that is not into local or private memory")?;
+    let src_root = roots[&src.root];
+    let src_leaf_bytes = size_align(types, src_root.leaf).map(|s| s.0).ok_or("copies from leaves without a size")?;
+    if src_leaf_bytes == dst_leaf_bytes {
+        let src_class = StorageClass::from_u32(src_root.class).unwrap_or(StorageClass::Function);
+        let src_ptr = bl.module.type_pointer(src_class, src_root.leaf);
+        for k in 0..count {
+            let kc = bl.module.constant_u32(k);
+            let si = bl.iadd(uint, src.index, kc);
+            let di = bl.iadd(uint, dst.index, kc);
+            let sp = bl.access_chain(src_ptr, src.root, &[si]);
+            let v = bl.load(src_root.leaf, sp);
+            let v = if src_root.leaf == dst_root.leaf { v } else { bl.bitcast(dst_root.leaf, v) };
+            let dp = bl.access_chain(dst_ptr, dst.root, &[di]);
+            bl.store(dp, v);
+        }
+        return Ok(());
+    }
+    // From a constant table of other leaves: its bytes, reinterpreted.
+    let table = initializers.get(&src.root).ok_or("copies between local or private variables of different element sizes")?;
+    let start =
+        types.const_u32(src.index).or_else(|| constant_index.get(&src.index).copied()).ok_or("copies from a constant table at an offset that is not a constant")? as usize * src_leaf_bytes as usize;
+    let mut table_bytes = Vec::new();
+    for leaf in table {
+        let words: Vec<Word> = match bl.module.globals().iter().find(|g| g.result_id == Some(*leaf)) {
+            Some(g) if g.is(Op::ConstantNull) => vec![0; src_leaf_bytes.div_ceil(4) as usize],
+            Some(g) if g.is(Op::Constant) => g.operands.iter().filter_map(Operand::word).collect(),
+            _ => return Err("copies from a table whose elements are not plain constants".into()),
+        };
+        let mut b: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        b.truncate(src_leaf_bytes as usize);
+        table_bytes.extend(b);
+    }
+    let (dst_width, _) = (dst_leaf_bytes * 8, ());
+    for k in 0..count as usize {
+        let at = start + k * dst_leaf_bytes as usize;
+        let chunk = table_bytes.get(at..at + dst_leaf_bytes as usize).ok_or("copies past the end of a constant table")?;
+        let mut raw = [0u8; 8];
+        raw[..chunk.len()].copy_from_slice(chunk);
+        let value = u64::from_le_bytes(raw);
+        let words: Vec<Operand> = if dst_width > 32 { vec![Operand::Literal(value as u32), Operand::Literal((value >> 32) as u32)] } else { vec![Operand::Literal(value as u32)] };
+        let c = bl.module.intern(Op::Constant, Some(dst_root.leaf), words);
+        let kc = bl.module.constant_u32(k as u32);
+        let di = bl.iadd(uint, dst.index, kc);
+        let dp = bl.access_chain(dst_ptr, dst.root, &[di]);
+        bl.store(dp, c);
+    }
+    Ok(())
+}
+
+/// Removes private and workgroup variables nothing uses any more, then the types and constants
+/// nothing uses (a constant table replaced by stores must not keep an 8-bit type alive).
+fn remove_unused_globals(module: &mut Module) {
+    loop {
+        let used: HashSet<Word> = module
+            .all_insts()
+            .filter(|i| !matches!(i.op(), Some(Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate | Op::DecorateId | Op::DecorateString | Op::EntryPoint)))
+            .flat_map(|i| i.used_ids().collect::<Vec<_>>())
+            .collect();
+        // Named or decorated globals stay: names carry the kernel interface, decorations
+        // built-ins.
+        let kept: HashSet<Word> = module.debug_names.iter().filter(|n| n.is(Op::Name)).chain(module.annotations.iter()).filter_map(|a| a.operands.first().and_then(Operand::id)).collect();
+        let removable = |g: &Inst| {
+            let Some(id) = g.result_id else { return false };
+            if used.contains(&id) || kept.contains(&id) {
+                return false;
+            }
+            match g.op() {
+                Some(Op::Variable) => matches!(StorageClass::from_u32(g.word_opt(0).unwrap_or(u32::MAX)), Some(StorageClass::Private | StorageClass::Workgroup)),
+                Some(Op::Constant | Op::ConstantComposite | Op::ConstantNull | Op::ConstantTrue | Op::ConstantFalse) => true,
+                Some(Op::TypeArray | Op::TypePointer | Op::TypeInt) => g.is(Op::TypeArray) || g.is(Op::TypePointer) || g.word_opt(0) == Some(8),
+                _ => false,
+            }
+        };
+        let gone: HashSet<Word> = module.globals().iter().filter(|g| removable(g)).filter_map(|g| g.result_id).collect();
+        if gone.is_empty() {
+            break;
+        }
+        module.globals_mut().retain(|g| !g.result_id.is_some_and(|r| gone.contains(&r)));
+        let refers = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| gone.contains(&t));
+        module.annotations.retain(|a| !refers(a));
+        module.debug_names.retain(|a| !refers(a));
+    }
 }
 
 fn is_atomic(op: Op) -> bool {

@@ -49,6 +49,7 @@ impl Pass for NarrowKernelInt64 {
         let is_wide = |ty: Word| wide.contains(&ty) || types.vector(ty).is_some_and(|(c, _)| wide.contains(&c));
         let target = cx.target.name.clone();
         lower_pointer_comparisons(module, &types, &mut outcome);
+        fold_extension_shifts(module, &types, &wide, &mut outcome);
         let types = Types::new(module);
         let value_wide = |v: Word| types.type_of(v).is_some_and(|t| wide.contains(&t) || types.vector(t).is_some_and(|(c, _)| wide.contains(&c)));
         check_instructions(module, &types, &is_wide, &value_wide, &target)?;
@@ -183,6 +184,52 @@ fn lower_pointer_comparisons(module: &mut Module, types: &Types, outcome: &mut O
                 out.push(inst);
             }
             module.functions[f].blocks[b].insts = out;
+        }
+    }
+}
+
+/// `(x << 32) >> 32` on 64 bits (LLVM's sign or zero extension of the low word) is `x` once the
+/// value is 32 bits wide: both shifts become copies where the first one feeds only such shifts.
+fn fold_extension_shifts(module: &mut Module, types: &Types, wide: &HashSet<Word>, outcome: &mut Outcome) {
+    let is32 = |v: Word| types.const_u32(v) == Some(32);
+    let mut left: std::collections::HashMap<Word, Word> = std::collections::HashMap::new();
+    let mut uses: std::collections::HashMap<Word, (usize, usize)> = std::collections::HashMap::new();
+    for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())) {
+        if inst.is(Op::ShiftLeftLogical) && inst.result_type.is_some_and(|t| wide.contains(&t)) && inst.operands.get(1).and_then(Operand::id).is_some_and(is32) {
+            if let (Some(r), Some(x)) = (inst.result_id, inst.operands.first().and_then(Operand::id)) {
+                left.insert(r, x);
+            }
+        }
+    }
+    for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())) {
+        let right = matches!(inst.op(), Some(Op::ShiftRightArithmetic | Op::ShiftRightLogical)) && inst.operands.get(1).and_then(Operand::id).is_some_and(is32);
+        for (k, id) in inst.operands.iter().enumerate().filter_map(|(k, o)| o.id().map(|i| (k, i))) {
+            if left.contains_key(&id) {
+                let e = uses.entry(id).or_default();
+                e.0 += 1;
+                if right && k == 0 {
+                    e.1 += 1;
+                }
+            }
+        }
+    }
+    let folded: std::collections::HashMap<Word, Word> = left.into_iter().filter(|(r, _)| uses.get(r).is_some_and(|(all, shifts)| all == shifts)).collect();
+    if folded.is_empty() {
+        return;
+    }
+    for f in &mut module.functions {
+        for b in &mut f.blocks {
+            for inst in &mut b.insts {
+                let source = match inst.op() {
+                    Some(Op::ShiftLeftLogical) => inst.result_id.and_then(|r| folded.get(&r)).copied(),
+                    Some(Op::ShiftRightArithmetic | Op::ShiftRightLogical) => inst.operands.first().and_then(Operand::id).and_then(|x| folded.get(&x)).copied(),
+                    _ => None,
+                };
+                if let Some(x) = source {
+                    *inst = Inst::new(Op::CopyObject, inst.result_type, inst.result_id, vec![Operand::Id(x)]).from_origin(inst.origin);
+                    outcome.count(Op::ShiftLeftLogical as u32);
+                }
+            }
         }
     }
 }
