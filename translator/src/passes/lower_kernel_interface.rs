@@ -42,7 +42,6 @@ pub struct LowerKernelInterface;
 /// What a kernel's entry function reads from its push constants.
 struct EntryArgs {
     var: Word,
-    struct_ty: Word,
 }
 
 impl Pass for LowerKernelInterface {
@@ -354,7 +353,7 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
     let param_ids: HashSet<Word> = params.iter().filter_map(|p| p.result_id).collect();
     module.annotations.retain(|a| !a.operands.first().and_then(Operand::id).is_some_and(|t| param_ids.contains(&t)));
     module.debug_names.retain(|a| !a.operands.first().and_then(Operand::id).is_some_and(|t| param_ids.contains(&t)));
-    Ok(EntryArgs { var, struct_ty })
+    Ok(EntryArgs { var })
 }
 
 fn class_name(class: u32) -> String {
@@ -404,10 +403,7 @@ fn lower_builtin_loads(module: &mut Module, function: Word, builtins: &HashMap<W
             };
             // Widen (or keep) to the loaded type.
             let loaded = inst.ty()?;
-            let (count, width, vector_of) = {
-                let t = &types_now(bl.module, loaded);
-                (t.0, t.1, t.2)
-            };
+            let (count, width) = types_now(bl.module, loaded);
             let have_count = if value_ty == uint { 1 } else { 3 };
             if have_count != count {
                 return Err(Error::Invalid { site: bl.module.site(&inst), message: format!("loads built-in {builtin:?} as {count} components; it has {have_count}") });
@@ -419,7 +415,6 @@ fn lower_builtin_loads(module: &mut Module, function: Word, builtins: &HashMap<W
                 v_ty = if count > 1 { bl.module.type_vector(wide, count) } else { wide };
                 v = bl.op(Op::UConvert, v_ty, &[v]);
             }
-            let _ = vector_of;
             if v_ty != loaded {
                 v = bl.bitcast(loaded, v);
             }
@@ -439,15 +434,15 @@ fn lower_builtin_loads(module: &mut Module, function: Word, builtins: &HashMap<W
     Ok(())
 }
 
-/// (component count, integer width, component type) of the type a built-in is loaded as.
-fn types_now(module: &Module, ty: Word) -> (u32, u32, Word) {
+/// (component count, integer width) of the type a built-in is loaded as.
+fn types_now(module: &Module, ty: Word) -> (u32, u32) {
     let def = module.globals().iter().find(|g| g.result_id == Some(ty));
     let (component, count) = match def {
         Some(d) if d.is(Op::TypeVector) => (d.id(0).unwrap_or(ty), d.word_opt(1).unwrap_or(1)),
         _ => (ty, 1),
     };
     let width = module.globals().iter().find(|g| g.result_id == Some(component) && g.is(Op::TypeInt)).and_then(|d| d.word_opt(0)).unwrap_or(32);
-    (count, width, component)
+    (count, width)
 }
 
 /// The value of `builtin` as Vulkan computes it: `(value, type)`, a `uint` or a `uvec3`.
@@ -464,7 +459,6 @@ fn builtin_value(b: &mut Builder<'_>, builtin: BuiltIn, args: &EntryArgs, fixed:
         let chain = b.access_chain(ptr, args.var, &[idx]);
         b.load(ty, chain)
     };
-    let _ = args.struct_ty;
     let wg_size = |b: &mut Builder<'_>| -> Word {
         match (wg_size_spec, fixed) {
             (Some(spec), _) => spec,

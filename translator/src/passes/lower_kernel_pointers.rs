@@ -81,7 +81,6 @@ fn lower_generic_casts(module: &mut Module, outcome: &mut Outcome) -> Result<()>
                 let to = pointer_class(&types, ty);
                 match (from, to) {
                     (Some((a, _)), Some((b, _))) if a == b && !is_logical(a) => {
-                        let _ = op;
                         let same = types.type_of(src) == Some(ty);
                         *inst = Inst::new(if same { Op::CopyObject } else { Op::Bitcast }, Some(ty), inst.result_id, vec![Operand::Id(src)]).from_origin(inst.origin);
                         outcome.count(op as u32);

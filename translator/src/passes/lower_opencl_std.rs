@@ -297,10 +297,7 @@ impl Lower<'_, '_> {
                 self.op(Op::FDiv, ty, &[one, a(0)?])
             }
             u_abs => a(0)?,
-            clz | ctz | popcount => {
-                let _ = s;
-                self.bit_count(op, ty, a(0)?, n, w)?
-            }
+            clz | ctz | popcount => self.bit_count(op, ty, a(0)?, n, w)?,
             rotate => {
                 let x = a(0)?;
                 let mask = self.splat_i(ty, i64::from(w) - 1);
@@ -407,15 +404,10 @@ impl Lower<'_, '_> {
                 // Scalars: c != 0; vectors: the most significant bit of each component of c.
                 let (x, y, c) = (a(0)?, a(1)?, a(2)?);
                 let cty = self.types.type_of(c).unwrap_or(ty);
-                let (_, cn, cw, _) = self.shape(cty);
+                let (_, cn, _, _) = self.shape(cty);
                 let bt = self.bool_ty(cn);
                 let zero = self.splat_i(cty, 0);
-                let cond = if cn == 1 {
-                    self.op(Op::INotEqual, bt, &[c, zero])
-                } else {
-                    let _ = cw;
-                    self.op(Op::SLessThan, bt, &[c, zero])
-                };
+                let cond = if cn == 1 { self.op(Op::INotEqual, bt, &[c, zero]) } else { self.op(Op::SLessThan, bt, &[c, zero]) };
                 self.b.select(ty, cond, y, x)
             }
             vloadn => {
@@ -584,7 +576,7 @@ impl Lower<'_, '_> {
         let mut x = inst.id(0)?;
         let from = self.types.type_of(x).unwrap_or(0);
         let (_, n, fw, from_float) = self.shape(from);
-        let (rs, _, w, _) = self.shape(ty);
+        let (_, _, w, _) = self.shape(ty);
         let op = inst.op().unwrap_or(Op::Nop);
         if let Some(mode) = round {
             let g = match FPRoundingMode::from_u32(mode) {
@@ -619,7 +611,6 @@ impl Lower<'_, '_> {
                 x = if from_signed { self.gl(G::SClamp, from, &[x, lo_c, hi_c]) } else { self.gl(G::UClamp, from, &[x, lo_c, hi_c]) };
             }
         }
-        let _ = rs;
         let plain = match op {
             Op::SatConvertSToU | Op::SatConvertUToS => {
                 if fw == w {

@@ -238,10 +238,8 @@ enum Combine {
     Glsl(u32),
 }
 
-fn combine_of(op: Op, types: &Types, ty: Word) -> Option<(Combine, f64, i64)> {
+fn combine_of(op: Op) -> Option<(Combine, f64, i64)> {
     use spirv::GlslStd450Op as G;
-    let _ = types;
-    let _ = ty;
     Some(match op {
         Op::GroupNonUniformIAdd => (Combine::Op(Op::IAdd), 0.0, 0),
         Op::GroupNonUniformFAdd => (Combine::Op(Op::FAdd), 0.0, 0),
@@ -362,7 +360,6 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
     let ty = inst.ty()?;
     let uint = b.module.type_int(32, false);
     let boolean = b.module.type_bool();
-    let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
     let bad = |b: &Builder<'_>, m: &str| Error::Invalid { site: b.module.site(inst), message: m.to_string() };
     match op {
         Op::GroupNonUniformShuffle | Op::GroupNonUniformBroadcast => {
@@ -407,7 +404,7 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
             Ok(b.op(Op::CompositeConstruct, uvec4, &[word, zero, zero, zero]))
         }
         _ => {
-            let Some((c, fid, iid)) = combine_of(op, types, ty) else {
+            let Some((c, fid, iid)) = combine_of(op) else {
                 return Err(bad(b, &format!("{} has no lowering under a virtualized sub-group size", inst.name())));
             };
             let group_op = inst.word(1)?;
@@ -418,7 +415,6 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
                 let id = identity(b, types, ty, fid, iid);
                 scan(b, types, l, op, c, ty, x, id, group_op == GroupOperation::ExclusiveScan as u32)
             } else {
-                let _ = subgroup;
                 Err(bad(b, "a clustered or partitioned group operation under a virtualized sub-group size"))
             }
         }
