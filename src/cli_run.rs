@@ -34,6 +34,9 @@ pub struct LaunchFile {
     /// Launches to time (default 1).
     #[serde(default)]
     pub iterations: Option<u32>,
+    /// Require sub-groups of this size (OpenCL kernels written for one size).
+    #[serde(default)]
+    pub subgroup_size: Option<u32>,
     /// Arguments by position.
     #[serde(default, rename = "arg")]
     pub args: Vec<ArgSpec>,
@@ -472,7 +475,8 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
     let module = matbridge_translator::Module::from_words(&words)?;
     let is_kernel = module.has_capability(spirv::Capability::Kernel) || module.debug_names.iter().any(|n| n.string(1).as_deref() == Some(matbridge_translator::kernel::ARGS_STRUCT));
     let stats = if is_kernel {
-        let kernel = ctx.load_kernel(&words, &launch.entry)?;
+        let options = matbridge_runtime::KernelOptions { subgroup_size: launch.subgroup_size };
+        let kernel = ctx.load_kernel_with(&words, &launch.entry, &options)?;
         let dims = launch.global.len() as u32;
         let range = NdRange { dims, global, local, offset };
         let args: Vec<KernelArg<'_>> = prepared
@@ -488,6 +492,9 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
         // A Vulkan compute shader: buffers at bindings 0.., scalars packed into push constants.
         if launch.offset.is_some() {
             bail!("offset: a Vulkan compute shader has no global offset");
+        }
+        if launch.subgroup_size.is_some() {
+            bail!("subgroup_size: only OpenCL kernel modules can be given a sub-group size");
         }
         let wg = module
             .execution_modes

@@ -304,9 +304,11 @@ value = 1.0
 /// every test device: the outputs match the CPU's.
 #[test]
 fn run_launches_local_memory_atomic_and_subgroup_kernels() {
-    let (Some(gemm), Some(atomics), Some(subgroups)) = (common::opencl("local_gemm"), common::opencl("atomics"), common::opencl("subgroups_required")) else { return };
+    let (Some(gemm), Some(atomics), Some(subgroups), Some(plain)) = (common::opencl("local_gemm"), common::opencl("atomics"), common::opencl("subgroups_required"), common::opencl("subgroups")) else {
+        return;
+    };
     let dir = tempdir();
-    for (name, words) in [("local_gemm", &gemm), ("atomics", &atomics), ("subgroups_required", &subgroups)] {
+    for (name, words) in [("local_gemm", &gemm), ("atomics", &atomics), ("subgroups_required", &subgroups), ("subgroups", &plain)] {
         std::fs::write(dir.join(format!("{name}.spv")), bytemuck::cast_slice::<u32, u8>(words)).unwrap();
     }
     // C = A * B, 40 x 24 times 24 x 56, from sequences.
@@ -351,6 +353,10 @@ fn run_launches_local_memory_atomic_and_subgroup_kernels() {
         (
             "subgroups16",
             "module = \"subgroups_required.spv\"\nentry = \"subgroups16\"\nglobal = [256]\nlocal = [64]\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 512\nfill = 1\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 3072\nexpect = \"sums.bin\"\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 512\n".to_string(),
+        ),
+        (
+            "subgroups with subgroup_size = 16",
+            "module = \"subgroups.spv\"\nentry = \"subgroups\"\nglobal = [256]\nlocal = [64]\nsubgroup_size = 16\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 512\nfill = 1\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 3072\nexpect = \"sums.bin\"\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 512\n".to_string(),
         ),
     ];
     for device in common::device_names() {

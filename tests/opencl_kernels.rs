@@ -385,10 +385,14 @@ fn subgroups_reference(input: &[u32], g: usize, s: usize) -> [u32; 12] {
 }
 
 fn check_subgroups(ctx: &Context, spirv: &[u32], entry: &str, s: usize) {
+    check_subgroups_with(ctx, spirv, entry, s, &matbridge_runtime::KernelOptions::default());
+}
+
+fn check_subgroups_with(ctx: &Context, spirv: &[u32], entry: &str, s: usize, options: &matbridge_runtime::KernelOptions) {
     let name = &ctx.caps().name;
     let n = 256usize;
     let input: Vec<u32> = (0..2 * n as u32).map(|i| (i * 37 + 11) % 997 + 1).collect();
-    let k = ctx.load_kernel(spirv, entry).unwrap();
+    let k = ctx.load_kernel_with(spirv, entry, options).unwrap();
     let bi = ctx.buffer_from_slice(&input, "in").unwrap();
     let mut bo = ctx.zeroed_buffer::<u32>(12 * n, "out").unwrap();
     let mut bb = ctx.zeroed_buffer::<u32>(2 * n, "blocks").unwrap();
@@ -412,6 +416,11 @@ fn subgroup_builtins() {
     let Some((spirv, contexts)) = kernels_and_devices("subgroups") else { return };
     for ctx in &contexts {
         check_subgroups(ctx, &spirv, "subgroups", ctx.caps().subgroup_size as usize);
+        // The same kernel, told to run at 16 by the launch option instead of the module.
+        let options = matbridge_runtime::KernelOptions::subgroup_size(16);
+        let abi = ctx.load_kernel_with(&spirv, "subgroups", &options).unwrap().abi().clone();
+        assert_eq!(abi.required_subgroup_size, Some(16));
+        check_subgroups_with(ctx, &spirv, "subgroups", 16, &options);
     }
 }
 

@@ -29,6 +29,21 @@ pub enum KernelArg<'a> {
     Local(u64),
 }
 
+/// How a kernel is loaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelOptions {
+    /// Require sub-groups of this size (as `intel_reqd_sub_group_size` does), for kernels written
+    /// for one size without declaring it; the device runs or emulates it.
+    pub subgroup_size: Option<u32>,
+}
+
+impl KernelOptions {
+    /// Options that require sub-groups of `size`.
+    pub fn subgroup_size(size: u32) -> KernelOptions {
+        KernelOptions { subgroup_size: Some(size) }
+    }
+}
+
 /// Work-items of a launch, as OpenCL counts them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NdRange {
@@ -83,10 +98,24 @@ impl Context {
     /// Loads kernel `entry` of `spirv`: an OpenCL kernel module (translated for this device) or
     /// one `matbridge translate` already lowered.
     pub fn load_kernel(&self, spirv: &[u32], entry: &str) -> Result<Kernel> {
-        let module = Module::from_words(spirv).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+        self.load_kernel_with(spirv, entry, &KernelOptions::default())
+    }
+
+    /// [`Context::load_kernel`] with options (a required sub-group size).
+    pub fn load_kernel_with(&self, spirv: &[u32], entry: &str, options: &KernelOptions) -> Result<Kernel> {
+        let mut module = Module::from_words(spirv).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
         let words = if module.has_capability(spirv::Capability::Kernel) {
-            let (words, _) = matbridge_translator::translate(spirv, &self.shared.caps).map_err(|source| Error::Translation { device: self.shared.caps.name.clone(), source })?;
+            let input = match options.subgroup_size {
+                Some(size) => {
+                    matbridge_translator::kernel::require_subgroup_size(&mut module, entry, size).map_err(|e| bad(e.to_string()))?;
+                    module.to_words()
+                }
+                None => spirv.to_vec(),
+            };
+            let (words, _) = matbridge_translator::translate(&input, &self.shared.caps).map_err(|source| Error::Translation { device: self.shared.caps.name.clone(), source })?;
             words
+        } else if options.subgroup_size.is_some() {
+            return Err(bad(format!("kernel `{entry}`: a sub-group size can be required of OpenCL kernel modules only (this one is already translated)")));
         } else {
             spirv.to_vec()
         };

@@ -24,7 +24,7 @@ pub use device::{enumerate_devices, resolve_target, Context, CooperativeMatrix2,
 pub use dispatch::{Dispatch, RunStats, DEFAULT_TIMEOUT};
 pub use error::{Error, Result};
 pub use instance::{Instance, InstanceOptions};
-pub use kernel::{Kernel, KernelArg, NdRange};
+pub use kernel::{Kernel, KernelArg, KernelOptions, NdRange};
 pub use matbridge_translator::kernel::KernelAbi;
 pub use matbridge_translator::profile::DeviceCaps;
 pub use pipeline::{declared_capabilities, Pipeline, PipelineDesc, SpecConstant};

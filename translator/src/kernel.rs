@@ -188,6 +188,26 @@ impl KernelAbi {
     }
 }
 
+/// Makes kernel `entry` of an OpenCL-style module require sub-groups of `size` (what
+/// `intel_reqd_sub_group_size` writes), replacing any size it required: the launch option for
+/// kernels written for one sub-group size without saying so.
+pub fn require_subgroup_size(module: &mut Module, entry: &str, size: u32) -> Result<()> {
+    let function = module
+        .entry_points
+        .iter()
+        .find(|e| e.string(2).as_deref() == Some(entry) && e.word_opt(0) == Some(ExecutionModel::Kernel as u32))
+        .and_then(|e| e.id(1).ok())
+        .ok_or_else(|| not_kernel(format!("the module has no kernel entry point named `{entry}` to require a sub-group size of")))?;
+    module.execution_modes.retain(|m| !(m.word_opt(0) == Some(function) && m.word_opt(1) == Some(ExecutionMode::SubgroupSize as u32)));
+    module.execution_modes.push(crate::ir::Inst::new(
+        Op::ExecutionMode,
+        None,
+        None,
+        vec![Operand::Id(function), Operand::Enum(rspirv::grammar::OperandKind::ExecutionMode, ExecutionMode::SubgroupSize as u32), Operand::Literal(size)],
+    ));
+    Ok(())
+}
+
 /// The push-constant structs of a lowered kernel module's entry points (empty for any other
 /// module): the later kernel passes use it to know they apply.
 pub fn args_structs(module: &Module) -> Vec<Word> {
