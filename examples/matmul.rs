@@ -2,8 +2,7 @@
 //!
 //! `cargo run --release --example matmul [m n k]`
 
-use matbridge::matmul::api::{DeviceChoice, Matbridge};
-use matbridge::{AccType, DType, MatmulDesc};
+use matbridge::{AccType, DType, DeviceChoice, Matbridge, MatmulDesc};
 
 fn main() -> anyhow::Result<()> {
     matbridge::runtime::loader_env::configure();

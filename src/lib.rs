@@ -17,4 +17,5 @@ pub mod error;
 pub mod matmul;
 
 pub use error::{Error, Result};
+pub use matmul::api::{DeviceChoice, Matbridge};
 pub use matmul::{AccType, DType, Layout, MatmulDesc, Operand};

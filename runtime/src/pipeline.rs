@@ -39,9 +39,11 @@ pub struct PipelineDesc<'a> {
     pub required_subgroup_size: Option<u32>,
     pub label: &'a str,
     /// The module is known to be valid (matbridge's own kernels and their translations, which
-    /// the test suite validates): skip `spirv-val`. Any other module is validated with it where
-    /// SPIRV-Tools is installed, because drivers need not survive invalid SPIR-V (damaged
-    /// kernels crash lavapipe in vkCreateComputePipelines).
+    /// the test suite validates): skip `spirv-val`. Any other module is validated with it when
+    /// the instance was created with validation on and SPIRV-Tools is installed, because drivers
+    /// need not survive invalid SPIR-V (damaged kernels crash lavapipe in
+    /// vkCreateComputePipelines); without validation no process is spawned and the module is
+    /// checked for structure and interface only.
     pub trusted: bool,
 }
 
@@ -189,8 +191,9 @@ impl Context {
                 });
             }
         }
-        // Last of the checks: the others are cheaper and their errors say more.
-        if !desc.trusted {
+        // Last of the checks: the others are cheaper and their errors say more. spirv-val is a
+        // process: it runs only where validation was asked for.
+        if !desc.trusted && self.validation_enabled() {
             if matbridge_translator::tools::find("spirv-val").is_some() {
                 matbridge_translator::tools::validate(desc.spirv, "vulkan1.3").map_err(|e| Error::InvalidSpirv(e.to_string()))?;
             } else {
