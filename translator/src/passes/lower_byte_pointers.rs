@@ -71,7 +71,7 @@ impl Pass for LowerBytePointers {
         let is_byte_ptr = |v: Word| types.type_of(v).is_some_and(|t| bytes.contains(&t));
         // Byte accesses cannot be lowered here.
         for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())) {
-            let accesses = matches!(inst.op(), Some(Op::Load | Op::Store)) || inst.op().is_some_and(|o| format!("{o:?}").starts_with("Atomic"));
+            let accesses = matches!(inst.op(), Some(Op::Load | Op::Store)) || inst.op().is_some_and(crate::passes::lower_kernel_pointers::is_atomic);
             if accesses && inst.operands.first().and_then(Operand::id).is_some_and(is_byte_ptr) {
                 return Err(Error::Unsupported {
                     site: module.site(inst),

@@ -152,27 +152,8 @@ fn retype_pointer_classes(module: &mut Module) {
             g.operands[at] = Operand::storage_class(class);
         }
     }
-    // Merge pointer types that became identical (repeat: merging pointees merges pointers).
-    loop {
-        let mut seen: HashMap<(Word, Word), Word> = HashMap::new();
-        let mut dup = None;
-        for g in module.globals() {
-            if g.is(Op::TypePointer) {
-                let key = (g.word_opt(0).unwrap_or(0), g.word_opt(1).unwrap_or(0));
-                let id = g.result_id.unwrap_or(0);
-                if let Some(first) = seen.get(&key) {
-                    dup = Some((id, *first));
-                    break;
-                }
-                seen.insert(key, id);
-            }
-        }
-        let Some((old, new)) = dup else { break };
-        module.globals_mut().retain(|g| g.result_id != Some(old));
-        module.annotations.retain(|a| a.operands.first() != Some(&Operand::Id(old)));
-        module.debug_names.retain(|a| a.operands.first() != Some(&Operand::Id(old)));
-        module.replace_all_uses(old, new);
-    }
+    // Pointer types that became identical merge (merging pointees merges pointers).
+    module.merge_duplicate_types();
     // Function-scope variables of these classes cannot exist; module-scope constant tables
     // are Private now.
 }
@@ -330,7 +311,7 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
                 match narrow {
                     None => v,
                     Some((_, is_float)) => {
-                        let bits = size_align(&Types::new(b.module), ty).map_or(32, |s| s.0 * 8);
+                        let bits = size_align(&types, ty).map_or(32, |s| s.0 * 8);
                         let unsigned = b.module.type_int(bits, false);
                         let n = b.op(Op::UConvert, unsigned, &[v]);
                         if is_float || unsigned != ty {

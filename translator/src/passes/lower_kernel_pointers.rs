@@ -781,7 +781,7 @@ fn remove_unused_globals(module: &mut Module) {
     }
 }
 
-fn is_atomic(op: Op) -> bool {
+pub(crate) fn is_atomic(op: Op) -> bool {
     use Op::*;
     matches!(
         op,

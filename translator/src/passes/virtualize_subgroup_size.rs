@@ -183,7 +183,7 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
                     return Err(Error::Invalid { site: module.site(&inst), message: "reads a sub-group mask built-in, which a virtualized sub-group size does not provide".into() });
                 }
             }
-            let group_op = inst.op().is_some_and(|o| format!("{o:?}").starts_with("GroupNonUniform")) && !ours;
+            let group_op = is_group_non_uniform(inst.opcode) && !ours;
             if !group_op {
                 module.functions[fi].blocks[bi].insts.push(inst);
                 continue;
@@ -202,6 +202,12 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         }
     }
     Ok(())
+}
+
+/// Whether `opcode` is one of the core `OpGroupNonUniform*` instructions (a contiguous range,
+/// `OpGroupNonUniformElect` to `OpGroupNonUniformQuadSwap`) or a later extension's rotate.
+fn is_group_non_uniform(opcode: u32) -> bool {
+    (Op::GroupNonUniformElect as u32..=Op::GroupNonUniformQuadSwap as u32).contains(&opcode) || opcode == Op::GroupNonUniformRotateKHR as u32
 }
 
 /// (array length id, runtime value id) of the number of invocations of a work-group.
