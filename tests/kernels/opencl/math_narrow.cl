@@ -1,5 +1,5 @@
-// Conversions to 8- and 16-bit integers with saturation: devices without 8- and 16-bit
-// integers (SwiftShader) refuse this module naming the capability.
+// Conversions to 8- and 16-bit integers with saturation; on devices without 8- and 16-bit
+// integers (SwiftShader) the narrow values are held in 32-bit ones.
 __kernel void math_narrow(__global const int* y, __global int* out) {
     size_t g = get_global_id(0);
     int b = y[g];

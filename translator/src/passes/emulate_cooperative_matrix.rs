@@ -210,7 +210,7 @@ fn layouts(module: &mut Module, types: &Types, target: &DeviceCaps, min_subgroup
             Scalar::Int(w)
         } else if let Some((w, encoding)) = types.float(component) {
             let bf16 = encoding == Some(spirv::FPEncoding::BFloat16KHR as u32);
-            if encoding.is_some() && !(bf16 && target.shader_bfloat16) {
+            if encoding.is_some() && !bf16 {
                 let name = component_type(types, component, None).map_or_else(|| format!("%{component}"), |c| c.to_string());
                 return Err(unsupported(module, format!("cooperative matrices of {name} components (not listed, and the emulation has no {name} arithmetic)")));
             }

@@ -1,0 +1,532 @@
+//! Storage, uniform and push-constant blocks that hold 8- or 16-bit data, redeclared as arrays
+//! of 32-bit words (uniform blocks as arrays of `uvec4`, which their layout rules allow).
+//!
+//! A pointer into such a block is no longer a SPIR-V value: it is the block variable, the
+//! descriptor index where the variable is an array of blocks, a byte offset (a constant part,
+//! and a run-time part with its known alignment) and the pointee's original type. Loads and
+//! stores through it read and write the words under the pointee, by its layout decorations.
+
+use super::codec::{low_mask, Emit};
+use super::Legalize;
+use crate::analysis::Types;
+use crate::error::{Error, Result};
+use crate::ir::{Inst, Module, Operand};
+use spirv::{Decoration, MemoryModel, Op, Scope, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+/// The layout decorations of the input module.
+pub(super) struct Layouts {
+    member_offsets: HashMap<(Word, u32), u32>,
+    strides: HashMap<Word, u32>,
+    buffer_blocks: HashSet<Word>,
+}
+
+impl Layouts {
+    pub fn new(m: &Module, _types: &Types) -> Layouts {
+        let mut l = Layouts { member_offsets: HashMap::new(), strides: HashMap::new(), buffer_blocks: HashSet::new() };
+        for a in &m.annotations {
+            let (Some(target), Some(d)) = (a.operands.first().and_then(Operand::id), a.word_opt(1)) else { continue };
+            if a.is(Op::MemberDecorate) && a.word_opt(2) == Some(Decoration::Offset as u32) {
+                if let Some(o) = a.word_opt(3) {
+                    l.member_offsets.insert((target, d), o);
+                }
+            } else if a.is(Op::Decorate) && d == Decoration::ArrayStride as u32 {
+                if let Some(s) = a.word_opt(2) {
+                    l.strides.insert(target, s);
+                }
+            } else if a.is(Op::Decorate) && d == Decoration::BufferBlock as u32 {
+                l.buffer_blocks.insert(target);
+            }
+        }
+        l
+    }
+
+    /// Bytes a value of `ty` covers in a block.
+    fn size(&self, types: &Types, ty: Word) -> Option<u32> {
+        let def = types.defs.get(&ty)?;
+        match def.op()? {
+            Op::TypeInt | Op::TypeFloat => Some(def.word_opt(0)? / 8),
+            Op::TypeVector => {
+                let (c, n) = types.vector(ty)?;
+                Some(self.size(types, c)? * n)
+            }
+            Op::TypeArray => Some(self.strides.get(&ty)? * types.const_u32(def.id(1).ok()?)?),
+            Op::TypeStruct => {
+                let mut end = 0;
+                for (i, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
+                    end = end.max(self.member_offsets.get(&(ty, i as u32))? + self.size(types, member).unwrap_or(0));
+                }
+                Some(end)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A redeclared block variable.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct View {
+    var: Word,
+    class: StorageClass,
+    /// The variable is an array of blocks.
+    arrayed: bool,
+    /// Words are read as `uvec4` elements (uniform blocks).
+    vec4: bool,
+    /// Pointer to one element of the word array; pointer to one redeclared block.
+    element_ptr: Word,
+    block_ptr: Word,
+    /// The original block struct.
+    block: Word,
+}
+
+/// A byte offset: `dynamic + constant`, the dynamic part a multiple of `align`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Offset {
+    dynamic: Option<Word>,
+    constant: u32,
+    align: u32,
+}
+
+impl Offset {
+    /// The largest power of two known to divide the offset.
+    fn alignment(&self) -> u32 {
+        let c = if self.constant == 0 { 1 << 31 } else { 1 << self.constant.trailing_zeros() };
+        if self.dynamic.is_some() {
+            c.min(self.align)
+        } else {
+            c
+        }
+    }
+
+    fn plus(self, bytes: u32) -> Offset {
+        Offset { constant: self.constant.wrapping_add(bytes), ..self }
+    }
+}
+
+/// A pointer into a redeclared block.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ptr {
+    view: View,
+    descriptor: Option<Word>,
+    offset: Offset,
+    /// The pointee's original type.
+    pointee: Word,
+}
+
+/// Redeclares block variable `var` (of a class with explicit layout) as words; the variable
+/// keeps its id and decorations.
+pub(super) fn redeclare(m: &mut Module, types: &Types, layouts: &Layouts, var: &Inst) -> Result<View> {
+    let site = |m: &Module, message: &str| Error::Invalid { site: m.site(var), message: message.into() };
+    let class_word = var.word(0)?;
+    let class = [StorageClass::StorageBuffer, StorageClass::Uniform, StorageClass::PushConstant].into_iter().find(|c| *c as u32 == class_word).ok_or_else(|| site(m, "not a block variable"))?;
+    let ptr_def = types.defs.get(&var.ty()?).ok_or_else(|| site(m, "a variable without a pointer type"))?;
+    let mut block = ptr_def.id(1)?;
+    let mut descriptors = None;
+    if let Some(d) = types.defs.get(&block).filter(|d| d.is(Op::TypeArray) || d.is(Op::TypeRuntimeArray)) {
+        descriptors = Some(d.clone());
+        block = d.id(0)?;
+    }
+    let ssbo = class == StorageClass::StorageBuffer || layouts.buffer_blocks.contains(&block);
+    let uint = m.type_int(32, false);
+    let (element, words) = if ssbo {
+        let id = m.alloc_id();
+        m.add_global(Inst::new(Op::TypeRuntimeArray, None, Some(id), vec![Operand::Id(uint)]));
+        m.decorate(id, Decoration::ArrayStride, &[4]);
+        (uint, id)
+    } else {
+        let size = layouts.size(types, block).ok_or_else(|| site(m, "a block whose layout is not fully decorated"))?;
+        let vec4 = class == StorageClass::Uniform;
+        let (element, bytes) = if vec4 { (m.type_vector(uint, 4), 16) } else { (uint, 4) };
+        let len = m.constant_u32(size.div_ceil(bytes).max(1));
+        let id = m.alloc_id();
+        m.add_global(Inst::new(Op::TypeArray, None, Some(id), vec![Operand::Id(element), Operand::Id(len)]));
+        m.decorate(id, Decoration::ArrayStride, &[bytes]);
+        (element, id)
+    };
+    let st = m.alloc_id();
+    m.add_global(Inst::new(Op::TypeStruct, None, Some(st), vec![Operand::Id(words)]));
+    m.decorate(st, if layouts.buffer_blocks.contains(&block) { Decoration::BufferBlock } else { Decoration::Block }, &[]);
+    m.annotations.push(Inst::new(Op::MemberDecorate, None, None, vec![Operand::Id(st), Operand::Literal(0), Operand::decoration(Decoration::Offset), Operand::Literal(0)]));
+    let pointee = match &descriptors {
+        Some(d) => {
+            let id = m.alloc_id();
+            let mut ops = vec![Operand::Id(st)];
+            ops.extend(d.operands.get(1).cloned());
+            m.add_global(Inst::new(d.op().unwrap_or(Op::TypeArray), None, Some(id), ops));
+            id
+        }
+        None => st,
+    };
+    let var_ptr = m.type_pointer(class, pointee);
+    let id = var.result()?;
+    if let Some(g) = m.globals_mut().iter_mut().find(|g| g.result_id == Some(id)) {
+        g.result_type = Some(var_ptr);
+    }
+    let element_ptr = m.type_pointer(class, element);
+    let block_ptr = m.type_pointer(class, st);
+    Ok(View { var: id, class, arrayed: descriptors.is_some(), vec4: !ssbo && class == StorageClass::Uniform, element_ptr, block_ptr, block })
+}
+
+impl Legalize<'_> {
+    /// The block pointer `id` is, if it is one: a pointer value, or a variable of one block.
+    fn ptr_of(&self, id: Word) -> Option<Ptr> {
+        if let Some(p) = self.ptrs.get(&id) {
+            return Some(*p);
+        }
+        let view = self.views.get(&id)?;
+        (!view.arrayed).then_some(Ptr { view: *view, descriptor: None, offset: Offset { dynamic: None, constant: 0, align: 1 << 31 }, pointee: view.block })
+    }
+
+    /// Rewrites an instruction that uses a pointer into a redeclared block; whether it was one.
+    pub(super) fn block_access(&mut self, e: &mut Emit<'_>, inst: &Inst) -> Result<bool> {
+        let Some(op) = inst.op() else { return Ok(false) };
+        let first = inst.operands.first().and_then(Operand::id);
+        match op {
+            Op::AccessChain | Op::InBoundsAccessChain => {
+                let base = inst.id(0)?;
+                let mut indices: Vec<Word> = inst.operands[1..].iter().filter_map(Operand::id).collect();
+                let ptr = match (self.views.get(&base), self.ptr_of(base)) {
+                    (Some(view), _) if view.arrayed => {
+                        if indices.is_empty() {
+                            return Err(self.unsupported(e.m, inst, "a pointer to an array of blocks of 8- or 16-bit data".into()));
+                        }
+                        let d = indices.remove(0);
+                        Ptr { view: *view, descriptor: Some(d), offset: Offset { dynamic: None, constant: 0, align: 1 << 31 }, pointee: view.block }
+                    }
+                    (_, Some(p)) => p,
+                    _ => return Ok(false),
+                };
+                let p = self.chain(e, inst, ptr, &indices)?;
+                self.ptrs.insert(inst.result()?, p);
+                Ok(true)
+            }
+            Op::CopyObject if first.and_then(|p| self.ptr_of(p)).is_some() => {
+                let p = first.and_then(|p| self.ptr_of(p)).ok_or_else(|| self.unsupported(e.m, inst, "a block pointer".into()))?;
+                self.ptrs.insert(inst.result()?, p);
+                Ok(true)
+            }
+            Op::Load if first.and_then(|p| self.ptr_of(p)).is_some() => {
+                let p = first.and_then(|p| self.ptr_of(p)).ok_or_else(|| self.unsupported(e.m, inst, "a block pointer".into()))?;
+                let v = self.read(e, inst, p)?;
+                let ty = self.widen(e.m, inst.ty()?)?;
+                e.emit_as(Some(inst.result()?), Op::CopyObject, ty, vec![Operand::Id(v)]);
+                Ok(true)
+            }
+            Op::Store if first.and_then(|p| self.ptr_of(p)).is_some() => {
+                let p = first.and_then(|p| self.ptr_of(p)).ok_or_else(|| self.unsupported(e.m, inst, "a block pointer".into()))?;
+                self.write(e, inst, p, inst.id(1)?)?;
+                Ok(true)
+            }
+            Op::ArrayLength if first.is_some_and(|p| self.views.contains_key(&p) || self.ptrs.contains_key(&p)) => {
+                let base = inst.id(0)?;
+                let view = self.views.get(&base).copied().or_else(|| self.ptrs.get(&base).map(|p| p.view)).ok_or_else(|| self.unsupported(e.m, inst, "a block pointer".into()))?;
+                let descriptor = self.ptrs.get(&base).and_then(|p| p.descriptor);
+                let member = inst.word(1)?;
+                let offset = self.layouts.member_offsets.get(&(view.block, member)).copied().unwrap_or(0);
+                let array = self.types.defs.get(&view.block).and_then(|d| d.id(member as usize).ok());
+                let stride = array.and_then(|a| self.layouts.strides.get(&a)).copied().ok_or_else(|| self.unsupported(e.m, inst, "a run-time array without an ArrayStride".into()))?;
+                let block = match descriptor {
+                    Some(d) => e.op(Op::AccessChain, view.block_ptr, &[view.var, d]),
+                    None => view.var,
+                };
+                let u = e.uint(1);
+                let words = e.emit_as(None, Op::ArrayLength, u, vec![Operand::Id(block), Operand::Literal(0)]);
+                let four = e.m.constant_u32(4);
+                let bytes = e.op(Op::IMul, u, &[words, four]);
+                let off = e.m.constant_u32(offset);
+                let bytes = e.op(Op::ISub, u, &[bytes, off]);
+                let s = e.m.constant_u32(stride);
+                e.emit_as(Some(inst.result()?), Op::UDiv, inst.ty()?, vec![Operand::Id(bytes), Operand::Id(s)]);
+                Ok(true)
+            }
+            _ if crate::passes::lower_kernel_pointers::is_atomic(op) && first.and_then(|p| self.ptr_of(p)).is_some() => {
+                let p = first.and_then(|p| self.ptr_of(p)).ok_or_else(|| self.unsupported(e.m, inst, "a block pointer".into()))?;
+                let width = self.types.int(p.pointee).map(|(w, _)| w).or_else(|| self.types.float(p.pointee).map(|(w, _)| w));
+                if width != Some(32) || p.offset.alignment() < 4 {
+                    return Err(self.unsupported(e.m, inst, "8- and 16-bit atomics".into()));
+                }
+                let word = self.word_ptr(e, p)?;
+                let mut inst = inst.clone();
+                inst.operands[0] = Operand::Id(word);
+                e.out.push(inst);
+                Ok(true)
+            }
+            _ => {
+                if let Some(p) = inst.operands.iter().filter_map(Operand::id).find(|id| self.ptrs.contains_key(id) || self.views.contains_key(id)) {
+                    return Err(self.unsupported(
+                        e.m,
+                        inst,
+                        format!("pointer %{p} into a block of 8- or 16-bit data used by {} (only loads, stores, access chains and 32-bit atomics are rewritten)", inst.name()),
+                    ));
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    /// `base` advanced by access-chain `indices`.
+    fn chain(&mut self, e: &mut Emit<'_>, inst: &Inst, mut p: Ptr, indices: &[Word]) -> Result<Ptr> {
+        for &index in indices {
+            let def = self.types.defs.get(&p.pointee).cloned().ok_or_else(|| self.unsupported(e.m, inst, "an access chain into this type".into()))?;
+            let (stride, next) = match def.op() {
+                Some(Op::TypeStruct) => {
+                    let member = self.types.const_u32(index).ok_or_else(|| self.unsupported(e.m, inst, "a struct member chosen at run time".into()))?;
+                    let offset = self.layouts.member_offsets.get(&(p.pointee, member)).copied();
+                    let (Some(offset), Ok(next)) = (offset, def.id(member as usize)) else {
+                        return Err(self.unsupported(e.m, inst, format!("member {member} without an Offset")));
+                    };
+                    p.offset = p.offset.plus(offset);
+                    p.pointee = next;
+                    continue;
+                }
+                Some(Op::TypeArray | Op::TypeRuntimeArray) => {
+                    let stride = self.layouts.strides.get(&p.pointee).copied().ok_or_else(|| self.unsupported(e.m, inst, "an array without an ArrayStride in a block".into()))?;
+                    (stride, def.id(0)?)
+                }
+                Some(Op::TypeVector) => {
+                    let c = def.id(0)?;
+                    let bits = self.types.int(c).map(|(w, _)| w).or_else(|| self.types.float(c).map(|(w, _)| w)).unwrap_or(32);
+                    (bits / 8, c)
+                }
+                _ => return Err(self.unsupported(e.m, inst, "an access chain into a matrix in a block of 8- or 16-bit data".into())),
+            };
+            p.pointee = next;
+            match self.types.const_u32(index).filter(|_| self.types.int(self.types.type_of(index).unwrap_or(0)).is_some_and(|(w, _)| w <= 32)) {
+                Some(c) => p.offset = p.offset.plus(c.wrapping_mul(stride)),
+                None => {
+                    let u = e.uint(1);
+                    let i = self.index_u32(e, index);
+                    let s = e.m.constant_u32(stride);
+                    let scaled = e.op(Op::IMul, u, &[i, s]);
+                    let (dynamic, align) = match p.offset.dynamic {
+                        Some(d) => (e.op(Op::IAdd, u, &[d, scaled]), p.offset.align.min(1 << stride.trailing_zeros())),
+                        None => (scaled, 1 << stride.trailing_zeros()),
+                    };
+                    p.offset = Offset { dynamic: Some(dynamic), align, ..p.offset };
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    /// An index as a 32-bit integer.
+    fn index_u32(&mut self, e: &mut Emit<'_>, index: Word) -> Word {
+        match self.types.type_of(index).and_then(|t| self.types.int(t)) {
+            Some((64, _)) => {
+                let u = e.uint(1);
+                e.op(Op::UConvert, u, &[index])
+            }
+            _ => index,
+        }
+    }
+
+    /// The word index of byte offset `o`.
+    fn word_index(&mut self, e: &mut Emit<'_>, o: Offset) -> Word {
+        let u = e.uint(1);
+        match o.dynamic {
+            None => e.m.constant_u32(o.constant >> 2),
+            Some(d) => {
+                let total = if o.constant == 0 {
+                    d
+                } else {
+                    let c = e.m.constant_u32(o.constant);
+                    e.op(Op::IAdd, u, &[d, c])
+                };
+                let two = e.m.constant_u32(2);
+                e.op(Op::ShiftRightLogical, u, &[total, two])
+            }
+        }
+    }
+
+    /// Bits to shift a word right by to reach byte offset `o`'s byte.
+    fn bit_shift(&mut self, e: &mut Emit<'_>, o: Offset) -> Word {
+        if o.alignment() >= 4 {
+            return e.m.constant_u32(0);
+        }
+        match o.dynamic {
+            None => e.m.constant_u32((o.constant & 3) * 8),
+            Some(d) => {
+                let u = e.uint(1);
+                let c = e.m.constant_u32(o.constant);
+                let total = e.op(Op::IAdd, u, &[d, c]);
+                let three = e.m.constant_u32(3);
+                let byte = e.op(Op::BitwiseAnd, u, &[total, three]);
+                e.op(Op::ShiftLeftLogical, u, &[byte, three])
+            }
+        }
+    }
+
+    /// A pointer to the word holding `p`'s first byte (storage and push-constant blocks).
+    fn word_ptr(&mut self, e: &mut Emit<'_>, p: Ptr) -> Result<Word> {
+        let index = self.word_index(e, p.offset);
+        let zero = e.m.constant_u32(0);
+        let mut chain = vec![p.view.var];
+        chain.extend(p.descriptor);
+        chain.extend([zero, index]);
+        Ok(e.op(Op::AccessChain, p.view.element_ptr, &chain))
+    }
+
+    /// The word holding byte offset `o` of `p`'s block.
+    fn load_word(&mut self, e: &mut Emit<'_>, p: Ptr, o: Offset) -> Result<Word> {
+        let u = e.uint(1);
+        let index = self.word_index(e, o);
+        let zero = e.m.constant_u32(0);
+        let mut chain = vec![p.view.var];
+        chain.extend(p.descriptor);
+        chain.push(zero);
+        if p.view.vec4 {
+            let two = e.m.constant_u32(2);
+            let three = e.m.constant_u32(3);
+            let row = e.op(Op::ShiftRightLogical, u, &[index, two]);
+            chain.push(row);
+            let ptr = e.op(Op::AccessChain, p.view.element_ptr, &chain);
+            let u4 = e.uint(4);
+            let v = e.op(Op::Load, u4, &[ptr]);
+            let lane = e.op(Op::BitwiseAnd, u, &[index, three]);
+            Ok(e.op(Op::VectorExtractDynamic, u, &[v, lane]))
+        } else {
+            chain.push(index);
+            let ptr = e.op(Op::AccessChain, p.view.element_ptr, &chain);
+            Ok(e.op(Op::Load, u, &[ptr]))
+        }
+    }
+
+    /// Whether `ty` is a narrow vector that covers whole words at an offset aligned to 4.
+    fn whole_words(&self, ty: Word, o: Offset) -> bool {
+        self.lanes_of(ty).is_some_and(|(k, n)| n > 1 && (k.bits() * n) % 32 == 0) && o.alignment() >= 4
+    }
+
+    /// Loads the value `p` points to; returns it widened.
+    fn read(&mut self, e: &mut Emit<'_>, inst: &Inst, p: Ptr) -> Result<Word> {
+        let ty = p.pointee;
+        let wide = self.widen(e.m, ty)?;
+        let def = self.types.defs.get(&ty).cloned().ok_or_else(|| self.unsupported(e.m, inst, "a load of this type from a block".into()))?;
+        let u = e.uint(1);
+        match def.op() {
+            Some(Op::TypeInt | Op::TypeFloat) => {
+                let bits = def.word(0)?;
+                match (self.lanes_of(ty), bits) {
+                    (Some((kind, _)), _) => {
+                        let word = self.load_word(e, p, p.offset)?;
+                        let shift = self.bit_shift(e, p.offset);
+                        let shifted = e.op(Op::ShiftRightLogical, u, &[word, shift]);
+                        let b = e.mask(u, 1, shifted, kind.bits());
+                        Ok(e.decode(kind, wide, b))
+                    }
+                    (None, 64) => {
+                        let lo = self.load_word(e, p, p.offset)?;
+                        let hi = self.load_word(e, p, p.offset.plus(4))?;
+                        Ok(self.unpack_words(e, &[lo, hi], ty, wide))
+                    }
+                    (None, _) => {
+                        let w = self.load_word(e, p, p.offset)?;
+                        Ok(e.coerce(ty, u, w))
+                    }
+                }
+            }
+            Some(Op::TypeVector) if self.whole_words(ty, p.offset) => {
+                let (k, n) = self.lanes_of(ty).unwrap_or((super::Narrow::F16, 2));
+                let words = (0..k.bits() * n / 32).map(|i| self.load_word(e, p, p.offset.plus(4 * i))).collect::<Result<Vec<_>>>()?;
+                Ok(self.unpack_words(e, &words, ty, wide))
+            }
+            Some(Op::TypeVector | Op::TypeArray | Op::TypeStruct) => {
+                let parts = self.parts(e, inst, &def, p)?;
+                let values = parts.into_iter().map(|part| self.read(e, inst, part)).collect::<Result<Vec<_>>>()?;
+                Ok(e.op(Op::CompositeConstruct, wide, &values))
+            }
+            _ => Err(self.unsupported(e.m, inst, "a load of this type from a block of 8- or 16-bit data".into())),
+        }
+    }
+
+    /// The pointers to the elements of the composite `def` that `p` points to.
+    fn parts(&mut self, e: &mut Emit<'_>, inst: &Inst, def: &Inst, p: Ptr) -> Result<Vec<Ptr>> {
+        let ty = p.pointee;
+        let mut out = Vec::new();
+        match def.op() {
+            Some(Op::TypeVector) => {
+                let (c, n) = self.types.vector(ty).ok_or_else(|| self.unsupported(e.m, inst, "this vector".into()))?;
+                let bytes = self.types.int(c).map(|(w, _)| w).or_else(|| self.types.float(c).map(|(w, _)| w)).unwrap_or(32) / 8;
+                out.extend((0..n).map(|i| Ptr { offset: p.offset.plus(i * bytes), pointee: c, ..p }));
+            }
+            Some(Op::TypeArray) => {
+                let len = self.types.const_u32(def.id(1)?).ok_or_else(|| self.unsupported(e.m, inst, "an array of specialization-constant length in a block".into()))?;
+                let stride = self.layouts.strides.get(&ty).copied().ok_or_else(|| self.unsupported(e.m, inst, "an array without an ArrayStride in a block".into()))?;
+                if len > 4096 {
+                    return Err(self.unsupported(e.m, inst, format!("a load or store of a {len}-element array from a block of 8- or 16-bit data")));
+                }
+                let elem = def.id(0)?;
+                out.extend((0..len).map(|i| Ptr { offset: p.offset.plus(i * stride), pointee: elem, ..p }));
+            }
+            Some(Op::TypeStruct) => {
+                for (i, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
+                    let offset = self.layouts.member_offsets.get(&(ty, i as u32)).copied().ok_or_else(|| self.unsupported(e.m, inst, format!("member {i} without an Offset")))?;
+                    out.push(Ptr { offset: p.offset.plus(offset), pointee: member, ..p });
+                }
+            }
+            _ => return Err(self.unsupported(e.m, inst, "a composite of this type in a block".into())),
+        }
+        Ok(out)
+    }
+
+    /// Stores widened `value` where `p` points.
+    fn write(&mut self, e: &mut Emit<'_>, inst: &Inst, p: Ptr, value: Word) -> Result<()> {
+        if p.view.vec4 || p.view.class == StorageClass::PushConstant {
+            return Err(self.unsupported(e.m, inst, "a store into a uniform or push-constant block".into()));
+        }
+        let ty = p.pointee;
+        let def = self.types.defs.get(&ty).cloned().ok_or_else(|| self.unsupported(e.m, inst, "a store of this type into a block".into()))?;
+        let u = e.uint(1);
+        match def.op() {
+            Some(Op::TypeInt | Op::TypeFloat) => match self.lanes_of(ty) {
+                Some((kind, _)) => {
+                    let wide = self.widen(e.m, ty)?;
+                    let bits = e.encode(kind, wide, value);
+                    let shift = self.bit_shift(e, p.offset);
+                    let set = e.op(Op::ShiftLeftLogical, u, &[bits, shift]);
+                    let lane = e.m.constant_u32(low_mask(kind.bits()));
+                    let lane = e.op(Op::ShiftLeftLogical, u, &[lane, shift]);
+                    let clear = e.op(Op::Not, u, &[lane]);
+                    let ptr = self.word_ptr(e, p)?;
+                    let scope = self.atomic_scope(e);
+                    let relaxed = e.m.constant_u32(0);
+                    e.op(Op::AtomicAnd, u, &[ptr, scope, relaxed, clear]);
+                    e.op(Op::AtomicOr, u, &[ptr, scope, relaxed, set]);
+                    Ok(())
+                }
+                None => {
+                    let words = self.pack_words(e, value, ty);
+                    for (i, w) in words.into_iter().enumerate() {
+                        let ptr = self.word_ptr(e, Ptr { offset: p.offset.plus(4 * i as u32), ..p })?;
+                        e.void(Op::Store, vec![Operand::Id(ptr), Operand::Id(w)]);
+                    }
+                    Ok(())
+                }
+            },
+            Some(Op::TypeVector) if self.whole_words(ty, p.offset) => {
+                let words = self.pack_words(e, value, ty);
+                for (i, w) in words.into_iter().enumerate() {
+                    let ptr = self.word_ptr(e, Ptr { offset: p.offset.plus(4 * i as u32), ..p })?;
+                    e.void(Op::Store, vec![Operand::Id(ptr), Operand::Id(w)]);
+                }
+                Ok(())
+            }
+            Some(Op::TypeVector | Op::TypeArray | Op::TypeStruct) => {
+                let parts = self.parts(e, inst, &def, p)?;
+                for (i, part) in parts.into_iter().enumerate() {
+                    let elem = self.widen(e.m, part.pointee)?;
+                    let v = e.extract(elem, value, i as u32);
+                    self.write(e, inst, part, v)?;
+                }
+                Ok(())
+            }
+            _ => Err(self.unsupported(e.m, inst, "a store of this type into a block of 8- or 16-bit data".into())),
+        }
+    }
+
+    /// The scope of the atomics that store part of a word: every invocation on the device (as
+    /// the Vulkan memory model spells it without the device-scope capability).
+    fn atomic_scope(&self, e: &mut Emit<'_>) -> Word {
+        let vulkan = e.m.memory_model.first().and_then(|i| i.word_opt(1)) == Some(MemoryModel::Vulkan as u32);
+        e.m.constant_u32(if vulkan { Scope::QueueFamily as u32 } else { Scope::Device as u32 })
+    }
+}

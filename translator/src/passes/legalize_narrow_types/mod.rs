@@ -1,0 +1,738 @@
+//! `LegalizeNarrowTypes`: 16- and 8-bit types become 32-bit ones on devices without them
+//! (SwiftShader has neither shaderFloat16, shaderInt8, shaderInt16 nor 8/16-bit storage).
+//!
+//! **Values.** f16 and bf16 values are held in f32 and rounded to the nearest narrow value, ties
+//! to even, after every operation whose result can be inexact, so each operation gives the
+//! narrow type's result (an `Fma` or a sub-group reduction rounds once, at its end). 8- and
+//! 16-bit integers are held in 32-bit integers of the same signedness, zero-extended: operations
+//! whose low bits do not depend on the high ones (add, subtract, multiply, shift left, not,
+//! negate) mask their result, operations that read a sign (signed division and remainder,
+//! arithmetic shift, signed comparison, min, max, abs, sign extension, conversion to float)
+//! sign-extend their operands first. Constants are rewritten; bit casts repack lanes.
+//!
+//! **Memory.** Function, private and workgroup variables hold the widened types (a workgroup
+//! array of f16 takes twice the room). Storage, uniform and push-constant blocks holding narrow
+//! data are redeclared as arrays of 32-bit words ([`blocks`]): an access chain into one becomes a
+//! byte offset computed from the block's `Offset` and `ArrayStride` decorations, a load reads
+//! the words it covers and unpacks the bits, a store of whole aligned words writes them, and a
+//! store of part of a word clears and sets its bits with two atomics, so that neighbours written
+//! by other invocations survive.
+//!
+//! Preconditions: runs after cooperative-matrix emulation (no matrix of a narrow type is left)
+//! and after the kernel passes. Refused by name: pointers to narrow data in
+//! `PhysicalStorageBuffer` memory, narrow atomics, pointers into a redeclared block that are
+//! passed to functions or chosen by a phi or select, and instructions with narrow operands the
+//! pass does not know. Applies where the target lacks 16-bit floats, 8- or 16-bit integers, 8-
+//! or 16-bit storage, or bf16.
+
+mod blocks;
+mod codec;
+
+use crate::analysis::Types;
+use crate::error::{Error, Result};
+use crate::ir::{Inst, Module, Operand};
+use crate::pass::{Context, Outcome, Pass};
+use crate::profile::DeviceCaps;
+use blocks::{Layouts, Ptr, View};
+use codec::{low_mask, Emit};
+use spirv::{FPEncoding, GlslStd450Op as GLOp, Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+pub struct LegalizeNarrowTypes;
+
+/// A narrow scalar type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Narrow {
+    F16,
+    Bf16,
+    Int { bits: u32, signed: bool },
+}
+
+impl Narrow {
+    fn bits(self) -> u32 {
+        match self {
+            Narrow::F16 | Narrow::Bf16 => 16,
+            Narrow::Int { bits, .. } => bits,
+        }
+    }
+}
+
+/// Which narrow types `target` cannot hold.
+fn missing(target: &DeviceCaps) -> (bool, bool, bool, bool) {
+    let f16 = !(target.shader_float16 && target.storage_buffer_16bit);
+    let bf16 = !target.shader_bfloat16;
+    let i8 = !(target.shader_int8 && target.storage_buffer_8bit);
+    let i16 = !(target.shader_int16 && target.storage_buffer_16bit);
+    (f16, bf16, i8, i16)
+}
+
+impl Pass for LegalizeNarrowTypes {
+    fn name(&self) -> &'static str {
+        "legalize-narrow-types"
+    }
+
+    fn applies(&self, target: &DeviceCaps) -> bool {
+        let (f16, bf16, i8, i16) = missing(target);
+        f16 || bf16 || i8 || i16
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+        let mut outcome = Outcome::unchanged();
+        let (f16, bf16, i8, i16) = missing(cx.target);
+        let types = Types::new(module);
+        let mut scalars = HashMap::new();
+        for g in module.globals() {
+            let Some(id) = g.result_id else { continue };
+            let kind = if let Some((w, encoding)) = types.float(id) {
+                match (w, encoding) {
+                    (16, None) if f16 => Some(Narrow::F16),
+                    (16, Some(e)) if bf16 && e == FPEncoding::BFloat16KHR as u32 => Some(Narrow::Bf16),
+                    _ => None,
+                }
+            } else if let Some((bits, signed)) = types.int(id) {
+                ((bits == 8 && i8) || (bits == 16 && i16)).then_some(Narrow::Int { bits, signed })
+            } else {
+                None
+            };
+            if let Some(kind) = kind {
+                scalars.insert(id, kind);
+            }
+        }
+        if scalars.is_empty() {
+            return Ok(outcome);
+        }
+        // Every type holding a narrow scalar (types precede their uses).
+        let mut narrow: HashSet<Word> = scalars.keys().copied().collect();
+        for g in module.globals() {
+            if let (Some(id), None) = (g.result_id, g.result_type) {
+                if g.operands.iter().filter_map(Operand::id).any(|t| narrow.contains(&t)) {
+                    narrow.insert(id);
+                }
+            }
+        }
+        let glsl = module.ext_inst_import("GLSL.std.450");
+        let mut lz = Legalize { target: cx.target, layouts: Layouts::new(module, &types), types, scalars, narrow, widened: HashMap::new(), views: HashMap::new(), ptrs: HashMap::new(), glsl };
+        lz.globals(module)?;
+        for f in 0..module.functions.len() {
+            lz.function(module, f, &mut outcome)?;
+        }
+        lz.remove_narrow_types(module);
+        outcome.changed = true;
+        Ok(outcome)
+    }
+}
+
+struct Legalize<'t> {
+    target: &'t DeviceCaps,
+    types: Types,
+    layouts: Layouts,
+    scalars: HashMap<Word, Narrow>,
+    /// Every type that holds a narrow scalar.
+    narrow: HashSet<Word>,
+    widened: HashMap<Word, Word>,
+    /// Redeclared blocks, by variable.
+    views: HashMap<Word, View>,
+    /// Pointers into redeclared blocks.
+    ptrs: HashMap<Word, Ptr>,
+    glsl: Word,
+}
+
+/// Instructions that only move values: retyping their result is their whole rewrite.
+const MOVES: &[Op] = &[
+    Op::Phi,
+    Op::Select,
+    Op::CopyObject,
+    Op::CopyLogical,
+    Op::CompositeConstruct,
+    Op::CompositeExtract,
+    Op::CompositeInsert,
+    Op::VectorShuffle,
+    Op::VectorExtractDynamic,
+    Op::VectorInsertDynamic,
+    Op::Undef,
+    Op::Load,
+    Op::Store,
+    Op::Variable,
+    Op::AccessChain,
+    Op::InBoundsAccessChain,
+    Op::FunctionCall,
+    Op::ReturnValue,
+    Op::GroupNonUniformBroadcast,
+    Op::GroupNonUniformBroadcastFirst,
+    Op::GroupNonUniformShuffle,
+    Op::GroupNonUniformShuffleXor,
+    Op::GroupNonUniformShuffleUp,
+    Op::GroupNonUniformShuffleDown,
+    Op::GroupNonUniformQuadBroadcast,
+    Op::GroupNonUniformQuadSwap,
+    Op::GroupNonUniformRotateKHR,
+    Op::GroupNonUniformAllEqual,
+];
+
+/// Instructions whose result does not change when narrow operands are held widened: exact
+/// float operations, operations on zero-extended integers, unsigned and float comparisons.
+const EXACT: &[Op] = &[
+    Op::FNegate,
+    Op::BitwiseAnd,
+    Op::BitwiseOr,
+    Op::BitwiseXor,
+    Op::UDiv,
+    Op::UMod,
+    Op::ShiftRightLogical,
+    Op::IEqual,
+    Op::INotEqual,
+    Op::UGreaterThan,
+    Op::UGreaterThanEqual,
+    Op::ULessThan,
+    Op::ULessThanEqual,
+    Op::FOrdEqual,
+    Op::FOrdNotEqual,
+    Op::FOrdLessThan,
+    Op::FOrdGreaterThan,
+    Op::FOrdLessThanEqual,
+    Op::FOrdGreaterThanEqual,
+    Op::FUnordEqual,
+    Op::FUnordNotEqual,
+    Op::FUnordLessThan,
+    Op::FUnordGreaterThan,
+    Op::FUnordLessThanEqual,
+    Op::FUnordGreaterThanEqual,
+    Op::IsNan,
+    Op::IsInf,
+    Op::ConvertFToS,
+    Op::ConvertFToU,
+    Op::ConvertUToF,
+    Op::GroupNonUniformFMin,
+    Op::GroupNonUniformFMax,
+    Op::GroupNonUniformUMin,
+    Op::GroupNonUniformUMax,
+    Op::GroupNonUniformBitwiseAnd,
+    Op::GroupNonUniformBitwiseOr,
+    Op::GroupNonUniformBitwiseXor,
+];
+
+/// GLSL.std.450 float instructions whose result is exact in the operands' precision.
+const EXACT_GLSL: &[GLOp] =
+    &[GLOp::FAbs, GLOp::FSign, GLOp::Floor, GLOp::Ceil, GLOp::Trunc, GLOp::Round, GLOp::RoundEven, GLOp::Fract, GLOp::FMin, GLOp::FMax, GLOp::FClamp, GLOp::NMin, GLOp::NMax, GLOp::NClamp, GLOp::Step];
+
+/// GLSL.std.450 integer instructions that read a sign.
+const SIGNED_GLSL: &[GLOp] = &[GLOp::SAbs, GLOp::SSign, GLOp::SMin, GLOp::SMax, GLOp::SClamp, GLOp::FindSMsb];
+
+/// GLSL.std.450 integer instructions exact on zero-extended operands.
+const UNSIGNED_GLSL: &[GLOp] = &[GLOp::UMin, GLOp::UMax, GLOp::UClamp, GLOp::FindILsb, GLOp::FindUMsb];
+
+impl Legalize<'_> {
+    fn is_view_class(class: Word) -> bool {
+        [StorageClass::StorageBuffer, StorageClass::Uniform, StorageClass::PushConstant].iter().any(|c| *c as u32 == class)
+    }
+
+    fn unsupported(&self, module: &Module, inst: &Inst, what: String) -> Error {
+        Error::Unsupported { site: module.site(inst), target: self.target.name.clone(), missing: what }
+    }
+
+    /// The narrow scalar kind and lane count of a scalar or vector type.
+    fn lanes_of(&self, ty: Word) -> Option<(Narrow, u32)> {
+        if let Some(k) = self.scalars.get(&ty) {
+            return Some((*k, 1));
+        }
+        let (c, n) = self.types.vector(ty)?;
+        self.scalars.get(&c).map(|k| (*k, n))
+    }
+
+    /// Lane count of a scalar or vector type.
+    fn count(&self, ty: Word) -> u32 {
+        self.types.vector(ty).map_or(1, |(_, n)| n)
+    }
+
+    /// The scalar type of a scalar or vector type.
+    fn component(&self, ty: Word) -> Word {
+        self.types.vector(ty).map_or(ty, |(c, _)| c)
+    }
+
+    fn value_is_narrow(&self, v: Word) -> bool {
+        self.types.type_of(v).is_some_and(|t| self.narrow.contains(&t))
+    }
+
+    /// The type that holds values of `ty` once narrow scalars are widened.
+    fn widen(&mut self, m: &mut Module, ty: Word) -> Result<Word> {
+        if !self.narrow.contains(&ty) {
+            return Ok(ty);
+        }
+        if let Some(w) = self.widened.get(&ty) {
+            return Ok(*w);
+        }
+        let def = self.types.defs.get(&ty).cloned().ok_or_else(|| Error::Malformed { offset: 0, message: format!("%{ty} is not a type") })?;
+        let w = match (def.op(), self.scalars.get(&ty)) {
+            (_, Some(Narrow::F16 | Narrow::Bf16)) => m.type_float(32),
+            (_, Some(Narrow::Int { signed, .. })) => m.type_int(32, *signed),
+            (Some(Op::TypeVector), None) => {
+                let c = self.widen(m, def.id(0)?)?;
+                m.type_vector(c, def.word(1)?)
+            }
+            (Some(Op::TypeMatrix), None) => {
+                let c = self.widen(m, def.id(0)?)?;
+                m.intern(Op::TypeMatrix, None, vec![Operand::Id(c), Operand::Literal(def.word(1)?)])
+            }
+            (Some(Op::TypeArray), None) => {
+                let e = self.widen(m, def.id(0)?)?;
+                m.type_array(e, def.id(1)?)
+            }
+            (Some(Op::TypeStruct), None) => {
+                let members = def.operands.iter().filter_map(Operand::id).map(|t| self.widen(m, t)).collect::<Result<Vec<_>>>()?;
+                let id = m.alloc_id();
+                m.add_global(Inst::new(Op::TypeStruct, None, Some(id), members.into_iter().map(Operand::Id).collect()))
+            }
+            (Some(Op::TypePointer), None) if !Self::is_view_class(def.word(0)?) && def.word(0)? != StorageClass::PhysicalStorageBuffer as u32 => {
+                let p = self.widen(m, def.id(1)?)?;
+                m.intern(Op::TypePointer, None, vec![def.operands[0].clone(), Operand::Id(p)])
+            }
+            (Some(Op::TypeFunction), None) => {
+                let ids: Vec<Word> = def.operands.iter().filter_map(Operand::id).collect();
+                let ids = ids.into_iter().map(|t| self.widen(m, t)).collect::<Result<Vec<_>>>()?;
+                m.type_function(ids[0], &ids[1..])
+            }
+            _ => {
+                return Err(self.unsupported(
+                    m,
+                    &def,
+                    "8- and 16-bit types here (only values, function, private and workgroup memory, and storage, uniform and push-constant blocks are widened)".into(),
+                ))
+            }
+        };
+        self.widened.insert(ty, w);
+        Ok(w)
+    }
+
+    /// Rewrites narrow constants, retypes composites and variables, redeclares blocks.
+    fn globals(&mut self, m: &mut Module) -> Result<()> {
+        let count = m.globals().len();
+        for i in 0..count {
+            let g = m.globals()[i].clone();
+            let Some(ty) = g.result_type.filter(|t| self.narrow.contains(t)) else { continue };
+            match g.op() {
+                Some(Op::Constant | Op::SpecConstant) => {
+                    let kind = self.scalars[&ty];
+                    let bits = g.word(0)? & low_mask(kind.bits());
+                    let value = match kind {
+                        Narrow::F16 => half::f16::from_bits(bits as u16).to_f32().to_bits(),
+                        Narrow::Bf16 => bits << 16,
+                        Narrow::Int { .. } => bits,
+                    };
+                    let w = self.widen(m, ty)?;
+                    let g = &mut m.globals_mut()[i];
+                    g.result_type = Some(w);
+                    g.operands = vec![Operand::Literal(value)];
+                }
+                Some(Op::ConstantComposite | Op::ConstantNull | Op::Undef | Op::SpecConstantComposite) => {
+                    let w = self.widen(m, ty)?;
+                    m.globals_mut()[i].result_type = Some(w);
+                }
+                Some(Op::Variable) => {
+                    let class = g.word(0)?;
+                    if Self::is_view_class(class) {
+                        let view = blocks::redeclare(m, &self.types, &self.layouts, &g)?;
+                        self.views.insert(g.result()?, view);
+                    } else {
+                        let w = self.widen(m, ty)?;
+                        m.globals_mut()[i].result_type = Some(w);
+                    }
+                }
+                _ => return Err(self.unsupported(m, &g, "8- and 16-bit types in this instruction".into())),
+            }
+        }
+        Ok(())
+    }
+
+    fn function(&mut self, m: &mut Module, f: usize, outcome: &mut Outcome) -> Result<()> {
+        let def = m.functions[f].def.clone();
+        if let Some(t) = def.result_type.filter(|t| self.narrow.contains(t)) {
+            m.functions[f].def.result_type = Some(self.widen(m, t)?);
+        }
+        let fn_ty = def.id(1)?;
+        if self.narrow.contains(&fn_ty) {
+            let w = self.widen(m, fn_ty)?;
+            m.functions[f].def.operands[1] = Operand::Id(w);
+        }
+        for p in 0..m.functions[f].params.len() {
+            let param = m.functions[f].params[p].clone();
+            if let Some(t) = param.result_type.filter(|t| self.narrow.contains(t)) {
+                let w = self.widen(m, t)?;
+                m.functions[f].params[p].result_type = Some(w);
+            }
+        }
+        let blocks = std::mem::take(&mut m.functions[f].blocks);
+        let mut rebuilt = Vec::with_capacity(blocks.len());
+        let mut failure = None;
+        for mut block in blocks {
+            let insts = std::mem::take(&mut block.insts);
+            let mut e = Emit { m, out: Vec::with_capacity(insts.len()), origin: None, glsl: self.glsl };
+            for inst in insts {
+                e.origin = inst.origin;
+                let opcode = inst.opcode;
+                match self.rewrite(&mut e, inst) {
+                    Ok(true) => outcome.count(opcode),
+                    Ok(false) => {}
+                    Err(err) => {
+                        failure = Some(err);
+                        break;
+                    }
+                }
+            }
+            block.insts = e.out;
+            rebuilt.push(block);
+            if failure.is_some() {
+                break;
+            }
+        }
+        m.functions[f].blocks = rebuilt;
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Rewrites one instruction into `e`; whether it changed.
+    fn rewrite(&mut self, e: &mut Emit<'_>, mut inst: Inst) -> Result<bool> {
+        if self.block_access(e, &inst)? {
+            return Ok(true);
+        }
+        let Some(op) = inst.op() else {
+            e.out.push(inst);
+            return Ok(false);
+        };
+        let old_ty = inst.result_type;
+        let result_narrow = old_ty.is_some_and(|t| self.narrow.contains(&t));
+        let any_narrow = inst.operands.iter().filter_map(Operand::id).any(|v| self.value_is_narrow(v));
+        if !result_narrow && !any_narrow {
+            e.out.push(inst);
+            return Ok(false);
+        }
+        let ty = match old_ty {
+            Some(t) => Some(self.widen(e.m, t)?),
+            None => None,
+        };
+        inst.result_type = ty;
+        if MOVES.contains(&op) || EXACT.contains(&op) {
+            e.out.push(inst);
+            return Ok(true);
+        }
+        let (Some(old_ty), Some(ty), Some(id)) = (old_ty, ty, inst.result_id) else {
+            if op == Op::Switch {
+                return self.switch(e, inst);
+            }
+            return Err(self.unsupported(e.m, &inst, format!("8- and 16-bit operands of {}", inst.name())));
+        };
+        let n = self.count(old_ty);
+        let args: Vec<Word> = inst.operands.iter().filter_map(Operand::id).collect();
+        let result = self.lanes_of(old_ty);
+        match (op, result) {
+            // Float arithmetic: compute in f32, round.
+            (Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::VectorTimesScalar | Op::Dot | Op::GroupNonUniformFAdd | Op::GroupNonUniformFMul, Some((kind, n))) => {
+                let wide = e.emit_as(None, op, ty, inst.operands);
+                e.round(kind, n, wide, Some(id));
+            }
+            (Op::ExtInst, _) => return self.ext_inst(e, inst, old_ty),
+            (Op::FConvert | Op::ConvertSToF | Op::ConvertUToF, Some((kind, n))) => {
+                let from = self.types.type_of(args[0]).unwrap_or(0);
+                let v = self.float_operand(e, op, args[0], from, n);
+                match self.lanes_of(from) {
+                    Some((k, _)) if k == kind => {
+                        e.emit_as(Some(id), Op::CopyObject, ty, vec![Operand::Id(v)]);
+                    }
+                    _ => {
+                        e.round(kind, n, v, Some(id));
+                    }
+                }
+            }
+            (Op::FConvert | Op::ConvertSToF, None) => {
+                // From a narrow value to a wider type.
+                let from = self.types.type_of(args[0]).unwrap_or(0);
+                let v = self.float_operand(e, op, args[0], from, n);
+                let f = e.float(n);
+                if ty == f {
+                    e.emit_as(Some(id), Op::CopyObject, ty, vec![Operand::Id(v)]);
+                } else {
+                    e.emit_as(Some(id), Op::FConvert, ty, vec![Operand::Id(v)]);
+                }
+            }
+            // Integer arithmetic whose low bits are right: mask.
+            (Op::IAdd | Op::ISub | Op::IMul | Op::ShiftLeftLogical | Op::Not | Op::SNegate | Op::GroupNonUniformIAdd | Op::GroupNonUniformIMul, Some((Narrow::Int { bits, .. }, n))) => {
+                let wide = e.emit_as(None, op, ty, inst.operands);
+                self.mask_into(e, ty, n, wide, bits, id);
+            }
+            // Operations that read a sign: sign-extend, then mask a narrow result.
+            (
+                Op::SDiv
+                | Op::SRem
+                | Op::SMod
+                | Op::ShiftRightArithmetic
+                | Op::SGreaterThan
+                | Op::SGreaterThanEqual
+                | Op::SLessThan
+                | Op::SLessThanEqual
+                | Op::GroupNonUniformSMin
+                | Op::GroupNonUniformSMax,
+                _,
+            ) => {
+                let operands = self.sign_extended(e, &inst.operands, op == Op::ShiftRightArithmetic);
+                match result {
+                    Some((Narrow::Int { bits, .. }, n)) => {
+                        let wide = e.emit_as(None, op, ty, operands);
+                        self.mask_into(e, ty, n, wide, bits, id);
+                    }
+                    _ => {
+                        e.emit_as(Some(id), op, ty, operands);
+                    }
+                }
+            }
+            (Op::SConvert | Op::UConvert, _) => self.int_convert(e, op, id, old_ty, ty, args[0])?,
+            (Op::ConvertFToS | Op::ConvertFToU, Some((Narrow::Int { bits, .. }, n))) => {
+                let wide = e.emit_as(None, op, ty, inst.operands);
+                self.mask_into(e, ty, n, wide, bits, id);
+            }
+            (Op::Bitcast, _) => self.bitcast(e, id, old_ty, ty, args[0])?,
+            _ => return Err(self.unsupported(e.m, &inst, format!("8- and 16-bit operands or results of {}", inst.name()))),
+        }
+        Ok(true)
+    }
+
+    fn mask_into(&self, e: &mut Emit<'_>, ty: Word, n: u32, v: Word, bits: u32, id: Word) {
+        let m = e.splat_u32(n, low_mask(bits));
+        e.emit_as(Some(id), Op::BitwiseAnd, ty, vec![Operand::Id(v), Operand::Id(m)]);
+    }
+
+    /// `operands` with each narrow integer sign-extended (only the first when `first_only`).
+    fn sign_extended(&mut self, e: &mut Emit<'_>, operands: &[Operand], first_only: bool) -> Vec<Operand> {
+        let mut out = Vec::with_capacity(operands.len());
+        let mut seen = 0;
+        for o in operands {
+            let narrow = o.id().and_then(|v| self.types.type_of(v)).and_then(|t| self.lanes_of(t).map(|l| (t, l)));
+            match (o, narrow) {
+                (Operand::Id(v), Some((t, (Narrow::Int { bits, .. }, n)))) if !(first_only && seen > 0) => {
+                    let wt = self.widened.get(&t).copied().unwrap_or(t);
+                    out.push(Operand::Id(e.sext(wt, n, *v, bits)));
+                }
+                _ => out.push(o.clone()),
+            }
+            if o.id().is_some() {
+                seen += 1;
+            }
+        }
+        out
+    }
+
+    /// `v` (of old type `from`, `n` lanes) as f32 for a conversion `op`: narrow floats are
+    /// already, narrow integers are sign-extended for `ConvertSToF` and converted.
+    fn float_operand(&mut self, e: &mut Emit<'_>, op: Op, v: Word, from: Word, n: u32) -> Word {
+        let f = e.float(n);
+        match (self.lanes_of(from), op) {
+            (Some((Narrow::F16 | Narrow::Bf16, _)), _) => v,
+            (Some((Narrow::Int { bits, .. }, _)), Op::ConvertSToF) => {
+                let wt = self.widened.get(&from).copied().unwrap_or(from);
+                let s = e.sext(wt, n, v, bits);
+                e.op(Op::ConvertSToF, f, &[s])
+            }
+            (Some((Narrow::Int { .. }, _)), _) => e.op(Op::ConvertUToF, f, &[v]),
+            (None, Op::FConvert) if self.types.float(self.component(from)).is_some_and(|(w, _)| w == 32) => v,
+            (None, op) => e.op(op, f, &[v]),
+        }
+    }
+
+    /// `SConvert` / `UConvert` from or to a narrow integer.
+    fn int_convert(&mut self, e: &mut Emit<'_>, op: Op, id: Word, old_ty: Word, ty: Word, v: Word) -> Result<()> {
+        let n = self.count(old_ty);
+        let from = self.types.type_of(v).unwrap_or(0);
+        let from_w = self.widened.get(&from).copied().unwrap_or(from);
+        let from_bits = match self.lanes_of(from) {
+            Some((k, _)) => k.bits(),
+            None => self.types.int(self.component(from)).map_or(32, |(w, _)| w),
+        };
+        let to_bits = match self.lanes_of(old_ty) {
+            Some((k, _)) => k.bits(),
+            None => self.types.int(self.component(old_ty)).map_or(32, |(w, _)| w),
+        };
+        // The source as 32 bits, extended as `op` says.
+        let mut x = v;
+        let mut xt = from_w;
+        if from_bits < 32 && op == Op::SConvert {
+            x = e.sext(from_w, n, x, from_bits);
+        } else if from_bits > 32 {
+            xt = e.uint(n);
+            x = e.op(Op::UConvert, xt, &[x]);
+        }
+        if to_bits > 32 {
+            let s32 = e.m.type_int(32, op == Op::SConvert);
+            let s32 = e.lanes(s32, n);
+            let x = e.coerce(s32, xt, x);
+            e.emit_as(Some(id), op, ty, vec![Operand::Id(x)]);
+        } else if to_bits < 32 && (to_bits < from_bits || op == Op::SConvert) {
+            let x = e.coerce(ty, xt, x);
+            self.mask_into(e, ty, n, x, to_bits, id);
+        } else {
+            e.coerce_into(id, ty, xt, x);
+        }
+        Ok(())
+    }
+
+    fn ext_inst(&mut self, e: &mut Emit<'_>, mut inst: Inst, old_ty: Word) -> Result<bool> {
+        let is_glsl = inst.operands.first().and_then(Operand::id).is_some_and(|s| e.m.ext_inst_imports.iter().any(|i| i.result_id == Some(s) && i.string(0).as_deref() == Some("GLSL.std.450")));
+        let which = inst.word_opt(1).and_then(GLOp::from_u32);
+        let (Some(which), true) = (which, is_glsl) else {
+            return Err(self.unsupported(e.m, &inst, "8- and 16-bit operands of this extended instruction".into()));
+        };
+        let id = inst.result()?;
+        let ty = inst.ty()?;
+        match self.lanes_of(old_ty) {
+            Some((Narrow::F16 | Narrow::Bf16, _)) if EXACT_GLSL.contains(&which) => e.out.push(inst),
+            Some((kind @ (Narrow::F16 | Narrow::Bf16), n)) if !SIGNED_GLSL.contains(&which) && !UNSIGNED_GLSL.contains(&which) => {
+                inst.result_id = Some(e.m.alloc_id());
+                let wide = inst.result_id.unwrap_or_default();
+                e.out.push(inst);
+                e.round(kind, n, wide, Some(id));
+            }
+            _ if UNSIGNED_GLSL.contains(&which) || (EXACT_GLSL.contains(&which) && self.lanes_of(old_ty).is_none()) => e.out.push(inst),
+            result if SIGNED_GLSL.contains(&which) => {
+                let mut operands = inst.operands[..2].to_vec();
+                operands.extend(self.sign_extended(e, &inst.operands[2..], false));
+                match result {
+                    Some((Narrow::Int { bits, .. }, n)) => {
+                        let wide = e.emit_as(None, Op::ExtInst, ty, operands);
+                        self.mask_into(e, ty, n, wide, bits, id);
+                    }
+                    _ => {
+                        e.emit_as(Some(id), Op::ExtInst, ty, operands);
+                    }
+                }
+            }
+            _ => return Err(self.unsupported(e.m, &inst, format!("8- and 16-bit operands or results of GLSL.std.450 {which:?}"))),
+        }
+        Ok(true)
+    }
+
+    /// A switch on a narrow integer: its literals as the zero-extended selector has them.
+    fn switch(&mut self, e: &mut Emit<'_>, mut inst: Inst) -> Result<bool> {
+        let sel = inst.id(0)?;
+        let Some((Narrow::Int { bits, .. }, 1)) = self.types.type_of(sel).and_then(|t| self.lanes_of(t)) else {
+            return Err(self.unsupported(e.m, &inst, "a switch on this selector".into()));
+        };
+        for pair in inst.operands[2..].chunks_mut(2) {
+            if let Some(Operand::Literal(v)) = pair.first_mut() {
+                *v &= low_mask(bits);
+            }
+        }
+        e.out.push(inst);
+        Ok(true)
+    }
+
+    /// A bit cast from or to narrow lanes: the source's bits as 32-bit words, then the
+    /// destination's lanes from them.
+    fn bitcast(&mut self, e: &mut Emit<'_>, id: Word, old_ty: Word, ty: Word, v: Word) -> Result<()> {
+        let from = self.types.type_of(v).unwrap_or(0);
+        let words = self.pack_words(e, v, from);
+        let out = self.unpack_words(e, &words, old_ty, ty);
+        e.emit_as(Some(id), Op::CopyObject, ty, vec![Operand::Id(out)]);
+        Ok(())
+    }
+
+    /// The bits of `v` (old type `ty`: a scalar or vector) as u32 words, lowest first.
+    fn pack_words(&mut self, e: &mut Emit<'_>, v: Word, ty: Word) -> Vec<Word> {
+        let n = self.count(ty);
+        let u = e.uint(1);
+        let comp = self.component(ty);
+        let wide_comp = self.widened.get(&comp).copied().unwrap_or(comp);
+        let lane = |e: &mut Emit<'_>, i: u32| if n == 1 { v } else { e.extract(wide_comp, v, i) };
+        match self.lanes_of(ty) {
+            Some((kind, _)) => {
+                let bits = kind.bits();
+                let lanes: Vec<Word> = (0..n)
+                    .map(|i| {
+                        let x = lane(e, i);
+                        e.encode(kind, wide_comp, x)
+                    })
+                    .collect();
+                let per_word = 32 / bits;
+                lanes
+                    .chunks(per_word as usize)
+                    .map(|chunk| {
+                        let mut word = chunk[0];
+                        for (j, part) in chunk.iter().enumerate().skip(1) {
+                            let s = e.m.constant_u32(j as u32 * bits);
+                            let shifted = e.op(Op::ShiftLeftLogical, u, &[*part, s]);
+                            word = e.op(Op::BitwiseOr, u, &[word, shifted]);
+                        }
+                        word
+                    })
+                    .collect()
+            }
+            None => {
+                let width = self.types.int(comp).map(|(w, _)| w).or_else(|| self.types.float(comp).map(|(w, _)| w)).unwrap_or(32);
+                if width == 64 {
+                    let u2 = e.uint(2);
+                    (0..n)
+                        .flat_map(|i| {
+                            let x = lane(e, i);
+                            let pair = e.op(Op::Bitcast, u2, &[x]);
+                            [e.extract(u, pair, 0), e.extract(u, pair, 1)]
+                        })
+                        .collect()
+                } else {
+                    (0..n)
+                        .map(|i| {
+                            let x = lane(e, i);
+                            e.coerce(u, comp, x)
+                        })
+                        .collect()
+                }
+            }
+        }
+    }
+
+    /// A value of old type `old_ty` (held as `ty`) from u32 words, lowest first.
+    fn unpack_words(&mut self, e: &mut Emit<'_>, words: &[Word], old_ty: Word, ty: Word) -> Word {
+        let n = self.count(old_ty);
+        let u = e.uint(1);
+        let comp = self.component(old_ty);
+        let wide_comp = self.widened.get(&comp).copied().unwrap_or(comp);
+        let lanes: Vec<Word> = match self.lanes_of(old_ty) {
+            Some((kind, _)) => {
+                let bits = kind.bits();
+                (0..n)
+                    .map(|i| {
+                        let word = words[(i * bits / 32) as usize];
+                        let s = e.m.constant_u32(i * bits % 32);
+                        let shifted = e.op(Op::ShiftRightLogical, u, &[word, s]);
+                        let b = e.mask(u, 1, shifted, bits);
+                        e.decode(kind, wide_comp, b)
+                    })
+                    .collect()
+            }
+            None => {
+                let width = self.types.int(comp).map(|(w, _)| w).or_else(|| self.types.float(comp).map(|(w, _)| w)).unwrap_or(32);
+                if width == 64 {
+                    let u2 = e.uint(2);
+                    (0..n as usize)
+                        .map(|i| {
+                            let pair = e.op(Op::CompositeConstruct, u2, &[words[2 * i], words[2 * i + 1]]);
+                            e.op(Op::Bitcast, comp, &[pair])
+                        })
+                        .collect()
+                } else {
+                    (0..n as usize).map(|i| e.coerce(comp, u, words[i])).collect()
+                }
+            }
+        };
+        if n == 1 {
+            lanes[0]
+        } else {
+            e.op(Op::CompositeConstruct, ty, &lanes)
+        }
+    }
+
+    /// Removes every narrow type, and the decorations and names of removed ids.
+    fn remove_narrow_types(&mut self, m: &mut Module) {
+        let gone = |id: Option<Word>| id.is_some_and(|id| self.narrow.contains(&id));
+        m.globals_mut().retain(|g| !gone(g.result_id));
+        let defined: HashSet<Word> = m.globals().iter().filter_map(|g| g.result_id).chain(m.functions.iter().flat_map(|f| f.insts().filter_map(|i| i.result_id).collect::<Vec<_>>())).collect();
+        let targets_gone = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| !defined.contains(&t));
+        m.annotations.retain(|a| !targets_gone(a));
+        m.debug_names.retain(|a| !targets_gone(a));
+        m.interner.clear();
+    }
+}
