@@ -146,7 +146,8 @@ fn capabilities_the_target_lacks_are_named_with_their_use() {
     let err = translate(&words, &DeviceCaps::lavapipe()).unwrap_err().to_string();
     assert!(err.contains("parameter 0 of kernel `k`") && err.contains("OpFunctionParameter") && err.contains("word offset"), "{err}");
     // Int64 for SwiftShader, which lacks it (16-bit types are widened there instead).
-    for (cap, ty) in [("Int64", "OpTypeInt 64 0")] {
+    {
+        let (cap, ty) = ("Int64", "OpTypeInt 64 0");
         let text = format!(
             "OpCapability Shader\nOpCapability {cap}\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%t = {ty}\n%pt = OpTypePointer Function %t\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%v = OpVariable %pt Function\nOpReturn\nOpFunctionEnd\n"
         );
