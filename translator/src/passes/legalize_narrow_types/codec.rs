@@ -150,9 +150,33 @@ impl Emit<'_> {
     pub fn decode(&mut self, kind: Narrow, ty: Word, bits: Word) -> Word {
         match kind {
             Narrow::F16 => {
-                let v2 = self.float(2);
-                let pair = self.ext(v2, GLOp::UnpackHalf2x16, &[bits]);
-                self.extract(ty, pair, 0)
+                // Integer arithmetic rather than UnpackHalf2x16, whose infinities and NaNs
+                // drivers get wrong (SwiftShader).
+                let (u, f, b) = (self.uint(1), self.float(1), self.boolean(1));
+                let c = |e: &mut Self, v: u32| e.m.constant_u32(v);
+                let (c8000, c7fff, c7c00, c3ff, c16, c13) = (c(self, 0x8000), c(self, 0x7fff), c(self, 0x7c00), c(self, 0x3ff), c(self, 16), c(self, 13));
+                let sign = self.op(Op::BitwiseAnd, u, &[bits, c8000]);
+                let sign = self.op(Op::ShiftLeftLogical, u, &[sign, c16]);
+                let mag = self.op(Op::BitwiseAnd, u, &[bits, c7fff]);
+                let exp = self.op(Op::BitwiseAnd, u, &[bits, c7c00]);
+                let man = self.op(Op::BitwiseAnd, u, &[bits, c3ff]);
+                let shifted = self.op(Op::ShiftLeftLogical, u, &[mag, c13]);
+                let rebias = c(self, (127 - 15) << 23);
+                let normal = self.op(Op::IAdd, u, &[shifted, rebias]);
+                let special = c(self, 0x7f80_0000);
+                let man13 = self.op(Op::ShiftLeftLogical, u, &[man, c13]);
+                let special = self.op(Op::BitwiseOr, u, &[special, man13]);
+                let is_special = self.op(Op::IEqual, b, &[exp, c7c00]);
+                let r = self.op(Op::Select, u, &[is_special, special, normal]);
+                let manf = self.op(Op::ConvertUToF, f, &[man]);
+                let scale = self.m.constant_f32(1.0 / 16_777_216.0);
+                let sub = self.op(Op::FMul, f, &[manf, scale]);
+                let sub = self.op(Op::Bitcast, u, &[sub]);
+                let zero = c(self, 0);
+                let is_sub = self.op(Op::IEqual, b, &[exp, zero]);
+                let r = self.op(Op::Select, u, &[is_sub, sub, r]);
+                let r = self.op(Op::BitwiseOr, u, &[r, sign]);
+                self.op(Op::Bitcast, ty, &[r])
             }
             Narrow::Bf16 => {
                 let u = self.uint(1);
@@ -172,11 +196,35 @@ impl Emit<'_> {
         let u = self.uint(1);
         match kind {
             Narrow::F16 => {
-                let zero = self.m.constant_f32(0.0);
-                let v2 = self.float(2);
-                let pair = self.op(Op::CompositeConstruct, v2, &[v, zero]);
-                let packed = self.ext(u, GLOp::PackHalf2x16, &[pair]);
-                self.mask(u, 1, packed, 16)
+                // `v` is an f16 value (or an infinity or NaN): the conversion is exact.
+                let (f, b) = (self.float(1), self.boolean(1));
+                let c = |e: &mut Self, v: u32| e.m.constant_u32(v);
+                let x = self.op(Op::Bitcast, u, &[v]);
+                let c16 = c(self, 16);
+                let hi = self.op(Op::ShiftRightLogical, u, &[x, c16]);
+                let c8000 = c(self, 0x8000);
+                let sign = self.op(Op::BitwiseAnd, u, &[hi, c8000]);
+                let c7fffffff = c(self, 0x7fff_ffff);
+                let a = self.op(Op::BitwiseAnd, u, &[x, c7fffffff]);
+                let rebias = c(self, (127 - 15) << 23);
+                let normal = self.op(Op::ISub, u, &[a, rebias]);
+                let c13 = c(self, 13);
+                let normal = self.op(Op::ShiftRightLogical, u, &[normal, c13]);
+                let af = self.op(Op::Bitcast, f, &[a]);
+                let scale = self.m.constant_f32(16_777_216.0);
+                let sub = self.op(Op::FMul, f, &[af, scale]);
+                let sub = self.op(Op::ConvertFToU, u, &[sub]);
+                let min_normal = c(self, 0x3880_0000);
+                let is_sub = self.op(Op::ULessThan, b, &[a, min_normal]);
+                let r = self.op(Op::Select, u, &[is_sub, sub, normal]);
+                let inf = c(self, 0x7f80_0000);
+                let is_inf = self.op(Op::IEqual, b, &[a, inf]);
+                let c7c00 = c(self, 0x7c00);
+                let r = self.op(Op::Select, u, &[is_inf, c7c00, r]);
+                let is_nan = self.op(Op::UGreaterThan, b, &[a, inf]);
+                let c7e00 = c(self, 0x7e00);
+                let r = self.op(Op::Select, u, &[is_nan, c7e00, r]);
+                self.op(Op::BitwiseOr, u, &[r, sign])
             }
             Narrow::Bf16 => {
                 let bits = self.op(Op::Bitcast, u, &[v]);

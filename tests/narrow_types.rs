@@ -1,0 +1,194 @@
+//! 8- and 16-bit types on devices without them: kernels doing f16, i8 and i16 arithmetic,
+//! conversions, sub-word stores and bit casts run legalized (held in 32 bits, rounded or wrapped
+//! after each operation, memory read and written as words) on every test device, and natively
+//! where the device has the types, bit for bit against a CPU computation.
+
+mod common;
+
+use half::f16;
+use matbridge_runtime::{Context, Dispatch, PipelineDesc};
+use matbridge_translator::{tools, translate, DeviceCaps};
+use rand::{Rng, SeedableRng};
+
+/// The targets to run on `ctx`: the device without any 8- or 16-bit type (legalized), and the
+/// device itself where it has them (native); with "legalized" or "native".
+fn targets(ctx: &Context) -> Vec<(DeviceCaps, &'static str)> {
+    let caps = ctx.caps().clone();
+    let mut narrowless = caps.clone();
+    narrowless.shader_float16 = false;
+    narrowless.shader_int8 = false;
+    narrowless.shader_int16 = false;
+    narrowless.storage_buffer_8bit = false;
+    narrowless.storage_buffer_16bit = false;
+    let mut out = vec![(narrowless, "legalized")];
+    if caps.shader_float16 && caps.shader_int8 && caps.shader_int16 && caps.storage_buffer_8bit && caps.storage_buffer_16bit {
+        out.push((caps, "native"));
+    }
+    out
+}
+
+/// Translates `input` for `target`, checks what legalization did, validates.
+fn translated(input: &[u32], target: &DeviceCaps, mode: &str) -> Vec<u32> {
+    let (words, report) = translate(input, target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+    let legalized = report.passes.iter().any(|p| p.name == "legalize-narrow-types" && p.changed);
+    assert_eq!(legalized, mode == "legalized", "{report:?}");
+    tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} ({mode}): {e}", target.name));
+    words
+}
+
+/// A random f16 that is finite and not zero (WGSL's min and max may order -0 and +0 either way).
+fn finite_f16(rng: &mut impl Rng) -> f16 {
+    loop {
+        let h = f16::from_bits(rng.random());
+        if h.is_finite() && h.to_bits() & 0x7fff != 0 {
+            return h;
+        }
+    }
+}
+
+/// f32 inputs for f32 -> f16 conversion: random magnitudes over f16's range and beyond, exact
+/// ties between neighbouring f16 values (normal and subnormal), and the edges.
+fn conversion_inputs(rng: &mut impl Rng, n: usize) -> Vec<f32> {
+    let mut x = vec![0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 65504.0, 65519.996, 65520.0, -65536.0, 6.0e-8, 2.9e-8, 3.0e-8, 6.1e-5, 1.0e-10];
+    while x.len() < n {
+        let v = match x.len() % 3 {
+            0 => {
+                // A tie: halfway between an f16 value and the next.
+                let h = finite_f16(rng);
+                let next = f16::from_bits(h.to_bits() + 1);
+                if !next.is_finite() {
+                    continue;
+                }
+                ((h.to_f64() + next.to_f64()) / 2.0) as f32
+            }
+            1 => f32::from_bits(rng.random_range(0x3280_0000u32..0x4800_0000)) * if rng.random() { -1.0 } else { 1.0 },
+            _ => rng.random_range(-70000.0f32..70000.0),
+        };
+        x.push(v);
+    }
+    x
+}
+
+fn same_f16(got: f16, want: f16) -> bool {
+    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan())
+}
+
+#[test]
+fn f16_arithmetic_matches_the_cpu_bit_for_bit() {
+    let input = common::wgsl("narrow_f16", include_str!("kernels/narrow_f16.wgsl"));
+    let n = 4096usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(16);
+    let a: Vec<f16> = (0..n).map(|_| finite_f16(&mut rng)).collect();
+    let b: Vec<f16> = (0..n).map(|_| finite_f16(&mut rng)).collect();
+    let x = conversion_inputs(&mut rng, n);
+    let raw: Vec<u32> = (0..n).map(|_| finite_f16(&mut rng).to_bits() as u32 | (finite_f16(&mut rng).to_bits() as u32) << 16).collect();
+    let tenth = f16::from_f64(0.1);
+    let three = f16::from_f32(3.0);
+    for ctx in common::contexts() {
+        for (target, mode) in targets(&ctx) {
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let words = translated(&input, &target, mode);
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 8, label: "narrow_f16", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let bits = |v: &[f16]| -> Vec<u16> { v.iter().map(|h| h.to_bits()).collect() };
+            let ba = ctx.buffer_from_slice(&bits(&a), "a").unwrap();
+            let bb = ctx.buffer_from_slice(&bits(&b), "b").unwrap();
+            let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+            let braw = ctx.buffer_from_slice(&raw, "raw").unwrap();
+            // 7 halves per invocation, rounded up to whole words.
+            let mut bout = ctx.zeroed_buffer::<u16>(7 * n + 1, "out").unwrap();
+            let mut bpairs = ctx.zeroed_buffer::<u16>(2 * n, "pairs").unwrap();
+            let mut bquads = ctx.zeroed_buffer::<u16>(4 * n, "quads").unwrap();
+            let mut bwide = ctx.zeroed_buffer::<f32>(n, "wide").unwrap();
+            let buffers = [&ba, &bb, &bx, &braw, &bout, &bpairs, &bquads, &bwide];
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let out: Vec<u16> = ctx.read_buffer(&mut bout).unwrap();
+            let pairs: Vec<u16> = ctx.read_buffer(&mut bpairs).unwrap();
+            let quads: Vec<u16> = ctx.read_buffer(&mut bquads).unwrap();
+            let wide: Vec<f32> = ctx.read_buffer(&mut bwide).unwrap();
+            for i in 0..n {
+                let (p, q) = (a[i], b[i]);
+                let (rx, ry) = (f16::from_bits(raw[i] as u16), f16::from_bits((raw[i] >> 16) as u16));
+                let fx = f16::from_f32(x[i]);
+                let want = [p + q, p - q, p * q, p / q, fx, -p * tenth, p.max(q) + rx.min(ry) * three];
+                for (k, w) in want.iter().enumerate() {
+                    let g = f16::from_bits(out[7 * i + k]);
+                    assert!(
+                        same_f16(g, *w),
+                        "{what}: result {k} of a = {p:e} ({:#06x}), b = {q:e}, x = {:e}: got {g:e} ({:#06x}), expected {w:e} ({:#06x})",
+                        p.to_bits(),
+                        x[i],
+                        g.to_bits(),
+                        w.to_bits()
+                    );
+                }
+                assert!(same_f16(f16::from_bits(pairs[2 * i]), p * q) && same_f16(f16::from_bits(pairs[2 * i + 1]), p + q), "{what}: pair {i}");
+                let quad: Vec<f16> = quads[4 * i..4 * i + 4].iter().map(|h| f16::from_bits(*h)).collect();
+                let want = [p * q, q * fx, -rx, -ry];
+                assert!(quad.iter().zip(&want).all(|(g, w)| same_f16(*g, *w)), "{what}: quad {i}: {quad:?}, expected {want:?}");
+                assert_eq!(wide[i], p.to_f32() * 3.0 + q.to_f32(), "{what}: wide {i}");
+            }
+            // The word past the last result: untouched by the sub-word stores around it.
+            assert_eq!(out[7 * n], 0, "{what}: a store spilled past its half");
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: {n} invocations match");
+        }
+    }
+}
+
+/// What `narrow_int.spvasm` writes for bytes `a` and `b` at invocation `i`.
+fn int_reference(a: i8, b: i8, i: u32) -> ([i8; 8], [i16; 4], [i32; 6]) {
+    let safe = if b == 0 || b == -1 { 7 } else { b };
+    let sh = (b & 7) as u32;
+    let bytes = [a.wrapping_add(b), a.wrapping_sub(b), a.wrapping_mul(b), a / safe, a % safe, a >> sh, ((a as u8) << sh) as i8, !a ^ b.wrapping_neg()];
+    let shorts = [a as i16 * b as i16, ((a as u8 as u16) * (b as u8 as u16)).wrapping_add(999) as i16, (a as i16).wrapping_mul(300) as i8 as i16, a.max(b).wrapping_add(b.wrapping_abs()) as i16];
+    let lanes = 16_909_060i32.wrapping_add(i as i32).to_le_bytes();
+    let ints = [
+        (a < b) as i32 | (((a as u8) < (b as u8)) as i32) << 1,
+        a as i32,
+        a as u8 as i32,
+        i32::from_le_bytes([a as u8, b as u8, a.wrapping_add(b) as u8, -5i8 as u8]),
+        (lanes[2] as i8).wrapping_mul(lanes[0] as i8) as i32,
+        ((a as f32) * 0.5) as i8 as i32,
+    ];
+    (bytes, shorts, ints)
+}
+
+#[test]
+fn narrow_integer_arithmetic_matches_the_cpu() {
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/narrow_int.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let input = tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel (bash .ci/install-deps.sh)");
+    let n = 4096usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(8);
+    let mut a: Vec<i8> = (0..n).map(|_| rng.random()).collect();
+    let mut b: Vec<i8> = (0..n).map(|_| rng.random()).collect();
+    // Every pair of the extremes.
+    let edges = [i8::MIN, -1, 0, 1, i8::MAX, -7];
+    for (k, (x, y)) in edges.iter().flat_map(|x| edges.iter().map(move |y| (*x, *y))).enumerate() {
+        a[k] = x;
+        b[k] = y;
+    }
+    for ctx in common::contexts() {
+        for (target, mode) in targets(&ctx) {
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let words = translated(&input, &target, mode);
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 5, label: "narrow_int", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let ba = ctx.buffer_from_slice(&a, "a").unwrap();
+            let bb = ctx.buffer_from_slice(&b, "b").unwrap();
+            let mut b8 = ctx.zeroed_buffer::<i8>(8 * n, "o8").unwrap();
+            let mut b16 = ctx.zeroed_buffer::<i16>(4 * n, "o16").unwrap();
+            let mut b32 = ctx.zeroed_buffer::<i32>(6 * n, "o32").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &b8, &b16, &b32], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let o8: Vec<i8> = ctx.read_buffer(&mut b8).unwrap();
+            let o16: Vec<i16> = ctx.read_buffer(&mut b16).unwrap();
+            let o32: Vec<i32> = ctx.read_buffer(&mut b32).unwrap();
+            for i in 0..n {
+                let (bytes, shorts, ints) = int_reference(a[i], b[i], i as u32);
+                assert_eq!(&o8[8 * i..8 * i + 8], &bytes, "{what}: bytes of a = {}, b = {}", a[i], b[i]);
+                assert_eq!(&o16[4 * i..4 * i + 4], &shorts, "{what}: shorts of a = {}, b = {}", a[i], b[i]);
+                assert_eq!(&o32[6 * i..6 * i + 6], &ints, "{what}: ints of a = {}, b = {}, i = {i}", a[i], b[i]);
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: {n} invocations match");
+        }
+    }
+}
