@@ -265,6 +265,42 @@ fn nv_kernel_runs_through_khr_native_and_emulated() {
     }
 }
 
+/// The NV square kernel retyped to bf16 (as the matmul API retypes its f16 GEMM): on devices
+/// without VK_KHR_shader_bfloat16 the emulated matrices hold bf16 in f32, rounded after each
+/// operation. Operands in {-1, -1/2, 0, 1/2, 1}: every partial sum of the product is exact in
+/// bf16.
+#[test]
+fn bf16_matrices_run_emulated_and_widened() {
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/nv_square_f16.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let input = tools::assemble(&text, "vulkan1.3").unwrap();
+    for ctx in common::contexts() {
+        let mut target = ctx.caps().clone();
+        target.cooperative_matrix.clear();
+        target.shader_bfloat16 = false;
+        let (words, report) = matbridge_translator::translate_with(&input, &target, &[matbridge_translator::Request::RetypeFloat16ToBFloat16]).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+        assert!(report.passes.iter().any(|p| p.name == "legalize-narrow-types" && p.changed), "{report:?}");
+        tools::validate(&words, "vulkan1.3").unwrap();
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let a: Vec<f32> = (0..256).map(|_| (rng.random_range(-2i32..=2) as f32) / 2.0).collect();
+        let bits: Vec<u16> = a.iter().map(|x| half::bf16::from_f32(*x).to_bits()).collect();
+        let p = pipeline(&ctx, &words, 2, 0);
+        let ba = ctx.buffer_from_slice(&bits, "a").unwrap();
+        let mut bc = ctx.zeroed_buffer::<u16>(256, "c").unwrap();
+        ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
+        let got: Vec<u16> = ctx.read_buffer(&mut bc).unwrap();
+        for i in 0..16 {
+            for j in 0..16 {
+                // The kernel's f16 constant 1.0 keeps its bits (0x3c00, 2^-7 in bf16); the
+                // product is exact, the addition rounds.
+                let sum: f32 = (0..16).map(|k| a[i * 16 + k] * a[k * 16 + j]).sum();
+                let want = half::bf16::from_f32(sum + half::bf16::from_bits(0x3c00).to_f32());
+                assert_eq!(got[i * 16 + j], want.to_bits(), "{}: C[{i}][{j}] = {}, expected {want}", ctx.caps().name, half::bf16::from_bits(got[i * 16 + j]));
+            }
+        }
+        ctx.check_validation().unwrap();
+    }
+}
+
 /// The runtime translates a module the device cannot run as it is, at pipeline creation, with
 /// the pipeline's specialization constants: one untranslated kernel, three shapes.
 #[test]

@@ -97,9 +97,11 @@ impl Pipeline {
         let mut list: Vec<Box<dyn Pass>> = Pipeline::all().into_iter().filter(|p| p.applies(target)).collect();
         for r in requests {
             match r {
-                // Before the check, which must see bf16 matrices.
+                // Before emulation and widening, which must see bf16 components, and the
+                // check, which must see bf16 matrices.
                 Request::RetypeFloat16ToBFloat16 => {
-                    let at = list.len().saturating_sub(1);
+                    let first = ["emulate-cooperative-matrix", "legalize-narrow-types", "check-cooperative-matrix"];
+                    let at = list.iter().position(|p| first.contains(&p.name())).unwrap_or(list.len());
                     list.insert(at, Box::new(passes::retype_float16_to_bfloat16::RetypeFloat16ToBFloat16));
                 }
             }
