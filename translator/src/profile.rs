@@ -302,6 +302,10 @@ pub struct Workarounds {
     /// MulAdds use it instead of a multiply and an add.
     #[serde(default)]
     pub fused_multiply_add: bool,
+    /// The driver gives `OpSRem` the divisor's sign (NVIDIA 580): the
+    /// `remainder-from-quotient` pass computes it from `OpSDiv`.
+    #[serde(default)]
+    pub signed_remainder_from_quotient: bool,
 }
 
 /// PCI vendor id of NVIDIA.
@@ -312,7 +316,11 @@ pub const VENDOR_MESA: u32 = 0x10005;
 impl Workarounds {
     /// The quirks of a driver, from the vendor id and driver version.
     pub fn for_driver(vendor_id: u32, _driver_version: &str) -> Workarounds {
-        Workarounds { spec_constant_matrix_length: vendor_id == VENDOR_NVIDIA, fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA) }
+        Workarounds {
+            spec_constant_matrix_length: vendor_id == VENDOR_NVIDIA,
+            fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
+            signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
+        }
     }
 }
 
