@@ -12,9 +12,12 @@ pub mod cli_info;
 #[cfg(feature = "cli")]
 pub mod cli_matmul;
 #[cfg(feature = "cli")]
+pub mod cli_probe;
+#[cfg(feature = "cli")]
 pub mod cli_run;
 pub mod error;
 pub mod matmul;
+pub mod probe;
 
 pub use error::{Error, Result};
 pub use matmul::api::{DeviceChoice, Matbridge};

@@ -10,6 +10,14 @@ use std::path::{Path, PathBuf};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Use every cooperative-matrix shape the driver lists, including those `matbridge probe`
+    /// recorded as wrong or slower than emulation.
+    #[arg(long, global = true)]
+    force_native: bool,
+    /// The record of distrusted shapes (default: `matbridge/distrusted-shapes.json` in the
+    /// user's cache folder).
+    #[arg(long, global = true)]
+    distrust_record: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -49,6 +57,22 @@ enum Command {
     },
     /// Run, time and optionally check one matmul (the default command: a checked demo).
     Matmul(MatmulArgs),
+    /// Check every cooperative-matrix shape the device lists against the CPU and time it
+    /// against matbridge's emulation; record the shapes not to use (wrong, or slower).
+    Probe {
+        /// Device index or name substring (default: the best device).
+        #[arg(long)]
+        device: Option<String>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Check results only, without timing.
+        #[arg(long)]
+        no_timing: bool,
+        /// Do not update the record.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Time a table of sizes and dtypes.
     Bench {
         #[arg(long)]
@@ -135,16 +159,50 @@ fn main() -> std::process::ExitCode {
 
 fn run(cli: Cli) -> Result<std::process::ExitCode> {
     let ok = |r: Result<()>| r.map(|_| std::process::ExitCode::SUCCESS);
+    let record = cli.distrust_record.clone().or_else(|| dirs::cache_dir().map(|d| d.join("matbridge").join("distrusted-shapes.json")));
+    let options = context_options(record.as_deref(), cli.force_native)?;
     match cli.command {
         Some(Command::Info { json }) => ok(info(json)),
         Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report)),
-        Some(Command::Matmul(args)) => matmul(&args),
-        Some(Command::Run { launch, device }) => run_launch(&launch, device.as_deref()),
-        Some(Command::Bench { device, naive_baseline: Some(size), iters, .. }) => ok(naive_baseline(device.as_deref(), size, iters)),
-        Some(Command::Bench { device, peak: true, json, .. }) => ok(peak(device.as_deref(), json)),
-        Some(Command::Bench { device, sizes, dtypes, iters, json, tb, .. }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json, tb)),
-        None => matmul(&MatmulArgs::default()),
+        Some(Command::Matmul(args)) => matmul(&args, &options),
+        Some(Command::Probe { device, json, no_timing, dry_run }) => probe(device.as_deref(), json, no_timing, if dry_run { None } else { record.as_deref() }),
+        Some(Command::Run { launch, device }) => run_launch(&launch, device.as_deref(), &options),
+        Some(Command::Bench { device, naive_baseline: Some(size), iters, .. }) => ok(naive_baseline(device.as_deref(), size, iters, &options)),
+        Some(Command::Bench { device, peak: true, json, .. }) => ok(peak(device.as_deref(), json, &options)),
+        Some(Command::Bench { device, sizes, dtypes, iters, json, tb, .. }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json, tb, &options)),
+        None => matmul(&MatmulArgs::default(), &options),
     }
+}
+
+/// How the GPU commands open their device: with the distrust record unless `force_native`.
+fn context_options(record: Option<&Path>, force_native: bool) -> Result<matbridge_runtime::ContextOptions> {
+    let distrust = match record {
+        Some(path) if !force_native => Some(matbridge_runtime::DistrustRecord::load(path).with_context(|| format!("reading the distrust record {}", path.display()))?),
+        _ => None,
+    };
+    Ok(matbridge_runtime::ContextOptions { distrust })
+}
+
+/// `matbridge probe`: exit status 1 when a listed shape computes wrong results.
+fn probe(device: Option<&str>, json: bool, no_timing: bool, record: Option<&Path>) -> Result<std::process::ExitCode> {
+    let selector = matbridge_runtime::DeviceSelector::parse(device.unwrap_or("auto"));
+    // The probe sees the driver's whole list.
+    let ctx = matbridge_runtime::Context::new(&selector).context("opening the Vulkan device")?;
+    let options = matbridge::probe::ProbeOptions { time: !no_timing, ..Default::default() };
+    let report = matbridge::probe::probe(&ctx, &options)?;
+    let distrusted = report.distrusted();
+    if let Some(path) = record {
+        let mut all = matbridge_runtime::DistrustRecord::load(path).with_context(|| format!("reading {}", path.display()))?;
+        all.set_device(ctx.caps(), distrusted.clone());
+        all.save(path).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", matbridge::cli_probe::render_probe(&report, record));
+    }
+    let wrong = report.shapes.iter().any(|s| s.verdict == matbridge::probe::Verdict::WrongResults || s.emulation_mismatch.is_some());
+    Ok(if wrong { std::process::ExitCode::from(1) } else { std::process::ExitCode::SUCCESS })
 }
 
 fn info(json: bool) -> Result<()> {
@@ -164,9 +222,9 @@ fn read_module(input: &Path) -> Result<Vec<u32>> {
     matbridge::cli_run::read_module(input)
 }
 
-fn run_launch(launch: &Path, device: Option<&str>) -> Result<std::process::ExitCode> {
+fn run_launch(launch: &Path, device: Option<&str>, options: &matbridge_runtime::ContextOptions) -> Result<std::process::ExitCode> {
     let selector = matbridge_runtime::DeviceSelector::parse(device.unwrap_or("auto"));
-    let ctx = matbridge_runtime::Context::new(&selector).context("opening the Vulkan device")?;
+    let ctx = matbridge_runtime::Context::new_with_options(&selector, options).context("opening the Vulkan device")?;
     let ok = matbridge::cli_run::run(&ctx, launch)?;
     Ok(if ok { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::from(1) })
 }
@@ -191,10 +249,10 @@ fn parse_acc(s: &str) -> Result<matbridge::AccType> {
     matbridge::AccType::parse(s).with_context(|| format!("unknown accumulator `{s}` (f32, f16, s32)"))
 }
 
-fn matmul(args: &MatmulArgs) -> Result<std::process::ExitCode> {
+fn matmul(args: &MatmulArgs, context: &matbridge_runtime::ContextOptions) -> Result<std::process::ExitCode> {
     use matbridge::cli_matmul::*;
     use matbridge::matmul::api::Matbridge;
-    let mb = Matbridge::new(&device_choice(args.device.as_deref()))?;
+    let mb = Matbridge::with_options(&device_choice(args.device.as_deref()), context)?;
     let options = MatmulOptions {
         m: args.m,
         n: args.n,
@@ -217,10 +275,10 @@ fn matmul(args: &MatmulArgs) -> Result<std::process::ExitCode> {
     Ok(if r.check == Some("fail") { std::process::ExitCode::from(1) } else { std::process::ExitCode::SUCCESS })
 }
 
-fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<String>>, iters: u32, json: bool, tb: bool) -> Result<()> {
+fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<String>>, iters: u32, json: bool, tb: bool, context: &matbridge_runtime::ContextOptions) -> Result<()> {
     use matbridge::cli_matmul::*;
     use matbridge::matmul::api::Matbridge;
-    let mb = Matbridge::new(&device_choice(device))?;
+    let mb = Matbridge::with_options(&device_choice(device), context)?;
     let sizes = sizes.unwrap_or_else(|| bench_sizes(&mb));
     let types: Vec<(matbridge::DType, Option<matbridge::AccType>)> = match dtypes {
         None => BENCH_TYPES.iter().map(|(d, a, _)| (*d, Some(*a))).collect(),
@@ -267,8 +325,8 @@ fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<Str
     Ok(())
 }
 
-fn peak(device: Option<&str>, json: bool) -> Result<()> {
-    let mb = matbridge::matmul::api::Matbridge::new(&matbridge::cli_matmul::device_choice(device))?;
+fn peak(device: Option<&str>, json: bool, context: &matbridge_runtime::ContextOptions) -> Result<()> {
+    let mb = matbridge::matmul::api::Matbridge::with_options(&matbridge::cli_matmul::device_choice(device), context)?;
     let peaks = mb.coop_peak()?;
     if json {
         println!("{}", serde_json::to_string_pretty(&peaks)?);
@@ -282,9 +340,9 @@ fn peak(device: Option<&str>, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn naive_baseline(device: Option<&str>, size: usize, iters: u32) -> Result<()> {
+fn naive_baseline(device: Option<&str>, size: usize, iters: u32, context: &matbridge_runtime::ContextOptions) -> Result<()> {
     use matbridge::cli_matmul::*;
-    let mb = matbridge::matmul::api::Matbridge::new(&device_choice(device))?;
+    let mb = matbridge::matmul::api::Matbridge::with_options(&device_choice(device), context)?;
     let (naive, sub) = naive_vs_subgroup(&mb, size, iters)?;
     let flops = 2.0 * (size as f64).powi(3);
     println!(

@@ -40,11 +40,13 @@ fn translate_fails_cleanly_and_writes_nothing() {
     let dir = tempdir();
     let out = dir.join("never.spv");
     let input = concat!(env!("CARGO_MANIFEST_DIR"), "/translator/tests/in/nv_to_khr/nv_matmul_f16.spvasm");
-    // A target without f16 (SwiftShader): the emulated module still needs shaderFloat16.
-    let r = matbridge().args(["translate", input, "-o"]).arg(&out).args(["--target", "swiftshader"]).output().unwrap();
+    // A 64-bit integer for a target without them (SwiftShader; its 16-bit types are widened).
+    let int64 = dir.join("int64.spvasm");
+    std::fs::write(&int64, "OpCapability Shader\nOpCapability Int64\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%t = OpTypeInt 64 0\n%pt = OpTypePointer Function %t\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%v = OpVariable %pt Function\nOpReturn\nOpFunctionEnd\n").unwrap();
+    let r = matbridge().args(["translate", "-o"]).arg(&out).arg(&int64).args(["--target", "swiftshader"]).output().unwrap();
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(!r.status.success());
-    assert!(err.contains("Float16") && err.contains("word offset") && err.contains("shaderFloat16"), "{err}");
+    assert!(err.contains("Int64") && err.contains("word offset") && err.contains("shaderInt64"), "{err}");
     assert!(!out.exists());
     // A shape the target does not list (the H100 profile without its f16->f32 16x16x16 row) is
     // emulated, and the report says so.

@@ -1,6 +1,7 @@
 //! Device selection and the logical device ([`Context`]).
 
 use crate::caps::{self, PhysicalInfo};
+use crate::distrust::ContextOptions;
 use crate::error::{Error, Result};
 use crate::instance::{Instance, InstanceOptions};
 use ash::vk;
@@ -285,13 +286,28 @@ impl Context {
         Self::with_instance(instance, selector)
     }
 
+    /// [`Context::new`] with options (see [`Context::with_options`]).
+    pub fn new_with_options(selector: &DeviceSelector, options: &ContextOptions) -> Result<Context> {
+        let instance = Arc::new(Instance::new(&InstanceOptions::default())?);
+        Self::with_options(instance, selector, options)
+    }
+
     /// Opens the selected device of `instance`, enabling every feature matbridge's kernels and
     /// translated modules may use that the device has.
     pub fn with_instance(instance: Arc<Instance>, selector: &DeviceSelector) -> Result<Context> {
+        Self::with_options(instance, selector, &ContextOptions::default())
+    }
+
+    /// [`Context::with_instance`] with options: cooperative-matrix shapes a record distrusts
+    /// for the device are left out of its capabilities (the translator then emulates them).
+    pub fn with_options(instance: Arc<Instance>, selector: &DeviceSelector, options: &ContextOptions) -> Result<Context> {
         let infos = physical_infos(&instance)?;
         let all: Vec<DeviceCaps> = infos.iter().map(|p| p.caps.clone()).collect();
         let chosen = selector.choose(&all)?.index as usize;
-        let info = infos.into_iter().nth(chosen).ok_or(Error::NoDevice)?;
+        let mut info = infos.into_iter().nth(chosen).ok_or(Error::NoDevice)?;
+        if let Some(record) = &options.distrust {
+            crate::distrust::apply(&mut info.caps, record);
+        }
         if info.api_version < vk::API_VERSION_1_3 {
             return Err(Error::ApiTooOld { device: info.caps.name.clone(), found: info.caps.api_version.clone(), needed: "1.3".into() });
         }

@@ -20,7 +20,7 @@ use super::check::{check, CheckReport};
 use super::gpu::Gpu;
 use super::{cpu, DType, Element, HostData, MatmulDesc, MatmulPath};
 use crate::error::{Error, Result};
-use matbridge_runtime::{Buffer, Context, DeviceSelector};
+use matbridge_runtime::{Buffer, Context, ContextOptions, DeviceSelector};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -107,12 +107,18 @@ impl Matbridge {
     /// path, which runs a matmul about 15x faster there, unless `MATBRIDGE_DEVICE` names the
     /// driver; and the CPU path when no Vulkan device opens.
     pub fn new(choice: &DeviceChoice) -> Result<Matbridge> {
+        Self::with_options(choice, &ContextOptions::default())
+    }
+
+    /// [`Matbridge::new`] opening the device with `options` (a record of distrusted
+    /// cooperative-matrix shapes, which the matmul API then does not use).
+    pub fn with_options(choice: &DeviceChoice, options: &ContextOptions) -> Result<Matbridge> {
         // `MATBRIDGE_DEVICE=cpu` asks for the CPU path as `--device cpu` does.
         let env_cpu = std::env::var("MATBRIDGE_DEVICE").is_ok_and(|v| DeviceChoice::parse(&v) == DeviceChoice::Cpu);
         let backend = match choice {
             DeviceChoice::Cpu => Backend::Cpu,
             DeviceChoice::Auto if env_cpu => Backend::Cpu,
-            DeviceChoice::Auto => match Context::new(&DeviceSelector::Auto) {
+            DeviceChoice::Auto => match Context::new_with_options(&DeviceSelector::Auto, options) {
                 Ok(ctx) if ctx.caps().device_type == matbridge_translator::profile::DeviceType::Cpu && DeviceSelector::from_env().is_none() => {
                     log::info!("{} is a CPU driver: using the CPU path", ctx.caps().name);
                     Backend::Cpu
@@ -123,7 +129,7 @@ impl Matbridge {
                     Backend::Cpu
                 }
             },
-            DeviceChoice::Device(sel) => Backend::Gpu(Box::new(Gpu::new(Context::new(sel)?))),
+            DeviceChoice::Device(sel) => Backend::Gpu(Box::new(Gpu::new(Context::new_with_options(sel, options)?))),
         };
         Ok(Matbridge { backend, verify: AtomicBool::new(false) })
     }

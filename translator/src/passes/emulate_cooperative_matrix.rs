@@ -417,6 +417,14 @@ impl Emulator<'_> {
                 }
             }
         }
+        // A conversion between matrices of one component type (accumulator to accumulator,
+        // as producers write them between Uses) copies; between integers of one width, casts.
+        let source = inst.operands.first().and_then(Operand::id).and_then(|v| self.layout_of_value(v));
+        let op = match (op, source) {
+            (Op::FConvert | Op::SConvert | Op::UConvert, Some(s)) if s.component == l.component => Op::CopyObject,
+            (Op::SConvert | Op::UConvert, Some(s)) if matches!((s.scalar, l.scalar), (Scalar::Int(a), Scalar::Int(b)) if a == b) => Op::Bitcast,
+            _ => op,
+        };
         let mut elements = Vec::with_capacity(l.len as usize);
         for e in 0..l.len {
             let mut ops = Vec::with_capacity(inst.operands.len());

@@ -445,8 +445,8 @@ impl Legalize<'_> {
                 // From a narrow value to a wider type.
                 let from = self.types.type_of(args[0]).unwrap_or(0);
                 let v = self.float_operand(e, op, args[0], from, n);
-                let f = e.float(n);
-                if ty == f {
+                // By shape, not id: a module may declare f32 more than once.
+                if self.types.float(self.component(old_ty)) == Some((32, None)) {
                     e.emit_as(Some(id), Op::CopyObject, ty, vec![Operand::Id(v)]);
                 } else {
                     e.emit_as(Some(id), Op::FConvert, ty, vec![Operand::Id(v)]);
