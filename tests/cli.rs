@@ -433,3 +433,32 @@ value = 100
         assert!(String::from_utf8_lossy(&r.stderr).contains("not a multiple of the shader's local size"), "{}", String::from_utf8_lossy(&r.stderr));
     }
 }
+
+/// `matbridge probe` on each test device: a report, and the device's entry in the record.
+#[test]
+fn probe_reports_and_records_each_test_device() {
+    common::setup();
+    let dir = tempdir();
+XX, "--device", &name, "--distrust-record"]).arg(&record).output().unwrap();
+        let (out, err) = (String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
+        if !r.status.success() && err.contains("no Vulkan") {
+            assert!(!common::in_ci(), "CI: test device `{name}` is missing: {err}");
+            continue;
+        }
+        assert!(r.status.success(), "{name}: {out}\n{err}");
+        assert!(out.contains("emulated") && out.contains("16x16x16 f16*f16+f32->f32") && out.contains("recorded in"), "{out}");
+        let json = matbridge().args(["probe", "--no-timing", "--json", "--dry-run", "--device", &name]).output().unwrap();
+        let report: Value = serde_json::from_slice(&json.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&json.stdout)));
+        assert!(report["shapes"].as_array().is_some_and(|s| !s.is_empty()), "{report}");
+        probed += 1;
+    }
+    let text = std::fs::read_to_string(&record).unwrap_or_default();
+    let parsed: matbridge_runtime::DistrustRecord = serde_json::from_str(&text).unwrap_or_default();
+    assert_eq!(parsed.devices.len(), probed, "one entry per probed device: {text}");
+    // A record that is not JSON is an error naming the file.
+    std::fs::write(&record, "not json").unwrap();
+    let r = matbridge().args(["matmul", "--m", "8", "--n", "8", "--k", "8", "--device", "cpu", "--distrust-record"]).arg(&record).output().unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains("distrusted.json"), "{err}");
+    assert!(matbridge().args(["matmul", "--m", "8", "--n", "8", "--k", "8", "--device", "cpu", "--force-native", "--distrust-record"]).arg(&record).status().unwrap().success());
+}

@@ -159,10 +159,10 @@ impl fmt::Display for Mismatch {
     }
 }
 
-/// Compares D (row-major, as the device wrote it) with the CPU result: exact for integer
-/// results (wrapping, or saturating where the shape says), within the accumulation's rounding
-/// for floats.
-pub fn check(shape: &CoopMatShape, ops: &Operands, layouts: Layouts, d: &[f64]) -> Result<(), Box<Mismatch>> {
+/// The CPU result of `D = A * B + C` (row-major) for the operands as the device sees them,
+/// with each element's tolerance: zero for integer results (wrapping, or saturating where the
+/// shape says), the accumulation's rounding for floats.
+pub fn expected(shape: &CoopMatShape, ops: &Operands) -> Vec<(f64, f64)> {
     let (m, n, k) = (shape.m as usize, shape.n as usize, shape.k as usize);
     let (a, b, c) = (rounded(&ops.a, shape.a), rounded(&ops.b, shape.b), rounded(&ops.c, shape.c));
     let unit = match shape.result {
@@ -171,10 +171,10 @@ pub fn check(shape: &CoopMatShape, ops: &Operands, layouts: Layouts, d: &[f64]) 
         ComponentType::F32 => 2f64.powi(-24),
         _ => 2f64.powi(-53),
     };
+    let mut out = Vec::with_capacity(m * n);
     for i in 0..m {
         for j in 0..n {
-            let terms = (0..k).map(|p| a[i * k + p] * b[p * n + j]);
-            let (want, tolerance) = if shape.result.is_integer() {
+            if shape.result.is_integer() {
                 let sum: i128 = (0..k).map(|p| a[i * k + p] as i128 * b[p * n + j] as i128).sum::<i128>() + c[i * n + j] as i128;
                 let (lo, hi) = int_range(shape.result);
                 let v = if shape.saturating {
@@ -188,26 +188,38 @@ pub fn check(shape: &CoopMatShape, ops: &Operands, layouts: Layouts, d: &[f64]) 
                         wrapped
                     }
                 };
-                (v as f64, 0.0)
+                out.push((v as f64, 0.0));
             } else {
+                let terms = (0..k).map(|p| a[i * k + p] * b[p * n + j]);
                 let magnitude: f64 = terms.clone().map(f64::abs).sum::<f64>() + c[i * n + j].abs();
-                (terms.sum::<f64>() + c[i * n + j], (k as f64 + 2.0) * unit * magnitude)
-            };
-            let got = d[i * n + j];
-            // NaN compares false: a NaN result is wrong.
-            let close = (got - want).abs() <= tolerance;
-            if !close {
-                return Err(Box::new(Mismatch {
-                    layouts: layouts.name(),
-                    row: i,
-                    col: j,
-                    got,
-                    expected: want,
-                    a_row: a[i * k..(i + 1) * k].to_vec(),
-                    b_col: (0..k).map(|p| b[p * n + j]).collect(),
-                    c: c[i * n + j],
-                }));
+                out.push((terms.sum::<f64>() + c[i * n + j], (k as f64 + 2.0) * unit * magnitude));
             }
+        }
+    }
+    out
+}
+
+/// Compares D (row-major, as the device wrote it) with [`expected`]; the first element out of
+/// tolerance is returned with its inputs.
+pub fn check(shape: &CoopMatShape, ops: &Operands, layouts: Layouts, d: &[f64]) -> Result<(), Box<Mismatch>> {
+    let (n, k) = (shape.n as usize, shape.k as usize);
+    for (at, (want, tolerance)) in expected(shape, ops).into_iter().enumerate() {
+        let got = d.get(at).copied().unwrap_or(f64::NAN);
+        // NaN compares false: a NaN result is wrong.
+        let close = (got - want).abs() <= tolerance;
+        if !close {
+            let (i, j) = (at / n, at % n);
+            let (a, b, c) = (rounded(&ops.a, shape.a), rounded(&ops.b, shape.b), rounded(&ops.c, shape.c));
+            return Err(Box::new(Mismatch {
+                layouts: layouts.name(),
+                row: i,
+                col: j,
+                got,
+                expected: want,
+                a_row: a[i * k..(i + 1) * k].to_vec(),
+                b_col: (0..k).map(|p| b[p * n + j]).collect(),
+                c: c[at],
+            }));
         }
     }
     Ok(())
