@@ -3,7 +3,8 @@
 //! flags the shape's component types and saturation call for, and stores D row-major.
 //!
 //! Bindings: 0 A, 1 B, 2 C, 3 D, each a storage buffer of its component type. The module
-//! declares only `Shader` and `CooperativeMatrixKHR`: the translator derives the rest.
+//! declares `Shader`, `CooperativeMatrixKHR` and the Vulkan memory model: the translator
+//! derives the rest.
 
 use matbridge_translator::profile::{ComponentType, CoopMatShape};
 use rspirv::dr::{Builder, Operand};
@@ -51,8 +52,10 @@ pub fn build(shape: &CoopMatShape, layouts: Layouts, subgroup: u32) -> Result<Ve
     b.set_version(1, 6);
     b.capability(Capability::Shader);
     b.capability(Capability::CooperativeMatrixKHR);
+    // Cooperative matrices in shaders require the Vulkan memory model.
+    b.capability(Capability::VulkanMemoryModel);
     b.extension("SPV_KHR_cooperative_matrix");
-    b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    b.memory_model(AddressingModel::Logical, MemoryModel::Vulkan);
     let void = b.type_void();
     let fn_ty = b.type_function(void, vec![]);
     let uint = b.type_int(32, 0);
