@@ -163,7 +163,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
     let options = context_options(record.as_deref(), cli.force_native)?;
     match cli.command {
         Some(Command::Info { json }) => ok(info(json)),
-        Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report)),
+        Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report, &options)),
         Some(Command::Matmul(args)) => matmul(&args, &options),
         Some(Command::Probe { device, json, no_timing, dry_run }) => probe(device.as_deref(), json, no_timing, if dry_run { None } else { record.as_deref() }),
         Some(Command::Run { launch, device }) => run_launch(&launch, device.as_deref(), &options),
@@ -229,8 +229,11 @@ fn run_launch(launch: &Path, device: Option<&str>, options: &matbridge_runtime::
     Ok(if ok { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::from(1) })
 }
 
-fn translate(input: &Path, output: &Path, target: &str, device: Option<usize>, report: bool) -> Result<()> {
-    let caps = matbridge_runtime::resolve_target(target, device)?;
+fn translate(input: &Path, output: &Path, target: &str, device: Option<usize>, report: bool, options: &matbridge_runtime::ContextOptions) -> Result<()> {
+    let mut caps = matbridge_runtime::resolve_target(target, device)?;
+    if let Some(record) = &options.distrust {
+        record.apply_to(&mut caps);
+    }
     let words = read_module(input)?;
     let (out, rep) = matbridge_translator::translate(&words, &caps).with_context(|| format!("translating {} for {}", input.display(), caps.name))?;
     let bytes: Vec<u8> = out.iter().flat_map(|w| w.to_le_bytes()).collect();

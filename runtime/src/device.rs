@@ -306,7 +306,7 @@ impl Context {
         let chosen = selector.choose(&all)?.index as usize;
         let mut info = infos.into_iter().nth(chosen).ok_or(Error::NoDevice)?;
         if let Some(record) = &options.distrust {
-            crate::distrust::apply(&mut info.caps, record);
+            record.apply_to(&mut info.caps);
         }
         if info.api_version < vk::API_VERSION_1_3 {
             return Err(Error::ApiTooOld { device: info.caps.name.clone(), found: info.caps.api_version.clone(), needed: "1.3".into() });

@@ -79,11 +79,14 @@ pub struct ContextOptions {
     pub distrust: Option<DistrustRecord>,
 }
 
-/// `caps` without the shapes `record` distrusts for it.
-pub(crate) fn apply(caps: &mut DeviceCaps, record: &DistrustRecord) {
-    let bad: Vec<CoopMatShape> = record.for_device(caps).iter().map(|d| d.shape).collect();
-    if !bad.is_empty() {
-        log::info!("{}: not using {} distrusted cooperative-matrix shape(s)", caps.name, bad.len());
-        caps.cooperative_matrix.retain(|s| !bad.contains(s));
+impl DistrustRecord {
+    /// Removes the shapes the record distrusts for the device `caps` describes from `caps`
+    /// (a translation target made from them then emulates those shapes).
+    pub fn apply_to(&self, caps: &mut DeviceCaps) {
+        let bad: Vec<CoopMatShape> = self.for_device(caps).iter().map(|d| d.shape).collect();
+        if !bad.is_empty() {
+            log::info!("{}: not using {} distrusted cooperative-matrix shape(s)", caps.name, bad.len());
+            caps.cooperative_matrix.retain(|s| !bad.contains(s));
+        }
     }
 }
