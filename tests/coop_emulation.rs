@@ -301,6 +301,63 @@ fn bf16_matrices_run_emulated_and_widened() {
     }
 }
 
+/// Shapes no device lists: tiled onto listed shapes where the device has cooperative matrices
+/// (grids of 16x16x16 or 16x8x16 tiles on the H100, with chains of MulAdds over k), emulated
+/// where it has none or no listed shape divides them; exact against the CPU.
+#[test]
+fn unlisted_shapes_are_tiled_onto_listed_ones_or_emulated() {
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/coop_tiles.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let input = tools::assemble(&text, "vulkan1.3").unwrap();
+    for ctx in common::contexts() {
+        for (target, _) in targets(&ctx) {
+            for (m, n, k) in [(32usize, 32usize, 16usize), (32, 16, 32), (16, 24, 16), (48, 48, 48), (8, 8, 8)] {
+                // (Emulated, 48x48x48 is 27648 multiply-adds per lane of SwiftShader's sub-group
+                // of 4, in straight-line code its compiler does not survive.)
+                if (m, n, k) == (48, 48, 48) && !target.has_cooperative_matrix() {
+                    continue;
+                }
+                let values = [(0, ctx.caps().subgroup_size), (1, m as u32), (2, n as u32), (3, k as u32)];
+                let (words, report) = matbridge_translator::translate_specialized(&input, &target, &values).unwrap_or_else(|e| panic!("{} {m}x{n}x{k}: {e}", target.name));
+                let changed = |name: &str| report.passes.iter().any(|p| p.name == name && p.changed);
+                let (tiled, emulated) = (changed("tile-cooperative-matrix"), changed("emulate-cooperative-matrix"));
+                if target.has_cooperative_matrix() {
+                    // The H100 lists 16x16x16 and 16x8x16 f16*f16+f32->f32: every shape but 8x8x8 tiles.
+                    assert_eq!(tiled, (m, n, k) != (8, 8, 8), "{} {m}x{n}x{k}: {report:?}", target.name);
+                    assert_eq!(emulated, !tiled, "{} {m}x{n}x{k}: {report:?}", target.name);
+                } else {
+                    assert!(emulated && !tiled, "{} {m}x{n}x{k}: {report:?}", target.name);
+                }
+                let what = format!("{} ({}) {m}x{n}x{k}", ctx.caps().name, if tiled { "tiled" } else { "emulated" });
+                tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{what}: {e}"));
+                let mut rng = rand::rngs::SmallRng::seed_from_u64((m * n * k) as u64);
+                let mut value = || (rng.random_range(-16i32..16) as f32) / 8.0;
+                let a: Vec<f32> = (0..m * k).map(|_| value()).collect();
+                // B column-major: column j at j * k.
+                let b: Vec<f32> = (0..k * n).map(|_| value()).collect();
+                let c: Vec<f32> = (0..m * n).map(|_| value()).collect();
+                let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+                let spec: Vec<matbridge_runtime::SpecConstant> = values.iter().map(|(id, v)| matbridge_runtime::SpecConstant::u32(*id, *v)).collect();
+                let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, spec_constants: &spec, label: "coop_tiles", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+                let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+                let bc = ctx.buffer_from_slice(&c, "c").unwrap();
+                let mut be = ctx.zeroed_buffer::<f32>(m * n, "e").unwrap();
+                ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &be], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let got: Vec<f32> = ctx.read_buffer(&mut be).unwrap();
+                for i in 0..m {
+                    for j in 0..n {
+                        // Multiples of 1/64 below 256: exact in f32.
+                        let want = 0.5 * ((0..k).map(|p| a[i * k + p] * b[j * k + p]).sum::<f32>() + c[i * n + j]);
+                        assert_eq!(got[i * n + j], want, "{what}: E[{i}][{j}]");
+                    }
+                }
+                ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+                eprintln!("{what}: matches");
+            }
+        }
+    }
+}
+
 /// The runtime translates a module the device cannot run as it is, at pipeline creation, with
 /// the pipeline's specialization constants: one untranslated kernel, three shapes.
 #[test]

@@ -80,6 +80,7 @@ impl Pipeline {
             Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),
             Box::new(passes::materialize_matrix_length::MaterializeMatrixLength),
             Box::new(passes::lower_integer_dot::LowerIntegerDot),
+            Box::new(passes::tile_cooperative_matrix::TileCooperativeMatrix),
             Box::new(passes::emulate_cooperative_matrix::EmulateCooperativeMatrix),
             Box::new(passes::strip_workgroup_layouts::StripWorkgroupLayouts),
             Box::new(passes::legalize_narrow_types::LegalizeNarrowTypes),
@@ -101,7 +102,7 @@ impl Pipeline {
                 // Before emulation and widening, which must see bf16 components, and the
                 // check, which must see bf16 matrices.
                 Request::RetypeFloat16ToBFloat16 => {
-                    let first = ["emulate-cooperative-matrix", "legalize-narrow-types", "check-cooperative-matrix"];
+                    let first = ["tile-cooperative-matrix", "emulate-cooperative-matrix", "legalize-narrow-types", "check-cooperative-matrix"];
                     let at = list.iter().position(|p| first.contains(&p.name())).unwrap_or(list.len());
                     list.insert(at, Box::new(passes::retype_float16_to_bfloat16::RetypeFloat16ToBFloat16));
                 }

@@ -231,7 +231,7 @@ fn layouts(module: &mut Module, types: &Types, target: &DeviceCaps, min_subgroup
 
 /// The value of a dimension or scope id: a constant, or a specialization constant frozen to
 /// its default.
-fn dimension(module: &mut Module, types: &Types, id: Word) -> Result<u32> {
+pub(crate) fn dimension(module: &mut Module, types: &Types, id: Word) -> Result<u32> {
     if let Some(v) = types.const_u32(id) {
         return Ok(v);
     }

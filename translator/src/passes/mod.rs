@@ -19,4 +19,5 @@ pub mod repair_producer_output;
 pub mod retype_float16_to_bfloat16;
 pub mod strip_workgroup_layouts;
 pub mod structurize_control_flow;
+pub mod tile_cooperative_matrix;
 pub mod virtualize_subgroup_size;
