@@ -82,16 +82,17 @@ fn wrong_sizes_and_bindings_are_errors_not_panics() {
 
 #[test]
 fn missing_capability_is_reported_before_the_driver_sees_the_module() {
-    // A module using a 16-bit float type on a device without shaderFloat16 (SwiftShader). (A
-    // capability declared and not used is dropped when the runtime translates the module.)
+    // A module using a 64-bit integer type on a device without shaderInt64 (SwiftShader, whose
+    // missing 16- and 8-bit types are widened instead). (A capability declared and not used is
+    // dropped when the runtime translates the module.)
     for ctx in common::contexts() {
-        if ctx.caps().shader_float16 {
+        if ctx.caps().shader_int64 {
             continue;
         }
         let capability = (2 << 16) | spirv::Op::Capability as u32;
-        let type_float = (3 << 16) | spirv::Op::TypeFloat as u32;
-        let words = [spirv::MAGIC_NUMBER, 0x0001_0300, 0, 10, 0, capability, spirv::Capability::Shader as u32, capability, spirv::Capability::Float16 as u32, type_float, 1, 16];
+        let type_int = (4 << 16) | spirv::Op::TypeInt as u32;
+        let words = [spirv::MAGIC_NUMBER, 0x0001_0300, 0, 10, 0, capability, spirv::Capability::Shader as u32, capability, spirv::Capability::Int64 as u32, type_int, 1, 64, 0];
         let err = ctx.create_pipeline(&PipelineDesc { spirv: &words, ..Default::default() }).unwrap_err();
-        assert!(err.to_string().contains("shaderFloat16"), "{err}");
+        assert!(err.to_string().contains("shaderInt64"), "{err}");
     }
 }
