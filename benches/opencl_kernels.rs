@@ -111,7 +111,7 @@ fn reduction(ctx: &Context, items: usize, loops: i32) {
 fn main() {
     matbridge_runtime::loader_env::configure();
     let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    let instance = Arc::new(Instance::new(&InstanceOptions::default()).expect("Vulkan instance"));
+    let instance = Arc::new(Instance::new(&InstanceOptions::from_env()).expect("Vulkan instance"));
     let devices = matbridge_runtime::enumerate_devices(&instance).expect("devices");
     for d in &devices {
         if !wanted.is_empty() && !wanted.iter().any(|w| d.name.to_lowercase().contains(&w.to_lowercase())) {

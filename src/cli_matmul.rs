@@ -1,6 +1,6 @@
 //! `matbridge matmul` and `matbridge bench`: run, time and check matmuls from the command line.
 
-use crate::matmul::api::{DeviceChoice, Matbridge};
+use crate::matmul::api::Matbridge;
 use crate::matmul::check::{check, CheckReport};
 use crate::matmul::{AccType, DType, HostData, MatmulDesc, MatmulPath, Operand};
 use crate::Result;
@@ -218,11 +218,6 @@ pub fn bench_sizes(mb: &Matbridge) -> Vec<usize> {
     } else {
         all
     }
-}
-
-/// The device choice named on the command line.
-pub fn device_choice(device: Option<&str>) -> DeviceChoice {
-    device.map(DeviceChoice::parse).unwrap_or_default()
 }
 
 /// Times the naive per-element kernel (one invocation per C element, `shaders/wgsl/matmul_naive.wgsl`)

@@ -21,4 +21,5 @@ pub mod probe;
 
 pub use error::{Error, Result};
 pub use matmul::api::{DeviceChoice, Matbridge};
+pub use matmul::options::{MatbridgeOptions, Strategy, TuningOptions};
 pub use matmul::{AccType, DType, Layout, MatmulDesc, Operand};

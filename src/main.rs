@@ -174,20 +174,36 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
     }
 }
 
-/// How the GPU commands open their device: with the distrust record unless `force_native`.
+/// How the GPU commands open their device: the environment's options, with the distrust
+/// record unless `force_native`.
 fn context_options(record: Option<&Path>, force_native: bool) -> Result<matbridge_runtime::ContextOptions> {
     let distrust = match record {
         Some(path) if !force_native => Some(matbridge_runtime::DistrustRecord::load(path).with_context(|| format!("reading the distrust record {}", path.display()))?),
         _ => None,
     };
-    Ok(matbridge_runtime::ContextOptions { distrust })
+    Ok(matbridge_runtime::ContextOptions { distrust, ..matbridge_runtime::ContextOptions::from_env() })
+}
+
+/// The matmul API on `--device` (else `MATBRIDGE_DEVICE`, else the best), with the
+/// environment's options and `context`.
+fn open_matbridge(device: Option<&str>, context: &matbridge_runtime::ContextOptions) -> Result<matbridge::Matbridge> {
+    let mut options = matbridge::MatbridgeOptions::from_env();
+    if let Some(d) = device {
+        options.device = matbridge::DeviceChoice::parse(d);
+    }
+    options.context = context.clone();
+    Ok(matbridge::Matbridge::with_options(&options)?)
+}
+
+/// `--device`, else `MATBRIDGE_DEVICE`, else the best device.
+fn selector(device: Option<&str>) -> matbridge_runtime::DeviceSelector {
+    device.map(matbridge_runtime::DeviceSelector::parse).or_else(matbridge_runtime::DeviceSelector::from_env).unwrap_or(matbridge_runtime::DeviceSelector::Auto)
 }
 
 /// `matbridge probe`: exit status 1 when a listed shape computes wrong results.
 fn probe(device: Option<&str>, json: bool, no_timing: bool, record: Option<&Path>) -> Result<std::process::ExitCode> {
-    let selector = matbridge_runtime::DeviceSelector::parse(device.unwrap_or("auto"));
     // The probe sees the driver's whole list.
-    let ctx = matbridge_runtime::Context::new(&selector).context("opening the Vulkan device")?;
+    let ctx = matbridge_runtime::Context::new_with_options(&selector(device), &matbridge_runtime::ContextOptions::from_env()).context("opening the Vulkan device")?;
     let options = matbridge::probe::ProbeOptions { time: !no_timing, ..Default::default() };
     let report = matbridge::probe::probe(&ctx, &options)?;
     let distrusted = report.distrusted();
@@ -206,7 +222,7 @@ fn probe(device: Option<&str>, json: bool, no_timing: bool, record: Option<&Path
 }
 
 fn info(json: bool) -> Result<()> {
-    let instance = Instance::new(&InstanceOptions::default()).context("creating the Vulkan instance")?;
+    let instance = Instance::new(&InstanceOptions::from_env()).context("creating the Vulkan instance")?;
     let devices = matbridge_runtime::enumerate_devices(&instance).context("enumerating Vulkan devices")?;
     if json {
         println!("{}", serde_json::to_string_pretty(&devices)?);
@@ -223,8 +239,7 @@ fn read_module(input: &Path) -> Result<Vec<u32>> {
 }
 
 fn run_launch(launch: &Path, device: Option<&str>, options: &matbridge_runtime::ContextOptions) -> Result<std::process::ExitCode> {
-    let selector = matbridge_runtime::DeviceSelector::parse(device.unwrap_or("auto"));
-    let ctx = matbridge_runtime::Context::new_with_options(&selector, options).context("opening the Vulkan device")?;
+    let ctx = matbridge_runtime::Context::new_with_options(&selector(device), options).context("opening the Vulkan device")?;
     let ok = matbridge::cli_run::run(&ctx, launch)?;
     Ok(if ok { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::from(1) })
 }
@@ -254,8 +269,7 @@ fn parse_acc(s: &str) -> Result<matbridge::AccType> {
 
 fn matmul(args: &MatmulArgs, context: &matbridge_runtime::ContextOptions) -> Result<std::process::ExitCode> {
     use matbridge::cli_matmul::*;
-    use matbridge::matmul::api::Matbridge;
-    let mb = Matbridge::with_options(&device_choice(args.device.as_deref()), context)?;
+    let mb = open_matbridge(args.device.as_deref(), context)?;
     let options = MatmulOptions {
         m: args.m,
         n: args.n,
@@ -280,8 +294,7 @@ fn matmul(args: &MatmulArgs, context: &matbridge_runtime::ContextOptions) -> Res
 
 fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<String>>, iters: u32, json: bool, tb: bool, context: &matbridge_runtime::ContextOptions) -> Result<()> {
     use matbridge::cli_matmul::*;
-    use matbridge::matmul::api::Matbridge;
-    let mb = Matbridge::with_options(&device_choice(device), context)?;
+    let mb = open_matbridge(device, context)?;
     let sizes = sizes.unwrap_or_else(|| bench_sizes(&mb));
     let types: Vec<(matbridge::DType, Option<matbridge::AccType>)> = match dtypes {
         None => BENCH_TYPES.iter().map(|(d, a, _)| (*d, Some(*a))).collect(),
@@ -329,7 +342,7 @@ fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<Str
 }
 
 fn peak(device: Option<&str>, json: bool, context: &matbridge_runtime::ContextOptions) -> Result<()> {
-    let mb = matbridge::matmul::api::Matbridge::with_options(&matbridge::cli_matmul::device_choice(device), context)?;
+    let mb = open_matbridge(device, context)?;
     let peaks = mb.coop_peak()?;
     if json {
         println!("{}", serde_json::to_string_pretty(&peaks)?);
@@ -345,7 +358,7 @@ fn peak(device: Option<&str>, json: bool, context: &matbridge_runtime::ContextOp
 
 fn naive_baseline(device: Option<&str>, size: usize, iters: u32, context: &matbridge_runtime::ContextOptions) -> Result<()> {
     use matbridge::cli_matmul::*;
-    let mb = matbridge::matmul::api::Matbridge::with_options(&device_choice(device), context)?;
+    let mb = open_matbridge(device, context)?;
     let (naive, sub) = naive_vs_subgroup(&mb, size, iters)?;
     let flops = 2.0 * (size as f64).powi(3);
     println!(

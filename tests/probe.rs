@@ -67,7 +67,7 @@ fn a_distrust_record_takes_shapes_out_of_a_context() {
         let loaded = DistrustRecord::load(&path).unwrap();
         std::fs::remove_file(&path).ok();
         assert_eq!(loaded, record);
-        let ctx = Context::with_options(instance.clone(), &DeviceSelector::Name(name.clone()), &ContextOptions { distrust: Some(loaded) }).unwrap();
+        let ctx = Context::with_options(instance.clone(), &DeviceSelector::Name(name.clone()), &ContextOptions { distrust: Some(loaded), ..Default::default() }).unwrap();
         assert!(!ctx.caps().cooperative_matrix.contains(&target), "{name}: the distrusted shape is still listed");
         assert_eq!(ctx.caps().cooperative_matrix.len() + usize::from(plain.caps().cooperative_matrix.contains(&target)), plain.caps().cooperative_matrix.len());
     }

@@ -1,7 +1,6 @@
 //! Device selection and the logical device ([`Context`]).
 
 use crate::caps::{self, PhysicalInfo};
-use crate::distrust::ContextOptions;
 use crate::error::{Error, Result};
 use crate::instance::{Instance, InstanceOptions};
 use ash::vk;
@@ -57,20 +56,18 @@ impl DeviceSelector {
         }
     }
 
-    /// The selector named by `MATBRIDGE_DEVICE`, if set.
+    /// The selector named by `MATBRIDGE_DEVICE`, if set (for the command line and tests: the
+    /// library's `Auto` reads nothing from the environment).
     pub fn from_env() -> Option<DeviceSelector> {
         std::env::var("MATBRIDGE_DEVICE").ok().map(|v| DeviceSelector::parse(&v)).filter(|s| *s != DeviceSelector::Auto)
     }
 
-    /// Picks one of `devices`; `Auto` consults the environment first.
+    /// Picks one of `devices` (`Auto`: the best kind, then the one with more arithmetic types).
     pub fn choose<'a>(&self, devices: &'a [DeviceCaps]) -> Result<&'a DeviceCaps> {
         if devices.is_empty() {
             return Err(Error::NoDevice);
         }
-        let effective = match self {
-            DeviceSelector::Auto => DeviceSelector::from_env().unwrap_or(DeviceSelector::Auto),
-            other => other.clone(),
-        };
+        let effective = self.clone();
         let found = match &effective {
             // Same kind: prefer the one with more arithmetic types (lavapipe over SwiftShader).
             DeviceSelector::Auto => devices.iter().min_by_key(|d| (d.device_type.rank(), !(d.shader_float16 && d.shader_int8), d.index)),
@@ -148,17 +145,51 @@ pub(crate) struct DeviceShared {
     pub cache_path: Option<std::path::PathBuf>,
     /// Modules translated for this device, by hash of the words and specialization constants.
     pub translations: Mutex<std::collections::HashMap<u64, Arc<Vec<u32>>>>,
+    /// Where to save the driver's internal representations of pipelines (statistics on).
+    pub pipeline_ir: Option<std::path::PathBuf>,
 }
 
-/// `$XDG_CACHE_HOME/matbridge` (or `~/.cache/matbridge`)`/pipelines-<vendor>-<device>-<driver>.bin`;
-/// `MATBRIDGE_PIPELINE_CACHE=0` disables persistence.
-fn pipeline_cache_path(caps: &DeviceCaps) -> Option<std::path::PathBuf> {
-    if std::env::var("MATBRIDGE_PIPELINE_CACHE").is_ok_and(|v| v == "0") {
-        return None;
+/// How a context is opened beyond which device. `Default` reads nothing from the environment
+/// (no validation, no pipeline cache on disk, every listed shape trusted);
+/// [`ContextOptions::from_env`] reads the variables the command line honours.
+#[derive(Clone, Debug, Default)]
+pub struct ContextOptions {
+    /// The instance a context creates for itself ([`Context::new_with_options`]).
+    pub instance: InstanceOptions,
+    /// Shapes not to use, per device; `None` uses every listed shape.
+    pub distrust: Option<crate::DistrustRecord>,
+    /// The folder the Vulkan pipeline cache is loaded from and saved to, one file per device and
+    /// driver (`pipelines-<vendor>-<device>-<driver>.bin`); `None`: not persisted.
+    pub pipeline_cache: Option<std::path::PathBuf>,
+    /// Log the driver's compiler statistics (registers, spills, shared memory) per pipeline at
+    /// info level, where VK_KHR_pipeline_executable_properties exists.
+    pub pipeline_statistics: bool,
+    /// With `pipeline_statistics`: save the driver's internal representations of each pipeline
+    /// into this folder (where the driver offers them).
+    pub pipeline_ir: Option<std::path::PathBuf>,
+}
+
+impl ContextOptions {
+    /// The options the environment asks for: `MATBRIDGE_VALIDATION`,
+    /// `MATBRIDGE_PIPELINE_CACHE` (false: not persisted; otherwise `$XDG_CACHE_HOME/matbridge`
+    /// or `~/.cache/matbridge`), `MATBRIDGE_PIPELINE_STATS`, `MATBRIDGE_PIPELINE_IR` (a folder).
+    /// The distrust record is the command line's business (a file it names).
+    pub fn from_env() -> ContextOptions {
+        let cache = crate::env_flag("MATBRIDGE_PIPELINE_CACHE") != Some(false);
+        let base = std::env::var_os("XDG_CACHE_HOME").map(std::path::PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")));
+        ContextOptions {
+            instance: InstanceOptions::from_env(),
+            distrust: None,
+            pipeline_cache: base.filter(|_| cache).map(|b| b.join("matbridge")),
+            pipeline_statistics: crate::env_flag("MATBRIDGE_PIPELINE_STATS").unwrap_or(false),
+            pipeline_ir: std::env::var_os("MATBRIDGE_PIPELINE_IR").map(std::path::PathBuf::from),
+        }
     }
-    let base = std::env::var_os("XDG_CACHE_HOME").map(std::path::PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))?;
-    let name = format!("pipelines-{:x}-{:x}-{}.bin", caps.vendor_id, caps.device_id, caps.driver_version.replace(['/', ' '], "_"));
-    Some(base.join("matbridge").join(name))
+}
+
+/// The pipeline cache file of a device in folder `dir`.
+fn pipeline_cache_path(dir: &std::path::Path, caps: &DeviceCaps) -> std::path::PathBuf {
+    dir.join(format!("pipelines-{:x}-{:x}-{}.bin", caps.vendor_id, caps.device_id, caps.driver_version.replace(['/', ' '], "_")))
 }
 
 /// The command pool, one command buffer, one fence, a timestamp query pool and a descriptor pool,
@@ -280,15 +311,14 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    /// Opens a device with a fresh instance configured from the environment.
+    /// Opens a device with a fresh instance and default options.
     pub fn new(selector: &DeviceSelector) -> Result<Context> {
-        let instance = Arc::new(Instance::new(&InstanceOptions::default())?);
-        Self::with_instance(instance, selector)
+        Self::new_with_options(selector, &ContextOptions::default())
     }
 
     /// [`Context::new`] with options (see [`Context::with_options`]).
     pub fn new_with_options(selector: &DeviceSelector, options: &ContextOptions) -> Result<Context> {
-        let instance = Arc::new(Instance::new(&InstanceOptions::default())?);
+        let instance = Arc::new(Instance::new(&options.instance)?);
         Self::with_options(instance, selector, options)
     }
 
@@ -337,7 +367,7 @@ impl Context {
             cooperative_matrix: caps.has_cooperative_matrix(),
             bfloat16: caps.shader_bfloat16 && caps.has_cooperative_matrix(),
             cooperative_matrix2: if caps.has_cooperative_matrix() { info.cooperative_matrix2 } else { CooperativeMatrix2::default() },
-            pipeline_statistics: info.pipeline_statistics && std::env::var("MATBRIDGE_PIPELINE_STATS").is_ok_and(|v| v == "1"),
+            pipeline_statistics: info.pipeline_statistics && options.pipeline_statistics,
         };
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
         let core = vk::PhysicalDeviceFeatures::default().shader_int16(enabled.int16).shader_int64(enabled.int64).shader_float64(enabled.float64);
@@ -417,7 +447,7 @@ impl Context {
             }
         };
         let submit = SubmitResources::new(&raw, queue_family, timestamps);
-        let cache_path = pipeline_cache_path(&info.caps);
+        let cache_path = options.pipeline_cache.as_deref().map(|dir| pipeline_cache_path(dir, &info.caps));
         let initial = cache_path.as_ref().and_then(|p| std::fs::read(p).ok()).unwrap_or_default();
         // SAFETY: valid device; destroyed in DeviceShared::drop. The driver checks the data's
         // header (vendor, device, cache UUID) and ignores stale or foreign data.
@@ -450,6 +480,7 @@ impl Context {
             pipeline_cache,
             cache_path,
             translations: Mutex::new(std::collections::HashMap::new()),
+            pipeline_ir: options.pipeline_ir.clone(),
         };
         let ctx = Context { shared: Arc::new(shared) };
         ctx.check_validation()?;
@@ -499,11 +530,8 @@ mod tests {
     #[test]
     fn auto_prefers_discrete_then_integrated_then_cpu() {
         let devs = [fake(0, "llvmpipe", DeviceType::Cpu), fake(1, "iGPU", DeviceType::IntegratedGpu), fake(2, "H100", DeviceType::DiscreteGpu)];
-        // MATBRIDGE_DEVICE may be set by the test environment; use explicit selectors instead of Auto there.
-        if DeviceSelector::from_env().is_none() {
-            assert_eq!(DeviceSelector::Auto.choose(&devs).unwrap().index, 2);
-            assert_eq!(DeviceSelector::Auto.choose(&devs[..2]).unwrap().index, 1);
-        }
+        assert_eq!(DeviceSelector::Auto.choose(&devs).unwrap().index, 2);
+        assert_eq!(DeviceSelector::Auto.choose(&devs[..2]).unwrap().index, 1);
         assert_eq!(DeviceSelector::parse("h100").choose(&devs).unwrap().index, 2);
         assert_eq!(DeviceSelector::parse("LLVMPIPE").choose(&devs).unwrap().index, 0);
         assert_eq!(DeviceSelector::parse("1").choose(&devs).unwrap().index, 1);

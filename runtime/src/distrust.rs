@@ -72,13 +72,6 @@ impl DistrustRecord {
     }
 }
 
-/// How a context is opened beyond which device.
-#[derive(Clone, Debug, Default)]
-pub struct ContextOptions {
-    /// Shapes not to use, per device; `None` uses every listed shape.
-    pub distrust: Option<DistrustRecord>,
-}
-
 impl DistrustRecord {
     /// Removes the shapes the record distrusts for the device `caps` describes from `caps`
     /// (a translation target made from them then emulates those shapes).

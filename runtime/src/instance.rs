@@ -7,18 +7,20 @@ use std::sync::Mutex;
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
-/// Options for creating an [`Instance`]; `Default` reads `MATBRIDGE_VALIDATION`.
-#[derive(Clone, Debug)]
+/// Options for creating an [`Instance`]. `Default` reads nothing from the environment;
+/// [`InstanceOptions::from_env`] reads `MATBRIDGE_VALIDATION`.
+#[derive(Clone, Debug, Default)]
 pub struct InstanceOptions {
     /// Enable the Khronos validation layer when it is installed; every warning or error it
     /// reports then makes the next runtime call fail with [`Error::Validation`].
     pub validation: bool,
 }
 
-impl Default for InstanceOptions {
-    fn default() -> Self {
-        let validation = std::env::var("MATBRIDGE_VALIDATION").map(|v| !v.is_empty() && v != "0").unwrap_or(false);
-        InstanceOptions { validation }
+impl InstanceOptions {
+    /// The options the environment asks for: validation where `MATBRIDGE_VALIDATION` is true
+    /// (see [`crate::env_flag`]).
+    pub fn from_env() -> InstanceOptions {
+        InstanceOptions { validation: crate::env_flag("MATBRIDGE_VALIDATION").unwrap_or(false) }
     }
 }
 

@@ -251,7 +251,7 @@ impl Context {
         let mut info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(partial.layout)];
         if shared.enabled.pipeline_statistics {
             let mut flags = vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR;
-            if std::env::var_os("MATBRIDGE_PIPELINE_IR").is_some() {
+            if shared.pipeline_ir.is_some() {
                 flags |= vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR;
             }
             info[0] = info[0].flags(flags);
@@ -316,8 +316,8 @@ fn log_statistics(shared: &DeviceShared, pipeline: vk::Pipeline, label: &str) {
             })
             .collect();
         log::info!("pipeline statistics {label}: {}", text.join(", "));
-        if let Some(dir) = std::env::var_os("MATBRIDGE_PIPELINE_IR") {
-            save_representations(&ext, &exec, std::path::Path::new(&dir), label);
+        if let Some(dir) = &shared.pipeline_ir {
+            save_representations(&ext, &exec, dir, label);
         }
     }
 }

@@ -18,16 +18,17 @@
 
 use super::check::{check, CheckReport};
 use super::gpu::Gpu;
+use super::options::{MatbridgeOptions, Strategy};
 use super::{cpu, DType, Element, HostData, MatmulDesc, MatmulPath};
 use crate::error::{Error, Result};
-use matbridge_runtime::{Buffer, Context, ContextOptions, DeviceSelector};
+use matbridge_runtime::{Buffer, Context, DeviceSelector};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where to run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum DeviceChoice {
-    /// The best Vulkan device (`MATBRIDGE_DEVICE` honoured); the CPU when there is none.
+    /// The best Vulkan device; the CPU when there is none, or when the best is a CPU driver.
     #[default]
     Auto,
     /// The CPU path.
@@ -102,36 +103,33 @@ pub struct Matbridge {
 const VERIFY_SEED: u64 = 0x5eed;
 
 impl Matbridge {
-    /// Opens the chosen device. `Auto` takes the fastest path the machine has: the best Vulkan
-    /// device, except that where the best one is a CPU driver (lavapipe, SwiftShader) the CPU
-    /// path, which runs a matmul about 15x faster there, unless `MATBRIDGE_DEVICE` names the
-    /// driver; and the CPU path when no Vulkan device opens.
+    /// Opens the chosen device with default options. `Auto` takes the fastest path the machine
+    /// has: the best Vulkan device, except that where the best one is a CPU driver (lavapipe,
+    /// SwiftShader) the CPU path, which runs a matmul about 15x faster there (name the driver to
+    /// use it); and the CPU path when no Vulkan device opens.
     pub fn new(choice: &DeviceChoice) -> Result<Matbridge> {
-        Self::with_options(choice, &ContextOptions::default())
+        Self::with_options(&MatbridgeOptions { device: choice.clone(), ..Default::default() })
     }
 
-    /// [`Matbridge::new`] opening the device with `options` (a record of distrusted
-    /// cooperative-matrix shapes, which the matmul API then does not use).
-    pub fn with_options(choice: &DeviceChoice, options: &ContextOptions) -> Result<Matbridge> {
-        // `MATBRIDGE_DEVICE=cpu` asks for the CPU path as `--device cpu` does.
-        let env_cpu = std::env::var("MATBRIDGE_DEVICE").is_ok_and(|v| DeviceChoice::parse(&v) == DeviceChoice::Cpu);
-        let backend = match choice {
-            DeviceChoice::Cpu => Backend::Cpu,
-            DeviceChoice::Auto if env_cpu => Backend::Cpu,
-            DeviceChoice::Auto => match Context::new_with_options(&DeviceSelector::Auto, options) {
-                Ok(ctx) if ctx.caps().device_type == matbridge_translator::profile::DeviceType::Cpu && DeviceSelector::from_env().is_none() => {
+    /// Opens `options.device` with `options` (strategy, verification, tuning, context).
+    pub fn with_options(options: &MatbridgeOptions) -> Result<Matbridge> {
+        let gpu = |ctx: Context| Backend::Gpu(Box::new(Gpu::with_options(ctx, &options.strategy, &options.tuning)));
+        let backend = match (&options.device, &options.strategy) {
+            (DeviceChoice::Cpu, _) | (_, Strategy::Cpu) => Backend::Cpu,
+            (DeviceChoice::Auto, _) => match Context::new_with_options(&DeviceSelector::Auto, &options.context) {
+                Ok(ctx) if ctx.caps().device_type == matbridge_translator::profile::DeviceType::Cpu => {
                     log::info!("{} is a CPU driver: using the CPU path", ctx.caps().name);
                     Backend::Cpu
                 }
-                Ok(ctx) => Backend::Gpu(Box::new(Gpu::new(ctx))),
+                Ok(ctx) => gpu(ctx),
                 Err(e) => {
                     log::warn!("no Vulkan device ({e}); using the CPU path");
                     Backend::Cpu
                 }
             },
-            DeviceChoice::Device(sel) => Backend::Gpu(Box::new(Gpu::new(Context::new_with_options(sel, options)?))),
+            (DeviceChoice::Device(sel), _) => gpu(Context::new_with_options(sel, &options.context)?),
         };
-        Ok(Matbridge { backend, verify: AtomicBool::new(false) })
+        Ok(Matbridge { backend, verify: AtomicBool::new(options.verify) })
     }
 
     /// A context on an already open device.

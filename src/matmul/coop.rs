@@ -170,7 +170,7 @@ pub fn config_labels(gpu: &Gpu, desc: &MatmulDesc) -> Vec<String> {
 /// A cooperative-matrix plan, or `None` when the device or the operand layout does not fit. The
 /// tile configuration comes from the autotuner (measured on the first problem of its kind).
 pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> {
-    if std::env::var("MATBRIDGE_NO_COOP").is_ok_and(|v| v == "1") {
+    if !gpu.cooperative_matrix {
         return Ok(None);
     }
     let caps = gpu.ctx.caps();

@@ -8,6 +8,7 @@
 //! lavapipe inlines push-constant values into loop bounds and re-JITs fully unrolled loops on
 //! first dispatch, which takes minutes for the tiled kernels.
 
+use super::options::{Strategy, TuningOptions};
 use super::{DType, MatmulDesc, MatmulPath, Resolved};
 use crate::error::{Error, Result};
 use matbridge_runtime::{Buffer, Context, Dispatch, MemoryKind, Pipeline, PipelineDesc, SpecConstant};
@@ -26,6 +27,8 @@ pub struct Gpu {
     /// A cooperative-matrix configuration label that replaces the tuner's choice (see
     /// [`super::api::Matbridge::set_coop_config`]).
     pub(crate) coop_override: Mutex<Option<String>>,
+    /// Whether cooperative-matrix kernels may run ([`Strategy::Subgroup`] says no).
+    pub(crate) cooperative_matrix: bool,
 }
 
 /// Rewrites the translator applies beyond what the device needs (e.g. retyping f16 to bf16).
@@ -169,8 +172,24 @@ fn u32s(v: usize, what: &str) -> Result<u32> {
 }
 
 impl Gpu {
+    /// A device with the default strategy and tuning.
     pub fn new(ctx: Context) -> Gpu {
-        Gpu { ctx, pipelines: Mutex::new(HashMap::new()), plans: Mutex::new(HashMap::new()), tuner: super::tune::Tuner::load(), coop_override: Mutex::new(None) }
+        Self::with_options(ctx, &Strategy::Auto, &TuningOptions::default())
+    }
+
+    pub fn with_options(ctx: Context, strategy: &Strategy, tuning: &TuningOptions) -> Gpu {
+        let coop_override = match strategy {
+            Strategy::CooperativeMatrix { tile } => tile.clone(),
+            _ => None,
+        };
+        Gpu {
+            ctx,
+            pipelines: Mutex::new(HashMap::new()),
+            plans: Mutex::new(HashMap::new()),
+            tuner: super::tune::Tuner::load(tuning),
+            coop_override: Mutex::new(coop_override),
+            cooperative_matrix: *strategy != Strategy::Subgroup,
+        }
     }
 
     /// A cached pipeline for a built-in (naga-compiled) kernel.

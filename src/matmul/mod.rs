@@ -8,6 +8,7 @@ pub mod coop;
 mod coop_wide;
 pub mod cpu;
 pub mod gpu;
+pub mod options;
 pub mod peak;
 pub mod tune;
 

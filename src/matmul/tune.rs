@@ -1,9 +1,9 @@
 //! The tile autotuner: on the first matmul of a kind (device, kernel, operand layout, size
 //! class) it times each candidate tile configuration on the problem, keeps the fastest, and
-//! remembers the choice in `~/.cache/matbridge/tuning.json` (`MATBRIDGE_TUNING_FILE` overrides;
-//! `MATBRIDGE_TUNE=0` skips measuring and takes the first candidate). A progress bar shows while
-//! it measures.
+//! remembers the choice (in the file [`TuningOptions::file`] names, across runs); with
+//! [`TuningOptions::measure`] off it takes the first candidate. Progress goes to `log`.
 
+use super::options::TuningOptions;
 use crate::error::Result;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -15,15 +15,16 @@ const PASSES: usize = 2;
 /// Choices by key, persisted as JSON.
 pub struct Tuner {
     path: Option<PathBuf>,
+    measure: bool,
     choices: Mutex<BTreeMap<String, String>>,
 }
 
 impl Tuner {
-    /// Loads the cache file (a missing or unreadable file is an empty cache).
-    pub fn load() -> Tuner {
-        let path = std::env::var_os("MATBRIDGE_TUNING_FILE").map(PathBuf::from).or_else(|| dirs::cache_dir().map(|d| d.join("matbridge").join("tuning.json")));
+    /// Loads the choices file `options` names (a missing or unreadable file is an empty cache).
+    pub fn load(options: &TuningOptions) -> Tuner {
+        let path = options.file.clone();
         let choices = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()).and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default();
-        Tuner { path, choices: Mutex::new(choices) }
+        Tuner { path, measure: options.measure, choices: Mutex::new(choices) }
     }
 
     /// The remembered choice for `key`, if any.
@@ -40,7 +41,7 @@ impl Tuner {
             return Ok(c);
         }
         let first = candidates.first().map(|c| c.to_string()).unwrap_or_default();
-        if candidates.len() < 2 || std::env::var("MATBRIDGE_TUNE").is_ok_and(|v| v == "0") {
+        if candidates.len() < 2 || !self.measure {
             return Ok(first);
         }
         // Progress goes to `log` (the CLI shows it with RUST_LOG=info); the library draws nothing.
@@ -75,7 +76,7 @@ mod tests {
     #[test]
     fn fastest_candidate_is_chosen_saved_and_reused() {
         let dir = std::env::temp_dir().join(format!("matbridge-tune-{}", std::process::id()));
-        let tuner = Tuner { path: Some(dir.join("t.json")), choices: Mutex::new(BTreeMap::new()) };
+        let tuner = Tuner { path: Some(dir.join("t.json")), measure: true, choices: Mutex::new(BTreeMap::new()) };
         let times = [("a", 3.0), ("b", 1.0), ("c", 2.0)];
         let pick = tuner.choose("k", &["a", "b", "c"], |c| Ok(times.iter().find(|t| t.0 == c).unwrap().1)).unwrap();
         assert_eq!(pick, "b");
@@ -88,7 +89,7 @@ mod tests {
 
     #[test]
     fn one_disturbed_measurement_does_not_decide() {
-        let tuner = Tuner { path: None, choices: Mutex::new(BTreeMap::new()) };
+        let tuner = Tuner { path: None, measure: true, choices: Mutex::new(BTreeMap::new()) };
         // "a" is measured slow the first time (clocks still climbing) and fastest the second.
         let mut calls = Vec::new();
         let pick = tuner
