@@ -4,6 +4,7 @@
 mod common;
 
 use matbridge_runtime::{Context, KernelArg, NdRange};
+use rand::{Rng, SeedableRng};
 
 fn kernels_and_devices(name: &str) -> Option<(Vec<u32>, Vec<Context>)> {
     let spirv = common::opencl(name)?;
@@ -246,6 +247,48 @@ fn control_flow_reference(input: &[i32], g: usize, n: i32) -> i32 {
         }
     }
     acc + 1000 * found + 100000 * pairs
+}
+
+/// Byte, short and half buffers, read and written element by element: on SwiftShader as
+/// 32-bit words, with sub-word stores by atomic clear and set (neighbouring work-items write
+/// neighbouring bytes), and the arithmetic held in 32 bits.
+#[test]
+fn narrow_buffers() {
+    let Some((spirv, contexts)) = kernels_and_devices("narrow_buffers") else { return };
+    let n = 1001usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(21);
+    let a: Vec<i8> = (0..n).map(|_| rng.random()).collect();
+    let b: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+    let s: Vec<i16> = (0..n).map(|_| rng.random()).collect();
+    let h: Vec<half::f16> = (0..n).map(|_| half::f16::from_f32(rng.random_range(-8000i32..8000) as f32 / 8.0)).collect();
+    for ctx in &contexts {
+        let k = ctx.load_kernel(&spirv, "narrow_buffers").unwrap_or_else(|e| panic!("{}: {e}", ctx.caps().name));
+        let bufs = [
+            ctx.buffer_from_slice(&a, "a").unwrap(),
+            ctx.buffer_from_slice(&b, "b").unwrap(),
+            ctx.buffer_from_slice(&s, "s").unwrap(),
+            ctx.buffer_from_slice(&h.iter().map(|x| x.to_bits()).collect::<Vec<u16>>(), "h").unwrap(),
+        ];
+        // One element more than the work-items write: it must stay zero.
+        let mut o8 = ctx.zeroed_buffer::<i8>(n + 3, "out8").unwrap();
+        let mut o16 = ctx.zeroed_buffer::<i16>(n + 1, "out16").unwrap();
+        let mut oh = ctx.zeroed_buffer::<u16>(n + 1, "outh").unwrap();
+        let mut o32 = ctx.zeroed_buffer::<i32>(n, "out32").unwrap();
+        let args: Vec<KernelArg<'_>> = bufs.iter().chain([&o8, &o16, &oh, &o32]).map(KernelArg::Buffer).collect();
+        ctx.launch(&k, &NdRange::linear(n as u32, None), &args).unwrap_or_else(|e| panic!("{}: {e}", ctx.caps().name));
+        let (g8, g16, gh, g32): (Vec<i8>, Vec<i16>, Vec<u16>, Vec<i32>) =
+            (ctx.read_buffer(&mut o8).unwrap(), ctx.read_buffer(&mut o16).unwrap(), ctx.read_buffer(&mut oh).unwrap(), ctx.read_buffer(&mut o32).unwrap());
+        for g in 0..n {
+            let (x, y, v) = (a[g], b[g], h[g]);
+            let want_h = v * half::f16::from_f32(2.0) + half::f16::from_f32(x as f32);
+            let what = format!("{}: work-item {g} (a {x}, b {y}, s {}, h {v})", ctx.caps().name, s[g]);
+            assert_eq!(g8[g], x.wrapping_add(y as i8), "{what}: out8");
+            assert_eq!(g16[g], (s[g] as i32 * 3 + x as i32) as i16, "{what}: out16");
+            assert_eq!(gh[g], want_h.to_bits(), "{what}: outh = {}", half::f16::from_bits(gh[g]));
+            assert_eq!(g32[g], s[g] as i32 + y as i32 + (v * half::f16::from_f32(4.0)).to_f32() as i32, "{what}: out32");
+        }
+        assert_eq!((g8[n..].to_vec(), g16[n], gh[n]), (vec![0i8; 3], 0, 0), "{}: a store spilled past its element", ctx.caps().name);
+    }
 }
 
 #[test]

@@ -1,17 +1,22 @@
-//! `LowerBytePointers`: pointers to bytes in buffers become 64-bit addresses held in a `uvec2`,
-//! for devices without 8-bit integers (SwiftShader).
+//! `LowerBytePointers`: pointers to 8- and 16-bit data in buffers become 64-bit addresses held
+//! in a `uvec2`, and accesses through them 32-bit word accesses, for devices without 8- or
+//! 16-bit types or storage (SwiftShader).
 //!
 //! Producers do pointer arithmetic in bytes (LLVM canonicalizes offsets to `i8` GEPs), so a
 //! kernel that never reads a byte still has `PhysicalStorageBuffer` pointers to `uchar`, and the
-//! type alone needs `Int8`. Rewrite: each such pointer type becomes `uvec2` (low word, high
-//! word), which is what `OpBitcast` makes of a 64-bit pointer; bitcasts from and to other buffer
-//! pointers stay bitcasts, `OpPtrAccessChain` adds the (sign-extended) byte offset with carry,
-//! phis, selects and copies carry the address along, and a kernel argument of that type is
-//! recorded as `arg<k>.addr`. The 8-bit type goes when nothing else uses it.
+//! type alone needs `Int8`; `half` and `short` buffers need 16-bit storage. Rewrite: each such
+//! pointer type becomes `uvec2` (low word, high word), which is what `OpBitcast` makes of a
+//! 64-bit pointer; bitcasts from and to other buffer pointers stay bitcasts, `OpPtrAccessChain`
+//! adds the (sign-extended, scaled) byte offset with carry, phis, selects and copies carry the
+//! address along, and a kernel argument of that type is recorded as `arg<k>.addr`. A load reads
+//! the aligned word holding the element and extracts its bits into the narrow type (which
+//! `legalize-narrow-types` then holds in 32 bits); a store clears and sets its bits with two
+//! atomics, so that neighbours other work-items write survive. The narrow types go when nothing
+//! else uses them.
 //!
-//! Preconditions: a lowered kernel (`lower-kernel-pointers` ran). Loads, stores and atomics of
-//! bytes are errors naming the instruction (they need the device's 8-bit storage features).
-//! Applies where the target lacks `shader_int8`.
+//! Preconditions: a lowered kernel (`lower-kernel-pointers` ran); elements aligned to their size.
+//! Atomics on 8- and 16-bit data are errors naming the instruction. Applies where the target
+//! lacks 8-bit integers or storage, or 16-bit integers, floats or storage.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -19,7 +24,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use spirv::{Decoration, Op, StorageClass, Word};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub struct LowerBytePointers;
 
@@ -48,7 +53,7 @@ impl Pass for LowerBytePointers {
     }
 
     fn applies(&self, target: &DeviceCaps) -> bool {
-        !target.shader_int8
+        !(target.shader_int8 && target.storage_buffer_8bit && target.shader_int16 && target.shader_float16 && target.storage_buffer_16bit)
     }
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
@@ -58,28 +63,50 @@ impl Pass for LowerBytePointers {
         }
         let types = Types::new(module);
         let psb = StorageClass::PhysicalStorageBuffer as u32;
-        let bytes: HashSet<Word> = module
+        let t = cx.target;
+        let lower8 = !(t.shader_int8 && t.storage_buffer_8bit);
+        let lower16 = |float: bool| !(t.storage_buffer_16bit && if float { t.shader_float16 } else { t.shader_int16 });
+        // Narrow pointer type -> element size in bytes.
+        let sizes: HashMap<Word, u32> = module
             .globals()
             .iter()
             .filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb))
-            .filter(|g| g.id(1).ok().and_then(|p| types.int(p)).is_some_and(|i| i.0 == 8))
-            .filter_map(|g| g.result_id)
+            .filter_map(|g| {
+                let p = g.id(1).ok()?;
+                let size = match (types.int(p), types.float(p)) {
+                    (Some((8, _)), _) if lower8 => 1,
+                    (Some((16, _)), _) if lower16(false) => 2,
+                    (_, Some((16, None))) if lower16(true) => 2,
+                    _ => return None,
+                };
+                Some((g.result_id?, size))
+            })
             .collect();
+        let bytes: HashSet<Word> = sizes.keys().copied().collect();
         if bytes.is_empty() {
             return Ok(outcome);
         }
         let is_byte_ptr = |v: Word| types.type_of(v).is_some_and(|t| bytes.contains(&t));
-        // Byte accesses cannot be lowered here.
+        // Narrow atomics cannot be lowered here.
         for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())) {
-            let accesses = matches!(inst.op(), Some(Op::Load | Op::Store)) || inst.op().is_some_and(crate::passes::lower_kernel_pointers::is_atomic);
-            if accesses && inst.operands.first().and_then(Operand::id).is_some_and(is_byte_ptr) {
-                return Err(Error::Unsupported {
-                    site: module.site(inst),
-                    target: cx.target.name.clone(),
-                    missing: "8-bit integers (shaderInt8 and storageBuffer8BitAccess): the instruction reads or writes a byte".into(),
-                });
+            if inst.op().is_some_and(crate::passes::lower_kernel_pointers::is_atomic) && inst.operands.first().and_then(Operand::id).is_some_and(is_byte_ptr) {
+                return Err(Error::Unsupported { site: module.site(inst), target: cx.target.name.clone(), missing: "8- and 16-bit atomics".into() });
             }
         }
+        // What loads and stores of narrow elements use, made only where there are some.
+        let accesses = module
+            .functions
+            .iter()
+            .flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter()))
+            .any(|i| (i.is(Op::Load) || i.is(Op::Store)) && i.operands.first().and_then(Operand::id).is_some_and(is_byte_ptr));
+        let (scope, relaxed, c3, c_not3, word_ptr_ty) = if accesses {
+            let vulkan_model = module.memory_model.first().and_then(|i| i.word_opt(1)) == Some(spirv::MemoryModel::Vulkan as u32);
+            let scope = module.constant_u32(if vulkan_model { spirv::Scope::QueueFamily as u32 } else { spirv::Scope::Device as u32 });
+            let u32_ty = module.type_int(32, false);
+            (scope, module.constant_u32(0), module.constant_u32(3), module.constant_u32(!3), module.type_pointer(StorageClass::PhysicalStorageBuffer, u32_ty))
+        } else {
+            (0, 0, 0, 0, 0)
+        };
         let uint = module.type_int(32, false);
         let uvec2 = module.type_vector(uint, 2);
         let carry_ty = module.type_struct(&[uint, uint]);
@@ -117,12 +144,63 @@ impl Pass for LowerBytePointers {
                                 }
                                 _ => return Err(Error::Invalid { site: module.site(&inst), message: "steps a byte pointer by an offset that is not a 32- or 64-bit integer".into() }),
                             };
+                            // Elements of two bytes: the offset doubled, across both words.
+                            let (off_lo, off_hi) = if sizes.get(&inst.result_type.unwrap_or(0)) == Some(&2) {
+                                let one = module.constant_u32(1);
+                                let top = emit(Op::ShiftRightLogical, uint, vec![Operand::Id(off_lo), Operand::Id(c31)], module);
+                                let hi2 = emit(Op::ShiftLeftLogical, uint, vec![Operand::Id(off_hi), Operand::Id(one)], module);
+                                let hi2 = emit(Op::BitwiseOr, uint, vec![Operand::Id(hi2), Operand::Id(top)], module);
+                                (emit(Op::ShiftLeftLogical, uint, vec![Operand::Id(off_lo), Operand::Id(one)], module), hi2)
+                            } else {
+                                (off_lo, off_hi)
+                            };
                             let sum = emit(Op::IAddCarry, carry_ty, vec![Operand::Id(lo), Operand::Id(off_lo)], module);
                             let new_lo = emit(Op::CompositeExtract, uint, vec![Operand::Id(sum), Operand::Literal(0)], module);
                             let carry = emit(Op::CompositeExtract, uint, vec![Operand::Id(sum), Operand::Literal(1)], module);
                             let h = emit(Op::IAdd, uint, vec![Operand::Id(hi), Operand::Id(off_hi)], module);
                             let new_hi = emit(Op::IAdd, uint, vec![Operand::Id(h), Operand::Id(carry)], module);
                             out.push(Inst::new(Op::CompositeConstruct, inst.result_type, inst.result_id, vec![Operand::Id(new_lo), Operand::Id(new_hi)]).from_origin(origin));
+                            outcome.count(inst.opcode);
+                        }
+                        Some(Op::Load | Op::Store) if src.is_some_and(is_byte_ptr) => {
+                            let p = src.unwrap_or(0);
+                            let size = types.type_of(p).and_then(|t| sizes.get(&t)).copied().unwrap_or(1);
+                            let origin = inst.origin;
+                            let mut emit = |op: Op, ty: Option<Word>, ops: Vec<Operand>, module: &mut Module| -> Word {
+                                let id = module.alloc_id();
+                                out.push(Inst::new(op, ty, ty.map(|_| id), ops).from_origin(origin));
+                                id
+                            };
+                            let ids = |v: &[Word]| v.iter().map(|i| Operand::Id(*i)).collect::<Vec<_>>();
+                            let lo = emit(Op::CompositeExtract, Some(uint), vec![Operand::Id(p), Operand::Literal(0)], module);
+                            let hi = emit(Op::CompositeExtract, Some(uint), vec![Operand::Id(p), Operand::Literal(1)], module);
+                            let word_lo = emit(Op::BitwiseAnd, Some(uint), ids(&[lo, c_not3]), module);
+                            let addr = emit(Op::CompositeConstruct, Some(uvec2), ids(&[word_lo, hi]), module);
+                            let word_ptr = emit(Op::Bitcast, Some(word_ptr_ty), ids(&[addr]), module);
+                            let byte = emit(Op::BitwiseAnd, Some(uint), ids(&[lo, c3]), module);
+                            let shift = emit(Op::ShiftLeftLogical, Some(uint), ids(&[byte, c3]), module);
+                            let mask = module.constant_u32(if size == 1 { 0xff } else { 0xffff });
+                            let narrow_uint = module.type_int(8 * size, false);
+                            let aligned = [Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(4)];
+                            if inst.is(Op::Load) {
+                                let mut ops = ids(&[word_ptr]);
+                                ops.extend(aligned);
+                                let word = emit(Op::Load, Some(uint), ops, module);
+                                let down = emit(Op::ShiftRightLogical, Some(uint), ids(&[word, shift]), module);
+                                let bits = emit(Op::BitwiseAnd, Some(uint), ids(&[down, mask]), module);
+                                let narrow = emit(Op::UConvert, Some(narrow_uint), ids(&[bits]), module);
+                                let op = if inst.result_type == Some(narrow_uint) { Op::CopyObject } else { Op::Bitcast };
+                                out.push(Inst::new(op, inst.result_type, inst.result_id, ids(&[narrow])).from_origin(origin));
+                            } else {
+                                let v = inst.id(1)?;
+                                let narrow = if types.type_of(v) == Some(narrow_uint) { v } else { emit(Op::Bitcast, Some(narrow_uint), ids(&[v]), module) };
+                                let bits = emit(Op::UConvert, Some(uint), ids(&[narrow]), module);
+                                let set = emit(Op::ShiftLeftLogical, Some(uint), ids(&[bits, shift]), module);
+                                let lane = emit(Op::ShiftLeftLogical, Some(uint), ids(&[mask, shift]), module);
+                                let clear = emit(Op::Not, Some(uint), ids(&[lane]), module);
+                                emit(Op::AtomicAnd, Some(uint), ids(&[word_ptr, scope, relaxed, clear]), module);
+                                emit(Op::AtomicOr, Some(uint), ids(&[word_ptr, scope, relaxed, set]), module);
+                            }
                             outcome.count(inst.opcode);
                         }
                         Some(Op::Bitcast) if result_byte && src.is_some_and(is_byte_ptr) => {
