@@ -51,6 +51,13 @@ if command -v rustup >/dev/null; then
   rustup component add rustfmt clippy >/dev/null 2>&1 || true
 fi
 
+# glslang (Debian bookworm's 12.0.0, which wrote shaders/prebuilt/): the build compiles the GLSL
+# kernels with it and shaders/tests/prebuilt.rs fails when prebuilt/ differs from them.
+if ! command -v glslangValidator >/dev/null; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends glslang-tools >/dev/null
+fi
+
 # OpenCL C -> SPIR-V as real producers do it: clang-19 to LLVM bitcode, llvm-spirv to SPIR-V.
 if ! command -v clang-19 >/dev/null; then
   $SUDO apt-get update -qq

@@ -30,7 +30,6 @@ const TO_BF16: &str = "let bits = bitcast<u32>(x); if (bits & 0x7fffffffu) > 0x7
 const FROM_BF16: &str = "return bitcast<f32>(h << 16u);";
 
 const VARIANTS: &[Variant] = &[
-    ("axpy_reduce", "axpy_reduce.wgsl", &[]),
     ("matmul_naive_f32", "matmul_naive.wgsl", F32),
     ("matmul_vec4_f32", "matmul_vec4_f32.wgsl", &[]),
     ("repack_8", "repack.wgsl", &[("BITS", "8"), ("DST", "u32")]),
@@ -123,12 +122,15 @@ fn main() {
         std::fs::write(&spv_path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).expect("writing SPIR-V");
         writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
     }
-    // With `MATBRIDGE_REGEN_PREBUILT=1` the GLSL kernels glslang compiles are also copied into `prebuilt/`.
-    let regen = std::env::var("MATBRIDGE_REGEN_PREBUILT").is_ok_and(|v| v == "1");
-    println!("cargo:rerun-if-env-changed=MATBRIDGE_REGEN_PREBUILT");
-    compile_coop(&out_dir, &mut listing, regen);
-    compile_sgemm(&out_dir, &mut listing, regen);
+    // The GLSL kernels: glslang's output where it is installed, else the committed `prebuilt/`.
+    let mut glsl = Vec::new();
+    compile_coop(&out_dir, &mut listing, &mut glsl);
+    compile_sgemm(&out_dir, &mut listing, &mut glsl);
     listing.push_str("];\n");
+    let compiled = glsl.iter().all(|(_, c)| *c);
+    let names: Vec<String> = glsl.iter().map(|(n, _)| format!("{n:?}")).collect();
+    writeln!(listing, "/// The kernels compiled from GLSL (each has `prebuilt/<name>.spv`).\npub const GLSL_KERNELS: &[&str] = &[{}];", names.join(", ")).unwrap();
+    writeln!(listing, "/// Whether this build compiled them with glslangValidator (else it copied `prebuilt/`).\npub const GLSL_COMPILED: bool = {compiled};").unwrap();
     std::fs::write(Path::new(&out_dir).join("kernels.rs"), listing).expect("writing kernels.rs");
 }
 
@@ -152,8 +154,7 @@ const SHARED_LIMIT: u32 = 48 * 1024;
 
 /// Compiles `glsl/coop_gemm.comp` for every family and configuration in `COOP_CONFIGS` with
 /// glslangValidator when it is installed; otherwise uses the committed `prebuilt/<name>.spv`.
-/// With `regen` the compiled modules are also copied into `prebuilt/`.
-fn compile_coop(out_dir: &str, listing: &mut String, regen: bool) {
+fn compile_coop(out_dir: &str, listing: &mut String, glsl: &mut Vec<(String, bool)>) {
     for config in COOP_CONFIGS {
         for family in config.families {
             let (defines, vec) = family_defines(family);
@@ -167,7 +168,7 @@ fn compile_coop(out_dir: &str, listing: &mut String, regen: bool) {
                 format!("-DA_STAGES={}", config.stages_a()),
                 format!("-DSTORE_EARLY={}", u32::from(config.store_early)),
             ]);
-            glslang(&name, "glsl/coop_gemm.comp", defines, &tile, out_dir, regen);
+            glsl.push((name.clone(), glslang(&name, "glsl/coop_gemm.comp", defines, &tile, out_dir)));
             writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
         }
     }
@@ -184,7 +185,7 @@ fn compile_coop(out_dir: &str, listing: &mut String, regen: bool) {
                 variants.push((format!("{name}_h"), tile));
             }
             for (name, tile) in &variants {
-                glslang(name, "glsl/coop_gemm_wide.comp", defines, tile, out_dir, regen);
+                glsl.push((name.to_string(), glslang(name, "glsl/coop_gemm_wide.comp", defines, tile, out_dir)));
                 writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
             }
         }
@@ -192,20 +193,20 @@ fn compile_coop(out_dir: &str, listing: &mut String, regen: bool) {
     for family in PEAK {
         let (defines, _) = family_defines(family);
         let name = format!("coop_peak_{family}");
-        glslang(&name, "glsl/coop_peak.comp", defines, &[], out_dir, regen);
+        glsl.push((name.clone(), glslang(&name, "glsl/coop_peak.comp", defines, &[], out_dir)));
         writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
     }
 }
 
 /// Compiles `glsl/sgemm.comp` for every configuration in `SGEMM_CONFIGS` (glslang, else the
 /// committed `prebuilt/` module, as for the cooperative-matrix kernels).
-fn compile_sgemm(out_dir: &str, listing: &mut String, regen: bool) {
+fn compile_sgemm(out_dir: &str, listing: &mut String, glsl: &mut Vec<(String, bool)>) {
     for config in SGEMM_CONFIGS {
         let name = config.kernel();
         let SgemmConfig { bm, bn, bk, rm, rn } = config;
         assert!(config.shared_bytes() <= SHARED_LIMIT, "{name}: {} bytes of shared memory", config.shared_bytes());
         let defines = [format!("-DBM={bm}"), format!("-DBN={bn}"), format!("-DBK={bk}"), format!("-DRM={rm}"), format!("-DRN={rn}")];
-        glslang(&name, "glsl/sgemm.comp", &[], &defines, out_dir, regen);
+        glsl.push((name.clone(), glslang(&name, "glsl/sgemm.comp", &[], &defines, out_dir)));
         writeln!(listing, "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.spv\"))),").unwrap();
     }
 }
@@ -218,22 +219,19 @@ fn tile_defines(bm: u32, bn: u32, bk: u32, warps_m: u32, warps_n: u32) -> Vec<St
 /// Throughput-ceiling kernels (`glsl/coop_peak.comp`), by family.
 const PEAK: &[&str] = &["f16_f32", "f16_f16", "s8_s32"];
 
-/// Compiles `source` with glslangValidator when it is installed (copying the result into
-/// `prebuilt/` when `regen`), else copies the committed `prebuilt/<name>.spv`.
-fn glslang(name: &str, source: &str, defines: &[&str], extra: &[String], out_dir: &str, regen: bool) {
+/// Compiles `source` into `OUT_DIR` with glslangValidator when it is installed (true), else
+/// copies the committed `prebuilt/<name>.spv` there (false). Writes nothing else.
+fn glslang(name: &str, source: &str, defines: &[&str], extra: &[String], out_dir: &str) -> bool {
     let out = Path::new(out_dir).join(format!("{name}.spv"));
     let prebuilt = Path::new("prebuilt").join(format!("{name}.spv"));
     let status =
         std::process::Command::new("glslangValidator").args(["-V", "--target-env", "vulkan1.3"]).args(defines).args(extra).arg(source).arg("-o").arg(&out).stdout(std::process::Stdio::null()).status();
     match status {
-        Ok(s) if s.success() => {
-            if regen {
-                std::fs::copy(&out, &prebuilt).unwrap_or_else(|e| panic!("{name}: writing {}: {e}", prebuilt.display()));
-            }
-        }
+        Ok(s) if s.success() => true,
         Ok(_) => panic!("{name}: glslangValidator failed on {source}"),
         Err(_) => {
             std::fs::copy(&prebuilt, &out).unwrap_or_else(|e| panic!("{name}: no glslangValidator and no {}: {e}", prebuilt.display()));
+            false
         }
     }
 }

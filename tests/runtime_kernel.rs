@@ -7,7 +7,7 @@ use matbridge_runtime::{Dispatch, Error, MemoryKind, PipelineDesc};
 
 #[test]
 fn axpy_with_subgroup_reduction_matches_cpu() {
-    let spirv = matbridge_shaders::spirv("axpy_reduce").expect("kernel is built");
+    let spirv = common::wgsl("axpy_reduce", include_str!("kernels/axpy_reduce.wgsl"));
     for ctx in common::contexts() {
         let name = ctx.caps().name.clone();
         let n: u32 = 1000;
@@ -41,7 +41,7 @@ fn axpy_with_subgroup_reduction_matches_cpu() {
 
 #[test]
 fn wrong_sizes_and_bindings_are_errors_not_panics() {
-    let spirv = matbridge_shaders::spirv("axpy_reduce").unwrap();
+    let spirv = common::wgsl("axpy_reduce", include_str!("kernels/axpy_reduce.wgsl"));
     for ctx in common::contexts() {
         let mut b = ctx.create_buffer(16, MemoryKind::DeviceLocal, "b").unwrap();
         match ctx.write_buffer(&mut b, &[1.0f32; 3]) {

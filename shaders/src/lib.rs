@@ -1,5 +1,6 @@
 //! matbridge's compute kernels. The WGSL sources in `shaders/wgsl` are compiled to SPIR-V 1.3 by
-//! naga at build time, the GLSL in `shaders/glsl` by glslang (or taken from `prebuilt/`) for
+//! naga at build time, the GLSL in `shaders/glsl` by glslang (or taken from `prebuilt/`, which
+//! `cargo run -p matbridge-shaders --example regen_prebuilt` rewrites) for
 //! every configuration in [`COOP_CONFIGS`], [`WIDE_CONFIGS`] and [`SGEMM_CONFIGS`] (see `build.rs`); this crate
 //! only hands out the words and the configuration tables.
 
