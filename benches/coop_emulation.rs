@@ -97,7 +97,7 @@ fn api(mb: &Matbridge, dtype: DType, what: &str) {
     let mut c = mb.zeros(desc.out, r.c.len).expect("c");
     mb.matmul(&desc, &a, &b, &mut c).expect("warm-up");
     let run = mb.matmul_repeated(&desc, &a, &b, &mut c, 3).expect("matmul");
-    println!("  matmul API {what} ({}): {:.2} GFLOP/s ({:.1} ms)", run.path, 2.0 * (SIZE * SIZE * SIZE) as f64 / run.seconds / 1e9, run.seconds * 1e3);
+    println!("  matmul API {what} ({}): {:.2} GFLOP/s ({:.1} ms)", run.path, 2.0 * (SIZE * SIZE * SIZE) as f64 / run.time.as_secs_f64() / 1e9, run.time.as_secs_f64() * 1e3);
 }
 
 fn muladd_cost(ctx: &Context, elem: &str, frag: u32) {

@@ -26,7 +26,7 @@ fn main() -> anyhow::Result<()> {
     let run = mb.matmul(&desc, &ta, &tb, &mut tc)?;
     let c: Vec<f32> = mb.read(&tc)?;
 
-    print!("{}: {} in {:.3} ms; c[0] = {}", mb.device_name(), run.path, run.seconds * 1e3, c[0]);
+    print!("{}: {} in {:.3} ms; c[0] = {}", mb.device_name(), run.path, run.time.as_secs_f64() * 1e3, c[0]);
     match &run.check {
         Some(report) => println!(", max abs error {:.3e} against the CPU: {}", report.max_abs_error, if report.pass { "pass" } else { "FAIL" }),
         None => println!(" (computed on the CPU)"),

@@ -144,11 +144,11 @@ pub fn run_matmul(mb: &Matbridge, o: &MatmulOptions) -> Result<MatmulResult> {
         dtype: desc.dtype,
         acc: desc.acc.name(),
         out: desc.out,
-        seconds: run.seconds,
+        seconds: run.time.as_secs_f64(),
         // A single call includes everything the batch's per-call GPU time does; a lower median
         // is scheduling noise, never shown as faster than the work it includes.
-        seconds_with_overhead: with_overhead.max(run.seconds),
-        tflops: desc.flops() / run.seconds.max(1e-12) / 1e12,
+        seconds_with_overhead: with_overhead.max(run.time.as_secs_f64()),
+        tflops: desc.flops() / run.time.as_secs_f64().max(1e-12) / 1e12,
         max_abs_error: None,
         max_rel_error: None,
         check: None,
@@ -247,7 +247,7 @@ pub fn naive_vs_subgroup(mb: &Matbridge, size: usize, iters: u32) -> Result<(f64
     ctx.run(&[d])?;
     let (mut naive, mut sub) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..3 {
-        sub = sub.min(mb.matmul_repeated(&desc, &ta, &tb, &mut tc, iters)?.seconds);
+        sub = sub.min(mb.matmul_repeated(&desc, &ta, &tb, &mut tc, iters)?.time.as_secs_f64());
         let stats = ctx.run_repeated(&[d], iters)?;
         naive = naive.min(stats.gpu_time.unwrap_or(stats.wall_time).as_secs_f64() / iters as f64);
     }

@@ -12,7 +12,7 @@
 //! let run = mb.matmul(&MatmulDesc::new(m, n, k, DType::F32), &a, &b, &mut c)?;
 //! let result: Vec<f32> = mb.read(&c)?;
 //! assert!(run.check.is_none_or(|report| report.pass));
-//! println!("{} in {:.3} ms", run.path, run.seconds * 1e3);
+//! println!("{} in {:?}", run.path, run.time);
 //! # Ok::<(), matbridge::Error>(())
 //! ```
 
@@ -24,6 +24,8 @@ use crate::error::{Error, Result};
 use matbridge_runtime::{Buffer, Context, DeviceSelector};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Where to run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -84,16 +86,28 @@ impl Tensor {
 pub struct MatmulRun {
     #[serde(flatten)]
     pub path: MatmulPath,
-    /// Seconds per run (GPU timestamps on a device, wall clock on the CPU).
-    pub seconds: f64,
+    /// Time per run (GPU timestamps on a device, wall clock on the CPU); serialized as
+    /// `seconds`.
+    #[serde(rename = "seconds", serialize_with = "as_seconds")]
+    pub time: Duration,
     /// With verification on ([`Matbridge::set_verify`]) and a device: the last run's result
     /// compared with the CPU reference.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckReport>,
 }
 
-/// The matmul context: owns a device (or stands for the CPU).
+fn as_seconds<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// The matmul context: owns a device (or stands for the CPU). Cheap to clone: clones share the
+/// device, its pipelines, plans and tuner.
+#[derive(Clone)]
 pub struct Matbridge {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
     backend: Backend,
     /// Cross-check device results against the CPU reference.
     verify: AtomicBool,
@@ -129,18 +143,18 @@ impl Matbridge {
             },
             (DeviceChoice::Device(sel), _) => gpu(Context::new_with_options(sel, &options.context)?),
         };
-        Ok(Matbridge { backend, verify: AtomicBool::new(options.verify) })
+        Ok(Matbridge { shared: Arc::new(Shared { backend, verify: AtomicBool::new(options.verify) }) })
     }
 
     /// A context on an already open device.
     pub fn with_context(ctx: Context) -> Matbridge {
-        Matbridge { backend: Backend::Gpu(Box::new(Gpu::new(ctx))), verify: AtomicBool::new(false) }
+        Matbridge { shared: Arc::new(Shared { backend: Backend::Gpu(Box::new(Gpu::new(ctx))), verify: AtomicBool::new(false) }) }
     }
 
     /// Labels of the cooperative-matrix tile configurations the device can run for `desc`'s
     /// input and accumulator types (empty on the CPU or without cooperative matrices).
     pub fn coop_configs(&self, desc: &MatmulDesc) -> Vec<String> {
-        match &self.backend {
+        match &self.shared.backend {
             Backend::Gpu(g) => super::coop::config_labels(g, desc),
             _ => Vec::new(),
         }
@@ -150,7 +164,7 @@ impl Matbridge {
     /// [`Matbridge::coop_configs`]) instead of the autotuner's choice; `None` returns to the
     /// autotuner. A label that does not fit a later problem makes that matmul an error.
     pub fn set_coop_config(&self, label: Option<&str>) {
-        if let Backend::Gpu(g) = &self.backend {
+        if let Backend::Gpu(g) = &self.shared.backend {
             g.set_coop_override(label);
         }
     }
@@ -158,7 +172,7 @@ impl Matbridge {
     /// The device's cooperative-matrix throughput ceiling per listed MMA shape (empty on the CPU
     /// or without cooperative matrices); see [`super::peak`].
     pub fn coop_peak(&self) -> Result<Vec<super::peak::Peak>> {
-        match &self.backend {
+        match &self.shared.backend {
             Backend::Gpu(g) => super::peak::measure(g),
             _ => Ok(Vec::new()),
         }
@@ -171,22 +185,22 @@ impl Matbridge {
     /// warning when an element is over the dtype's bound. The CPU path is the reference itself
     /// and is not checked.
     pub fn set_verify(&self, on: bool) {
-        self.verify.store(on, Ordering::Relaxed);
+        self.shared.verify.store(on, Ordering::Relaxed);
     }
 
     /// Whether verification is on.
     pub fn verifying(&self) -> bool {
-        self.verify.load(Ordering::Relaxed)
+        self.shared.verify.load(Ordering::Relaxed)
     }
 
     /// The CPU path.
     pub fn cpu() -> Matbridge {
-        Matbridge { backend: Backend::Cpu, verify: AtomicBool::new(false) }
+        Matbridge { shared: Arc::new(Shared { backend: Backend::Cpu, verify: AtomicBool::new(false) }) }
     }
 
     /// The device's name, or `cpu`.
     pub fn device_name(&self) -> String {
-        match &self.backend {
+        match &self.shared.backend {
             Backend::Gpu(g) => g.ctx.caps().name.clone(),
             Backend::Cpu => "cpu".into(),
         }
@@ -194,7 +208,7 @@ impl Matbridge {
 
     /// The Vulkan context, when running on a device.
     pub fn context(&self) -> Option<&Context> {
-        match &self.backend {
+        match &self.shared.backend {
             Backend::Gpu(g) => Some(&g.ctx),
             Backend::Cpu => None,
         }
@@ -203,7 +217,7 @@ impl Matbridge {
     fn upload(&self, data: HostData) -> Result<Tensor> {
         let dtype = data.dtype;
         let len = data.len();
-        let storage = match &self.backend {
+        let storage = match &self.shared.backend {
             Backend::Cpu => Storage::Cpu(data),
             Backend::Gpu(g) => {
                 let mut bytes = data.bytes;
@@ -237,7 +251,7 @@ impl Matbridge {
     pub fn read_host(&self, t: &Tensor) -> Result<HostData> {
         match &t.storage {
             Storage::Cpu(h) => Ok(h.clone()),
-            Storage::Gpu(buf) => match &self.backend {
+            Storage::Gpu(buf) => match &self.shared.backend {
                 Backend::Gpu(g) => read_buffer(g, buf, t.dtype, t.len),
                 Backend::Cpu => Err(Error::Invalid("tensor belongs to a device, context is the CPU".into())),
             },
@@ -265,23 +279,23 @@ impl Matbridge {
         MatmulDesc::check_len("B", r.b.len, b.len)?;
         MatmulDesc::check_len("C", r.c.len, c.len)?;
         let (c_dtype, c_len) = (c.dtype, c.len);
-        match (&self.backend, &a.storage, &b.storage, &mut c.storage) {
+        match (&self.shared.backend, &a.storage, &b.storage, &mut c.storage) {
             (Backend::Cpu, Storage::Cpu(ha), Storage::Cpu(hb), Storage::Cpu(hc)) => {
                 let start = std::time::Instant::now();
                 for _ in 0..iters.max(1) {
                     cpu::matmul(desc, ha, hb, hc)?;
                 }
-                Ok(MatmulRun { path: MatmulPath::Cpu, seconds: start.elapsed().as_secs_f64() / iters.max(1) as f64, check: None })
+                Ok(MatmulRun { path: MatmulPath::Cpu, time: start.elapsed() / iters.max(1), check: None })
             }
             (Backend::Gpu(g), Storage::Gpu(ba), Storage::Gpu(bb), Storage::Gpu(bc)) => {
                 if desc.m == 0 || desc.n == 0 || desc.batch == 0 {
-                    return Ok(MatmulRun { path: MatmulPath::Subgroup { tile: "empty".into() }, seconds: 0.0, check: None });
+                    return Ok(MatmulRun { path: MatmulPath::Subgroup { tile: "empty".into() }, time: Duration::ZERO, check: None });
                 }
                 let plan = g.cached_plan(desc, &r)?;
                 let plan = plan.lock().unwrap_or_else(|p| p.into_inner());
                 if !self.verifying() {
                     let seconds = g.execute(&plan, ba, bb, bc, iters)?;
-                    return Ok(MatmulRun { path: plan.path.clone(), seconds, check: None });
+                    return Ok(MatmulRun { path: plan.path.clone(), time: Duration::from_secs_f64(seconds), check: None });
                 }
                 // Earlier repetitions unchecked; the last one against C as it was before it.
                 let iters = iters.max(1);
@@ -301,7 +315,7 @@ impl Matbridge {
                         report.max_rel_error
                     );
                 }
-                Ok(MatmulRun { path: plan.path.clone(), seconds: seconds / iters as f64, check: Some(report) })
+                Ok(MatmulRun { path: plan.path.clone(), time: Duration::from_secs_f64(seconds / iters as f64), check: Some(report) })
             }
             _ => Err(Error::Invalid("tensors belong to a different backend than this context".into())),
         }
@@ -316,4 +330,24 @@ fn read_buffer(g: &Gpu, buf: &Buffer, dtype: DType, len: usize) -> Result<HostDa
     let mut bytes: Vec<u8> = g.ctx.read_buffer(&mut staging)?;
     bytes.truncate(len * dtype.size());
     Ok(HostData { dtype, bytes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clones_share_one_context() {
+        let a = Matbridge::cpu();
+        let b = a.clone();
+        b.set_verify(true);
+        assert!(a.verifying());
+        let desc = MatmulDesc::new(2, 2, 2, DType::F32);
+        let x = a.tensor(&[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+        let mut c = b.zeros(DType::F32, 4).unwrap();
+        // A tensor of one clone works with the other.
+        let run = b.matmul(&desc, &x, &x, &mut c).unwrap();
+        assert_eq!(a.read::<f32>(&c).unwrap(), vec![7.0, 10.0, 15.0, 22.0]);
+        assert!(run.time < Duration::from_secs(10));
+    }
 }
