@@ -15,6 +15,14 @@ pub enum Error {
     DTypeMismatch { operand: &'static str, expected: String, given: String },
     #[error("invalid matmul: {0}")]
     Invalid(String),
+    #[error("operand {operand}: leading dimension {given} is smaller than {min}")]
+    LeadingDimension { operand: &'static str, given: usize, min: usize },
+    #[error("dimensions must fit in 31 bits: the largest given is {given}")]
+    DimensionTooLarge { given: usize },
+    #[error("cooperative-matrix configuration {label} is not one of {available:?} for this device and problem")]
+    UnknownConfiguration { label: String, available: Vec<String> },
+    #[error("the tensor belongs to {tensor}, the context is {context}")]
+    WrongBackend { tensor: &'static str, context: &'static str },
     #[error("this device cannot run {what}: {why}")]
     Unsupported { what: String, why: String },
     #[error("{what}: cannot allocate {bytes} bytes of host memory")]

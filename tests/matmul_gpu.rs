@@ -134,6 +134,15 @@ fn bad_shapes_and_dtypes_are_errors() {
         let a16 = mb.zeros(DType::F16, 64).unwrap();
         let err = mb.matmul(&desc, &a16, &b, &mut c).unwrap_err().to_string();
         assert_eq!(err, "operand A: expected dtype f32, given f16");
+        // Typed fields: a leading dimension below the row, a tensor of another context.
+        let mut short_ld = desc.clone();
+        short_ld.b.ld = Some(4);
+        match mb.matmul(&short_ld, &b, &b, &mut c) {
+            Err(matbridge::Error::LeadingDimension { operand, given, min }) => assert_eq!((operand, given, min), ("B", 4, 8)),
+            other => panic!("expected a leading-dimension error, got {other:?}"),
+        }
+        let host = Matbridge::cpu().tensor(&vec![0f32; 64]).unwrap();
+        assert!(matches!(mb.matmul(&desc, &host, &b, &mut c), Err(matbridge::Error::WrongBackend { .. })));
     }
 }
 

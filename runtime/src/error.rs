@@ -15,7 +15,7 @@ pub enum Error {
     #[error("device {device} supports Vulkan {found}, matbridge needs at least {needed}")]
     ApiTooOld { device: String, found: String, needed: String },
     #[error("{call} failed: {result}")]
-    Vulkan { call: &'static str, result: ash::vk::Result },
+    Vulkan { call: &'static str, result: VkResult },
     #[error("the device was lost during {0}")]
     DeviceLost(&'static str),
     #[error("the GPU did not finish {what} within {timeout_ms} ms")]
@@ -38,6 +38,16 @@ pub enum Error {
     Validation(Vec<String>),
 }
 
+/// A Vulkan result code (`VkResult`), printed by name; `ash`'s type stays inside the runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VkResult(pub i32);
+
+impl std::fmt::Display for VkResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&ash::vk::Result::from_raw(self.0), f)
+    }
+}
+
 /// The runtime's result alias.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -46,7 +56,7 @@ impl Error {
     pub(crate) fn vk(call: &'static str) -> impl FnOnce(ash::vk::Result) -> Error {
         move |result| match result {
             ash::vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost(call),
-            result => Error::Vulkan { call, result },
+            result => Error::Vulkan { call, result: VkResult(result.as_raw()) },
         }
     }
 }

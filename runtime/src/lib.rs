@@ -24,7 +24,7 @@ pub use buffer::{Buffer, MemoryKind};
 pub use device::{enumerate_devices, resolve_target, Context, ContextOptions, CooperativeMatrix2, DeviceSelector, EnabledFeatures};
 pub use dispatch::{Dispatch, RunStats, DEFAULT_TIMEOUT};
 pub use distrust::{device_key, DistrustReason, DistrustRecord, DistrustedShape};
-pub use error::{Error, Result};
+pub use error::{Error, Result, VkResult};
 pub use instance::{Instance, InstanceOptions};
 pub use kernel::{Kernel, KernelArg, KernelOptions, NdRange};
 pub use matbridge_translator::kernel::KernelAbi;

@@ -253,7 +253,7 @@ impl Matbridge {
             Storage::Cpu(h) => Ok(h.clone()),
             Storage::Gpu(buf) => match &self.shared.backend {
                 Backend::Gpu(g) => read_buffer(g, buf, t.dtype, t.len),
-                Backend::Cpu => Err(Error::Invalid("tensor belongs to a device, context is the CPU".into())),
+                Backend::Cpu => Err(Error::WrongBackend { tensor: "a device", context: "the CPU" }),
             },
         }
     }
@@ -317,7 +317,8 @@ impl Matbridge {
                 }
                 Ok(MatmulRun { path: plan.path.clone(), time: Duration::from_secs_f64(seconds / iters as f64), check: Some(report) })
             }
-            _ => Err(Error::Invalid("tensors belong to a different backend than this context".into())),
+            (Backend::Cpu, ..) => Err(Error::WrongBackend { tensor: "a device", context: "the CPU" }),
+            _ => Err(Error::WrongBackend { tensor: "the CPU", context: "a device" }),
         }
     }
 }

@@ -206,7 +206,7 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> 
     if let Some(label) = forced {
         return match find(&label) {
             Some(config) => build_candidate(gpu, desc, r, &family, &layout, config),
-            None => Err(crate::error::Error::Invalid(format!("cooperative-matrix configuration {label} is not one of {names:?} for this device and problem"))),
+            None => Err(crate::error::Error::UnknownConfiguration { label, available: names.iter().map(|n| n.to_string()).collect() }),
         };
     }
     let choice = gpu.tuner.choose(&key, &names, |label| match find(label) {

@@ -180,7 +180,7 @@ impl Operand {
         .max(1);
         let ld = self.ld.unwrap_or(min_ld);
         if ld < min_ld {
-            return Err(Error::Invalid(format!("{name}: leading dimension {ld} is smaller than {min_ld}")));
+            return Err(Error::LeadingDimension { operand: name, given: ld, min: min_ld });
         }
         let (srs, scs) = match self.layout {
             Layout::RowMajor => (ld, 1),
@@ -261,8 +261,9 @@ impl MatmulDesc {
         if self.c.transpose {
             return Err(Error::Invalid("C cannot be transposed; choose its layout instead".into()));
         }
-        if self.m.max(self.n).max(self.k).max(self.batch) > u32::MAX as usize / 2 {
-            return Err(Error::Invalid("dimensions must fit in 31 bits".into()));
+        let largest = self.m.max(self.n).max(self.k).max(self.batch);
+        if largest > u32::MAX as usize / 2 {
+            return Err(Error::DimensionTooLarge { given: largest });
         }
         let r = Resolved { a: self.a.strides("A", self.m, self.k, self.batch)?, b: self.b.strides("B", self.k, self.n, self.batch)?, c: self.c.strides("C", self.m, self.n, self.batch)? };
         if self.batch > 1 && r.c.batch < r.c.len.min(self.c.strides("C", self.m, self.n, 1)?.len) {
