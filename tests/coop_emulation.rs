@@ -121,11 +121,16 @@ fn staged_gemm_matches_the_reference_emulated_and_native() {
     }
 }
 
+/// The spvasm test kernel `tests/kernels/<name>.spvasm`, assembled.
+fn assembled(name: &str) -> Vec<u32> {
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/{name}.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel (bash .ci/install-deps.sh)")
+}
+
 /// Translates the spvasm test kernel `name` for `target`; returns the words and "emulated" or
 /// "native".
 fn kernel_for(name: &str, target: &DeviceCaps, expect_emulated: Option<bool>) -> (Vec<u32>, &'static str) {
-    let text = std::fs::read_to_string(format!("{}/tests/kernels/{name}.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let input = tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel (bash .ci/install-deps.sh)");
+    let input = assembled(name);
     let (words, report) = translate(&input, target).unwrap_or_else(|e| panic!("{name} for {}: {e}", target.name));
     tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{name} for {}: {e}", target.name));
     (words, mode(&report, expect_emulated))
@@ -271,8 +276,7 @@ fn nv_kernel_runs_through_khr_native_and_emulated() {
 /// bf16.
 #[test]
 fn bf16_matrices_run_emulated_and_widened() {
-    let text = std::fs::read_to_string(format!("{}/tests/kernels/nv_square_f16.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let input = tools::assemble(&text, "vulkan1.3").unwrap();
+    let input = assembled("nv_square_f16");
     for ctx in common::contexts() {
         let mut target = ctx.caps().clone();
         target.cooperative_matrix.clear();
@@ -306,8 +310,7 @@ fn bf16_matrices_run_emulated_and_widened() {
 /// where it has none or no listed shape divides them; exact against the CPU.
 #[test]
 fn unlisted_shapes_are_tiled_onto_listed_ones_or_emulated() {
-    let text = std::fs::read_to_string(format!("{}/tests/kernels/coop_tiles.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let input = tools::assemble(&text, "vulkan1.3").unwrap();
+    let input = assembled("coop_tiles");
     for ctx in common::contexts() {
         for (target, _) in targets(&ctx) {
             for (m, n, k) in [(32usize, 32usize, 16usize), (32, 16, 32), (16, 24, 16), (48, 48, 48), (8, 8, 8)] {
@@ -363,8 +366,7 @@ fn unlisted_shapes_are_tiled_onto_listed_ones_or_emulated() {
 #[test]
 fn pipelines_translate_untranslated_modules_with_their_specialization() {
     for ctx in common::contexts() {
-        let text = std::fs::read_to_string(format!("{}/tests/kernels/coop_spec_shape.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
-        let input = tools::assemble(&text, "vulkan1.3").unwrap();
+        let input = assembled("coop_spec_shape");
         for n in [8usize, 24, 32] {
             let spec = [matbridge_runtime::SpecConstant::u32(0, ctx.caps().subgroup_size), matbridge_runtime::SpecConstant::u32(1, n as u32)];
             let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 1, spec_constants: &spec, label: "coop_spec_shape", ..Default::default() }).unwrap();
