@@ -1,6 +1,18 @@
 //! The facade's error type.
 
+use crate::matmul::{AccType, DType};
 use thiserror::Error;
+
+/// Why inputs of `dtype` cannot accumulate in `acc`.
+fn accumulator_message(dtype: DType, acc: AccType) -> String {
+    if dtype.is_integer() {
+        format!("{dtype} inputs accumulate in s32, not {}", acc.name())
+    } else if acc == AccType::F16 {
+        "f16 accumulation needs f16 inputs".to_string()
+    } else {
+        format!("{dtype} inputs accumulate in f32 or f16, not {}", acc.name())
+    }
+}
 
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -15,6 +27,18 @@ pub enum Error {
     DTypeMismatch { operand: &'static str, expected: String, given: String },
     #[error("invalid matmul: {0}")]
     Invalid(String),
+    #[error("{dtype} inputs are not supported (use s8 or u8)")]
+    UnsupportedInput { dtype: DType },
+    #[error("{}", accumulator_message(*.dtype, *.acc))]
+    Accumulator { dtype: DType, acc: AccType },
+    #[error("{dtype} inputs cannot produce {out} output")]
+    Output { dtype: DType, out: DType },
+    #[error("integer matmul needs integral alpha and beta, given {alpha} and {beta}")]
+    NonIntegralScale { alpha: f32, beta: f32 },
+    #[error("C cannot be transposed; choose its layout instead")]
+    TransposedC,
+    #[error("C's batch stride {stride} makes batches overlap")]
+    OverlappingBatches { stride: usize },
     #[error("operand {operand}: leading dimension {given} is smaller than {min}")]
     LeadingDimension { operand: &'static str, given: usize, min: usize },
     #[error("dimensions must fit in 31 bits: the largest given is {given}")]

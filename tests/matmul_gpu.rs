@@ -141,6 +141,12 @@ fn bad_shapes_and_dtypes_are_errors() {
             Err(matbridge::Error::LeadingDimension { operand, given, min }) => assert_eq!((operand, given, min), ("B", 4, 8)),
             other => panic!("expected a leading-dimension error, got {other:?}"),
         }
+        let mut scaled = MatmulDesc::new(8, 8, 8, DType::S8);
+        scaled.alpha = 0.5;
+        assert!(matches!(scaled.resolve(), Err(matbridge::Error::NonIntegralScale { alpha, .. }) if alpha == 0.5));
+        let mut f16_acc = MatmulDesc::new(8, 8, 8, DType::F32);
+        f16_acc.acc = matbridge::AccType::F16;
+        assert!(matches!(f16_acc.resolve(), Err(matbridge::Error::Accumulator { dtype: DType::F32, acc: matbridge::AccType::F16 })));
         let host = Matbridge::cpu().tensor(&vec![0f32; 64]).unwrap();
         assert!(matches!(mb.matmul(&desc, &host, &b, &mut c), Err(matbridge::Error::WrongBackend { .. })));
     }

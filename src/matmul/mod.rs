@@ -241,25 +241,24 @@ impl MatmulDesc {
     pub fn resolve(&self) -> Result<Resolved> {
         let int_in = self.dtype.is_integer();
         if self.dtype == DType::S32 {
-            return Err(Error::Invalid("s32 inputs are not supported (use s8 or u8)".into()));
+            return Err(Error::UnsupportedInput { dtype: self.dtype });
         }
         match (int_in, self.acc) {
             (true, AccType::S32) | (false, AccType::F32) | (false, AccType::F16) => {}
-            (true, acc) => return Err(Error::Invalid(format!("{} inputs accumulate in s32, not {}", self.dtype, acc.name()))),
-            (false, acc) => return Err(Error::Invalid(format!("{} inputs accumulate in f32 or f16, not {}", self.dtype, acc.name()))),
+            (_, acc) => return Err(Error::Accumulator { dtype: self.dtype, acc }),
         }
         if self.acc == AccType::F16 && self.dtype != DType::F16 {
-            return Err(Error::Invalid("f16 accumulation needs f16 inputs".into()));
+            return Err(Error::Accumulator { dtype: self.dtype, acc: self.acc });
         }
         match (int_in, self.out) {
             (true, DType::S32) | (false, DType::F32 | DType::F16 | DType::Bf16) => {}
-            (_, out) => return Err(Error::Invalid(format!("{} inputs cannot produce {out} output", self.dtype))),
+            (_, out) => return Err(Error::Output { dtype: self.dtype, out }),
         }
         if int_in && (self.alpha.fract() != 0.0 || self.beta.fract() != 0.0) {
-            return Err(Error::Invalid(format!("integer matmul needs integral alpha and beta, given {} and {}", self.alpha, self.beta)));
+            return Err(Error::NonIntegralScale { alpha: self.alpha, beta: self.beta });
         }
         if self.c.transpose {
-            return Err(Error::Invalid("C cannot be transposed; choose its layout instead".into()));
+            return Err(Error::TransposedC);
         }
         let largest = self.m.max(self.n).max(self.k).max(self.batch);
         if largest > u32::MAX as usize / 2 {
@@ -267,7 +266,7 @@ impl MatmulDesc {
         }
         let r = Resolved { a: self.a.strides("A", self.m, self.k, self.batch)?, b: self.b.strides("B", self.k, self.n, self.batch)?, c: self.c.strides("C", self.m, self.n, self.batch)? };
         if self.batch > 1 && r.c.batch < r.c.len.min(self.c.strides("C", self.m, self.n, 1)?.len) {
-            return Err(Error::Invalid(format!("C's batch stride {} makes batches overlap", r.c.batch)));
+            return Err(Error::OverlappingBatches { stride: r.c.batch });
         }
         Ok(r)
     }
