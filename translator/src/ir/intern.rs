@@ -184,6 +184,14 @@ impl Module {
         id
     }
 
+    /// The scope constant of atomics every invocation on the device sees: `QueueFamily` under
+    /// the Vulkan memory model (where `Device` needs the VulkanMemoryModelDeviceScope
+    /// capability), `Device` otherwise.
+    pub fn device_scope(&mut self) -> Word {
+        let vulkan = self.memory_model.first().and_then(|i| i.word_opt(1)) == Some(spirv::MemoryModel::Vulkan as u32);
+        self.constant_u32(if vulkan { spirv::Scope::QueueFamily as u32 } else { spirv::Scope::Device as u32 })
+    }
+
     pub fn constant_null(&mut self, ty: Word) -> Word {
         self.intern(Op::ConstantNull, Some(ty), vec![])
     }

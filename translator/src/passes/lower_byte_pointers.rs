@@ -100,8 +100,7 @@ impl Pass for LowerBytePointers {
             .flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter()))
             .any(|i| (i.is(Op::Load) || i.is(Op::Store)) && i.operands.first().and_then(Operand::id).is_some_and(is_byte_ptr));
         let (scope, relaxed, c3, c_not3, word_ptr_ty) = if accesses {
-            let vulkan_model = module.memory_model.first().and_then(|i| i.word_opt(1)) == Some(spirv::MemoryModel::Vulkan as u32);
-            let scope = module.constant_u32(if vulkan_model { spirv::Scope::QueueFamily as u32 } else { spirv::Scope::Device as u32 });
+            let scope = module.device_scope();
             let u32_ty = module.type_int(32, false);
             (scope, module.constant_u32(0), module.constant_u32(3), module.constant_u32(!3), module.type_pointer(StorageClass::PhysicalStorageBuffer, u32_ty))
         } else {

@@ -246,8 +246,7 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
     let mut order: Vec<Word> = grids.keys().copied().collect();
     order.sort_unstable();
     for ty in &order {
-        let Some(g) = grids.get_mut(ty) else { continue };
-        let m = matrix(types, *ty).unwrap_or(Matrix { component: 0, rows: 0, cols: 0, usage: 0, scope: 0 });
+        let (Some(g), Some(m)) = (grids.get_mut(ty), matrix(types, *ty)) else { continue };
         let (r, c) = (module.constant_u32(g.rows), module.constant_u32(g.cols));
         g.tile = module.intern(Op::TypeCooperativeMatrixKHR, None, vec![Operand::Id(m.component), Operand::Id(m.scope), Operand::Id(r), Operand::Id(c), Operand::Id(m.usage)]);
         outcome.notes.push(format!("%{ty} ({}x{}): {}x{} tiles of {}x{}", m.rows, m.cols, g.down, g.across, g.rows, g.cols));
@@ -281,9 +280,10 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                     continue;
                 };
                 let result_grid = inst.result_type.and_then(|t| grids.get(&t).copied());
-                match op {
-                    Op::CooperativeMatrixLoadKHR if result_grid.is_some() => {
-                        let g = result_grid.unwrap_or(Grid { rows: 0, cols: 0, down: 0, across: 0, tile: 0 });
+                // The grid of the stored matrix (`OpCooperativeMatrixStoreKHR`'s object).
+                let stored_grid = if op == Op::CooperativeMatrixStoreKHR { inst.operands.get(1).and_then(Operand::id).and_then(grid_of_value) } else { None };
+                match (op, result_grid, stored_grid) {
+                    (Op::CooperativeMatrixLoadKHR, Some(g), _) => {
                         let [ptr, layout] = [inst.id(0)?, inst.id(1)?];
                         let stride = inst.operands.get(2).and_then(Operand::id);
                         let rest: Vec<Operand> = inst.operands.iter().skip(3).cloned().collect();
@@ -298,9 +298,8 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                         e.emit(inst.result_id, Op::CompositeConstruct, inst.ty()?, loaded.into_iter().map(Operand::Id).collect());
                         outcome.count(op as u32);
                     }
-                    Op::CooperativeMatrixStoreKHR if grid_of_value(inst.id(1)?).is_some() => {
+                    (Op::CooperativeMatrixStoreKHR, _, Some(g)) => {
                         let value = inst.id(1)?;
-                        let g = grid_of_value(value).unwrap_or(Grid { rows: 0, cols: 0, down: 0, across: 0, tile: 0 });
                         let [ptr, layout] = [inst.id(0)?, inst.id(2)?];
                         let stride = inst.operands.get(3).and_then(Operand::id);
                         let rest: Vec<Operand> = inst.operands.iter().skip(4).cloned().collect();
@@ -314,7 +313,7 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                         }
                         outcome.count(op as u32);
                     }
-                    Op::CooperativeMatrixMulAddKHR if result_grid.is_some() || [0, 1, 2].iter().any(|k| inst.id(*k).ok().and_then(grid_of_value).is_some()) => {
+                    (Op::CooperativeMatrixMulAddKHR, ..) if result_grid.is_some() || [0, 1, 2].iter().any(|k| inst.id(*k).ok().and_then(grid_of_value).is_some()) => {
                         let [a, bm, c] = inst.ids()?;
                         let rt = inst.ty()?;
                         let flags: Vec<Operand> = inst.operands.iter().skip(3).cloned().collect();
@@ -346,20 +345,21 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                         }
                         outcome.count(op as u32);
                     }
-                    Op::CooperativeMatrixLengthKHR if inst.id(0).ok().is_some_and(|t| grids.contains_key(&t)) => {
+                    (Op::CooperativeMatrixLengthKHR, ..) if inst.id(0).ok().is_some_and(|t| grids.contains_key(&t)) => {
                         let g = grids[&inst.id(0)?];
                         let len = e.emit(None, Op::CooperativeMatrixLengthKHR, inst.ty()?, vec![Operand::Id(g.tile)]);
                         let n = e.m.constant_u32(g.count());
                         e.emit(inst.result_id, Op::IMul, inst.ty()?, vec![Operand::Id(len), Operand::Id(n)]);
                         outcome.count(op as u32);
                     }
-                    Op::CompositeConstruct if result_grid.is_some() => {
-                        let g = result_grid.unwrap_or(Grid { rows: 0, cols: 0, down: 0, across: 0, tile: 0 });
+                    (Op::CompositeConstruct, Some(g), _) => {
                         let tile = e.emit(None, Op::CompositeConstruct, g.tile, inst.operands.clone());
                         e.emit(inst.result_id, Op::CompositeConstruct, inst.ty()?, vec![Operand::Id(tile); g.count() as usize]);
                         outcome.count(op as u32);
                     }
-                    Op::AccessChain if inst.operands.len() == 2 && types.type_of(inst.id(0)?).and_then(|p| types.defs.get(&p)).and_then(|d| d.id(1).ok()).is_some_and(|t| grids.contains_key(&t)) => {
+                    (Op::AccessChain, ..)
+                        if inst.operands.len() == 2 && types.type_of(inst.id(0)?).and_then(|p| types.defs.get(&p)).and_then(|d| d.id(1).ok()).is_some_and(|t| grids.contains_key(&t)) =>
+                    {
                         let pointee = types.type_of(inst.id(0)?).and_then(|p| types.defs.get(&p)).and_then(|d| d.id(1).ok()).unwrap_or(0);
                         let g = grids[&pointee];
                         let len = e.emit(None, Op::CooperativeMatrixLengthKHR, uint, vec![Operand::Id(g.tile)]);
@@ -369,8 +369,7 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                         e.emit(inst.result_id, Op::AccessChain, inst.ty()?, vec![Operand::Id(inst.id(0)?), Operand::Id(tile), Operand::Id(elem)]);
                         outcome.count(op as u32);
                     }
-                    op if ELEMENT_WISE.contains(&op) && result_grid.is_some() => {
-                        let g = result_grid.unwrap_or(Grid { rows: 0, cols: 0, down: 0, across: 0, tile: 0 });
+                    (op, Some(g), _) if ELEMENT_WISE.contains(&op) => {
                         let mut tiles = Vec::new();
                         for i in 0..g.count() {
                             let mut ops = Vec::new();

@@ -11,7 +11,7 @@ use super::Legalize;
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::{Inst, Module, Operand};
-use spirv::{Decoration, MemoryModel, Op, Scope, StorageClass, Word};
+use spirv::{Decoration, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 /// The layout decorations of the input module.
@@ -22,7 +22,7 @@ pub(super) struct Layouts {
 }
 
 impl Layouts {
-    pub fn new(m: &Module, _types: &Types) -> Layouts {
+    pub fn new(m: &Module) -> Layouts {
         let mut l = Layouts { member_offsets: HashMap::new(), strides: HashMap::new(), buffer_blocks: HashSet::new() };
         for a in &m.annotations {
             let (Some(target), Some(d)) = (a.operands.first().and_then(Operand::id), a.word_opt(1)) else { continue };
@@ -487,7 +487,7 @@ impl Legalize<'_> {
                     let lane = e.op(Op::ShiftLeftLogical, u, &[lane, shift]);
                     let clear = e.op(Op::Not, u, &[lane]);
                     let ptr = self.word_ptr(e, p)?;
-                    let scope = self.atomic_scope(e);
+                    let scope = e.m.device_scope();
                     let relaxed = e.m.constant_u32(0);
                     e.op(Op::AtomicAnd, u, &[ptr, scope, relaxed, clear]);
                     e.op(Op::AtomicOr, u, &[ptr, scope, relaxed, set]);
@@ -521,12 +521,5 @@ impl Legalize<'_> {
             }
             _ => Err(self.unsupported(e.m, inst, "a store of this type into a block of 8- or 16-bit data".into())),
         }
-    }
-
-    /// The scope of the atomics that store part of a word: every invocation on the device (as
-    /// the Vulkan memory model spells it without the device-scope capability).
-    fn atomic_scope(&self, e: &mut Emit<'_>) -> Word {
-        let vulkan = e.m.memory_model.first().and_then(|i| i.word_opt(1)) == Some(MemoryModel::Vulkan as u32);
-        e.m.constant_u32(if vulkan { Scope::QueueFamily as u32 } else { Scope::Device as u32 })
     }
 }

@@ -111,7 +111,7 @@ impl Pass for LegalizeNarrowTypes {
             }
         }
         let glsl = module.ext_inst_import("GLSL.std.450");
-        let mut lz = Legalize { target: cx.target, layouts: Layouts::new(module, &types), types, scalars, narrow, widened: HashMap::new(), views: HashMap::new(), ptrs: HashMap::new(), glsl };
+        let mut lz = Legalize { target: cx.target, layouts: Layouts::new(module), types, scalars, narrow, widened: HashMap::new(), views: HashMap::new(), ptrs: HashMap::new(), glsl };
         lz.globals(module)?;
         for f in 0..module.functions.len() {
             lz.function(module, f, &mut outcome)?;
@@ -251,6 +251,11 @@ impl Legalize<'_> {
 
     fn value_is_narrow(&self, v: Word) -> bool {
         self.types.type_of(v).is_some_and(|t| self.narrow.contains(&t))
+    }
+
+    /// The type holding values of `ty`: its widened type where [`Self::widen`] made one.
+    fn held(&self, ty: Word) -> Word {
+        self.widened.get(&ty).copied().unwrap_or(ty)
     }
 
     /// The type that holds values of `ty` once narrow scalars are widened.
@@ -506,7 +511,7 @@ impl Legalize<'_> {
             let narrow = o.id().and_then(|v| self.types.type_of(v)).and_then(|t| self.lanes_of(t).map(|l| (t, l)));
             match (o, narrow) {
                 (Operand::Id(v), Some((t, (Narrow::Int { bits, .. }, n)))) if !(first_only && seen > 0) => {
-                    let wt = self.widened.get(&t).copied().unwrap_or(t);
+                    let wt = self.held(t);
                     out.push(Operand::Id(e.sext(wt, n, *v, bits)));
                 }
                 _ => out.push(o.clone()),
@@ -525,7 +530,7 @@ impl Legalize<'_> {
         match (self.lanes_of(from), op) {
             (Some((Narrow::F16 | Narrow::Bf16, _)), _) => v,
             (Some((Narrow::Int { bits, .. }, _)), Op::ConvertSToF) => {
-                let wt = self.widened.get(&from).copied().unwrap_or(from);
+                let wt = self.held(from);
                 let s = e.sext(wt, n, v, bits);
                 e.op(Op::ConvertSToF, f, &[s])
             }
@@ -539,7 +544,7 @@ impl Legalize<'_> {
     fn int_convert(&mut self, e: &mut Emit<'_>, op: Op, id: Word, old_ty: Word, ty: Word, v: Word) -> Result<()> {
         let n = self.count(old_ty);
         let from = self.types.type_of(v).unwrap_or(0);
-        let from_w = self.widened.get(&from).copied().unwrap_or(from);
+        let from_w = self.held(from);
         let from_bits = match self.lanes_of(from) {
             Some((k, _)) => k.bits(),
             None => self.types.int(self.component(from)).map_or(32, |(w, _)| w),
@@ -636,7 +641,7 @@ impl Legalize<'_> {
         let n = self.count(ty);
         let u = e.uint(1);
         let comp = self.component(ty);
-        let wide_comp = self.widened.get(&comp).copied().unwrap_or(comp);
+        let wide_comp = self.held(comp);
         let lane = |e: &mut Emit<'_>, i: u32| if n == 1 { v } else { e.extract(wide_comp, v, i) };
         match self.lanes_of(ty) {
             Some((kind, _)) => {
@@ -689,7 +694,7 @@ impl Legalize<'_> {
         let n = self.count(old_ty);
         let u = e.uint(1);
         let comp = self.component(old_ty);
-        let wide_comp = self.widened.get(&comp).copied().unwrap_or(comp);
+        let wide_comp = self.held(comp);
         let lanes: Vec<Word> = match self.lanes_of(old_ty) {
             Some((kind, _)) => {
                 let bits = kind.bits();
