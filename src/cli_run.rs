@@ -196,22 +196,23 @@ impl Dtype {
 
     /// Element `k` of little-endian `bytes` as a number.
     fn decode(self, bytes: &[u8], k: usize) -> f64 {
+        use matbridge_translator::profile::ComponentType as C;
         use Dtype::*;
-        let b = &bytes[k * self.bytes()..(k + 1) * self.bytes()];
-        match self {
-            F16 => half::f16::from_le_bytes([b[0], b[1]]).to_f64(),
-            Bf16 => half::bf16::from_le_bytes([b[0], b[1]]).to_f64(),
-            F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
-            F64 => f64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
-            I8 => b[0] as i8 as f64,
-            U8 => b[0] as f64,
-            I16 => i16::from_le_bytes([b[0], b[1]]) as f64,
-            U16 => u16::from_le_bytes([b[0], b[1]]) as f64,
-            I32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
-            U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
-            I64 => i64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64,
-            U64 => u64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64,
-        }
+        let t = match self {
+            F16 => C::F16,
+            Bf16 => C::Bf16,
+            F32 => C::F32,
+            F64 => C::F64,
+            I8 => C::S8,
+            U8 => C::U8,
+            I16 => C::S16,
+            U16 => C::U16,
+            I32 => C::S32,
+            U32 => C::U32,
+            I64 => C::S64,
+            U64 => C::U64,
+        };
+        crate::elements::decode(t, &bytes[k * self.bytes()..])
     }
 }
 

@@ -15,6 +15,7 @@ pub mod cli_matmul;
 pub mod cli_probe;
 #[cfg(feature = "cli")]
 pub mod cli_run;
+pub mod elements;
 pub mod error;
 pub mod matmul;
 pub mod probe;

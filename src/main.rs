@@ -160,17 +160,18 @@ fn main() -> std::process::ExitCode {
 fn run(cli: Cli) -> Result<std::process::ExitCode> {
     let ok = |r: Result<()>| r.map(|_| std::process::ExitCode::SUCCESS);
     let record = cli.distrust_record.clone().or_else(|| dirs::cache_dir().map(|d| d.join("matbridge").join("distrusted-shapes.json")));
-    let options = context_options(record.as_deref(), cli.force_native)?;
+    // Read only by the commands that open a device with it (`probe` keeps the record itself).
+    let options = || context_options(record.as_deref(), cli.force_native);
     match cli.command {
         Some(Command::Info { json }) => ok(info(json)),
-        Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report, &options)),
-        Some(Command::Matmul(args)) => matmul(&args, &options),
+        Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report, &options()?)),
+        Some(Command::Matmul(args)) => matmul(&args, &options()?),
         Some(Command::Probe { device, json, no_timing, dry_run }) => probe(device.as_deref(), json, no_timing, if dry_run { None } else { record.as_deref() }),
-        Some(Command::Run { launch, device }) => run_launch(&launch, device.as_deref(), &options),
-        Some(Command::Bench { device, naive_baseline: Some(size), iters, .. }) => ok(naive_baseline(device.as_deref(), size, iters, &options)),
-        Some(Command::Bench { device, peak: true, json, .. }) => ok(peak(device.as_deref(), json, &options)),
-        Some(Command::Bench { device, sizes, dtypes, iters, json, tb, .. }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json, tb, &options)),
-        None => matmul(&MatmulArgs::default(), &options),
+        Some(Command::Run { launch, device }) => run_launch(&launch, device.as_deref(), &options()?),
+        Some(Command::Bench { device, naive_baseline: Some(size), iters, .. }) => ok(naive_baseline(device.as_deref(), size, iters, &options()?)),
+        Some(Command::Bench { device, peak: true, json, .. }) => ok(peak(device.as_deref(), json, &options()?)),
+        Some(Command::Bench { device, sizes, dtypes, iters, json, tb, .. }) => ok(bench(device.as_deref(), sizes, dtypes, iters, json, tb, &options()?)),
+        None => matmul(&MatmulArgs::default(), &options()?),
     }
 }
 

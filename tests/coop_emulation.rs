@@ -244,6 +244,16 @@ fn int8_operand_flags_and_saturation_match_the_reference() {
     }
 }
 
+/// Runs the NV square kernel (`nv_square_f16.spvasm`, translated as `words`) on the 16x16
+/// 16-bit matrix `a`; returns C's 16-bit elements.
+fn run_square(ctx: &Context, words: &[u32], a: &[u16]) -> Vec<u16> {
+    let p = pipeline(ctx, words, 2, 0);
+    let ba = ctx.buffer_from_slice(a, "a").unwrap();
+    let mut bc = ctx.zeroed_buffer::<u16>(256, "c").unwrap();
+    ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
+    ctx.read_buffer(&mut bc).unwrap()
+}
+
 #[test]
 fn nv_kernel_runs_through_khr_native_and_emulated() {
     for ctx in common::contexts() {
@@ -253,11 +263,7 @@ fn nv_kernel_runs_through_khr_native_and_emulated() {
             let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
             let a: Vec<f32> = (0..256).map(|_| (rng.random_range(-8i32..8) as f32) / 4.0).collect();
             let bits: Vec<u16> = a.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect();
-            let p = pipeline(&ctx, &words, 2, 0);
-            let ba = ctx.buffer_from_slice(&bits, "a").unwrap();
-            let mut bc = ctx.zeroed_buffer::<u16>(256, "c").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
-            let got: Vec<u16> = ctx.read_buffer(&mut bc).unwrap();
+            let got = run_square(&ctx, &words, &bits);
             for i in 0..16 {
                 for j in 0..16 {
                     // Multiples of 1/16 below 64: exact in f16.
@@ -287,11 +293,7 @@ fn bf16_matrices_run_emulated_and_widened() {
         let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
         let a: Vec<f32> = (0..256).map(|_| (rng.random_range(-2i32..=2) as f32) / 2.0).collect();
         let bits: Vec<u16> = a.iter().map(|x| half::bf16::from_f32(*x).to_bits()).collect();
-        let p = pipeline(&ctx, &words, 2, 0);
-        let ba = ctx.buffer_from_slice(&bits, "a").unwrap();
-        let mut bc = ctx.zeroed_buffer::<u16>(256, "c").unwrap();
-        ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
-        let got: Vec<u16> = ctx.read_buffer(&mut bc).unwrap();
+        let got = run_square(&ctx, &words, &bits);
         for i in 0..16 {
             for j in 0..16 {
                 // The kernel's f16 constant 1.0 keeps its bits (0x3c00, 2^-7 in bf16); the

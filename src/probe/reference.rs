@@ -108,27 +108,7 @@ pub fn bytes(values: &[f64], rows: usize, cols: usize, layout: Layouts, t: Compo
 
 /// The values of type `t` in `bytes`.
 pub fn values(bytes: &[u8], t: ComponentType, count: usize) -> Vec<f64> {
-    use ComponentType::*;
-    let size = t.bits() as usize / 8;
-    bytes
-        .chunks_exact(size)
-        .take(count)
-        .map(|c| match t {
-            F16 => half::f16::from_le_bytes([c[0], c[1]]).to_f64(),
-            Bf16 => half::bf16::from_le_bytes([c[0], c[1]]).to_f64(),
-            F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
-            F64 => f64::from_le_bytes(c.try_into().unwrap_or([0; 8])),
-            S8 => c[0] as i8 as f64,
-            U8 => c[0] as f64,
-            S16 => i16::from_le_bytes([c[0], c[1]]) as f64,
-            U16 => u16::from_le_bytes([c[0], c[1]]) as f64,
-            S32 => i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
-            U32 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
-            S64 => i64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f64,
-            U64 => u64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f64,
-            E4m3 | E5m2 => f64::NAN,
-        })
-        .collect()
+    bytes.chunks_exact(t.bits() as usize / 8).take(count).map(|c| crate::elements::decode(t, c)).collect()
 }
 
 /// The operand values as the device sees them (rounded to their types).
