@@ -24,7 +24,7 @@ pub fn render_probe(report: &ProbeReport, record: Option<&Path>) -> String {
             Verdict::Emulated => "emulated".to_string(),
             Verdict::NotProbed(why) => format!("not probed: {why}"),
         };
-        let _ = writeln!(s, "  {:<32} {:<28} native {:>12}  emulated {:>12} per multiply-add", p.label, verdict, ns(p.native_ns), ns(p.emulated_ns));
+        let _ = writeln!(s, "  {:<38} {:<28} native {:>12}  emulated {:>12} per multiply-add", p.label, verdict, ns(p.native_ns), ns(p.emulated_ns));
         if let Some(m) = &p.mismatch {
             let _ = writeln!(s, "      the driver: {m}");
         }

@@ -43,7 +43,7 @@ pub enum Verdict {
 #[derive(Clone, Debug, Serialize)]
 pub struct ShapeProbe {
     pub shape: CoopMatShape,
-    /// `16x16x16 f16*f16+f32->f32`.
+    /// The shape as `CoopMatShape` prints it: `16x16x16 f16*f16+f32->f32 (subgroup)`.
     pub label: String,
     pub verdict: Verdict,
     /// The device's first wrong element, with its inputs.
@@ -97,11 +97,6 @@ impl Default for ProbeOptions {
     }
 }
 
-/// The label of a shape: `MxNxK A*B+C->R`, with ` sat` when saturating.
-pub fn label(s: &CoopMatShape) -> String {
-    format!("{}x{}x{} {}*{}+{}->{}{}", s.m, s.n, s.k, s.a, s.b, s.c, s.result, if s.saturating { " sat" } else { "" })
-}
-
 /// The shapes probed emulated on a device that lists none: those kernels use most.
 fn common_shapes() -> Vec<CoopMatShape> {
     use ComponentType::*;
@@ -130,7 +125,7 @@ fn without(caps: &DeviceCaps, shape: &CoopMatShape) -> DeviceCaps {
 }
 
 fn probe_shape(ctx: &Context, shape: &CoopMatShape, native: bool, options: &ProbeOptions) -> Result<ShapeProbe> {
-    let mut probe = ShapeProbe { shape: *shape, label: label(shape), verdict: Verdict::Emulated, mismatch: None, emulation_mismatch: None, native_ns: None, emulated_ns: None };
+    let mut probe = ShapeProbe { shape: *shape, label: shape.to_string(), verdict: Verdict::Emulated, mismatch: None, emulation_mismatch: None, native_ns: None, emulated_ns: None };
     if ![shape.a, shape.b, shape.c, shape.result].into_iter().all(kernel::supported) {
         probe.verdict = Verdict::NotProbed("fp8 components".into());
         return Ok(probe);
