@@ -92,11 +92,11 @@ fn tiled(ctx: &Context, elem: &str, frag: u32, (tm, tn): (u32, u32), native: boo
 fn api(mb: &Matbridge, dtype: DType, what: &str) {
     let desc = MatmulDesc::new(SIZE, SIZE, SIZE, dtype);
     let r = desc.resolve().expect("desc");
-    let a = mb.zeros(dtype, r.a.len).expect("a");
-    let b = mb.zeros(dtype, r.b.len).expect("b");
-    let mut c = mb.zeros(desc.out, r.c.len).expect("c");
-    mb.matmul(&desc, &a, &b, &mut c).expect("warm-up");
-    let run = mb.matmul_repeated(&desc, &a, &b, &mut c, 3).expect("matmul");
+    let a = mb.dyn_zeros(dtype, &[r.a.len]).expect("a");
+    let b = mb.dyn_zeros(dtype, &[r.b.len]).expect("b");
+    let mut c = mb.dyn_zeros(desc.out, &[r.c.len]).expect("c");
+    mb.matmul_dyn(&desc, &a, &b, &mut c).expect("warm-up");
+    let run = mb.matmul_dyn_repeated(&desc, &a, &b, &mut c, 3).expect("matmul");
     println!("  matmul API {what} ({}): {:.2} GFLOP/s ({:.1} ms)", run.path, 2.0 * (SIZE * SIZE * SIZE) as f64 / run.time.as_secs_f64() / 1e9, run.time.as_secs_f64() * 1e3);
 }
 

@@ -105,21 +105,21 @@ pub fn run_matmul(mb: &Matbridge, o: &MatmulOptions) -> Result<MatmulResult> {
     let a = random_host(desc.dtype, r.a.len, 1);
     let b = random_host(desc.dtype, r.b.len, 2);
     let c0 = HostData { dtype: desc.out, bytes: vec![0; r.c.len * desc.out.size()] };
-    let ta = mb.tensor_from_host(&a)?;
-    let tb = mb.tensor_from_host(&b)?;
-    let mut tc = mb.tensor_from_host(&c0)?;
+    let ta = mb.dyn_tensor(&a)?;
+    let tb = mb.dyn_tensor(&b)?;
+    let mut tc = mb.dyn_tensor(&c0)?;
     // Warm-up: compiles pipelines, then keeps the device busy for WARM_UP so that it runs at the
     // clocks of a sustained workload (GPUs drop to idle clocks within a second of idling, e.g.
     // while the host generates operands, and take ~0.2 s to climb back). Then one host-timed
     // dispatch, then the timed batch.
-    let first = mb.matmul(&desc, &ta, &tb, &mut tc)?;
+    let first = mb.matmul_dyn(&desc, &ta, &tb, &mut tc)?;
     // (CPU Vulkan drivers have no clocks to raise.)
     let gpu = mb.context().is_some_and(|c| c.caps().device_type != matbridge_translator::profile::DeviceType::Cpu);
     if first.path != MatmulPath::Cpu && gpu {
         let warm = std::time::Instant::now();
         let mut batch = 1;
         while warm.elapsed() < WARM_UP {
-            mb.matmul_repeated(&desc, &ta, &tb, &mut tc, batch)?;
+            mb.matmul_dyn_repeated(&desc, &ta, &tb, &mut tc, batch)?;
             batch = (batch * 2).min(256);
         }
     }
@@ -128,12 +128,12 @@ pub fn run_matmul(mb: &Matbridge, o: &MatmulOptions) -> Result<MatmulResult> {
     let timing = std::time::Instant::now();
     while singles.len() < SINGLE_CALLS.0 || (singles.len() < SINGLE_CALLS.1 && timing.elapsed() < SINGLE_BUDGET) {
         let start = std::time::Instant::now();
-        mb.matmul(&desc, &ta, &tb, &mut tc)?;
+        mb.matmul_dyn(&desc, &ta, &tb, &mut tc)?;
         singles.push(start.elapsed().as_secs_f64());
     }
     singles.sort_by(f64::total_cmp);
     let with_overhead = singles[singles.len() / 2];
-    let run = mb.matmul_repeated(&desc, &ta, &tb, &mut tc, o.iters.max(1))?;
+    let run = mb.matmul_dyn_repeated(&desc, &ta, &tb, &mut tc, o.iters.max(1))?;
     let mut result = MatmulResult {
         device: mb.device_name(),
         path: run.path,
@@ -154,7 +154,7 @@ pub fn run_matmul(mb: &Matbridge, o: &MatmulOptions) -> Result<MatmulResult> {
         check: None,
     };
     if o.check {
-        let got = mb.read_host(&tc)?;
+        let got = tc.read_host()?;
         let CheckReport { max_abs_error, max_rel_error, pass, .. } = check(&desc, &a, &b, &c0, &got, 3)?;
         result.max_abs_error = Some(max_abs_error);
         result.max_rel_error = Some(max_rel_error);
@@ -226,15 +226,15 @@ pub fn bench_sizes(mb: &Matbridge) -> Vec<usize> {
 /// else, and one disturbed round would decide the ratio).
 pub fn naive_vs_subgroup(mb: &Matbridge, size: usize, iters: u32) -> Result<(f64, f64)> {
     use matbridge_runtime::{Dispatch, MemoryKind, PipelineDesc};
-    let ctx = mb.context().ok_or_else(|| crate::Error::Invalid("the naive baseline needs a Vulkan device".into()))?;
+    let ctx = mb.context().ok_or(crate::Error::NeedsDevice { what: "the naive baseline" })?;
     let desc = MatmulDesc::new(size, size, size, DType::F32);
     let a = random_host(DType::F32, size * size, 1);
     let b = random_host(DType::F32, size * size, 2);
-    let (ta, tb) = (mb.tensor_from_host(&a)?, mb.tensor_from_host(&b)?);
-    let mut tc = mb.zeros(DType::F32, size * size)?;
-    mb.matmul(&desc, &ta, &tb, &mut tc)?;
+    let (ta, tb) = (mb.dyn_tensor(&a)?, mb.dyn_tensor(&b)?);
+    let mut tc = mb.dyn_zeros(DType::F32, &[size, size])?;
+    mb.matmul_dyn(&desc, &ta, &tb, &mut tc)?;
 
-    let words = matbridge_shaders::spirv("matmul_naive_f32").ok_or_else(|| crate::Error::Invalid("naive kernel missing".into()))?;
+    let words = matbridge_shaders::spirv("matmul_naive_f32").ok_or_else(|| crate::Error::UnknownKernel { name: "matmul_naive_f32".into() })?;
     let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, label: "naive", trusted: true, ..Default::default() })?;
     let ba = ctx.buffer_from_slice(&a.bytes, "a")?;
     let bb = ctx.buffer_from_slice(&b.bytes, "b")?;
@@ -247,7 +247,7 @@ pub fn naive_vs_subgroup(mb: &Matbridge, size: usize, iters: u32) -> Result<(f64
     ctx.run(&[d])?;
     let (mut naive, mut sub) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..3 {
-        sub = sub.min(mb.matmul_repeated(&desc, &ta, &tb, &mut tc, iters)?.time.as_secs_f64());
+        sub = sub.min(mb.matmul_dyn_repeated(&desc, &ta, &tb, &mut tc, iters)?.time.as_secs_f64());
         let stats = ctx.run_repeated(&[d], iters)?;
         naive = naive.min(stats.gpu_time.unwrap_or(stats.wall_time).as_secs_f64() / iters as f64);
     }

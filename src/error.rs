@@ -1,5 +1,6 @@
 //! The facade's error type.
 
+use crate::matmul::options::Strategy;
 use crate::matmul::{AccType, DType};
 use thiserror::Error;
 
@@ -24,9 +25,27 @@ pub enum Error {
     #[error("operand {operand}: expected {expected} elements, given {given}")]
     SizeMismatch { operand: &'static str, expected: usize, given: usize },
     #[error("operand {operand}: expected dtype {expected}, given {given}")]
-    DTypeMismatch { operand: &'static str, expected: String, given: String },
-    #[error("invalid matmul: {0}")]
-    Invalid(String),
+    DTypeMismatch { operand: &'static str, expected: DType, given: DType },
+    #[error("a shape of {shape:?} does not hold {elements} elements")]
+    ShapeMismatch { shape: Vec<usize>, elements: usize },
+    #[error("the buffer holds {given} bytes, the tensor needs {expected} (its elements rounded up to whole 16-byte vectors)")]
+    BufferTooSmall { expected: u64, given: u64 },
+    #[error("the buffer belongs to another device than the context")]
+    ForeignBuffer,
+    #[error("C is also an input of the same matmul")]
+    AliasedOutput,
+    #[error("{what} {value} is too large (the kernels take 32-bit sizes, and host sizes must fit the address space)")]
+    TooLarge { what: &'static str, value: usize },
+    #[error("the matmul needs {needed:?} workgroups, the device allows {limit:?}")]
+    TooManyWorkgroups { needed: [u32; 3], limit: [u32; 3] },
+    #[error("no built-in kernel named {name}")]
+    UnknownKernel { name: String },
+    #[error("{what} needs a Vulkan device")]
+    NeedsDevice { what: &'static str },
+    #[error("strategy {strategy:?} is not available on {context}: tensors stay where they are made (open another context)")]
+    StrategyUnavailable { strategy: Strategy, context: String },
+    #[error("probe kernel for {shape}: {message}")]
+    ProbeKernel { shape: String, message: String },
     #[error("{dtype} inputs are not supported (use s8 or u8)")]
     UnsupportedInput { dtype: DType },
     #[error("{}", accumulator_message(*.dtype, *.acc))]
@@ -47,8 +66,6 @@ pub enum Error {
     UnknownConfiguration { label: String, available: Vec<String> },
     #[error("the tensor belongs to {tensor}, the context is {context}")]
     WrongBackend { tensor: &'static str, context: &'static str },
-    #[error("this device cannot run {what}: {why}")]
-    Unsupported { what: String, why: String },
     #[error("{what}: cannot allocate {bytes} bytes of host memory")]
     HostMemory { what: String, bytes: usize },
 }

@@ -1,7 +1,8 @@
 //! matbridge: run vendor matrix SPIR-V and fast matrix products on any Vulkan device.
 //!
 //! The facade re-exports the runtime ([`runtime`]) and the translator ([`translator`]) and adds
-//! the matmul API ([`matmul`], [`matmul::api::Matbridge`]).
+//! the matmul API: [`Matbridge`] (a device or the CPU, opened with [`MatbridgeOptions`]),
+//! [`Tensor`]s, [`MatmulDesc`] problems and [`Batch`]es; see [`matmul`].
 
 pub use matbridge_runtime as runtime;
 pub use matbridge_translator as translator;
@@ -21,6 +22,9 @@ pub mod matmul;
 pub mod probe;
 
 pub use error::{Error, Result};
-pub use matmul::api::{DeviceChoice, Matbridge};
+pub use matmul::api::{DeviceChoice, Matbridge, MatmulRun};
+pub use matmul::batch::{Batch, BatchRun};
+pub use matmul::check::CheckReport;
 pub use matmul::options::{MatbridgeOptions, Strategy, TuningOptions};
-pub use matmul::{AccType, DType, Layout, MatmulDesc, Operand};
+pub use matmul::tensor::{DynTensor, Tensor};
+pub use matmul::{AccType, DType, Element, HostData, Layout, MatmulDesc, MatmulPath, Operand};

@@ -5,6 +5,8 @@
 
 mod common;
 
+use matbridge::Strategy;
+
 use matbridge::matmul::check::check;
 use matbridge::matmul::{HostData, Layout, MatmulDesc, Operand};
 use matbridge::DType;
@@ -103,11 +105,11 @@ fn run_coop_and_check(mb: &matbridge::matmul::api::Matbridge, desc: &MatmulDesc,
     let a = matbridge::cli_matmul::random_host(desc.dtype, r.a.len, seed);
     let b = matbridge::cli_matmul::random_host(desc.dtype, r.b.len, seed + 1);
     let c0 = matbridge::cli_matmul::random_host(desc.out, r.c.len, seed + 2);
-    let (ta, tb) = (mb.tensor_from_host(&a).unwrap(), mb.tensor_from_host(&b).unwrap());
-    let mut tc = mb.tensor_from_host(&c0).unwrap();
-    let run = mb.matmul(desc, &ta, &tb, &mut tc).unwrap();
+    let (ta, tb) = (mb.dyn_tensor(&a).unwrap(), mb.dyn_tensor(&b).unwrap());
+    let mut tc = mb.dyn_tensor(&c0).unwrap();
+    let run = mb.matmul_dyn(desc, &ta, &tb, &mut tc).unwrap();
     assert!(matches!(run.path, matbridge::matmul::MatmulPath::CooperativeMatrix { .. }), "{what} {desc:?}: {}", run.path);
-    let got = mb.read_host(&tc).unwrap();
+    let got = tc.read_host().unwrap();
     let rep = check(desc, &a, &b, &c0, &got, 1).unwrap();
     assert!(rep.pass, "{what}: {rep:?}");
     run
@@ -237,7 +239,7 @@ fn every_tile_configuration_matches_the_reference() {
             assert!(!labels.is_empty(), "{dtype}: no configurations");
             // (The wide-tile kernel's configurations take only whole tiles: see the test below.)
             for label in labels.iter().filter(|l| !l.starts_with("wide_")) {
-                mb.set_coop_config(Some(label));
+                let pinned = mb.with_strategy(Strategy::CooperativeMatrix { tile: Some(label.clone()) }).unwrap();
                 // Edges in M, N and K, several K steps, batch strides, beta; the odd-N problem
                 // writes 16-bit outputs through the packing epilogue instead of packed pairs.
                 let problems = [(200, 144, 96, Operand::row_major(), Operand::row_major()), (48, 37, 64, Operand::column_major(), Operand::row_major().transposed())];
@@ -247,11 +249,10 @@ fn every_tile_configuration_matches_the_reference() {
                     desc.batch = 2;
                     desc.alpha = if dtype.is_integer() { 2.0 } else { 0.5 };
                     desc.beta = 1.0;
-                    run_coop_and_check(&mb, &desc, 11, &format!("{dtype}->{out} {label} {m}x{n}x{k}"));
+                    run_coop_and_check(&pinned, &desc, 11, &format!("{dtype}->{out} {label} {m}x{n}x{k}"));
                 }
                 eprintln!("{dtype}->{out} {label}: ok");
             }
-            mb.set_coop_config(None);
         }
         mb.context().unwrap().check_validation().unwrap();
     }
@@ -279,7 +280,7 @@ fn wide_tile_kernels_match_the_reference() {
             let mut base = MatmulDesc::new(512, 512, if eight { 128 } else { 96 }, dtype);
             (base.acc, base.out) = (acc, wide_out);
             for label in mb.coop_configs(&base).iter().filter(|l| l.starts_with("wide_")) {
-                mb.set_coop_config(Some(label));
+                let pinned = mb.with_strategy(Strategy::CooperativeMatrix { tile: Some(label.clone()) }).unwrap();
                 let padded = |ld| Operand { ld: Some(ld), ..Operand::row_major() };
                 // 16-bit B n-contiguous, 8-bit B k-contiguous (leading dimensions in whole vectors).
                 let b_plain = if eight { Operand::row_major().transposed() } else { Operand::row_major() };
@@ -298,7 +299,7 @@ fn wide_tile_kernels_match_the_reference() {
                 for (batch, (m, n, k), a, b, c) in problems {
                     let mut desc = base.clone();
                     (desc.batch, desc.m, desc.n, desc.k, desc.a, desc.b, desc.c) = (batch, m, n, k, a, b, c);
-                    let run = run_coop_and_check(&mb, &desc, 21, &format!("{dtype}->{} {label} batch {batch}", desc.out));
+                    let run = run_coop_and_check(&pinned, &desc, 21, &format!("{dtype}->{} {label} batch {batch}", desc.out));
                     assert!(run.path.to_string().contains("wide"), "{label}: {}", run.path);
                     checked += 1;
                 }
@@ -306,12 +307,11 @@ fn wide_tile_kernels_match_the_reference() {
                 let mut desc = base.clone();
                 desc.beta = 1.0;
                 let r = desc.resolve().unwrap();
-                let ta = mb.tensor_from_host(&matbridge::cli_matmul::random_host(desc.dtype, r.a.len, 1)).unwrap();
-                let mut tc = mb.zeros(desc.out, r.c.len).unwrap();
-                let err = mb.matmul(&desc, &ta, &ta, &mut tc).unwrap_err().to_string();
-                assert!(err.contains(label.as_str()), "{err}");
+                let ta = pinned.dyn_tensor(&matbridge::cli_matmul::random_host(desc.dtype, r.a.len, 1)).unwrap();
+                let mut tc = pinned.dyn_zeros(desc.out, &[r.c.len]).unwrap();
+                let err = pinned.matmul_dyn(&desc, &ta, &ta, &mut tc).unwrap_err();
+                assert!(matches!(&err, matbridge::Error::UnknownConfiguration { label: l, .. } if l == label), "{err}");
             }
-            mb.set_coop_config(None);
         }
         assert!(checked >= 19, "only {checked} wide-kernel runs");
         mb.context().unwrap().check_validation().unwrap();

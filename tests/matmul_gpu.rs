@@ -14,11 +14,11 @@ fn run_and_check(mb: &Matbridge, desc: &MatmulDesc, seed: u64) -> String {
     let a = random_host(desc.dtype, r.a.len, 3 * seed);
     let b = random_host(desc.dtype, r.b.len, 3 * seed + 1);
     let c0 = random_host(desc.out, r.c.len, 3 * seed + 2);
-    let ta = mb.tensor_from_host(&a).unwrap();
-    let tb = mb.tensor_from_host(&b).unwrap();
-    let mut tc = mb.tensor_from_host(&c0).unwrap();
-    let run = mb.matmul(desc, &ta, &tb, &mut tc).unwrap();
-    let got = mb.read_host(&tc).unwrap();
+    let ta = mb.dyn_tensor(&a).unwrap();
+    let tb = mb.dyn_tensor(&b).unwrap();
+    let mut tc = mb.dyn_tensor(&c0).unwrap();
+    let run = mb.matmul_dyn(desc, &ta, &tb, &mut tc).unwrap();
+    let got = tc.read_host().unwrap();
     let report = check(desc, &a, &b, &c0, &got, seed).unwrap();
     assert!(report.pass, "{} {desc:?}: {report:?}", mb.device_name());
     // Padding between rows/columns (leading-dimension gaps) is left untouched.
@@ -128,12 +128,19 @@ fn bad_shapes_and_dtypes_are_errors() {
         let desc = MatmulDesc::new(8, 8, 8, DType::F32);
         let a = mb.tensor(&vec![0f32; 63]).unwrap();
         let b = mb.tensor(&vec![0f32; 64]).unwrap();
-        let mut c = mb.zeros(DType::F32, 64).unwrap();
+        let mut c = mb.zeros::<f32>(&[8, 8]).unwrap();
         let err = mb.matmul(&desc, &a, &b, &mut c).unwrap_err().to_string();
         assert_eq!(err, "operand A: expected 64 elements, given 63");
-        let a16 = mb.zeros(DType::F16, 64).unwrap();
-        let err = mb.matmul(&desc, &a16, &b, &mut c).unwrap_err().to_string();
+        let a16 = mb.zeros::<half::f16>(&[64]).unwrap();
+        let err = mb.matmul(&desc, &a16, &a16, &mut c).unwrap_err().to_string();
         assert_eq!(err, "operand A: expected dtype f32, given f16");
+        // Run-time typed tensors: the same checks, and C may not be an input.
+        let (da, mut dc) = (mb.dyn_zeros(DType::F32, &[64]).unwrap(), mb.dyn_zeros(DType::F32, &[64]).unwrap());
+        mb.matmul_dyn(&desc, &da, &da, &mut dc).unwrap();
+        let mut batch = mb.batch();
+        assert!(matches!(batch.matmul_dyn(&desc, &da, &dc, &dc), Err(matbridge::Error::AliasedOutput)));
+        assert!(batch.is_empty(), "a refused item is not recorded");
+        assert!(matches!(dc.typed::<half::f16>(), Err(matbridge::Error::DTypeMismatch { expected: DType::F16, given: DType::F32, .. })));
         // Typed fields: a leading dimension below the row, a tensor of another context.
         let mut short_ld = desc.clone();
         short_ld.b.ld = Some(4);
@@ -162,13 +169,12 @@ fn verification_switch_checks_each_matmul_against_the_reference() {
         for (m, n, k, dtype, iters) in [(17, 33, 65, DType::F16, 1), (9, 5, 7, DType::S8, 3), (600, 520, 8, DType::F32, 2)] {
             let mut desc = MatmulDesc::new(m, n, k, dtype);
             desc.beta = 1.0;
-            let a = mb.tensor_from_host(&random_host(dtype, m * k, 1)).unwrap();
-            let b = mb.tensor_from_host(&random_host(dtype, k * n, 2)).unwrap();
-            let mut c = mb.tensor_from_host(&random_host(desc.out, m * n, 3)).unwrap();
-            mb.set_verify(false);
-            assert!(mb.matmul(&desc, &a, &b, &mut c).unwrap().check.is_none());
-            mb.set_verify(true);
-            let run = mb.matmul_repeated(&desc, &a, &b, &mut c, iters).unwrap();
+            let a = mb.dyn_tensor(&random_host(dtype, m * k, 1)).unwrap();
+            let b = mb.dyn_tensor(&random_host(dtype, k * n, 2)).unwrap();
+            let mut c = mb.dyn_tensor(&random_host(desc.out, m * n, 3)).unwrap();
+            assert!(mb.matmul_dyn(&desc, &a, &b, &mut c).unwrap().check.is_none());
+            let verified = mb.with_verify(true);
+            let run = verified.matmul_dyn_repeated(&desc, &a, &b, &mut c, iters).unwrap();
             let report = run.check.expect("a verified run has a report");
             assert!(report.pass, "{} {desc:?}: {report:?}", mb.device_name());
             if m * n <= 1 << 18 {
@@ -179,13 +185,12 @@ fn verification_switch_checks_each_matmul_against_the_reference() {
         }
     }
     // The CPU path is the reference: nothing to compare it with.
-    let cpu = Matbridge::cpu();
-    cpu.set_verify(true);
+    let cpu = Matbridge::cpu().with_verify(true);
     let desc = MatmulDesc::new(3, 4, 5, DType::F32);
     let (a, b) = (cpu.tensor(&[1.0f32; 15]).unwrap(), cpu.tensor(&[1.0f32; 20]).unwrap());
-    let mut c = cpu.zeros(DType::F32, 12).unwrap();
+    let mut c = cpu.zeros::<f32>(&[3, 4]).unwrap();
     assert!(cpu.matmul(&desc, &a, &b, &mut c).unwrap().check.is_none());
-    assert_eq!(cpu.read::<f32>(&c).unwrap(), vec![5.0; 12]);
+    assert_eq!(c.read().unwrap(), vec![5.0; 12]);
 }
 
 /// Dispatches built-in GEMM `kernel` (bindings A, B, C, parameters laid out as the subgroup
@@ -235,7 +240,7 @@ fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: [
 /// tiles, batches.
 #[test]
 fn repack_kernels_copy_strided_operands_into_padded_lines() {
-    use matbridge::matmul::gpu::{copies_rows, transpose_groups, Repack};
+    use matbridge::matmul::repack::{copies_rows, transpose_groups, Repack};
     use matbridge_runtime::{Dispatch, PipelineDesc};
     // (lines, destination lines, len, ld, batches, src_line, src_elem, src_batch)
     // (one workgroup of 256 invocations loops over the larger element-wise copies)

@@ -43,6 +43,11 @@ impl Buffer {
         self.kind
     }
 
+    /// Whether the buffer was created on `ctx`'s device.
+    pub fn belongs_to(&self, ctx: &Context) -> bool {
+        Arc::ptr_eq(&self.shared, &ctx.shared)
+    }
+
     /// The buffer's device address (needs bufferDeviceAddress).
     pub fn device_address(&self) -> Result<u64> {
         if !self.shared.enabled.buffer_device_address {

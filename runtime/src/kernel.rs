@@ -62,6 +62,24 @@ impl NdRange {
     }
 }
 
+/// A launch checked and specialized by [`Context::prepare_launch`], ready to be dispatched.
+#[derive(Debug)]
+pub struct PreparedLaunch<'a> {
+    pipeline: Arc<Pipeline>,
+    push: Vec<u8>,
+    groups: [u32; 3],
+    /// The buffers whose addresses the push constants hold stay borrowed while it lives.
+    borrows: std::marker::PhantomData<&'a Buffer>,
+}
+
+impl PreparedLaunch<'_> {
+    /// The dispatch that runs the launch (its buffers travel as device addresses in the push
+    /// constants, so it binds none).
+    pub fn dispatch(&self) -> Dispatch<'_> {
+        Dispatch { pipeline: &self.pipeline, buffers: &[], push_constants: &self.push, groups: self.groups }
+    }
+}
+
 /// A loaded kernel: its lowered module, launch interface and the pipelines built so far.
 pub struct Kernel {
     words: Arc<Vec<u32>>,
@@ -132,11 +150,16 @@ impl Context {
     /// As [`Context::launch`], with the module's own specialization constants set and the
     /// launch repeated `repeat` times in one submission (for timing).
     pub fn launch_specialized(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'_>], spec: &[SpecConstant], repeat: u32) -> Result<RunStats> {
-        let (pipeline, push, groups) = self.prepare_launch(kernel, range, args, spec)?;
-        self.run_repeated(&[Dispatch { pipeline: &pipeline, buffers: &[], push_constants: &push, groups }], repeat.max(1))
+        let launch = self.prepare_launch(kernel, range, args, spec)?;
+        self.run_repeated(&[launch.dispatch()], repeat.max(1))
     }
 
-    fn prepare_launch(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'_>], spec: &[SpecConstant]) -> Result<(Arc<Pipeline>, Vec<u8>, [u32; 3])> {
+    /// Checks a launch and builds what it dispatches, without running it: several prepared
+    /// launches (and other dispatches) can then go to the device in one submission, each
+    /// [`PreparedLaunch::dispatch`] after the previous one. The buffers in `args` are passed by
+    /// device address: they must outlive the submission, which the lifetime of the prepared
+    /// launch ensures.
+    pub fn prepare_launch<'a>(&self, kernel: &Kernel, range: &NdRange, args: &[KernelArg<'a>], spec: &[SpecConstant]) -> Result<PreparedLaunch<'a>> {
         let abi = &kernel.abi;
         let name = &abi.entry_point;
         if !(1..=3).contains(&range.dims) {
@@ -249,7 +272,7 @@ impl Context {
                 }
             }
         };
-        Ok((pipeline, push, groups))
+        Ok(PreparedLaunch { pipeline, push, groups, borrows: std::marker::PhantomData })
     }
 
     /// The local size of a launch: the given one (which must match a required one and fit the

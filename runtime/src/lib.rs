@@ -26,7 +26,7 @@ pub use dispatch::{Dispatch, RunStats, DEFAULT_TIMEOUT};
 pub use distrust::{device_key, DistrustReason, DistrustRecord, DistrustedShape};
 pub use error::{Error, Result, VkResult};
 pub use instance::{Instance, InstanceOptions};
-pub use kernel::{Kernel, KernelArg, KernelOptions, NdRange};
+pub use kernel::{Kernel, KernelArg, KernelOptions, NdRange, PreparedLaunch};
 pub use matbridge_translator::kernel::KernelAbi;
 pub use matbridge_translator::profile::DeviceCaps;
 pub use pipeline::{declared_capabilities, Pipeline, PipelineDesc, SpecConstant};

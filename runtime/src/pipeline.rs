@@ -9,7 +9,7 @@ use std::ffi::CString;
 use std::sync::Arc;
 
 /// One specialization constant: SPIR-V `SpecId` and its 32-bit value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SpecConstant {
     pub id: u32,
     pub value: u32,

@@ -1,29 +1,29 @@
 //! [`Matbridge`]: the entry point of the matmul API.
 //!
 //! ```no_run
-//! use matbridge::matmul::api::{Matbridge, DeviceChoice};
-//! use matbridge::{MatmulDesc, DType};
-//! let mb = Matbridge::new(&DeviceChoice::Auto)?;          // best GPU, else the CPU
+//! use matbridge::{DType, Matbridge, MatbridgeOptions, MatmulDesc};
+//! let mb = Matbridge::with_options(&MatbridgeOptions { verify: true, ..Default::default() })?;
 //! let (m, n, k) = (64, 32, 48);
 //! let a = mb.tensor(&vec![1.0f32; m * k])?;
 //! let b = mb.tensor(&vec![2.0f32; k * n])?;
-//! let mut c = mb.zeros(DType::F32, m * n)?;
-//! mb.set_verify(true); // compare each device result with the CPU reference
+//! let mut c = mb.zeros::<f32>(&[m, n])?;
 //! let run = mb.matmul(&MatmulDesc::new(m, n, k, DType::F32), &a, &b, &mut c)?;
-//! let result: Vec<f32> = mb.read(&c)?;
+//! let result: Vec<f32> = c.read()?;
 //! assert!(run.check.is_none_or(|report| report.pass));
 //! println!("{} in {:?}", run.path, run.time);
 //! # Ok::<(), matbridge::Error>(())
 //! ```
 
-use super::check::{check, CheckReport};
-use super::gpu::Gpu;
+use super::batch::Batch;
+use super::check::{check_resolved, CheckReport};
 use super::options::{MatbridgeOptions, Strategy};
-use super::{cpu, DType, Element, HostData, MatmulDesc, MatmulPath};
+use super::plan::Plan;
+use super::planner::Planner;
+use super::tensor::{DynTensor, Storage, Tensor};
+use super::{cpu, DType, Element, HostData, MatmulDesc, MatmulPath, Resolved};
 use crate::error::{Error, Result};
 use matbridge_runtime::{Buffer, Context, DeviceSelector};
 use serde::Serialize;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,35 +50,10 @@ impl DeviceChoice {
     }
 }
 
-enum Backend {
+pub(crate) enum Backend {
     // Boxed: the device side is large, the CPU side empty.
-    Gpu(Box<Gpu>),
+    Device(Box<Planner>),
     Cpu,
-}
-
-/// Data of one operand, on the device or on the host.
-pub struct Tensor {
-    dtype: DType,
-    len: usize,
-    storage: Storage,
-}
-
-enum Storage {
-    Gpu(Buffer),
-    Cpu(HostData),
-}
-
-impl Tensor {
-    pub fn dtype(&self) -> DType {
-        self.dtype
-    }
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 /// What a matmul did.
@@ -90,8 +65,8 @@ pub struct MatmulRun {
     /// `seconds`.
     #[serde(rename = "seconds", serialize_with = "as_seconds")]
     pub time: Duration,
-    /// With verification on ([`Matbridge::set_verify`]) and a device: the last run's result
-    /// compared with the CPU reference.
+    /// With verification on ([`MatbridgeOptions::verify`], [`Matbridge::with_verify`]) and a
+    /// device: the last run's result compared with the CPU reference.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckReport>,
 }
@@ -100,21 +75,44 @@ fn as_seconds<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S
     s.serialize_f64(d.as_secs_f64())
 }
 
-/// The matmul context: owns a device (or stands for the CPU). Cheap to clone: clones share the
-/// device, its pipelines, plans and tuner.
+/// The matmul context: a device (or the CPU) with the strategy and verification setting of this
+/// handle. Cheap to clone: clones, and the handles [`Matbridge::with_strategy`] and
+/// [`Matbridge::with_verify`] make, share the device, its pipelines, plans and tuner.
 #[derive(Clone)]
 pub struct Matbridge {
-    shared: Arc<Shared>,
-}
-
-struct Shared {
-    backend: Backend,
-    /// Cross-check device results against the CPU reference.
-    verify: AtomicBool,
+    pub(crate) backend: Arc<Backend>,
+    strategy: Strategy,
+    verify: bool,
 }
 
 /// Seed of the rows and columns a verification samples in large results.
 const VERIFY_SEED: u64 = 0x5eed;
+
+/// A matmul checked against its operands and planned: what a call, or an item of a batch, runs.
+pub(crate) struct Job<'t> {
+    pub(crate) desc: MatmulDesc,
+    pub(crate) r: Resolved,
+    pub(crate) a: &'t DynTensor,
+    pub(crate) b: &'t DynTensor,
+    pub(crate) c: &'t DynTensor,
+    /// On a device, for a problem with something to compute.
+    pub(crate) plan: Option<Arc<Plan>>,
+}
+
+impl Job<'_> {
+    pub(crate) fn path(&self) -> MatmulPath {
+        match &self.plan {
+            Some(plan) => plan.path.clone(),
+            None if self.a.on_a_device() => MatmulPath::Empty,
+            None => MatmulPath::Cpu,
+        }
+    }
+
+    /// The device buffers of A, B and C.
+    pub(crate) fn buffers(&self) -> Option<[&Buffer; 3]> {
+        Some([self.a.buffer()?, self.b.buffer()?, self.c.buffer()?])
+    }
+}
 
 impl Matbridge {
     /// Opens the chosen device with default options. `Auto` takes the fastest path the machine
@@ -127,7 +125,7 @@ impl Matbridge {
 
     /// Opens `options.device` with `options` (strategy, verification, tuning, context).
     pub fn with_options(options: &MatbridgeOptions) -> Result<Matbridge> {
-        let gpu = |ctx: Context| Backend::Gpu(Box::new(Gpu::with_options(ctx, &options.strategy, &options.tuning)));
+        let device = |ctx: Context| Backend::Device(Box::new(Planner::new(ctx, &options.tuning)));
         let backend = match (&options.device, &options.strategy) {
             (DeviceChoice::Cpu, _) | (_, Strategy::Cpu) => Backend::Cpu,
             (DeviceChoice::Auto, _) => match Context::new_with_options(&DeviceSelector::Auto, &options.context) {
@@ -135,202 +133,264 @@ impl Matbridge {
                     log::info!("{} is a CPU driver: using the CPU path", ctx.caps().name);
                     Backend::Cpu
                 }
-                Ok(ctx) => gpu(ctx),
+                Ok(ctx) => device(ctx),
                 Err(e) => {
                     log::warn!("no Vulkan device ({e}); using the CPU path");
                     Backend::Cpu
                 }
             },
-            (DeviceChoice::Device(sel), _) => gpu(Context::new_with_options(sel, &options.context)?),
+            (DeviceChoice::Device(sel), _) => device(Context::new_with_options(sel, &options.context)?),
         };
-        Ok(Matbridge { shared: Arc::new(Shared { backend, verify: AtomicBool::new(options.verify) }) })
+        let strategy = match backend {
+            Backend::Cpu => Strategy::Cpu,
+            Backend::Device(_) => options.strategy.clone(),
+        };
+        Ok(Matbridge { backend: Arc::new(backend), strategy, verify: options.verify })
     }
 
-    /// A context on an already open device.
+    /// A context on an already open device, with the default strategy and tuning.
     pub fn with_context(ctx: Context) -> Matbridge {
-        Matbridge { shared: Arc::new(Shared { backend: Backend::Gpu(Box::new(Gpu::new(ctx))), verify: AtomicBool::new(false) }) }
+        let planner = Planner::new(ctx, &super::options::TuningOptions::default());
+        Matbridge { backend: Arc::new(Backend::Device(Box::new(planner))), strategy: Strategy::Auto, verify: false }
+    }
+
+    /// The CPU path.
+    pub fn cpu() -> Matbridge {
+        Matbridge { backend: Arc::new(Backend::Cpu), strategy: Strategy::Cpu, verify: false }
+    }
+
+    /// A handle on the same device that runs matmuls with `strategy` (for example with a pinned
+    /// cooperative-matrix tile). Tensors stay where they are, so a device context cannot switch
+    /// to [`Strategy::Cpu`], nor the CPU context to a device strategy.
+    pub fn with_strategy(&self, strategy: Strategy) -> Result<Matbridge> {
+        let on_cpu = matches!(*self.backend, Backend::Cpu);
+        if on_cpu != (strategy == Strategy::Cpu) {
+            return Err(Error::StrategyUnavailable { strategy, context: self.device_name() });
+        }
+        Ok(Matbridge { strategy, ..self.clone() })
+    }
+
+    /// A handle on the same device with verification on or off: with it on, every matmul on a
+    /// device reads its operands and result back and compares the result with the CPU reference
+    /// (every element of results up to 2^18 elements, a seeded sample of whole rows and columns
+    /// beyond; see [`super::check`]), reporting the largest errors in [`MatmulRun::check`] and
+    /// logging a warning when an element is over the dtype's bound. The CPU path is the
+    /// reference itself and is not checked.
+    pub fn with_verify(&self, on: bool) -> Matbridge {
+        Matbridge { verify: on, ..self.clone() }
+    }
+
+    /// Whether verification is on.
+    pub fn verifying(&self) -> bool {
+        self.verify
+    }
+
+    pub fn strategy(&self) -> &Strategy {
+        &self.strategy
+    }
+
+    pub(crate) fn planner(&self) -> Option<&Planner> {
+        match &*self.backend {
+            Backend::Device(p) => Some(p),
+            Backend::Cpu => None,
+        }
     }
 
     /// Labels of the cooperative-matrix tile configurations the device can run for `desc`'s
-    /// input and accumulator types (empty on the CPU or without cooperative matrices).
+    /// input and accumulator types (empty on the CPU or without cooperative matrices); any of
+    /// them can be pinned with [`Strategy::CooperativeMatrix`].
     pub fn coop_configs(&self, desc: &MatmulDesc) -> Vec<String> {
-        match &self.shared.backend {
-            Backend::Gpu(g) => super::coop::config_labels(g, desc),
-            _ => Vec::new(),
-        }
-    }
-
-    /// Pins the cooperative-matrix tile configuration to `label` (one of
-    /// [`Matbridge::coop_configs`]) instead of the autotuner's choice; `None` returns to the
-    /// autotuner. A label that does not fit a later problem makes that matmul an error.
-    pub fn set_coop_config(&self, label: Option<&str>) {
-        if let Backend::Gpu(g) = &self.shared.backend {
-            g.set_coop_override(label);
-        }
+        self.planner().map(|p| p.config_labels(desc)).unwrap_or_default()
     }
 
     /// The device's cooperative-matrix throughput ceiling per listed MMA shape (empty on the CPU
     /// or without cooperative matrices); see [`super::peak`].
     pub fn coop_peak(&self) -> Result<Vec<super::peak::Peak>> {
-        match &self.shared.backend {
-            Backend::Gpu(g) => super::peak::measure(g),
-            _ => Ok(Vec::new()),
+        match self.planner() {
+            Some(p) => super::peak::measure(&p.gpu),
+            None => Ok(Vec::new()),
         }
-    }
-
-    /// Turns verification on or off: with it on, every matmul on a device reads its operands and
-    /// result back and compares the result with the CPU reference (every element of results up
-    /// to 2^18 elements, a seeded sample of whole rows and columns beyond; see
-    /// [`super::check`]), reporting the largest errors in [`MatmulRun::check`] and logging a
-    /// warning when an element is over the dtype's bound. The CPU path is the reference itself
-    /// and is not checked.
-    pub fn set_verify(&self, on: bool) {
-        self.shared.verify.store(on, Ordering::Relaxed);
-    }
-
-    /// Whether verification is on.
-    pub fn verifying(&self) -> bool {
-        self.shared.verify.load(Ordering::Relaxed)
-    }
-
-    /// The CPU path.
-    pub fn cpu() -> Matbridge {
-        Matbridge { shared: Arc::new(Shared { backend: Backend::Cpu, verify: AtomicBool::new(false) }) }
     }
 
     /// The device's name, or `cpu`.
     pub fn device_name(&self) -> String {
-        match &self.shared.backend {
-            Backend::Gpu(g) => g.ctx.caps().name.clone(),
-            Backend::Cpu => "cpu".into(),
+        match self.planner() {
+            Some(p) => p.gpu.ctx.caps().name.clone(),
+            None => "cpu".into(),
         }
     }
 
     /// The Vulkan context, when running on a device.
     pub fn context(&self) -> Option<&Context> {
-        match &self.shared.backend {
-            Backend::Gpu(g) => Some(&g.ctx),
-            Backend::Cpu => None,
+        self.planner().map(|p| &p.gpu.ctx)
+    }
+
+    fn upload(&self, data: HostData, shape: Vec<usize>) -> Result<DynTensor> {
+        match self.planner() {
+            None => DynTensor::on_host(data, shape),
+            Some(p) => DynTensor::on_device(&p.gpu.ctx, &data, shape),
         }
     }
 
-    fn upload(&self, data: HostData) -> Result<Tensor> {
-        let dtype = data.dtype;
-        let len = data.len();
-        let storage = match &self.shared.backend {
-            Backend::Cpu => Storage::Cpu(data),
-            Backend::Gpu(g) => {
-                let mut bytes = data.bytes;
-                // Whole 16-byte vectors: the cooperative-matrix kernels read operands as uvec4.
-                bytes.resize(bytes.len().next_multiple_of(16).max(16), 0);
-                Storage::Gpu(g.ctx.buffer_from_slice(&bytes, "tensor")?)
-            }
-        };
-        Ok(Tensor { dtype, len, storage })
+    /// A one-dimensional tensor holding `data`.
+    pub fn tensor<T: Element>(&self, data: &[T]) -> Result<Tensor<T>> {
+        self.tensor_with_shape(data, &[data.len()])
     }
 
-    /// A tensor holding `data`.
-    pub fn tensor<T: Element>(&self, data: &[T]) -> Result<Tensor> {
-        self.upload(HostData::from_slice(data))
+    /// A tensor of `shape` holding `data` (as many elements as the shape has).
+    pub fn tensor_with_shape<T: Element>(&self, data: &[T], shape: &[usize]) -> Result<Tensor<T>> {
+        self.upload(HostData::from_slice(data), shape.to_vec())?.typed()
     }
 
-    /// A tensor from raw host data.
-    pub fn tensor_from_host(&self, data: &HostData) -> Result<Tensor> {
-        self.upload(data.clone())
+    /// A zero-filled tensor of `shape`.
+    pub fn zeros<T: Element>(&self, shape: &[usize]) -> Result<Tensor<T>> {
+        self.dyn_zeros(T::DTYPE, shape)?.typed()
     }
 
-    /// A zero-filled tensor of `len` elements.
-    pub fn zeros(&self, dtype: DType, len: usize) -> Result<Tensor> {
-        let bytes = len.checked_mul(dtype.size()).ok_or_else(|| Error::Invalid(format!("{len} elements of {} overflow the address space", dtype.name())))?;
+    /// A one-dimensional tensor of raw host data, typed at run time.
+    pub fn dyn_tensor(&self, data: &HostData) -> Result<DynTensor> {
+        self.upload(data.clone(), vec![data.len()])
+    }
+
+    /// A zero-filled tensor of `dtype` and `shape`, typed at run time.
+    pub fn dyn_zeros(&self, dtype: DType, shape: &[usize]) -> Result<DynTensor> {
+        let len = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).ok_or(Error::TooLarge { what: "tensor elements", value: usize::MAX })?;
+        let bytes = len.checked_mul(dtype.size()).ok_or(Error::TooLarge { what: "tensor elements", value: len })?;
         let mut v = crate::error::host_bytes("zero tensor", bytes)?;
         v.resize(bytes, 0);
-        self.upload(HostData { dtype, bytes: v })
+        self.upload(HostData { dtype, bytes: v }, shape.to_vec())
     }
 
-    /// Reads a tensor back as raw host data.
-    pub fn read_host(&self, t: &Tensor) -> Result<HostData> {
-        match &t.storage {
-            Storage::Cpu(h) => Ok(h.clone()),
-            Storage::Gpu(buf) => match &self.shared.backend {
-                Backend::Gpu(g) => read_buffer(g, buf, t.dtype, t.len),
-                Backend::Cpu => Err(Error::WrongBackend { tensor: "a device", context: "the CPU" }),
-            },
+    /// Wraps a buffer made on this context's device as a tensor of `shape` (see
+    /// [`Tensor::from_buffer`]).
+    pub fn wrap_buffer<T: Element>(&self, buffer: Buffer, shape: &[usize]) -> Result<Tensor<T>> {
+        match self.context() {
+            Some(ctx) => Tensor::from_buffer(ctx, buffer, shape),
+            None => Err(Error::WrongBackend { tensor: "a device", context: "the CPU" }),
         }
     }
 
-    /// Reads a tensor back as `T` (which must be its dtype).
-    pub fn read<T: Element>(&self, t: &Tensor) -> Result<Vec<T>> {
-        MatmulDesc::check_dtype("tensor", t.dtype, T::DTYPE)?;
-        Ok(bytemuck::pod_collect_to_vec(&self.read_host(t)?.bytes))
-    }
-
-    /// `C = alpha * op(A) * op(B) + beta * C`.
-    pub fn matmul(&self, desc: &MatmulDesc, a: &Tensor, b: &Tensor, c: &mut Tensor) -> Result<MatmulRun> {
+    /// `C = alpha * op(A) * op(B) + beta * C`, with `A` and `B` of `desc.dtype` and `C` of
+    /// `desc.out`.
+    pub fn matmul<A: Element, C: Element>(&self, desc: &MatmulDesc, a: &Tensor<A>, b: &Tensor<A>, c: &mut Tensor<C>) -> Result<MatmulRun> {
         self.matmul_repeated(desc, a, b, c, 1)
     }
 
-    /// Runs the matmul `iters` times (for timing; with `beta != 0` C accumulates each time).
-    pub fn matmul_repeated(&self, desc: &MatmulDesc, a: &Tensor, b: &Tensor, c: &mut Tensor, iters: u32) -> Result<MatmulRun> {
+    /// Runs the matmul `iters` times in one submission (for timing; with `beta != 0` C
+    /// accumulates each time).
+    pub fn matmul_repeated<A: Element, C: Element>(&self, desc: &MatmulDesc, a: &Tensor<A>, b: &Tensor<A>, c: &mut Tensor<C>, iters: u32) -> Result<MatmulRun> {
+        let job = self.job(desc, &a.raw, &b.raw, &c.raw)?;
+        self.run(&job, iters)
+    }
+
+    /// [`Matbridge::matmul`] on tensors typed at run time.
+    pub fn matmul_dyn(&self, desc: &MatmulDesc, a: &DynTensor, b: &DynTensor, c: &mut DynTensor) -> Result<MatmulRun> {
+        self.matmul_dyn_repeated(desc, a, b, c, 1)
+    }
+
+    /// [`Matbridge::matmul_repeated`] on tensors typed at run time.
+    pub fn matmul_dyn_repeated(&self, desc: &MatmulDesc, a: &DynTensor, b: &DynTensor, c: &mut DynTensor, iters: u32) -> Result<MatmulRun> {
+        let job = self.job(desc, a, b, c)?;
+        self.run(&job, iters)
+    }
+
+    /// A batch: matmuls and kernel launches recorded now and run together by
+    /// [`Batch::submit`], in one submission with one wait.
+    pub fn batch(&self) -> Batch<'_> {
+        Batch::new(self)
+    }
+
+    /// Resolves `desc` (once), checks it against the operands and plans it.
+    pub(crate) fn job<'t>(&self, desc: &MatmulDesc, a: &'t DynTensor, b: &'t DynTensor, c: &'t DynTensor) -> Result<Job<'t>> {
         let r = desc.resolve()?;
-        MatmulDesc::check_dtype("A", desc.dtype, a.dtype)?;
-        MatmulDesc::check_dtype("B", desc.dtype, b.dtype)?;
-        MatmulDesc::check_dtype("C", desc.out, c.dtype)?;
-        MatmulDesc::check_len("A", r.a.len, a.len)?;
-        MatmulDesc::check_len("B", r.b.len, b.len)?;
-        MatmulDesc::check_len("C", r.c.len, c.len)?;
-        let (c_dtype, c_len) = (c.dtype, c.len);
-        match (&self.shared.backend, &a.storage, &b.storage, &mut c.storage) {
-            (Backend::Cpu, Storage::Cpu(ha), Storage::Cpu(hb), Storage::Cpu(hc)) => {
-                let start = std::time::Instant::now();
-                for _ in 0..iters.max(1) {
-                    cpu::matmul(desc, ha, hb, hc)?;
-                }
-                Ok(MatmulRun { path: MatmulPath::Cpu, time: start.elapsed() / iters.max(1), check: None })
+        for (operand, expected, t) in [("A", desc.dtype, a), ("B", desc.dtype, b), ("C", desc.out, c)] {
+            if t.dtype() != expected {
+                return Err(Error::DTypeMismatch { operand, expected, given: t.dtype() });
             }
-            (Backend::Gpu(g), Storage::Gpu(ba), Storage::Gpu(bb), Storage::Gpu(bc)) => {
-                if desc.m == 0 || desc.n == 0 || desc.batch == 0 {
-                    return Ok(MatmulRun { path: MatmulPath::Subgroup { tile: "empty".into() }, time: Duration::ZERO, check: None });
-                }
-                let plan = g.cached_plan(desc, &r)?;
-                let plan = plan.lock().unwrap_or_else(|p| p.into_inner());
-                if !self.verifying() {
-                    let seconds = g.execute(&plan, ba, bb, bc, iters)?;
-                    return Ok(MatmulRun { path: plan.path.clone(), time: Duration::from_secs_f64(seconds), check: None });
-                }
-                // Earlier repetitions unchecked; the last one against C as it was before it.
-                let iters = iters.max(1);
-                let mut seconds = if iters > 1 { g.execute(&plan, ba, bb, bc, iters - 1)? * (iters - 1) as f64 } else { 0.0 };
-                let ha = read_buffer(g, ba, a.dtype, a.len)?;
-                let hb = read_buffer(g, bb, b.dtype, b.len)?;
-                let c_before = read_buffer(g, bc, c_dtype, c_len)?;
-                seconds += g.execute(&plan, ba, bb, bc, 1)?;
-                let got = read_buffer(g, bc, c_dtype, c_len)?;
-                let report = check(desc, &ha, &hb, &c_before, &got, VERIFY_SEED)?;
-                if !report.pass {
-                    log::warn!(
-                        "{desc:?} on {}: {} differs from the CPU reference beyond the tolerance (max abs error {:.3e}, max rel error {:.3e})",
-                        g.ctx.caps().name,
-                        plan.path,
-                        report.max_abs_error,
-                        report.max_rel_error
-                    );
-                }
-                Ok(MatmulRun { path: plan.path.clone(), time: Duration::from_secs_f64(seconds / iters as f64), check: Some(report) })
-            }
-            (Backend::Cpu, ..) => Err(Error::WrongBackend { tensor: "a device", context: "the CPU" }),
-            _ => Err(Error::WrongBackend { tensor: "the CPU", context: "a device" }),
         }
+        for (operand, expected, t) in [("A", r.a.len, a), ("B", r.b.len, b), ("C", r.c.len, c)] {
+            if t.len() < expected {
+                return Err(Error::SizeMismatch { operand, expected, given: t.len() });
+            }
+        }
+        if std::ptr::eq(c, a) || std::ptr::eq(c, b) {
+            return Err(Error::AliasedOutput);
+        }
+        let planner = self.planner();
+        for t in [a, b, c] {
+            match (planner, t.on_a_device()) {
+                (None, true) => return Err(Error::WrongBackend { tensor: "a device", context: "the CPU" }),
+                (Some(_), false) => return Err(Error::WrongBackend { tensor: "the CPU", context: "a device" }),
+                _ => {}
+            }
+        }
+        let plan = match planner {
+            Some(p) if desc.m > 0 && desc.n > 0 && desc.batch > 0 => Some(p.plan(desc, &r, &self.strategy)?),
+            _ => None,
+        };
+        Ok(Job { desc: desc.clone(), r, a, b, c, plan })
+    }
+
+    /// Runs a job `iters` times, checked when verification is on.
+    pub(crate) fn run(&self, job: &Job<'_>, iters: u32) -> Result<MatmulRun> {
+        let iters = iters.max(1);
+        let (Some(planner), Some(plan), Some([ba, bb, bc])) = (self.planner(), &job.plan, job.buffers()) else {
+            if job.a.on_a_device() {
+                return Ok(MatmulRun { path: MatmulPath::Empty, time: Duration::ZERO, check: None });
+            }
+            let start = std::time::Instant::now();
+            for _ in 0..iters {
+                run_on_host(job)?;
+            }
+            return Ok(MatmulRun { path: MatmulPath::Cpu, time: start.elapsed() / iters, check: None });
+        };
+        let gpu = &planner.gpu;
+        if !self.verify {
+            let seconds = plan.execute(gpu, ba, bb, bc, iters)?;
+            return Ok(MatmulRun { path: plan.path.clone(), time: Duration::from_secs_f64(seconds), check: None });
+        }
+        // Earlier repetitions unchecked; the last one against C as it was before it.
+        let mut seconds = if iters > 1 { plan.execute(gpu, ba, bb, bc, iters - 1)? * (iters - 1) as f64 } else { 0.0 };
+        let (ha, hb, c_before) = (job.a.read_host()?, job.b.read_host()?, job.c.read_host()?);
+        seconds += plan.execute(gpu, ba, bb, bc, 1)?;
+        let got = job.c.read_host()?;
+        let report = check_resolved(&job.desc, &job.r, &ha, &hb, &c_before, &got, VERIFY_SEED)?;
+        if !report.pass {
+            log::warn!(
+                "{:?} on {}: {} differs from the CPU reference beyond the tolerance (max abs error {:.3e}, max rel error {:.3e})",
+                job.desc,
+                gpu.ctx.caps().name,
+                plan.path,
+                report.max_abs_error,
+                report.max_rel_error
+            );
+        }
+        Ok(MatmulRun { path: plan.path.clone(), time: Duration::from_secs_f64(seconds / iters as f64), check: Some(report) })
     }
 }
 
-/// Reads the `len` elements of `dtype` a device tensor holds in `buf` back to the host.
-fn read_buffer(g: &Gpu, buf: &Buffer, dtype: DType, len: usize) -> Result<HostData> {
-    // read_buffer needs &mut for mapping; copy into a readback buffer first.
-    let mut staging = g.ctx.create_buffer(buf.size(), matbridge_runtime::MemoryKind::Readback, "tensor read")?;
-    g.ctx.copy_buffer(buf, &staging)?;
-    let mut bytes: Vec<u8> = g.ctx.read_buffer(&mut staging)?;
-    bytes.truncate(len * dtype.size());
-    Ok(HostData { dtype, bytes })
+/// Host matmuls run one at a time (each already uses every core), so that one holding the locks
+/// of its three tensors never waits for another holding some of them.
+static HOST_JOBS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs a job of host tensors on the CPU (C never aliases A or B: [`Matbridge::job`] refuses it).
+pub(crate) fn run_on_host(job: &Job<'_>) -> Result<()> {
+    fn host(t: &DynTensor) -> Result<&std::sync::Mutex<HostData>> {
+        match &t.storage {
+            Storage::Host(data) => Ok(data),
+            Storage::Device { .. } => Err(Error::WrongBackend { tensor: "a device", context: "the CPU" }),
+        }
+    }
+    let (a, b, c) = (host(job.a)?, host(job.b)?, host(job.c)?);
+    let _one_at_a_time = HOST_JOBS.lock().unwrap_or_else(|p| p.into_inner());
+    fn lock(m: &std::sync::Mutex<HostData>) -> std::sync::MutexGuard<'_, HostData> {
+        m.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    let ga = lock(a);
+    // A and B may be one tensor: lock it once.
+    let gb = if std::ptr::eq(a, b) { None } else { Some(lock(b)) };
+    let mut gc = lock(c);
+    cpu::matmul_resolved(&job.desc, &job.r, &ga, gb.as_deref().unwrap_or(&ga), &mut gc)
 }
 
 #[cfg(test)]
@@ -340,15 +400,15 @@ mod tests {
     #[test]
     fn clones_share_one_context() {
         let a = Matbridge::cpu();
-        let b = a.clone();
-        b.set_verify(true);
-        assert!(a.verifying());
+        let b = a.with_verify(true);
+        assert!(!a.verifying() && b.verifying());
         let desc = MatmulDesc::new(2, 2, 2, DType::F32);
         let x = a.tensor(&[1.0f32, 2.0, 3.0, 4.0]).unwrap();
-        let mut c = b.zeros(DType::F32, 4).unwrap();
-        // A tensor of one clone works with the other.
+        let mut c = b.zeros::<f32>(&[2, 2]).unwrap();
+        // A tensor of one handle works with the other.
         let run = b.matmul(&desc, &x, &x, &mut c).unwrap();
-        assert_eq!(a.read::<f32>(&c).unwrap(), vec![7.0, 10.0, 15.0, 22.0]);
+        assert_eq!(c.read().unwrap(), vec![7.0, 10.0, 15.0, 22.0]);
         assert!(run.time < Duration::from_secs(10));
+        assert!(a.with_strategy(Strategy::Subgroup).is_err(), "the CPU context has no subgroup kernels");
     }
 }

@@ -1,4 +1,6 @@
-//! The cooperative-matrix path.
+//! The general cooperative-matrix kernel: its candidate configurations for a device, the
+//! operand layout it reads a problem in, and the plan of one configuration. Choosing among the
+//! configurations (with the wide-tile kernel's) is the planner's (`super::planner`).
 //!
 //! The kernels (`shaders/glsl/coop_gemm.comp`, one SPIR-V module per kernel family and tile
 //! configuration, see `matbridge_shaders::COOP_CONFIGS`) are written against
@@ -9,10 +11,7 @@
 //! declares. The kernel loads 16-byte vectors: an operand whose contiguous dimension, leading
 //! dimension and batch stride are not whole vectors (odd K or N, odd leading dimensions, no
 //! contiguous dimension at all) is first copied by `repack.wgsl` into zero-padded lines of whole
-//! vectors, so every problem takes this path. Among the candidates the autotuner
-//! ([`super::tune`]) measures and remembers the fastest per device, kernel, operand layout and
-//! size class. Problems that fill whole tiles in a plain stored layout also have the wide-tile
-//! kernel's configurations among the candidates (`super::coop_wide`).
+//! vectors, so every problem takes this path.
 //!
 //! 8-bit B stored row-major (n contiguous) is transposed into k-contiguous shared-memory lines
 //! while it is staged (8-bit fragments load much faster so).
@@ -21,12 +20,13 @@
 //! and even in length, stride and batch stride; otherwise through the f32 scratch buffer and the
 //! packing epilogue.
 
-use super::gpu::{Gpu, Plan, Repack, Slot};
-use super::{AccType, DType, MatmulDesc, MatmulPath, Resolved, Strides};
+use super::family::{tile_text, Family, GROUP_M};
+use super::gpu::Gpu;
+use super::plan::{Plan, Repack, Slot};
+use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
 use matbridge_runtime::SpecConstant;
-use matbridge_shaders::{CoopConfig, WideConfig, COOP_CONFIGS};
-use matbridge_translator::profile::ComponentType as T;
+use matbridge_shaders::{CoopConfig, COOP_CONFIGS};
 
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -45,49 +45,9 @@ struct CoopParams {
     group_m: u32,
 }
 
-/// Tile rows per rasterisation group (consecutive workgroups walk this many tile rows column by
-/// column, so that they share A and B panels in L2).
-pub(super) const GROUP_M: u32 = 8;
-
-/// A kernel family: its name, the element and accumulator component types of its MMA, K of the
-/// MMA shape and the elements per 16-byte vector.
-pub(super) struct Family {
-    pub(super) name: &'static str,
-    pub(super) ab: T,
-    pub(super) acc: T,
-    pub(super) k: u32,
-    pub(super) vec: u32,
-}
-
-impl Family {
-    /// How the family's kernels are made from the f16 modules: the pipeline-key suffix and the
-    /// translator requests (`_bf16` and the retyping pass for bf16 inputs, else none).
-    pub(super) fn retyping(&self) -> (&'static str, super::gpu::Requests) {
-        if self.ab == T::Bf16 {
-            ("_bf16", &[matbridge_translator::Request::RetypeFloat16ToBFloat16])
-        } else {
-            ("", &[])
-        }
-    }
-}
-
-pub(super) fn family_for(desc: &MatmulDesc) -> Option<Family> {
-    let f = |name, ab, acc, k, vec| Some(Family { name, ab, acc, k, vec });
-    match (desc.dtype, desc.acc) {
-        (DType::F16, AccType::F32) => f("f16_f32", T::F16, T::F32, 16, 8),
-        (DType::F16, AccType::F16) => f("f16_f16", T::F16, T::F16, 16, 8),
-        // The f16 kernels with their 16-bit float type retyped to bf16 (the translator's `retype-float16-to-bfloat16` pass).
-        (DType::Bf16, AccType::F32) => f("f16_f32", T::Bf16, T::F32, 16, 8),
-        (DType::S8, AccType::S32) => f("s8_s32", T::S8, T::S32, 32, 16),
-        // u8 x u8 accumulates in u32, whose bits are the wrapped s32 result.
-        (DType::U8, AccType::S32) => f("u8_s32", T::U8, T::U32, 32, 16),
-        _ => None,
-    }
-}
-
 /// (column-major?, leading dimension) of an operand whose op() is rows x cols, when one of its
 /// dimensions is contiguous and vector-aligned.
-fn vector_layout(s: &Strides, rows: usize, cols: usize, vec: usize) -> Option<(bool, usize)> {
+pub(super) fn vector_layout(s: &Strides, rows: usize, cols: usize, vec: usize) -> Option<(bool, usize)> {
     let ok = |ld: usize, extent: usize| ld.is_multiple_of(vec) && s.batch.is_multiple_of(vec) && extent.is_multiple_of(vec);
     if s.col == 1 && ok(s.row, cols) {
         Some((false, s.row))
@@ -100,11 +60,11 @@ fn vector_layout(s: &Strides, rows: usize, cols: usize, vec: usize) -> Option<(b
 
 /// The configurations of `family` this device can run, for operands stored as `layout` (A
 /// column-major?, B k-contiguous?) or, without one, for some layout.
-fn candidates(gpu: &Gpu, family: &Family, layout: Option<(bool, bool)>) -> Vec<&'static CoopConfig> {
+pub(super) fn candidates(gpu: &Gpu, family: &Family, layout: Option<(bool, bool)>) -> Vec<&'static CoopConfig> {
     let caps = gpu.ctx.caps();
     let shared = |c: &CoopConfig| match layout {
         // 8-bit B always sits k-contiguous in shared memory (transposed while staged).
-        Some((a_cm, b_cm)) => c.shared_bytes(family.vec, a_cm, b_cm || family.vec == 16),
+        Some((a_cm, b_cm)) => c.shared_bytes(family.vec, a_cm, b_cm || family.eight_bit()),
         None => c.min_shared_bytes(family.vec),
     };
     COOP_CONFIGS
@@ -113,23 +73,6 @@ fn candidates(gpu: &Gpu, family: &Family, layout: Option<(bool, bool)>) -> Vec<&
         .filter(|c| caps.find_coop_shape(16, c.ln, family.k, family.ab, family.ab, family.acc, family.acc).is_some())
         .filter(|c| shared(c) <= caps.limits.max_shared_memory_size && c.threads() <= caps.limits.max_workgroup_invocations)
         .collect()
-}
-
-/// A configuration the autotuner may pick: of the general kernel, or of the wide-tile kernel
-/// (`super::coop_wide`) for problems that fit it.
-#[derive(Clone, Copy)]
-enum Candidate {
-    Tile(&'static CoopConfig),
-    Wide(&'static WideConfig),
-}
-
-impl Candidate {
-    fn label(&self) -> String {
-        match self {
-            Candidate::Tile(c) => c.label(),
-            Candidate::Wide(w) => w.label(),
-        }
-    }
 }
 
 /// How the kernel writes C (specialization constant `OUT_MODE`).
@@ -155,92 +98,28 @@ fn out_mode(desc: &MatmulDesc, c: &Strides) -> OutMode {
     }
 }
 
-/// Labels of the configurations this device can run for `desc`'s kernel family (empty when it
-/// has no cooperative-matrix kernel for them).
-pub fn config_labels(gpu: &Gpu, desc: &MatmulDesc) -> Vec<String> {
-    match family_for(desc) {
-        Some(family) if gpu.ctx.caps().subgroup_size == 32 => {
-            let wide = super::coop_wide::candidates(gpu, &family);
-            candidates(gpu, &family, None).iter().map(|c| c.label()).chain(wide.iter().map(|w| w.label())).collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// A cooperative-matrix plan, or `None` when the device or the operand layout does not fit. The
-/// tile configuration comes from the autotuner (measured on the first problem of its kind).
-pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Option<Plan>> {
-    if !gpu.cooperative_matrix {
-        return Ok(None);
-    }
-    let caps = gpu.ctx.caps();
-    let Some(family) = family_for(desc) else { return Ok(None) };
-    if caps.subgroup_size != 32 {
-        return Ok(None);
-    }
-    let layout = Layout::for_problem(desc, r, &family);
-    let (a_cm, b_cm_n) = (layout.a_cm, layout.b_colmajor);
-    let mut configs: Vec<Candidate> = candidates(gpu, &family, Some((a_cm, b_cm_n))).into_iter().map(Candidate::Tile).collect();
-    if configs.is_empty() {
-        return Ok(None);
-    }
-    let wide: Vec<Candidate> = match wide_operands(r, &layout) {
-        Some((rw, _)) => super::coop_wide::candidates(gpu, &family).into_iter().filter(|w| super::coop_wide::fits(desc, &rw, &family, w)).map(Candidate::Wide).collect(),
-        None => Vec::new(),
-    };
-    // The wide configurations a problem fits depend on its divisibility: they are part of the key,
-    // so that a remembered choice is always one of the problem's candidates.
-    let wide_key: String = wide.iter().map(|w| format!("|{}", w.label())).collect();
-    configs.extend(wide);
-    let size_class = match desc.m.max(desc.n) {
-        0..=1024 => "small",
-        1025..=3072 => "medium",
-        _ => "large",
-    };
-    let padded = if layout.padded_k.is_some() { "|padded" } else { "" };
-    let key = format!("{}|{}|{}|{}|a{}b{}|{size_class}{padded}{wide_key}", caps.name, caps.driver_version, family.name, desc.dtype, u8::from(a_cm), u8::from(b_cm_n));
-    let labels: Vec<String> = configs.iter().map(|c| c.label()).collect();
-    let names: Vec<&str> = labels.iter().map(String::as_str).collect();
-    let find = |label: &str| configs.iter().copied().find(|c| c.label() == label);
-    let forced = gpu.coop_override.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    if let Some(label) = forced {
-        return match find(&label) {
-            Some(config) => build_candidate(gpu, desc, r, &family, &layout, config),
-            None => Err(crate::error::Error::UnknownConfiguration { label, available: names.iter().map(|n| n.to_string()).collect() }),
-        };
-    }
-    let choice = gpu.tuner.choose(&key, &names, |label| match find(label) {
-        Some(config) => measure(gpu, desc, r, &family, &layout, config),
-        None => Ok(f64::INFINITY),
-    })?;
-    match find(&choice) {
-        Some(config) => build_candidate(gpu, desc, r, &family, &layout, config),
-        None => Ok(None),
-    }
-}
-
 /// Operand addressing the kernel is specialised for: each operand as stored when one of its
 /// dimensions is contiguous and vector-aligned, else a copy (in the stored order, 8-bit operands
 /// K-contiguous; see `Gpu::push_repack` for the copy kernels), each line padded with zeros to
 /// whole vectors, or both operands padded to whole tiles (see [`PAD_LINES`]). Large 8-bit
 /// problems also have operands that are not K-contiguous copied K-contiguous
 /// ([`TRANSPOSE_MIN_MACS`]).
-struct Layout {
+pub(super) struct Layout {
     /// A stored m-contiguous (else k-contiguous); its leading dimension and batch stride.
-    a_cm: bool,
-    a_ld: usize,
-    a_batch: usize,
+    pub(super) a_cm: bool,
+    pub(super) a_ld: usize,
+    pub(super) a_batch: usize,
     /// B stored k-contiguous (else n-contiguous); its leading dimension and batch stride.
-    b_colmajor: bool,
-    b_ld: usize,
-    b_batch: usize,
-    a_repack: Option<Repack>,
-    b_repack: Option<Repack>,
+    pub(super) b_colmajor: bool,
+    pub(super) b_ld: usize,
+    pub(super) b_batch: usize,
+    pub(super) a_repack: Option<Repack>,
+    pub(super) b_repack: Option<Repack>,
     /// Both operands copied with whole tiles of zeros around them (`PAD_LINES`, `PAD_K`): the
     /// kernel then runs without bounds checks over this K.
-    padded_k: Option<usize>,
+    pub(super) padded_k: Option<usize>,
     /// 8-bit operands that are not K-contiguous are copied K-contiguous.
-    transposed: bool,
+    pub(super) transposed: bool,
 }
 
 /// Large problems whose operands are not vector-aligned, and large 8-bit problems that some tile
@@ -265,12 +144,12 @@ const PAD_MIN_MACS: usize = 1 << 30;
 const TRANSPOSE_MIN_MACS: usize = 1 << 30;
 
 impl Layout {
-    fn for_problem(desc: &MatmulDesc, r: &Resolved, family: &Family) -> Layout {
+    pub(super) fn for_problem(desc: &MatmulDesc, r: &Resolved, family: &Family) -> Layout {
         let vec = family.vec as usize;
         let aligned = vector_layout(&r.a, desc.m, desc.k, vec).is_some() && vector_layout(&r.b, desc.k, desc.n, vec).is_some();
         let tiled = desc.m.is_multiple_of(PAD_LINES) && desc.n.is_multiple_of(PAD_LINES) && desc.k.is_multiple_of(PAD_K);
         let macs = desc.m.saturating_mul(desc.n).saturating_mul(desc.k);
-        let eight_bit = family.vec == 16;
+        let eight_bit = family.eight_bit();
         // 8-bit GEMMs run fastest with both operands K-contiguous.
         let transpose = eight_bit && macs >= TRANSPOSE_MIN_MACS && !(r.a.col == 1 && r.b.row == 1);
         // Aligned 16-bit operands are read as stored, with bounds checks where no tile divides
@@ -283,9 +162,9 @@ impl Layout {
     /// (the autotuner measures a capped problem with the full problem's choice).
     /// With `transpose`, 8-bit operands that are not K-contiguous are copied K-contiguous even
     /// when they could be read as stored.
-    fn with_padding(desc: &MatmulDesc, r: &Resolved, family: &Family, pad: bool, transpose: bool) -> Layout {
+    pub(super) fn with_padding(desc: &MatmulDesc, r: &Resolved, family: &Family, pad: bool, transpose: bool) -> Layout {
         let vec = family.vec as usize;
-        let eight_bit = family.vec == 16;
+        let eight_bit = family.eight_bit();
         let a_stored = vector_layout(&r.a, desc.m, desc.k, vec);
         let b_stored = vector_layout(&r.b, desc.k, desc.n, vec);
         // Multiples the copies pad M, N (lines of whole tiles) and K to, or none but whole vectors.
@@ -334,74 +213,11 @@ impl Operand {
     }
 }
 
-/// Problems larger than this in M, N or K are tuned on a problem of this size (same layout and
-/// types): the ranking of configurations holds, and the measurement stays short and steady.
-const TUNE_EXTENT: usize = 4096;
-
-/// Times one tile configuration on (uninitialised) operands of the problem's shape, each extent
-/// capped at [`TUNE_EXTENT`].
-fn measure(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: Candidate) -> Result<f64> {
-    let capped;
-    let (desc, r, layout) = if desc.m.max(desc.n).max(desc.k) > TUNE_EXTENT {
-        let mut small = desc.clone();
-        (small.m, small.n, small.k) = (desc.m.min(TUNE_EXTENT), desc.n.min(TUNE_EXTENT), desc.k.min(TUNE_EXTENT));
-        // Packed operands of the capped shape, stored as the original ones are.
-        for op in [&mut small.a, &mut small.b, &mut small.c] {
-            op.ld = None;
-            op.batch_stride = None;
-        }
-        let rs = small.resolve()?;
-        let capped_layout = Layout::with_padding(&small, &rs, family, layout.padded_k.is_some(), layout.transposed);
-        capped = (small, rs, capped_layout);
-        (&capped.0, &capped.1, &capped.2)
-    } else {
-        (desc, r, layout)
-    };
-    let Some(plan) = build_candidate(gpu, desc, r, family, layout, config)? else { return Ok(f64::INFINITY) };
-    let bytes = |len: usize, dtype: DType| ((len * dtype.size()).next_multiple_of(16).max(16)) as u64;
-    let kind = matbridge_runtime::MemoryKind::DeviceLocal;
-    let a = gpu.ctx.create_buffer(bytes(r.a.len, desc.dtype), kind, "tune A")?;
-    let b = gpu.ctx.create_buffer(bytes(r.b.len, desc.dtype), kind, "tune B")?;
-    let c = gpu.ctx.create_buffer(bytes(r.c.len, desc.out), kind, "tune C")?;
-    // GPUs drop to idle clocks while the host compiles the candidate and take ~0.2 s to climb
-    // back: keep the device busy for ~0.2 s before timing ~20 ms, so that every candidate is
-    // measured at the clocks a sustained workload gets.
-    let warm = std::time::Instant::now();
-    let mut once = gpu.execute(&plan, &a, &b, &c, 1)?.max(1e-6);
-    while warm.elapsed().as_secs_f64() < 0.2 {
-        let iters = (0.02 / once).clamp(1.0, 500.0) as u32;
-        once = gpu.execute(&plan, &a, &b, &c, iters)?.max(1e-6);
-    }
-    gpu.execute(&plan, &a, &b, &c, (0.02 / once).clamp(2.0, 500.0) as u32)
-}
-
-fn build_candidate(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: Candidate) -> Result<Option<Plan>> {
-    match config {
-        Candidate::Tile(c) => build(gpu, desc, r, family, layout, c),
-        Candidate::Wide(w) => match wide_operands(r, layout) {
-            Some((rw, b_copy)) => super::coop_wide::build(gpu, desc, &rw, family, w, b_copy.as_ref()),
-            None => Ok(None),
-        },
-    }
-}
-
-/// The operands as the wide-tile kernel would read them under `layout`: A and C as stored, B as
-/// stored or as the layout's copy of it (large 8-bit problems have row-major B copied
-/// K-contiguous), with that copy; `None` when A is copied or the operands are padded.
-fn wide_operands(r: &Resolved, layout: &Layout) -> Option<(Resolved, Option<Repack>)> {
-    if layout.a_repack.is_some() || layout.padded_k.is_some() {
-        return None;
-    }
-    let Some(copy) = layout.b_repack else { return Some((*r, None)) };
-    let (row, col) = if layout.b_colmajor { (1, layout.b_ld) } else { (layout.b_ld, 1) };
-    let b = Strides { row, col, batch: layout.b_batch, len: copy.batches * copy.dst_lines * copy.ld };
-    Some((Resolved { b, ..*r }, Some(copy)))
-}
-
-fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: &CoopConfig) -> Result<Option<Plan>> {
+/// The plan of configuration `config` for `desc` with operands as `layout` says, or `None` when
+/// the grid exceeds the device's workgroup counts.
+pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &Layout, config: &CoopConfig) -> Result<Option<Plan>> {
     let caps = gpu.ctx.caps();
     let kernel = config.kernel(family.name);
-    let (retyped, post) = family.retyping();
     let mode = out_mode(desc, &r.c);
     let mode_code = match mode {
         OutMode::Words => 0,
@@ -410,9 +226,8 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
     // Operands padded to whole tiles need no bounds checks (and K runs over the padding).
     let k = layout.padded_k.unwrap_or(desc.k);
     let edges = layout.padded_k.is_none() && !(desc.m.is_multiple_of(config.bm as usize) && desc.n.is_multiple_of(config.bn as usize) && desc.k.is_multiple_of(config.bk as usize));
-    let key = format!("{kernel}_a{}_b{}_o{mode_code}_e{}{}", u8::from(layout.a_cm), u8::from(layout.b_colmajor), u8::from(edges), retyped);
     let spec = [SpecConstant::u32(0, layout.a_cm.into()), SpecConstant::u32(1, layout.b_colmajor.into()), SpecConstant::u32(2, mode_code), SpecConstant::u32(3, edges.into())];
-    let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
+    let pipeline = gpu.pipeline_translated(&kernel, 4, &spec, family.requests())?;
     let scratch_out = mode == OutMode::Words && matches!(desc.out, DType::F16 | DType::Bf16);
     let params = CoopParams {
         m: desc.m as u32,
@@ -444,15 +259,15 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
     let bits = 128 / family.vec;
     let a = match &layout.a_repack {
-        Some(repack) => gpu.push_repack(&mut plan, Slot::A, bits, repack)?,
+        Some(repack) => plan.push_repack(gpu, Slot::A, bits, repack)?,
         None => Slot::A,
     };
     let b = match &layout.b_repack {
-        Some(repack) => gpu.push_repack(&mut plan, Slot::B, bits, repack)?,
+        Some(repack) => plan.push_repack(gpu, Slot::B, bits, repack)?,
         None => Slot::B,
     };
     if mode == OutMode::Words {
-        gpu.push_gemm(&mut plan, pipeline, bytemuck::bytes_of(&params), groups, [a, b], desc, r)?;
+        plan.push_gemm(gpu, pipeline, bytemuck::bytes_of(&params), groups, [a, b], desc, r)?;
     } else {
         let params = plan.own(gpu.params_buffer(bytemuck::bytes_of(&params))?);
         plan.step(pipeline, vec![a, b, Slot::C, params], groups);
@@ -460,16 +275,11 @@ fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family, layout: &L
     Ok(Some(plan))
 }
 
-/// How a plan describes its workgroup tile: `BMxBNxBK{kind} (WMxWN subgroups of ..x.., {detail})`.
-pub(super) fn tile_text(tile: [u32; 3], warps: [u32; 2], kind: &str, detail: &str) -> String {
-    let [bm, bn, bk] = tile;
-    format!("{bm}x{bn}x{bk}{kind} ({}x{} subgroups of {}x{}, {detail})", warps[0], warps[1], bm / warps[0], bn / warps[1])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matmul::Operand as Op;
+    use crate::matmul::family::family_for;
+    use crate::matmul::{AccType, Operand as Op};
 
     fn layout(m: usize, n: usize, k: usize, dtype: DType, acc: AccType, b: Op) -> Layout {
         let mut desc = MatmulDesc::new(m, n, k, dtype);

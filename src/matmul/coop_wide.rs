@@ -15,8 +15,9 @@
 //! on-disk pipeline cache; M, N and the batch do not make new pipelines), so that the driver folds
 //! every operand load's offset into the instruction.
 
-use super::coop::{tile_text, Family, GROUP_M};
-use super::gpu::{Gpu, Plan, Repack, Slot};
+use super::family::{tile_text, Family, GROUP_M};
+use super::gpu::Gpu;
+use super::plan::{Plan, Repack, Slot};
 use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
 use matbridge_runtime::SpecConstant;
@@ -96,13 +97,11 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
     if (0..3).any(|i| groups[i] > caps.limits.max_workgroup_count[i]) {
         return Ok(None);
     }
-    let (retyped, post) = family.retyping();
     let rounded = family.acc == T::F32 && desc.out == DType::F16;
     let kernel = format!("{}{}", config.kernel(family.name), if rounded { "_h" } else { "" });
     let fixed = [desc.k, r.a.row, b_ld(r, family), r.c.row].map(|v| v as u32);
-    let key = format!("{kernel}{retyped}_k{}_{}_{}_{}", fixed[0], fixed[1], fixed[2], fixed[3]);
     let spec: Vec<SpecConstant> = fixed.iter().enumerate().map(|(id, &v)| SpecConstant::u32(id as u32, v)).collect();
-    let pipeline = gpu.pipeline_translated(&key, &kernel, 4, &spec, post)?;
+    let pipeline = gpu.pipeline_translated(&kernel, 4, &spec, family.requests())?;
     // Rasterised in groups of tile rows like the general kernel (on the H100, 8 rows rather than 1
     // saved 2-3 % at 8192^3).
     let params = WideParams { a_batch: r.a.batch as u32, b_batch: r.b.batch as u32, c_batch: r.c.batch as u32, group_m: GROUP_M };
@@ -110,7 +109,7 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
     let tile = tile_text([config.bm, config.bn, config.bk], [config.warps_m, config.warps_n], " wide", "K and strides fixed");
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
     let b = match b_copy {
-        Some(copy) => gpu.push_repack(&mut plan, Slot::B, 128 / family.vec, copy)?,
+        Some(copy) => plan.push_repack(gpu, Slot::B, 128 / family.vec, copy)?,
         None => Slot::B,
     };
     let params = plan.own(gpu.params_buffer(bytemuck::bytes_of(&params))?);
@@ -126,7 +125,7 @@ mod tests {
     fn family(dtype: DType, acc: AccType) -> Family {
         let mut d = MatmulDesc::new(1, 1, 1, dtype);
         d.acc = acc;
-        super::super::coop::family_for(&d).unwrap()
+        super::super::family::family_for(&d).unwrap()
     }
 
     #[test]

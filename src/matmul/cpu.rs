@@ -5,18 +5,27 @@
 //! widened to i32 and accumulated in wrapping i32 arithmetic, as the GPU kernels do.
 
 use super::{DType, HostData, MatmulDesc, Resolved};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use rayon::prelude::*;
 
 /// Computes `desc` on the CPU, updating `c` in place.
 pub fn matmul(desc: &MatmulDesc, a: &HostData, b: &HostData, c: &mut HostData) -> Result<()> {
     let r = desc.resolve()?;
-    MatmulDesc::check_dtype("A", desc.dtype, a.dtype)?;
-    MatmulDesc::check_dtype("B", desc.dtype, b.dtype)?;
-    MatmulDesc::check_dtype("C", desc.out, c.dtype)?;
-    MatmulDesc::check_len("A", r.a.len, a.len())?;
-    MatmulDesc::check_len("B", r.b.len, b.len())?;
-    MatmulDesc::check_len("C", r.c.len, c.len())?;
+    for (operand, expected, data, len) in [("A", desc.dtype, a, r.a.len), ("B", desc.dtype, b, r.b.len), ("C", desc.out, &*c, r.c.len)] {
+        if data.dtype != expected {
+            return Err(Error::DTypeMismatch { operand, expected, given: data.dtype });
+        }
+        if data.len() < len {
+            return Err(Error::SizeMismatch { operand, expected: len, given: data.len() });
+        }
+    }
+    matmul_resolved(desc, &r, a, b, c)
+}
+
+/// [`matmul`] with `desc` resolved as `r` and the operands' types and sizes checked by the
+/// caller.
+pub(crate) fn matmul_resolved(desc: &MatmulDesc, r: &Resolved, a: &HostData, b: &HostData, c: &mut HostData) -> Result<()> {
+    let r = *r;
     if desc.m == 0 || desc.n == 0 || desc.batch == 0 {
         return Ok(());
     }

@@ -3,14 +3,21 @@
 //! tiled kernels elsewhere) or on the CPU.
 
 pub mod api;
+pub mod batch;
 pub mod check;
-pub mod coop;
+mod coop;
 mod coop_wide;
 pub mod cpu;
-pub mod gpu;
+mod family;
+mod gpu;
 pub mod options;
 pub mod peak;
-pub mod tune;
+mod plan;
+mod planner;
+pub mod repack;
+pub mod tensor;
+mod tiled;
+mod tune;
 
 use crate::error::{Error, Result};
 use half::{bf16, f16};
@@ -129,7 +136,7 @@ element!(u8, DType::U8, |x| x as f64);
 element!(i32, DType::S32, |x| x as f64);
 
 /// Element order of a stored matrix.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
     #[default]
@@ -139,7 +146,7 @@ pub enum Layout {
 
 /// How one operand is stored: layout, transpose (op(X) = X^T), leading dimension and batch
 /// stride in elements (defaults: packed).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Operand {
     pub layout: Layout,
     pub transpose: bool,
@@ -275,22 +282,6 @@ impl MatmulDesc {
     pub fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64 * self.batch as f64
     }
-
-    pub(crate) fn check_len(operand: &'static str, expected: usize, given: usize) -> Result<()> {
-        if given < expected {
-            Err(Error::SizeMismatch { operand, expected, given })
-        } else {
-            Ok(())
-        }
-    }
-
-    pub(crate) fn check_dtype(operand: &'static str, expected: DType, given: DType) -> Result<()> {
-        if expected != given {
-            Err(Error::DTypeMismatch { operand, expected: expected.name().into(), given: given.name().into() })
-        } else {
-            Ok(())
-        }
-    }
 }
 
 /// Which implementation ran. Serialized flattened into its record: `"path"` is
@@ -298,9 +289,16 @@ impl MatmulDesc {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "path", rename_all = "snake_case")]
 pub enum MatmulPath {
-    CooperativeMatrix { shape: String, tile: String },
-    Subgroup { tile: String },
+    CooperativeMatrix {
+        shape: String,
+        tile: String,
+    },
+    Subgroup {
+        tile: String,
+    },
     Cpu,
+    /// Nothing to compute (M, N or the batch is zero).
+    Empty,
 }
 
 impl fmt::Display for MatmulPath {
@@ -309,6 +307,7 @@ impl fmt::Display for MatmulPath {
             MatmulPath::CooperativeMatrix { shape, tile } => write!(f, "cooperative matrix {shape}, tile {tile}"),
             MatmulPath::Subgroup { tile } => write!(f, "subgroup tiled, tile {tile}"),
             MatmulPath::Cpu => f.write_str("cpu"),
+            MatmulPath::Empty => f.write_str("nothing to compute"),
         }
     }
 }

@@ -7,7 +7,7 @@ use matbridge_runtime::{env_flag, ContextOptions};
 use std::path::PathBuf;
 
 /// Which kind of kernel a matmul runs.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// Cooperative matrices where the device lists a shape that fits the problem, subgroup
     /// kernels otherwise.

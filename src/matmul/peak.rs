@@ -38,7 +38,7 @@ pub fn measure(gpu: &Gpu) -> Result<Vec<Peak>> {
             continue;
         }
         let kernel = format!("coop_peak_{family}");
-        let pipeline = gpu.pipeline_translated(&kernel, &kernel, 2, &[SpecConstant::u32(0, ITERS)], &[])?;
+        let pipeline = gpu.pipeline_translated(&kernel, 2, &[SpecConstant::u32(0, ITERS)], &[])?;
         let groups: u32 = 4096;
         let src = gpu.ctx.zeroed_buffer::<u32>(1024, "peak operands")?;
         let dst = gpu.ctx.create_buffer(groups as u64 * SUBGROUPS_PER_GROUP * 1024, MemoryKind::DeviceLocal, "peak results")?;

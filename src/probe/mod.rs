@@ -1,6 +1,6 @@
 //! Trust nothing a driver says about cooperative matrices: every shape a device lists runs
 //! through a small kernel ([`kernel`]) in both operand layouts, with the operand flags its
-//! types call for and edge values ([`reference`]), against the CPU; then its multiply-add
+//! types call for and edge values ([`reference`](mod@reference)), against the CPU; then its multiply-add
 //! throughput is timed against matbridge's emulation of the same shape on the same device.
 //!
 //! A shape that computes wrong results, or runs slower than its emulation, is *distrusted*:
@@ -135,7 +135,7 @@ fn probe_shape(ctx: &Context, shape: &CoopMatShape, native: bool, options: &Prob
     let ops = reference::operands(shape, 0x9e37 ^ (shape.m as u64) << 16 ^ (shape.k as u64) << 8);
     let mut modules = Vec::new();
     for layouts in Layouts::BOTH {
-        let words = kernel::build(shape, layouts, caps.subgroup_size).map_err(|e| Error::Invalid(format!("probe kernel for {}: {e}", probe.label)))?;
+        let words = kernel::build(shape, layouts, caps.subgroup_size).map_err(|e| Error::ProbeKernel { shape: probe.label.clone(), message: e.to_string() })?;
         let emulated = match matbridge_translator::translate(&words, &emulated_target) {
             Ok((w, _)) => w,
             Err(e) => {
