@@ -42,7 +42,7 @@ const VARIANTS: &[Variant] = &[
 ];
 
 /// `{{GEMM_PARAMS}}`: the parameters of the subgroup-path GEMMs (`matmul_tiled.wgsl`,
-/// `matmul_vec4_f32.wgsl`; `glsl/sgemm.comp` declares the same block), laid out as `TiledParams` in `src/matmul/gpu.rs`.
+/// `matmul_vec4_f32.wgsl`; `glsl/sgemm.comp` declares the same block), laid out as `TiledParams` in `src/matmul/tiled.rs`.
 const GEMM_PARAMS: &str = "struct Params {
     m: u32, n: u32, k: u32, batch: u32,
     a_row: u32, a_col: u32, a_batch: u32,
@@ -52,7 +52,7 @@ const GEMM_PARAMS: &str = "struct Params {
 }";
 
 /// `{{REPACK_PARAMS}}`: the parameters and bindings of the operand copies (`repack.wgsl`,
-/// `copy_rows.wgsl`, `transpose_8.wgsl`), laid out as `RepackParams` in `src/matmul/gpu.rs`; the
+/// `copy_rows.wgsl`, `transpose_8.wgsl`), laid out as `RepackParams` in `src/matmul/plan.rs`; the
 /// destination's element type (`{{DST}}`) is the kernel's own.
 const REPACK_PARAMS: &str = "struct Params {
     lines: u32, len: u32, ld: u32, batch: u32,

@@ -14,7 +14,7 @@
 // - Shared tiles are stored k-major (A as [k][m], B as [k][n]) with one vector of padding per
 //   line, so that stores along k fall in distinct banks.
 // Operands are plain f32 arrays; the parameter block is the subgroup kernels' `Params`
-// (`TiledParams` in src/matmul/gpu.rs). Build defines: BM, BN, BK, RM, RN.
+// (`TiledParams` in src/matmul/tiled.rs). Build defines: BM, BN, BK, RM, RN.
 #extension GL_EXT_control_flow_attributes : enable
 
 #define TX (BN / (4 * RN))
