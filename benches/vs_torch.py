@@ -71,8 +71,9 @@ for r in rows:
     n = r["m"]
     gpu, wall = torch_time(r["dtype"], r["acc"], n, args.iters)
     tf = 2 * n ** 3 / gpu / 1e12
-    path = r["path"] + (" " + r["shape"] if "shape" in r else "")
-    tile = r.get("tile", "").split(" ")[0]
+    shape = r.get("shape")
+    path = r["path"] + (f" {shape['m']}x{shape['n']}x{shape['k']} {shape['input']}->{shape['acc']}" if shape else "")
+    tile = r.get("tile", {}).get("config") or r.get("tile", {}).get("kernel", "")
     print(f"{r['dtype']}->{r['acc']} {n:>5}^3        {path:<34} {r['tflops']:>14.1f} {tf:>12.1f} {r['tflops'] / tf:>6.0%} "
           f"{r['seconds'] * 1e3:>6.3f} ({r['seconds_with_overhead'] * 1e3:.3f}) {gpu * 1e3:>8.3f} ({wall * 1e3:.3f})  {tile}")
     if r["dtype"] == "f32":

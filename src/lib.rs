@@ -27,4 +27,4 @@ pub use matmul::batch::{Batch, BatchRun};
 pub use matmul::check::CheckReport;
 pub use matmul::options::{MatbridgeOptions, Strategy, TuningOptions};
 pub use matmul::tensor::{DynTensor, Tensor};
-pub use matmul::{AccType, DType, Element, HostData, Layout, MatmulDesc, MatmulPath, Operand};
+pub use matmul::{AccType, DType, Element, HostData, Layout, MatmulDesc, MatmulPath, MmaShape, Operand, Tile};

@@ -138,8 +138,9 @@ fn matmul_runs_and_checks_on_each_test_device() {
             assert_documented_fields(&j, 33, 17, 70, dtype, acc);
             assert!(j["device"].as_str().unwrap().to_lowercase().contains(&name.to_lowercase()), "{j}");
             match j["path"].as_str() {
-                Some("subgroup") => assert!(j["tile"].is_string(), "{j}"),
-                Some("cooperative_matrix") => assert!(j["shape"].is_string() && j["tile"].is_string(), "{j}"),
+                // Structured: the tile's kernel and extents, the MMA shape's dimensions and types.
+                Some("subgroup") => assert!(j["tile"]["kernel"].is_string() && j["tile"]["m"].as_u64() > Some(0) && j["tile"]["per_invocation"].is_array(), "{j}"),
+                Some("cooperative_matrix") => assert!(j["shape"]["k"].as_u64() > Some(0) && j["shape"]["input"].is_string() && j["tile"]["subgroups"].is_array(), "{j}"),
                 _ => panic!("{name}: a device run took path {}", j["path"]),
             }
         }

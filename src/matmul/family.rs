@@ -3,7 +3,7 @@
 //! (`super::coop`), the wide-tile kernel (`super::coop_wide`) and the planner.
 
 use super::gpu::Requests;
-use super::{AccType, DType, MatmulDesc};
+use super::{AccType, DType, MatmulDesc, MmaShape};
 use matbridge_translator::profile::ComponentType as T;
 
 /// Tile rows per rasterisation group (consecutive workgroups walk this many tile rows column by
@@ -32,6 +32,11 @@ impl Family {
         }
     }
 
+    /// The family's MMA shape with `n` columns.
+    pub(super) fn shape(&self, n: u32) -> MmaShape {
+        MmaShape { m: 16, n, k: self.k, input: self.ab, acc: self.acc }
+    }
+
     /// Whether operands are 8-bit (16 per vector).
     pub(super) fn eight_bit(&self) -> bool {
         self.vec == 16
@@ -52,10 +57,4 @@ pub(super) fn family_for(desc: &MatmulDesc) -> Option<Family> {
         (DType::U8, AccType::S32) => f("u8_s32", T::U8, T::U32, 32, 16),
         _ => None,
     }
-}
-
-/// How a plan describes its workgroup tile: `BMxBNxBK{kind} (WMxWN subgroups of ..x.., {detail})`.
-pub(super) fn tile_text(tile: [u32; 3], warps: [u32; 2], kind: &str, detail: &str) -> String {
-    let [bm, bn, bk] = tile;
-    format!("{bm}x{bn}x{bk}{kind} ({}x{} subgroups of {}x{}, {detail})", warps[0], warps[1], bm / warps[0], bn / warps[1])
 }

@@ -21,6 +21,7 @@ mod tune;
 
 use crate::error::{Error, Result};
 use half::{bf16, f16};
+use matbridge_translator::profile::ComponentType;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -285,16 +286,17 @@ impl MatmulDesc {
 }
 
 /// Which implementation ran. Serialized flattened into its record: `"path"` is
-/// `"cooperative_matrix"`, `"subgroup"` or `"cpu"`, beside `"shape"` and `"tile"` where they apply.
+/// `"cooperative_matrix"`, `"subgroup"`, `"cpu"` or `"empty"`, beside `"shape"` and `"tile"`
+/// objects where they apply.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "path", rename_all = "snake_case")]
 pub enum MatmulPath {
     CooperativeMatrix {
-        shape: String,
-        tile: String,
+        shape: MmaShape,
+        tile: Tile,
     },
     Subgroup {
-        tile: String,
+        tile: Tile,
     },
     Cpu,
     /// Nothing to compute (M, N or the batch is zero).
@@ -308,6 +310,60 @@ impl fmt::Display for MatmulPath {
             MatmulPath::Subgroup { tile } => write!(f, "subgroup tiled, tile {tile}"),
             MatmulPath::Cpu => f.write_str("cpu"),
             MatmulPath::Empty => f.write_str("nothing to compute"),
+        }
+    }
+}
+
+/// The multiply-add shape a cooperative-matrix kernel is built on: M x N x K with its input and
+/// accumulator component types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MmaShape {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub input: ComponentType,
+    pub acc: ComponentType,
+}
+
+impl fmt::Display for MmaShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}x{} {}->{}", self.m, self.n, self.k, self.input, self.acc)
+    }
+}
+
+/// The workgroup tile of the kernel a matmul ran.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Tile {
+    /// The built-in kernel (`matbridge_shaders`).
+    pub kernel: String,
+    /// The cooperative-matrix configuration label, which [`options::Strategy::CooperativeMatrix`]
+    /// can pin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// Rows and columns of C per workgroup.
+    pub m: u32,
+    pub n: u32,
+    /// K per step through workgroup memory (cooperative-matrix kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<u32>,
+    /// Sub-groups along M and N (cooperative-matrix kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subgroups: Option<[u32; 2]>,
+    /// Rows and columns of C per invocation (subgroup kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_invocation: Option<[u32; 2]>,
+    /// How the kernel works, in words (stages and prefetching, loads, fixed values).
+    pub detail: String,
+}
+
+impl fmt::Display for Tile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (m, n) = (self.m, self.n);
+        match (self.k, self.subgroups, self.per_invocation) {
+            (Some(k), Some([wm, wn]), _) => write!(f, "{m}x{n}x{k} ({wm}x{wn} subgroups of {}x{}, {})", m / wm.max(1), n / wn.max(1), self.detail),
+            (_, _, Some([rm, rn])) if self.detail.is_empty() => write!(f, "{m}x{n} ({rm}x{rn} per invocation)"),
+            (_, _, Some([rm, rn])) => write!(f, "{m}x{n} ({rm}x{rn} per invocation, {})", self.detail),
+            _ => write!(f, "{m}x{n} ({})", self.detail),
         }
     }
 }

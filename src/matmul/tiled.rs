@@ -8,7 +8,7 @@
 
 use super::gpu::Gpu;
 use super::plan::{u32s, Plan, Slot};
-use super::{DType, MatmulDesc, MatmulPath, Resolved};
+use super::{DType, MatmulDesc, MatmulPath, Resolved, Tile};
 use crate::error::{Error, Result};
 
 /// Whether the device reports packed 4x8-bit dot products of `dtype`'s signedness as accelerated.
@@ -60,15 +60,16 @@ pub fn plan(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved) -> Result<Plan> {
     let vec4 = desc.dtype == DType::F32 && cpu && r.a.col == 1 && r.b.col == 1 && quad(r.a.row) && quad(r.b.row) && quad(r.a.batch) && quad(r.b.batch) && quad(desc.k) && quad(desc.n);
     let limits = &gpu.ctx.caps().limits;
     let sgemm = if desc.dtype == DType::F32 && !cpu { sgemm_config(desc, limits.max_shared_memory_size, limits.max_workgroup_invocations) } else { None };
-    let (name, tile, [bm, bn]) = if let Some(config) = sgemm {
-        (config.kernel(), format!("{}x{} ({}x{} per invocation, workgroup memory)", config.bm, config.bn, 4 * config.rm, 4 * config.rn), [config.bm, config.bn])
+    let (name, per_invocation, detail, [bm, bn]) = if let Some(config) = sgemm {
+        (config.kernel(), [4 * config.rm, 4 * config.rn], "workgroup memory", [config.bm, config.bn])
     } else if vec4 {
-        ("matmul_vec4_f32".to_string(), "32x32 (4x4 per invocation, 16-byte loads)".to_string(), [32, 32])
+        ("matmul_vec4_f32".to_string(), [4, 4], "16-byte loads", [32, 32])
     } else if desc.dtype.is_integer() && packed_dot_accelerated(gpu.ctx.caps(), desc.dtype) {
-        (format!("matmul_dot_{}", desc.dtype.name()), "32x32 (4x4 per invocation, packed integer dot products)".to_string(), [32, 32])
+        (format!("matmul_dot_{}", desc.dtype.name()), [4, 4], "packed integer dot products", [32, 32])
     } else {
-        (format!("matmul_tiled_{}", desc.dtype.name()), "32x32 (4x4 per invocation)".to_string(), [32, 32])
+        (format!("matmul_tiled_{}", desc.dtype.name()), [4, 4], "", [32, 32])
     };
+    let tile = Tile { kernel: name.clone(), config: None, m: bm, n: bn, k: None, subgroups: None, per_invocation: Some(per_invocation), detail: detail.into() };
     let tiled = gpu.pipeline(&name, 4)?;
     let half_out = matches!(desc.out, DType::F16 | DType::Bf16);
     let params = TiledParams {
