@@ -63,16 +63,12 @@ pub struct MatmulRun {
     pub path: MatmulPath,
     /// Time per run (GPU timestamps on a device, wall clock on the CPU); serialized as
     /// `seconds`.
-    #[serde(rename = "seconds", serialize_with = "as_seconds")]
+    #[serde(rename = "seconds", serialize_with = "super::as_seconds")]
     pub time: Duration,
     /// With verification on ([`MatbridgeOptions::verify`], [`Matbridge::with_verify`]) and a
     /// device: the last run's result compared with the CPU reference.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckReport>,
-}
-
-fn as_seconds<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
 }
 
 /// The matmul context: a device (or the CPU) with the strategy and verification setting of this

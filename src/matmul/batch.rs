@@ -51,15 +51,11 @@ pub struct BatchRun {
     /// The path each matmul took, in recording order.
     pub paths: Vec<MatmulPath>,
     /// Time of the whole batch (GPU timestamps on a device, wall clock on the CPU).
-    #[serde(rename = "seconds", serialize_with = "as_seconds")]
+    #[serde(rename = "seconds", serialize_with = "super::as_seconds")]
     pub time: Duration,
     /// With verification on: each matmul's check, in recording order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckReport>,
-}
-
-fn as_seconds<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
 }
 
 impl<'t> Batch<'t> {

@@ -20,10 +20,10 @@
 //! and even in length, stride and batch stride; otherwise through the f32 scratch buffer and the
 //! packing epilogue.
 
-use super::family::{Family, GROUP_M};
+use super::family::{coop_tile, Family, GROUP_M};
 use super::gpu::Gpu;
 use super::plan::{Plan, Repack, Slot};
-use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides, Tile};
+use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
 use matbridge_runtime::SpecConstant;
 use matbridge_shaders::{CoopConfig, COOP_CONFIGS};
@@ -255,16 +255,7 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
         (a, b) => format!("{a} A / {b} B stages"),
     };
     let steps = format!("{stages}, {} K step{} prefetched", config.prefetch, if config.prefetch > 1 { "s" } else { "" });
-    let tile = Tile {
-        kernel: kernel.clone(),
-        config: Some(config.label()),
-        m: config.bm,
-        n: config.bn,
-        k: Some(config.bk),
-        subgroups: Some([config.warps_m, config.warps_n]),
-        per_invocation: None,
-        detail: steps,
-    };
+    let tile = coop_tile(&kernel, config.label(), [config.bm, config.bn, config.bk], [config.warps_m, config.warps_n], steps);
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
     let bits = 128 / family.vec;
     let a = match &layout.a_repack {

@@ -15,10 +15,10 @@
 //! on-disk pipeline cache; M, N and the batch do not make new pipelines), so that the driver folds
 //! every operand load's offset into the instruction.
 
-use super::family::{Family, GROUP_M};
+use super::family::{coop_tile, Family, GROUP_M};
 use super::gpu::Gpu;
 use super::plan::{Plan, Repack, Slot};
-use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides, Tile};
+use super::{DType, MatmulDesc, MatmulPath, Resolved, Strides};
 use crate::error::Result;
 use matbridge_runtime::SpecConstant;
 use matbridge_shaders::{WideConfig, WIDE_CONFIGS};
@@ -106,16 +106,7 @@ pub(super) fn build(gpu: &Gpu, desc: &MatmulDesc, r: &Resolved, family: &Family,
     // saved 2-3 % at 8192^3).
     let params = WideParams { a_batch: r.a.batch as u32, b_batch: r.b.batch as u32, c_batch: r.c.batch as u32, group_m: GROUP_M };
     let shape = family.shape(16);
-    let tile = Tile {
-        kernel: kernel.clone(),
-        config: Some(config.label()),
-        m: config.bm,
-        n: config.bn,
-        k: Some(config.bk),
-        subgroups: Some([config.warps_m, config.warps_n]),
-        per_invocation: None,
-        detail: "wide tile, K and strides fixed".into(),
-    };
+    let tile = coop_tile(&kernel, config.label(), [config.bm, config.bn, config.bk], [config.warps_m, config.warps_n], "wide tile, K and strides fixed".into());
     let mut plan = Plan::new(MatmulPath::CooperativeMatrix { shape, tile });
     let b = match b_copy {
         Some(copy) => plan.push_repack(gpu, Slot::B, 128 / family.vec, copy)?,

@@ -3,7 +3,7 @@
 //! (`super::coop`), the wide-tile kernel (`super::coop_wide`) and the planner.
 
 use super::gpu::Requests;
-use super::{AccType, DType, MatmulDesc, MmaShape};
+use super::{AccType, DType, MatmulDesc, MmaShape, Tile};
 use matbridge_translator::profile::ComponentType as T;
 
 /// Tile rows per rasterisation group (consecutive workgroups walk this many tile rows column by
@@ -57,4 +57,11 @@ pub(super) fn family_for(desc: &MatmulDesc) -> Option<Family> {
         (DType::U8, AccType::S32) => f("u8_s32", T::U8, T::U32, 32, 16),
         _ => None,
     }
+}
+
+/// The tile of a cooperative-matrix kernel: `kernel` built for configuration `config`, a
+/// `tile` (M x N x K step) of C per workgroup split over `subgroups` (along M and N).
+pub(super) fn coop_tile(kernel: &str, config: String, tile: [u32; 3], subgroups: [u32; 2], detail: String) -> Tile {
+    let [m, n, k] = tile;
+    Tile { kernel: kernel.to_string(), config: Some(config), m, n, k: Some(k), subgroups: Some(subgroups), per_invocation: None, detail }
 }

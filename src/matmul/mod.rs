@@ -368,6 +368,11 @@ impl fmt::Display for Tile {
     }
 }
 
+/// Serializes a duration as seconds (`f64`).
+pub(crate) fn as_seconds<S: serde::Serializer>(d: &std::time::Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
 /// Host data of one operand: raw little-endian bytes and its dtype.
 #[derive(Clone, Debug)]
 pub struct HostData {
