@@ -291,6 +291,54 @@ fn narrow_buffers() {
     }
 }
 
+/// Buffers of narrow vectors (uchar4, char2, short4, half4, half2) read and written a vector at a
+/// time: on SwiftShader, vectors of whole aligned words move as words and char2 (half a word) as
+/// bytes with atomic clear and set; a guard element after each output stays zero.
+#[test]
+fn narrow_vector_buffers() {
+    let Some((spirv, contexts)) = kernels_and_devices("narrow_vectors") else { return };
+    let n = 1001usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(22);
+    let a: Vec<[u8; 4]> = (0..n).map(|_| rng.random()).collect();
+    let b: Vec<[i8; 2]> = (0..n).map(|_| rng.random()).collect();
+    let s: Vec<[i16; 4]> = (0..n).map(|_| rng.random()).collect();
+    // Integers below 1000: every product and sum below is exact in f16.
+    let h: Vec<[half::f16; 4]> = (0..n).map(|_| std::array::from_fn(|_| half::f16::from_f32(rng.random_range(-500i32..500) as f32))).collect();
+    let flat = |v: &[[half::f16; 4]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<u16>>();
+    for ctx in &contexts {
+        let name = ctx.caps().name.clone();
+        let k = ctx.load_kernel(&spirv, "narrow_vectors").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let inputs = [
+            ctx.buffer_from_slice(a.as_flattened(), "a").unwrap(),
+            ctx.buffer_from_slice(b.as_flattened(), "b").unwrap(),
+            ctx.buffer_from_slice(s.as_flattened(), "s").unwrap(),
+            ctx.buffer_from_slice(&flat(&h), "h").unwrap(),
+        ];
+        let mut oa = ctx.zeroed_buffer::<[u8; 4]>(n + 1, "out_a").unwrap();
+        let mut ob = ctx.zeroed_buffer::<[i8; 2]>(n + 2, "out_b").unwrap();
+        let mut os = ctx.zeroed_buffer::<[i16; 4]>(n + 1, "out_s").unwrap();
+        let mut oh = ctx.zeroed_buffer::<[u16; 2]>(n + 1, "out_h").unwrap();
+        let args: Vec<KernelArg<'_>> = inputs.iter().chain([&oa, &ob, &os, &oh]).map(KernelArg::Buffer).collect();
+        ctx.launch(&k, &NdRange::linear(n as u32, None), &args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ga: Vec<[u8; 4]> = ctx.read_buffer(&mut oa).unwrap();
+        let gb: Vec<[i8; 2]> = ctx.read_buffer(&mut ob).unwrap();
+        let gs: Vec<[i16; 4]> = ctx.read_buffer(&mut os).unwrap();
+        let gh: Vec<[u16; 2]> = ctx.read_buffer(&mut oh).unwrap();
+        for g in 0..n {
+            let (x, y, v) = (a[g], b[g], h[g]);
+            let what = format!("{name}: work-item {g} (a {x:?}, b {y:?}, s {:?}, h {v:?})", s[g]);
+            let want_a: [u8; 4] = std::array::from_fn(|i| x[i].wrapping_add(i as u8 + 1).wrapping_add(y[0] as u8));
+            assert_eq!(ga[g], want_a, "{what}: out_a");
+            assert_eq!(gb[g], [y[1].wrapping_sub(x[0] as i8), y[0].wrapping_sub(x[0] as i8)], "{what}: out_b");
+            let want_s: [i16; 4] = std::array::from_fn(|i| s[g][i].wrapping_mul(3).wrapping_add(y[0] as i16));
+            assert_eq!(gs[g], want_s, "{what}: out_s");
+            let two = half::f16::from_f32(2.0);
+            assert_eq!(gh[g], [(v[0] * two + v[2]).to_bits(), (v[1] * two + v[3]).to_bits()], "{what}: out_h");
+        }
+        assert_eq!((ga[n], gb[n], gb[n + 1], gs[n], gh[n]), ([0; 4], [0; 2], [0; 2], [0; 4], [0; 2]), "{name}: a store spilled past its element");
+    }
+}
+
 #[test]
 fn narrow_saturating_conversions() {
     let Some((spirv, contexts)) = kernels_and_devices("math_narrow") else { return };

@@ -348,6 +348,8 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
             (Some(Op::TypeInt), Some(8)) if !storage8 || input_closure.contains(&C::Int8) => push(&[C::Int8], inst),
             (Some(Op::TypeInt), Some(16)) if !storage16 || input_closure.contains(&C::Int16) => push(&[C::Int16], inst),
             (Some(Op::TypeInt), Some(64)) => push(&[C::Int64], inst),
+            // Vectors of 8 or 16 components (OpenCL's `float8`, `char16`).
+            (Some(Op::TypeVector), _) if matches!(inst.word_opt(1), Some(8 | 16)) => push(&[C::Vector16], inst),
             (Some(Op::TypeFloat), Some(16)) if !encoded && (!storage16 || input_closure.contains(&C::Float16)) => push(&[C::Float16], inst),
             (Some(Op::TypeFloat), Some(16)) if inst.word_opt(1) == Some(spirv::FPEncoding::BFloat16KHR as u32) => bf16_types.extend(inst.result_id),
             (Some(Op::TypeFloat), Some(64)) => push(&[C::Float64], inst),

@@ -99,6 +99,11 @@ impl Layout {
     }
 }
 
+/// Multiply-adds per lane up to which a MulAdd is emitted as straight-line code; longer ones loop
+/// over K (SwiftShader's compiler does not survive a 48x48x48 MulAdd unrolled over its sub-group
+/// of 4: 27648 multiply-adds).
+const UNROLLED_MUL_ADDS: u32 = 8192;
+
 /// The largest power of two that divides `n` and is at most `p`.
 fn lanes_for(p: u32, n: u32) -> u32 {
     let p = if p == 0 { 1 } else { 1u32 << (31 - p.leading_zeros()) };
@@ -833,13 +838,6 @@ impl Emulator<'_> {
         let signed_c = flags.contains(Flags::MATRIX_C_SIGNED_COMPONENTS_KHR);
         let signed_r = flags.contains(Flags::MATRIX_RESULT_SIGNED_COMPONENTS_KHR);
 
-        // The lane's own B elements, converted once.
-        let bs: Vec<Word> = (0..lb.len)
-            .map(|j| {
-                let v = bld.composite_extract(lb.component, b, j);
-                self.convert(bld, v, (lb.component, lb.scalar), acc, signed_b)
-            })
-            .collect();
         // Accumulators: C itself, or (saturating) the sum of products apart.
         let zero = bld.module.constant_null(acc.0);
         let cs: Vec<Word> = (0..lc.len)
@@ -852,27 +850,101 @@ impl Emulator<'_> {
         let scope = bld.module.constant_u32(Scope::Subgroup as u32);
         let fma = (float && self.target.workarounds.fused_multiply_add).then(|| bld.module.ext_inst_import("GLSL.std.450"));
         let per_row = n / lc.lanes;
-        for row in 0..m {
-            for kk in 0..k {
-                let index = row * k + kk;
-                let (src_lane, src_elem) = (index % la.lanes, index / la.lanes);
-                let v = bld.composite_extract(la.component, a, src_elem);
-                let mut av = self.convert(bld, v, (la.component, la.scalar), acc, signed_a);
-                if la.lanes > 1 {
-                    let lane = bld.module.constant_u32(src_lane);
-                    av = bld.op(Op::GroupNonUniformBroadcast, acc.0, &[scope, av, lane]);
+        let mul_add = |bld: &mut Builder<'_>, x: Word, y: Word, z: Word| match fma {
+            Some(set) => bld.emit(Op::ExtInst, acc.0, vec![Operand::Id(set), Operand::Literal(GlslStd450Op::Fma as u32), Operand::Id(x), Operand::Id(y), Operand::Id(z)]),
+            None => {
+                let p = bld.op(mul, acc.0, &[x, y]);
+                bld.op(add, acc.0, &[z, p])
+            }
+        };
+        let in_header = bld.module.functions[bld.cursor.function].blocks[bld.cursor.block].insts.iter().any(|i| i.is(Op::LoopMerge));
+        if m * k * per_row > UNROLLED_MUL_ADDS && !in_header {
+            // Too long to unroll: a loop over k. Each iteration takes the lane's B elements of
+            // row k and, for every row of A, its element (m, k) from the lane holding it (a
+            // shuffle: the lane depends on k, which every lane of the subgroup agrees on).
+            let uint = bld.module.type_int(32, false);
+            let sums_ty = {
+                let len = bld.module.constant_u32(lc.len);
+                bld.module.type_array(acc.0, len)
+            };
+            let sums_var = self.function_variable(bld, sums_ty);
+            let acc_ptr = bld.module.type_pointer(StorageClass::Function, acc.0);
+            let sum_ptr = |bld: &mut Builder<'_>, e: u32| {
+                let e = bld.module.constant_u32(e);
+                bld.access_chain(acc_ptr, sums_var, &[e])
+            };
+            for (e, v) in sums.iter().enumerate() {
+                let ptr = sum_ptr(bld, e as u32);
+                bld.store(ptr, *v);
+            }
+            let matrix_ty = |v: Word| self.types.type_of(v).ok_or_else(|| Error::Invalid { site: bld.module.site(inst), message: format!("%{v} has no type") });
+            let (a_ty, b_ty) = (matrix_ty(a)?, matrix_ty(b)?);
+            let (a_var, b_var) = (self.function_variable(bld, a_ty), self.function_variable(bld, b_ty));
+            bld.store(a_var, a);
+            bld.store(b_var, b);
+            let (zero, k_end) = (bld.module.constant_u32(0), bld.module.constant_u32(k));
+            bld.counted_loop(zero, k_end, |bld, kk| {
+                // B element (kk, col0 of output j) is the lane's element kk * N / P + col0 / P.
+                let b_line = bld.module.constant_u32(n / lb.lanes);
+                let b_row = bld.op(Op::IMul, uint, &[kk, b_line]);
+                let bs: Vec<Word> = (0..per_row)
+                    .map(|j| {
+                        let col = bld.module.constant_u32(lc.place(j).1 / lb.lanes);
+                        let at = bld.op(Op::IAdd, uint, &[b_row, col]);
+                        let ptr = self.element_pointer(bld, &lb, b_var, at);
+                        let v = bld.load(lb.component, ptr);
+                        self.convert(bld, v, (lb.component, lb.scalar), acc, signed_b)
+                    })
+                    .collect();
+                for row in 0..m {
+                    let row_start = bld.module.constant_u32(row * k);
+                    let index = bld.op(Op::IAdd, uint, &[kk, row_start]);
+                    let lanes = bld.module.constant_u32(la.lanes);
+                    let elem = bld.op(Op::UDiv, uint, &[index, lanes]);
+                    let ptr = self.element_pointer(bld, &la, a_var, elem);
+                    let v = bld.load(la.component, ptr);
+                    let mut av = self.convert(bld, v, (la.component, la.scalar), acc, signed_a);
+                    if la.lanes > 1 {
+                        let lane = bld.op(Op::UMod, uint, &[index, lanes]);
+                        av = bld.op(Op::GroupNonUniformShuffle, acc.0, &[scope, av, lane]);
+                    }
+                    for (j, bv) in bs.iter().enumerate() {
+                        let ptr = sum_ptr(bld, row * per_row + j as u32);
+                        let z = bld.load(acc.0, ptr);
+                        let r = mul_add(bld, av, *bv, z);
+                        bld.store(ptr, r);
+                    }
                 }
-                for e in row * per_row..(row + 1) * per_row {
-                    let (_, col0) = lc.place(e);
-                    let bj = (kk * n + col0) / lb.lanes;
-                    let (x, y, z) = (av, bs[bj as usize], sums[e as usize]);
-                    sums[e as usize] = match fma {
-                        Some(set) => bld.emit(Op::ExtInst, acc.0, vec![Operand::Id(set), Operand::Literal(GlslStd450Op::Fma as u32), Operand::Id(x), Operand::Id(y), Operand::Id(z)]),
-                        None => {
-                            let p = bld.op(mul, acc.0, &[x, y]);
-                            bld.op(add, acc.0, &[z, p])
-                        }
-                    };
+            });
+            sums = (0..lc.len)
+                .map(|e| {
+                    let ptr = sum_ptr(bld, e);
+                    bld.load(acc.0, ptr)
+                })
+                .collect();
+        } else {
+            // The lane's own B elements, converted once.
+            let bs: Vec<Word> = (0..lb.len)
+                .map(|j| {
+                    let v = bld.composite_extract(lb.component, b, j);
+                    self.convert(bld, v, (lb.component, lb.scalar), acc, signed_b)
+                })
+                .collect();
+            for row in 0..m {
+                for kk in 0..k {
+                    let index = row * k + kk;
+                    let (src_lane, src_elem) = (index % la.lanes, index / la.lanes);
+                    let v = bld.composite_extract(la.component, a, src_elem);
+                    let mut av = self.convert(bld, v, (la.component, la.scalar), acc, signed_a);
+                    if la.lanes > 1 {
+                        let lane = bld.module.constant_u32(src_lane);
+                        av = bld.op(Op::GroupNonUniformBroadcast, acc.0, &[scope, av, lane]);
+                    }
+                    for e in row * per_row..(row + 1) * per_row {
+                        let (_, col0) = lc.place(e);
+                        let bj = (kk * n + col0) / lb.lanes;
+                        sums[e as usize] = mul_add(bld, av, bs[bj as usize], sums[e as usize]);
+                    }
                 }
             }
         }

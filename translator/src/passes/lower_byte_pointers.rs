@@ -66,20 +66,26 @@ impl Pass for LowerBytePointers {
         let t = cx.target;
         let lower8 = !(t.shader_int8 && t.storage_buffer_8bit);
         let lower16 = |float: bool| !(t.storage_buffer_16bit && if float { t.shader_float16 } else { t.shader_int16 });
-        // Narrow pointer type -> element size in bytes.
-        let sizes: HashMap<Word, u32> = module
+        // Narrow pointer type -> its pointee's shape: bytes per component, components (1 for a
+        // scalar) and the bytes one element takes (a 3-component vector takes four components').
+        let narrow_scalar = |t: Word| match (types.int(t), types.float(t)) {
+            (Some((8, _)), _) if lower8 => Some(1),
+            (Some((16, _)), _) if lower16(false) => Some(2),
+            (_, Some((16, None))) if lower16(true) => Some(2),
+            _ => None,
+        };
+        let sizes: HashMap<Word, Pointee> = module
             .globals()
             .iter()
             .filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb))
             .filter_map(|g| {
                 let p = g.id(1).ok()?;
-                let size = match (types.int(p), types.float(p)) {
-                    (Some((8, _)), _) if lower8 => 1,
-                    (Some((16, _)), _) if lower16(false) => 2,
-                    (_, Some((16, None))) if lower16(true) => 2,
-                    _ => return None,
+                let (scalar, lanes) = match types.vector(p) {
+                    Some((c, n)) => (c, n),
+                    None => (p, 1),
                 };
-                Some((g.result_id?, size))
+                let bytes = narrow_scalar(scalar)?;
+                Some((g.result_id?, Pointee { bytes, lanes, stride: bytes * if lanes == 3 { 4 } else { lanes } }))
             })
             .collect();
         let bytes: HashSet<Word> = sizes.keys().copied().collect();
@@ -143,13 +149,15 @@ impl Pass for LowerBytePointers {
                                 }
                                 _ => return Err(Error::Invalid { site: module.site(&inst), message: "steps a byte pointer by an offset that is not a 32- or 64-bit integer".into() }),
                             };
-                            // Elements of two bytes: the offset doubled, across both words.
-                            let (off_lo, off_hi) = if sizes.get(&inst.result_type.unwrap_or(0)) == Some(&2) {
-                                let one = module.constant_u32(1);
-                                let top = emit(Op::ShiftRightLogical, uint, vec![Operand::Id(off_lo), Operand::Id(c31)], module);
-                                let hi2 = emit(Op::ShiftLeftLogical, uint, vec![Operand::Id(off_hi), Operand::Id(one)], module);
+                            // Elements of 2^s bytes: the offset shifted left by s, across both words.
+                            let stride = sizes.get(&inst.result_type.unwrap_or(0)).map_or(1, |p| p.stride);
+                            let (off_lo, off_hi) = if stride > 1 {
+                                let shift = stride.trailing_zeros();
+                                let (s, back) = (module.constant_u32(shift), module.constant_u32(32 - shift));
+                                let top = emit(Op::ShiftRightLogical, uint, vec![Operand::Id(off_lo), Operand::Id(back)], module);
+                                let hi2 = emit(Op::ShiftLeftLogical, uint, vec![Operand::Id(off_hi), Operand::Id(s)], module);
                                 let hi2 = emit(Op::BitwiseOr, uint, vec![Operand::Id(hi2), Operand::Id(top)], module);
-                                (emit(Op::ShiftLeftLogical, uint, vec![Operand::Id(off_lo), Operand::Id(one)], module), hi2)
+                                (emit(Op::ShiftLeftLogical, uint, vec![Operand::Id(off_lo), Operand::Id(s)], module), hi2)
                             } else {
                                 (off_lo, off_hi)
                             };
@@ -163,42 +171,55 @@ impl Pass for LowerBytePointers {
                         }
                         Some(Op::Load | Op::Store) if src.is_some_and(is_byte_ptr) => {
                             let p = src.unwrap_or(0);
-                            let size = types.type_of(p).and_then(|t| sizes.get(&t)).copied().unwrap_or(1);
-                            let origin = inst.origin;
-                            let mut emit = |op: Op, ty: Option<Word>, ops: Vec<Operand>, module: &mut Module| -> Word {
-                                let id = module.alloc_id();
-                                out.push(Inst::new(op, ty, ty.map(|_| id), ops).from_origin(origin));
-                                id
+                            let pointee = types.type_of(p).and_then(|t| sizes.get(&t)).copied().unwrap_or(Pointee { bytes: 1, lanes: 1, stride: 1 });
+                            let aligned_at = if inst.is(Op::Load) { 1 } else { 2 };
+                            let alignment = match (inst.operands.get(aligned_at), inst.operands.get(aligned_at + 1)) {
+                                (Some(Operand::Enum(_, access)), Some(Operand::Literal(a))) if access & spirv::MemoryAccess::ALIGNED.bits() != 0 => *a,
+                                _ => pointee.bytes,
                             };
-                            let ids = |v: &[Word]| v.iter().map(|i| Operand::Id(*i)).collect::<Vec<_>>();
-                            let lo = emit(Op::CompositeExtract, Some(uint), vec![Operand::Id(p), Operand::Literal(0)], module);
-                            let hi = emit(Op::CompositeExtract, Some(uint), vec![Operand::Id(p), Operand::Literal(1)], module);
-                            let word_lo = emit(Op::BitwiseAnd, Some(uint), ids(&[lo, c_not3]), module);
-                            let addr = emit(Op::CompositeConstruct, Some(uvec2), ids(&[word_lo, hi]), module);
-                            let word_ptr = emit(Op::Bitcast, Some(word_ptr_ty), ids(&[addr]), module);
-                            let byte = emit(Op::BitwiseAnd, Some(uint), ids(&[lo, c3]), module);
-                            let shift = emit(Op::ShiftLeftLogical, Some(uint), ids(&[byte, c3]), module);
-                            let mask = module.constant_u32(if size == 1 { 0xff } else { 0xffff });
-                            let narrow_uint = module.type_int(8 * size, false);
-                            let aligned = [Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(4)];
-                            if inst.is(Op::Load) {
-                                let mut ops = ids(&[word_ptr]);
-                                ops.extend(aligned);
-                                let word = emit(Op::Load, Some(uint), ops, module);
-                                let down = emit(Op::ShiftRightLogical, Some(uint), ids(&[word, shift]), module);
-                                let bits = emit(Op::BitwiseAnd, Some(uint), ids(&[down, mask]), module);
-                                let narrow = emit(Op::UConvert, Some(narrow_uint), ids(&[bits]), module);
-                                let op = if inst.result_type == Some(narrow_uint) { Op::CopyObject } else { Op::Bitcast };
-                                out.push(Inst::new(op, inst.result_type, inst.result_id, ids(&[narrow])).from_origin(origin));
+                            let mut e = Emit { out: &mut out, origin: inst.origin };
+                            let lo = e.op(module, Op::CompositeExtract, uint, vec![Operand::Id(p), Operand::Literal(0)]);
+                            let hi = e.op(module, Op::CompositeExtract, uint, vec![Operand::Id(p), Operand::Literal(1)]);
+                            let total = pointee.bytes * pointee.lanes;
+                            let value_ty = if inst.is(Op::Load) { inst.ty()? } else { types.type_of(inst.id(1)?).unwrap_or(0) };
+                            if pointee.lanes > 1 && alignment >= 4 && total % 4 == 0 && total <= 16 {
+                                // Whole aligned words: read or written as they are.
+                                let words = total / 4;
+                                let word_ty = if words == 1 { uint } else { module.type_vector(uint, words) };
+                                let ptr_ty = module.type_pointer(StorageClass::PhysicalStorageBuffer, word_ty);
+                                let addr = e.op(module, Op::CompositeConstruct, uvec2, vec![Operand::Id(lo), Operand::Id(hi)]);
+                                let ptr = e.op(module, Op::Bitcast, ptr_ty, vec![Operand::Id(addr)]);
+                                let aligned = [Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(alignment.min(total))];
+                                if inst.is(Op::Load) {
+                                    let mut ops = vec![Operand::Id(ptr)];
+                                    ops.extend(aligned);
+                                    let w = e.op(module, Op::Load, word_ty, ops);
+                                    e.out.push(Inst::new(Op::Bitcast, inst.result_type, inst.result_id, vec![Operand::Id(w)]).from_origin(inst.origin));
+                                } else {
+                                    let w = e.op(module, Op::Bitcast, word_ty, vec![Operand::Id(inst.id(1)?)]);
+                                    let mut ops = vec![Operand::Id(ptr), Operand::Id(w)];
+                                    ops.extend(aligned);
+                                    e.out.push(Inst::new(Op::Store, None, None, ops).from_origin(inst.origin));
+                                }
                             } else {
-                                let v = inst.id(1)?;
-                                let narrow = if types.type_of(v) == Some(narrow_uint) { v } else { emit(Op::Bitcast, Some(narrow_uint), ids(&[v]), module) };
-                                let bits = emit(Op::UConvert, Some(uint), ids(&[narrow]), module);
-                                let set = emit(Op::ShiftLeftLogical, Some(uint), ids(&[bits, shift]), module);
-                                let lane = emit(Op::ShiftLeftLogical, Some(uint), ids(&[mask, shift]), module);
-                                let clear = emit(Op::Not, Some(uint), ids(&[lane]), module);
-                                emit(Op::AtomicAnd, Some(uint), ids(&[word_ptr, scope, relaxed, clear]), module);
-                                emit(Op::AtomicOr, Some(uint), ids(&[word_ptr, scope, relaxed, set]), module);
+                                // Element by element, each from or into the word holding it.
+                                let narrow = Narrow { scope, relaxed, c3, c_not3, word_ptr_ty, uint, uvec2, carry_ty };
+                                let component_ty = if pointee.lanes > 1 { types.vector(value_ty).map_or(value_ty, |(c, _)| c) } else { value_ty };
+                                let mut parts = Vec::new();
+                                for lane in 0..pointee.lanes {
+                                    let (lo, hi) = if lane == 0 { (lo, hi) } else { narrow.add(&mut e, module, lo, hi, lane * pointee.bytes) };
+                                    if inst.is(Op::Load) {
+                                        let id = (pointee.lanes == 1).then_some(inst.result_id).flatten();
+                                        parts.push(narrow.load(&mut e, module, lo, hi, pointee.bytes, component_ty, id));
+                                    } else {
+                                        let v = inst.id(1)?;
+                                        let part = if pointee.lanes == 1 { v } else { e.op(module, Op::CompositeExtract, component_ty, vec![Operand::Id(v), Operand::Literal(lane)]) };
+                                        narrow.store(&mut e, module, lo, hi, pointee.bytes, part, types.type_of(part).unwrap_or(component_ty));
+                                    }
+                                }
+                                if inst.is(Op::Load) && pointee.lanes > 1 {
+                                    e.out.push(Inst::new(Op::CompositeConstruct, inst.result_type, inst.result_id, parts.into_iter().map(Operand::Id).collect()).from_origin(inst.origin));
+                                }
                             }
                             outcome.count(inst.opcode);
                         }
@@ -273,5 +294,99 @@ impl Pass for LowerBytePointers {
         module.globals_mut().retain(|g| !(g.is(Op::TypeInt) && g.word_opt(0) == Some(8) && g.result_id.is_some_and(|r| !used.contains(&r))));
         outcome.changed = true;
         Ok(outcome)
+    }
+}
+
+/// The pointee of a narrow pointer type.
+#[derive(Clone, Copy, Debug)]
+struct Pointee {
+    /// Bytes per component.
+    bytes: u32,
+    /// Components: 1 for a scalar.
+    lanes: u32,
+    /// Bytes between consecutive elements (a power of two).
+    stride: u32,
+}
+
+/// Emits into a rebuilt block.
+struct Emit<'a> {
+    out: &'a mut Vec<Inst>,
+    origin: Option<crate::ir::Origin>,
+}
+
+impl Emit<'_> {
+    fn op(&mut self, module: &mut Module, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
+        let id = module.alloc_id();
+        self.out.push(Inst::new(op, Some(ty), Some(id), operands).from_origin(self.origin));
+        id
+    }
+}
+
+/// What element-by-element narrow accesses use.
+struct Narrow {
+    scope: Word,
+    relaxed: Word,
+    c3: Word,
+    c_not3: Word,
+    word_ptr_ty: Word,
+    uint: Word,
+    uvec2: Word,
+    carry_ty: Word,
+}
+
+impl Narrow {
+    /// The address (lo, hi) plus `bytes`, with carry.
+    fn add(&self, e: &mut Emit<'_>, module: &mut Module, lo: Word, hi: Word, bytes: u32) -> (Word, Word) {
+        let b = module.constant_u32(bytes);
+        let sum = e.op(module, Op::IAddCarry, self.carry_ty, vec![Operand::Id(lo), Operand::Id(b)]);
+        let lo = e.op(module, Op::CompositeExtract, self.uint, vec![Operand::Id(sum), Operand::Literal(0)]);
+        let carry = e.op(module, Op::CompositeExtract, self.uint, vec![Operand::Id(sum), Operand::Literal(1)]);
+        (lo, e.op(module, Op::IAdd, self.uint, vec![Operand::Id(hi), Operand::Id(carry)]))
+    }
+
+    /// The aligned word holding the element at (lo, hi), and the element's bit offset in it.
+    fn word(&self, e: &mut Emit<'_>, module: &mut Module, lo: Word, hi: Word) -> (Word, Word) {
+        let ids = |v: &[Word]| v.iter().map(|i| Operand::Id(*i)).collect::<Vec<_>>();
+        let word_lo = e.op(module, Op::BitwiseAnd, self.uint, ids(&[lo, self.c_not3]));
+        let addr = e.op(module, Op::CompositeConstruct, self.uvec2, ids(&[word_lo, hi]));
+        let word_ptr = e.op(module, Op::Bitcast, self.word_ptr_ty, ids(&[addr]));
+        let byte = e.op(module, Op::BitwiseAnd, self.uint, ids(&[lo, self.c3]));
+        (word_ptr, e.op(module, Op::ShiftLeftLogical, self.uint, ids(&[byte, self.c3])))
+    }
+
+    /// Loads the `size`-byte element at (lo, hi) as `ty` (into `id` where given).
+    #[allow(clippy::too_many_arguments)] // the address, then the element
+    fn load(&self, e: &mut Emit<'_>, module: &mut Module, lo: Word, hi: Word, size: u32, ty: Word, id: Option<Word>) -> Word {
+        let ids = |v: &[Word]| v.iter().map(|i| Operand::Id(*i)).collect::<Vec<_>>();
+        let (word_ptr, shift) = self.word(e, module, lo, hi);
+        let mask = module.constant_u32(if size == 1 { 0xff } else { 0xffff });
+        let narrow_uint = module.type_int(8 * size, false);
+        let mut ops = ids(&[word_ptr]);
+        ops.extend([Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(4)]);
+        let word = e.op(module, Op::Load, self.uint, ops);
+        let down = e.op(module, Op::ShiftRightLogical, self.uint, ids(&[word, shift]));
+        let bits = e.op(module, Op::BitwiseAnd, self.uint, ids(&[down, mask]));
+        let narrow = e.op(module, Op::UConvert, narrow_uint, ids(&[bits]));
+        let op = if ty == narrow_uint { Op::CopyObject } else { Op::Bitcast };
+        let id = id.unwrap_or_else(|| module.alloc_id());
+        e.out.push(Inst::new(op, Some(ty), Some(id), ids(&[narrow])).from_origin(e.origin));
+        id
+    }
+
+    /// Stores `v` (of type `ty`, `size` bytes) at (lo, hi): its bits cleared and set with two
+    /// atomics, so that neighbours other work-items write survive.
+    #[allow(clippy::too_many_arguments)] // the address, then the element
+    fn store(&self, e: &mut Emit<'_>, module: &mut Module, lo: Word, hi: Word, size: u32, v: Word, ty: Word) {
+        let ids = |v: &[Word]| v.iter().map(|i| Operand::Id(*i)).collect::<Vec<_>>();
+        let (word_ptr, shift) = self.word(e, module, lo, hi);
+        let mask = module.constant_u32(if size == 1 { 0xff } else { 0xffff });
+        let narrow_uint = module.type_int(8 * size, false);
+        let narrow = if ty == narrow_uint { v } else { e.op(module, Op::Bitcast, narrow_uint, ids(&[v])) };
+        let bits = e.op(module, Op::UConvert, self.uint, ids(&[narrow]));
+        let set = e.op(module, Op::ShiftLeftLogical, self.uint, ids(&[bits, shift]));
+        let lane = e.op(module, Op::ShiftLeftLogical, self.uint, ids(&[mask, shift]));
+        let clear = e.op(module, Op::Not, self.uint, ids(&[lane]));
+        e.op(module, Op::AtomicAnd, self.uint, ids(&[word_ptr, self.scope, self.relaxed, clear]));
+        e.op(module, Op::AtomicOr, self.uint, ids(&[word_ptr, self.scope, self.relaxed, set]));
     }
 }
