@@ -308,27 +308,46 @@ fn bf16_matrices_run_emulated_and_widened() {
 }
 
 /// Shapes no device lists: tiled onto listed shapes where the device has cooperative matrices
-/// (grids of 16x16x16 or 16x8x16 tiles on the H100, with chains of MulAdds over k), emulated
-/// where it has none or no listed shape divides them (48x48x48 emulated is long enough to loop
-/// over K); exact against the CPU.
+/// (grids of 16x16x16 or 16x8x16 tiles on the H100, with chains of MulAdds over k), padded with
+/// zeros up to shapes listed ones divide where none does (8x8x8 onto 16x8x8; 24x40x24 and
+/// 20x12x20 onto grids of 16x8x8), emulated where the device has none (48x48x48 emulated is
+/// long enough to loop over K); exact against the CPU. The shifted kernel adds one to A and B
+/// before the product, so that padded operands hold ones in their padding until they are masked.
 #[test]
-fn unlisted_shapes_are_tiled_onto_listed_ones_or_emulated() {
-    let input = assembled("coop_tiles");
+fn unlisted_shapes_are_tiled_padded_or_emulated() {
+    for (kernel, shift) in [("coop_tiles", 0.0f32), ("coop_shifted", 1.0)] {
+        let input = assembled(kernel);
+        unlisted_shapes(&input, kernel, shift);
+    }
+}
+
+fn unlisted_shapes(input: &[u32], kernel: &str, shift: f32) {
     for ctx in common::contexts() {
         for (target, _) in targets(&ctx) {
-            for (m, n, k) in [(32usize, 32usize, 16usize), (32, 16, 32), (16, 24, 16), (48, 48, 48), (8, 8, 8)] {
+            let shapes: &[(usize, usize, usize)] =
+                if shift == 0.0 { &[(32, 32, 16), (32, 16, 32), (16, 24, 16), (48, 48, 48), (8, 8, 8), (24, 40, 24), (20, 12, 20)] } else { &[(32, 16, 32), (8, 8, 8), (20, 12, 20)] };
+            for &(m, n, k) in shapes {
                 let values = [(0, ctx.caps().subgroup_size), (1, m as u32), (2, n as u32), (3, k as u32)];
-                let (words, report) = matbridge_translator::translate_specialized(&input, &target, &values).unwrap_or_else(|e| panic!("{} {m}x{n}x{k}: {e}", target.name));
+                let (words, report) = matbridge_translator::translate_specialized(input, &target, &values).unwrap_or_else(|e| panic!("{kernel} for {} {m}x{n}x{k}: {e}", target.name));
                 let changed = |name: &str| report.passes.iter().any(|p| p.name == name && p.changed);
-                let (tiled, emulated) = (changed("tile-cooperative-matrix"), changed("emulate-cooperative-matrix"));
+                let (padded, tiled, emulated) = (changed("pad-cooperative-matrix"), changed("tile-cooperative-matrix"), changed("emulate-cooperative-matrix"));
                 if target.has_cooperative_matrix() {
-                    // The H100 lists 16x16x16 and 16x8x16 f16*f16+f32->f32: every shape but 8x8x8 tiles.
-                    assert_eq!(tiled, (m, n, k) != (8, 8, 8), "{} {m}x{n}x{k}: {report:?}", target.name);
-                    assert_eq!(emulated, !tiled, "{} {m}x{n}x{k}: {report:?}", target.name);
+                    // The H100 lists 16x16x16, 16x8x16 and 16x8x8 f16*f16+f32->f32: shapes they
+                    // divide tile, the others are padded (and tiled where the padded shape is a grid).
+                    let divides = [(16, 16, 16), (16, 8, 16), (16, 8, 8)].iter().any(|&(a, b, c)| m % a == 0 && n % b == 0 && k % c == 0);
+                    assert_eq!(padded, !divides, "{kernel} for {} {m}x{n}x{k}: {report:?}", target.name);
+                    assert!(!emulated, "{kernel} for {} {m}x{n}x{k}: {report:?}", target.name);
                 } else {
-                    assert!(emulated && !tiled, "{} {m}x{n}x{k}: {report:?}", target.name);
+                    assert!(emulated && !tiled && !padded, "{kernel} for {} {m}x{n}x{k}: {report:?}", target.name);
                 }
-                let what = format!("{} ({}) {m}x{n}x{k}", ctx.caps().name, if tiled { "tiled" } else { "emulated" });
+                let how = match (padded, tiled) {
+                    (true, true) => "padded, tiled",
+                    (true, false) => "padded",
+                    (false, true) => "tiled",
+                    _ if emulated => "emulated",
+                    _ => "native",
+                };
+                let what = format!("{kernel}: {} ({how}) {m}x{n}x{k}", ctx.caps().name);
                 tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{what}: {e}"));
                 let mut rng = rand::rngs::SmallRng::seed_from_u64((m * n * k) as u64);
                 let mut value = || (rng.random_range(-16i32..16) as f32) / 8.0;
@@ -338,17 +357,19 @@ fn unlisted_shapes_are_tiled_onto_listed_ones_or_emulated() {
                 let c: Vec<f32> = (0..m * n).map(|_| value()).collect();
                 let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
                 let spec: Vec<matbridge_runtime::SpecConstant> = values.iter().map(|(id, v)| matbridge_runtime::SpecConstant::u32(*id, *v)).collect();
-                let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, spec_constants: &spec, label: "coop_tiles", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, spec_constants: &spec, label: kernel, ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
                 let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
                 let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
                 let bc = ctx.buffer_from_slice(&c, "c").unwrap();
-                let mut be = ctx.zeroed_buffer::<f32>(m * n, "e").unwrap();
+                // Guard elements after E: a padded store must write the matrix only.
+                let mut be = ctx.buffer_from_slice(&vec![-7.0f32; m * n + 64], "e").unwrap();
                 ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &be], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
                 let got: Vec<f32> = ctx.read_buffer(&mut be).unwrap();
+                assert!(got[m * n..].iter().all(|g| *g == -7.0), "{what}: a store went past E");
                 for i in 0..m {
                     for j in 0..n {
                         // Multiples of 1/64 below 256: exact in f32.
-                        let want = 0.5 * ((0..k).map(|p| a[i * k + p] * b[j * k + p]).sum::<f32>() + c[i * n + j]);
+                        let want = 0.5 * ((0..k).map(|p| (a[i * k + p] + shift) * (b[j * k + p] + shift)).sum::<f32>() + c[i * n + j]);
                         assert_eq!(got[i * n + j], want, "{what}: E[{i}][{j}]");
                     }
                 }

@@ -80,6 +80,7 @@ impl Pipeline {
             Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),
             Box::new(passes::materialize_matrix_length::MaterializeMatrixLength),
             Box::new(passes::lower_integer_dot::LowerIntegerDot),
+            Box::new(passes::pad_cooperative_matrix::PadCooperativeMatrix),
             Box::new(passes::tile_cooperative_matrix::TileCooperativeMatrix),
             Box::new(passes::emulate_cooperative_matrix::EmulateCooperativeMatrix),
             Box::new(passes::strip_workgroup_layouts::StripWorkgroupLayouts),

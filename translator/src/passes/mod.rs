@@ -14,6 +14,7 @@ pub mod lower_opencl_std;
 pub mod materialize_matrix_length;
 pub mod narrow_kernel_int64;
 pub mod nv_to_khr_cooperative_matrix;
+pub mod pad_cooperative_matrix;
 pub mod remainder_from_quotient;
 pub mod repair_producer_output;
 pub mod retype_float16_to_bfloat16;

@@ -40,12 +40,57 @@ pub struct TileCooperativeMatrix;
 
 /// A matrix type: component, rows, columns, use, scope id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Matrix {
-    component: Word,
-    rows: u32,
-    cols: u32,
-    usage: Word,
-    scope: Word,
+pub(crate) struct Matrix {
+    pub(crate) component: Word,
+    pub(crate) rows: u32,
+    pub(crate) cols: u32,
+    pub(crate) usage: Word,
+    pub(crate) scope: Word,
+}
+
+/// The types of a MulAdd: matrix type ids of A, B, C and the result, their matrices, their
+/// component types as the MulAdd's signedness flags read them, and whether it saturates.
+pub(crate) struct MulAddTypes {
+    pub(crate) ids: [Word; 4],
+    pub(crate) matrices: [Matrix; 4],
+    pub(crate) components: [crate::profile::ComponentType; 4],
+    pub(crate) saturating: bool,
+}
+
+impl MulAddTypes {
+    /// Reads `inst` (a MulAdd); `Ok(None)` when an operand is not a matrix value, an error
+    /// naming the instruction when dimensions are not constants or no component type fits.
+    pub(crate) fn of(types: &Types, inst: &Inst) -> std::result::Result<Option<MulAddTypes>, String> {
+        let [a, b, c] = inst.ids().map_err(|e| e.to_string())?;
+        let flags = inst.word_opt(3).unwrap_or(0);
+        let ty = |v: Word| types.type_of(v);
+        let (Some(ta), Some(tb), Some(tc), Ok(tr)) = (ty(a), ty(b), ty(c), inst.ty()) else { return Ok(None) };
+        let (Some(ma), Some(mb), Some(mc), Some(mr)) = (matrix(types, ta), matrix(types, tb), matrix(types, tc), matrix(types, tr)) else {
+            return Err(format!("MulAdd at word {} has dimensions that are not constants", inst.at()));
+        };
+        let comp = |m: Matrix, bit: Flags| component_type(types, m.component, types.int(m.component).map(|_| flags & bit.bits() != 0));
+        let (Some(ca), Some(cb), Some(cc), Some(cr)) = (
+            comp(ma, Flags::MATRIX_A_SIGNED_COMPONENTS_KHR),
+            comp(mb, Flags::MATRIX_B_SIGNED_COMPONENTS_KHR),
+            comp(mc, Flags::MATRIX_C_SIGNED_COMPONENTS_KHR),
+            comp(mr, Flags::MATRIX_RESULT_SIGNED_COMPONENTS_KHR),
+        ) else {
+            return Err(format!("MulAdd at word {} has component types no listed shape has", inst.at()));
+        };
+        let saturating = flags & Flags::SATURATING_ACCUMULATION_KHR.bits() != 0;
+        Ok(Some(MulAddTypes { ids: [ta, tb, tc, tr], matrices: [ma, mb, mc, mr], components: [ca, cb, cc, cr], saturating }))
+    }
+
+    /// (M, N, K).
+    pub(crate) fn mnk(&self) -> (u32, u32, u32) {
+        (self.matrices[0].rows, self.matrices[1].cols, self.matrices[0].cols)
+    }
+
+    /// Whether listed shape `s` has this MulAdd's component types (and Subgroup scope).
+    pub(crate) fn typed_like(&self, s: &CoopMatShape) -> bool {
+        let [ca, cb, cc, cr] = self.components;
+        s.scope == MatrixScope::Subgroup && (s.a, s.b, s.c, s.result) == (ca, cb, cc, cr)
+    }
 }
 
 /// How a matrix type is tiled.
@@ -136,7 +181,7 @@ impl Pass for TileCooperativeMatrix {
     }
 }
 
-fn matrix(types: &Types, ty: Word) -> Option<Matrix> {
+pub(crate) fn matrix(types: &Types, ty: Word) -> Option<Matrix> {
     let d = types.defs.get(&ty).filter(|d| d.is(Op::TypeCooperativeMatrixKHR))?;
     let [component, scope, rows, cols, usage] = d.ids().ok()?;
     Some(Matrix { component, rows: types.const_u32(rows)?, cols: types.const_u32(cols)?, usage, scope })
@@ -157,25 +202,11 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps, chains: &HashMap<Wo
         }
     };
     for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| &b.insts)).filter(|i| i.is(Op::CooperativeMatrixMulAddKHR)) {
-        let [a, b, c] = inst.ids().map_err(|e| e.to_string())?;
-        let flags = inst.word_opt(3).unwrap_or(0);
-        let ty = |v: Word| types.type_of(v);
-        let (Some(ta), Some(tb), Some(tc), Ok(tr)) = (ty(a), ty(b), ty(c), inst.ty()) else { continue };
-        let (Some(ma), Some(mb), Some(mc), Some(mr)) = (matrix(types, ta), matrix(types, tb), matrix(types, tc), matrix(types, tr)) else {
-            return Err(format!("MulAdd at word {} has dimensions that are not constants", inst.at()));
-        };
-        let comp = |m: Matrix, bit: Flags| component_type(types, m.component, types.int(m.component).map(|_| flags & bit.bits() != 0));
-        let (Some(ca), Some(cb), Some(cc), Some(cr)) = (
-            comp(ma, Flags::MATRIX_A_SIGNED_COMPONENTS_KHR),
-            comp(mb, Flags::MATRIX_B_SIGNED_COMPONENTS_KHR),
-            comp(mc, Flags::MATRIX_C_SIGNED_COMPONENTS_KHR),
-            comp(mr, Flags::MATRIX_RESULT_SIGNED_COMPONENTS_KHR),
-        ) else {
-            return Err(format!("MulAdd at word {} has component types no listed shape has", inst.at()));
-        };
-        let (m, n, k) = (ma.rows, mb.cols, ma.cols);
-        let saturating = flags & Flags::SATURATING_ACCUMULATION_KHR.bits() != 0;
-        let fits = |s: &&CoopMatShape| s.scope == MatrixScope::Subgroup && (s.a, s.b, s.c, s.result) == (ca, cb, cc, cr) && m % s.m == 0 && n % s.n == 0 && k % s.k == 0 && (!saturating || s.k == k);
+        let Some(t) = MulAddTypes::of(types, inst)? else { continue };
+        let ([ta, tb, tc, tr], [ma, mb, mc, mr]) = (t.ids, t.matrices);
+        let [ca, cb, cc, cr] = t.components;
+        let (m, n, k) = t.mnk();
+        let fits = |s: &&CoopMatShape| t.typed_like(s) && m % s.m == 0 && n % s.n == 0 && k % s.k == 0 && (!t.saturating || s.k == k);
         let Some(s) = target.cooperative_matrix.iter().filter(fits).max_by_key(|s| (s.m * s.n * s.k, s.k)) else {
             return Err(format!("no listed {ca}*{cb}+{cc}->{cr} shape divides the {m}x{n}x{k} MulAdd at word {}", inst.at()));
         };
@@ -446,12 +477,12 @@ impl Tiles<'_> {
 }
 
 /// Every access chain of the module, by result.
-fn access_chains(module: &Module) -> HashMap<Word, Inst> {
+pub(crate) fn access_chains(module: &Module) -> HashMap<Word, Inst> {
     module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.is(Op::AccessChain) || i.is(Op::InBoundsAccessChain)).filter_map(|i| Some((i.result_id?, i.clone()))).collect()
 }
 
 /// The storage class of pointer value `ptr`.
-fn pointer_class(types: &Types, ptr: Word) -> Option<u32> {
+pub(crate) fn pointer_class(types: &Types, ptr: Word) -> Option<u32> {
     types.type_of(ptr).and_then(|t| types.defs.get(&t)).filter(|d| d.is(Op::TypePointer)).and_then(|d| d.word_opt(0))
 }
 
@@ -463,7 +494,7 @@ fn bits(types: &Types, t: Word) -> Option<u32> {
 
 /// Matrix components per element of `ptr`'s pointee (1, or a vector's worth: a uvec4 holds
 /// eight f16), for a matrix of type `ty`.
-fn per_element(types: &Types, ptr: Word, ty: Word) -> Option<u32> {
+pub(crate) fn per_element(types: &Types, ptr: Word, ty: Word) -> Option<u32> {
     let pointee = types.type_of(ptr).and_then(|t| types.defs.get(&t)).and_then(|d| d.id(1).ok())?;
     let component = matrix(types, ty).map(|m| m.component)?;
     let (p, c) = (bits(types, pointee)?, bits(types, component)?);

@@ -1,0 +1,608 @@
+//! `PadCooperativeMatrix`: cooperative-matrix MulAdds whose shape no listed shape divides are
+//! padded with zeros up to one that some listed shape divides (8x8x8 onto 16x8x8, 24x40x24
+//! onto 32x40x32 of 16x8x16 tiles), so that they run on the device's matrix units instead of
+//! being emulated.
+//!
+//! For each `OpCooperativeMatrixMulAddKHR` whose M x N x K the target does not list and no
+//! listed shape of its types divides, the listed shape of its types that needs the fewest padded
+//! multiply-adds is chosen (for a saturating MulAdd only one with k >= K, so that the sum
+//! saturates once). Its matrix types grow to the padded sizes: A M' x K', B K' x N', C and the
+//! result M' x N' (`tile-cooperative-matrix` then tiles them where M', N' or K' exceed the listed
+//! shape). The padding must hold zeros where a MulAdd reads it (A's columns and B's rows beyond
+//! K); the rest never reaches memory:
+//!
+//! - `OpCooperativeMatrixLoadKHR` of a padded type goes through a per-subgroup staging array in
+//!   workgroup memory: the subgroup's lanes copy the matrix's elements into it with zeros around
+//!   them (reading nothing outside the matrix), then the matrix is loaded from it;
+//! - `OpCooperativeMatrixStoreKHR` stores into the staging array and the lanes copy the
+//!   matrix's elements out of it;
+//! - a MulAdd operand A or B that is not known to hold zeros in its padding (a matrix built from
+//!   a scalar, arithmetic that does not keep zeros, a value read from a variable) is re-masked
+//!   through the staging array first. Loads, null matrices, phis, selects and copies of such
+//!   values, negations, conversions and scaling keep zeros;
+//! - `OpCooperativeMatrixLengthKHR` and element-wise operations apply to the padded matrices
+//!   as they are (each element's position in a matrix is opaque to a module anyway).
+//!
+//! Staging arrays (one per component type, each `NumSubgroups x` the largest padded matrix of
+//! that type) are sized from the workgroup size (`LocalSize`, `LocalSizeId` or a `WorkgroupSize`
+//! constant, specialization constants included) and the target's smallest sub-group; copies
+//! are followed by sub-group barriers.
+//!
+//! Preconditions: a target with cooperative matrices; one entry point; matrix dimensions
+//! constants or specialization constants (frozen to their defaults, as the tiling and the
+//! emulation freeze them). Padded loads and stores need a constant layout, a stride, and a
+//! pointer (an access chain into an array, or a PhysicalStorageBuffer pointer) whose pointee is
+//! the matrix's component type. A module this cannot pad in full (conflicting paddings of one
+//! type, an element-wise operation between differently padded matrices, an access it cannot
+//! stage, staging that exceeds the workgroup memory) is left as it is, and the pass says why in
+//! the report: `emulate-cooperative-matrix` then emulates it.
+
+use crate::analysis::Types;
+use crate::error::Result;
+use crate::ir::builder::{Builder, Cursor};
+use crate::ir::{Inst, Module, Operand};
+use crate::pass::{Context, Outcome, Pass};
+use crate::passes::check_cooperative_matrix::first_unlisted;
+use crate::passes::tile_cooperative_matrix::{access_chains, matrix, per_element, pointer_class, MulAddTypes};
+use crate::profile::DeviceCaps;
+use spirv::{BuiltIn, CooperativeMatrixLayout, ExecutionMode, MemorySemantics, Op, Scope, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+pub struct PadCooperativeMatrix;
+
+/// A padded matrix type: its rows and columns, and the padded ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Padding {
+    component: Word,
+    rows: u32,
+    cols: u32,
+    padded_rows: u32,
+    padded_cols: u32,
+}
+
+impl Padding {
+    fn elements(&self) -> u32 {
+        self.padded_rows * self.padded_cols
+    }
+}
+
+/// Instructions that move matrices without looking at their elements.
+const MOVES: &[Op] = &[Op::Phi, Op::Select, Op::CopyObject, Op::Load, Op::Store, Op::Variable, Op::FunctionCall, Op::ReturnValue, Op::Undef, Op::CompositeExtract, Op::CompositeInsert];
+
+/// Element-wise instructions that keep zeros zero (a padded operand that holds zeros gives a
+/// result that does).
+const KEEP_ZEROS: &[Op] = &[Op::FNegate, Op::SNegate, Op::FConvert, Op::SConvert, Op::UConvert, Op::ConvertFToS, Op::ConvertFToU, Op::ConvertSToF, Op::ConvertUToF, Op::MatrixTimesScalar, Op::Bitcast];
+
+impl Pass for PadCooperativeMatrix {
+    fn name(&self) -> &'static str {
+        "pad-cooperative-matrix"
+    }
+
+    fn applies(&self, target: &DeviceCaps) -> bool {
+        target.has_cooperative_matrix()
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+        let mut outcome = Outcome::unchanged();
+        if first_unlisted(module, cx.target)?.is_none() {
+            return Ok(outcome);
+        }
+        let frozen = Types::new(module);
+        let dims: Vec<Word> = module.globals().iter().filter(|g| g.is(Op::TypeCooperativeMatrixKHR)).flat_map(|g| [g.id(2), g.id(3)]).filter_map(|d| d.ok()).collect();
+        for d in dims {
+            if crate::passes::emulate_cooperative_matrix::dimension(module, &frozen, d).is_err() {
+                return Ok(outcome);
+            }
+        }
+        let types = Types::new(module);
+        let plan = match plan(module, &types, cx.target) {
+            Ok(p) if p.is_empty() => return Ok(outcome),
+            Ok(p) => p,
+            Err(why) => {
+                outcome.notes.push(format!("not padded: {why}"));
+                return Ok(outcome);
+            }
+        };
+        let stage = match Staging::new(module, &types, cx.target, &plan) {
+            Ok(s) => s,
+            Err(why) => {
+                outcome.notes.push(format!("not padded: {why}"));
+                return Ok(outcome);
+            }
+        };
+        let mut ids: Vec<&Word> = plan.keys().collect();
+        ids.sort();
+        for id in ids {
+            let p = plan[id];
+            outcome.notes.push(format!("%{id} ({}x{}): padded to {}x{}", p.rows, p.cols, p.padded_rows, p.padded_cols));
+        }
+        rewrite(module, &types, &plan, &stage, &mut outcome)?;
+        outcome.changed = true;
+        Ok(outcome)
+    }
+}
+
+/// The padding of every matrix type to pad, or why the module cannot be padded.
+fn plan(module: &Module, types: &Types, target: &DeviceCaps) -> std::result::Result<HashMap<Word, Padding>, String> {
+    let mut plan: HashMap<Word, Padding> = HashMap::new();
+    let mut assign = |ty: Word, rows: u32, cols: u32| -> std::result::Result<(), String> {
+        let Some(m) = matrix(types, ty) else { return Err(format!("%{ty} is not a matrix type of constant size")) };
+        let p = Padding { component: m.component, rows: m.rows, cols: m.cols, padded_rows: rows, padded_cols: cols };
+        match plan.insert(ty, p) {
+            Some(old) if old != p => Err(format!("matrix type %{ty} would be padded both to {}x{} and to {rows}x{cols}", old.padded_rows, old.padded_cols)),
+            _ => Ok(()),
+        }
+    };
+    for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| &b.insts)).filter(|i| i.is(Op::CooperativeMatrixMulAddKHR)) {
+        let Some(t) = MulAddTypes::of(types, inst)? else { continue };
+        let (m, n, k) = t.mnk();
+        let listed = target.cooperative_matrix.iter().filter(|s| t.typed_like(s));
+        if listed.clone().any(|s| m % s.m == 0 && n % s.n == 0 && k % s.k == 0 && (!t.saturating || s.k == k)) {
+            continue;
+        }
+        let up = |v: u32, d: u32| v.div_ceil(d) * d;
+        let cost = |s: &crate::profile::CoopMatShape| (up(m, s.m) as u64 * up(n, s.n) as u64 * up(k, s.k) as u64, u64::MAX - (s.m * s.n * s.k) as u64);
+        let Some(s) = listed.filter(|s| !t.saturating || k <= s.k).min_by_key(|s| cost(s)) else { continue };
+        let (pm, pn, pk) = (up(m, s.m), up(n, s.n), up(k, s.k));
+        let [ta, tb, tc, tr] = t.ids;
+        assign(ta, pm, pk)?;
+        assign(tb, pk, pn)?;
+        assign(tc, pm, pn)?;
+        assign(tr, pm, pn)?;
+    }
+    if plan.values().all(|p| (p.rows, p.cols) == (p.padded_rows, p.padded_cols)) {
+        return Ok(HashMap::new());
+    }
+    // Every instruction on a padded matrix must be one the rewrite knows.
+    let chains = access_chains(module);
+    let padded_value = |v: Word| types.type_of(v).and_then(|t| plan.get(&t)).copied();
+    let in_header = |b: &crate::ir::Block| b.insts.iter().any(|i| i.is(Op::LoopMerge));
+    for block in module.functions.iter().flat_map(|f| f.blocks.iter()) {
+        for inst in &block.insts {
+            let result = inst.result_type.and_then(|t| plan.get(&t)).copied();
+            let operands: Vec<Padding> = inst.operands.iter().filter_map(Operand::id).filter_map(padded_value).collect();
+            if result.is_none() && operands.is_empty() {
+                continue;
+            }
+            let Some(op) = inst.op() else { return Err(format!("an unknown instruction on a padded matrix at word {}", inst.at())) };
+            let at = inst.at();
+            match op {
+                Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR => {
+                    let load = op == Op::CooperativeMatrixLoadKHR;
+                    let (layout, stride, ty) =
+                        if load { (inst.id(1), inst.operands.get(2), inst.result_type) } else { (inst.id(2), inst.operands.get(3), inst.id(1).ok().and_then(|v| types.type_of(v))) };
+                    let ptr = inst.id(0).map_err(|e| e.to_string())?;
+                    let constant_layout = layout.ok().and_then(|l| types.const_u32(l)).is_some_and(|l| l <= 1);
+                    let psb = pointer_class(types, ptr) == Some(StorageClass::PhysicalStorageBuffer as u32);
+                    let addressable = psb || chains.get(&ptr).is_some_and(|c| c.operands.len() >= 2);
+                    let whole = ty.and_then(|t| per_element(types, ptr, t)) == Some(1);
+                    if !(constant_layout && stride.and_then(Operand::id).is_some() && addressable && whole) {
+                        return Err(format!("{} at word {at}: a padded access needs a constant layout, a stride and a pointer to single components in an array or a physical buffer", inst.name()));
+                    }
+                    if in_header(block) {
+                        return Err(format!("{} at word {at} is in a loop header", inst.name()));
+                    }
+                }
+                Op::CooperativeMatrixMulAddKHR => {
+                    if in_header(block) {
+                        return Err(format!("the MulAdd at word {at} is in a loop header"));
+                    }
+                }
+                Op::CooperativeMatrixLengthKHR => {}
+                Op::CompositeConstruct if inst.operands.len() == 1 => {}
+                Op::AccessChain => {}
+                op if MOVES.contains(&op) => {}
+                _ => {
+                    // Element-wise: every matrix operand padded like the result.
+                    let shape = |p: &Padding| (p.rows, p.cols, p.padded_rows, p.padded_cols);
+                    let same = result.is_some_and(|r| operands.iter().all(|o| shape(o) == shape(&r)));
+                    let all_matrices_padded = inst.operands.iter().filter_map(Operand::id).filter_map(|v| types.type_of(v)).filter(|t| matrix(types, *t).is_some()).all(|t| plan.contains_key(&t));
+                    if !(same && all_matrices_padded) {
+                        return Err(format!("{} at word {at} mixes matrices padded differently", inst.name()));
+                    }
+                }
+            }
+        }
+    }
+    for g in module.globals() {
+        if g.is(Op::SpecConstantOp) && g.operands.iter().filter_map(Operand::id).any(|t| plan.contains_key(&t)) {
+            return Err("a specialization-constant operation on a padded matrix type".into());
+        }
+    }
+    Ok(plan)
+}
+
+/// The staging arrays and what indexing them needs.
+struct Staging {
+    /// Component type -> (workgroup array variable, elements per subgroup).
+    arrays: HashMap<Word, (Word, u32)>,
+    /// Iterations over a subgroup's elements: the target's smallest subgroup size.
+    min_subgroup: u32,
+}
+
+impl Staging {
+    fn new(module: &mut Module, types: &Types, target: &DeviceCaps, plan: &HashMap<Word, Padding>) -> std::result::Result<Staging, String> {
+        if module.entry_points.len() != 1 {
+            return Err("the module has more than one entry point".into());
+        }
+        let (dims, default) = workgroup_size(module, types).ok_or("the entry point has no workgroup size")?;
+        let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size }.max(1);
+        let default_subgroups = default.div_ceil(min_subgroup);
+        let mut per_component: HashMap<Word, u32> = HashMap::new();
+        for p in plan.values() {
+            let e = per_component.entry(p.component).or_default();
+            *e = (*e).max(p.elements());
+        }
+        let mut components: Vec<(Word, u32)> = per_component.into_iter().collect();
+        components.sort_unstable();
+        let bytes: u64 = components.iter().map(|(c, e)| u64::from(*e) * u64::from(default_subgroups) * u64::from(component_bytes(types, *c))).sum();
+        let used = workgroup_bytes(module, types);
+        let limit = u64::from(target.limits.max_shared_memory_size);
+        if limit > 0 && used + bytes > limit {
+            return Err(format!("staging needs {bytes} bytes of workgroup memory beside the module's {used}, more than the target's {limit}"));
+        }
+        // Subgroups per workgroup, rounded up: (x * y * z + S - 1) / S, specializable.
+        let uint = module.type_int(32, false);
+        let xy = spec_op(module, uint, Op::IMul, dims[0], dims[1]);
+        let invocations = spec_op(module, uint, Op::IMul, xy, dims[2]);
+        let sub = module.constant_u32(min_subgroup - 1);
+        let rounded = spec_op(module, uint, Op::IAdd, invocations, sub);
+        let min_c = module.constant_u32(min_subgroup);
+        let subgroups = spec_op(module, uint, Op::UDiv, rounded, min_c);
+        let mut arrays = HashMap::new();
+        for (component, elements) in components {
+            let per = module.constant_u32(elements);
+            let len = spec_op(module, uint, Op::IMul, subgroups, per);
+            let array = module.type_array(component, len);
+            let ptr = module.type_pointer(StorageClass::Workgroup, array);
+            let var = module.add_global_variable(ptr, StorageClass::Workgroup, None);
+            arrays.insert(component, (var, elements));
+        }
+        Ok(Staging { arrays, min_subgroup })
+    }
+}
+
+fn spec_op(module: &mut Module, ty: Word, op: Op, a: Word, b: Word) -> Word {
+    let id = module.alloc_id();
+    module.add_global(Inst::new(Op::SpecConstantOp, Some(ty), Some(id), vec![Operand::Literal(op as u32), Operand::Id(a), Operand::Id(b)]));
+    id
+}
+
+/// Bytes of a scalar component type.
+fn component_bytes(types: &Types, ty: Word) -> u32 {
+    types.int(ty).map(|(w, _)| w).or_else(|| types.float(ty).map(|(w, _)| w)).unwrap_or(32) / 8
+}
+
+/// Bytes of the module's workgroup variables (scalars, vectors, arrays and structs of them).
+fn workgroup_bytes(module: &Module, types: &Types) -> u64 {
+    fn size(types: &Types, ty: Word) -> u64 {
+        let Some(d) = types.defs.get(&ty) else { return 0 };
+        match d.op() {
+            Some(Op::TypeInt | Op::TypeFloat) => u64::from(d.word_opt(0).unwrap_or(32) / 8),
+            Some(Op::TypeBool) => 4,
+            Some(Op::TypeVector | Op::TypeMatrix) => d.id(0).map_or(0, |c| size(types, c)) * u64::from(d.word_opt(1).unwrap_or(0)),
+            Some(Op::TypeArray) => d.id(0).map_or(0, |c| size(types, c)) * d.id(1).ok().and_then(|l| types.const_u32(l)).map_or(0, u64::from),
+            Some(Op::TypeStruct) => d.operands.iter().filter_map(Operand::id).map(|m| size(types, m)).sum(),
+            _ => 0,
+        }
+    }
+    module
+        .globals()
+        .iter()
+        .filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::Workgroup as u32))
+        .filter_map(|g| g.result_type.and_then(|p| types.defs.get(&p)).and_then(|d| d.id(1).ok()))
+        .map(|t| size(types, t))
+        .sum()
+}
+
+/// The entry point's workgroup size: its three dimensions as ids (constants or specialization
+/// constants) and the invocations they make by default; `None` where it has none.
+fn workgroup_size(module: &mut Module, types: &Types) -> Option<([Word; 3], u32)> {
+    let parts: Vec<Word> = if let Some(composite) = module.builtin_constant(BuiltIn::WorkgroupSize) {
+        module.globals().iter().find(|g| g.result_id == Some(composite))?.operands.iter().filter_map(Operand::id).collect()
+    } else {
+        let f = module.entry_points.first()?.operands.get(1).and_then(Operand::id)?;
+        let mode = module
+            .execution_modes
+            .iter()
+            .find(|m| m.word_opt(0) == Some(f) && matches!(m.word_opt(1), Some(x) if x == ExecutionMode::LocalSize as u32 || x == ExecutionMode::LocalSizeId as u32))?
+            .clone();
+        if mode.word_opt(1) == Some(ExecutionMode::LocalSize as u32) {
+            let dims = [mode.word_opt(2)?, mode.word_opt(3)?, mode.word_opt(4)?];
+            return Some((dims.map(|d| module.constant_u32(d)), dims.iter().product()));
+        }
+        mode.operands.get(2..)?.iter().filter_map(Operand::id).collect()
+    };
+    let default_of = |id: Word| types.const_u32(id).or_else(|| module.globals().iter().find(|g| g.result_id == Some(id) && g.is(Op::SpecConstant)).and_then(|g| g.word_opt(0)));
+    let default = parts.iter().try_fold(1u32, |n, p| n.checked_mul(default_of(*p)?))?;
+    Some((parts.try_into().ok()?, default))
+}
+
+/// Values whose padding holds zeros: padded loads, null matrices, and what moves or keeps them.
+fn zero_padded(module: &Module, types: &Types, plan: &HashMap<Word, Padding>) -> HashSet<Word> {
+    let padded = |v: Word| types.type_of(v).is_some_and(|t| plan.contains_key(&t));
+    let mut clean: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::ConstantNull) && g.result_type.is_some_and(|t| plan.contains_key(&t))).filter_map(|g| g.result_id).collect();
+    let insts: Vec<&Inst> = module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.result_id.is_some_and(padded)).collect();
+    loop {
+        let before = clean.len();
+        for inst in &insts {
+            let Some(id) = inst.result_id else { continue };
+            let matrix_operands: Vec<Word> = inst.operands.iter().filter_map(Operand::id).filter(|v| padded(*v)).collect();
+            let keeps = match inst.op() {
+                Some(Op::CooperativeMatrixLoadKHR) => true,
+                Some(Op::Phi) => inst.operands.chunks(2).filter_map(|p| p.first().and_then(Operand::id)).all(|v| clean.contains(&v)),
+                Some(Op::Select | Op::CopyObject) => !matrix_operands.is_empty() && matrix_operands.iter().all(|v| clean.contains(v)),
+                Some(op) if KEEP_ZEROS.contains(&op) => matrix_operands.len() == 1 && clean.contains(&matrix_operands[0]),
+                // A product of two padded matrices that both hold zeros.
+                Some(Op::FMul | Op::IMul) => matrix_operands.len() == 2 && matrix_operands.iter().all(|v| clean.contains(v)),
+                _ => false,
+            };
+            if keeps {
+                clean.insert(id);
+            }
+        }
+        if clean.len() == before {
+            return clean;
+        }
+    }
+}
+
+/// Ids the rewrite uses everywhere.
+struct Common {
+    uint: Word,
+    boolean: Word,
+    subgroup: Word,
+    semantics: Word,
+    row_major: Word,
+}
+
+fn rewrite(module: &mut Module, types: &Types, plan: &HashMap<Word, Padding>, stage: &Staging, outcome: &mut Outcome) -> Result<()> {
+    let clean = zero_padded(module, types, plan);
+    let chains = access_chains(module);
+    let uint = module.type_int(32, false);
+    let common = Common {
+        uint,
+        boolean: module.type_bool(),
+        subgroup: module.constant_u32(Scope::Subgroup as u32),
+        semantics: module.constant_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits()),
+        row_major: module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32),
+    };
+    let padded_of = |v: Word| types.type_of(v).and_then(|t| plan.get(&t)).copied();
+    for f in 0..module.functions.len() {
+        let mut b = 0;
+        while b < module.functions[f].blocks.len() {
+            let mut i = 0;
+            while i < module.functions[f].blocks[b].insts.len() {
+                let inst = module.functions[f].blocks[b].insts[i].clone();
+                let staged = match inst.op() {
+                    Some(Op::CooperativeMatrixLoadKHR) => inst.result_type.and_then(|t| plan.get(&t)).is_some(),
+                    Some(Op::CooperativeMatrixStoreKHR) => inst.id(1).ok().and_then(padded_of).is_some(),
+                    Some(Op::CooperativeMatrixMulAddKHR) => [0, 1].iter().any(|k| inst.id(*k).ok().is_some_and(|v| padded_of(v).is_some() && !clean.contains(&v))),
+                    _ => false,
+                };
+                if !staged {
+                    i += 1;
+                    continue;
+                }
+                module.functions[f].blocks[b].insts.remove(i);
+                outcome.count(inst.opcode);
+                let mut bld = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
+                let mut s = Stager { c: &common, stage, chains: &chains, types };
+                match inst.op() {
+                    Some(Op::CooperativeMatrixLoadKHR) => {
+                        let p = plan[&inst.ty()?];
+                        s.load(&mut bld, &inst, p)?;
+                    }
+                    Some(Op::CooperativeMatrixStoreKHR) => {
+                        if let Some(p) = padded_of(inst.id(1)?) {
+                            s.store(&mut bld, &inst, p)?;
+                        }
+                    }
+                    _ => {
+                        let mut inst = inst.clone();
+                        for k in 0..2 {
+                            let v = inst.id(k)?;
+                            if let (Some(p), false) = (padded_of(v), clean.contains(&v)) {
+                                let ty = types.type_of(v).unwrap_or(0);
+                                inst.operands[k] = Operand::Id(s.remask(&mut bld, v, ty, p));
+                            }
+                        }
+                        bld.insert(inst);
+                    }
+                }
+                b = bld.cursor.block;
+                i = bld.cursor.index;
+            }
+            b += 1;
+        }
+    }
+    // The types grow last: the rewrites above read the original sizes from the plan.
+    for (&ty, p) in plan {
+        let (r, c) = (module.constant_u32(p.padded_rows), module.constant_u32(p.padded_cols));
+        if let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(ty)) {
+            def.operands[2] = Operand::Id(r);
+            def.operands[3] = Operand::Id(c);
+        }
+    }
+    module.interner.clear();
+    module.merge_duplicate_types();
+    Ok(())
+}
+
+/// Emits the staged accesses.
+struct Stager<'a> {
+    c: &'a Common,
+    stage: &'a Staging,
+    chains: &'a HashMap<Word, Inst>,
+    types: &'a Types,
+}
+
+impl Stager<'_> {
+    /// The subgroup's staging area for `p`: (pointer to its first element, the array, the area's
+    /// first index).
+    fn area(&self, bld: &mut Builder<'_>, p: Padding) -> (Word, Word, Word) {
+        let (array, per) = self.stage.arrays.get(&p.component).copied().unwrap_or((0, 0));
+        let uint = self.c.uint;
+        let sg_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupId, uint);
+        let sg = bld.load(uint, sg_var);
+        let per = bld.module.constant_u32(per);
+        let base = bld.imul(uint, sg, per);
+        let ptr_ty = bld.module.type_pointer(StorageClass::Workgroup, p.component);
+        (bld.access_chain(ptr_ty, array, &[base]), array, base)
+    }
+
+    fn barrier(&self, bld: &mut Builder<'_>) {
+        let c = self.c;
+        bld.emit_void(Op::ControlBarrier, vec![Operand::Id(c.subgroup), Operand::Id(c.subgroup), Operand::Id(c.semantics)]);
+    }
+
+    /// Runs `body(bld, index, row, column)` for every element of the padded matrix, each on
+    /// one lane of the subgroup.
+    fn for_each_element(&self, bld: &mut Builder<'_>, p: Padding, mut body: impl FnMut(&mut Builder<'_>, Word, Word, Word)) {
+        let uint = self.c.uint;
+        let lane_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
+        let size_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupSize, uint);
+        let lane = bld.load(uint, lane_var);
+        let size = bld.load(uint, size_var);
+        let total = p.elements();
+        let (zero, rounds, total_c, cols) =
+            (bld.module.constant_u32(0), bld.module.constant_u32(total.div_ceil(self.stage.min_subgroup)), bld.module.constant_u32(total), bld.module.constant_u32(p.padded_cols));
+        let boolean = self.c.boolean;
+        bld.counted_loop(zero, rounds, |bld, round| {
+            let first = bld.imul(uint, round, size);
+            let index = bld.iadd(uint, first, lane);
+            let inside = bld.op(Op::ULessThan, boolean, &[index, total_c]);
+            bld.if_then(inside, |bld| {
+                let row = bld.op(Op::UDiv, uint, &[index, cols]);
+                let col = bld.op(Op::UMod, uint, &[index, cols]);
+                body(bld, index, row, col);
+            });
+        });
+    }
+
+    /// Whether (row, col) lies inside the unpadded matrix.
+    fn in_matrix(&self, bld: &mut Builder<'_>, p: Padding, row: Word, col: Word) -> Word {
+        let boolean = self.c.boolean;
+        let (rows, cols) = (bld.module.constant_u32(p.rows), bld.module.constant_u32(p.cols));
+        let r = bld.op(Op::ULessThan, boolean, &[row, rows]);
+        let c = bld.op(Op::ULessThan, boolean, &[col, cols]);
+        bld.op(Op::LogicalAnd, boolean, &[r, c])
+    }
+
+    /// A pointer to element (row, col) of the matrix `inst` loads or stores through `ptr`.
+    #[allow(clippy::too_many_arguments)] // the access, then the element
+    fn element(&self, bld: &mut Builder<'_>, ptr: Word, column_major: bool, stride: Word, row: Word, col: Word) -> Word {
+        let uint = self.c.uint;
+        let (major, minor) = if column_major { (col, row) } else { (row, col) };
+        let scaled = bld.imul(uint, major, stride);
+        let offset = bld.iadd(uint, scaled, minor);
+        let psb = pointer_class(self.types, ptr) == Some(StorageClass::PhysicalStorageBuffer as u32);
+        match self.chains.get(&ptr) {
+            Some(chain) if !psb => {
+                let mut ops = chain.operands.clone();
+                let last = ops.len() - 1;
+                let idx = ops[last].id().unwrap_or(0);
+                let idx = match self.types.type_of(idx) {
+                    Some(t) if t != uint => bld.bitcast(uint, idx),
+                    _ => idx,
+                };
+                ops[last] = Operand::Id(bld.iadd(uint, idx, offset));
+                let ptr_ty = self.types.type_of(ptr).unwrap_or(0);
+                bld.emit(chain.op().unwrap_or(Op::AccessChain), ptr_ty, ops)
+            }
+            _ => {
+                let ptr_ty = self.types.type_of(ptr).unwrap_or(0);
+                bld.emit(Op::PtrAccessChain, ptr_ty, vec![Operand::Id(ptr), Operand::Id(offset)])
+            }
+        }
+    }
+
+    /// Memory operands of a single-component access through `ptr` (`Aligned` to the component
+    /// for physical pointers).
+    fn memory_operands(&self, ptr: Word, component: Word) -> Vec<Operand> {
+        if pointer_class(self.types, ptr) == Some(StorageClass::PhysicalStorageBuffer as u32) {
+            vec![Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(component_bytes(self.types, component))]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn load(&mut self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {
+        let (ptr, layout, stride) = (inst.id(0)?, inst.id(1)?, inst.id(2)?);
+        let column_major = self.types.const_u32(layout) == Some(CooperativeMatrixLayout::ColumnMajorKHR as u32);
+        let (start, array, base) = self.area(bld, p);
+        let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
+        let zero = bld.module.constant_null(p.component);
+        let mem = self.memory_operands(ptr, p.component);
+        let uint = self.c.uint;
+        self.for_each_element(bld, p, |bld, index, row, col| {
+            let at = bld.iadd(uint, base, index);
+            let slot = bld.access_chain(elem_ptr, array, &[at]);
+            bld.store(slot, zero);
+            let inside = self.in_matrix(bld, p, row, col);
+            bld.if_then(inside, |bld| {
+                let src = self.element(bld, ptr, column_major, stride, row, col);
+                let mut ops = vec![Operand::Id(src)];
+                ops.extend(mem.iter().cloned());
+                let v = bld.emit(Op::Load, p.component, ops);
+                bld.store(slot, v);
+            });
+        });
+        self.barrier(bld);
+        let pcols = bld.module.constant_u32(p.padded_cols);
+        bld.insert(Inst::new(Op::CooperativeMatrixLoadKHR, inst.result_type, inst.result_id, vec![Operand::Id(start), Operand::Id(self.c.row_major), Operand::Id(pcols)]));
+        self.barrier(bld);
+        Ok(())
+    }
+
+    fn store(&mut self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {
+        let (ptr, value, layout, stride) = (inst.id(0)?, inst.id(1)?, inst.id(2)?, inst.id(3)?);
+        let column_major = self.types.const_u32(layout) == Some(CooperativeMatrixLayout::ColumnMajorKHR as u32);
+        let (start, array, base) = self.area(bld, p);
+        let pcols = bld.module.constant_u32(p.padded_cols);
+        bld.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(start), Operand::Id(value), Operand::Id(self.c.row_major), Operand::Id(pcols)]);
+        self.barrier(bld);
+        let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
+        let mem = self.memory_operands(ptr, p.component);
+        let uint = self.c.uint;
+        self.for_each_element(bld, p, |bld, index, row, col| {
+            let inside = self.in_matrix(bld, p, row, col);
+            bld.if_then(inside, |bld| {
+                let at = bld.iadd(uint, base, index);
+                let slot = bld.access_chain(elem_ptr, array, &[at]);
+                let v = bld.load(p.component, slot);
+                let dst = self.element(bld, ptr, column_major, stride, row, col);
+                let mut ops = vec![Operand::Id(dst), Operand::Id(v)];
+                ops.extend(mem.iter().cloned());
+                bld.emit_void(Op::Store, ops);
+            });
+        });
+        self.barrier(bld);
+        Ok(())
+    }
+
+    /// `v` (of padded type `ty`) with zeros written over its padding.
+    fn remask(&mut self, bld: &mut Builder<'_>, v: Word, ty: Word, p: Padding) -> Word {
+        let (start, array, base) = self.area(bld, p);
+        let pcols = bld.module.constant_u32(p.padded_cols);
+        bld.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(start), Operand::Id(v), Operand::Id(self.c.row_major), Operand::Id(pcols)]);
+        self.barrier(bld);
+        let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
+        let zero = bld.module.constant_null(p.component);
+        let uint = self.c.uint;
+        let boolean = self.c.boolean;
+        self.for_each_element(bld, p, |bld, index, row, col| {
+            let inside = self.in_matrix(bld, p, row, col);
+            let outside = bld.op(Op::LogicalNot, boolean, &[inside]);
+            bld.if_then(outside, |bld| {
+                let at = bld.iadd(uint, base, index);
+                let slot = bld.access_chain(elem_ptr, array, &[at]);
+                bld.store(slot, zero);
+            });
+        });
+        self.barrier(bld);
+        let masked = bld.emit(Op::CooperativeMatrixLoadKHR, ty, vec![Operand::Id(start), Operand::Id(self.c.row_major), Operand::Id(pcols)]);
+        self.barrier(bld);
+        masked
+    }
+}
