@@ -2,6 +2,8 @@
 //! - the staged cooperative-matrix GEMM (`tests/kernels/coop_gemm_staged.wgsl`, f16 -> f32,
 //!   widened where the device has no f16) at 512^3, emulated by matbridge, and native where the device
 //!   lists its fragment shape; pipeline creation and run time;
+//! - the register-tiled GEMM (`tests/kernels/coop_gemm_tiled.wgsl`) likewise, and without its
+//!   fragment loads and MulAdds (the part emulated and native runs share);
 //! - the matmul API's own path on the device (subgroup tiled on devices without cooperative
 //!   matrices) and its CPU path, same size and types;
 //! - the cost of one emulated MulAdd (with its two fragment loads from workgroup memory) per
@@ -89,6 +91,22 @@ fn tiled(ctx: &Context, elem: &str, frag: u32, (tm, tn): (u32, u32), native: boo
     time_gemm(ctx, &source(&text, elem, frag), elem, &push, [n / bn, n / bm, 1], native, &what);
 }
 
+/// The register-tiled GEMM without its fragment loads and MulAdds: the staging copies, barriers
+/// and stores that the driver's cooperative matrices and matbridge's emulation both run, which
+/// bound how much faster one can make the whole kernel than the other.
+fn tiled_shared_part(ctx: &Context, elem: &str, frag: u32, per: (u32, u32)) {
+    let start = TILED.find("        for (var kk = 0u;").expect("the MulAdd loop");
+    let end = start + TILED[start..].find("        workgroupBarrier();").expect("the barrier after it");
+    let text = format!("{}{}", &TILED[..start], &TILED[end..]);
+    let sg = ctx.caps().subgroup_size;
+    let text = text.replace("TM", &per.0.to_string()).replace("TN", &per.1.to_string()).replace("THREADS", &(4 * sg).to_string());
+    let n = SIZE as u32;
+    let push: Vec<u8> = [n; 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let (bm, bn) = (2 * per.0 * frag, 2 * per.1 * frag);
+    let what = format!("tiled coop GEMM {elem}->f32 {frag}x{frag}x{frag} fragments, {}x{} per sub-group, without its MulAdds (shared part)", per.0, per.1);
+    time_gemm(ctx, &source(&text, elem, frag), elem, &push, [n / bn, n / bm, 1], false, &what);
+}
+
 fn api(mb: &Matbridge, dtype: DType, what: &str) {
     let desc = MatmulDesc::new(SIZE, SIZE, SIZE, dtype);
     let r = desc.resolve().expect("desc");
@@ -152,6 +170,7 @@ fn main() {
         for (frag, per) in [(16, (2, 2)), (8, (4, 4))] {
             tiled(&ctx, elem, frag, per, false);
             tiled(&ctx, elem, frag, per, true);
+            tiled_shared_part(&ctx, elem, frag, per);
         }
         let dtype = if elem == "f16" { DType::F16 } else { DType::F32 };
         api(&Matbridge::with_context(ctx.clone()), dtype, "on the device");
