@@ -339,6 +339,50 @@ fn narrow_vector_buffers() {
     }
 }
 
+/// float8, int8 and uchar16 (split into vectors of four for every Vulkan device): loads and
+/// stores through vector pointers and vload8, arithmetic, fmax, reversing swizzles, conversions
+/// and a vector select; a guard element after each output stays zero.
+#[test]
+fn wide_vectors() {
+    let Some((spirv, contexts)) = kernels_and_devices("wide_vectors") else { return };
+    let n = 257usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(23);
+    // Small integers: every product and sum is exact, fused or not.
+    let a: Vec<[f32; 8]> = (0..n).map(|_| std::array::from_fn(|_| rng.random_range(-8i32..=8) as f32)).collect();
+    let b: Vec<f32> = (0..n * 8).map(|_| rng.random_range(-8i32..=8) as f32).collect();
+    let c: Vec<[u8; 16]> = (0..n).map(|_| rng.random()).collect();
+    for ctx in &contexts {
+        let name = ctx.caps().name.clone();
+        let k = ctx.load_kernel(&spirv, "wide_vectors").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (ba, bb, bc) = (ctx.buffer_from_slice(a.as_flattened(), "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap(), ctx.buffer_from_slice(c.as_flattened(), "c").unwrap());
+        let mut out = ctx.zeroed_buffer::<[f32; 8]>(n + 1, "out").unwrap();
+        let mut out_c = ctx.zeroed_buffer::<[u8; 16]>(n + 1, "out_c").unwrap();
+        let mut out_i = ctx.zeroed_buffer::<[i32; 8]>(n + 1, "out_i").unwrap();
+        let args = [&ba, &bb, &out, &bc, &out_c, &out_i].map(KernelArg::Buffer);
+        ctx.launch(&k, &NdRange::linear(n as u32, None), &args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got: Vec<[f32; 8]> = ctx.read_buffer(&mut out).unwrap();
+        let got_c: Vec<[u8; 16]> = ctx.read_buffer(&mut out_c).unwrap();
+        let got_i: Vec<[i32; 8]> = ctx.read_buffer(&mut out_i).unwrap();
+        for g in 0..n {
+            let z: [f32; 8] = std::array::from_fn(|j| (a[g][j] * b[8 * g + j] + 1.0).max(0.5));
+            let u = c[g];
+            let what = format!("{name}: work-item {g}");
+            assert_eq!(got[g], std::array::from_fn::<f32, 8, _>(|j| z[7 - j]), "{what}: out");
+            assert_eq!(got_c[g], std::array::from_fn::<u8, 16, _>(|j| u[j].wrapping_add(3).wrapping_add(u[15 - j])), "{what}: out_c");
+            let want_i: [i32; 8] = std::array::from_fn(|j| {
+                let i = z[j] as i32 + u[j] as i32;
+                if i > 100 {
+                    -1
+                } else {
+                    i
+                }
+            });
+            assert_eq!(got_i[g], want_i, "{what}: out_i");
+        }
+        assert_eq!((got[n], got_c[n], got_i[n]), ([0.0; 8], [0; 16], [0; 8]), "{name}: a store spilled past its element");
+    }
+}
+
 #[test]
 fn narrow_saturating_conversions() {
     let Some((spirv, contexts)) = kernels_and_devices("math_narrow") else { return };

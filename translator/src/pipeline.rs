@@ -74,6 +74,7 @@ impl Pipeline {
             Box::new(passes::lower_kernel_interface::LowerKernelInterface),
             Box::new(passes::lower_kernel_pointers::LowerKernelPointers),
             Box::new(passes::narrow_kernel_int64::NarrowKernelInt64),
+            Box::new(passes::split_wide_vectors::SplitWideVectors),
             Box::new(passes::lower_byte_pointers::LowerBytePointers),
             Box::new(passes::structurize_control_flow::StructurizeControlFlow),
             Box::new(passes::virtualize_subgroup_size::VirtualizeSubgroupSize),

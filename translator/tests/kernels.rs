@@ -108,3 +108,59 @@ fn structurized_kernels_validate_and_duplicate_decorations_go() {
         assert_eq!(dis.matches("NoSignedWrap").count(), 1, "{dis}");
     }
 }
+
+/// float8 in workgroup memory (flattened to components by the pointer lowering) translates and
+/// validates; a float8 inside a struct in a buffer cannot be split into vectors of four, and the
+/// error names what holds it instead of writing a module that needs `Vector16`.
+#[test]
+fn wide_vectors_in_workgroup_memory_split_and_in_structs_are_refused() {
+    if !tools_present() {
+        return;
+    }
+    let kernel = |holder: &str, body: &str| {
+        format!(
+            r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Vector16
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %void = OpTypeVoid
+      %float = OpTypeFloat 32
+    %v8float = OpTypeVector %float 8
+       %uint = OpTypeInt 32 0
+     %uint_0 = OpConstant %uint 0
+     %uint_4 = OpConstant %uint 4
+        %arr = OpTypeArray %v8float %uint_4
+      %p_arr = OpTypePointer Workgroup %arr
+       %p_v8 = OpTypePointer Workgroup %v8float
+      %p_out = OpTypePointer CrossWorkgroup %v8float
+     %holder = OpTypeStruct {holder} %float
+   %p_holder = OpTypePointer CrossWorkgroup %holder
+       %tile = OpVariable %p_arr Workgroup
+         %fn = OpTypeFunction %void %p_out %p_holder
+          %k = OpFunction %void None %fn
+        %out = OpFunctionParameter %p_out
+         %in = OpFunctionParameter %p_holder
+      %entry = OpLabel
+{body}
+               OpReturn
+               OpFunctionEnd
+"#
+        )
+    };
+    let local = "        %ptr = OpInBoundsAccessChain %p_v8 %tile %uint_0
+          %v = OpLoad %v8float %ptr Aligned 32
+               OpStore %out %v Aligned 32";
+    let member = "        %ptr = OpInBoundsAccessChain %p_out %in %uint_0
+          %v = OpLoad %v8float %ptr Aligned 32
+               OpStore %out %v Aligned 32";
+    for target in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader()] {
+        let words = tools::assemble(&kernel("%float", local), "opencl1.2").unwrap();
+        let (out, _) = translate(&words, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+        tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+        let words = tools::assemble(&kernel("%v8float", member), "opencl1.2").unwrap();
+        let err = translate(&words, &target).unwrap_err().to_string();
+        assert!(err.contains("vectors of 8 or 16 components in structs"), "{}: {err}", target.name);
+    }
+}

@@ -18,6 +18,7 @@ pub mod pad_cooperative_matrix;
 pub mod remainder_from_quotient;
 pub mod repair_producer_output;
 pub mod retype_float16_to_bfloat16;
+pub mod split_wide_vectors;
 pub mod strip_workgroup_layouts;
 pub mod structurize_control_flow;
 pub mod tile_cooperative_matrix;

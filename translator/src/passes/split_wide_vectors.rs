@@ -1,0 +1,433 @@
+//! `SplitWideVectors`: OpenCL's vectors of 8 and 16 components (`float8`, `int16`, `uchar16`),
+//! which need the `Vector16` capability no Vulkan device has, become 2 or 4 vectors of 4.
+//!
+//! Every value of such a type is carried as its parts (components `4k..4k+3` in part `k`):
+//!
+//! - element-wise instructions (arithmetic, bitwise, shifts, comparisons, conversions, `OpSelect`,
+//!   `OpVectorTimesScalar`, component-wise `GLSL.std.450` instructions), phis and copies apply
+//!   part by part; `OpAny` / `OpAll` combine the parts' answers;
+//! - `OpVectorShuffle`, `OpCompositeConstruct`, `OpCompositeExtract` / `Insert` and
+//!   `OpVectorExtractDynamic` / `InsertDynamic` move components between parts;
+//! - a `PhysicalStorageBuffer` pointer to a wide vector becomes a pointer to its 4-component part
+//!   type (its `ArrayStride` the part's size): `OpPtrAccessChain` steps scale by the number of
+//!   parts, and loads and stores access the parts one after another (`Aligned` at most a part's
+//!   size);
+//! - constants, nulls and undefined values of wide types become their parts.
+//!
+//! Preconditions: a lowered kernel (`lower-kernel-pointers` ran; helper functions inlined). Wide
+//! vectors in variables, structs, function signatures or bitcasts to other shapes are refused by
+//! name. Applies to every target (none has `Vector16`); changes only modules that use such
+//! vectors.
+
+use crate::analysis::Types;
+use crate::error::{Error, Result};
+use crate::ir::{Inst, Module, Operand};
+use crate::pass::{Context, Outcome, Pass};
+use crate::profile::DeviceCaps;
+use spirv::{Decoration, GlslStd450Op, Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+pub struct SplitWideVectors;
+
+/// A wide vector type: its component type, component count and part type.
+#[derive(Clone, Copy, Debug)]
+struct Wide {
+    component: Word,
+    count: u32,
+    part: Word,
+}
+
+impl Wide {
+    fn parts(&self) -> u32 {
+        self.count / 4
+    }
+}
+
+/// Instructions applied component by component.
+const ELEMENT_WISE: &[Op] = &[
+    Op::FAdd,
+    Op::FSub,
+    Op::FMul,
+    Op::FDiv,
+    Op::FRem,
+    Op::FMod,
+    Op::FNegate,
+    Op::IAdd,
+    Op::ISub,
+    Op::IMul,
+    Op::SDiv,
+    Op::UDiv,
+    Op::SRem,
+    Op::SMod,
+    Op::UMod,
+    Op::SNegate,
+    Op::BitwiseAnd,
+    Op::BitwiseOr,
+    Op::BitwiseXor,
+    Op::Not,
+    Op::ShiftLeftLogical,
+    Op::ShiftRightLogical,
+    Op::ShiftRightArithmetic,
+    Op::LogicalAnd,
+    Op::LogicalOr,
+    Op::LogicalNot,
+    Op::LogicalEqual,
+    Op::LogicalNotEqual,
+    Op::IEqual,
+    Op::INotEqual,
+    Op::SLessThan,
+    Op::SLessThanEqual,
+    Op::SGreaterThan,
+    Op::SGreaterThanEqual,
+    Op::ULessThan,
+    Op::ULessThanEqual,
+    Op::UGreaterThan,
+    Op::UGreaterThanEqual,
+    Op::FOrdEqual,
+    Op::FOrdNotEqual,
+    Op::FOrdLessThan,
+    Op::FOrdLessThanEqual,
+    Op::FOrdGreaterThan,
+    Op::FOrdGreaterThanEqual,
+    Op::FUnordEqual,
+    Op::FUnordNotEqual,
+    Op::FUnordLessThan,
+    Op::FUnordLessThanEqual,
+    Op::FUnordGreaterThan,
+    Op::FUnordGreaterThanEqual,
+    Op::IsNan,
+    Op::IsInf,
+    Op::ConvertFToU,
+    Op::ConvertFToS,
+    Op::ConvertSToF,
+    Op::ConvertUToF,
+    Op::UConvert,
+    Op::SConvert,
+    Op::FConvert,
+    Op::Select,
+    Op::CopyObject,
+    Op::VectorTimesScalar,
+    Op::BitCount,
+    Op::BitReverse,
+];
+
+/// `GLSL.std.450` instructions that are not component-wise.
+const GLSL_WHOLE: &[GlslStd450Op] = &[
+    GlslStd450Op::Length,
+    GlslStd450Op::Distance,
+    GlslStd450Op::Cross,
+    GlslStd450Op::Normalize,
+    GlslStd450Op::FaceForward,
+    GlslStd450Op::Reflect,
+    GlslStd450Op::Refract,
+    GlslStd450Op::ModfStruct,
+    GlslStd450Op::FrexpStruct,
+    GlslStd450Op::Determinant,
+    GlslStd450Op::MatrixInverse,
+];
+
+impl Pass for SplitWideVectors {
+    fn name(&self) -> &'static str {
+        "split-wide-vectors"
+    }
+
+    fn applies(&self, _target: &DeviceCaps) -> bool {
+        true
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+        let mut outcome = Outcome::unchanged();
+        let types = Types::new(module);
+        let wide_types: Vec<(Word, Word, u32)> =
+            module.globals().iter().filter(|g| g.is(Op::TypeVector) && matches!(g.word_opt(1), Some(8 | 16))).filter_map(|g| Some((g.result_id?, g.id(0).ok()?, g.word_opt(1)?))).collect();
+        if wide_types.is_empty() {
+            return Ok(outcome);
+        }
+        let mut wides: HashMap<Word, Wide> = HashMap::new();
+        for (ty, component, count) in wide_types {
+            let part = module.type_vector(component, 4);
+            wides.insert(ty, Wide { component, count, part });
+        }
+        let target = cx.target.name.clone();
+        let refuse = |module: &Module, inst: &Inst, what: &str| Error::Unsupported { site: module.site(inst), target: target.clone(), missing: format!("vectors of 8 or 16 components {what}") };
+        // Pointers to wide vectors: physical-buffer ones only.
+        let mut pointers: HashMap<Word, Wide> = HashMap::new();
+        for g in module.globals() {
+            let pointee = g.operands.get(1).and_then(Operand::id);
+            if g.is(Op::TypePointer) && pointee.is_some_and(|p| wides.contains_key(&p)) {
+                if g.word_opt(0) != Some(StorageClass::PhysicalStorageBuffer as u32) {
+                    return Err(refuse(module, g, "in variables (only behind physical buffer pointers)"));
+                }
+                pointers.insert(g.result_id.unwrap_or(0), wides[&pointee.unwrap_or(0)]);
+            }
+            let aggregate = matches!(g.op(), Some(Op::TypeStruct | Op::TypeArray | Op::TypeRuntimeArray | Op::TypeFunction));
+            if aggregate && g.operands.iter().filter_map(Operand::id).any(|t| wides.contains_key(&t)) {
+                return Err(refuse(module, g, "in structs, arrays or function signatures"));
+            }
+        }
+        let wide_of = |v: Word| types.type_of(v).and_then(|t| wides.get(&t)).copied();
+        // Every wide value's parts, allocated up front (phis name values defined later).
+        let mut parts: HashMap<Word, Vec<Word>> = HashMap::new();
+        let wide_results: Vec<(Word, Wide)> = module.all_insts().filter_map(|i| Some((i.result_id?, wides.get(&i.result_type?).copied()?))).collect();
+        for (id, w) in &wide_results {
+            let ids = (0..w.parts()).map(|_| module.alloc_id()).collect();
+            parts.insert(*id, ids);
+        }
+        // Constants, nulls and undefined values of wide types.
+        for i in 0..module.globals().len() {
+            let g = module.globals()[i].clone();
+            let (Some(id), Some(w)) = (g.result_id, g.result_type.and_then(|t| wides.get(&t).copied())) else { continue };
+            let ids = parts[&id].clone();
+            for (k, part_id) in ids.iter().enumerate() {
+                let inst = match g.op() {
+                    Some(Op::ConstantComposite | Op::SpecConstantComposite) => {
+                        let comps = g.operands[4 * k..4 * k + 4].to_vec();
+                        Inst::new(g.op().unwrap_or(Op::ConstantComposite), Some(w.part), Some(*part_id), comps)
+                    }
+                    Some(Op::ConstantNull | Op::Undef) => Inst::new(g.op().unwrap_or(Op::Undef), Some(w.part), Some(*part_id), Vec::new()),
+                    _ => return Err(refuse(module, &g, "in this constant")),
+                };
+                module.add_global(inst);
+            }
+        }
+        let uint = module.type_int(32, false);
+        let boolean = module.type_bool();
+        for f in 0..module.functions.len() {
+            for b in 0..module.functions[f].blocks.len() {
+                let body = std::mem::take(&mut module.functions[f].blocks[b].insts);
+                let mut out = Vec::with_capacity(body.len());
+                for inst in body {
+                    let result_wide = inst.result_type.and_then(|t| wides.get(&t)).copied();
+                    let operand_wide = inst.operands.iter().filter_map(Operand::id).any(|v| wide_of(v).is_some());
+                    let steps = matches!(inst.op(), Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain)) && inst.result_type.is_some_and(|t| pointers.contains_key(&t));
+                    // Pointers to wide vectors change type only (loads and stores of pointers,
+                    // bitcasts, phis), except when they step.
+                    if result_wide.is_none() && !operand_wide && !steps {
+                        out.push(inst);
+                        continue;
+                    }
+                    let mut e = Emit { m: module, out: &mut out, origin: inst.origin };
+                    let op = inst.op();
+                    // The scalar component `c` of vector value `v` (wide or not).
+                    let component = |e: &mut Emit<'_>, v: Word, c: u32| -> Word {
+                        match wide_of(v) {
+                            Some(w) => e.op(Op::CompositeExtract, w.component, vec![Operand::Id(parts[&v][(c / 4) as usize]), Operand::Literal(c % 4)]),
+                            None => {
+                                let ty = types.type_of(v).and_then(|t| types.vector(t)).map_or(0, |(c, _)| c);
+                                e.op(Op::CompositeExtract, ty, vec![Operand::Id(v), Operand::Literal(c)])
+                            }
+                        }
+                    };
+                    match op {
+                        Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain) if steps => {
+                            // The index counts wide vectors: scale it to parts.
+                            let w = pointers[&inst.result_type.unwrap_or(0)];
+                            let index = inst.id(1)?;
+                            let shift = e.m.constant_u32(w.parts().trailing_zeros());
+                            let ity = types.type_of(index).unwrap_or(uint);
+                            let scaled = e.op(Op::ShiftLeftLogical, ity, vec![Operand::Id(index), Operand::Id(shift)]);
+                            let mut ops = inst.operands.clone();
+                            ops[1] = Operand::Id(scaled);
+                            e.out.push(Inst::new(inst.op().unwrap_or(Op::PtrAccessChain), inst.result_type, inst.result_id, ops).from_origin(inst.origin));
+                        }
+                        Some(Op::Load) if result_wide.is_some() => {
+                            let w = result_wide.unwrap_or(Wide { component: 0, count: 0, part: 0 });
+                            let p = inst.id(0)?;
+                            let ptr_ty = types.type_of(p).unwrap_or(0);
+                            let mem = part_memory_operands(&inst.operands[1..], w, &types);
+                            for (k, part_id) in parts[&inst.result_id.unwrap_or(0)].iter().enumerate() {
+                                let at = part_pointer_at(&mut e, p, ptr_ty, k as u32);
+                                let mut ops = vec![Operand::Id(at)];
+                                ops.extend(mem.iter().cloned());
+                                e.out.push(Inst::new(Op::Load, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
+                            }
+                        }
+                        Some(Op::Store) if inst.id(1).ok().and_then(wide_of).is_some() => {
+                            let (p, v) = (inst.id(0)?, inst.id(1)?);
+                            let w = wide_of(v).unwrap_or(Wide { component: 0, count: 0, part: 0 });
+                            let ptr_ty = types.type_of(p).unwrap_or(0);
+                            let mem = part_memory_operands(&inst.operands[2..], w, &types);
+                            for (k, part) in parts[&v].iter().enumerate() {
+                                let at = part_pointer_at(&mut e, p, ptr_ty, k as u32);
+                                let mut ops = vec![Operand::Id(at), Operand::Id(*part)];
+                                ops.extend(mem.iter().cloned());
+                                e.out.push(Inst::new(Op::Store, None, None, ops).from_origin(inst.origin));
+                            }
+                        }
+                        Some(Op::Phi) => {
+                            let w = result_wide.ok_or_else(|| refuse(e.m, &inst, "in a phi of another type"))?;
+                            for (k, part_id) in parts[&inst.result_id.unwrap_or(0)].iter().enumerate() {
+                                let ops = inst.operands.chunks(2).flat_map(|pair| [Operand::Id(pair[0].id().map_or(0, |v| parts.get(&v).map_or(v, |p| p[k]))), pair[1].clone()]).collect();
+                                e.out.push(Inst::new(Op::Phi, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
+                            }
+                        }
+                        Some(Op::CompositeExtract) if inst.operands.len() == 2 => {
+                            let c = inst.operands[1].word().unwrap_or(0);
+                            let v = component(&mut e, inst.id(0)?, c);
+                            e.out.push(Inst::new(Op::CopyObject, inst.result_type, inst.result_id, vec![Operand::Id(v)]).from_origin(inst.origin));
+                        }
+                        Some(Op::CompositeInsert) if result_wide.is_some() && inst.operands.len() == 3 => {
+                            let (obj, v, c) = (inst.id(0)?, inst.id(1)?, inst.operands[2].word().unwrap_or(0));
+                            let w = result_wide.unwrap_or(Wide { component: 0, count: 0, part: 0 });
+                            for (k, part_id) in parts[&inst.result_id.unwrap_or(0)].iter().enumerate() {
+                                let src = parts[&v][k];
+                                let (op, ops) =
+                                    if k as u32 == c / 4 { (Op::CompositeInsert, vec![Operand::Id(obj), Operand::Id(src), Operand::Literal(c % 4)]) } else { (Op::CopyObject, vec![Operand::Id(src)]) };
+                                e.out.push(Inst::new(op, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
+                            }
+                        }
+                        Some(Op::VectorShuffle | Op::CompositeConstruct) => {
+                            // The result's components, as (source, component) pairs.
+                            let sources: Vec<(Word, u32)> = if op == Some(Op::VectorShuffle) {
+                                let (v1, v2) = (inst.id(0)?, inst.id(1)?);
+                                let n1 = vector_count(&types, &wides, v1);
+                                inst.operands[2..]
+                                    .iter()
+                                    .map(|o| o.word().unwrap_or(0))
+                                    .map(|c| {
+                                        if c == u32::MAX {
+                                            (v1, 0)
+                                        } else if c < n1 {
+                                            (v1, c)
+                                        } else {
+                                            (v2, c - n1)
+                                        }
+                                    })
+                                    .collect()
+                            } else {
+                                inst.operands.iter().filter_map(Operand::id).flat_map(|v| (0..vector_count(&types, &wides, v).max(1)).map(move |c| (v, c))).collect()
+                            };
+                            let scalar = |e: &mut Emit<'_>, (v, c): (Word, u32)| if vector_count(&types, &wides, v) == 0 { v } else { component(e, v, c) };
+                            match result_wide {
+                                Some(w) => {
+                                    for (k, part_id) in parts[&inst.result_id.unwrap_or(0)].iter().enumerate() {
+                                        let comps: Vec<Operand> = sources[4 * k..4 * k + 4].iter().map(|s| Operand::Id(scalar(&mut e, *s))).collect();
+                                        e.out.push(Inst::new(Op::CompositeConstruct, Some(w.part), Some(*part_id), comps).from_origin(inst.origin));
+                                    }
+                                }
+                                None => {
+                                    let comps: Vec<Operand> = sources.iter().map(|s| Operand::Id(scalar(&mut e, *s))).collect();
+                                    e.out.push(Inst::new(Op::CompositeConstruct, inst.result_type, inst.result_id, comps).from_origin(inst.origin));
+                                }
+                            }
+                        }
+                        Some(Op::VectorExtractDynamic) => {
+                            let (v, index) = (inst.id(0)?, inst.id(1)?);
+                            let w = wide_of(v).ok_or_else(|| refuse(e.m, &inst, "in this instruction"))?;
+                            let ity = types.type_of(index).unwrap_or(uint);
+                            let (width, signed) = types.int(ity).unwrap_or((32, false));
+                            let (three, two) = (e.m.constant_int(ity, width, signed, 3), e.m.constant_u32(2));
+                            let within = e.op(Op::BitwiseAnd, ity, vec![Operand::Id(index), Operand::Id(three)]);
+                            let which = e.op(Op::ShiftRightLogical, ity, vec![Operand::Id(index), Operand::Id(two)]);
+                            let mut result = e.op(Op::VectorExtractDynamic, w.component, vec![Operand::Id(parts[&v][0]), Operand::Id(within)]);
+                            for k in 1..w.parts() {
+                                let x = e.op(Op::VectorExtractDynamic, w.component, vec![Operand::Id(parts[&v][k as usize]), Operand::Id(within)]);
+                                let kc = e.m.constant_int(ity, width, signed, u64::from(k));
+                                let is = e.op(Op::IEqual, boolean, vec![Operand::Id(which), Operand::Id(kc)]);
+                                result = e.op(Op::Select, w.component, vec![Operand::Id(is), Operand::Id(x), Operand::Id(result)]);
+                            }
+                            e.out.push(Inst::new(Op::CopyObject, inst.result_type, inst.result_id, vec![Operand::Id(result)]).from_origin(inst.origin));
+                        }
+                        Some(Op::Any | Op::All) => {
+                            let v = inst.id(0)?;
+                            let w = wide_of(v).ok_or_else(|| refuse(e.m, &inst, "in this instruction"))?;
+                            let combine = if op == Some(Op::Any) { Op::LogicalOr } else { Op::LogicalAnd };
+                            let mut acc = e.op(op.unwrap_or(Op::Any), boolean, vec![Operand::Id(parts[&v][0])]);
+                            for k in 1..w.parts() {
+                                let x = e.op(op.unwrap_or(Op::Any), boolean, vec![Operand::Id(parts[&v][k as usize])]);
+                                acc = e.op(combine, boolean, vec![Operand::Id(acc), Operand::Id(x)]);
+                            }
+                            e.out.push(Inst::new(Op::CopyObject, inst.result_type, inst.result_id, vec![Operand::Id(acc)]).from_origin(inst.origin));
+                        }
+                        Some(o) if result_wide.is_some() && (ELEMENT_WISE.contains(&o) || (o == Op::ExtInst && glsl_component_wise(e.m, &inst))) => {
+                            let w = result_wide.unwrap_or(Wide { component: 0, count: 0, part: 0 });
+                            for (k, part_id) in parts[&inst.result_id.unwrap_or(0)].iter().enumerate() {
+                                let ops = inst.operands.iter().map(|o| match o.id().and_then(|v| parts.get(&v)) {
+                                    Some(p) => Operand::Id(p[k]),
+                                    None => o.clone(),
+                                });
+                                e.out.push(Inst::new(o, Some(w.part), Some(*part_id), ops.collect()).from_origin(inst.origin));
+                            }
+                        }
+                        _ => return Err(refuse(e.m, &inst, "in this instruction")),
+                    }
+                    outcome.count(inst.opcode);
+                }
+                module.functions[f].blocks[b].insts = out;
+            }
+        }
+        // Pointer types now point at the parts, a part apart.
+        for (&ptr, w) in &pointers {
+            if let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(ptr)) {
+                def.operands[1] = Operand::Id(w.part);
+            }
+            let stride = 4 * component_bytes(&types, w.component);
+            for a in module.annotations.iter_mut().filter(|a| a.is(Op::Decorate) && a.word_opt(0) == Some(ptr) && a.word_opt(1) == Some(Decoration::ArrayStride as u32)) {
+                a.operands[2] = Operand::Literal(stride);
+            }
+        }
+        // The wide types and constants go.
+        let gone: HashSet<Word> = wides.keys().copied().chain(parts.keys().copied()).collect();
+        module.globals_mut().retain(|g| !g.result_id.is_some_and(|r| gone.contains(&r)));
+        module.annotations.retain(|a| !a.operands.first().and_then(Operand::id).is_some_and(|t| gone.contains(&t)));
+        module.debug_names.retain(|n| !n.operands.first().and_then(Operand::id).is_some_and(|t| gone.contains(&t)));
+        module.interner.clear();
+        module.merge_duplicate_types();
+        outcome.changed = true;
+        Ok(outcome)
+    }
+}
+
+/// Emits into a rebuilt block.
+struct Emit<'a> {
+    m: &'a mut Module,
+    out: &'a mut Vec<Inst>,
+    origin: Option<crate::ir::Origin>,
+}
+
+impl Emit<'_> {
+    fn op(&mut self, op: Op, ty: Word, operands: Vec<Operand>) -> Word {
+        let id = self.m.alloc_id();
+        self.out.push(Inst::new(op, Some(ty), Some(id), operands).from_origin(self.origin));
+        id
+    }
+}
+
+/// Components of vector value `v` (wide or not); 0 for a scalar.
+fn vector_count(types: &Types, wides: &HashMap<Word, Wide>, v: Word) -> u32 {
+    let Some(t) = types.type_of(v) else { return 0 };
+    wides.get(&t).map(|w| w.count).or_else(|| types.vector(t).map(|(_, n)| n)).unwrap_or(0)
+}
+
+fn component_bytes(types: &Types, t: Word) -> u32 {
+    types.int(t).map(|(w, _)| w).or_else(|| types.float(t).map(|(w, _)| w)).unwrap_or(32) / 8
+}
+
+/// The pointer to part `k` of the wide vector `p` points at (`p` itself for the first).
+fn part_pointer_at(e: &mut Emit<'_>, p: Word, ptr_ty: Word, k: u32) -> Word {
+    if k == 0 {
+        return p;
+    }
+    let kc = e.m.constant_u32(k);
+    e.op(Op::PtrAccessChain, ptr_ty, vec![Operand::Id(p), Operand::Id(kc)])
+}
+
+/// A load's or store's memory operands for one part: `Aligned` capped at the part's size.
+fn part_memory_operands(ops: &[Operand], w: Wide, types: &Types) -> Vec<Operand> {
+    let part_bytes = 4 * component_bytes(types, w.component);
+    let mut out = ops.to_vec();
+    if let (Some(Operand::Enum(_, flags)), Some(Operand::Literal(a))) = (out.first(), out.get(1)) {
+        if flags & spirv::MemoryAccess::ALIGNED.bits() != 0 {
+            out[1] = Operand::Literal((*a).min(part_bytes));
+        }
+    }
+    out
+}
+
+/// Whether `inst` (an `OpExtInst`) is a component-wise `GLSL.std.450` instruction.
+fn glsl_component_wise(module: &Module, inst: &Inst) -> bool {
+    let set = inst.id(0).ok();
+    let glsl = module.ext_inst_imports.iter().any(|i| i.result_id == set && i.string(0).as_deref() == Some("GLSL.std.450"));
+    let number = inst.operands.get(1).and_then(Operand::word).unwrap_or(0);
+    glsl && !GLSL_WHOLE.iter().any(|g| *g as u32 == number)
+}
