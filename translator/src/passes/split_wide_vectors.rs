@@ -177,11 +177,11 @@ impl Pass for SplitWideVectors {
         for i in 0..module.globals().len() {
             let g = module.globals()[i].clone();
             let (Some(id), Some(w)) = (g.result_id, g.result_type.and_then(|t| wides.get(&t).copied())) else { continue };
-            let ids = parts[&id].clone();
+            let ids = parts_of(&parts, Some(id))?;
             for (k, part_id) in ids.iter().enumerate() {
                 let inst = match g.op() {
                     Some(Op::ConstantComposite | Op::SpecConstantComposite) => {
-                        let comps = g.operands[4 * k..4 * k + 4].to_vec();
+                        let comps = g.operands.get(4 * k..4 * k + 4).ok_or_else(|| Error::Malformed { offset: 0, message: format!("composite %{id} has fewer components than its type") })?.to_vec();
                         Inst::new(g.op().unwrap_or(Op::ConstantComposite), Some(w.part), Some(*part_id), comps)
                     }
                     Some(Op::ConstantNull | Op::Undef) => Inst::new(g.op().unwrap_or(Op::Undef), Some(w.part), Some(*part_id), Vec::new()),
@@ -209,14 +209,14 @@ impl Pass for SplitWideVectors {
                     let mut e = Emit { m: module, out: &mut out, origin: inst.origin };
                     let op = inst.op();
                     // The scalar component `c` of vector value `v` (wide or not).
-                    let component = |e: &mut Emit<'_>, v: Word, c: u32| -> Word {
-                        match wide_of(v) {
-                            Some(w) => e.op(Op::CompositeExtract, w.component, vec![Operand::Id(parts[&v][(c / 4) as usize]), Operand::Literal(c % 4)]),
+                    let component = |e: &mut Emit<'_>, v: Word, c: u32| -> Result<Word> {
+                        Ok(match wide_of(v) {
+                            Some(w) => e.op(Op::CompositeExtract, w.component, vec![Operand::Id(part_of(&parts, v, (c / 4) as usize)?), Operand::Literal(c % 4)]),
                             None => {
                                 let ty = types.type_of(v).and_then(|t| types.vector(t)).map_or(0, |(c, _)| c);
                                 e.op(Op::CompositeExtract, ty, vec![Operand::Id(v), Operand::Literal(c)])
                             }
-                        }
+                        })
                     };
                     match op {
                         Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain) if steps => {
@@ -235,7 +235,7 @@ impl Pass for SplitWideVectors {
                             let p = inst.id(0)?;
                             let ptr_ty = types.type_of(p).unwrap_or(0);
                             let mem = part_memory_operands(&inst.operands[1..], w, &types);
-                            for (k, part_id) in parts[&inst.result_id.unwrap_or(0)].iter().enumerate() {
+                            for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
                                 let at = part_pointer_at(&mut e, p, ptr_ty, k as u32);
                                 let mut ops = vec![Operand::Id(at)];
                                 ops.extend(mem.iter().cloned());
@@ -247,7 +247,7 @@ impl Pass for SplitWideVectors {
                             let w = wide_of(v).unwrap_or(Wide { component: 0, count: 0, part: 0 });
                             let ptr_ty = types.type_of(p).unwrap_or(0);
                             let mem = part_memory_operands(&inst.operands[2..], w, &types);
-                            for (k, part) in parts[&v].iter().enumerate() {
+                            for (k, part) in parts_of(&parts, Some(v))?.iter().enumerate() {
                                 let at = part_pointer_at(&mut e, p, ptr_ty, k as u32);
                                 let mut ops = vec![Operand::Id(at), Operand::Id(*part)];
                                 ops.extend(mem.iter().cloned());
@@ -256,21 +256,26 @@ impl Pass for SplitWideVectors {
                         }
                         Some(Op::Phi) => {
                             let w = result_wide.ok_or_else(|| refuse(e.m, &inst, "in a phi of another type"))?;
-                            for (k, part_id) in parts[&inst.result_id.unwrap_or(0)].iter().enumerate() {
-                                let ops = inst.operands.chunks(2).flat_map(|pair| [Operand::Id(pair[0].id().map_or(0, |v| parts.get(&v).map_or(v, |p| p[k]))), pair[1].clone()]).collect();
+                            for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
+                                let mut ops = Vec::new();
+                                for pair in inst.operands.chunks(2) {
+                                    let v = pair[0].id().unwrap_or(0);
+                                    ops.push(Operand::Id(if parts.contains_key(&v) { part_of(&parts, v, k)? } else { v }));
+                                    ops.extend(pair.get(1).cloned());
+                                }
                                 e.out.push(Inst::new(Op::Phi, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
                             }
                         }
                         Some(Op::CompositeExtract) if inst.operands.len() == 2 => {
                             let c = inst.operands[1].word().unwrap_or(0);
-                            let v = component(&mut e, inst.id(0)?, c);
+                            let v = component(&mut e, inst.id(0)?, c)?;
                             e.out.push(Inst::new(Op::CopyObject, inst.result_type, inst.result_id, vec![Operand::Id(v)]).from_origin(inst.origin));
                         }
                         Some(Op::CompositeInsert) if result_wide.is_some() && inst.operands.len() == 3 => {
                             let (obj, v, c) = (inst.id(0)?, inst.id(1)?, inst.operands[2].word().unwrap_or(0));
                             let w = result_wide.unwrap_or(Wide { component: 0, count: 0, part: 0 });
-                            for (k, part_id) in parts[&inst.result_id.unwrap_or(0)].iter().enumerate() {
-                                let src = parts[&v][k];
+                            for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
+                                let src = part_of(&parts, v, k)?;
                                 let (op, ops) =
                                     if k as u32 == c / 4 { (Op::CompositeInsert, vec![Operand::Id(obj), Operand::Id(src), Operand::Literal(c % 4)]) } else { (Op::CopyObject, vec![Operand::Id(src)]) };
                                 e.out.push(Inst::new(op, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
@@ -297,16 +302,17 @@ impl Pass for SplitWideVectors {
                             } else {
                                 inst.operands.iter().filter_map(Operand::id).flat_map(|v| (0..vector_count(&types, &wides, v).max(1)).map(move |c| (v, c))).collect()
                             };
-                            let scalar = |e: &mut Emit<'_>, (v, c): (Word, u32)| if vector_count(&types, &wides, v) == 0 { v } else { component(e, v, c) };
+                            let scalar = |e: &mut Emit<'_>, (v, c): (Word, u32)| if vector_count(&types, &wides, v) == 0 { Ok(v) } else { component(e, v, c) };
                             match result_wide {
                                 Some(w) => {
-                                    for (k, part_id) in parts[&inst.result_id.unwrap_or(0)].iter().enumerate() {
-                                        let comps: Vec<Operand> = sources[4 * k..4 * k + 4].iter().map(|s| Operand::Id(scalar(&mut e, *s))).collect();
+                                    for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
+                                        let group = sources.get(4 * k..4 * k + 4).ok_or_else(|| refuse(e.m, &inst, "built from fewer components than the vector has"))?;
+                                        let comps = group.iter().map(|s| scalar(&mut e, *s).map(Operand::Id)).collect::<Result<Vec<_>>>()?;
                                         e.out.push(Inst::new(Op::CompositeConstruct, Some(w.part), Some(*part_id), comps).from_origin(inst.origin));
                                     }
                                 }
                                 None => {
-                                    let comps: Vec<Operand> = sources.iter().map(|s| Operand::Id(scalar(&mut e, *s))).collect();
+                                    let comps = sources.iter().map(|s| scalar(&mut e, *s).map(Operand::Id)).collect::<Result<Vec<_>>>()?;
                                     e.out.push(Inst::new(Op::CompositeConstruct, inst.result_type, inst.result_id, comps).from_origin(inst.origin));
                                 }
                             }
@@ -319,9 +325,9 @@ impl Pass for SplitWideVectors {
                             let (three, two) = (e.m.constant_int(ity, width, signed, 3), e.m.constant_u32(2));
                             let within = e.op(Op::BitwiseAnd, ity, vec![Operand::Id(index), Operand::Id(three)]);
                             let which = e.op(Op::ShiftRightLogical, ity, vec![Operand::Id(index), Operand::Id(two)]);
-                            let mut result = e.op(Op::VectorExtractDynamic, w.component, vec![Operand::Id(parts[&v][0]), Operand::Id(within)]);
+                            let mut result = e.op(Op::VectorExtractDynamic, w.component, vec![Operand::Id(part_of(&parts, v, 0)?), Operand::Id(within)]);
                             for k in 1..w.parts() {
-                                let x = e.op(Op::VectorExtractDynamic, w.component, vec![Operand::Id(parts[&v][k as usize]), Operand::Id(within)]);
+                                let x = e.op(Op::VectorExtractDynamic, w.component, vec![Operand::Id(part_of(&parts, v, k as usize)?), Operand::Id(within)]);
                                 let kc = e.m.constant_int(ity, width, signed, u64::from(k));
                                 let is = e.op(Op::IEqual, boolean, vec![Operand::Id(which), Operand::Id(kc)]);
                                 result = e.op(Op::Select, w.component, vec![Operand::Id(is), Operand::Id(x), Operand::Id(result)]);
@@ -332,21 +338,24 @@ impl Pass for SplitWideVectors {
                             let v = inst.id(0)?;
                             let w = wide_of(v).ok_or_else(|| refuse(e.m, &inst, "in this instruction"))?;
                             let combine = if op == Some(Op::Any) { Op::LogicalOr } else { Op::LogicalAnd };
-                            let mut acc = e.op(op.unwrap_or(Op::Any), boolean, vec![Operand::Id(parts[&v][0])]);
+                            let mut acc = e.op(op.unwrap_or(Op::Any), boolean, vec![Operand::Id(part_of(&parts, v, 0)?)]);
                             for k in 1..w.parts() {
-                                let x = e.op(op.unwrap_or(Op::Any), boolean, vec![Operand::Id(parts[&v][k as usize])]);
+                                let x = e.op(op.unwrap_or(Op::Any), boolean, vec![Operand::Id(part_of(&parts, v, k as usize)?)]);
                                 acc = e.op(combine, boolean, vec![Operand::Id(acc), Operand::Id(x)]);
                             }
                             e.out.push(Inst::new(Op::CopyObject, inst.result_type, inst.result_id, vec![Operand::Id(acc)]).from_origin(inst.origin));
                         }
                         Some(o) if result_wide.is_some() && (ELEMENT_WISE.contains(&o) || (o == Op::ExtInst && glsl_component_wise(e.m, &inst))) => {
                             let w = result_wide.unwrap_or(Wide { component: 0, count: 0, part: 0 });
-                            for (k, part_id) in parts[&inst.result_id.unwrap_or(0)].iter().enumerate() {
-                                let ops = inst.operands.iter().map(|o| match o.id().and_then(|v| parts.get(&v)) {
-                                    Some(p) => Operand::Id(p[k]),
-                                    None => o.clone(),
-                                });
-                                e.out.push(Inst::new(o, Some(w.part), Some(*part_id), ops.collect()).from_origin(inst.origin));
+                            for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
+                                let mut ops = Vec::with_capacity(inst.operands.len());
+                                for operand in &inst.operands {
+                                    ops.push(match operand.id().filter(|v| parts.contains_key(v)) {
+                                        Some(v) => Operand::Id(part_of(&parts, v, k)?),
+                                        None => operand.clone(),
+                                    });
+                                }
+                                e.out.push(Inst::new(o, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
                             }
                         }
                         _ => return Err(refuse(e.m, &inst, "in this instruction")),
@@ -358,12 +367,14 @@ impl Pass for SplitWideVectors {
         }
         // Pointer types now point at the parts, a part apart.
         for (&ptr, w) in &pointers {
-            if let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(ptr)) {
-                def.operands[1] = Operand::Id(w.part);
+            if let Some(pointee) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(ptr)).and_then(|d| d.operands.get_mut(1)) {
+                *pointee = Operand::Id(w.part);
             }
             let stride = 4 * component_bytes(&types, w.component);
             for a in module.annotations.iter_mut().filter(|a| a.is(Op::Decorate) && a.word_opt(0) == Some(ptr) && a.word_opt(1) == Some(Decoration::ArrayStride as u32)) {
-                a.operands[2] = Operand::Literal(stride);
+                if let Some(value) = a.operands.get_mut(2) {
+                    *value = Operand::Literal(stride);
+                }
             }
         }
         // The wide types and constants go.
@@ -376,6 +387,16 @@ impl Pass for SplitWideVectors {
         outcome.changed = true;
         Ok(outcome)
     }
+}
+
+/// Part `k` of wide value `v`.
+fn part_of(parts: &HashMap<Word, Vec<Word>>, v: Word, k: usize) -> Result<Word> {
+    parts.get(&v).and_then(|p| p.get(k)).copied().ok_or_else(|| Error::Malformed { offset: 0, message: format!("%{v} is used as a vector of 8 or 16 components of another size") })
+}
+
+/// The parts of wide value `v`.
+fn parts_of(parts: &HashMap<Word, Vec<Word>>, v: Option<Word>) -> Result<Vec<Word>> {
+    v.and_then(|v| parts.get(&v)).cloned().ok_or_else(|| Error::Malformed { offset: 0, message: "a vector of 8 or 16 components without a result id".into() })
 }
 
 /// Emits into a rebuilt block.
