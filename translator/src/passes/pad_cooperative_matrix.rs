@@ -43,7 +43,7 @@ use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
-use crate::passes::tile_cooperative_matrix::{access_chains, matrix, per_element, pointer_class, MulAddTypes};
+use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, matrix, per_element, pointer_class, MulAddTypes};
 use crate::profile::DeviceCaps;
 use spirv::{BuiltIn, CooperativeMatrixLayout, ExecutionMode, MemorySemantics, Op, Scope, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
@@ -87,12 +87,9 @@ impl Pass for PadCooperativeMatrix {
         if first_unlisted(module, cx.target)?.is_none() {
             return Ok(outcome);
         }
-        let frozen = Types::new(module);
-        let dims: Vec<Word> = module.globals().iter().filter(|g| g.is(Op::TypeCooperativeMatrixKHR)).flat_map(|g| [g.id(2), g.id(3)]).filter_map(|d| d.ok()).collect();
-        for d in dims {
-            if crate::passes::emulate_cooperative_matrix::dimension(module, &frozen, d).is_err() {
-                return Ok(outcome);
-            }
+        if let Err(d) = freeze_dimensions(module) {
+            outcome.notes.push(format!("not padded: dimension %{d} is not a constant"));
+            return Ok(outcome);
         }
         let types = Types::new(module);
         let plan = match plan(module, &types, cx.target) {

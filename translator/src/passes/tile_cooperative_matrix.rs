@@ -153,15 +153,9 @@ impl Pass for TileCooperativeMatrix {
         if first_unlisted(module, cx.target)?.is_none() {
             return Ok(outcome);
         }
-        // Dimensions that are specialization constants are frozen to their defaults, as the
-        // emulation freezes them (the runtime specializes before it translates).
-        let frozen = Types::new(module);
-        let dims: Vec<Word> = module.globals().iter().filter(|g| g.is(Op::TypeCooperativeMatrixKHR)).flat_map(|g| [g.id(2), g.id(3)]).filter_map(|d| d.ok()).collect();
-        for d in dims {
-            if crate::passes::emulate_cooperative_matrix::dimension(module, &frozen, d).is_err() {
-                outcome.notes.push(format!("not tiled: dimension %{d} is not a constant"));
-                return Ok(outcome);
-            }
+        if let Err(d) = freeze_dimensions(module) {
+            outcome.notes.push(format!("not tiled: dimension %{d} is not a constant"));
+            return Ok(outcome);
         }
         let types = Types::new(module);
         let chains = access_chains(module);
@@ -179,6 +173,20 @@ impl Pass for TileCooperativeMatrix {
         outcome.changed = true;
         Ok(outcome)
     }
+}
+
+/// Freezes matrix dimensions that are specialization constants to their defaults, as the
+/// emulation freezes them (the runtime specializes before it translates); `Err` names a
+/// dimension that is neither.
+pub(crate) fn freeze_dimensions(module: &mut Module) -> std::result::Result<(), Word> {
+    let frozen = Types::new(module);
+    let dims: Vec<Word> = module.globals().iter().filter(|g| g.is(Op::TypeCooperativeMatrixKHR)).flat_map(|g| [g.id(2), g.id(3)]).filter_map(|d| d.ok()).collect();
+    for d in dims {
+        if crate::passes::emulate_cooperative_matrix::dimension(module, &frozen, d).is_err() {
+            return Err(d);
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn matrix(types: &Types, ty: Word) -> Option<Matrix> {
