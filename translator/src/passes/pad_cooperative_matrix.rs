@@ -1,7 +1,7 @@
 //! `PadCooperativeMatrix`: cooperative-matrix MulAdds whose shape no listed shape divides are
-//! padded with zeros up to one that some listed shape divides (8x8x8 onto 16x8x8, 24x40x24
-//! onto 32x40x32 of 16x8x16 tiles), so that they run on the device's matrix units instead of
-//! being emulated.
+//! padded with zeros up to one that some listed shape divides (on the H100, 8x8x8 onto 16x8x8
+//! and 24x40x24 onto 32x40x24, a grid of 16x8x8 tiles), so that they run on the device's matrix
+//! units instead of being emulated.
 //!
 //! For each `OpCooperativeMatrixMulAddKHR` whose M x N x K the target does not list and no
 //! listed shape of its types divides, the listed shape of its types that needs the fewest padded
@@ -486,8 +486,8 @@ impl Stager<'_> {
         bld.op(Op::LogicalAnd, boolean, &[r, c])
     }
 
-    /// A pointer to element (row, col) of the matrix `inst` loads or stores through `ptr`.
-    #[allow(clippy::too_many_arguments)] // the access, then the element
+    /// A pointer to element (row, col) of the matrix `ptr` points at (stored as `column_major`
+    /// says, lines `stride` elements apart).
     fn element(&self, bld: &mut Builder<'_>, ptr: Word, column_major: bool, stride: Word, row: Word, col: Word) -> Word {
         let uint = self.c.uint;
         let (major, minor) = if column_major { (col, row) } else { (row, col) };
