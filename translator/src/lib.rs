@@ -7,7 +7,7 @@
 //! [`specialize`] applies a pipeline's specialization constants before translation.
 //! Passes are written on the [`ir`] (sections, blocks, typed operands, interning, builder,
 //! def-use, control flow) under the [`pass`] contract; [`requirements`] derives capabilities,
-//! extensions and version once at the end. The [`reference`] module is the CPU definition of
+//! extensions and version once at the end. The [`reference`](mod@reference) module is the CPU definition of
 //! every input opcode. `translator/DESIGN.md` explains how to write a pass.
 //!
 //! The crate never links Vulkan: the runtime fills [`profile::DeviceCaps`] from a live device and

@@ -1,7 +1,7 @@
 //! What a module needs: its capabilities, extensions and minimum SPIR-V version, derived from
 //! the instructions it uses, and which device feature each capability needs.
 //!
-//! [`derive`] runs once at the end of every pipeline. Capabilities come from the grammar: an
+//! [`derive()`] runs once at the end of every pipeline. Capabilities come from the grammar: an
 //! instruction's own capability list, the capability lists of the enumerants among its
 //! operands (a storage class, a decoration, an FP encoding, ...), and the width rules for
 //! types (an `OpTypeInt 8` needs `Int8` unless only storage uses it). A requirement is met when

@@ -5,7 +5,7 @@
 //! Anything the grammar does not know passes through as literal words, and a module no pass
 //! touches is written back word for word. Around it: interned types and constants
 //! ([`intern`]), a [`builder`] with an insertion cursor, [`def_use`], the control-flow graph and
-//! dominators ([`cfg`]), and decoration / built-in / global-variable lookup ([`decorations`]).
+//! dominators ([`cfg`](mod@cfg)), and decoration / built-in / global-variable lookup ([`decorations`]).
 
 pub mod builder;
 pub mod cfg;

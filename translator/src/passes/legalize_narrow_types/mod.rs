@@ -12,7 +12,7 @@
 //!
 //! **Memory.** Function, private and workgroup variables hold the widened types (a workgroup
 //! array of f16 takes twice the room). Storage, uniform and push-constant blocks holding narrow
-//! data are redeclared as arrays of 32-bit words ([`blocks`]): an access chain into one becomes a
+//! data are redeclared as arrays of 32-bit words (`blocks.rs`): an access chain into one becomes a
 //! byte offset computed from the block's `Offset` and `ArrayStride` decorations, a load reads
 //! the words it covers and unpacks the bits, a store of whole aligned words writes them, and a
 //! store of part of a word clears and sets its bits with two atomics, so that neighbours written
