@@ -117,10 +117,12 @@ pub fn probe(ctx: &Context, options: &ProbeOptions) -> Result<ProbeReport> {
     Ok(ProbeReport { device: caps.name.clone(), driver: format!("{} {}", caps.driver_name, caps.driver_version).trim().to_string(), subgroup_size: caps.subgroup_size, shapes: out })
 }
 
-/// `caps` without `shape`: the target that emulates it.
-fn without(caps: &DeviceCaps, shape: &CoopMatShape) -> DeviceCaps {
+/// `caps` without cooperative matrices: the target that emulates a shape. (Leaving out only
+/// the probed shape would let the translator tile or pad it onto the device's other shapes,
+/// which would time those instead of the emulation.)
+fn emulation_target(caps: &DeviceCaps) -> DeviceCaps {
     let mut t = caps.clone();
-    t.cooperative_matrix.retain(|s| s != shape);
+    t.cooperative_matrix.clear();
     t
 }
 
@@ -131,7 +133,7 @@ fn probe_shape(ctx: &Context, shape: &CoopMatShape, native: bool, options: &Prob
         return Ok(probe);
     }
     let caps = ctx.caps();
-    let emulated_target = without(caps, shape);
+    let emulated_target = emulation_target(caps);
     let ops = reference::operands(shape, 0x9e37 ^ (shape.m as u64) << 16 ^ (shape.k as u64) << 8);
     let mut modules = Vec::new();
     for layouts in Layouts::BOTH {
