@@ -24,6 +24,7 @@ use super::{cpu, DType, Element, HostData, MatmulDesc, MatmulPath, Resolved};
 use crate::error::{Error, Result};
 use matbridge_runtime::{Buffer, Context, DeviceSelector};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -221,10 +222,11 @@ impl Matbridge {
         self.planner().map(|p| &p.gpu.ctx)
     }
 
-    fn upload(&self, data: HostData, shape: Vec<usize>) -> Result<DynTensor> {
+    /// Elements of `dtype` (`bytes`) in `shape`, on this context's device or on the host.
+    fn upload(&self, dtype: DType, bytes: Cow<'_, [u8]>, shape: Vec<usize>) -> Result<DynTensor> {
         match self.planner() {
-            None => DynTensor::on_host(data, shape),
-            Some(p) => DynTensor::on_device(&p.gpu.ctx, &data, shape),
+            None => DynTensor::on_host(HostData { dtype, bytes: bytes.into_owned() }, shape),
+            Some(p) => DynTensor::on_device(&p.gpu.ctx, dtype, &bytes, shape),
         }
     }
 
@@ -235,7 +237,7 @@ impl Matbridge {
 
     /// A tensor of `shape` holding `data` (as many elements as the shape has).
     pub fn tensor_with_shape<T: Element>(&self, data: &[T], shape: &[usize]) -> Result<Tensor<T>> {
-        self.upload(HostData::from_slice(data), shape.to_vec())?.typed()
+        self.upload(T::DTYPE, Cow::Borrowed(bytemuck::cast_slice(data)), shape.to_vec())?.typed()
     }
 
     /// A zero-filled tensor of `shape`.
@@ -245,16 +247,16 @@ impl Matbridge {
 
     /// A one-dimensional tensor of raw host data, typed at run time.
     pub fn dyn_tensor(&self, data: &HostData) -> Result<DynTensor> {
-        self.upload(data.clone(), vec![data.len()])
+        self.upload(data.dtype, Cow::Borrowed(&data.bytes), vec![data.len()])
     }
 
     /// A zero-filled tensor of `dtype` and `shape`, typed at run time.
     pub fn dyn_zeros(&self, dtype: DType, shape: &[usize]) -> Result<DynTensor> {
-        let len = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).ok_or(Error::TooLarge { what: "tensor elements", value: usize::MAX })?;
+        let len = super::tensor::elements(shape)?;
         let bytes = len.checked_mul(dtype.size()).ok_or(Error::TooLarge { what: "tensor elements", value: len })?;
-        let mut v = crate::error::host_bytes("zero tensor", bytes)?;
-        v.resize(bytes, 0);
-        self.upload(HostData { dtype, bytes: v }, shape.to_vec())
+        let mut zeros = crate::error::host_bytes("zero tensor", bytes)?;
+        zeros.resize(bytes, 0);
+        self.upload(dtype, Cow::Owned(zeros), shape.to_vec())
     }
 
     /// Wraps a buffer made on this context's device as a tensor of `shape` (see

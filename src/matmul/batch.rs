@@ -26,6 +26,7 @@
 
 use super::api::{run_on_host, Job, Matbridge, MatmulRun};
 use super::check::CheckReport;
+use super::plan::Bound;
 use super::tensor::{DynTensor, Tensor};
 use super::{Element, MatmulDesc, MatmulPath};
 use crate::error::{Error, Result};
@@ -106,16 +107,14 @@ impl<'t> Batch<'t> {
             return Ok(BatchRun { paths, time: start.elapsed(), checks: Vec::new() });
         };
         if self.mb.verifying() {
-            return self.submit_one_by_one(paths);
+            return self.submit_one_by_one(ctx, paths);
         }
-        let bound: Vec<_> = self
+        // Each matmul's plan bound to its buffers; launches bind none.
+        let bound: Vec<Vec<Bound<'_>>> = self
             .items
             .iter()
             .map(|item| match item {
-                Item::Matmul(job) => match (&job.plan, job.buffers()) {
-                    (Some(plan), Some([a, b, c])) => plan.bind(a, b, c),
-                    _ => Vec::new(),
-                },
+                Item::Matmul(job) => job.plan.as_ref().zip(job.buffers()).map(|(plan, [a, b, c])| plan.bind(a, b, c)).unwrap_or_default(),
                 Item::Launch(_) => Vec::new(),
             })
             .collect();
@@ -123,11 +122,9 @@ impl<'t> Batch<'t> {
             .items
             .iter()
             .zip(&bound)
-            .flat_map(|(item, steps)| -> Vec<Dispatch<'_>> {
-                match item {
-                    Item::Matmul(_) => steps.iter().map(|s| s.dispatch()).collect(),
-                    Item::Launch(launch) => vec![launch.dispatch()],
-                }
+            .flat_map(|(item, steps)| {
+                let launch = if let Item::Launch(launch) = item { Some(launch.dispatch()) } else { None };
+                steps.iter().map(Bound::dispatch).chain(launch)
             })
             .collect();
         if dispatches.is_empty() {
@@ -138,7 +135,7 @@ impl<'t> Batch<'t> {
     }
 
     /// Verification: each item in its own submission, each matmul checked.
-    fn submit_one_by_one(self, paths: Vec<MatmulPath>) -> Result<BatchRun> {
+    fn submit_one_by_one(&self, ctx: &matbridge_runtime::Context, paths: Vec<MatmulPath>) -> Result<BatchRun> {
         let mut time = Duration::ZERO;
         let mut checks = Vec::new();
         for item in &self.items {
@@ -149,7 +146,6 @@ impl<'t> Batch<'t> {
                     checks.extend(check);
                 }
                 Item::Launch(launch) => {
-                    let ctx = self.mb.context().ok_or(Error::WrongBackend { tensor: "a kernel launch", context: "the CPU" })?;
                     let stats = ctx.run(&[launch.dispatch()])?;
                     time += stats.gpu_time.unwrap_or(stats.wall_time);
                 }

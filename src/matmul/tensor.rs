@@ -48,7 +48,7 @@ impl std::fmt::Debug for DynTensor {
     }
 }
 
-fn elements(shape: &[usize]) -> Result<usize> {
+pub(crate) fn elements(shape: &[usize]) -> Result<usize> {
     shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).ok_or(Error::TooLarge { what: "tensor elements", value: usize::MAX })
 }
 
@@ -58,14 +58,13 @@ impl DynTensor {
         Ok(DynTensor { dtype: data.dtype, shape, storage: Storage::Host(Mutex::new(data)) })
     }
 
-    /// `data` uploaded to a new buffer on `ctx`'s device.
-    pub(crate) fn on_device(ctx: &Context, data: &HostData, shape: Vec<usize>) -> Result<DynTensor> {
-        check_shape(&shape, data.len())?;
-        let mut bytes = crate::error::host_bytes("tensor upload", device_bytes(data.dtype, data.len())? as usize)?;
-        bytes.extend_from_slice(&data.bytes);
-        bytes.resize(bytes.capacity(), 0);
-        let buffer = ctx.buffer_from_slice(&bytes, "tensor")?;
-        Ok(DynTensor { dtype: data.dtype, shape, storage: Storage::Device { ctx: ctx.clone(), buffer } })
+    /// Elements of `dtype` (`bytes`, little-endian) uploaded to a new buffer on `ctx`'s device.
+    pub(crate) fn on_device(ctx: &Context, dtype: DType, bytes: &[u8], shape: Vec<usize>) -> Result<DynTensor> {
+        let len = bytes.len() / dtype.size();
+        check_shape(&shape, len)?;
+        let mut buffer = ctx.create_buffer(device_bytes(dtype, len)?, MemoryKind::DeviceLocal, "tensor")?;
+        write_padded(ctx, &mut buffer, bytes)?;
+        Ok(DynTensor { dtype, shape, storage: Storage::Device { ctx: ctx.clone(), buffer } })
     }
 
     /// `buffer` (of `ctx`'s device) holding elements of `dtype` in `shape`.
@@ -140,12 +139,7 @@ impl DynTensor {
         }
         match &mut self.storage {
             Storage::Host(held) => *held.get_mut().unwrap_or_else(|p| p.into_inner()) = data.clone(),
-            Storage::Device { ctx, buffer } => {
-                let mut bytes = crate::error::host_bytes("tensor upload", buffer.size() as usize)?;
-                bytes.extend_from_slice(&data.bytes);
-                bytes.resize(buffer.size() as usize, 0);
-                ctx.write_buffer(buffer, &bytes)?;
-            }
+            Storage::Device { ctx, buffer } => write_padded(ctx, buffer, &data.bytes)?,
         }
         Ok(())
     }
@@ -157,6 +151,16 @@ impl DynTensor {
         }
         Ok(Tensor { raw: self, element: PhantomData })
     }
+}
+
+/// Writes `bytes` to the start of `buffer` and zeros after them (the buffer's size is whole
+/// 16-byte vectors).
+fn write_padded(ctx: &Context, buffer: &mut Buffer, bytes: &[u8]) -> Result<()> {
+    let size = usize::try_from(buffer.size()).map_err(|_| Error::TooLarge { what: "tensor bytes", value: usize::MAX })?;
+    let mut padded = crate::error::host_bytes("tensor upload", size)?;
+    padded.extend_from_slice(bytes);
+    padded.resize(size, 0);
+    Ok(ctx.write_buffer(buffer, &padded)?)
 }
 
 fn check_shape(shape: &[usize], len: usize) -> Result<()> {

@@ -85,7 +85,9 @@ impl Pass for LowerBytePointers {
                     None => (p, 1),
                 };
                 let bytes = narrow_scalar(scalar)?;
-                Some((g.result_id?, Pointee { bytes, lanes, stride: bytes * if lanes == 3 { 4 } else { lanes } }))
+                // OpenCL C's layout: a 3-component vector takes as much as a 4-component one.
+                let (stride, _) = crate::kernel::size_align(&types, p)?;
+                Some((g.result_id?, Pointee { bytes, lanes, stride }))
             })
             .collect();
         let bytes: HashSet<Word> = sizes.keys().copied().collect();
@@ -304,7 +306,7 @@ struct Pointee {
     bytes: u32,
     /// Components: 1 for a scalar.
     lanes: u32,
-    /// Bytes between consecutive elements (a power of two).
+    /// Bytes between consecutive elements (a power of two: OpenCL C's size of the pointee).
     stride: u32,
 }
 

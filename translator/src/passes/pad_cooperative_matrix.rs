@@ -41,6 +41,7 @@ use crate::analysis::Types;
 use crate::error::Result;
 use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
+use crate::kernel::size_align;
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
 use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, matrix, per_element, pointer_class, MulAddTypes};
@@ -267,28 +268,19 @@ fn spec_op(module: &mut Module, ty: Word, op: Op, a: Word, b: Word) -> Word {
 
 /// Bytes of a scalar component type.
 fn component_bytes(types: &Types, ty: Word) -> u32 {
-    types.int(ty).map(|(w, _)| w).or_else(|| types.float(ty).map(|(w, _)| w)).unwrap_or(32) / 8
+    size_align(types, ty).map_or(4, |(size, _)| size)
 }
 
-/// Bytes of the module's workgroup variables (scalars, vectors, arrays and structs of them).
+/// Bytes of the module's workgroup variables whose size is known (arrays sized by
+/// specialization constants count as empty).
 fn workgroup_bytes(module: &Module, types: &Types) -> u64 {
-    fn size(types: &Types, ty: Word) -> u64 {
-        let Some(d) = types.defs.get(&ty) else { return 0 };
-        match d.op() {
-            Some(Op::TypeInt | Op::TypeFloat) => u64::from(d.word_opt(0).unwrap_or(32) / 8),
-            Some(Op::TypeBool) => 4,
-            Some(Op::TypeVector | Op::TypeMatrix) => d.id(0).map_or(0, |c| size(types, c)) * u64::from(d.word_opt(1).unwrap_or(0)),
-            Some(Op::TypeArray) => d.id(0).map_or(0, |c| size(types, c)) * d.id(1).ok().and_then(|l| types.const_u32(l)).map_or(0, u64::from),
-            Some(Op::TypeStruct) => d.operands.iter().filter_map(Operand::id).map(|m| size(types, m)).sum(),
-            _ => 0,
-        }
-    }
     module
         .globals()
         .iter()
         .filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::Workgroup as u32))
         .filter_map(|g| g.result_type.and_then(|p| types.defs.get(&p)).and_then(|d| d.id(1).ok()))
-        .map(|t| size(types, t))
+        .filter_map(|t| size_align(types, t))
+        .map(|(size, _)| u64::from(size))
         .sum()
 }
 
@@ -384,7 +376,7 @@ fn rewrite(module: &mut Module, types: &Types, plan: &HashMap<Word, Padding>, st
                 module.functions[f].blocks[b].insts.remove(i);
                 outcome.count(inst.opcode);
                 let mut bld = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
-                let mut s = Stager { c: &common, stage, chains: &chains, types };
+                let s = Stager { c: &common, stage, chains: &chains, types };
                 match inst.op() {
                     Some(Op::CooperativeMatrixLoadKHR) => {
                         let p = plan[&inst.ty()?];
@@ -413,8 +405,11 @@ fn rewrite(module: &mut Module, types: &Types, plan: &HashMap<Word, Padding>, st
             b += 1;
         }
     }
-    // The types grow last: the rewrites above read the original sizes from the plan.
-    for (&ty, p) in plan {
+    // The types grow last: the rewrites above read the original sizes from the plan. (In id
+    // order, so that new size constants do not depend on hashing.)
+    let mut grown: Vec<(&Word, &Padding)> = plan.iter().collect();
+    grown.sort_unstable_by_key(|(ty, _)| **ty);
+    for (&ty, p) in grown {
         let (r, c) = (module.constant_u32(p.padded_rows), module.constant_u32(p.padded_cols));
         if let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(ty)) {
             def.operands[2] = Operand::Id(r);
@@ -524,7 +519,7 @@ impl Stager<'_> {
         }
     }
 
-    fn load(&mut self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {
+    fn load(&self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {
         let (ptr, layout, stride) = (inst.id(0)?, inst.id(1)?, inst.id(2)?);
         let column_major = self.types.const_u32(layout) == Some(CooperativeMatrixLayout::ColumnMajorKHR as u32);
         let (start, array, base) = self.area(bld, p);
@@ -552,7 +547,7 @@ impl Stager<'_> {
         Ok(())
     }
 
-    fn store(&mut self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {
+    fn store(&self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {
         let (ptr, value, layout, stride) = (inst.id(0)?, inst.id(1)?, inst.id(2)?, inst.id(3)?);
         let column_major = self.types.const_u32(layout) == Some(CooperativeMatrixLayout::ColumnMajorKHR as u32);
         let (start, array, base) = self.area(bld, p);
@@ -579,7 +574,7 @@ impl Stager<'_> {
     }
 
     /// `v` (of padded type `ty`) with zeros written over its padding.
-    fn remask(&mut self, bld: &mut Builder<'_>, v: Word, ty: Word, p: Padding) -> Word {
+    fn remask(&self, bld: &mut Builder<'_>, v: Word, ty: Word, p: Padding) -> Word {
         let (start, array, base) = self.area(bld, p);
         let pcols = bld.module.constant_u32(p.padded_cols);
         bld.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(start), Operand::Id(v), Operand::Id(self.c.row_major), Operand::Id(pcols)]);

@@ -421,7 +421,7 @@ fn vector_count(types: &Types, wides: &HashMap<Word, Wide>, v: Word) -> u32 {
 }
 
 fn component_bytes(types: &Types, t: Word) -> u32 {
-    types.int(t).map(|(w, _)| w).or_else(|| types.float(t).map(|(w, _)| w)).unwrap_or(32) / 8
+    crate::kernel::size_align(types, t).map_or(4, |(size, _)| size)
 }
 
 /// The pointer to part `k` of the wide vector `p` points at (`p` itself for the first).
