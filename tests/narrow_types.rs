@@ -203,3 +203,83 @@ fn narrow_integer_arithmetic_matches_the_cpu() {
         }
     }
 }
+
+/// Invocation `i`'s record in `narrow_refs`'s `Items` (std430, 16 bytes): f16 scale at 0, i8 bias
+/// at 2, u8 rgb at 4..7, f16 v[4] at 8.
+fn item(scale: f16, bias: i8, rgb: [u8; 3], v: [f16; 4], pad: [u8; 2]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    out[0..2].copy_from_slice(&scale.to_le_bytes());
+    out[2] = bias as u8;
+    out[3] = pad[0];
+    out[4..7].copy_from_slice(&rgb);
+    out[7] = pad[1];
+    for (k, h) in v.iter().enumerate() {
+        out[8 + 2 * k..10 + 2 * k].copy_from_slice(&h.to_le_bytes());
+    }
+    out
+}
+
+#[test]
+fn buffer_references_to_narrow_data_match_the_cpu() {
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/narrow_refs.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let input = tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel (bash .ci/install-deps.sh)");
+    let n = 256usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(32);
+    // Quarters below 8 and small integers: every sum and product the kernel forms is exact in
+    // f16, so a driver that fuses a multiply and an add gives the same bits.
+    let quarter = |rng: &mut rand::rngs::SmallRng| f16::from_f32(rng.random_range(-32i32..32) as f32 / 4.0);
+    let h: Vec<f16> = (0..n).map(|_| quarter(&mut rng)).collect();
+    let h2: Vec<f16> = (0..n).map(|_| quarter(&mut rng)).collect();
+    let bytes: Vec<u8> = (0..n).map(|i| if i < 4 { [0, 1, 254, 255][i] } else { rng.random() }).collect();
+    let items: Vec<[u8; 16]> = (0..n)
+        .map(|_| {
+            let v = [quarter(&mut rng), quarter(&mut rng), quarter(&mut rng), quarter(&mut rng)];
+            item(f16::from_f32(rng.random_range(-4i32..=4) as f32), rng.random(), rng.random(), v, rng.random())
+        })
+        .collect();
+    let item_bytes: Vec<u8> = items.iter().flatten().copied().collect();
+    for ctx in common::contexts() {
+        if !ctx.caps().buffer_device_address {
+            eprintln!("{}: no bufferDeviceAddress, skipped", ctx.caps().name);
+            continue;
+        }
+        for (target, mode) in targets(&ctx) {
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let words = translated(&input, &target, mode);
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 0, push_constant_bytes: 48, label: "narrow_refs", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let bh = ctx.buffer_from_slice(&h, "h").unwrap();
+            let bh2 = ctx.buffer_from_slice(&h2, "h2").unwrap();
+            let bb = ctx.buffer_from_slice(&bytes, "bytes").unwrap();
+            let mut bi = ctx.buffer_from_slice(&item_bytes, "items").unwrap();
+            let mut bo = ctx.zeroed_buffer::<u16>(n, "o").unwrap();
+            let mut bs = ctx.zeroed_buffer::<i16>(2 * n, "s").unwrap();
+            let address = |b: &matbridge_runtime::Buffer| b.device_address().unwrap();
+            let table: Vec<u64> = vec![address(&bh), n as u64];
+            let bt = ctx.buffer_from_slice(&table, "table").unwrap();
+            let push: Vec<u8> = [address(&bt), address(&bb), address(&bi), address(&bo), address(&bs), address(&bh2)].iter().flat_map(|a| a.to_le_bytes()).collect();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let o: Vec<u16> = ctx.read_buffer(&mut bo).unwrap();
+            let s: Vec<i16> = ctx.read_buffer(&mut bs).unwrap();
+            let after: Vec<u8> = ctx.read_buffer(&mut bi).unwrap();
+            for i in 0..n {
+                let it = &items[i];
+                let scale = f16::from_le_bytes([it[0], it[1]]);
+                let bias = it[2] as i8;
+                let v: Vec<f16> = (0..4).map(|k| f16::from_le_bytes([it[8 + 2 * k], it[9 + 2 * k]])).collect();
+                let r = h[i] * scale + h2[i ^ 1];
+                let r = r + (f16::from_f32(bytes[i] as f32) + f16::from_f32(bias as f32) + v[1]);
+                assert_eq!(o[i], r.to_bits(), "{what}: O[{i}] = {}, expected {r}", f16::from_bits(o[i]));
+                assert_eq!(s[2 * i], it[4] as i16 - it[6] as i16, "{what}: S[{}]", 2 * i);
+                assert_eq!(s[2 * i + 1], (bytes[i] as i16).wrapping_mul(-3), "{what}: S[{}]", 2 * i + 1);
+                let mut want = *it;
+                want[5] = bytes[i].wrapping_add(1);
+                for (k, x) in v.iter().enumerate() {
+                    want[8 + 2 * k..10 + 2 * k].copy_from_slice(&(*x * f16::from_f32(2.0)).to_le_bytes());
+                }
+                assert_eq!(&after[16 * i..16 * i + 16], &want, "{what}: Items[{i}] (neighbouring bytes and padding must survive)");
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: {n} invocations match");
+        }
+    }
+}

@@ -5,6 +5,11 @@
 //! descriptor index where the variable is an array of blocks, a byte offset (a constant part,
 //! and a run-time part with its known alignment) and the pointee's original type. Loads and
 //! stores through it read and write the words under the pointee, by its layout decorations.
+//!
+//! `PhysicalStorageBuffer` pointers to narrow data keep being values (loaded, stored, passed,
+//! chosen by phis, made from integers): their types are retyped in place to pointers to a block of
+//! words (see [`Physical`]), and an access through one is a [`Ptr`] based on the value, as one
+//! through a block variable is based on the variable.
 
 use super::codec::{low_mask, Emit};
 use super::Legalize;
@@ -51,6 +56,7 @@ impl Layouts {
                 Some(self.size(types, c)? * n)
             }
             Op::TypeArray => Some(self.strides.get(&ty)? * types.const_u32(def.id(1).ok()?)?),
+            Op::TypePointer => Some(8),
             Op::TypeStruct => {
                 let mut end = 0;
                 for (i, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
@@ -63,7 +69,60 @@ impl Layouts {
     }
 }
 
-/// A redeclared block variable.
+/// `PhysicalStorageBuffer` pointer types to narrow data, retyped in place to pointers to a block
+/// of 32-bit words (`struct { uint w[]; }`), so that every value of them stays a valid address.
+///
+/// Precondition: such a pointer, where a load or store goes through it, holds a 4-byte aligned
+/// address (GLSL's references are 16-byte aligned unless `buffer_reference_align` says less);
+/// elements at other offsets are reached through access chains from it.
+pub(super) struct Physical {
+    /// Retyped pointer type -> its original pointee.
+    pointees: HashMap<Word, Word>,
+    /// Pointer to one word; pointer to the block of words.
+    word_ptr: Word,
+    words_ptr: Word,
+}
+
+impl Physical {
+    pub fn new(m: &mut Module, pointees: HashMap<Word, Word>) -> Physical {
+        if pointees.is_empty() {
+            return Physical { pointees, word_ptr: 0, words_ptr: 0 };
+        }
+        let uint = m.type_int(32, false);
+        let words = m.alloc_id();
+        m.add_global(Inst::new(Op::TypeRuntimeArray, None, Some(words), vec![Operand::Id(uint)]));
+        m.decorate(words, Decoration::ArrayStride, &[4]);
+        let block = m.alloc_id();
+        m.add_global(Inst::new(Op::TypeStruct, None, Some(block), vec![Operand::Id(words)]));
+        m.decorate(block, Decoration::Block, &[]);
+        m.annotations.push(Inst::new(Op::MemberDecorate, None, None, vec![Operand::Id(block), Operand::Literal(0), Operand::decoration(Decoration::Offset), Operand::Literal(0)]));
+        for g in m.globals_mut().iter_mut().filter(|g| g.result_id.is_some_and(|id| pointees.contains_key(&id))) {
+            g.operands[1] = Operand::Id(block);
+        }
+        let words_ptr = m.type_pointer(StorageClass::PhysicalStorageBuffer, block);
+        let word_ptr = m.type_pointer(StorageClass::PhysicalStorageBuffer, uint);
+        Physical { pointees, word_ptr, words_ptr }
+    }
+
+    /// The original pointee of pointer value `v`, if it is one of the retyped pointers.
+    fn pointee(&self, types: &Types, v: Word) -> Option<Word> {
+        types.type_of(v).and_then(|t| self.pointees.get(&t)).copied()
+    }
+
+    /// Drops what the retyped pointer types no longer need (forward declarations, array strides:
+    /// pointers into the words are not stepped), then merges the now identical types.
+    pub fn finish(&self, m: &mut Module) {
+        if self.pointees.is_empty() {
+            return;
+        }
+        let retyped = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|p| self.pointees.contains_key(&p));
+        m.globals_mut().retain(|g| !(g.is(Op::TypeForwardPointer) && retyped(g)));
+        m.annotations.retain(|a| !retyped(a));
+        m.merge_duplicate_types();
+    }
+}
+
+/// A redeclared block variable, or a `PhysicalStorageBuffer` pointer value to narrow data.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct View {
     var: Word,
@@ -168,13 +227,59 @@ pub(super) fn redeclare(m: &mut Module, types: &Types, layouts: &Layouts, var: &
 }
 
 impl Legalize<'_> {
-    /// The block pointer `id` is, if it is one: a pointer value, or a variable of one block.
+    /// The block pointer `id` is, if it is one: a pointer into a block, a variable of one block,
+    /// or a `PhysicalStorageBuffer` pointer to narrow data.
     fn ptr_of(&self, id: Word) -> Option<Ptr> {
         if let Some(p) = self.ptrs.get(&id) {
             return Some(*p);
         }
+        let start = Offset { dynamic: None, constant: 0, align: 1 << 31 };
+        if let Some(pointee) = self.physical.pointee(&self.types, id) {
+            let view = View {
+                var: id,
+                class: StorageClass::PhysicalStorageBuffer,
+                arrayed: false,
+                vec4: false,
+                element_ptr: self.physical.word_ptr,
+                block_ptr: self.physical.words_ptr,
+                block: pointee,
+            };
+            return Some(Ptr { view, descriptor: None, offset: start, pointee });
+        }
         let view = self.views.get(&id)?;
-        (!view.arrayed).then_some(Ptr { view: *view, descriptor: None, offset: Offset { dynamic: None, constant: 0, align: 1 << 31 }, pointee: view.block })
+        (!view.arrayed).then_some(Ptr { view: *view, descriptor: None, offset: start, pointee: view.block })
+    }
+
+    /// Records every id that becomes a [`Ptr`]: access chains (and copies) from block variables,
+    /// from `PhysicalStorageBuffer` pointers to narrow data, and from such ids.
+    pub(super) fn track_pointers(&mut self, m: &Module) {
+        let chains = [Op::AccessChain, Op::InBoundsAccessChain, Op::PtrAccessChain, Op::InBoundsPtrAccessChain];
+        loop {
+            let before = self.tracked.len();
+            for inst in m.functions.iter().flat_map(|f| f.insts()) {
+                let (Some(op), Some(result), Some(base)) = (inst.op(), inst.result_id, inst.operands.first().and_then(Operand::id)) else { continue };
+                let chain = chains.contains(&op);
+                if !(chain || op == Op::CopyObject) {
+                    continue;
+                }
+                let from = self.views.contains_key(&base) || self.tracked.contains(&base) || (chain && self.physical.pointee(&self.types, base).is_some());
+                if from {
+                    self.tracked.insert(result);
+                }
+            }
+            if self.tracked.len() == before {
+                break;
+            }
+        }
+    }
+
+    /// The memory operands of a word access through `view`.
+    fn word_access(view: &View) -> Vec<Operand> {
+        if view.class == StorageClass::PhysicalStorageBuffer {
+            vec![Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(4)]
+        } else {
+            Vec::new()
+        }
     }
 
     /// Rewrites an instruction that uses a pointer into a redeclared block; whether it was one.
@@ -200,7 +305,21 @@ impl Legalize<'_> {
                 self.ptrs.insert(inst.result()?, p);
                 Ok(true)
             }
-            Op::CopyObject if first.and_then(|p| self.ptr_of(p)).is_some() => {
+            Op::PtrAccessChain | Op::InBoundsPtrAccessChain => {
+                let base = inst.id(0)?;
+                let Some(mut p) = self.ptr_of(base) else { return Ok(false) };
+                let element = inst.id(1)?;
+                if self.types.const_u32(element) != Some(0) {
+                    let stride = self.types.type_of(base).and_then(|t| self.layouts.strides.get(&t)).copied();
+                    let stride = stride.ok_or_else(|| self.unsupported(e.m, inst, "a step from a pointer whose type has no ArrayStride".into()))?;
+                    p = self.step(e, p, element, stride);
+                }
+                let indices: Vec<Word> = inst.operands[2..].iter().filter_map(Operand::id).collect();
+                let p = self.chain(e, inst, p, &indices)?;
+                self.ptrs.insert(inst.result()?, p);
+                Ok(true)
+            }
+            Op::CopyObject if first.is_some_and(|p| self.ptrs.contains_key(&p) || self.views.contains_key(&p)) && first.and_then(|p| self.ptr_of(p)).is_some() => {
                 let p = first.and_then(|p| self.ptr_of(p)).ok_or_else(|| self.unsupported(e.m, inst, "a block pointer".into()))?;
                 self.ptrs.insert(inst.result()?, p);
                 Ok(true)
@@ -252,7 +371,7 @@ impl Legalize<'_> {
                 Ok(true)
             }
             _ => {
-                if let Some(p) = inst.operands.iter().filter_map(Operand::id).find(|id| self.ptrs.contains_key(id) || self.views.contains_key(id)) {
+                if let Some(p) = inst.operands.iter().filter_map(Operand::id).find(|id| self.ptrs.contains_key(id) || self.views.contains_key(id) || self.tracked.contains(id)) {
                     return Err(self.unsupported(
                         e.m,
                         inst,
@@ -291,22 +410,28 @@ impl Legalize<'_> {
                 _ => return Err(self.unsupported(e.m, inst, "an access chain into a matrix in a block of 8- or 16-bit data".into())),
             };
             p.pointee = next;
-            match self.types.const_u32(index).filter(|_| self.types.int(self.types.type_of(index).unwrap_or(0)).is_some_and(|(w, _)| w <= 32)) {
-                Some(c) => p.offset = p.offset.plus(c.wrapping_mul(stride)),
-                None => {
-                    let u = e.uint(1);
-                    let i = self.index_u32(e, index);
-                    let s = e.m.constant_u32(stride);
-                    let scaled = e.op(Op::IMul, u, &[i, s]);
-                    let (dynamic, align) = match p.offset.dynamic {
-                        Some(d) => (e.op(Op::IAdd, u, &[d, scaled]), p.offset.align.min(1 << stride.trailing_zeros())),
-                        None => (scaled, 1 << stride.trailing_zeros()),
-                    };
-                    p.offset = Offset { dynamic: Some(dynamic), align, ..p.offset };
-                }
-            }
+            p = self.step(e, p, index, stride);
         }
         Ok(p)
+    }
+
+    /// `p` moved by `index` elements of `stride` bytes.
+    fn step(&mut self, e: &mut Emit<'_>, mut p: Ptr, index: Word, stride: u32) -> Ptr {
+        match self.types.const_u32(index).filter(|_| self.types.int(self.types.type_of(index).unwrap_or(0)).is_some_and(|(w, _)| w <= 32)) {
+            Some(c) => p.offset = p.offset.plus(c.wrapping_mul(stride)),
+            None => {
+                let u = e.uint(1);
+                let i = self.index_u32(e, index);
+                let s = e.m.constant_u32(stride);
+                let scaled = e.op(Op::IMul, u, &[i, s]);
+                let (dynamic, align) = match p.offset.dynamic {
+                    Some(d) => (e.op(Op::IAdd, u, &[d, scaled]), p.offset.align.min(1 << stride.trailing_zeros())),
+                    None => (scaled, 1 << stride.trailing_zeros()),
+                };
+                p.offset = Offset { dynamic: Some(dynamic), align, ..p.offset };
+            }
+        }
+        p
     }
 
     /// An index as a 32-bit integer.
@@ -387,7 +512,9 @@ impl Legalize<'_> {
         } else {
             chain.push(index);
             let ptr = e.op(Op::AccessChain, p.view.element_ptr, &chain);
-            Ok(e.op(Op::Load, u, &[ptr]))
+            let mut ops = vec![Operand::Id(ptr)];
+            ops.extend(Self::word_access(&p.view));
+            Ok(e.emit_as(None, Op::Load, u, ops))
         }
     }
 
@@ -423,6 +550,14 @@ impl Legalize<'_> {
                         Ok(e.coerce(ty, u, w))
                     }
                 }
+            }
+            Some(Op::TypePointer) => {
+                // An address: two words, as `OpBitcast` makes of a `uvec2`.
+                let lo = self.load_word(e, p, p.offset)?;
+                let hi = self.load_word(e, p, p.offset.plus(4))?;
+                let u2 = e.uint(2);
+                let v = e.op(Op::CompositeConstruct, u2, &[lo, hi]);
+                Ok(e.op(Op::Bitcast, ty, &[v]))
             }
             Some(Op::TypeVector) if self.whole_words(ty, p.offset) => {
                 let (k, n) = self.lanes_of(ty).unwrap_or((super::Narrow::F16, 2));
@@ -497,16 +632,32 @@ impl Legalize<'_> {
                     let words = self.pack_words(e, value, ty);
                     for (i, w) in words.into_iter().enumerate() {
                         let ptr = self.word_ptr(e, Ptr { offset: p.offset.plus(4 * i as u32), ..p })?;
-                        e.void(Op::Store, vec![Operand::Id(ptr), Operand::Id(w)]);
+                        let mut ops = vec![Operand::Id(ptr), Operand::Id(w)];
+                        ops.extend(Self::word_access(&p.view));
+                        e.void(Op::Store, ops);
                     }
                     Ok(())
                 }
             },
+            Some(Op::TypePointer) => {
+                let u2 = e.uint(2);
+                let v = e.op(Op::Bitcast, u2, &[value]);
+                for i in 0..2 {
+                    let w = e.extract(u, v, i);
+                    let ptr = self.word_ptr(e, Ptr { offset: p.offset.plus(4 * i), ..p })?;
+                    let mut ops = vec![Operand::Id(ptr), Operand::Id(w)];
+                    ops.extend(Self::word_access(&p.view));
+                    e.void(Op::Store, ops);
+                }
+                Ok(())
+            }
             Some(Op::TypeVector) if self.whole_words(ty, p.offset) => {
                 let words = self.pack_words(e, value, ty);
                 for (i, w) in words.into_iter().enumerate() {
                     let ptr = self.word_ptr(e, Ptr { offset: p.offset.plus(4 * i as u32), ..p })?;
-                    e.void(Op::Store, vec![Operand::Id(ptr), Operand::Id(w)]);
+                    let mut ops = vec![Operand::Id(ptr), Operand::Id(w)];
+                    ops.extend(Self::word_access(&p.view));
+                    e.void(Op::Store, ops);
                 }
                 Ok(())
             }

@@ -18,11 +18,15 @@
 //! store of part of a word clears and sets its bits with two atomics, so that neighbours written
 //! by other invocations survive.
 //!
+//! `PhysicalStorageBuffer` pointers to narrow data stay addresses: their types become pointers
+//! to a block of words, and loads and stores through them (and through access chains and
+//! `OpPtrAccessChain` steps from them) read and write words as through a block.
+//!
 //! Preconditions: runs after cooperative-matrix emulation (no matrix of a narrow type is left)
-//! and after the kernel passes. Refused by name: pointers to narrow data in
-//! `PhysicalStorageBuffer` memory, narrow atomics, pointers into a redeclared block that are
-//! passed to functions or chosen by a phi or select, and instructions with narrow operands the
-//! pass does not know. Applies where the target lacks 16-bit floats, 8- or 16-bit integers, 8-
+//! and after the kernel passes; a `PhysicalStorageBuffer` pointer to narrow data that is
+//! accessed holds a 4-byte aligned address. Refused by name: narrow atomics, pointers into a
+//! redeclared block or behind such an address that are passed to functions, stored, or chosen
+//! by a phi or select, and instructions with narrow operands the pass does not know. Applies where the target lacks 16-bit floats, 8- or 16-bit integers, 8-
 //! or 16-bit storage, or bf16.
 
 mod blocks;
@@ -101,22 +105,43 @@ impl Pass for LegalizeNarrowTypes {
         if scalars.is_empty() {
             return Ok(outcome);
         }
-        // Every type holding a narrow scalar (types precede their uses).
+        // Every type holding a narrow scalar (types precede their uses). A
+        // PhysicalStorageBuffer pointer is an address, not narrow data: those to narrow data
+        // are kept apart, with their pointees.
         let mut narrow: HashSet<Word> = scalars.keys().copied().collect();
+        let mut physical = HashMap::new();
         for g in module.globals() {
             if let (Some(id), None) = (g.result_id, g.result_type) {
-                if g.operands.iter().filter_map(Operand::id).any(|t| narrow.contains(&t)) {
+                if g.is(Op::TypePointer) && g.word_opt(0) == Some(StorageClass::PhysicalStorageBuffer as u32) {
+                    if let Some(pointee) = g.operands.get(1).and_then(Operand::id).filter(|t| narrow.contains(t)) {
+                        physical.insert(id, pointee);
+                    }
+                } else if g.operands.iter().filter_map(Operand::id).any(|t| narrow.contains(&t)) {
                     narrow.insert(id);
                 }
             }
         }
         let glsl = module.ext_inst_import("GLSL.std.450");
-        let mut lz = Legalize { target: cx.target, layouts: Layouts::new(module), types, scalars, narrow, widened: HashMap::new(), views: HashMap::new(), ptrs: HashMap::new(), glsl };
+        let mut lz = Legalize {
+            target: cx.target,
+            layouts: Layouts::new(module),
+            types,
+            scalars,
+            narrow,
+            widened: HashMap::new(),
+            views: HashMap::new(),
+            ptrs: HashMap::new(),
+            tracked: HashSet::new(),
+            physical: blocks::Physical::new(module, physical),
+            glsl,
+        };
         lz.globals(module)?;
+        lz.track_pointers(module);
         for f in 0..module.functions.len() {
             lz.function(module, f, &mut outcome)?;
         }
         lz.remove_narrow_types(module);
+        lz.physical.finish(module);
         outcome.changed = true;
         Ok(outcome)
     }
@@ -134,6 +159,11 @@ struct Legalize<'t> {
     views: HashMap<Word, View>,
     /// Pointers into redeclared blocks.
     ptrs: HashMap<Word, Ptr>,
+    /// Every id that becomes a [`Ptr`]: known before the rewrite, so that a use ahead of the
+    /// definition (a phi on a back edge) is refused like any other.
+    tracked: HashSet<Word>,
+    /// PhysicalStorageBuffer pointers to narrow data.
+    physical: blocks::Physical,
     glsl: Word,
 }
 
