@@ -20,6 +20,8 @@ fn targets(ctx: &Context) -> Vec<(DeviceCaps, &'static str)> {
     narrowless.shader_int16 = false;
     narrowless.storage_buffer_8bit = false;
     narrowless.storage_buffer_16bit = false;
+    narrowless.storage_push_constant_8bit = false;
+    narrowless.storage_push_constant_16bit = false;
     let mut out = vec![(narrowless, "legalized")];
     if caps.shader_float16 && caps.shader_int8 && caps.shader_int16 && caps.storage_buffer_8bit && caps.storage_buffer_16bit {
         out.push((caps, "native"));
@@ -238,15 +240,24 @@ fn buffer_references_to_narrow_data_match_the_cpu() {
         })
         .collect();
     let item_bytes: Vec<u8> = items.iter().flatten().copied().collect();
+    let shift = f16::from_f32(-1.75);
     for ctx in common::contexts() {
         if !ctx.caps().buffer_device_address {
             eprintln!("{}: no bufferDeviceAddress, skipped", ctx.caps().name);
             continue;
         }
-        for (target, mode) in targets(&ctx) {
-            let what = format!("{} ({mode})", ctx.caps().name);
+        let mut all = targets(&ctx);
+        // 16-bit storage but none in push constants: the f16 push constant alone makes the
+        // module legalized.
+        if let Some((native, _)) = all.iter().find(|(_, mode)| *mode == "native").cloned() {
+            let mut no_push = native;
+            no_push.storage_push_constant_16bit = false;
+            all.push((no_push, "legalized"));
+        }
+        for (target, mode) in all {
+            let what = format!("{} ({mode}, 16-bit push constants: {})", ctx.caps().name, target.storage_push_constant_16bit);
             let words = translated(&input, &target, mode);
-            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 0, push_constant_bytes: 48, label: "narrow_refs", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 0, push_constant_bytes: 52, label: "narrow_refs", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
             let bh = ctx.buffer_from_slice(&h, "h").unwrap();
             let bh2 = ctx.buffer_from_slice(&h2, "h2").unwrap();
             let bb = ctx.buffer_from_slice(&bytes, "bytes").unwrap();
@@ -256,7 +267,9 @@ fn buffer_references_to_narrow_data_match_the_cpu() {
             let address = |b: &matbridge_runtime::Buffer| b.device_address().unwrap();
             let table: Vec<u64> = vec![address(&bh), n as u64];
             let bt = ctx.buffer_from_slice(&table, "table").unwrap();
-            let push: Vec<u8> = [address(&bt), address(&bb), address(&bi), address(&bo), address(&bs), address(&bh2)].iter().flat_map(|a| a.to_le_bytes()).collect();
+            let mut push: Vec<u8> = [address(&bt), address(&bb), address(&bi), address(&bo), address(&bs), address(&bh2)].iter().flat_map(|a| a.to_le_bytes()).collect();
+            push.extend(shift.to_le_bytes());
+            push.resize(52, 0);
             ctx.run(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let o: Vec<u16> = ctx.read_buffer(&mut bo).unwrap();
             let s: Vec<i16> = ctx.read_buffer(&mut bs).unwrap();
@@ -268,6 +281,7 @@ fn buffer_references_to_narrow_data_match_the_cpu() {
                 let v: Vec<f16> = (0..4).map(|k| f16::from_le_bytes([it[8 + 2 * k], it[9 + 2 * k]])).collect();
                 let r = h[i] * scale + h2[i ^ 1];
                 let r = r + (f16::from_f32(bytes[i] as f32) + f16::from_f32(bias as f32) + v[1]);
+                let r = r + shift;
                 assert_eq!(o[i], r.to_bits(), "{what}: O[{i}] = {}, expected {r}", f16::from_bits(o[i]));
                 assert_eq!(s[2 * i], it[4] as i16 - it[6] as i16, "{what}: S[{}]", 2 * i);
                 assert_eq!(s[2 * i + 1], (bytes[i] as i16).wrapping_mul(-3), "{what}: S[{}]", 2 * i + 1);

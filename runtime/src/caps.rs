@@ -192,6 +192,8 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         shader_float64: core.shader_float64 == vk::TRUE,
         storage_buffer_8bit: f12.storage_buffer8_bit_access == vk::TRUE,
         storage_buffer_16bit: f11.storage_buffer16_bit_access == vk::TRUE,
+        storage_push_constant_8bit: f12.storage_push_constant8 == vk::TRUE,
+        storage_push_constant_16bit: f11.storage_push_constant16 == vk::TRUE,
         buffer_device_address: f12.buffer_device_address == vk::TRUE,
         vulkan_memory_model: f12.vulkan_memory_model == vk::TRUE,
         integer_dot_product: f13.shader_integer_dot_product == vk::TRUE,

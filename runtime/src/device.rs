@@ -106,6 +106,8 @@ pub struct EnabledFeatures {
     pub storage16: bool,
     pub uniform_storage8: bool,
     pub uniform_storage16: bool,
+    pub push_constant8: bool,
+    pub push_constant16: bool,
     pub buffer_device_address: bool,
     pub vulkan_memory_model: bool,
     pub subgroup_size_control: bool,
@@ -360,6 +362,8 @@ impl Context {
             storage16: caps.storage_buffer_16bit,
             uniform_storage8: caps.storage_buffer_8bit && info.uniform_storage8,
             uniform_storage16: caps.storage_buffer_16bit && info.uniform_storage16,
+            push_constant8: caps.storage_push_constant_8bit,
+            push_constant16: caps.storage_push_constant_16bit,
             buffer_device_address: caps.buffer_device_address,
             vulkan_memory_model: caps.vulkan_memory_model,
             subgroup_size_control: caps.subgroup_size_control,
@@ -371,12 +375,16 @@ impl Context {
         };
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
         let core = vk::PhysicalDeviceFeatures::default().shader_int16(enabled.int16).shader_int64(enabled.int64).shader_float64(enabled.float64);
-        let mut f11 = vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(enabled.storage16).uniform_and_storage_buffer16_bit_access(enabled.uniform_storage16);
+        let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
+            .storage_buffer16_bit_access(enabled.storage16)
+            .uniform_and_storage_buffer16_bit_access(enabled.uniform_storage16)
+            .storage_push_constant16(enabled.push_constant16);
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
             .shader_float16(enabled.float16)
             .shader_int8(enabled.int8)
             .storage_buffer8_bit_access(enabled.storage8)
             .uniform_and_storage_buffer8_bit_access(enabled.uniform_storage8)
+            .storage_push_constant8(enabled.push_constant8)
             .buffer_device_address(enabled.buffer_device_address)
             .vulkan_memory_model(enabled.vulkan_memory_model)
             .vulkan_memory_model_device_scope(enabled.vulkan_memory_model);

@@ -142,6 +142,8 @@ fn missing_for(cap: u32, enabled: &EnabledFeatures, caps: &matbridge_translator:
         Feature::ShaderInt64 => enabled.int64,
         Feature::StorageBuffer8BitAccess => enabled.storage8,
         Feature::StorageBuffer16BitAccess => enabled.storage16,
+        Feature::StoragePushConstant8 => enabled.push_constant8,
+        Feature::StoragePushConstant16 => enabled.push_constant16,
         Feature::BufferDeviceAddress => enabled.buffer_device_address,
         Feature::VulkanMemoryModel => enabled.vulkan_memory_model,
         Feature::IntegerDotProduct => enabled.integer_dot_product,

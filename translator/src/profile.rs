@@ -271,6 +271,11 @@ pub struct DeviceCaps {
     pub storage_buffer_8bit: bool,
     #[serde(default)]
     pub storage_buffer_16bit: bool,
+    /// 8- and 16-bit data in push-constant blocks (`storagePushConstant8`, `storagePushConstant16`).
+    #[serde(default)]
+    pub storage_push_constant_8bit: bool,
+    #[serde(default)]
+    pub storage_push_constant_16bit: bool,
     pub buffer_device_address: bool,
     #[serde(default)]
     pub vulkan_memory_model: bool,
@@ -377,6 +382,8 @@ impl DeviceCaps {
             shader_float64: true,
             storage_buffer_8bit: false,
             storage_buffer_16bit: false,
+            storage_push_constant_8bit: false,
+            storage_push_constant_16bit: false,
             buffer_device_address: true,
             vulkan_memory_model: true,
             integer_dot_product: true,
@@ -401,6 +408,8 @@ impl DeviceCaps {
         caps.shader_int16 = true;
         caps.storage_buffer_8bit = true;
         caps.storage_buffer_16bit = true;
+        caps.storage_push_constant_8bit = true;
+        caps.storage_push_constant_16bit = true;
         caps
     }
 
@@ -448,6 +457,8 @@ impl DeviceCaps {
         caps.shader_int16 = true;
         caps.storage_buffer_8bit = true;
         caps.storage_buffer_16bit = true;
+        caps.storage_push_constant_8bit = true;
+        caps.storage_push_constant_16bit = true;
         caps.cooperative_matrix2 = true;
         caps.shader_bfloat16 = true;
         caps.integer_dot_product_accelerated = IntegerDotAccel {

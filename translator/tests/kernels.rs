@@ -1,7 +1,7 @@
 //! Kernel lowering on inputs real producers do not emit but may: control flow the structurizer
 //! must refuse, and the repairs of producer defects.
 
-use matbridge_translator::{tools, translate, DeviceCaps};
+use matbridge_translator::{tools, translate, DeviceCaps, Error};
 
 fn tools_present() -> bool {
     let present = tools::find("spirv-as").is_some();
@@ -162,5 +162,74 @@ fn wide_vectors_in_workgroup_memory_split_and_in_structs_are_refused() {
         let words = tools::assemble(&kernel("%v8float", member), "opencl1.2").unwrap();
         let err = translate(&words, &target).unwrap_err().to_string();
         assert!(err.contains("vectors of 8 or 16 components in structs"), "{}: {err}", target.name);
+    }
+}
+
+/// A pointer stepped from a PhysicalStorageBuffer pointer to f16 and carried around a loop by a
+/// phi has no value once its type is legalized into words: refused by name on SwiftShader (the
+/// phi is met before the step that feeds its back edge), accepted where f16 storage exists.
+#[test]
+fn stepped_narrow_pointers_in_phis_are_refused() {
+    if !tools_present() {
+        return;
+    }
+    let text = r#"
+               OpCapability Shader
+               OpCapability Float16
+               OpCapability StorageBuffer16BitAccess
+               OpCapability PhysicalStorageBufferAddresses
+               OpCapability VariablePointers
+               OpMemoryModel PhysicalStorageBuffer64 GLSL450
+               OpEntryPoint GLCompute %main "main" %pc
+               OpExecutionMode %main LocalSize 1 1 1
+               OpMemberDecorate %P 0 Offset 0
+               OpDecorate %P Block
+               OpDecorate %ptr_half ArrayStride 2
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %bool = OpTypeBool
+       %uint = OpTypeInt 32 0
+       %half = OpTypeFloat 16
+   %ptr_half = OpTypePointer PhysicalStorageBuffer %half
+          %P = OpTypeStruct %ptr_half
+     %ptr_pc = OpTypePointer PushConstant %P
+   %ptr_pc_p = OpTypePointer PushConstant %ptr_half
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_8 = OpConstant %uint 8
+     %half_1 = OpConstant %half 0x1p+0
+         %pc = OpVariable %ptr_pc PushConstant
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %pp = OpAccessChain %ptr_pc_p %pc %uint_0
+      %start = OpLoad %ptr_half %pp
+               OpBranch %head
+       %head = OpLabel
+          %p = OpPhi %ptr_half %start %entry %next %cont
+          %i = OpPhi %uint %uint_0 %entry %i1 %cont
+               OpLoopMerge %exit %cont None
+               OpBranch %body
+       %body = OpLabel
+               OpStore %p %half_1 Aligned 2
+       %next = OpPtrAccessChain %ptr_half %p %uint_1
+         %i1 = OpIAdd %uint %i %uint_1
+       %more = OpULessThan %bool %i1 %uint_8
+               OpBranchConditional %more %cont %exit
+       %cont = OpLabel
+               OpBranch %head
+       %exit = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = tools::assemble(text, "vulkan1.3").unwrap();
+    let (native, _) = translate(&words, &DeviceCaps::lavapipe()).expect("lavapipe has f16 storage");
+    tools::validate(&native, "vulkan1.3").unwrap();
+    let err = translate(&words, &DeviceCaps::swiftshader()).unwrap_err();
+    match &err {
+        Error::Unsupported { site, missing, .. } => {
+            assert_eq!(site.opcode, "OpPhi", "{err}");
+            assert!(missing.contains("8- or 16-bit data"), "{err}");
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
     }
 }

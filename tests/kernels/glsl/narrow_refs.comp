@@ -1,8 +1,8 @@
 #version 460
-// 8- and 16-bit data behind buffer references (PhysicalStorageBuffer pointers): a pointer read
-// from a buffer, one built from a uvec2, a struct of narrow members loaded whole, sub-word and
-// whole-word stores, pointer arithmetic on a reference. Invocation i writes O[i], S[2i], S[2i+1]
-// and updates Items[i].v and Items[i].rgb.y.
+// 8- and 16-bit data behind buffer references (PhysicalStorageBuffer pointers): a reference read
+// from a buffer, one built from a uvec2, references in a push-constant block that also holds an
+// f16, a struct of narrow members loaded whole, sub-word and whole-word stores. Invocation i
+// writes O[i], S[2i], S[2i+1] and updates Items[i].v and Items[i].rgb.y.
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -17,7 +17,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer Items { Ite
 layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer OutHalves { float16_t o[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer Shorts { int16_t s[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Table { Halves halves; uint n; };
-layout(push_constant) uniform P { Table table; Bytes bytes; Items items; OutHalves out_h; Shorts shorts; uvec2 halves2; } p;
+layout(push_constant) uniform P { Table table; Bytes bytes; Items items; OutHalves out_h; Shorts shorts; uvec2 halves2; float16_t shift; } p;
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
@@ -29,6 +29,7 @@ void main() {
     Item it = p.items.items[i];
     float16_t r = a * it.scale + c;
     r += float16_t(byte) + float16_t(it.bias) + it.v.y;
+    r += p.shift;
     p.out_h.o[i] = r;
     p.shorts.s[2 * i] = int16_t(it.rgb.x) - int16_t(it.rgb.z);
     p.shorts.s[2 * i + 1] = int16_t(byte) * int16_t(-3);

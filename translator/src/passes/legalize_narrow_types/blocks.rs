@@ -235,15 +235,8 @@ impl Legalize<'_> {
         }
         let start = Offset { dynamic: None, constant: 0, align: 1 << 31 };
         if let Some(pointee) = self.physical.pointee(&self.types, id) {
-            let view = View {
-                var: id,
-                class: StorageClass::PhysicalStorageBuffer,
-                arrayed: false,
-                vec4: false,
-                element_ptr: self.physical.word_ptr,
-                block_ptr: self.physical.words_ptr,
-                block: pointee,
-            };
+            let view =
+                View { var: id, class: StorageClass::PhysicalStorageBuffer, arrayed: false, vec4: false, element_ptr: self.physical.word_ptr, block_ptr: self.physical.words_ptr, block: pointee };
             return Some(Ptr { view, descriptor: None, offset: start, pointee });
         }
         let view = self.views.get(&id)?;
@@ -545,9 +538,18 @@ impl Legalize<'_> {
                         let hi = self.load_word(e, p, p.offset.plus(4))?;
                         Ok(self.unpack_words(e, &[lo, hi], ty, wide))
                     }
-                    (None, _) => {
+                    (None, 32) => {
                         let w = self.load_word(e, p, p.offset)?;
                         Ok(e.coerce(ty, u, w))
+                    }
+                    // A type the target has, in a block redeclared for another one.
+                    (None, width) => {
+                        let word = self.load_word(e, p, p.offset)?;
+                        let shift = self.bit_shift(e, p.offset);
+                        let shifted = e.op(Op::ShiftRightLogical, u, &[word, shift]);
+                        let unsigned = e.m.type_int(width, false);
+                        let v = e.op(Op::UConvert, unsigned, &[shifted]);
+                        Ok(if unsigned == ty { v } else { e.op(Op::Bitcast, ty, &[v]) })
                     }
                 }
             }
@@ -612,13 +614,23 @@ impl Legalize<'_> {
         let def = self.types.defs.get(&ty).cloned().ok_or_else(|| self.unsupported(e.m, inst, "a store of this type into a block".into()))?;
         let u = e.uint(1);
         match def.op() {
-            Some(Op::TypeInt | Op::TypeFloat) => match self.lanes_of(ty) {
-                Some((kind, _)) => {
-                    let wide = self.widen(e.m, ty)?;
-                    let bits = e.encode(kind, wide, value);
+            Some(Op::TypeInt | Op::TypeFloat) => match (self.lanes_of(ty), def.word(0)?) {
+                (narrow, width) if narrow.is_some() || width < 32 => {
+                    let bits = match narrow {
+                        Some((kind, _)) => {
+                            let wide = self.widen(e.m, ty)?;
+                            e.encode(kind, wide, value)
+                        }
+                        // A type the target has, in a block redeclared for another one.
+                        None => {
+                            let unsigned = e.m.type_int(width, false);
+                            let v = if unsigned == ty { value } else { e.op(Op::Bitcast, unsigned, &[value]) };
+                            e.op(Op::UConvert, u, &[v])
+                        }
+                    };
                     let shift = self.bit_shift(e, p.offset);
                     let set = e.op(Op::ShiftLeftLogical, u, &[bits, shift]);
-                    let lane = e.m.constant_u32(low_mask(kind.bits()));
+                    let lane = e.m.constant_u32(low_mask(width));
                     let lane = e.op(Op::ShiftLeftLogical, u, &[lane, shift]);
                     let clear = e.op(Op::Not, u, &[lane]);
                     let ptr = self.word_ptr(e, p)?;
@@ -628,7 +640,7 @@ impl Legalize<'_> {
                     e.op(Op::AtomicOr, u, &[ptr, scope, relaxed, set]);
                     Ok(())
                 }
-                None => {
+                _ => {
                     let words = self.pack_words(e, value, ty);
                     for (i, w) in words.into_iter().enumerate() {
                         let ptr = self.word_ptr(e, Ptr { offset: p.offset.plus(4 * i as u32), ..p })?;

@@ -22,6 +22,9 @@
 //! to a block of words, and loads and stores through them (and through access chains and
 //! `OpPtrAccessChain` steps from them) read and write words as through a block.
 //!
+//! A device with 8- or 16-bit storage but not in push constants gets the same rewrite for the
+//! modules whose push constants hold such data.
+//!
 //! Preconditions: runs after cooperative-matrix emulation (no matrix of a narrow type is left)
 //! and after the kernel passes; a `PhysicalStorageBuffer` pointer to narrow data that is
 //! accessed holds a 4-byte aligned address. Refused by name: narrow atomics, pointers into a
@@ -61,13 +64,43 @@ impl Narrow {
     }
 }
 
-/// Which narrow types `target` cannot hold.
-fn missing(target: &DeviceCaps) -> (bool, bool, bool, bool) {
-    let f16 = !(target.shader_float16 && target.storage_buffer_16bit);
+/// Which narrow types `target` cannot hold in a module whose push constants hold 8- and 16-bit
+/// data as `push` says: (f16, bf16, 8-bit integers, 16-bit integers).
+fn missing(target: &DeviceCaps, push: (bool, bool)) -> (bool, bool, bool, bool) {
+    let storage8 = target.storage_buffer_8bit && (!push.0 || target.storage_push_constant_8bit);
+    let storage16 = target.storage_buffer_16bit && (!push.1 || target.storage_push_constant_16bit);
+    let f16 = !(target.shader_float16 && storage16);
     let bf16 = !target.shader_bfloat16;
-    let i8 = !(target.shader_int8 && target.storage_buffer_8bit);
-    let i16 = !(target.shader_int16 && target.storage_buffer_16bit);
+    let i8 = !(target.shader_int8 && storage8);
+    let i16 = !(target.shader_int16 && storage16);
     (f16, bf16, i8, i16)
+}
+
+/// Whether the module's push-constant blocks hold 8-bit and 16-bit scalars.
+fn push_constant_widths(module: &Module, types: &Types) -> (bool, bool) {
+    fn widths(types: &Types, ty: Word, depth: u32, out: &mut (bool, bool)) {
+        let Some(def) = types.defs.get(&ty).filter(|_| depth < 64) else { return };
+        match def.op() {
+            Some(Op::TypeInt | Op::TypeFloat) => {
+                out.0 |= def.word_opt(0) == Some(8);
+                out.1 |= def.word_opt(0) == Some(16);
+            }
+            Some(Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray) => {
+                if let Some(e) = def.operands.first().and_then(Operand::id) {
+                    widths(types, e, depth + 1, out);
+                }
+            }
+            Some(Op::TypeStruct) => def.operands.iter().filter_map(Operand::id).for_each(|m| widths(types, m, depth + 1, out)),
+            _ => {}
+        }
+    }
+    let mut out = (false, false);
+    for g in module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::PushConstant as u32)) {
+        if let Some(pointee) = g.result_type.and_then(|t| types.defs.get(&t)).and_then(|d| d.id(1).ok()) {
+            widths(types, pointee, 0, &mut out);
+        }
+    }
+    out
 }
 
 impl Pass for LegalizeNarrowTypes {
@@ -76,14 +109,14 @@ impl Pass for LegalizeNarrowTypes {
     }
 
     fn applies(&self, target: &DeviceCaps) -> bool {
-        let (f16, bf16, i8, i16) = missing(target);
+        let (f16, bf16, i8, i16) = missing(target, (true, true));
         f16 || bf16 || i8 || i16
     }
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
-        let (f16, bf16, i8, i16) = missing(cx.target);
         let types = Types::new(module);
+        let (f16, bf16, i8, i16) = missing(cx.target, push_constant_widths(module, &types));
         let mut scalars = HashMap::new();
         for g in module.globals() {
             let Some(id) = g.result_id else { continue };
@@ -583,16 +616,25 @@ impl Legalize<'_> {
             Some((k, _)) => k.bits(),
             None => self.types.int(self.component(old_ty)).map_or(32, |(w, _)| w),
         };
-        // The source as 32 bits, extended as `op` says.
+        // The source as 32 bits, extended as `op` says. A narrow type the target has (8-bit
+        // integers, where only 16-bit ones are legalized) is converted to 32 bits first.
         let mut x = v;
         let mut xt = from_w;
-        if from_bits < 32 && op == Op::SConvert {
+        if self.lanes_of(from).is_none() && from_bits < 32 {
+            let t = e.m.type_int(32, op == Op::SConvert);
+            xt = e.lanes(t, n);
+            x = e.op(op, xt, &[v]);
+        } else if from_bits < 32 && op == Op::SConvert {
             x = e.sext(from_w, n, x, from_bits);
         } else if from_bits > 32 {
             xt = e.uint(n);
             x = e.op(Op::UConvert, xt, &[x]);
         }
-        if to_bits > 32 {
+        if self.lanes_of(old_ty).is_none() && to_bits < 32 {
+            // Truncated into a narrow type the target has.
+            let signed = self.types.int(self.component(old_ty)).is_some_and(|(_, s)| s);
+            e.emit_as(Some(id), if signed { Op::SConvert } else { Op::UConvert }, ty, vec![Operand::Id(x)]);
+        } else if to_bits > 32 {
             let s32 = e.m.type_int(32, op == Op::SConvert);
             let s32 = e.lanes(s32, n);
             let x = e.coerce(s32, xt, x);
