@@ -27,7 +27,9 @@ pub fn render_device(d: &DeviceCaps) -> String {
     row("shaderFloat16 / Int8", format!("{} / {}", yes(d.shader_float16), yes(d.shader_int8)));
     row("shaderInt16 / Int64", format!("{} / {}", yes(d.shader_int16), yes(d.shader_int64)));
     row("8-bit / 16-bit storage", format!("{} / {}", yes(d.storage_buffer_8bit), yes(d.storage_buffer_16bit)));
-    row("8-bit / 16-bit push constants", format!("{} / {}", yes(d.storage_push_constant_8bit), yes(d.storage_push_constant_16bit)));
+    row("8/16-bit push constants", format!("{} / {}", yes(d.storage_push_constant_8bit), yes(d.storage_push_constant_16bit)));
+    row("f16 atomics swap/add/minmax", format!("{} / {} / {}", yes(d.atomic_float16), yes(d.atomic_float16_add), yes(d.atomic_float16_min_max)));
+    row("f32 atomics add/minmax", format!("{} / {}", yes(d.atomic_float32_add), yes(d.atomic_float32_min_max)));
     row("bufferDeviceAddress", yes(d.buffer_device_address).into());
     row("vulkanMemoryModel", yes(d.vulkan_memory_model).into());
     let acc = &d.integer_dot_product_accelerated;

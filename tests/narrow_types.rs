@@ -297,3 +297,98 @@ fn buffer_references_to_narrow_data_match_the_cpu() {
         }
     }
 }
+
+/// f16 atomics: native where the device has them, and otherwise (and on the legalized target)
+/// compare-and-swap loops on the 32-bit words holding the halves.
+#[test]
+fn f16_atomics_match_the_cpu() {
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/narrow_atomics.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let input = tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel (bash .ci/install-deps.sh)");
+    let n = 512usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(64);
+    // Quarters below 8: every partial sum of at most n/7 of them is exact in f16, so the sums
+    // do not depend on the order the atomics take.
+    let x: Vec<f16> = (0..n).map(|_| f16::from_f32(rng.random_range(-32i32..32) as f32 / 4.0)).collect();
+    let start: Vec<f16> = (0..20 + n).map(|k| f16::from_f32(k as f32 / 2.0 - 4.0)).collect();
+    for ctx in common::contexts() {
+        let caps = ctx.caps().clone();
+        let native = caps.shader_float16 && caps.storage_buffer_16bit && caps.atomic_float16 && caps.atomic_float16_add && caps.atomic_float16_min_max;
+        let mut all = vec![targets(&ctx)[0].clone()];
+        // A device with f16 but not these atomics: legalized for them alone.
+        if caps.shader_float16 && caps.storage_buffer_16bit {
+            all.push((caps, if native { "native" } else { "legalized" }));
+        }
+        for (target, mode) in all {
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let words = translated(&input, &target, mode);
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, label: "narrow_atomics", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let mut bs = ctx.buffer_from_slice(&start, "s").unwrap();
+            let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+            let mut bo = ctx.zeroed_buffer::<u16>(n, "olds").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bs, &bx, &bo], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let s: Vec<f16> = ctx.read_buffer(&mut bs).unwrap();
+            let olds: Vec<f16> = ctx.read_buffer(&mut bo).unwrap();
+            let mut want = start.clone();
+            for i in 0..n {
+                want[i % 7] += x[i];
+                want[8 + i % 3] = want[8 + i % 3].max(x[i]);
+                want[12 + i % 5] = want[12 + i % 5].min(x[i]);
+                want[20 + i] = x[i];
+            }
+            for (k, (got, want)) in s.iter().zip(&want).enumerate() {
+                assert_eq!(got.to_bits(), want.to_bits(), "{what}: S[{k}] = {got}, expected {want}");
+            }
+            for i in 0..n {
+                assert_eq!(olds[i].to_bits(), start[20 + i].to_bits(), "{what}: old value of S[{}]", 20 + i);
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: {n} invocations of f16 atomics match");
+        }
+    }
+}
+
+/// Atomics on 8- and 16-bit integers (no Vulkan device has them natively): add, signed
+/// maximum, increment in a loop header, compare-exchange and load, legalized into
+/// compare-and-swap loops on words, on every device.
+#[test]
+fn narrow_integer_atomics_match_the_cpu() {
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/narrow_int_atomics.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let input = tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel (bash .ci/install-deps.sh)");
+    let n = 512usize;
+    let c0: Vec<i16> = (0..8).map(|k| (k as i16) * 1000 - 3000).collect();
+    let b0: Vec<u8> = (0..8 + n).map(|k| k as u8).collect();
+    let mut c = c0.clone();
+    let mut b = b0.clone();
+    let mut o = vec![0u32; 2 * n];
+    for i in 0..n {
+        c[i % 4] = c[i % 4].wrapping_add((i % 5) as i16 - 2);
+        c[4 + i % 4] = c[4 + i % 4].max(((i * 37) % 199) as i16 - 99);
+        b[i % 8] = b[i % 8].wrapping_add(3);
+        let start = (8 + i) as u8;
+        let comparator = if i % 2 == 1 { 255 } else { start };
+        let old = b[8 + i];
+        if old == comparator {
+            b[8 + i] = i as u8;
+        }
+        o[2 * i] = old as u32;
+        o[2 * i + 1] = b[8 + i] as u32;
+    }
+    for ctx in common::contexts() {
+        let (target, mode) = targets(&ctx).remove(0);
+        let what = format!("{} ({mode})", ctx.caps().name);
+        let words = translated(&input, &target, mode);
+        let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, label: "narrow_int_atomics", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let mut bc = ctx.buffer_from_slice(&c0, "c").unwrap();
+        let mut bb = ctx.buffer_from_slice(&b0, "b").unwrap();
+        let mut bo = ctx.zeroed_buffer::<u32>(2 * n, "o").unwrap();
+        ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bc, &bb, &bo], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let got_c: Vec<i16> = ctx.read_buffer(&mut bc).unwrap();
+        let got_b: Vec<u8> = ctx.read_buffer(&mut bb).unwrap();
+        let got_o: Vec<u32> = ctx.read_buffer(&mut bo).unwrap();
+        assert_eq!(got_c, c, "{what}: C");
+        assert_eq!(got_b, b, "{what}: B");
+        assert_eq!(got_o, o, "{what}: O");
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        eprintln!("{what}: {n} invocations of 8- and 16-bit atomics match");
+    }
+}

@@ -19,6 +19,9 @@ pub(crate) struct PhysicalInfo {
     /// for any 16-bit storage array): uniformAndStorageBuffer{8,16}BitAccess.
     pub uniform_storage8: bool,
     pub uniform_storage16: bool,
+    /// f32 atomic load, store and exchange in storage buffers and workgroup memory
+    /// (VK_EXT_shader_atomic_float).
+    pub atomic_float32: bool,
 }
 
 pub(crate) const BFLOAT16_EXT: &CStr = c"VK_KHR_shader_bfloat16";
@@ -119,6 +122,8 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
     let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
     let mut bf16 = Bfloat16Features::default();
     let mut coop2 = CooperativeMatrix2Features::default();
+    let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
+    let mut atomic_float2 = vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT::default();
     let mut features2 = vk::PhysicalDeviceFeatures2::default();
     let has_coop_ext = has_ext(ash::khr::cooperative_matrix::NAME);
     if v12 {
@@ -128,6 +133,12 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         }
         if has_coop_ext {
             features2 = features2.push_next(&mut coop);
+        }
+        if has_ext(ash::ext::shader_atomic_float::NAME) {
+            features2 = features2.push_next(&mut atomic_float);
+        }
+        if has_ext(ash::ext::shader_atomic_float2::NAME) {
+            features2 = features2.push_next(&mut atomic_float2);
         }
         if has_ext(BFLOAT16_EXT) {
             // Chain by hand at the front: ash has no push_next for this struct.
@@ -194,6 +205,11 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         storage_buffer_16bit: f11.storage_buffer16_bit_access == vk::TRUE,
         storage_push_constant_8bit: f12.storage_push_constant8 == vk::TRUE,
         storage_push_constant_16bit: f11.storage_push_constant16 == vk::TRUE,
+        atomic_float16: atomic_float2.shader_buffer_float16_atomics == vk::TRUE && atomic_float2.shader_shared_float16_atomics == vk::TRUE,
+        atomic_float16_add: atomic_float2.shader_buffer_float16_atomic_add == vk::TRUE && atomic_float2.shader_shared_float16_atomic_add == vk::TRUE,
+        atomic_float16_min_max: atomic_float2.shader_buffer_float16_atomic_min_max == vk::TRUE && atomic_float2.shader_shared_float16_atomic_min_max == vk::TRUE,
+        atomic_float32_add: atomic_float.shader_buffer_float32_atomic_add == vk::TRUE && atomic_float.shader_shared_float32_atomic_add == vk::TRUE,
+        atomic_float32_min_max: atomic_float2.shader_buffer_float32_atomic_min_max == vk::TRUE && atomic_float2.shader_shared_float32_atomic_min_max == vk::TRUE,
         buffer_device_address: f12.buffer_device_address == vk::TRUE,
         vulkan_memory_model: f12.vulkan_memory_model == vk::TRUE,
         integer_dot_product: f13.shader_integer_dot_product == vk::TRUE,
@@ -232,5 +248,6 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
     };
     let uniform_storage8 = f12.uniform_and_storage_buffer8_bit_access == vk::TRUE;
     let uniform_storage16 = f11.uniform_and_storage_buffer16_bit_access == vk::TRUE;
-    PhysicalInfo { handle, caps, api_version: api, pipeline_statistics, cooperative_matrix2, uniform_storage8, uniform_storage16 }
+    let atomic_float32 = atomic_float.shader_buffer_float32_atomics == vk::TRUE && atomic_float.shader_shared_float32_atomics == vk::TRUE;
+    PhysicalInfo { handle, caps, api_version: api, pipeline_statistics, cooperative_matrix2, uniform_storage8, uniform_storage16, atomic_float32 }
 }

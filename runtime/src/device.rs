@@ -108,6 +108,15 @@ pub struct EnabledFeatures {
     pub uniform_storage16: bool,
     pub push_constant8: bool,
     pub push_constant16: bool,
+    /// VK_EXT_shader_atomic_float and _float2 features, buffer and workgroup alike: f32 load,
+    /// store and exchange; f32 add; f32 min and max; f16 load, store and exchange; f16 add; f16
+    /// min and max.
+    pub atomic_float32: bool,
+    pub atomic_float32_add: bool,
+    pub atomic_float32_min_max: bool,
+    pub atomic_float16: bool,
+    pub atomic_float16_add: bool,
+    pub atomic_float16_min_max: bool,
     pub buffer_device_address: bool,
     pub vulkan_memory_model: bool,
     pub subgroup_size_control: bool,
@@ -364,6 +373,12 @@ impl Context {
             uniform_storage16: caps.storage_buffer_16bit && info.uniform_storage16,
             push_constant8: caps.storage_push_constant_8bit,
             push_constant16: caps.storage_push_constant_16bit,
+            atomic_float32: info.atomic_float32,
+            atomic_float32_add: caps.atomic_float32_add,
+            atomic_float32_min_max: caps.atomic_float32_min_max,
+            atomic_float16: caps.atomic_float16,
+            atomic_float16_add: caps.atomic_float16_add,
+            atomic_float16_min_max: caps.atomic_float16_min_max,
             buffer_device_address: caps.buffer_device_address,
             vulkan_memory_model: caps.vulkan_memory_model,
             subgroup_size_control: caps.subgroup_size_control,
@@ -407,6 +422,28 @@ impl Context {
         if enabled.pipeline_statistics {
             ext_names.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
             info_ci = info_ci.push_next(&mut exec_props);
+        }
+        let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default()
+            .shader_buffer_float32_atomics(enabled.atomic_float32)
+            .shader_shared_float32_atomics(enabled.atomic_float32)
+            .shader_buffer_float32_atomic_add(enabled.atomic_float32_add)
+            .shader_shared_float32_atomic_add(enabled.atomic_float32_add);
+        if enabled.atomic_float32 || enabled.atomic_float32_add {
+            ext_names.push(ash::ext::shader_atomic_float::NAME.as_ptr());
+            info_ci = info_ci.push_next(&mut atomic_float);
+        }
+        let mut atomic_float2 = vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT::default()
+            .shader_buffer_float16_atomics(enabled.atomic_float16)
+            .shader_shared_float16_atomics(enabled.atomic_float16)
+            .shader_buffer_float16_atomic_add(enabled.atomic_float16_add)
+            .shader_shared_float16_atomic_add(enabled.atomic_float16_add)
+            .shader_buffer_float16_atomic_min_max(enabled.atomic_float16_min_max)
+            .shader_shared_float16_atomic_min_max(enabled.atomic_float16_min_max)
+            .shader_buffer_float32_atomic_min_max(enabled.atomic_float32_min_max)
+            .shader_shared_float32_atomic_min_max(enabled.atomic_float32_min_max);
+        if enabled.atomic_float16 || enabled.atomic_float16_add || enabled.atomic_float16_min_max || enabled.atomic_float32_min_max {
+            ext_names.push(ash::ext::shader_atomic_float2::NAME.as_ptr());
+            info_ci = info_ci.push_next(&mut atomic_float2);
         }
         let mut bf16 = caps::Bfloat16Features::default();
         if enabled.bfloat16 {

@@ -276,6 +276,19 @@ pub struct DeviceCaps {
     pub storage_push_constant_8bit: bool,
     #[serde(default)]
     pub storage_push_constant_16bit: bool,
+    /// Float atomics in storage buffers and workgroup memory (VK_EXT_shader_atomic_float and
+    /// _float2, each flag only where both kinds of memory have it): f16 load, store and
+    /// exchange; f16 add; f16 min and max; f32 add; f32 min and max.
+    #[serde(default)]
+    pub atomic_float16: bool,
+    #[serde(default)]
+    pub atomic_float16_add: bool,
+    #[serde(default)]
+    pub atomic_float16_min_max: bool,
+    #[serde(default)]
+    pub atomic_float32_add: bool,
+    #[serde(default)]
+    pub atomic_float32_min_max: bool,
     pub buffer_device_address: bool,
     #[serde(default)]
     pub vulkan_memory_model: bool,
@@ -384,6 +397,11 @@ impl DeviceCaps {
             storage_buffer_16bit: false,
             storage_push_constant_8bit: false,
             storage_push_constant_16bit: false,
+            atomic_float16: false,
+            atomic_float16_add: false,
+            atomic_float16_min_max: false,
+            atomic_float32_add: false,
+            atomic_float32_min_max: false,
             buffer_device_address: true,
             vulkan_memory_model: true,
             integer_dot_product: true,
@@ -410,6 +428,8 @@ impl DeviceCaps {
         caps.storage_buffer_16bit = true;
         caps.storage_push_constant_8bit = true;
         caps.storage_push_constant_16bit = true;
+        caps.atomic_float32_add = true;
+        caps.atomic_float32_min_max = true;
         caps
     }
 
@@ -459,6 +479,7 @@ impl DeviceCaps {
         caps.storage_buffer_16bit = true;
         caps.storage_push_constant_8bit = true;
         caps.storage_push_constant_16bit = true;
+        caps.atomic_float32_add = true;
         caps.cooperative_matrix2 = true;
         caps.shader_bfloat16 = true;
         caps.integer_dot_product_accelerated = IntegerDotAccel {

@@ -35,6 +35,10 @@ pub enum Feature {
     StorageBuffer16BitAccess,
     StoragePushConstant8,
     StoragePushConstant16,
+    AtomicFloat16Add,
+    AtomicFloat16MinMax,
+    AtomicFloat32Add,
+    AtomicFloat32MinMax,
     BufferDeviceAddress,
     VulkanMemoryModel,
     IntegerDotProduct,
@@ -61,6 +65,10 @@ impl Feature {
             Feature::StorageBuffer16BitAccess => "storageBuffer16BitAccess".into(),
             Feature::StoragePushConstant8 => "storagePushConstant8".into(),
             Feature::StoragePushConstant16 => "storagePushConstant16".into(),
+            Feature::AtomicFloat16Add => "shaderBufferFloat16AtomicAdd and shaderSharedFloat16AtomicAdd".into(),
+            Feature::AtomicFloat16MinMax => "shaderBufferFloat16AtomicMinMax and shaderSharedFloat16AtomicMinMax".into(),
+            Feature::AtomicFloat32Add => "shaderBufferFloat32AtomicAdd and shaderSharedFloat32AtomicAdd".into(),
+            Feature::AtomicFloat32MinMax => "shaderBufferFloat32AtomicMinMax and shaderSharedFloat32AtomicMinMax".into(),
             Feature::BufferDeviceAddress => "bufferDeviceAddress".into(),
             Feature::VulkanMemoryModel => "vulkanMemoryModel".into(),
             Feature::IntegerDotProduct => "shaderIntegerDotProduct".into(),
@@ -88,6 +96,10 @@ pub fn feature_for(cap: C) -> Option<Feature> {
         C::StorageBuffer16BitAccess | C::UniformAndStorageBuffer16BitAccess => F::StorageBuffer16BitAccess,
         C::StoragePushConstant8 => F::StoragePushConstant8,
         C::StoragePushConstant16 => F::StoragePushConstant16,
+        C::AtomicFloat16AddEXT => F::AtomicFloat16Add,
+        C::AtomicFloat16MinMaxEXT => F::AtomicFloat16MinMax,
+        C::AtomicFloat32AddEXT => F::AtomicFloat32Add,
+        C::AtomicFloat32MinMaxEXT => F::AtomicFloat32MinMax,
         C::PhysicalStorageBufferAddresses => F::BufferDeviceAddress,
         C::VulkanMemoryModel | C::VulkanMemoryModelDeviceScope => F::VulkanMemoryModel,
         C::DotProduct | C::DotProductInputAll | C::DotProductInput4x8Bit | C::DotProductInput4x8BitPacked => F::IntegerDotProduct,
@@ -147,6 +159,10 @@ pub fn target_has(target: &DeviceCaps, feature: Feature) -> bool {
         F::StorageBuffer16BitAccess => target.storage_buffer_16bit,
         F::StoragePushConstant8 => target.storage_push_constant_8bit,
         F::StoragePushConstant16 => target.storage_push_constant_16bit,
+        F::AtomicFloat16Add => target.atomic_float16_add,
+        F::AtomicFloat16MinMax => target.atomic_float16_min_max,
+        F::AtomicFloat32Add => target.atomic_float32_add,
+        F::AtomicFloat32MinMax => target.atomic_float32_min_max,
         F::BufferDeviceAddress => target.buffer_device_address,
         F::VulkanMemoryModel => target.vulkan_memory_model,
         F::IntegerDotProduct => target.integer_dot_product,
@@ -506,18 +522,23 @@ fn derive_version(module: &mut Module, target: &DeviceCaps) -> Result<()> {
     Ok(())
 }
 
-/// Extensions: those only `removed` capabilities needed go; those the remaining capabilities
-/// need (and the version does not cover) are added; duplicates go.
+/// Extensions: those only `removed` capabilities needed go, and so do those of instructions
+/// that no instruction or capability left needs; those the remaining capabilities need (and
+/// the version does not cover) are added; duplicates go.
 fn derive_extensions(module: &mut Module, removed: &[C]) {
     let version = module.version();
     let lists: Vec<Vec<&'static str>> = module.declared_capabilities().filter_map(capability).map(|c| DrOperand::Capability(c).required_extensions()).collect();
     let still_needed: HashSet<&'static str> = lists.iter().flatten().copied().collect();
     let removed_exts: HashSet<&'static str> = removed.iter().flat_map(|c| DrOperand::Capability(*c).required_extensions()).collect();
+    let used_by_instructions: HashSet<&'static str> = module.all_insts().filter_map(|i| i.info()).flat_map(|i| i.extensions.iter().copied()).collect();
+    let instruction_extensions = crate::ir::grammar::instruction_extensions();
     let mut seen = HashSet::new();
     module.extensions.retain(|i| {
         let name = i.string(0).unwrap_or_default();
-        let only_for_removed = removed_exts.contains(name.as_str()) && !still_needed.contains(name.as_str());
-        seen.insert(name) && !only_for_removed
+        let name = name.as_str();
+        let only_for_removed = removed_exts.contains(name) && !still_needed.contains(name);
+        let instructions_gone = instruction_extensions.contains(name) && !used_by_instructions.contains(name) && !still_needed.contains(name);
+        seen.insert(name.to_string()) && !only_for_removed && !instructions_gone
     });
     for list in lists {
         if list.iter().any(|e| seen.contains(*e)) {

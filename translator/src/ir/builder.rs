@@ -163,6 +163,80 @@ impl<'m> Builder<'m> {
         self.cursor = Cursor { function: self.cursor.function, block: merge, index: 0 };
     }
 
+    /// A new `Function` variable of type `ty` at the top of the cursor's function.
+    pub fn function_variable(&mut self, ty: Word) -> Word {
+        let ptr = self.module.type_pointer(spirv::StorageClass::Function, ty);
+        let id = self.module.alloc_id();
+        let f = self.cursor.function;
+        let var = Inst::new(Op::Variable, Some(ptr), Some(id), vec![Operand::storage_class(spirv::StorageClass::Function)]).from_origin(self.origin);
+        self.module.functions[f].blocks[0].insts.insert(0, var);
+        if self.cursor.block == 0 {
+            self.cursor.index += 1;
+        }
+        id
+    }
+
+    /// `do { done = body(..) } while (!done)` at the cursor, as a structured loop that leaves
+    /// from its header only (header with a phi of `done` and `OpLoopMerge`, body, continue
+    /// block, merge block); the cursor continues at the start of the merge block. Values of the
+    /// body are not available there: pass them through a variable (SwiftShader runs the code
+    /// after a loop left from its body only for the invocations that left last). A loop header
+    /// the cursor is in first gets the loop's other instructions moved out to a block of their
+    /// own, so that the header keeps its `OpLoopMerge` and its phis.
+    pub fn retry_loop(&mut self, body: impl FnOnce(&mut Builder<'_>) -> Word) {
+        self.separate_loop_header();
+        let boolean = self.module.type_bool();
+        let not_yet = self.module.constant_bool(false);
+        let pre = self.cursor.block;
+        let pre_label = self.label_of(pre);
+        self.split();
+        let (header, header_label) = self.new_block_after(pre);
+        let (body_block, body_label) = self.new_block_after(header);
+        let (cont, cont_label) = self.new_block_after(body_block);
+        let merge_label = self.label_of(cont + 1);
+        let f = self.cursor.function;
+        self.cursor = Cursor { function: f, block: pre, index: self.module.functions[f].blocks[pre].insts.len() };
+        self.emit_void(Op::Branch, vec![Operand::Id(header_label)]);
+        let (finished, done) = (self.module.alloc_id(), self.module.alloc_id());
+        self.cursor = Cursor { function: f, block: header, index: 0 };
+        self.insert(Inst::new(Op::Phi, Some(boolean), Some(finished), vec![Operand::Id(not_yet), Operand::Id(pre_label), Operand::Id(done), Operand::Id(cont_label)]));
+        self.emit_void(Op::LoopMerge, vec![Operand::Id(merge_label), Operand::Id(cont_label), Operand::Enum(OperandKind::LoopControl, 0)]);
+        self.emit_void(Op::BranchConditional, vec![Operand::Id(finished), Operand::Id(merge_label), Operand::Id(body_label)]);
+        self.cursor = Cursor { function: f, block: body_block, index: 0 };
+        let result = body(self);
+        self.emit_void(Op::Branch, vec![Operand::Id(cont_label)]);
+        let cont = self.module.functions[f].block_index(cont_label).unwrap_or(cont);
+        self.cursor = Cursor { function: f, block: cont, index: 0 };
+        self.insert(Inst::new(Op::CopyObject, Some(boolean), Some(done), vec![Operand::Id(result)]));
+        self.emit_void(Op::Branch, vec![Operand::Id(header_label)]);
+        let merge = self.module.functions[f].block_index(merge_label).unwrap_or(cont + 1);
+        self.cursor = Cursor { function: f, block: merge, index: 0 };
+    }
+
+    /// Where the cursor's block is a loop header: everything after its phis but its
+    /// `OpLoopMerge` moves into a new block that the header branches to, and the cursor follows.
+    /// A header that was its own continue target names the new block instead (it now holds the
+    /// back edge).
+    fn separate_loop_header(&mut self) {
+        let Cursor { function, block, index } = self.cursor;
+        let insts = &mut self.module.functions[function].blocks[block].insts;
+        let Some(at) = insts.iter().position(|i| i.is(Op::LoopMerge)) else { return };
+        let mut merge = insts.remove(at);
+        let first = insts.iter().position(|i| !matches!(i.op(), Some(Op::Phi | Op::Line | Op::NoLine))).unwrap_or(insts.len());
+        let header_label = self.label_of(block);
+        self.cursor = Cursor { function, block, index: first };
+        let rest = self.split();
+        let rest_label = self.label_of(rest);
+        if merge.operands.get(1) == Some(&Operand::Id(header_label)) {
+            merge.operands[1] = Operand::Id(rest_label);
+        }
+        let header = &mut self.module.functions[function].blocks[block].insts;
+        header.push(merge);
+        header.push(Inst::new(Op::Branch, None, None, vec![Operand::Id(rest_label)]).from_origin(self.origin));
+        let moved = if at < index { 1 } else { 0 };
+        self.cursor = Cursor { function, block: rest, index: index - first - moved };
+    }
+
     /// `for (i = start; i < end; i++) { body(.., i) }` over 32-bit unsigned `i`, at the cursor,
     /// as a structured loop (header with `OpLoopMerge`, body, continue block, merge block).
     pub fn counted_loop(&mut self, start: Word, end: Word, body: impl FnOnce(&mut Builder<'_>, Word)) {

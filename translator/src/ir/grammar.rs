@@ -116,6 +116,13 @@ pub fn info(opcode: u32) -> Option<&'static OpInfo> {
     t.by_opcode.get(opcode as usize).copied().flatten().map(|k| &t.infos[k])
 }
 
+/// Every extension the grammar names for some instruction (`SPV_EXT_shader_atomic_float_add`
+/// for `OpAtomicFAddEXT`).
+pub fn instruction_extensions() -> &'static std::collections::HashSet<&'static str> {
+    static SET: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| table().infos.iter().flat_map(|i| i.extensions.iter().copied()).collect())
+}
+
 /// The opcode's name (`OpFoo`), or `opcode N` for opcodes nobody knows.
 pub fn op_name(opcode: u32) -> String {
     match info(opcode) {

@@ -651,15 +651,7 @@ impl Emulator<'_> {
 
     /// A new `Function` variable of type `ty` at the top of the cursor's function.
     fn function_variable(&self, bld: &mut Builder<'_>, ty: Word) -> Word {
-        let ptr = bld.module.type_pointer(StorageClass::Function, ty);
-        let id = bld.module.alloc_id();
-        let f = bld.cursor.function;
-        let var = Inst::new(Op::Variable, Some(ptr), Some(id), vec![Operand::storage_class(StorageClass::Function)]).from_origin(bld.origin);
-        bld.module.functions[f].blocks[0].insts.insert(0, var);
-        if bld.cursor.block == 0 {
-            bld.cursor.index += 1;
-        }
-        id
+        bld.function_variable(ty)
     }
 
     /// A pointer to element `e` of the matrix variable `var` of layout `l`.

@@ -126,7 +126,7 @@ impl Physical {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct View {
     var: Word,
-    class: StorageClass,
+    pub(super) class: StorageClass,
     /// The variable is an array of blocks.
     arrayed: bool,
     /// Words are read as `uvec4` elements (uniform blocks).
@@ -165,11 +165,11 @@ impl Offset {
 /// A pointer into a redeclared block.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Ptr {
-    view: View,
+    pub(super) view: View,
     descriptor: Option<Word>,
-    offset: Offset,
+    pub(super) offset: Offset,
     /// The pointee's original type.
-    pointee: Word,
+    pub(super) pointee: Word,
 }
 
 /// Redeclares block variable `var` (of a class with explicit layout) as words; the variable
@@ -353,6 +353,10 @@ impl Legalize<'_> {
             }
             _ if crate::passes::lower_kernel_pointers::is_atomic(op) && first.and_then(|p| self.ptr_of(p)).is_some() => {
                 let p = first.and_then(|p| self.ptr_of(p)).ok_or_else(|| self.unsupported(e.m, inst, "a block pointer".into()))?;
+                if let Some((kind, 1)) = self.lanes_of(p.pointee) {
+                    self.narrow_atomic(e, inst, p, kind)?;
+                    return Ok(true);
+                }
                 let width = self.types.int(p.pointee).map(|(w, _)| w).or_else(|| self.types.float(p.pointee).map(|(w, _)| w));
                 if width != Some(32) || p.offset.alignment() < 4 {
                     return Err(self.unsupported(e.m, inst, "8- and 16-bit atomics".into()));
@@ -457,7 +461,7 @@ impl Legalize<'_> {
     }
 
     /// Bits to shift a word right by to reach byte offset `o`'s byte.
-    fn bit_shift(&mut self, e: &mut Emit<'_>, o: Offset) -> Word {
+    pub(super) fn bit_shift(&mut self, e: &mut Emit<'_>, o: Offset) -> Word {
         if o.alignment() >= 4 {
             return e.m.constant_u32(0);
         }
@@ -475,7 +479,7 @@ impl Legalize<'_> {
     }
 
     /// A pointer to the word holding `p`'s first byte (storage and push-constant blocks).
-    fn word_ptr(&mut self, e: &mut Emit<'_>, p: Ptr) -> Result<Word> {
+    pub(super) fn word_ptr(&mut self, e: &mut Emit<'_>, p: Ptr) -> Result<Word> {
         let index = self.word_index(e, p.offset);
         let zero = e.m.constant_u32(0);
         let mut chain = vec![p.view.var];

@@ -23,15 +23,20 @@
 //! `OpPtrAccessChain` steps from them) read and write words as through a block.
 //!
 //! A device with 8- or 16-bit storage but not in push constants gets the same rewrite for the
-//! modules whose push constants hold such data.
+//! modules whose push constants hold such data, and one without the f16 atomics a module uses
+//! for that module. Atomics on narrow elements of blocks become compare-and-swap loops on their
+//! words (`atomics.rs`).
 //!
 //! Preconditions: runs after cooperative-matrix emulation (no matrix of a narrow type is left)
 //! and after the kernel passes; a `PhysicalStorageBuffer` pointer to narrow data that is
-//! accessed holds a 4-byte aligned address. Refused by name: narrow atomics, pointers into a
-//! redeclared block or behind such an address that are passed to functions, stored, or chosen
-//! by a phi or select, and instructions with narrow operands the pass does not know. Applies where the target lacks 16-bit floats, 8- or 16-bit integers, 8-
-//! or 16-bit storage, or bf16.
+//! accessed holds a 4-byte aligned address. Refused by name: narrow atomics outside blocks
+//! (workgroup memory), pointers into a redeclared block or behind such an address that are
+//! passed to functions, stored, or chosen by a phi or select, and instructions with narrow
+//! operands the pass does not know. Applies where the target lacks 16-bit floats, 8- or 16-bit
+//! integers, 8- or 16-bit storage, or bf16, and where it lacks them in push constants or the
+//! f16 atomics a module uses.
 
+mod atomics;
 mod blocks;
 mod codec;
 
@@ -64,12 +69,52 @@ impl Narrow {
     }
 }
 
-/// Which narrow types `target` cannot hold in a module whose push constants hold 8- and 16-bit
-/// data as `push` says: (f16, bf16, 8-bit integers, 16-bit integers).
-fn missing(target: &DeviceCaps, push: (bool, bool)) -> (bool, bool, bool, bool) {
-    let storage8 = target.storage_buffer_8bit && (!push.0 || target.storage_push_constant_8bit);
-    let storage16 = target.storage_buffer_16bit && (!push.1 || target.storage_push_constant_16bit);
-    let f16 = !(target.shader_float16 && storage16);
+/// What a module needs beyond plain 8- and 16-bit types.
+#[derive(Clone, Copy, Debug, Default)]
+struct Uses {
+    /// 8-bit and 16-bit data in push constants.
+    push8: bool,
+    push16: bool,
+    /// f16 atomics: load, store or exchange; add; min or max.
+    f16_atomic: bool,
+    f16_atomic_add: bool,
+    f16_atomic_min_max: bool,
+}
+
+impl Uses {
+    /// Everything: what a target must have for any module to keep its narrow types.
+    const ALL: Uses = Uses { push8: true, push16: true, f16_atomic: true, f16_atomic_add: true, f16_atomic_min_max: true };
+
+    fn of(module: &Module, types: &Types) -> Uses {
+        let (push8, push16) = push_constant_widths(module, types);
+        let mut uses = Uses { push8, push16, ..Uses::default() };
+        let f16_pointee = |p: Word| {
+            let pointee = types.type_of(p).and_then(|t| types.defs.get(&t)).and_then(|d| d.id(1).ok());
+            pointee.and_then(|t| types.float(t)) == Some((16, None))
+        };
+        for inst in module.functions.iter().flat_map(|f| f.insts()) {
+            let Some(op) = inst.op().filter(|op| crate::passes::lower_kernel_pointers::is_atomic(*op)) else { continue };
+            if !inst.operands.first().and_then(Operand::id).is_some_and(f16_pointee) {
+                continue;
+            }
+            match op {
+                Op::AtomicFAddEXT => uses.f16_atomic_add = true,
+                Op::AtomicFMinEXT | Op::AtomicFMaxEXT => uses.f16_atomic_min_max = true,
+                _ => uses.f16_atomic = true,
+            }
+        }
+        uses
+    }
+}
+
+/// Which narrow types `target` cannot hold in a module that `uses` what it says: (f16, bf16,
+/// 8-bit integers, 16-bit integers). f16 atomics the target lacks are built from 32-bit ones
+/// on words, so they make f16 missing.
+fn missing(target: &DeviceCaps, uses: Uses) -> (bool, bool, bool, bool) {
+    let storage8 = target.storage_buffer_8bit && (!uses.push8 || target.storage_push_constant_8bit);
+    let storage16 = target.storage_buffer_16bit && (!uses.push16 || target.storage_push_constant_16bit);
+    let f16_atomics = (!uses.f16_atomic || target.atomic_float16) && (!uses.f16_atomic_add || target.atomic_float16_add) && (!uses.f16_atomic_min_max || target.atomic_float16_min_max);
+    let f16 = !(target.shader_float16 && storage16 && f16_atomics);
     let bf16 = !target.shader_bfloat16;
     let i8 = !(target.shader_int8 && storage8);
     let i16 = !(target.shader_int16 && storage16);
@@ -109,14 +154,14 @@ impl Pass for LegalizeNarrowTypes {
     }
 
     fn applies(&self, target: &DeviceCaps) -> bool {
-        let (f16, bf16, i8, i16) = missing(target, (true, true));
+        let (f16, bf16, i8, i16) = missing(target, Uses::ALL);
         f16 || bf16 || i8 || i16
     }
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         let types = Types::new(module);
-        let (f16, bf16, i8, i16) = missing(cx.target, push_constant_widths(module, &types));
+        let (f16, bf16, i8, i16) = missing(cx.target, Uses::of(module, &types));
         let mut scalars = HashMap::new();
         for g in module.globals() {
             let Some(id) = g.result_id else { continue };
@@ -166,6 +211,7 @@ impl Pass for LegalizeNarrowTypes {
             ptrs: HashMap::new(),
             tracked: HashSet::new(),
             physical: blocks::Physical::new(module, physical),
+            pending: Vec::new(),
             glsl,
         };
         lz.globals(module)?;
@@ -173,6 +219,7 @@ impl Pass for LegalizeNarrowTypes {
         for f in 0..module.functions.len() {
             lz.function(module, f, &mut outcome)?;
         }
+        atomics::build_loops(module, std::mem::take(&mut lz.pending), lz.glsl);
         lz.remove_narrow_types(module);
         lz.physical.finish(module);
         outcome.changed = true;
@@ -197,6 +244,8 @@ struct Legalize<'t> {
     tracked: HashSet<Word>,
     /// PhysicalStorageBuffer pointers to narrow data.
     physical: blocks::Physical,
+    /// Atomics on narrow data whose compare-and-swap loops are still to be built.
+    pending: Vec<atomics::PendingAtomic>,
     glsl: Word,
 }
 
