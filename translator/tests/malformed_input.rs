@@ -9,9 +9,26 @@ use proptest::prelude::*;
 const MODULES: [&str; 5] =
     ["coop_peak_f16_f32.spv", "coop_peak_s8_s32.spv", "coop_gemm_f16_f32_wide_128x128x32_w2x2.spv", "coop_gemm_s8_s32_128x128x64_w4x4_n16_s2_p2_e.spv", "sgemm_32x32x16_r1x1.spv"];
 
-/// Snapshot-test inputs that reach the other rewrites (integer dot products, NV matrices in
-/// arrays and through spec-constant operations), assembled when SPIRV-Tools is installed.
-const ASSEMBLY: [&str; 3] = ["lower_integer_dot/int_dot.spvasm", "nv_to_khr/nv_array_f16.spvasm", "nv_to_khr/nv_spec_op_layout.spvasm"];
+/// Inputs that reach the other rewrites (integer dot products, NV matrices in arrays and
+/// through spec-constant operations, cooperative-matrix emulation, padding and tiling, narrow
+/// types in blocks, behind buffer references and in atomics, OpenCL kernels), assembled when
+/// SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
+const ASSEMBLY: [&str; 14] = [
+    "lower_integer_dot/int_dot.spvasm",
+    "nv_to_khr/nv_array_f16.spvasm",
+    "nv_to_khr/nv_spec_op_layout.spvasm",
+    "emulate_cooperative_matrix/psb_spec_shape.spvasm",
+    "pad_cooperative_matrix/grid.spvasm",
+    "tile_cooperative_matrix/grid.spvasm",
+    "legalize_narrow_types/blocks.spvasm",
+    "legalize_narrow_types/physical_pointers.spvasm",
+    "lower_kernel_pointers/pointers.spvasm",
+    "lower_byte_pointers/narrow_vectors.spvasm",
+    "split_wide_vectors/wide_vectors.spvasm",
+    "structurize_control_flow/control_flow.spvasm",
+    "../../../tests/kernels/narrow_int_atomics.spvasm",
+    "../../../tests/kernels/narrow_refs.spvasm",
+];
 
 fn module(i: usize) -> Vec<u32> {
     let path = format!("{}/../shaders/prebuilt/{}", env!("CARGO_MANIFEST_DIR"), MODULES[i]);

@@ -475,7 +475,7 @@ impl Emulator<'_> {
             return Err(self.unsupported(bld, inst, format!("cooperative-matrix access through a pointer to %{pointee} (not a scalar or vector)")));
         };
         let (ww, cw) = (word_scalar.width(), l.scalar.width());
-        let per_word = if ww >= cw && ww % cw == 0 { ww / cw } else { 0 };
+        let per_word = if ww >= cw && ww.checked_rem(cw) == Some(0) { ww / cw } else { 0 };
         if !matches!(per_word, 1 | 2 | 4) {
             return Err(self.unsupported(bld, inst, format!("cooperative-matrix access of {cw}-bit components through {ww}-bit words")));
         }

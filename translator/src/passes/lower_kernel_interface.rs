@@ -210,6 +210,9 @@ fn take_builtin_variables(module: &mut Module) -> HashMap<Word, BuiltIn> {
 /// Parameters -> push constants and workgroup arrays; the function loses its parameters.
 fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &mut SpecIds) -> Result<EntryArgs> {
     let fi = module.functions.iter().position(|f| f.id() == function).ok_or_else(|| Error::Invalid { site: Box::default(), message: format!("kernel `{name}` has no function %{function}") })?;
+    if module.functions[fi].blocks.is_empty() {
+        return Err(Error::Invalid { site: module.site(&module.functions[fi].def), message: format!("kernel `{name}` has no body") });
+    }
     let types = Types::new(module);
     let params: Vec<Inst> = module.functions[fi].params.iter().filter(|p| p.is(Op::FunctionParameter)).cloned().collect();
     let uint = module.type_int(32, false);

@@ -189,10 +189,13 @@ pub(crate) fn freeze_dimensions(module: &mut Module) -> std::result::Result<(), 
     Ok(())
 }
 
+/// The matrix type `ty`, where its dimensions are constants from 1 to 1024 (larger ones are
+/// left to the emulation, which refuses them by name).
 pub(crate) fn matrix(types: &Types, ty: Word) -> Option<Matrix> {
     let d = types.defs.get(&ty).filter(|d| d.is(Op::TypeCooperativeMatrixKHR))?;
     let [component, scope, rows, cols, usage] = d.ids().ok()?;
-    Some(Matrix { component, rows: types.const_u32(rows)?, cols: types.const_u32(cols)?, usage, scope })
+    let dimension = |id: Word| types.const_u32(id).filter(|v| (1..=1024).contains(v));
+    Some(Matrix { component, rows: dimension(rows)?, cols: dimension(cols)?, usage, scope })
 }
 
 fn is_matrix(types: &Types, ty: Word) -> bool {

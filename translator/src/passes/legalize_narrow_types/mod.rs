@@ -33,8 +33,9 @@
 //! (workgroup memory), pointers into a redeclared block or behind such an address that are
 //! passed to functions, stored, or chosen by a phi or select, and instructions with narrow
 //! operands the pass does not know. Applies where the target lacks 16-bit floats, 8- or 16-bit
-//! integers, 8- or 16-bit storage, or bf16, and where it lacks them in push constants or the
-//! f16 atomics a module uses.
+//! integers, 8- or 16-bit storage, or bf16, where it lacks them in push constants or the f16
+//! atomics a module uses, and to every module with atomics on 8- or 16-bit integers (no Vulkan
+//! device has those).
 
 mod atomics;
 mod blocks;
@@ -79,28 +80,29 @@ struct Uses {
     f16_atomic: bool,
     f16_atomic_add: bool,
     f16_atomic_min_max: bool,
+    /// Atomics on 8-bit and 16-bit integers, which Vulkan has on no device.
+    int8_atomic: bool,
+    int16_atomic: bool,
 }
 
 impl Uses {
     /// Everything: what a target must have for any module to keep its narrow types.
-    const ALL: Uses = Uses { push8: true, push16: true, f16_atomic: true, f16_atomic_add: true, f16_atomic_min_max: true };
+    const ALL: Uses = Uses { push8: true, push16: true, f16_atomic: true, f16_atomic_add: true, f16_atomic_min_max: true, int8_atomic: true, int16_atomic: true };
 
     fn of(module: &Module, types: &Types) -> Uses {
         let (push8, push16) = push_constant_widths(module, types);
         let mut uses = Uses { push8, push16, ..Uses::default() };
-        let f16_pointee = |p: Word| {
-            let pointee = types.type_of(p).and_then(|t| types.defs.get(&t)).and_then(|d| d.id(1).ok());
-            pointee.and_then(|t| types.float(t)) == Some((16, None))
-        };
+        let pointee = |p: Word| types.type_of(p).and_then(|t| types.defs.get(&t)).and_then(|d| d.id(1).ok());
         for inst in module.functions.iter().flat_map(|f| f.insts()) {
             let Some(op) = inst.op().filter(|op| crate::passes::lower_kernel_pointers::is_atomic(*op)) else { continue };
-            if !inst.operands.first().and_then(Operand::id).is_some_and(f16_pointee) {
-                continue;
-            }
-            match op {
-                Op::AtomicFAddEXT => uses.f16_atomic_add = true,
-                Op::AtomicFMinEXT | Op::AtomicFMaxEXT => uses.f16_atomic_min_max = true,
-                _ => uses.f16_atomic = true,
+            let Some(element) = inst.operands.first().and_then(Operand::id).and_then(pointee) else { continue };
+            match (types.float(element), types.int(element), op) {
+                (Some((16, None)), _, Op::AtomicFAddEXT) => uses.f16_atomic_add = true,
+                (Some((16, None)), _, Op::AtomicFMinEXT | Op::AtomicFMaxEXT) => uses.f16_atomic_min_max = true,
+                (Some((16, None)), _, _) => uses.f16_atomic = true,
+                (_, Some((8, _)), _) => uses.int8_atomic = true,
+                (_, Some((16, _)), _) => uses.int16_atomic = true,
+                _ => {}
             }
         }
         uses
@@ -108,16 +110,16 @@ impl Uses {
 }
 
 /// Which narrow types `target` cannot hold in a module that `uses` what it says: (f16, bf16,
-/// 8-bit integers, 16-bit integers). f16 atomics the target lacks are built from 32-bit ones
-/// on words, so they make f16 missing.
+/// 8-bit integers, 16-bit integers). Narrow atomics the target lacks (all integer ones) are
+/// built from 32-bit ones on words, so they make their type missing.
 fn missing(target: &DeviceCaps, uses: Uses) -> (bool, bool, bool, bool) {
     let storage8 = target.storage_buffer_8bit && (!uses.push8 || target.storage_push_constant_8bit);
     let storage16 = target.storage_buffer_16bit && (!uses.push16 || target.storage_push_constant_16bit);
     let f16_atomics = (!uses.f16_atomic || target.atomic_float16) && (!uses.f16_atomic_add || target.atomic_float16_add) && (!uses.f16_atomic_min_max || target.atomic_float16_min_max);
     let f16 = !(target.shader_float16 && storage16 && f16_atomics);
     let bf16 = !target.shader_bfloat16;
-    let i8 = !(target.shader_int8 && storage8);
-    let i16 = !(target.shader_int16 && storage16);
+    let i8 = !(target.shader_int8 && storage8) || uses.int8_atomic;
+    let i16 = !(target.shader_int16 && storage16) || uses.int16_atomic;
     (f16, bf16, i8, i16)
 }
 
@@ -428,7 +430,9 @@ impl Legalize<'_> {
             let Some(ty) = g.result_type.filter(|t| self.narrow.contains(t)) else { continue };
             match g.op() {
                 Some(Op::Constant | Op::SpecConstant) => {
-                    let kind = self.scalars[&ty];
+                    let Some(&kind) = self.scalars.get(&ty) else {
+                        return Err(Error::Invalid { site: m.site(&g), message: format!("a scalar constant of composite type %{ty}") });
+                    };
                     let bits = g.word(0)? & low_mask(kind.bits());
                     let value = match kind {
                         Narrow::F16 => half::f16::from_bits(bits as u16).to_f32().to_bits(),
