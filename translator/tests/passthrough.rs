@@ -128,3 +128,31 @@ fn unlisted_component_types_and_malformed_input_are_named() {
     let err = Module::from_words(&[MAGIC, 0x10300, 0, 10, 0, (4 << 16) | Op::Capability as u32, Capability::Shader as u32]).unwrap_err();
     assert!(err.to_string().contains("word offset 5"), "{err}");
 }
+
+/// Declarations no valid module has are refused by the parser, naming the word offset: an id
+/// defined twice, a vector of 5 components, a 7-bit integer.
+#[test]
+fn impossible_declarations_are_refused_where_they_are() {
+    let inst = |op: Op, operands: &[u32]| -> Vec<u32> {
+        let mut w = vec![((operands.len() as u32 + 1) << 16) | op as u32];
+        w.extend_from_slice(operands);
+        w
+    };
+    let module = |body: &[Vec<u32>]| -> Vec<u32> {
+        let mut w = vec![MAGIC, 0x10300, 0, 10, 0];
+        w.extend(inst(Op::Capability, &[Capability::Shader as u32]));
+        for i in body {
+            w.extend(i);
+        }
+        w
+    };
+    let twice = module(&[inst(Op::TypeInt, &[1, 32, 0]), inst(Op::TypeFloat, &[1, 32])]);
+    let err = Module::from_words(&twice).unwrap_err().to_string();
+    assert!(err.contains("defines id 1 again (first defined at word offset 7)") && err.contains("word offset 11"), "{err}");
+    let vector = module(&[inst(Op::TypeInt, &[1, 32, 0]), inst(Op::TypeVector, &[2, 1, 5])]);
+    let err = Module::from_words(&vector).unwrap_err().to_string();
+    assert!(err.contains("5 components"), "{err}");
+    let odd = module(&[inst(Op::TypeInt, &[1, 7, 0])]);
+    let err = Module::from_words(&odd).unwrap_err().to_string();
+    assert!(err.contains("7 bits wide"), "{err}");
+}

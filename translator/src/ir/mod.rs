@@ -214,6 +214,7 @@ impl Module {
         let mut function_at = 0;
         let mut i = 5;
         let mut index = 0u32;
+        let mut defined_at: HashMap<Word, usize> = HashMap::new();
         while i < words.len() {
             let count = (words[i] >> 16) as usize;
             let opcode = words[i] & 0xffff;
@@ -234,8 +235,17 @@ impl Module {
                 if id == 0 || id >= header.bound {
                     return Err(Error::Malformed { offset: i, message: format!("{} defines id {id} outside the bound {}", op_name(opcode), header.bound) });
                 }
+                if let Some(first) = defined_at.insert(id, i) {
+                    return Err(Error::Malformed { offset: i, message: format!("{} defines id {id} again (first defined at word offset {first})", op_name(opcode)) });
+                }
             }
             let inst = Inst { opcode, result_type, result_id, operands, origin: Some(Origin { offset: i as u32, index }) };
+            if inst.is(Op::TypeVector) && !matches!(inst.word_opt(1), Some(2 | 3 | 4 | 8 | 16)) {
+                return Err(Error::Malformed { offset: i, message: format!("OpTypeVector has {} components (2, 3, 4, 8 or 16 are allowed)", inst.word_opt(1).unwrap_or(0)) });
+            }
+            if matches!(inst.op(), Some(Op::TypeInt | Op::TypeFloat)) && !matches!(inst.word_opt(0), Some(8 | 16 | 32 | 64)) {
+                return Err(Error::Malformed { offset: i, message: format!("{} is {} bits wide (8, 16, 32 or 64 are allowed)", op_name(opcode), inst.word_opt(0).unwrap_or(0)) });
+            }
             note_widths(&mut cx, &inst);
             let bad = |what: &str| Error::Malformed { offset: i, message: format!("{} {what}", op_name(opcode)) };
             let op = inst.op();

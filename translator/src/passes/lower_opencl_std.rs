@@ -414,6 +414,9 @@ impl Lower<'_, '_> {
                 // vloadn(offset, p, n): n elements at p + offset * n.
                 let (offset, p) = (a(0)?, a(1)?);
                 let count = inst.operands.get(4).and_then(Operand::word).unwrap_or(n);
+                if count != n {
+                    return Err(Error::Invalid { site: self.b.module.site(inst), message: format!("vloadn of {count} elements into a {n}-component result") });
+                }
                 let (elem_ptr_ty, elem) = self.pointee(p).ok_or_else(|| self.unsupported(inst, "vloadn from a non-pointer"))?;
                 let mut parts = Vec::new();
                 let otype = self.types.type_of(offset).unwrap_or(0);

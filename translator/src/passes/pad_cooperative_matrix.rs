@@ -411,7 +411,7 @@ fn rewrite(module: &mut Module, types: &Types, plan: &HashMap<Word, Padding>, st
     grown.sort_unstable_by_key(|(ty, _)| **ty);
     for (&ty, p) in grown {
         let (r, c) = (module.constant_u32(p.padded_rows), module.constant_u32(p.padded_cols));
-        if let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(ty)) {
+        if let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(ty) && g.is(Op::TypeCooperativeMatrixKHR) && g.operands.len() >= 4) {
             def.operands[2] = Operand::Id(r);
             def.operands[3] = Operand::Id(c);
         }

@@ -755,6 +755,17 @@ impl Legalize<'_> {
     /// destination's lanes from them.
     fn bitcast(&mut self, e: &mut Emit<'_>, id: Word, old_ty: Word, ty: Word, v: Word) -> Result<()> {
         let from = self.types.type_of(v).unwrap_or(0);
+        let bits = |l: &Self, t: Word| {
+            let c = l.component(t);
+            let width = l.lanes_of(t).map(|(k, _)| k.bits()).or_else(|| l.types.int(c).map(|(w, _)| w)).or_else(|| l.types.float(c).map(|(w, _)| w)).unwrap_or(0);
+            width * l.count(t)
+        };
+        if bits(self, from) != bits(self, old_ty) || bits(self, from) == 0 {
+            return Err(Error::Invalid {
+                site: e.m.site(&Inst::new(Op::Bitcast, Some(old_ty), Some(id), vec![Operand::Id(v)]).from_origin(e.origin)),
+                message: format!("a bit cast of %{v} between types of different sizes"),
+            });
+        }
         let words = self.pack_words(e, v, from);
         let out = self.unpack_words(e, &words, old_ty, ty);
         e.emit_as(Some(id), Op::CopyObject, ty, vec![Operand::Id(out)]);
