@@ -15,6 +15,19 @@ pub struct Cursor {
     pub index: usize,
 }
 
+/// What [`Builder::loop_blocks`] made: block indices and labels, and the function.
+struct LoopBlocks {
+    pre_label: Word,
+    header: usize,
+    header_label: Word,
+    body_block: usize,
+    body_label: Word,
+    cont: usize,
+    cont_label: Word,
+    merge_label: Word,
+    f: usize,
+}
+
 pub struct Builder<'m> {
     pub module: &'m mut Module,
     pub cursor: Cursor,
@@ -163,6 +176,23 @@ impl<'m> Builder<'m> {
         self.cursor = Cursor { function: self.cursor.function, block: merge, index: 0 };
     }
 
+    /// The blocks of a structured loop at the cursor: the rest of the block moves to a merge
+    /// block, and a header, body and continue block come between, the shortened block
+    /// branching to the header.
+    fn loop_blocks(&mut self) -> LoopBlocks {
+        let pre = self.cursor.block;
+        let pre_label = self.label_of(pre);
+        self.split();
+        let (header, header_label) = self.new_block_after(pre);
+        let (body_block, body_label) = self.new_block_after(header);
+        let (cont, cont_label) = self.new_block_after(body_block);
+        let merge_label = self.label_of(cont + 1);
+        let f = self.cursor.function;
+        self.cursor = Cursor { function: f, block: pre, index: self.module.functions[f].blocks[pre].insts.len() };
+        self.emit_void(Op::Branch, vec![Operand::Id(header_label)]);
+        LoopBlocks { pre_label, header, header_label, body_block, body_label, cont, cont_label, merge_label, f }
+    }
+
     /// A new `Function` variable of type `ty` at the top of the cursor's function.
     pub fn function_variable(&mut self, ty: Word) -> Word {
         let ptr = self.module.type_pointer(spirv::StorageClass::Function, ty);
@@ -187,16 +217,7 @@ impl<'m> Builder<'m> {
         self.separate_loop_header();
         let boolean = self.module.type_bool();
         let not_yet = self.module.constant_bool(false);
-        let pre = self.cursor.block;
-        let pre_label = self.label_of(pre);
-        self.split();
-        let (header, header_label) = self.new_block_after(pre);
-        let (body_block, body_label) = self.new_block_after(header);
-        let (cont, cont_label) = self.new_block_after(body_block);
-        let merge_label = self.label_of(cont + 1);
-        let f = self.cursor.function;
-        self.cursor = Cursor { function: f, block: pre, index: self.module.functions[f].blocks[pre].insts.len() };
-        self.emit_void(Op::Branch, vec![Operand::Id(header_label)]);
+        let LoopBlocks { pre_label, header, header_label, body_block, body_label, cont, cont_label, merge_label, f } = self.loop_blocks();
         let (finished, done) = (self.module.alloc_id(), self.module.alloc_id());
         self.cursor = Cursor { function: f, block: header, index: 0 };
         self.insert(Inst::new(Op::Phi, Some(boolean), Some(finished), vec![Operand::Id(not_yet), Operand::Id(pre_label), Operand::Id(done), Operand::Id(cont_label)]));
@@ -243,16 +264,7 @@ impl<'m> Builder<'m> {
         let uint = self.module.type_int(32, false);
         let boolean = self.module.type_bool();
         let one = self.module.constant_u32(1);
-        let pre = self.cursor.block;
-        let pre_label = self.label_of(pre);
-        self.split();
-        let (header, header_label) = self.new_block_after(pre);
-        let (body_block, body_label) = self.new_block_after(header);
-        let (cont, cont_label) = self.new_block_after(body_block);
-        let merge_label = self.label_of(cont + 1);
-        let f = self.cursor.function;
-        self.cursor = Cursor { function: f, block: pre, index: self.module.functions[f].blocks[pre].insts.len() };
-        self.emit_void(Op::Branch, vec![Operand::Id(header_label)]);
+        let LoopBlocks { pre_label, header, header_label, body_block, body_label, cont, cont_label, merge_label, f } = self.loop_blocks();
         // Header: i = phi(start, next); loop merge; i < end.
         let i = self.module.alloc_id();
         let next = self.module.alloc_id();
