@@ -260,7 +260,7 @@ const STORAGE_CAPABILITIES: [(StorageClass, [C; 2]); 6] = [
 
 /// For every type id: whether it holds 8-bit and 16-bit scalars (through vectors, matrices,
 /// arrays and struct members; not through pointers).
-fn narrow_types(module: &Module) -> HashMap<Word, (bool, bool)> {
+pub(crate) fn narrow_types(module: &Module) -> HashMap<Word, (bool, bool)> {
     let mut out: HashMap<Word, (bool, bool)> = HashMap::new();
     for inst in module.globals() {
         let Some(id) = inst.result_id.filter(|_| inst.result_type.is_none()) else {

@@ -609,6 +609,17 @@ impl Legalize<'_> {
         Ok(out)
     }
 
+    /// Stores whole `words` from `p` on (its offset a multiple of 4).
+    fn store_words(&mut self, e: &mut Emit<'_>, p: Ptr, words: &[Word]) -> Result<()> {
+        for (i, w) in words.iter().enumerate() {
+            let ptr = self.word_ptr(e, Ptr { offset: p.offset.plus(4 * i as u32), ..p })?;
+            let mut ops = vec![Operand::Id(ptr), Operand::Id(*w)];
+            ops.extend(Self::word_access(&p.view));
+            e.void(Op::Store, ops);
+        }
+        Ok(())
+    }
+
     /// Stores widened `value` where `p` points.
     fn write(&mut self, e: &mut Emit<'_>, inst: &Inst, p: Ptr, value: Word) -> Result<()> {
         if p.view.vec4 || p.view.class == StorageClass::PushConstant {
@@ -646,36 +657,18 @@ impl Legalize<'_> {
                 }
                 _ => {
                     let words = self.pack_words(e, value, ty);
-                    for (i, w) in words.into_iter().enumerate() {
-                        let ptr = self.word_ptr(e, Ptr { offset: p.offset.plus(4 * i as u32), ..p })?;
-                        let mut ops = vec![Operand::Id(ptr), Operand::Id(w)];
-                        ops.extend(Self::word_access(&p.view));
-                        e.void(Op::Store, ops);
-                    }
-                    Ok(())
+                    self.store_words(e, p, &words)
                 }
             },
             Some(Op::TypePointer) => {
                 let u2 = e.uint(2);
                 let v = e.op(Op::Bitcast, u2, &[value]);
-                for i in 0..2 {
-                    let w = e.extract(u, v, i);
-                    let ptr = self.word_ptr(e, Ptr { offset: p.offset.plus(4 * i), ..p })?;
-                    let mut ops = vec![Operand::Id(ptr), Operand::Id(w)];
-                    ops.extend(Self::word_access(&p.view));
-                    e.void(Op::Store, ops);
-                }
-                Ok(())
+                let words = [e.extract(u, v, 0), e.extract(u, v, 1)];
+                self.store_words(e, p, &words)
             }
             Some(Op::TypeVector) if self.whole_words(ty, p.offset) => {
                 let words = self.pack_words(e, value, ty);
-                for (i, w) in words.into_iter().enumerate() {
-                    let ptr = self.word_ptr(e, Ptr { offset: p.offset.plus(4 * i as u32), ..p })?;
-                    let mut ops = vec![Operand::Id(ptr), Operand::Id(w)];
-                    ops.extend(Self::word_access(&p.view));
-                    e.void(Op::Store, ops);
-                }
-                Ok(())
+                self.store_words(e, p, &words)
             }
             Some(Op::TypeVector | Op::TypeArray | Op::TypeStruct) => {
                 let parts = self.parts(e, inst, &def, p)?;

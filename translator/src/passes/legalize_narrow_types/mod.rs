@@ -125,29 +125,14 @@ fn missing(target: &DeviceCaps, uses: Uses) -> (bool, bool, bool, bool) {
 
 /// Whether the module's push-constant blocks hold 8-bit and 16-bit scalars.
 fn push_constant_widths(module: &Module, types: &Types) -> (bool, bool) {
-    fn widths(types: &Types, ty: Word, depth: u32, out: &mut (bool, bool)) {
-        let Some(def) = types.defs.get(&ty).filter(|_| depth < 64) else { return };
-        match def.op() {
-            Some(Op::TypeInt | Op::TypeFloat) => {
-                out.0 |= def.word_opt(0) == Some(8);
-                out.1 |= def.word_opt(0) == Some(16);
-            }
-            Some(Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray) => {
-                if let Some(e) = def.operands.first().and_then(Operand::id) {
-                    widths(types, e, depth + 1, out);
-                }
-            }
-            Some(Op::TypeStruct) => def.operands.iter().filter_map(Operand::id).for_each(|m| widths(types, m, depth + 1, out)),
-            _ => {}
-        }
-    }
-    let mut out = (false, false);
-    for g in module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::PushConstant as u32)) {
-        if let Some(pointee) = g.result_type.and_then(|t| types.defs.get(&t)).and_then(|d| d.id(1).ok()) {
-            widths(types, pointee, 0, &mut out);
-        }
-    }
-    out
+    let holds = crate::requirements::narrow_types(module);
+    module
+        .globals()
+        .iter()
+        .filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::PushConstant as u32))
+        .filter_map(|g| g.result_type.and_then(|t| types.defs.get(&t)).and_then(|d| d.id(1).ok()))
+        .filter_map(|pointee| holds.get(&pointee))
+        .fold((false, false), |a, b| (a.0 || b.0, a.1 || b.1))
 }
 
 impl Pass for LegalizeNarrowTypes {
