@@ -529,3 +529,129 @@ fn test_gemms_translate_and_validate_for_every_profile() {
         }
     }
 }
+
+/// llama.cpp's cooperative-matrix `mul_mm` as glslang writes it (`khr_mul_mm`), specialized the
+/// way llama.cpp does it for a device (fragment shape, warp size, tile sizes as specialization
+/// constants), translated for each target and run on odd sizes that take all three store paths:
+/// the direct store, the staged one (odd stride of D) and the guarded edges.
+#[test]
+fn llama_style_mul_mm_matches_the_reference() {
+    let input = assembled("khr_mul_mm");
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size;
+        for (target, expect_emulated) in targets(&ctx) {
+            // Fragments the device lists, else 16x16x16 and 8x8x8 emulated.
+            let frags: Vec<u32> = if target.has_cooperative_matrix() { vec![16] } else { vec![16, 8] };
+            for frag in frags {
+                // Four warps of 2x2 fragments each in a 64x64 (32x32 for 8x8 fragments) block.
+                let (wm, bk) = (2 * frag, 16);
+                let spec: Vec<(u32, u32)> = vec![(0, 4 * sg), (1, 2 * wm), (2, 2 * wm), (3, bk), (4, wm), (5, wm), (6, frag), (7, frag), (8, frag), (9, sg)];
+                let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {frag}: {e}", target.name));
+                tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {frag}: {e}", target.name));
+                let runtime_spec: Vec<_> = spec.iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
+                let p = ctx
+                    .create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 28, spec_constants: &runtime_spec, label: "khr_mul_mm", ..Default::default() })
+                    .unwrap_or_else(|e| panic!("{} {frag}: {e}", target.name));
+                for (m, n, k, pad_d) in [(2 * 2 * wm as usize, 2 * wm as usize, 48usize, 4usize), (2 * wm as usize + 5, 2 * wm as usize - 3, 37, 1)] {
+                    let what = format!("{} ({}) {frag}x{frag}x{frag} fragments, {m}x{n}x{k}, D stride {}", ctx.caps().name, mode(&report, expect_emulated), m + pad_d);
+                    let (sa, sb, sd) = (k + 3, k + 1, m + pad_d);
+                    let mut rng = rand::rngs::SmallRng::seed_from_u64((m * n * k) as u64);
+                    let a: Vec<f32> = (0..m * sa).map(|_| (rng.random_range(-16i32..16) as f32) / 8.0).collect();
+                    let b: Vec<f32> = (0..n * sb).map(|_| (rng.random_range(-16i32..16) as f32) / 8.0).collect();
+                    let alpha = 0.5f32;
+                    let a16: Vec<u16> = a.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect();
+                    let ba = ctx.buffer_from_slice(&a16, "a").unwrap();
+                    let bb = ctx.buffer_from_slice(&b, "b").unwrap();
+                    let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; n * sd], "d").unwrap();
+                    let mut push: Vec<u8> = [m, n, k, sa, sb, sd].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
+                    push.extend(alpha.to_le_bytes());
+                    let block = 2 * wm as usize;
+                    let groups = [(m.div_ceil(block) * n.div_ceil(block)) as u32, 1, 1];
+                    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+                    for j in 0..n {
+                        for i in 0..sd {
+                            let g = got[j * sd + i];
+                            if i >= m {
+                                assert!(g.is_nan(), "{what}: D[{j}][{i}] (padding) = {g}");
+                                continue;
+                            }
+                            // Multiples of 1/64 below 2^10: exact in f32.
+                            let want = alpha * (0..k).map(|p| a[i * sa + p] * b[j * sb + p]).sum::<f32>();
+                            assert_eq!(g, want, "{what}: D[{j}][{i}]");
+                        }
+                    }
+                    eprintln!("{what}: matches");
+                }
+                ctx.check_validation().unwrap_or_else(|e| panic!("{} {frag}: {e}", target.name));
+            }
+        }
+    }
+}
+
+/// `khr_packed_io`: f16 matrices loaded through `uvec4` and `uint`, and f16 and int8 results
+/// stored through `uint` and `uvec2` words in both layouts (several lanes' components in one
+/// word), checked bit for bit, with the words' padding around the matrices left as it was.
+#[test]
+fn packed_loads_and_stores_match_the_reference() {
+    let input = assembled("khr_packed_io");
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size;
+        for (target, expect_emulated) in targets(&ctx) {
+            let frags: Vec<u32> = if target.has_cooperative_matrix() { vec![16] } else { vec![16, 8] };
+            for t in frags {
+                let spec = [(0, sg), (1, t)];
+                let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {t}: {e}", target.name));
+                tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {t}: {e}", target.name));
+                let what = format!("{} ({}) {t}x{t}", ctx.caps().name, mode(&report, expect_emulated));
+                let runtime_spec: Vec<_> = spec.iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
+                let p = ctx
+                    .create_pipeline(&PipelineDesc { spirv: &words, bindings: 6, push_constant_bytes: 24, spec_constants: &runtime_spec, label: "khr_packed_io", ..Default::default() })
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let t = t as usize;
+                // Strides in words: A in uvec4 (8 halves), B in uint (2 halves), H rows in uint,
+                // H columns in uvec2 (4 halves), Q in uint (4 bytes); each with padding.
+                let (lda, ldb, ldhr, ldhc, ldqr, ldqc) = (t / 8 + 1, t / 2 + 1, t / 2 + 2, t / 4 + 1, t / 4 + 1, t / 4 + 2);
+                let mut rng = rand::rngs::SmallRng::seed_from_u64(t as u64);
+                let a: Vec<f32> = (0..t * lda * 8).map(|_| rng.random_range(-2i32..=2) as f32).collect();
+                let b: Vec<f32> = (0..t * ldb * 2).map(|_| rng.random_range(-2i32..=2) as f32).collect();
+                let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+                let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+                let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+                let sizes = [t * ldhr * 4, t * ldhc * 8, t * ldqr * 4, t * ldqc * 4];
+                let mut outs: Vec<_> = sizes.iter().map(|n| ctx.buffer_from_slice(&vec![0xabu8; *n], "out").unwrap()).collect();
+                let push: Vec<u8> = [lda, ldb, ldhr, ldhc, ldqr, ldqc].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
+                let buffers = [&ba, &bb, &outs[0], &outs[1], &outs[2], &outs[3]];
+                ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &push, groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+                // D[i][j] = sum_k A[i][k] B[k][j]; A row-major, B column-major (strides in halves).
+                let d = |i: usize, j: usize| (0..t).map(|k| a[i * lda * 8 + k] * b[j * ldb * 2 + k]).sum::<f32>();
+                let got: Vec<Vec<u8>> = outs.iter_mut().map(|o| ctx.read_buffer::<u8>(o).unwrap()).collect();
+                let half_at = |bytes: &[u8], i: usize| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]);
+                // (buffer, bytes per element, stride in elements, column-major)
+                for (k, (size, stride, column_major)) in [(2, ldhr * 2, false), (2, ldhc * 4, true), (1, ldqr * 4, false), (1, ldqc * 4, true)].into_iter().enumerate() {
+                    for major in 0..t {
+                        for minor in 0..stride {
+                            let at = major * stride + minor;
+                            let (i, j) = if column_major { (minor, major) } else { (major, minor) };
+                            let g = if size == 2 { half_at(&got[k], at) as u32 } else { got[k][at] as u32 };
+                            let want = if minor >= t {
+                                if size == 2 {
+                                    0xabab
+                                } else {
+                                    0xab
+                                }
+                            } else if size == 2 {
+                                half::f16::from_f32(d(i, j)).to_bits() as u32
+                            } else {
+                                d(i, j) as i8 as u8 as u32
+                            };
+                            assert_eq!(g, want, "{what}: output {k}, element {at} (row {i}, column {j})");
+                        }
+                    }
+                }
+                ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+                eprintln!("{what}: packed loads and stores match");
+            }
+        }
+    }
+}

@@ -83,6 +83,18 @@ impl Types {
         self.value_type.get(&value).copied()
     }
 
+    /// The type an access-chain index `index` selects inside composite type `ty`: the element of
+    /// an array, vector, matrix or cooperative matrix, or the member of a struct (whose index
+    /// must then be a constant).
+    pub fn element_type(&self, ty: Word, index: Word) -> Option<Word> {
+        let d = self.defs.get(&ty)?;
+        match d.op()? {
+            Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector | Op::TypeMatrix | Op::TypeCooperativeMatrixKHR | Op::TypeCooperativeMatrixNV => d.id(0).ok(),
+            Op::TypeStruct => d.operands.get(self.const_u32(index)? as usize)?.id(),
+            _ => None,
+        }
+    }
+
     /// Value of a 32-bit (or narrower) integer OpConstant.
     pub fn const_u32(&self, id: Word) -> Option<u32> {
         self.constants.get(&id).and_then(|w| w.first().copied())

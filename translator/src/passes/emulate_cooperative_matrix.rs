@@ -720,11 +720,13 @@ impl Emulator<'_> {
         let stride = inst.operands.get(3).and_then(Operand::id);
         let mem = MemoryOperands::parse(inst.operands.get(if stride.is_some() { 4 } else { 3 }..).unwrap_or(&[]));
         let a = self.access(bld, inst, pointer, &l, defs)?;
-        if a.per_word > 1 {
-            return Err(self.unsupported(bld, inst, format!("storing {}-bit matrix components through a pointer to {}-bit words", l.scalar.width(), a.word_scalar.width())));
-        }
         let align = (a.class == StorageClass::PhysicalStorageBuffer).then_some(a.word_scalar.width() / 8);
         let var = self.function_variable(bld, ty);
+        if a.per_word > 1 {
+            let packing = self.packing(bld, inst, &l, &a, layout)?;
+            bld.store(var, object);
+            return self.replica_only(bld, inst, &l, |bld| self.store_packed(bld, inst, (&l, &a, packing), (object, var), (layout, stride), &mem, align));
+        }
         bld.store(var, object);
         let emit = |bld: &mut Builder<'_>| -> Result<()> {
             let at = self.addressing(bld, inst, &l, &a, layout, stride)?;
@@ -747,10 +749,169 @@ impl Emulator<'_> {
                 Ok(())
             })
         };
+        self.replica_only(bld, inst, &l, emit)
+    }
+
+    /// Checks that a store of matrix `l` through `a`'s wider words (f16 components through
+    /// `uint`, bytes through `uvec4`) writes whole words that hold matrix elements only: the layout
+    /// known, and the words' components in one row (row-major: held by neighbouring lanes, which
+    /// a shuffle gathers) or one column (column-major: held by one lane). Returns whether the
+    /// layout is column-major.
+    fn packing(&self, bld: &Builder<'_>, inst: &Inst, l: &Layout, a: &Access, layout: Word) -> Result<bool> {
+        let what = format!("storing {}-bit matrix components through {}-bit words", l.scalar.width(), a.word_scalar.width());
+        let column_major = match self.types.const_u32(layout) {
+            Some(v) if v == CooperativeMatrixLayout::RowMajorKHR as u32 => false,
+            Some(v) if v == CooperativeMatrixLayout::ColumnMajorKHR as u32 => true,
+            _ => return Err(self.unsupported(bld, inst, format!("{what} with a layout that is not a constant"))),
+        };
+        let (minor, line) = if column_major { (l.rows, "column") } else { (l.cols, "row") };
+        if minor % a.per_word != 0 {
+            return Err(self.unsupported(bld, inst, format!("{what}: a {line} of {minor} components does not fill whole words")));
+        }
+        if !column_major {
+            if a.per_word > l.lanes {
+                return Err(self.unsupported(bld, inst, format!("{what}: a word spans more than the {} lanes a row is spread over", l.lanes)));
+            }
+            if !self.target.has_subgroup_op(crate::profile::SubgroupOp::Shuffle) {
+                return Err(self.unsupported(bld, inst, format!("{what} row-major without subgroup shuffles")));
+            }
+            if bld.module.functions[bld.cursor.function].blocks[bld.cursor.block].insts.iter().any(|i| i.is(Op::LoopMerge)) {
+                return Err(self.unsupported(bld, inst, format!("{what} row-major in a loop header block")));
+            }
+        }
+        Ok(column_major)
+    }
+
+    /// The store of [`Self::store`] through words of `a.per_word` components: each word's
+    /// components are gathered into one lane (with shuffles from the neighbouring lanes in a
+    /// row-major store; from the lane's own elements `C / P` apart in a column-major one) as
+    /// 32-bit words, packed by shifts and written by that lane.
+    #[allow(clippy::too_many_arguments)]
+    fn store_packed(
+        &self,
+        bld: &mut Builder<'_>,
+        inst: &Inst,
+        (l, a, column_major): (&Layout, &Access, bool),
+        (object, var): (Word, Word),
+        (layout, stride): (Word, Option<Word>),
+        mem: &MemoryOperands,
+        align: Option<u32>,
+    ) -> Result<()> {
+        let uint = bld.module.type_int(32, false);
+        let boolean = bld.module.type_bool();
+        let at = self.addressing(bld, inst, l, a, layout, stride)?;
+        let pw = a.per_word;
+        let per_word = bld.module.constant_u32(pw);
+        let zero = bld.module.constant_u32(0);
+        let cw = l.scalar.width();
+        // The value of the lane's element `e + plus`, as its bits in the low bits of a 32-bit
+        // word (subgroup operations on narrow types need shaderSubgroupExtendedTypes).
+        let element = |bld: &mut Builder<'_>, e: Element, plus: u32| {
+            let v = match e {
+                Element::Constant(e) => bld.composite_extract(l.component, object, e + plus),
+                Element::Dynamic(e) => {
+                    let index = if plus == 0 {
+                        e
+                    } else {
+                        let p = bld.module.constant_u32(plus);
+                        bld.op(Op::IAdd, uint, &[e, p])
+                    };
+                    let p = self.element_pointer(bld, l, var, index);
+                    bld.load(l.component, p)
+                }
+            };
+            if cw == 32 {
+                return bld.bitcast(uint, v);
+            }
+            let vt = bld.module.type_vector(l.component, 32 / cw);
+            let null = bld.module.constant_null(l.component);
+            let mut parts = vec![Operand::Id(v)];
+            parts.resize((32 / cw) as usize, Operand::Id(null));
+            let padded = bld.emit(Op::CompositeConstruct, vt, parts);
+            bld.bitcast(uint, padded)
+        };
+        // Packs the parts (component bits, lowest component first) and stores them as the word
+        // holding component offset `off`.
+        let write = |bld: &mut Builder<'_>, parts: Vec<Word>, off: Word| {
+            let chunks: Vec<Word> = parts
+                .chunks((32 / cw) as usize)
+                .map(|c| {
+                    c.iter().enumerate().skip(1).fold(c[0], |acc, (q, x)| {
+                        let shift = bld.module.constant_u32(q as u32 * cw);
+                        let moved = bld.op(Op::ShiftLeftLogical, uint, &[*x, shift]);
+                        bld.op(Op::BitwiseOr, uint, &[acc, moved])
+                    })
+                })
+                .collect();
+            let word = match a.word_scalar.width() {
+                16 => {
+                    let pair = bld.module.type_vector(a.word_ty, 2);
+                    let pair = bld.bitcast(pair, chunks[0]);
+                    bld.composite_extract(a.word_ty, pair, 0)
+                }
+                32 if a.word_ty == uint => chunks[0],
+                32 => bld.bitcast(a.word_ty, chunks[0]),
+                _ => {
+                    let uvec2 = bld.module.type_vector(uint, 2);
+                    let both = bld.emit(Op::CompositeConstruct, uvec2, chunks.into_iter().map(Operand::Id).collect());
+                    bld.bitcast(a.word_ty, both)
+                }
+            };
+            let index = bld.op(Op::UDiv, uint, &[off, per_word]);
+            let p = self.word_pointer(bld, a, index);
+            let mut ops = vec![Operand::Id(p), Operand::Id(word)];
+            ops.extend(mem.encode(align));
+            bld.emit_void(Op::Store, ops);
+        };
+        if column_major {
+            // Rows `row .. row + pw` of the lane's column are its elements `e`, `e + C / P`, ...
+            let step = l.cols / l.lanes;
+            return self.for_each_element(bld, l, |bld, e, row, col0| {
+                let gather = |bld: &mut Builder<'_>| {
+                    let parts = (0..pw).map(|q| element(bld, e, q * step)).collect();
+                    let off = self.offset(bld, &at, row, col0);
+                    write(bld, parts, off);
+                };
+                match e {
+                    Element::Constant(k) if l.place(k).0 % pw == 0 => gather(bld),
+                    Element::Constant(_) => {}
+                    Element::Dynamic(_) => {
+                        let r = bld.op(Op::UMod, uint, &[row, per_word]);
+                        let starts = bld.op(Op::IEqual, boolean, &[r, zero]);
+                        bld.if_then(starts, gather);
+                    }
+                }
+                Ok(())
+            });
+        }
+        // Row-major: lanes `first .. first + pw` hold one word's components.
+        let scope = bld.module.constant_u32(Scope::Subgroup as u32);
+        let low = bld.module.constant_u32(pw - 1);
+        let high = bld.module.constant_u32(!(pw - 1));
+        let first = bld.op(Op::BitwiseAnd, uint, &[at.lane, high]);
+        let sub = bld.op(Op::BitwiseAnd, uint, &[at.lane, low]);
+        let writer = bld.op(Op::IEqual, boolean, &[sub, zero]);
+        self.for_each_element(bld, l, |bld, e, row, col0| {
+            let v = element(bld, e, 0);
+            let parts = (0..pw)
+                .map(|q| {
+                    let q = bld.module.constant_u32(q);
+                    let src = bld.op(Op::IAdd, uint, &[first, q]);
+                    bld.op(Op::GroupNonUniformShuffle, uint, &[scope, v, src])
+                })
+                .collect();
+            let off = self.offset(bld, &at, row, col0);
+            bld.if_then(writer, |bld| write(bld, parts, off));
+            Ok(())
+        })
+    }
+
+    /// Emits `emit` for the lanes of the first replica of a matrix of layout `l` only: all of them
+    /// where the subgroup has no more lanes than the matrix, else under a condition.
+    fn replica_only(&self, bld: &mut Builder<'_>, inst: &Inst, l: &Layout, emit: impl FnOnce(&mut Builder<'_>) -> Result<()>) -> Result<()> {
         if l.lanes >= self.max_subgroup {
             return emit(bld);
         }
-        // Only the first replica stores.
         let in_loop_header = bld.module.functions[bld.cursor.function].blocks[bld.cursor.block].insts.iter().any(|i| i.is(Op::LoopMerge));
         if in_loop_header {
             return Err(self.unsupported(bld, inst, format!("a cooperative-matrix store in a loop header block on subgroups wider than {} lanes", l.lanes)));

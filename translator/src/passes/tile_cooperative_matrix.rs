@@ -17,8 +17,9 @@
 //! - `OpCooperativeMatrixMulAddKHR`: per result tile, a chain of listed MulAdds over k;
 //! - `OpCooperativeMatrixLengthKHR`: the tile's length times the number of tiles;
 //! - element-wise arithmetic, conversions and `OpMatrixTimesScalar`: per tile; a matrix built
-//!   from one scalar: tiles built from it; an access chain to element `i` of a matrix variable:
-//!   element `i % L` of tile `i / L` (`L` the tile's length).
+//!   from one scalar: tiles built from it; an access chain ending at element `i` of a matrix
+//!   (held in a variable, or in an array or struct of them): element `i % L` of tile `i / L`
+//!   (`L` the tile's length).
 //!
 //! Preconditions: a target with cooperative matrices; matrix dimensions constants or
 //! specialization constants, which are frozen to their defaults (the runtime specializes before
@@ -233,9 +234,8 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps, chains: &HashMap<Wo
     for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| &b.insts)) {
         let result_tiled = inst.result_type.is_some_and(|t| grids.contains_key(&t));
         let operand_tiled = inst.operands.iter().filter_map(Operand::id).any(tiled);
-        let pointer_to_tiled =
-            inst.is(Op::AccessChain) && inst.id(0).ok().and_then(|p| types.type_of(p)).and_then(|p| types.defs.get(&p)).and_then(|d| d.id(1).ok()).is_some_and(|t| grids.contains_key(&t));
-        if !(result_tiled || operand_tiled || pointer_to_tiled) {
+        let into_tiled = element_index(types, &grids, inst);
+        if !(result_tiled || operand_tiled || into_tiled.is_some()) {
             continue;
         }
         let Some(op) = inst.op() else { return Err(format!("an unknown instruction on a tiled matrix at word {}", inst.at())) };
@@ -256,7 +256,7 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps, chains: &HashMap<Wo
             }
             Op::CooperativeMatrixMulAddKHR | Op::CooperativeMatrixLengthKHR => true,
             Op::CompositeConstruct => inst.operands.len() == 1,
-            Op::AccessChain => pointer_to_tiled && inst.operands.len() == 2,
+            Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain => into_tiled.is_some_and(|(k, _)| k + 1 == inst.operands.len()),
             op if ELEMENT_WISE.contains(&op) => {
                 // Operand and result grids must agree.
                 let grid_of = |t: Word| grids.get(&t).map(|g| (g.rows, g.cols, g.down, g.across));
@@ -399,16 +399,16 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                         e.emit(inst.result_id, Op::CompositeConstruct, inst.ty()?, vec![Operand::Id(tile); g.count() as usize]);
                         outcome.count(op as u32);
                     }
-                    (Op::AccessChain, ..)
-                        if inst.operands.len() == 2 && types.type_of(inst.id(0)?).and_then(|p| types.defs.get(&p)).and_then(|d| d.id(1).ok()).is_some_and(|t| grids.contains_key(&t)) =>
-                    {
-                        let pointee = types.type_of(inst.id(0)?).and_then(|p| types.defs.get(&p)).and_then(|d| d.id(1).ok()).unwrap_or(0);
-                        let g = grids[&pointee];
-                        let len = e.emit(None, Op::CooperativeMatrixLengthKHR, uint, vec![Operand::Id(g.tile)]);
-                        let index = inst.id(1)?;
+                    (Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain, ..) if element_index(types, &grids, &inst).is_some() => {
+                        // Checked by the plan: the matrix's element index is the chain's last.
+                        let (k, pointee) = element_index(types, &grids, &inst).unwrap_or_default();
+                        let len = e.emit(None, Op::CooperativeMatrixLengthKHR, uint, vec![Operand::Id(grids[&pointee].tile)]);
+                        let index = inst.id(k)?;
                         let tile = e.emit(None, Op::UDiv, uint, vec![Operand::Id(index), Operand::Id(len)]);
                         let elem = e.emit(None, Op::UMod, uint, vec![Operand::Id(index), Operand::Id(len)]);
-                        e.emit(inst.result_id, Op::AccessChain, inst.ty()?, vec![Operand::Id(inst.id(0)?), Operand::Id(tile), Operand::Id(elem)]);
+                        let mut ops = inst.operands[..k].to_vec();
+                        ops.extend([Operand::Id(tile), Operand::Id(elem)]);
+                        e.emit(inst.result_id, op, inst.ty()?, ops);
                         outcome.count(op as u32);
                     }
                     (op, Some(g), _) if ELEMENT_WISE.contains(&op) => {
@@ -488,6 +488,25 @@ impl Tiles<'_> {
 }
 
 /// Every access chain of the module, by result.
+/// Where access chain `inst` selects an element of a tiled matrix: the operand position of that
+/// index (valid SPIR-V has it last) and the matrix type. `None` for chains that do not reach
+/// into a tiled matrix, including those that stop at one.
+fn element_index(types: &Types, grids: &HashMap<Word, Grid>, inst: &Inst) -> Option<(usize, Word)> {
+    let first = match inst.op()? {
+        Op::AccessChain | Op::InBoundsAccessChain => 1,
+        Op::PtrAccessChain | Op::InBoundsPtrAccessChain => 2,
+        _ => return None,
+    };
+    let mut ty = types.defs.get(&types.type_of(inst.id(0).ok()?)?)?.id(1).ok()?;
+    for k in first..inst.operands.len() {
+        if grids.contains_key(&ty) {
+            return Some((k, ty));
+        }
+        ty = types.element_type(ty, inst.operands[k].id()?)?;
+    }
+    None
+}
+
 pub(crate) fn access_chains(module: &Module) -> HashMap<Word, Inst> {
     module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.is(Op::AccessChain) || i.is(Op::InBoundsAccessChain)).filter_map(|i| Some((i.result_id?, i.clone()))).collect()
 }

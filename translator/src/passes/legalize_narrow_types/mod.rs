@@ -298,8 +298,6 @@ const EXACT: &[Op] = &[
     Op::FUnordGreaterThanEqual,
     Op::IsNan,
     Op::IsInf,
-    Op::ConvertFToS,
-    Op::ConvertFToU,
     Op::ConvertUToF,
     Op::GroupNonUniformFMin,
     Op::GroupNonUniformFMax,
@@ -589,9 +587,14 @@ impl Legalize<'_> {
                 }
             }
             (Op::SConvert | Op::UConvert, _) => self.int_convert(e, op, id, old_ty, ty, args[0])?,
+            // A narrow integer result is held zero-extended.
             (Op::ConvertFToS | Op::ConvertFToU, Some((Narrow::Int { bits, .. }, n))) => {
                 let wide = e.emit_as(None, op, ty, inst.operands);
                 self.mask_into(e, ty, n, wide, bits, id);
+            }
+            // From a narrow float held in f32: exact.
+            (Op::ConvertFToS | Op::ConvertFToU, _) => {
+                e.emit_as(Some(id), op, ty, inst.operands);
             }
             (Op::Bitcast, _) => self.bitcast(e, id, old_ty, ty, args[0])?,
             _ => return Err(self.unsupported(e.m, &inst, format!("8- and 16-bit operands or results of {}", inst.name()))),
