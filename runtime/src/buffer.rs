@@ -89,7 +89,7 @@ impl Context {
     /// Creates an uninitialised buffer of `size` bytes.
     pub fn create_buffer(&self, size: u64, kind: MemoryKind, name: &str) -> Result<Buffer> {
         let shared = &self.shared;
-        let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
         if shared.enabled.buffer_device_address {
             usage |= vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
         }

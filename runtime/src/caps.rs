@@ -235,6 +235,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
             max_shared_memory_size: l.max_compute_shared_memory_size,
             max_push_constants_size: l.max_push_constants_size,
             max_storage_buffer_range: l.max_storage_buffer_range,
+            max_uniform_buffer_range: l.max_uniform_buffer_range,
             timestamp_period_ns: l.timestamp_period,
         },
     };

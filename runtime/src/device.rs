@@ -246,13 +246,14 @@ impl SubmitResources {
         }
     }
 
-    /// Makes sure the descriptor pool holds at least `sets` sets and `descriptors` buffers.
+    /// Makes sure the descriptor pool holds at least `sets` sets and `descriptors` buffers of
+    /// each kind.
     pub fn grow_descriptors(&mut self, device: &ash::Device, sets: u32, descriptors: u32) -> Result<()> {
         if sets <= self.descriptor_capacity.0 && descriptors <= self.descriptor_capacity.1 {
             return Ok(());
         }
         let cap = (sets.max(self.descriptor_capacity.0).next_power_of_two(), descriptors.max(self.descriptor_capacity.1).next_power_of_two());
-        let sizes = [vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: cap.1 }];
+        let sizes = [vk::DescriptorType::STORAGE_BUFFER, vk::DescriptorType::UNIFORM_BUFFER].map(|ty| vk::DescriptorPoolSize { ty, descriptor_count: cap.1 });
         let info = vk::DescriptorPoolCreateInfo::default().max_sets(cap.0).pool_sizes(&sizes);
         // SAFETY: valid device; the old pool is not in use (submissions are serialised and waited).
         let pool = unsafe { device.create_descriptor_pool(&info, None) }.map_err(Error::vk("vkCreateDescriptorPool"))?;

@@ -143,11 +143,22 @@ impl Context {
                 let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts);
                 // SAFETY: the pool was sized for every dispatch's bindings.
                 let set = unsafe { device.allocate_descriptor_sets(&alloc) }.map_err(Error::vk("vkAllocateDescriptorSets"))?[0];
-                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = d.buffers.iter().map(|b| [vk::DescriptorBufferInfo { buffer: b.raw, offset: 0, range: vk::WHOLE_SIZE }]).collect();
+                // A uniform buffer binds its first maxUniformBufferRange bytes at most: a uniform
+                // block cannot be larger, and binding more is invalid.
+                let uniform_range = shared.caps.limits.max_uniform_buffer_range as u64;
+                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = d
+                    .buffers
+                    .iter()
+                    .zip(&d.pipeline.descriptor_types)
+                    .map(|(b, ty)| {
+                        let range = if *ty == vk::DescriptorType::UNIFORM_BUFFER && b.size() > uniform_range { uniform_range } else { vk::WHOLE_SIZE };
+                        [vk::DescriptorBufferInfo { buffer: b.raw, offset: 0, range }]
+                    })
+                    .collect();
                 let writes: Vec<_> = infos
                     .iter()
                     .enumerate()
-                    .map(|(i, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(i as u32).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).buffer_info(info))
+                    .map(|(i, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(i as u32).descriptor_type(d.pipeline.descriptor_types[i]).buffer_info(info))
                     .collect();
                 // SAFETY: the set and buffers are valid; `infos` outlives the call.
                 unsafe { device.update_descriptor_sets(&writes, &[]) };

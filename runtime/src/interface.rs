@@ -1,6 +1,7 @@
 //! Checks that a module's resource interface fits the pipeline layout matbridge builds for it
-//! (storage buffers at set 0, bindings `0..bindings`, optional push constants, 32-bit
-//! specialization constants) and that it has the compute entry point asked for.
+//! (storage and uniform buffers at set 0, bindings `0..bindings`, optional push constants,
+//! 32-bit specialization constants) and that it has the compute entry point asked for, and says
+//! which bindings are uniform buffers.
 //!
 //! Vulkan leaves a mismatch undefined, and drivers do not all survive one: a storage buffer
 //! decorated `DescriptorSet 100` crashes lavapipe and SwiftShader in vkCreateComputePipelines.
@@ -8,6 +9,7 @@
 
 use crate::error::{Error, Result};
 use crate::pipeline::PipelineDesc;
+use ash::vk;
 use matbridge_translator::ir::{Inst, Module, Operand};
 use spirv::{Decoration, ExecutionModel, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
@@ -16,8 +18,11 @@ fn mismatch(what: String) -> Error {
     Error::InterfaceMismatch(what)
 }
 
-/// Checks `module` against `desc`; see the module documentation.
-pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
+/// Checks `module` against `desc`; see the module documentation. Returns the descriptor type of
+/// each binding `0..desc.bindings` (storage buffers where the module does not use a binding).
+pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<Vec<vk::DescriptorType>> {
+    let mut types = vec![vk::DescriptorType::STORAGE_BUFFER; desc.bindings as usize];
+    let mut seen: HashMap<Word, Word> = HashMap::new();
     // The entry point, and (SPIR-V 1.4 and later) the global variables it uses.
     let entry = module
         .entry_points
@@ -52,7 +57,7 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
             }
             if set != 0 || binding.is_none_or(|b| b >= desc.bindings) {
                 return Err(mismatch(format!(
-                    "{name} is at descriptor set {set}, binding {}; the pipeline has storage buffers at set 0, bindings 0..{}",
+                    "{name} is at descriptor set {set}, binding {}; the pipeline has buffers at set 0, bindings 0..{}",
                     binding.map_or("none".to_string(), |b| b.to_string()),
                     desc.bindings
                 )));
@@ -62,10 +67,17 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
                 let pointee = defs.get(&ptr).filter(|p| p.is(Op::TypePointer)).and_then(|p| p.operands.get(1).and_then(Operand::id));
                 pointee.is_some_and(|s| decorations.contains_key(&(s, Decoration::BufferBlock as Word)))
             };
-            if storage == class(StorageClass::UniformConstant) || (storage == class(StorageClass::Uniform) && !buffer_block()) {
-                let kind = if storage == class(StorageClass::Uniform) { "a uniform buffer" } else { "an image, sampler or other opaque resource" };
-                return Err(mismatch(format!("{name} is {kind}; the pipeline binds storage buffers only")));
+            if storage == class(StorageClass::UniformConstant) {
+                return Err(mismatch(format!("{name} is an image, sampler or other opaque resource; the pipeline binds buffers only")));
             }
+            let Some(binding) = binding else { continue };
+            let is_uniform = storage == class(StorageClass::Uniform) && !buffer_block();
+            // Variables may alias a binding, but only as one kind of descriptor.
+            let kind = if is_uniform { vk::DescriptorType::UNIFORM_BUFFER } else { vk::DescriptorType::STORAGE_BUFFER };
+            if let Some(other) = seen.insert(binding, id).filter(|_| types[binding as usize] != kind) {
+                return Err(mismatch(format!("{name} and variable %{other} share binding {binding} as a uniform and a storage buffer")));
+            }
+            types[binding as usize] = kind;
         } else if storage == class(StorageClass::PushConstant) && desc.push_constant_bytes == 0 {
             return Err(mismatch(format!("{name} is a push-constant block, and the pipeline declares no push constants")));
         }
@@ -85,7 +97,7 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<()> {
             return Err(mismatch(format!("specialization constant {} (word offset {}) is not a bool or 32-bit scalar, and is given 4 bytes", s.id, constant.at())));
         }
     }
-    Ok(())
+    Ok(types)
 }
 
 #[cfg(test)]
@@ -142,7 +154,7 @@ mod tests {
         let Some(m) = module(KERNEL) else { return };
         let err = |d: &PipelineDesc<'_>| check(&m, d).unwrap_err().to_string();
         check(&m, &desc(&[], 2, 4, &[SpecConstant::u32(4, 1), SpecConstant::u32(9, 1)])).unwrap();
-        assert!(err(&desc(&[], 1, 4, &[])).contains("descriptor set 0, binding 1; the pipeline has storage buffers at set 0, bindings 0..1"));
+        assert!(err(&desc(&[], 1, 4, &[])).contains("descriptor set 0, binding 1; the pipeline has buffers at set 0, bindings 0..1"));
         assert!(err(&desc(&[], 2, 0, &[])).contains("push-constant block"));
         assert!(err(&desc(&[], 2, 4, &[SpecConstant::u32(3, 1)])).contains("specialization constant 3"));
         assert!(err(&PipelineDesc { entry_point: "other", ..desc(&[], 2, 4, &[]) }).contains("no GLCompute entry point named `other`"));
@@ -150,7 +162,7 @@ mod tests {
         let Some(m) = module(&KERNEL.replace("%buf DescriptorSet 0", "%buf DescriptorSet 100")) else { return };
         assert!(check(&m, &desc(&[], 2, 4, &[])).unwrap_err().to_string().contains("descriptor set 100"));
         let Some(m) = module(&KERNEL.replace("StorageBuffer", "Uniform")) else { return };
-        assert!(check(&m, &desc(&[], 2, 4, &[])).unwrap_err().to_string().contains("a uniform buffer"));
+        assert_eq!(check(&m, &desc(&[], 2, 4, &[])).unwrap(), [vk::DescriptorType::STORAGE_BUFFER, vk::DescriptorType::UNIFORM_BUFFER]);
         // Before SPIR-V 1.4, the variables a function refers to; an unused one may sit anywhere.
         let Some(old) = module(&KERNEL.replace("%main \"main\" %buf %pc", "%main \"main\"")) else { return };
         let mut words = old.to_words();
@@ -159,6 +171,13 @@ mod tests {
         check(&old, &desc(&[], 1, 0, &[])).unwrap();
         // Uniform-class BufferBlock structs are storage buffers (SPIR-V before 1.3).
         let Some(m) = module(&KERNEL.replace("StorageBuffer", "Uniform").replace("%buf_t Block", "%buf_t BufferBlock")) else { return };
-        check(&m, &desc(&[], 2, 4, &[])).unwrap();
+        assert_eq!(check(&m, &desc(&[], 2, 4, &[])).unwrap(), [vk::DescriptorType::STORAGE_BUFFER; 2]);
+        // One binding both ways.
+        let both = KERNEL
+            .replace("%buf %pc", "%buf %pc %ubuf")
+            .replace("       %pc_t = OpTypeStruct %uint", "     %ubuf_p = OpTypePointer Uniform %buf_t\n       %ubuf = OpVariable %ubuf_p Uniform\n       %pc_t = OpTypeStruct %uint");
+        let both = both.replace("OpDecorate %buf Binding 1", "OpDecorate %buf Binding 1\n               OpDecorate %ubuf DescriptorSet 0\n               OpDecorate %ubuf Binding 1");
+        let Some(m) = module(&both) else { return };
+        assert!(check(&m, &desc(&[], 2, 4, &[])).unwrap_err().to_string().contains("share binding 1 as a uniform and a storage buffer"));
     }
 }

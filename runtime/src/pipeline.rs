@@ -60,6 +60,8 @@ pub struct Pipeline {
     pub(crate) layout: vk::PipelineLayout,
     pub(crate) set_layout: vk::DescriptorSetLayout,
     pub(crate) bindings: u32,
+    /// Each binding's descriptor type (uniform buffers where the module declares them).
+    pub(crate) descriptor_types: Vec<vk::DescriptorType>,
     pub(crate) push_constant_bytes: u32,
     pub(crate) label: String,
 }
@@ -185,7 +187,7 @@ impl Context {
                 return Err(Error::MissingCapability { needed, device: shared.caps.name.clone() });
             }
         }
-        crate::interface::check(&module, desc)?;
+        let descriptor_types = crate::interface::check(&module, desc)?;
         if desc.push_constant_bytes > shared.caps.limits.max_push_constants_size || !desc.push_constant_bytes.is_multiple_of(4) {
             return Err(Error::InvalidArgument(format!("push constants of {} bytes (device limit {}, must be a multiple of 4)", desc.push_constant_bytes, shared.caps.limits.max_push_constants_size)));
         }
@@ -210,8 +212,10 @@ impl Context {
         let entry = CString::new(desc.entry_point).map_err(|_| Error::InvalidArgument("entry point name contains NUL".into()))?;
         let device = &shared.raw;
 
-        let bindings: Vec<_> = (0..desc.bindings)
-            .map(|i| vk::DescriptorSetLayoutBinding::default().binding(i).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE))
+        let bindings: Vec<_> = descriptor_types
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| vk::DescriptorSetLayoutBinding::default().binding(i as u32).descriptor_type(*ty).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE))
             .collect();
         // Objects created so far, destroyed on any later failure.
         struct Partial<'d> {
@@ -277,6 +281,7 @@ impl Context {
             layout: partial.layout,
             set_layout: partial.set_layout,
             bindings: desc.bindings,
+            descriptor_types,
             push_constant_bytes: desc.push_constant_bytes,
             label: desc.label.to_string(),
         };

@@ -213,7 +213,17 @@ pub struct DeviceLimits {
     pub max_shared_memory_size: u32,
     pub max_push_constants_size: u32,
     pub max_storage_buffer_range: u32,
+    /// The largest uniform buffer a descriptor can bind, in bytes.
+    #[serde(default = "DeviceLimits::min_uniform_buffer_range")]
+    pub max_uniform_buffer_range: u32,
     pub timestamp_period_ns: f32,
+}
+
+impl DeviceLimits {
+    /// Vulkan's required minimum of `maxUniformBufferRange` (for profiles written without it).
+    fn min_uniform_buffer_range() -> u32 {
+        16384
+    }
 }
 
 impl Default for DeviceLimits {
@@ -226,6 +236,7 @@ impl Default for DeviceLimits {
             max_shared_memory_size: 16384,
             max_push_constants_size: 128,
             max_storage_buffer_range: 1 << 27,
+            max_uniform_buffer_range: Self::min_uniform_buffer_range(),
             timestamp_period_ns: 1.0,
         }
     }
@@ -499,6 +510,7 @@ impl DeviceCaps {
             max_shared_memory_size: 49152,
             max_push_constants_size: 256,
             max_storage_buffer_range: u32::MAX,
+            max_uniform_buffer_range: 65536,
             timestamp_period_ns: 1.0,
         };
         let row = |m, n, k, ab, cr| CoopMatShape { m, n, k, a: ab, b: ab, c: cr, result: cr, saturating: false, scope: MatrixScope::Subgroup };
