@@ -734,3 +734,23 @@ fn shared_memory_gemm_with_references_matches_the_reference() {
         }
     }
 }
+
+/// A matrix type that no listed shape has (the s8 16x16 accumulator `khr_packed_io` converts to;
+/// the H100's s8 rows are 16x32 and 32x16) makes the module emulated, as Vulkan does not accept
+/// it; llama.cpp's mul_mm, whose matrices the H100 lists, stays native.
+#[test]
+fn matrix_types_no_listed_shape_has_are_emulated() {
+    if tools::find("spirv-as").is_none() {
+        assert!(!common::in_ci(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    let h100 = DeviceCaps::builtin("h100").unwrap();
+    let emulated = |name: &str, spec: &[(u32, u32)]| {
+        let (words, report) = matbridge_translator::translate_specialized(&assembled(name), &h100, spec).unwrap();
+        tools::validate(&words, "vulkan1.3").unwrap();
+        report.passes.iter().find(|p| p.name == "emulate-cooperative-matrix" && p.changed).map(|p| p.notes.join("; "))
+    };
+    let why = emulated("khr_packed_io", &[(0, 32), (1, 16)]).expect("khr_packed_io emulated on the H100");
+    assert!(why.contains("a 16x16 cooperative matrix of s8 (no listed shape has one)"), "{why}");
+    assert_eq!(emulated("khr_mul_mm", &[(0, 128), (9, 32)]), None);
+}

@@ -3,7 +3,9 @@
 //!
 //! Rewrite: none. Fails with an error naming the instruction, its place and the missing
 //! shape or component type when the target has no cooperative matrices, lists no row with a
-//! component type (e.g. fp8 on the H100), or lists no row for a MulAdd's M x N x K and types.
+//! component type (e.g. fp8 on the H100), lists no row for a MulAdd's M x N x K and types, or
+//! lists no row with a matrix of a type's component, scope, rows and columns (an s8 16x16
+//! matrix on the H100, whose s8 rows are 16x32 and 32x16).
 //! Matrices whose dimensions are specialization constants are checked at MulAdd only when the
 //! constants' defaults are known. `EmulateCooperativeMatrix` runs first and lowers every module
 //! this check would refuse, so it finds nothing to refuse unless the emulation was left out.
@@ -13,8 +15,8 @@ use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::{Inst, Module};
 use crate::pass::{Context, Outcome, Pass, Preserves};
-use crate::profile::{ComponentType, DeviceCaps};
-use spirv::{FPEncoding, Op, Word};
+use crate::profile::{ComponentType, DeviceCaps, MatrixScope};
+use spirv::{FPEncoding, Op, Scope, Word};
 
 pub struct CheckCooperativeMatrix;
 
@@ -89,6 +91,18 @@ pub fn use_name(value: Option<u32>) -> &'static str {
 
 /// The first KHR matrix type or MulAdd of `module` that `target` does not list, as the error
 /// naming it; `None` when the target runs every one natively (or there are none).
+/// The integer component type of the other signedness (KHR matrices take signedness from the
+/// MulAdd's operands, so a listed s8 shape serves u8 matrices too); other types are their own.
+fn signedness_twin(c: ComponentType) -> ComponentType {
+    match c {
+        ComponentType::S8 => ComponentType::U8,
+        ComponentType::S32 => ComponentType::U32,
+        ComponentType::U8 => ComponentType::S8,
+        ComponentType::U32 => ComponentType::S32,
+        other => other,
+    }
+}
+
 pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Error>> {
     {
         let Some(first) = module.globals().iter().find(|i| i.is(Op::TypeCooperativeMatrixKHR)) else {
@@ -103,14 +117,8 @@ pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Err
             let component = inst.id(0)?;
             let comp = component_type(&types, component, None);
             let listed = comp.is_some_and(|c| {
-                let unsigned_twin = match c {
-                    ComponentType::S8 => ComponentType::U8,
-                    ComponentType::S32 => ComponentType::U32,
-                    ComponentType::U8 => ComponentType::S8,
-                    ComponentType::U32 => ComponentType::S32,
-                    other => other,
-                };
-                target.cooperative_matrix.iter().any(|r| [r.a, r.b, r.c, r.result].iter().any(|t| *t == c || *t == unsigned_twin))
+                let twin = signedness_twin(c);
+                target.cooperative_matrix.iter().any(|r| [r.a, r.b, r.c, r.result].iter().any(|t| *t == c || *t == twin))
             });
             if !listed {
                 let name = comp.map_or_else(|| format!("component type %{component}"), |c| format!("{c}"));
@@ -150,6 +158,26 @@ pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Err
                 if target.find_coop_shape(m, n, k, ca, cb, cc, cr).is_none() {
                     return Ok(Some(unsupported(inst, format!("cooperative-matrix shape {m}x{n}x{k} {ca}*{cb}+{cc}->{cr}"))));
                 }
+            }
+        }
+        // Every matrix type, in or out of a MulAdd, must be one of a listed shape's matrices
+        // (Vulkan: component type, scope, rows and columns; a conversion target counts too).
+        for inst in module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixKHR)) {
+            let Ok([component, scope, rows, cols]) = inst.ids() else { continue };
+            let (Some(comp), Some(rows), Some(cols)) = (component_type(&types, component, None), dimension(rows), dimension(cols)) else { continue };
+            let scope = match types.const_u32(scope) {
+                Some(s) if s == Scope::Subgroup as u32 => MatrixScope::Subgroup,
+                Some(s) if s == Scope::Workgroup as u32 => MatrixScope::Workgroup,
+                _ => continue,
+            };
+            let twin = signedness_twin(comp);
+            let listed = target
+                .cooperative_matrix
+                .iter()
+                .filter(|r| r.scope == scope)
+                .any(|r| [(r.a, r.m, r.k), (r.b, r.k, r.n), (r.c, r.m, r.n), (r.result, r.m, r.n)].iter().any(|&(t, m, n)| (t == comp || t == twin) && (m, n) == (rows, cols)));
+            if !listed {
+                return Ok(Some(unsupported(inst, format!("a {rows}x{cols} cooperative matrix of {comp} (no listed shape has one)"))));
             }
         }
         Ok(None)
