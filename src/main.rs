@@ -45,6 +45,10 @@ enum Command {
         /// Print which passes ran and what they rewrote, as JSON.
         #[arg(long)]
         report: bool,
+        /// Specialize first: specialization constant ID gets VALUE (an integer, a float with a
+        /// `.` or exponent, `true` or `false`), as a pipeline would give it; repeatable.
+        #[arg(long = "spec", value_name = "ID=VALUE", value_parser = parse_spec)]
+        spec: Vec<(u32, u32)>,
     },
     /// Launch one kernel as a launch file (TOML) describes it; exit status 1 when an output
     /// differs from its expected file.
@@ -164,7 +168,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
     let options = || context_options(record.as_deref(), cli.force_native);
     match cli.command {
         Some(Command::Info { json }) => ok(info(json)),
-        Some(Command::Translate { input, output, target, device, report }) => ok(translate(&input, &output, &target, device, report, &options()?)),
+        Some(Command::Translate { input, output, target, device, report, spec }) => ok(translate(&input, &output, (&target, device), report, &spec, &options()?)),
         Some(Command::Matmul(args)) => matmul(&args, &options()?),
         Some(Command::Probe { device, json, no_timing, dry_run }) => probe(device.as_deref(), json, no_timing, if dry_run { None } else { record.as_deref() }),
         Some(Command::Run { launch, device }) => run_launch(&launch, device.as_deref(), &options()?),
@@ -245,13 +249,30 @@ fn run_launch(launch: &Path, device: Option<&str>, options: &matbridge_runtime::
     Ok(if ok { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::from(1) })
 }
 
-fn translate(input: &Path, output: &Path, target: &str, device: Option<usize>, report: bool, options: &matbridge_runtime::ContextOptions) -> Result<()> {
+/// `ID=VALUE` of `--spec`: the constant's 32 bits.
+fn parse_spec(s: &str) -> std::result::Result<(u32, u32), String> {
+    let (id, value) = s.split_once('=').ok_or_else(|| format!("`{s}` is not ID=VALUE"))?;
+    let id = id.trim().parse::<u32>().map_err(|_| format!("`{id}` is not a specialization constant id"))?;
+    let value = value.trim();
+    let bits = match value {
+        "true" => 1,
+        "false" => 0,
+        v if v.contains(['.', 'e', 'E']) && !v.starts_with("0x") => v.parse::<f32>().map_err(|_| format!("`{v}` is not a number"))?.to_bits(),
+        v => match v.strip_prefix("0x") {
+            Some(hex) => u32::from_str_radix(hex, 16).map_err(|_| format!("`{v}` is not a 32-bit value"))?,
+            None => v.parse::<u32>().or_else(|_| v.parse::<i32>().map(|i| i as u32)).map_err(|_| format!("`{v}` is not a 32-bit value"))?,
+        },
+    };
+    Ok((id, bits))
+}
+
+fn translate(input: &Path, output: &Path, (target, device): (&str, Option<usize>), report: bool, spec: &[(u32, u32)], options: &matbridge_runtime::ContextOptions) -> Result<()> {
     let mut caps = matbridge_runtime::resolve_target(target, device)?;
     if let Some(record) = &options.distrust {
         record.apply_to(&mut caps);
     }
     let words = read_module(input)?;
-    let (out, rep) = matbridge_translator::translate(&words, &caps).with_context(|| format!("translating {} for {}", input.display(), caps.name))?;
+    let (out, rep) = matbridge_translator::translate_specialized(&words, &caps, spec).with_context(|| format!("translating {} for {}", input.display(), caps.name))?;
     let bytes: Vec<u8> = out.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(output, bytes).with_context(|| format!("writing {}", output.display()))?;
     if report {

@@ -45,3 +45,63 @@ pub fn specialize(module: &mut Module, values: &[(u32, u32)]) -> Result<usize> {
     }
     Ok(changed)
 }
+
+/// The value `id` has when the module runs with its specialization constants at their defaults
+/// (which [`specialize`] set to the pipeline's values): constants, specialization constants,
+/// and `OpSpecConstantOp`s of integer and boolean arithmetic, comparisons and `Select` over
+/// them, as 64-bit integers (booleans 0 or 1). `None` for anything else.
+pub fn default_value(module: &Module, id: Word) -> Option<u64> {
+    let defs: HashMap<Word, &crate::ir::Inst> = module.globals().iter().filter_map(|g| Some((g.result_id?, g))).collect();
+    evaluate(&defs, id, 0)
+}
+
+fn evaluate(defs: &HashMap<Word, &crate::ir::Inst>, id: Word, depth: u32) -> Option<u64> {
+    // Valid modules define before use; a damaged one may not: stop at a depth no real
+    // expression reaches.
+    if depth > 64 {
+        return None;
+    }
+    let def = defs.get(&id)?;
+    let word = |k: usize| def.word_opt(k).map(u64::from);
+    match def.op()? {
+        Op::Constant | Op::SpecConstant => Some(word(0)? | word(1).unwrap_or(0) << 32),
+        Op::ConstantTrue | Op::SpecConstantTrue => Some(1),
+        Op::ConstantFalse | Op::SpecConstantFalse => Some(0),
+        Op::SpecConstantOp => {
+            let op = Op::from_u32(def.word_opt(0)?)?;
+            let args: Vec<Word> = def.operands[1..].iter().filter_map(Operand::id).collect();
+            let arg = |k: usize| args.get(k).and_then(|a| evaluate(defs, *a, depth + 1));
+            let (a, b) = (arg(0), arg(1));
+            let bool = |c: bool| Some(c as u64);
+            match op {
+                Op::Select => {
+                    if a? != 0 {
+                        b
+                    } else {
+                        arg(2)
+                    }
+                }
+                Op::IAdd => Some(a?.wrapping_add(b?)),
+                Op::ISub => Some(a?.wrapping_sub(b?)),
+                Op::IMul => Some(a?.wrapping_mul(b?)),
+                Op::UDiv => a?.checked_div(b?),
+                Op::UMod => a?.checked_rem(b?),
+                Op::BitwiseAnd | Op::LogicalAnd => Some(a? & b?),
+                Op::BitwiseOr | Op::LogicalOr => Some(a? | b?),
+                Op::BitwiseXor => Some(a? ^ b?),
+                Op::ShiftLeftLogical => Some(a?.checked_shl(u32::try_from(b?).ok()?)?),
+                Op::ShiftRightLogical => Some(a?.checked_shr(u32::try_from(b?).ok()?)?),
+                Op::LogicalNot => bool(a? == 0),
+                Op::LogicalEqual | Op::IEqual => bool(a? == b?),
+                Op::LogicalNotEqual | Op::INotEqual => bool(a? != b?),
+                Op::ULessThan => bool(a? < b?),
+                Op::ULessThanEqual => bool(a? <= b?),
+                Op::UGreaterThan => bool(a? > b?),
+                Op::UGreaterThanEqual => bool(a? >= b?),
+                Op::UConvert | Op::SConvert => a,
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

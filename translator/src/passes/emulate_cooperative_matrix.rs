@@ -129,6 +129,7 @@ impl Pass for EmulateCooperativeMatrix {
                 outcome.notes.push(format!("emulated because {reason}"));
             }
         }
+        crate::passes::tile_cooperative_matrix::freeze_layouts(module);
         let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size };
         let max_subgroup = target.max_subgroup_size.max(target.subgroup_size);
         let types = Types::new(module);

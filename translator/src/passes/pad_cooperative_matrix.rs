@@ -44,7 +44,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::kernel::size_align;
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
-use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, matrix, per_element, pointer_class, MulAddTypes};
+use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, freeze_layouts, matrix, per_element, pointer_class, MulAddTypes};
 use crate::profile::DeviceCaps;
 use spirv::{BuiltIn, CooperativeMatrixLayout, ExecutionMode, MemorySemantics, Op, Scope, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
@@ -92,6 +92,7 @@ impl Pass for PadCooperativeMatrix {
             outcome.notes.push(format!("not padded: dimension %{d} is not a constant"));
             return Ok(outcome);
         }
+        freeze_layouts(module);
         let types = Types::new(module);
         let plan = match plan(module, &types, cx.target) {
             Ok(p) if p.is_empty() => return Ok(outcome),

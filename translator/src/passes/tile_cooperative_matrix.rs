@@ -34,7 +34,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::{component_type, first_unlisted};
 use crate::profile::{CoopMatShape, DeviceCaps, MatrixScope};
-use spirv::{CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Op, StorageClass, Word};
+use spirv::{CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, Op, StorageClass, Word};
 use std::collections::HashMap;
 
 pub struct TileCooperativeMatrix;
@@ -158,6 +158,7 @@ impl Pass for TileCooperativeMatrix {
             outcome.notes.push(format!("not tiled: dimension %{d} is not a constant"));
             return Ok(outcome);
         }
+        freeze_layouts(module);
         let types = Types::new(module);
         let chains = access_chains(module);
         let plan = match plan(module, &types, cx.target, &chains) {
@@ -188,6 +189,41 @@ pub(crate) fn freeze_dimensions(module: &mut Module) -> std::result::Result<(), 
         }
     }
     Ok(())
+}
+
+/// Replaces the memory-layout operand of every cooperative-matrix load and store that is a
+/// specialization constant, or an `OpSpecConstantOp` over them (vk_cooperative_matrix_perf
+/// selects B's layout with a specialization constant), by a constant of its value, as the
+/// dimensions are frozen: the runtime specializes before it translates.
+pub(crate) fn freeze_layouts(module: &mut Module) {
+    let mut frozen: HashMap<Word, Word> = HashMap::new();
+    for f in 0..module.functions.len() {
+        for b in 0..module.functions[f].blocks.len() {
+            for i in 0..module.functions[f].blocks[b].insts.len() {
+                let inst = &module.functions[f].blocks[b].insts[i];
+                let at = match inst.op() {
+                    Some(Op::CooperativeMatrixLoadKHR) => 1,
+                    Some(Op::CooperativeMatrixStoreKHR) => 2,
+                    _ => continue,
+                };
+                let Some(layout) = inst.operands.get(at).and_then(Operand::id) else { continue };
+                let replacement = match frozen.get(&layout) {
+                    Some(c) => *c,
+                    None => {
+                        let def = module.globals().iter().find(|g| g.result_id == Some(layout));
+                        let ty = def.and_then(|d| d.result_type);
+                        let (Some(ty), false) = (ty, def.is_some_and(|d| d.is(Op::Constant))) else { continue };
+                        let Some(value) = crate::specialize::default_value(module, layout) else { continue };
+                        let Some((width, signed)) = Types::new(module).int(ty) else { continue };
+                        let c = module.constant_int(ty, width, signed, value);
+                        frozen.insert(layout, c);
+                        c
+                    }
+                };
+                module.functions[f].blocks[b].insts[i].operands[at] = Operand::Id(replacement);
+            }
+        }
+    }
 }
 
 /// The matrix type `ty`, where its dimensions are constants from 1 to 1024 (larger ones are
@@ -470,15 +506,30 @@ impl Tiles<'_> {
                 let minor_c = self.m.constant_u32(minor / per);
                 let offset = self.emit(None, Op::IAdd, uint, vec![Operand::Id(scaled), Operand::Id(minor_c)]);
                 let p = match chains.get(&ptr) {
-                    Some(c) if !psb => {
+                    Some(c) => {
                         let mut ops = c.operands.clone();
                         let last = ops.len() - 1;
                         let idx = ops[last].id().unwrap_or(0);
-                        let moved = self.emit(None, Op::IAdd, uint, vec![Operand::Id(idx), Operand::Id(offset)]);
+                        let idx_ty = types.type_of(idx).unwrap_or(uint);
+                        let offset = if idx_ty == uint {
+                            offset
+                        } else {
+                            self.emit(None, if types.int(idx_ty).is_some_and(|(w, _)| w == 64) { Op::UConvert } else { Op::Bitcast }, idx_ty, vec![Operand::Id(offset)])
+                        };
+                        let moved = self.emit(None, Op::IAdd, idx_ty, vec![Operand::Id(idx), Operand::Id(offset)]);
                         ops[last] = Operand::Id(moved);
                         self.emit(None, c.op().unwrap_or(Op::AccessChain), ptr_ty, ops)
                     }
-                    _ => self.emit(None, Op::PtrAccessChain, ptr_ty, vec![Operand::Id(ptr), Operand::Id(offset)]),
+                    // A PhysicalStorageBuffer pointer from elsewhere (a load, a parameter): steps
+                    // of its pointee, which `OpPtrAccessChain` needs as the type's ArrayStride.
+                    None => {
+                        if psb && self.m.decoration(ptr_ty, Decoration::ArrayStride).is_none() {
+                            if let Some(bytes) = pointee_bytes(types, ptr_ty) {
+                                self.m.decorate(ptr_ty, Decoration::ArrayStride, &[bytes]);
+                            }
+                        }
+                        self.emit(None, Op::PtrAccessChain, ptr_ty, vec![Operand::Id(ptr), Operand::Id(offset)])
+                    }
                 };
                 out.push(p);
             }
@@ -487,7 +538,6 @@ impl Tiles<'_> {
     }
 }
 
-/// Every access chain of the module, by result.
 /// Where access chain `inst` selects an element of a tiled matrix: the operand position of that
 /// index (valid SPIR-V has it last) and the matrix type. `None` for chains that do not reach
 /// into a tiled matrix, including those that stop at one.
@@ -507,6 +557,12 @@ fn element_index(types: &Types, grids: &HashMap<Word, Grid>, inst: &Inst) -> Opt
     None
 }
 
+/// The size in bytes of the scalar or vector a pointer type points to.
+fn pointee_bytes(types: &Types, ptr_ty: Word) -> Option<u32> {
+    Some(bits(types, types.defs.get(&ptr_ty)?.id(1).ok()?)? / 8)
+}
+
+/// Every access chain of the module, by result.
 pub(crate) fn access_chains(module: &Module) -> HashMap<Word, Inst> {
     module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.is(Op::AccessChain) || i.is(Op::InBoundsAccessChain)).filter_map(|i| Some((i.result_id?, i.clone()))).collect()
 }
