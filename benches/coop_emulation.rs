@@ -7,9 +7,13 @@
 //! - the matmul API's own path on the device (subgroup tiled on devices without cooperative
 //!   matrices) and its CPU path, same size and types;
 //! - the cost of one emulated MulAdd (with its two fragment loads from workgroup memory) per
-//!   sub-group, for every lane count the emulation can spread a fragment over on the device.
+//!   sub-group, for every lane count the emulation can spread a fragment over on the device;
+//! - the GEMMs as public Vulkan cooperative-matrix code writes them (glslang output in the
+//!   forms of llama.cpp's `mul_mm` and vk_cooperative_matrix_perf's shared-memory kernel, every
+//!   size a specialization constant), emulated and native, f16 -> f32 at 512^3.
 //!
-//! `cargo bench --bench coop_emulation [-- NAME...]` (device name substrings; default: all)
+//! `cargo bench --bench coop_emulation [-- [--public] NAME...]` (device name substrings; default:
+//! all; `--public` runs the public-style kernels only)
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -107,6 +111,89 @@ fn tiled_shared_part(ctx: &Context, elem: &str, frag: u32, per: (u32, u32)) {
     time_gemm(ctx, &source(&text, elem, frag), elem, &push, [n / bn, n / bm, 1], false, &what);
 }
 
+/// The spvasm test kernel `tests/kernels/<name>.spvasm`, assembled.
+fn assembled(name: &str) -> Vec<u32> {
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/{name}.spvasm", env!("CARGO_MANIFEST_DIR"))).expect("test kernel");
+    matbridge_translator::tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel")
+}
+
+/// A specialized public-style kernel translated for the device (native) or for it without
+/// cooperative matrices (emulated): its pipeline and how long creating it took; `None` where
+/// native is asked for and the device would need emulation.
+fn public_pipeline(ctx: &Context, name: &str, spec: &[(u32, u32)], bindings: u32, push: u32, native: bool) -> Option<(matbridge_runtime::Pipeline, f64)> {
+    let target = if native { ctx.caps().clone() } else { without_coop(ctx.caps()) };
+    let (words, report) = matbridge_translator::translate_specialized(&assembled(name), &target, spec).expect("translate");
+    let emulated = report.passes.iter().any(|p| p.name == "emulate-cooperative-matrix" && p.changed);
+    if emulated == native {
+        return None;
+    }
+    let spec: Vec<_> = spec.iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
+    let t = Instant::now();
+    let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings, push_constant_bytes: push, spec_constants: &spec, label: name, ..Default::default() }).expect("pipeline");
+    Some((p, t.elapsed().as_secs_f64()))
+}
+
+fn report(what: &str, native: bool, created: f64, secs: f64) {
+    let n = SIZE as f64;
+    let how = if native { "native (driver)" } else { "emulated (matbridge)" };
+    println!("  {what}, {how}: pipeline {created:.2} s, {:.2} GFLOP/s ({:.1} ms)", 2.0 * n * n * n / secs / 1e9, secs * 1e3);
+}
+
+/// llama.cpp's `mul_mm` as glslang writes it (`khr_mul_mm`): four warps of 2x2 `frag` fragments,
+/// f16 A and f32 B staged as f16, D = A * B^T.
+fn llama_mul_mm(ctx: &Context, frag: u32, native: bool) {
+    let sg = ctx.caps().subgroup_size;
+    let wm = 2 * frag;
+    let spec = [(0, 4 * sg), (1, 2 * wm), (2, 2 * wm), (3, 16), (4, wm), (5, wm), (6, frag), (7, frag), (8, frag), (9, sg)];
+    let Some((p, created)) = public_pipeline(ctx, "khr_mul_mm", &spec, 3, 28, native) else { return };
+    let n = SIZE;
+    let a = ctx.zeroed_buffer::<u16>(n * n, "a").expect("a");
+    let b = ctx.zeroed_buffer::<f32>(n * n, "b").expect("b");
+    let d = ctx.zeroed_buffer::<f32>(n * n, "d").expect("d");
+    let mut push: Vec<u8> = [n; 6].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
+    push.extend(1f32.to_le_bytes());
+    let blocks = (n / (2 * wm as usize)) as u32;
+    let secs = time(ctx, &[Dispatch { pipeline: &p, buffers: &[&a, &b, &d], push_constants: &push, groups: [blocks * blocks, 1, 1] }], 3);
+    report(&format!("llama.cpp-style mul_mm f16->f32 {frag}x{frag}x{frag} fragments"), native, created, secs);
+}
+
+/// vk_cooperative_matrix_perf's shared-memory kernel as glslang writes it (`khr_shmem_gemm`):
+/// operands behind buffer references, 2x2 `frag` fragments per sub-group.
+fn perf_shmem(ctx: &Context, frag: u32, native: bool) {
+    if !ctx.caps().buffer_device_address {
+        return;
+    }
+    let n = SIZE as u32;
+    let spec = [
+        (0, frag),
+        (1, frag),
+        (2, frag),
+        (3, 4 * frag),
+        (4, 4 * frag),
+        (5, 2 * frag),
+        (6, n),
+        (7, n),
+        (8, n),
+        (9, n),
+        (10, n),
+        (11, 1f32.to_bits()),
+        (12, 0f32.to_bits()),
+        (13, 0),
+        (14, 4 * ctx.caps().subgroup_size),
+    ];
+    let Some((p, created)) = public_pipeline(ctx, "khr_shmem_gemm", &spec, 1, 0, native) else { return };
+    let size = SIZE * SIZE;
+    let a = ctx.zeroed_buffer::<u16>(size, "a").expect("a");
+    let b = ctx.zeroed_buffer::<u16>(size, "b").expect("b");
+    let c = ctx.zeroed_buffer::<f32>(size, "c").expect("c");
+    let d = ctx.zeroed_buffer::<f32>(size, "d").expect("d");
+    let params: Vec<u64> = [&a, &b, &c, &d].iter().map(|x| x.device_address().expect("address")).collect();
+    let params = ctx.buffer_from_slice(&params, "params").expect("params");
+    let tiles = n / (4 * frag);
+    let secs = time(ctx, &[Dispatch { pipeline: &p, buffers: &[&params], push_constants: &[], groups: [tiles, tiles, 1] }], 3);
+    report(&format!("vk_cooperative_matrix_perf-style shmem f16->f32 {frag}x{frag}x{frag} fragments"), native, created, secs);
+}
+
 fn api(mb: &Matbridge, dtype: DType, what: &str) {
     let desc = MatmulDesc::new(SIZE, SIZE, SIZE, dtype);
     let r = desc.resolve().expect("desc");
@@ -149,6 +236,7 @@ fn muladd_cost(ctx: &Context, elem: &str, frag: u32) {
 
 fn main() {
     common::setup();
+    let public_only = std::env::args().any(|a| a == "--public");
     let names: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let names = if names.is_empty() { vec!["llvmpipe".to_string(), "SwiftShader".to_string(), "NVIDIA".to_string()] } else { names };
     for name in names {
@@ -161,16 +249,27 @@ fn main() {
         };
         let caps = ctx.caps().clone();
         println!("{} (sub-group {}, {} cooperative-matrix shapes listed)", caps.name, caps.subgroup_size, caps.cooperative_matrix.len());
-        // f16 everywhere: devices without 16-bit types (SwiftShader) run it widened.
         let elem = "f16";
-        for frag in [16, 8] {
-            gemm(&ctx, elem, frag, false);
-            gemm(&ctx, elem, frag, true);
+        if !public_only {
+            // f16 everywhere: devices without 16-bit types (SwiftShader) run it widened.
+            for frag in [16, 8] {
+                gemm(&ctx, elem, frag, false);
+                gemm(&ctx, elem, frag, true);
+            }
+            for (frag, per) in [(16, (2, 2)), (8, (4, 4))] {
+                tiled(&ctx, elem, frag, per, false);
+                tiled(&ctx, elem, frag, per, true);
+                tiled_shared_part(&ctx, elem, frag, per);
+            }
         }
-        for (frag, per) in [(16, (2, 2)), (8, (4, 4))] {
-            tiled(&ctx, elem, frag, per, false);
-            tiled(&ctx, elem, frag, per, true);
-            tiled_shared_part(&ctx, elem, frag, per);
+        for frag in [16, 8] {
+            for native in [false, true] {
+                llama_mul_mm(&ctx, frag, native);
+                perf_shmem(&ctx, frag, native);
+            }
+        }
+        if public_only {
+            continue;
         }
         let dtype = if elem == "f16" { DType::F16 } else { DType::F32 };
         api(&Matbridge::with_context(ctx.clone()), dtype, "on the device");
@@ -178,5 +277,7 @@ fn main() {
             muladd_cost(&ctx, elem, frag);
         }
     }
-    api(&Matbridge::cpu(), DType::F16, "on the CPU");
+    if !public_only {
+        api(&Matbridge::cpu(), DType::F16, "on the CPU");
+    }
 }
