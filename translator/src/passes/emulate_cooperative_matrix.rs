@@ -31,7 +31,11 @@
 //!   pointer, with the layout a constant or a runtime value. The pointer is an access chain into
 //!   an array (StorageBuffer, Workgroup, any class) or a PhysicalStorageBuffer pointer. Where the
 //!   pointee type is wider than the component type (an `f16` matrix read through `uvec4`), the
-//!   containing word is read and the component taken from it; stores need equal types.
+//!   containing word is read and the component taken from it; a store gathers each word's
+//!   components into one lane (shuffles across a row's lanes, or the lane's own elements down a
+//!   column) and writes whole words, so the layout must be known and rows (row-major) or
+//!   columns (column-major) fill whole words. Layouts that are specialization constants are
+//!   frozen to their values first, like the dimensions.
 //!   Memory-operand flags are kept; `Aligned` becomes the scalar's size (PhysicalStorageBuffer);
 //! - `OpCooperativeMatrixMulAddKHR`: as above, accumulating in f32 (f64 when C or the result
 //!   is f64) or 32-bit integers with the signedness flags; `SaturatingAccumulationKHR` adds the

@@ -214,7 +214,8 @@ pub(crate) fn freeze_layouts(module: &mut Module) {
                         let ty = def.and_then(|d| d.result_type);
                         let (Some(ty), false) = (ty, def.is_some_and(|d| d.is(Op::Constant))) else { continue };
                         let Some(value) = crate::specialize::default_value(module, layout) else { continue };
-                        let Some((width, signed)) = Types::new(module).int(ty) else { continue };
+                        let int = module.globals().iter().find(|g| g.result_id == Some(ty) && g.is(Op::TypeInt));
+                        let Some((width, signed)) = int.and_then(|d| Some((d.word_opt(0)?, d.word_opt(1)? == 1))) else { continue };
                         let c = module.constant_int(ty, width, signed, value);
                         frozen.insert(layout, c);
                         c
@@ -358,6 +359,7 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                     continue;
                 };
                 let result_grid = inst.result_type.and_then(|t| grids.get(&t).copied());
+                let into_tiled = element_index(types, &grids, &inst);
                 // The grid of the stored matrix (`OpCooperativeMatrixStoreKHR`'s object).
                 let stored_grid = if op == Op::CooperativeMatrixStoreKHR { inst.operands.get(1).and_then(Operand::id).and_then(grid_of_value) } else { None };
                 match (op, result_grid, stored_grid) {
@@ -435,9 +437,9 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                         e.emit(inst.result_id, Op::CompositeConstruct, inst.ty()?, vec![Operand::Id(tile); g.count() as usize]);
                         outcome.count(op as u32);
                     }
-                    (Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain, ..) if element_index(types, &grids, &inst).is_some() => {
+                    (Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain, ..) if into_tiled.is_some() => {
                         // Checked by the plan: the matrix's element index is the chain's last.
-                        let (k, pointee) = element_index(types, &grids, &inst).unwrap_or_default();
+                        let Some((k, pointee)) = into_tiled else { continue };
                         let len = e.emit(None, Op::CooperativeMatrixLengthKHR, uint, vec![Operand::Id(grids[&pointee].tile)]);
                         let index = inst.id(k)?;
                         let tile = e.emit(None, Op::UDiv, uint, vec![Operand::Id(index), Operand::Id(len)]);
