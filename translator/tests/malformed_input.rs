@@ -11,9 +11,10 @@ const MODULES: [&str; 5] =
 
 /// Inputs that reach the other rewrites (integer dot products, NV matrices in arrays and
 /// through spec-constant operations, cooperative-matrix emulation, padding and tiling, narrow
-/// types in blocks, behind buffer references and in atomics, OpenCL kernels), assembled when
-/// SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 14] = [
+/// types in blocks, behind buffer references and in atomics, OpenCL kernels, real producers'
+/// cooperative-matrix kernels with packed stores, element access and spec-constant layouts),
+/// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
+const ASSEMBLY: [&str; 19] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -28,6 +29,11 @@ const ASSEMBLY: [&str; 14] = [
     "structurize_control_flow/control_flow.spvasm",
     "../../../tests/kernels/narrow_int_atomics.spvasm",
     "../../../tests/kernels/narrow_refs.spvasm",
+    "tile_cooperative_matrix/element_access.spvasm",
+    "../../../tests/kernels/khr_packed_io.spvasm",
+    "../../../tests/kernels/khr_mul_mm.spvasm",
+    "../../../tests/kernels/khr_shmem_gemm.spvasm",
+    "../../../tests/kernels/slang_coop_bytes.spvasm",
 ];
 
 fn module(i: usize) -> Vec<u32> {

@@ -103,6 +103,18 @@ fn signedness_twin(c: ComponentType) -> ComponentType {
     }
 }
 
+/// Whether a listed shape of `scope` has a `rows` x `cols` matrix (A, B, C or result) of
+/// component type `comp` (either signedness for integers), as Vulkan requires of every matrix
+/// type a module declares.
+pub(crate) fn matrix_listed(target: &DeviceCaps, comp: ComponentType, scope: MatrixScope, rows: u32, cols: u32) -> bool {
+    let twin = signedness_twin(comp);
+    target
+        .cooperative_matrix
+        .iter()
+        .filter(|r| r.scope == scope)
+        .any(|r| [(r.a, r.m, r.k), (r.b, r.k, r.n), (r.c, r.m, r.n), (r.result, r.m, r.n)].iter().any(|&(t, m, n)| (t == comp || t == twin) && (m, n) == (rows, cols)))
+}
+
 pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Error>> {
     {
         let Some(first) = module.globals().iter().find(|i| i.is(Op::TypeCooperativeMatrixKHR)) else {
@@ -170,13 +182,7 @@ pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Err
                 Some(s) if s == Scope::Workgroup as u32 => MatrixScope::Workgroup,
                 _ => continue,
             };
-            let twin = signedness_twin(comp);
-            let listed = target
-                .cooperative_matrix
-                .iter()
-                .filter(|r| r.scope == scope)
-                .any(|r| [(r.a, r.m, r.k), (r.b, r.k, r.n), (r.c, r.m, r.n), (r.result, r.m, r.n)].iter().any(|&(t, m, n)| (t == comp || t == twin) && (m, n) == (rows, cols)));
-            if !listed {
+            if !matrix_listed(target, comp, scope, rows, cols) {
                 return Ok(Some(unsupported(inst, format!("a {rows}x{cols} cooperative matrix of {comp} (no listed shape has one)"))));
             }
         }

@@ -32,7 +32,7 @@ use crate::analysis::Types;
 use crate::error::Result;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
-use crate::passes::check_cooperative_matrix::{component_type, first_unlisted};
+use crate::passes::check_cooperative_matrix::{component_type, first_unlisted, matrix_listed};
 use crate::profile::{CoopMatShape, DeviceCaps, MatrixScope};
 use spirv::{CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, Op, StorageClass, Word};
 use std::collections::HashMap;
@@ -263,6 +263,35 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps, chains: &HashMap<Wo
         assign(tb, mb, s.k, s.n)?;
         assign(tc, mc, s.m, s.n)?;
         assign(tr, mr, s.m, s.n)?;
+    }
+    // Element-wise instructions carry a grid to the other matrix types they join (the f16 result
+    // of converting a tiled f32 accumulator): those get the same tiles, where the device lists
+    // the tile type, until nothing changes.
+    let element_wise: Vec<&Inst> = module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| &b.insts)).filter(|i| i.op().is_some_and(|op| ELEMENT_WISE.contains(&op))).collect();
+    loop {
+        let mut changed = false;
+        for inst in &element_wise {
+            let joined: Vec<Word> = inst.result_type.into_iter().chain(inst.operands.iter().filter_map(Operand::id).filter_map(|v| types.type_of(v))).filter(|t| is_matrix(types, *t)).collect();
+            let Some(g) = joined.iter().find_map(|t| grids.get(t).copied()) else { continue };
+            for t in joined {
+                if grids.contains_key(&t) {
+                    continue;
+                }
+                let Some(m) = matrix(types, t) else { continue };
+                let comp = component_type(types, m.component, None);
+                let scope = match types.const_u32(m.scope) {
+                    Some(s) if s == spirv::Scope::Subgroup as u32 => MatrixScope::Subgroup,
+                    _ => continue,
+                };
+                if (m.rows, m.cols) == (g.rows * g.down, g.cols * g.across) && comp.is_some_and(|c| matrix_listed(target, c, scope, g.rows, g.cols)) {
+                    grids.insert(t, g);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
     }
     // Untiled grids (1 x 1) need no rewrite.
     grids.retain(|_, g| g.count() > 1);
