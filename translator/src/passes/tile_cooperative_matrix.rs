@@ -19,7 +19,8 @@
 //! - element-wise arithmetic, conversions and `OpMatrixTimesScalar`: per tile; a matrix built
 //!   from one scalar: tiles built from it; an access chain ending at element `i` of a matrix
 //!   (held in a variable, or in an array or struct of them): element `i % L` of tile `i / L`
-//!   (`L` the tile's length).
+//!   (`L` the tile's length); `OpCompositeExtract`/`Insert` of element `i` of a matrix value:
+//!   the same, through a function variable holding the value.
 //!
 //! Preconditions: a target with cooperative matrices; matrix dimensions constants or
 //! specialization constants, which are frozen to their defaults (the runtime specializes before
@@ -321,6 +322,12 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps, chains: &HashMap<Wo
                 }
             }
             Op::CooperativeMatrixMulAddKHR | Op::CooperativeMatrixLengthKHR => true,
+            // Element `i` of a tiled matrix value, read or replaced.
+            Op::CompositeExtract | Op::CompositeInsert => {
+                let composite = inst.operands.get(if op == Op::CompositeExtract { 0 } else { 1 }).and_then(Operand::id);
+                let literals = inst.operands.len() - if op == Op::CompositeExtract { 1 } else { 2 };
+                composite.and_then(|c| types.type_of(c)).is_some_and(|t| grids.contains_key(&t)) && literals == 1
+            }
             Op::CompositeConstruct => inst.operands.len() == 1,
             Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain => into_tiled.is_some_and(|(k, _)| k + 1 == inst.operands.len()),
             op if ELEMENT_WISE.contains(&op) => {
@@ -378,6 +385,8 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
     module.interner.clear();
     let grid_of_value = |v: Word| types.type_of(v).and_then(|t| grids.get(&t).copied());
     for f in 0..module.functions.len() {
+        // Function variables the rewrite needs, put at the top of the function afterwards.
+        let mut variables: Vec<Inst> = Vec::new();
         for b in 0..module.functions[f].blocks.len() {
             let insts = std::mem::take(&mut module.functions[f].blocks[b].insts);
             let mut out = Vec::with_capacity(insts.len());
@@ -466,6 +475,34 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                         e.emit(inst.result_id, Op::CompositeConstruct, inst.ty()?, vec![Operand::Id(tile); g.count() as usize]);
                         outcome.count(op as u32);
                     }
+                    // Element `i` of a matrix value: through a variable, as element `i % L` of
+                    // tile `i / L` (the tiles' length `L` is the device's).
+                    (Op::CompositeExtract | Op::CompositeInsert, ..) if inst.operands.get(if op == Op::CompositeExtract { 0 } else { 1 }).and_then(Operand::id).and_then(grid_of_value).is_some() => {
+                        let extract = op == Op::CompositeExtract;
+                        let composite = inst.id(if extract { 0 } else { 1 })?;
+                        let (Some(g), Some(ty), Some(index)) = (grid_of_value(composite), types.type_of(composite), inst.operands.last().and_then(Operand::word)) else {
+                            e.out.push(inst);
+                            continue;
+                        };
+                        let component = matrix(types, ty).map(|m| m.component).unwrap_or_default();
+                        let var_ptr = e.m.type_pointer(StorageClass::Function, ty);
+                        let var = e.m.alloc_id();
+                        variables.push(Inst::new(Op::Variable, Some(var_ptr), Some(var), vec![Operand::storage_class(StorageClass::Function)]));
+                        e.out.push(Inst::new(Op::Store, None, None, vec![Operand::Id(var), Operand::Id(composite)]).from_origin(e.origin));
+                        let len = e.emit(None, Op::CooperativeMatrixLengthKHR, uint, vec![Operand::Id(g.tile)]);
+                        let i = e.m.constant_u32(index);
+                        let tile = e.emit(None, Op::UDiv, uint, vec![Operand::Id(i), Operand::Id(len)]);
+                        let elem = e.emit(None, Op::UMod, uint, vec![Operand::Id(i), Operand::Id(len)]);
+                        let elem_ptr = e.m.type_pointer(StorageClass::Function, component);
+                        let p = e.emit(None, Op::AccessChain, elem_ptr, vec![Operand::Id(var), Operand::Id(tile), Operand::Id(elem)]);
+                        if extract {
+                            e.emit(inst.result_id, Op::Load, inst.ty()?, vec![Operand::Id(p)]);
+                        } else {
+                            e.out.push(Inst::new(Op::Store, None, None, vec![Operand::Id(p), Operand::Id(inst.id(0)?)]).from_origin(e.origin));
+                            e.emit(inst.result_id, Op::Load, inst.ty()?, vec![Operand::Id(var)]);
+                        }
+                        outcome.count(op as u32);
+                    }
                     (Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain, ..) if into_tiled.is_some() => {
                         // Checked by the plan: the matrix's element index is the chain's last.
                         let Some((k, pointee)) = into_tiled else { continue };
@@ -497,6 +534,9 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                 }
             }
             module.functions[f].blocks[b].insts = out;
+        }
+        if let Some(entry) = module.functions[f].blocks.first_mut() {
+            entry.insts.splice(0..0, variables);
         }
     }
     Ok(())
