@@ -111,18 +111,12 @@ fn tiled_shared_part(ctx: &Context, elem: &str, frag: u32, per: (u32, u32)) {
     time_gemm(ctx, &source(&text, elem, frag), elem, &push, [n / bn, n / bm, 1], false, &what);
 }
 
-/// The spvasm test kernel `tests/kernels/<name>.spvasm`, assembled.
-fn assembled(name: &str) -> Vec<u32> {
-    let text = std::fs::read_to_string(format!("{}/tests/kernels/{name}.spvasm", env!("CARGO_MANIFEST_DIR"))).expect("test kernel");
-    matbridge_translator::tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel")
-}
-
 /// A specialized public-style kernel translated for the device (native) or for it without
 /// cooperative matrices (emulated): its pipeline and how long creating it took; `None` where
 /// native is asked for and the device would need emulation.
 fn public_pipeline(ctx: &Context, name: &str, spec: &[(u32, u32)], bindings: u32, push: u32, native: bool) -> Option<(matbridge_runtime::Pipeline, f64)> {
     let target = if native { ctx.caps().clone() } else { without_coop(ctx.caps()) };
-    let (words, report) = matbridge_translator::translate_specialized(&assembled(name), &target, spec).expect("translate");
+    let (words, report) = matbridge_translator::translate_specialized(&common::assembled(name), &target, spec).expect("translate");
     let emulated = report.passes.iter().any(|p| p.name == "emulate-cooperative-matrix" && p.changed);
     if emulated == native {
         return None;

@@ -121,16 +121,10 @@ fn staged_gemm_matches_the_reference_emulated_and_native() {
     }
 }
 
-/// The spvasm test kernel `tests/kernels/<name>.spvasm`, assembled.
-fn assembled(name: &str) -> Vec<u32> {
-    let text = std::fs::read_to_string(format!("{}/tests/kernels/{name}.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel (bash .ci/install-deps.sh)")
-}
-
 /// Translates the spvasm test kernel `name` for `target`; returns the words and "emulated" or
 /// "native".
 fn kernel_for(name: &str, target: &DeviceCaps, expect_emulated: Option<bool>) -> (Vec<u32>, &'static str) {
-    let input = assembled(name);
+    let input = common::assembled(name);
     let (words, report) = translate(&input, target).unwrap_or_else(|e| panic!("{name} for {}: {e}", target.name));
     tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{name} for {}: {e}", target.name));
     (words, mode(&report, expect_emulated))
@@ -333,7 +327,7 @@ fn buffer_reference_gemm_runs_native_and_emulated() {
 /// bf16.
 #[test]
 fn bf16_matrices_run_emulated_and_widened() {
-    let input = assembled("nv_square_f16");
+    let input = common::assembled("nv_square_f16");
     for ctx in common::contexts() {
         let mut target = ctx.caps().clone();
         target.cooperative_matrix.clear();
@@ -367,7 +361,7 @@ fn bf16_matrices_run_emulated_and_widened() {
 #[test]
 fn unlisted_shapes_are_tiled_padded_or_emulated() {
     for (kernel, shift) in [("coop_tiles", 0.0f32), ("coop_shifted", 1.0)] {
-        let input = assembled(kernel);
+        let input = common::assembled(kernel);
         unlisted_shapes(&input, kernel, shift);
     }
 }
@@ -443,7 +437,7 @@ fn unlisted_shapes(input: &[u32], kernel: &str, shift: f32) {
 #[test]
 fn pipelines_translate_untranslated_modules_with_their_specialization() {
     for ctx in common::contexts() {
-        let input = assembled("coop_spec_shape");
+        let input = common::assembled("coop_spec_shape");
         for n in [8usize, 24, 32] {
             let spec = [matbridge_runtime::SpecConstant::u32(0, ctx.caps().subgroup_size), matbridge_runtime::SpecConstant::u32(1, n as u32)];
             let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 1, spec_constants: &spec, label: "coop_spec_shape", ..Default::default() }).unwrap();
@@ -543,7 +537,7 @@ fn test_gemms_translate_and_validate_for_every_profile() {
 /// the direct store, the staged one (odd stride of D) and the guarded edges.
 #[test]
 fn llama_style_mul_mm_matches_the_reference() {
-    let input = assembled("khr_mul_mm");
+    let input = common::assembled("khr_mul_mm");
     for ctx in common::contexts() {
         let sg = ctx.caps().subgroup_size;
         for (target, expect_emulated) in targets(&ctx) {
@@ -601,7 +595,7 @@ fn llama_style_mul_mm_matches_the_reference() {
 /// word), checked bit for bit, with the words' padding around the matrices left as it was.
 #[test]
 fn packed_loads_and_stores_match_the_reference() {
-    let input = assembled("khr_packed_io");
+    let input = common::assembled("khr_packed_io");
     for ctx in common::contexts() {
         let sg = ctx.caps().subgroup_size;
         for (target, expect_emulated) in targets(&ctx) {
@@ -669,7 +663,7 @@ fn packed_loads_and_stores_match_the_reference() {
 /// D = alpha * A * B + beta * C with alpha and beta specialization constants.
 #[test]
 fn shared_memory_gemm_with_references_matches_the_reference() {
-    let input = assembled("khr_shmem_gemm");
+    let input = common::assembled("khr_shmem_gemm");
     for ctx in common::contexts() {
         if !ctx.caps().buffer_device_address {
             eprintln!("{}: no bufferDeviceAddress, skipped", ctx.caps().name);
@@ -753,7 +747,7 @@ fn matrix_types_no_listed_shape_has_are_emulated() {
     }
     let h100 = DeviceCaps::builtin("h100").unwrap();
     let emulated = |name: &str, spec: &[(u32, u32)]| {
-        let (words, report) = matbridge_translator::translate_specialized(&assembled(name), &h100, spec).unwrap();
+        let (words, report) = matbridge_translator::translate_specialized(&common::assembled(name), &h100, spec).unwrap();
         tools::validate(&words, "vulkan1.3").unwrap();
         report.passes.iter().find(|p| p.name == "emulate-cooperative-matrix" && p.changed).map(|p| p.notes.join("; "))
     };
@@ -814,7 +808,7 @@ fn specialization_constant_layouts_tile() {
     narrow.cooperative_matrix.retain(|r| (r.m, r.n, r.k) == (16, 8, 16));
     for b_col_major in [0, 1] {
         let spec = [(0, 16), (1, 16), (2, 16), (3, 64), (4, 64), (5, 32), (6, 64), (13, b_col_major), (14, 128)];
-        let (words, report) = matbridge_translator::translate_specialized(&assembled("khr_shmem_gemm"), &narrow, &spec).unwrap();
+        let (words, report) = matbridge_translator::translate_specialized(&common::assembled("khr_shmem_gemm"), &narrow, &spec).unwrap();
         tools::validate(&words, "vulkan1.3").unwrap();
         let changed = |name: &str| report.passes.iter().any(|p| p.name == name && p.changed);
         assert!(changed("tile-cooperative-matrix") && !changed("emulate-cooperative-matrix"), "B column-major {b_col_major}: {report:?}");

@@ -38,12 +38,6 @@ fn translated(input: &[u32], target: &DeviceCaps, mode: &str) -> Vec<u32> {
     words
 }
 
-/// The spvasm test kernel `tests/kernels/<name>.spvasm`, assembled.
-fn assembled(name: &str) -> Vec<u32> {
-    let text = std::fs::read_to_string(format!("{}/tests/kernels/{name}.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel (bash .ci/install-deps.sh)")
-}
-
 /// A random f16 that is finite and not zero (WGSL's min and max may order -0 and +0 either way).
 fn finite_f16(rng: &mut impl Rng) -> f16 {
     loop {
@@ -174,7 +168,7 @@ fn int_reference(a: i8, b: i8, i: u32) -> ([i8; 8], [i16; 4], [i32; 6]) {
 
 #[test]
 fn narrow_integer_arithmetic_matches_the_cpu() {
-    let input = assembled("narrow_int");
+    let input = common::assembled("narrow_int");
     let n = 4096usize;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(8);
     let mut a: Vec<i8> = (0..n).map(|_| rng.random()).collect();
@@ -228,7 +222,7 @@ fn item(scale: f16, bias: i8, rgb: [u8; 3], v: [f16; 4], pad: [u8; 2]) -> [u8; 1
 
 #[test]
 fn buffer_references_to_narrow_data_match_the_cpu() {
-    let input = assembled("narrow_refs");
+    let input = common::assembled("narrow_refs");
     let n = 256usize;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(32);
     // Quarters below 8 and small integers: every sum and product the kernel forms is exact in
@@ -306,7 +300,7 @@ fn buffer_references_to_narrow_data_match_the_cpu() {
 /// compare-and-swap loops on the 32-bit words holding the halves.
 #[test]
 fn f16_atomics_match_the_cpu() {
-    let input = assembled("narrow_atomics");
+    let input = common::assembled("narrow_atomics");
     let n = 512usize;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(64);
     // Quarters below 8: every partial sum of at most n/7 of them is exact in f16, so the sums
@@ -355,7 +349,7 @@ fn f16_atomics_match_the_cpu() {
 /// compare-and-swap loops on words, on every device.
 #[test]
 fn narrow_integer_atomics_match_the_cpu() {
-    let input = assembled("narrow_int_atomics");
+    let input = common::assembled("narrow_int_atomics");
     let n = 512usize;
     let c0: Vec<i16> = (0..8).map(|k| (k as i16) * 1000 - 3000).collect();
     let b0: Vec<u8> = (0..8 + n).map(|k| k as u8).collect();

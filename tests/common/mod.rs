@@ -50,6 +50,13 @@ pub fn contexts() -> Vec<Context> {
     out
 }
 
+/// The spvasm test kernel `tests/kernels/<name>.spvasm`, assembled with SPIRV-Tools.
+pub fn assembled(name: &str) -> Vec<u32> {
+    let path = format!("{}/tests/kernels/{name}.spvasm", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    matbridge_translator::tools::assemble(&text, "vulkan1.3").expect("SPIRV-Tools assemble the test kernel (bash .ci/install-deps.sh)")
+}
+
 /// Compiles a WGSL test kernel to SPIR-V 1.3 with naga (as the shaders crate does).
 pub fn wgsl(name: &str, source: &str) -> Vec<u32> {
     let module = naga::front::wgsl::parse_str(source).unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
