@@ -48,10 +48,11 @@ fn translate_fails_cleanly_and_writes_nothing() {
     assert!(!r.status.success());
     assert!(err.contains("Int64") && err.contains("word offset") && err.contains("shaderInt64"), "{err}");
     assert!(!out.exists());
-    // A shape the target does not list (the H100 profile without its f16->f32 16x16x16 row) is
-    // emulated, and the report says so.
+    // A shape the target does not list and cannot tile (the H100 profile without its
+    // f16*f16+f32 rows) is emulated, and the report says so.
+    use matbridge_translator::profile::ComponentType;
     let mut caps = matbridge_translator::DeviceCaps::h100();
-    caps.cooperative_matrix.retain(|r| !(r.m == 16 && r.n == 16 && r.k == 16 && r.c == matbridge_translator::profile::ComponentType::F32));
+    caps.cooperative_matrix.retain(|r| !(r.a == ComponentType::F16 && r.c == ComponentType::F32));
     let caps_file = dir.join("caps.json");
     std::fs::write(&caps_file, serde_json::to_string(&vec![caps]).unwrap()).unwrap();
     let emulated = dir.join("emulated.spv");
