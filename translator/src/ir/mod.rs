@@ -215,6 +215,7 @@ impl Module {
         let mut i = 5;
         let mut index = 0u32;
         let mut defined_at: HashMap<Word, usize> = HashMap::new();
+        let mut forward_pointers: std::collections::HashSet<Word> = std::collections::HashSet::new();
         while i < words.len() {
             let count = (words[i] >> 16) as usize;
             let opcode = words[i] & 0xffff;
@@ -240,6 +241,21 @@ impl Module {
                 }
             }
             let inst = Inst { opcode, result_type, result_id, operands, origin: Some(Origin { offset: i as u32, index }) };
+            // Types and constants use only what is defined before them (a pointer type declared
+            // by OpTypeForwardPointer excepted): no type contains itself, which would send a
+            // walk over types round a cycle.
+            let name = op_name(opcode);
+            if ["OpType", "OpConstant", "OpSpecConstant"].iter().any(|p| name.starts_with(p)) {
+                if inst.is(Op::TypeForwardPointer) {
+                    if let Some(p) = inst.operands.first().and_then(Operand::id) {
+                        forward_pointers.insert(p);
+                    }
+                } else if let Some(used) =
+                    inst.result_type.into_iter().chain(inst.operands.iter().filter_map(Operand::id)).find(|u| defined_at.get(u).is_none_or(|at| *at >= i) && !forward_pointers.contains(u))
+                {
+                    return Err(Error::Malformed { offset: i, message: format!("{} uses %{used}, which is not defined before it (types and constants must be)", op_name(opcode)) });
+                }
+            }
             if inst.is(Op::TypeVector) && !matches!(inst.word_opt(1), Some(2 | 3 | 4 | 8 | 16)) {
                 return Err(Error::Malformed { offset: i, message: format!("OpTypeVector has {} components (2, 3, 4, 8 or 16 are allowed)", inst.word_opt(1).unwrap_or(0)) });
             }

@@ -46,7 +46,9 @@ fn legacy_joint_matrix_results_are_visible_and_round_trip() {
     // OpTypeJointMatrixINTEL %7 (component %8, rows %9, ...): from the table of opcodes the
     // grammar lacks.
     let joint = grammar::info(6184).map(|i| i.opcode).unwrap();
-    let words = vec![MAGIC, 0x10300, 0, 12, 0, (5 << 16) | joint, 7, 8, 9, 10, word(Op::Capability, 2), SHADER];
+    // Its operands defined before it: %8 = f32, %11 = u32, %9 = %10 = 8.
+    let operands = [word(Op::TypeFloat, 3), 8, 32, word(Op::TypeInt, 4), 11, 32, 0, word(Op::Constant, 4), 11, 9, 8, word(Op::Constant, 4), 11, 10, 8];
+    let words = [&[MAGIC, 0x10300, 0, 12, 0, word(Op::Capability, 2), SHADER][..], &operands, &[(5 << 16) | joint, 7, 8, 9, 10]].concat();
     let m = Module::from_words(&words).unwrap();
     assert_eq!(m.to_words().len(), words.len());
     let def = m.globals().iter().find(|i| i.opcode == joint).unwrap();
@@ -208,4 +210,14 @@ fn helper_functions_are_emitted_once() {
     assert_eq!(m.functions.len(), 2);
     let out = body(&m.to_words());
     assert!(out.contains("OpName %matbridge_double \"matbridge.double\"") && out.matches("OpFunctionCall %uint %matbridge_double").count() == 2, "{out}");
+}
+
+#[test]
+fn types_that_contain_themselves_are_malformed() {
+    // %2 = OpTypeStruct %2: a cycle a walk over types would never leave.
+    let err = Module::from_words(&[MAGIC, 0x10300, 0, 10, 0, word(Op::TypeStruct, 3), 2, 2]).unwrap_err();
+    assert_eq!(err, Error::Malformed { offset: 5, message: "OpTypeStruct uses %2, which is not defined before it (types and constants must be)".into() });
+    // A forward-declared pointer may be used before its OpTypePointer.
+    let forward = [word(Op::TypeForwardPointer, 3), 3, 5349, word(Op::TypeStruct, 3), 2, 3, word(Op::TypePointer, 4), 3, 5349, 2];
+    Module::from_words(&[&[MAGIC, 0x10300, 0, 10, 0][..], &forward].concat()).unwrap();
 }
