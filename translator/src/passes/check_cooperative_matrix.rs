@@ -103,10 +103,17 @@ fn signedness_twin(c: ComponentType) -> ComponentType {
     }
 }
 
-/// Whether a listed shape of `scope` has a `rows` x `cols` matrix (A, B, C or result) of
-/// component type `comp` (either signedness for integers), as Vulkan requires of every matrix
-/// type a module declares.
-pub(crate) fn matrix_listed(target: &DeviceCaps, comp: ComponentType, scope: MatrixScope, rows: u32, cols: u32) -> bool {
+/// Whether a listed shape has a `rows` x `cols` matrix (A, B, C or result) of component type id
+/// `component` (either signedness for integers) and scope id `scope`, as Vulkan requires of
+/// every matrix type a module declares. True where the component or scope is not one a listed
+/// shape can have a value for (the checks that name them come first).
+pub(crate) fn matrix_listed(target: &DeviceCaps, types: &Types, (component, scope): (Word, Word), rows: u32, cols: u32) -> bool {
+    let (Some(comp), Some(scope)) = (component_type(types, component, None), types.const_u32(scope)) else { return true };
+    let scope = match scope {
+        s if s == Scope::Subgroup as u32 => MatrixScope::Subgroup,
+        s if s == Scope::Workgroup as u32 => MatrixScope::Workgroup,
+        _ => return true,
+    };
     let twin = signedness_twin(comp);
     target
         .cooperative_matrix
@@ -177,12 +184,7 @@ pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Err
         for inst in module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixKHR)) {
             let Ok([component, scope, rows, cols]) = inst.ids() else { continue };
             let (Some(comp), Some(rows), Some(cols)) = (component_type(&types, component, None), dimension(rows), dimension(cols)) else { continue };
-            let scope = match types.const_u32(scope) {
-                Some(s) if s == Scope::Subgroup as u32 => MatrixScope::Subgroup,
-                Some(s) if s == Scope::Workgroup as u32 => MatrixScope::Workgroup,
-                _ => continue,
-            };
-            if !matrix_listed(target, comp, scope, rows, cols) {
+            if !matrix_listed(target, &types, (component, scope), rows, cols) {
                 return Ok(Some(unsupported(inst, format!("a {rows}x{cols} cooperative matrix of {comp} (no listed shape has one)"))));
             }
         }

@@ -279,12 +279,8 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps, chains: &HashMap<Wo
                     continue;
                 }
                 let Some(m) = matrix(types, t) else { continue };
-                let comp = component_type(types, m.component, None);
-                let scope = match types.const_u32(m.scope) {
-                    Some(s) if s == spirv::Scope::Subgroup as u32 => MatrixScope::Subgroup,
-                    _ => continue,
-                };
-                if (m.rows, m.cols) == (g.rows * g.down, g.cols * g.across) && comp.is_some_and(|c| matrix_listed(target, c, scope, g.rows, g.cols)) {
+                let known = component_type(types, m.component, None).is_some() && types.const_u32(m.scope) == Some(spirv::Scope::Subgroup as u32);
+                if known && (m.rows, m.cols) == (g.rows * g.down, g.cols * g.across) && matrix_listed(target, types, (m.component, m.scope), g.rows, g.cols) {
                     grids.insert(t, g);
                     changed = true;
                 }
