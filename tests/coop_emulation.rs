@@ -814,3 +814,58 @@ fn specialization_constant_layouts_tile() {
         assert!(changed("tile-cooperative-matrix") && !changed("emulate-cooperative-matrix"), "B column-major {b_col_major}: {report:?}");
     }
 }
+
+/// `khr_attention` (llama.cpp's coopmat1 flash-attention forms: fragments loaded from f16vec4
+/// workgroup arrays in both layouts, an f32 accumulator stored for scalar softmax code, f16
+/// accumulators converted to f32): native on the H100, emulated everywhere, against an f64
+/// softmax attention over 100 keys (not a multiple of the 64-key block).
+#[test]
+fn attention_kernel_matches_the_reference() {
+    let input = common::assembled("khr_attention");
+    let (d, kv, rows, scale) = (32usize, 100usize, 32usize, 0.125f32);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(47);
+    let r16 = |x: f32| half::f16::from_f32(x).to_f32();
+    let q: Vec<f32> = (0..rows * d).map(|_| rng.random_range(-8i32..8) as f32 / 8.0).collect();
+    let k: Vec<f32> = (0..kv * d).map(|_| rng.random_range(-8i32..8) as f32 / 8.0).collect();
+    let mut v: Vec<f32> = (0..kv * d).map(|_| rng.random_range(-8i32..8) as f32 / 8.0).collect();
+    v.resize(kv.next_multiple_of(64) * d, 0.0);
+    let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+    let want: Vec<f64> = (0..rows)
+        .flat_map(|r| {
+            let s: Vec<f64> = (0..kv).map(|c| (0..d).map(|e| r16(q[r * d + e] * scale) as f64 * k[c * d + e] as f64).sum()).collect();
+            let mx = s.iter().cloned().fold(f64::MIN, f64::max);
+            let p: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
+            let l: f64 = p.iter().sum();
+            let v = &v;
+            (0..d).map(move |e| (0..kv).map(|c| p[c] * v[c * d + e] as f64).sum::<f64>() / l)
+        })
+        .collect();
+    let mut push: Vec<u8> = (kv as u32).to_le_bytes().to_vec();
+    push.extend(scale.to_le_bytes());
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size;
+        for (target, expect_emulated) in targets(&ctx) {
+            let spec = [(0, 4 * sg), (1, d as u32)];
+            let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
+            let runtime_spec: Vec<_> = spec.iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
+            let p = ctx
+                .create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, push_constant_bytes: 8, spec_constants: &runtime_spec, label: "khr_attention", ..Default::default() })
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let bq = ctx.buffer_from_slice(&q, "q").unwrap();
+            let bk = ctx.buffer_from_slice(&h(&k), "k").unwrap();
+            let bv = ctx.buffer_from_slice(&h(&v), "v").unwrap();
+            let mut bo = ctx.buffer_from_slice(&vec![f32::NAN; rows * d], "o").unwrap();
+            let groups = [(rows / 16) as u32, 1, 1];
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bq, &bk, &bv, &bo], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                // f16 rounding of Q, P and the P V accumulators: outputs lie in [-1, 1].
+                assert!((*g as f64 - w).abs() <= 1e-2, "{what}: O[{}][{}] = {g}, expected {w}", i / d, i % d);
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: attention matches");
+        }
+    }
+}
