@@ -869,3 +869,60 @@ fn attention_kernel_matches_the_reference() {
         }
     }
 }
+
+/// `khr_q4_blocks`: A in llama.cpp's q4_0 blocks (an f16 scale beside 16 bytes of quants, an
+/// 18-byte stride, so blocks straddle 32-bit words where SwiftShader reads them as words), read
+/// whole, dequantized into workgroup memory and multiplied through cooperative matrices; checked
+/// bit for bit (scales and quants are chosen so that every product and sum is exact).
+#[test]
+fn quantized_blocks_feed_cooperative_matrices() {
+    let input = common::assembled("khr_q4_blocks");
+    let k = 96usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(53);
+    // Per block: f16 scale, then 16 bytes whose low nibbles are quants 0..15 and high nibbles 16..31.
+    let blocks = 16 * k / 32;
+    let scales: Vec<f32> = (0..blocks).map(|_| [0.25f32, 0.5, -0.125, 1.0][rng.random_range(0..4)]).collect();
+    let quants: Vec<u8> = (0..blocks * 16).map(|_| rng.random()).collect();
+    let mut a_bytes = Vec::with_capacity(blocks * 18);
+    for (blk, s) in scales.iter().enumerate() {
+        a_bytes.extend(half::f16::from_f32(*s).to_bits().to_le_bytes());
+        a_bytes.extend(&quants[blk * 16..blk * 16 + 16]);
+    }
+    a_bytes.resize(a_bytes.len().next_multiple_of(4), 0);
+    let a = |r: usize, c: usize| {
+        let blk = r * (k / 32) + c / 32;
+        let q = quants[blk * 16 + c % 16];
+        let nib = if c % 32 < 16 { q & 0xf } else { q >> 4 };
+        (nib as f32 - 8.0) * scales[blk]
+    };
+    let b: Vec<f32> = (0..k * 16).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
+    let b16: Vec<u16> = b.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect();
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size;
+        for (target, expect_emulated) in targets(&ctx) {
+            let spec = [(0, 2 * sg)];
+            let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
+            let runtime_spec = [matbridge_runtime::SpecConstant::u32(0, 2 * sg)];
+            let p = ctx
+                .create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 4, spec_constants: &runtime_spec, label: "khr_q4_blocks", ..Default::default() })
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let ba = ctx.buffer_from_slice(&a_bytes, "a").unwrap();
+            let bb = ctx.buffer_from_slice(&b16, "b").unwrap();
+            let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; 256], "d").unwrap();
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd], push_constants: &(k as u32).to_le_bytes(), groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+            for i in 0..16 {
+                for j in 0..16 {
+                    // Multiples of 1/32 below 2^10: exact in f16 products and f32 sums.
+                    let want: f32 = (0..k).map(|c| a(i, c) * b[c * 16 + j]).sum();
+                    assert_eq!(got[i * 16 + j], want, "{what}: D[{i}][{j}]");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: q4_0 blocks match");
+        }
+    }
+}
