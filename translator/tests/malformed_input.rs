@@ -12,9 +12,10 @@ const MODULES: [&str; 5] =
 /// Inputs that reach the other rewrites (integer dot products, NV matrices in arrays and
 /// through spec-constant operations, cooperative-matrix emulation, padding and tiling, narrow
 /// types in blocks, behind buffer references and in atomics, OpenCL kernels, real producers'
-/// cooperative-matrix kernels with packed stores, element access and spec-constant layouts),
+/// cooperative-matrix kernels with packed stores, element access, spec-constant layouts, f16vec4
+/// staging and quantized blocks),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 19] = [
+const ASSEMBLY: [&str; 21] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -34,6 +35,8 @@ const ASSEMBLY: [&str; 19] = [
     "../../../tests/kernels/khr_mul_mm.spvasm",
     "../../../tests/kernels/khr_shmem_gemm.spvasm",
     "../../../tests/kernels/slang_coop_bytes.spvasm",
+    "../../../tests/kernels/khr_attention.spvasm",
+    "../../../tests/kernels/khr_q4_blocks.spvasm",
 ];
 
 fn module(i: usize) -> Vec<u32> {
@@ -213,4 +216,80 @@ fn valid_damaged_modules_translate_to_valid_modules() {
         }
     }
     assert!(valid_inputs > 0, "no damaged module validated in {seeds} seeds");
+}
+
+/// A MulAdd whose dimensions disagree only once specialization constants take their defaults
+/// (spirv-val cannot see it): every target refuses it by name instead of tiling or emulating a
+/// wrong product (found by damaging `khr_mul_mm`: B's rows became 16 where A has 32 columns).
+#[test]
+fn muladds_whose_dimensions_disagree_are_refused() {
+    if matbridge_translator::tools::find("spirv-as").is_none() {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    let text = r#"
+               OpCapability Shader
+               OpCapability Float16
+               OpCapability StorageBuffer16BitAccess
+               OpCapability VulkanMemoryModel
+               OpCapability CooperativeMatrixKHR
+               OpExtension "SPV_KHR_cooperative_matrix"
+               OpMemoryModel Logical Vulkan
+               OpEntryPoint GLCompute %main "main" %a %c
+               OpExecutionMode %main LocalSize 32 1 1
+               OpDecorate %m SpecId 0
+               OpDecorate %k SpecId 1
+               OpDecorate %ha ArrayStride 2
+               OpDecorate %fa ArrayStride 4
+               OpMemberDecorate %hs 0 Offset 0
+               OpMemberDecorate %fs 0 Offset 0
+               OpDecorate %hs Block
+               OpDecorate %fs Block
+               OpDecorate %a DescriptorSet 0
+               OpDecorate %a Binding 0
+               OpDecorate %c DescriptorSet 0
+               OpDecorate %c Binding 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+      %float = OpTypeFloat 32
+       %half = OpTypeFloat 16
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_2 = OpConstant %uint 2
+     %uint_3 = OpConstant %uint 3
+    %uint_16 = OpConstant %uint 16
+          %m = OpSpecConstant %uint 32
+          %k = OpSpecConstant %uint 16
+        %mta = OpTypeCooperativeMatrixKHR %half %uint_3 %m %m %uint_0
+        %mtb = OpTypeCooperativeMatrixKHR %half %uint_3 %k %m %uint_1
+        %mtc = OpTypeCooperativeMatrixKHR %float %uint_3 %m %m %uint_2
+         %ha = OpTypeRuntimeArray %half
+         %fa = OpTypeRuntimeArray %float
+         %hs = OpTypeStruct %ha
+         %fs = OpTypeStruct %fa
+        %phs = OpTypePointer StorageBuffer %hs
+        %pfs = OpTypePointer StorageBuffer %fs
+         %ph = OpTypePointer StorageBuffer %half
+         %pf = OpTypePointer StorageBuffer %float
+          %a = OpVariable %phs StorageBuffer
+          %c = OpVariable %pfs StorageBuffer
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %pa = OpAccessChain %ph %a %uint_0 %uint_0
+         %va = OpCooperativeMatrixLoadKHR %mta %pa %uint_0 %uint_16
+         %vb = OpCooperativeMatrixLoadKHR %mtb %pa %uint_1 %uint_16
+         %pc = OpAccessChain %pf %c %uint_0 %uint_0
+         %vc = OpCooperativeMatrixLoadKHR %mtc %pc %uint_0 %uint_16
+         %vr = OpCooperativeMatrixMulAddKHR %mtc %va %vb %vc
+               OpCooperativeMatrixStoreKHR %pc %vr %uint_0 %uint_16
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = matbridge_translator::tools::assemble(text, "vulkan1.3").unwrap();
+    matbridge_translator::tools::validate(&words, "vulkan1.3").expect("spirv-val accepts the input");
+    for target in targets() {
+        let e = translate(&words, &target).expect_err(&target.name).to_string();
+        assert!(e.contains("OpCooperativeMatrixMulAddKHR at word offset") && e.contains("32x32 by 16x32 plus 32x32 into 32x32"), "{}: {e}", target.name);
+    }
 }

@@ -234,6 +234,27 @@ impl<'m> Builder<'m> {
         self.cursor = Cursor { function: f, block: merge, index: 0 };
     }
 
+    /// An atomic read-modify-write built from `OpAtomicCompareExchange` on the 32-bit word at
+    /// `word_ptr`, at the cursor: a [`Builder::retry_loop`] that reads the word, lets `update`
+    /// compute the new word from it (emitting at the builder) and retries until the exchange
+    /// finds the word unchanged. `equal` and `unequal` are the exchange's semantics on success
+    /// and failure. `into` gets the word as it was before the update took effect.
+    pub fn compare_exchange_loop(&mut self, into: Word, word_ptr: Word, scope: Word, (equal, unequal): (Word, Word), update: impl FnOnce(&mut Builder<'_>, Word) -> Word) {
+        let u = self.module.type_int(32, false);
+        // The word leaves the loop through a variable (see `retry_loop`).
+        let found_word = self.function_variable(u);
+        self.retry_loop(|b| {
+            let relaxed = b.module.constant_u32(0);
+            let word = b.op(Op::AtomicLoad, u, &[word_ptr, scope, relaxed]);
+            b.store(found_word, word);
+            let next = update(b, word);
+            let found = b.op(Op::AtomicCompareExchange, u, &[word_ptr, scope, equal, unequal, next, word]);
+            let boolean = b.module.type_bool();
+            b.op(Op::IEqual, boolean, &[found, word])
+        });
+        self.insert(Inst::new(Op::Load, Some(u), Some(into), vec![Operand::Id(found_word)]));
+    }
+
     /// Where the cursor's block is a loop header: everything after its phis but its
     /// `OpLoopMerge` moves into a new block that the header branches to, and the cursor follows.
     /// A header that was its own continue target names the new block instead (it now holds the

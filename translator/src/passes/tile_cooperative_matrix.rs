@@ -61,7 +61,8 @@ pub(crate) struct MulAddTypes {
 
 impl MulAddTypes {
     /// Reads `inst` (a MulAdd); `Ok(None)` when an operand is not a matrix value, an error
-    /// naming the instruction when dimensions are not constants or no component type fits.
+    /// naming the instruction when dimensions are not constants or do not agree (M x K by K x N
+    /// plus M x N into M x N), or no component type fits.
     pub(crate) fn of(types: &Types, inst: &Inst) -> std::result::Result<Option<MulAddTypes>, String> {
         let [a, b, c] = inst.ids().map_err(|e| e.to_string())?;
         let flags = inst.word_opt(3).unwrap_or(0);
@@ -70,6 +71,11 @@ impl MulAddTypes {
         let (Some(ma), Some(mb), Some(mc), Some(mr)) = (matrix(types, ta), matrix(types, tb), matrix(types, tc), matrix(types, tr)) else {
             return Err(format!("MulAdd at word {} has dimensions that are not constants", inst.at()));
         };
+        let (m, k, n) = (ma.rows, ma.cols, mb.cols);
+        if mb.rows != k || (mc.rows, mc.cols) != (m, n) || (mr.rows, mr.cols) != (m, n) {
+            let dims = |x: Matrix| format!("{}x{}", x.rows, x.cols);
+            return Err(format!("MulAdd at word {} multiplies {} by {} plus {} into {}", inst.at(), dims(ma), dims(mb), dims(mc), dims(mr)));
+        }
         let comp = |m: Matrix, bit: Flags| component_type(types, m.component, types.int(m.component).map(|_| flags & bit.bits() != 0));
         let (Some(ca), Some(cb), Some(cc), Some(cr)) = (
             comp(ma, Flags::MATRIX_A_SIGNED_COMPONENTS_KHR),

@@ -155,16 +155,11 @@ fn new_bits(e: &mut Emit<'_>, a: &PendingAtomic, bits: Word) -> Word {
 pub(super) fn build_loops(m: &mut Module, pending: Vec<PendingAtomic>, glsl: Word) {
     for a in pending {
         let Some(cursor) = find(m, a.old) else { continue };
-        let placeholder = m.functions[cursor.function].blocks[cursor.block].insts.remove(cursor.index);
+        m.functions[cursor.function].blocks[cursor.block].insts.remove(cursor.index);
         let mut b = Builder::new(m, cursor).with_origin(a.origin);
-        let u = b.module.type_int(32, false);
-        // The word leaves the loop through a variable (see `Builder::retry_loop`).
-        let found_word = b.function_variable(u);
-        b.retry_loop(|b| {
+        b.compare_exchange_loop(a.old, a.word_ptr, a.scope, (a.equal, a.unequal), |b, word| {
             let mut e = Emit { m: &mut *b.module, out: Vec::new(), origin: a.origin, glsl };
-            let relaxed = e.m.constant_u32(0);
-            let word = e.op(Op::AtomicLoad, u, &[a.word_ptr, a.scope, relaxed]);
-            e.void(Op::Store, vec![Operand::Id(found_word), Operand::Id(word)]);
+            let u = e.uint(1);
             let shifted = e.op(Op::ShiftRightLogical, u, &[word, a.shift]);
             let bits = e.mask(u, 1, shifted, a.kind.bits());
             let new = new_bits(&mut e, &a, bits);
@@ -174,16 +169,11 @@ pub(super) fn build_loops(m: &mut Module, pending: Vec<PendingAtomic>, glsl: Wor
             let kept = e.op(Op::BitwiseAnd, u, &[word, keep]);
             let placed = e.op(Op::ShiftLeftLogical, u, &[new, a.shift]);
             let next = e.op(Op::BitwiseOr, u, &[kept, placed]);
-            let found = e.op(Op::AtomicCompareExchange, u, &[a.word_ptr, a.scope, a.equal, a.unequal, next, word]);
-            let boolean = e.boolean(1);
-            let done = e.op(Op::IEqual, boolean, &[found, word]);
-            let insts = std::mem::take(&mut e.out);
-            for inst in insts {
+            for inst in std::mem::take(&mut e.out) {
                 b.insert(inst);
             }
-            done
+            next
         });
-        b.insert(Inst::new(Op::Load, Some(u), placeholder.result_id, vec![Operand::Id(found_word)]));
     }
 }
 
