@@ -86,6 +86,7 @@ impl Pipeline {
             Box::new(passes::emulate_cooperative_matrix::EmulateCooperativeMatrix),
             Box::new(passes::strip_workgroup_layouts::StripWorkgroupLayouts),
             Box::new(passes::legalize_narrow_types::LegalizeNarrowTypes),
+            Box::new(passes::emulate_float_atomics::EmulateFloatAtomics),
             Box::new(passes::remainder_from_quotient::RemainderFromQuotient),
             Box::new(passes::check_cooperative_matrix::CheckCooperativeMatrix),
         ]

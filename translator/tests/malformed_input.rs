@@ -13,9 +13,9 @@ const MODULES: [&str; 5] =
 /// through spec-constant operations, cooperative-matrix emulation, padding and tiling, narrow
 /// types in blocks, behind buffer references and in atomics, OpenCL kernels, real producers'
 /// cooperative-matrix kernels with packed stores, element access, spec-constant layouts, f16vec4
-/// staging and quantized blocks),
+/// staging and quantized blocks, f32 atomics in every kind of memory),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 21] = [
+const ASSEMBLY: [&str; 23] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -37,6 +37,8 @@ const ASSEMBLY: [&str; 21] = [
     "../../../tests/kernels/slang_coop_bytes.spvasm",
     "../../../tests/kernels/khr_attention.spvasm",
     "../../../tests/kernels/khr_q4_blocks.spvasm",
+    "../../../tests/kernels/float_atomics.spvasm",
+    "emulate_float_atomics/memories.spvasm",
 ];
 
 fn module(i: usize) -> Vec<u32> {

@@ -158,3 +158,67 @@ fn capabilities_the_target_lacks_are_named_with_their_use() {
         assert!(translate(&words, &DeviceCaps::lavapipe()).is_ok(), "lavapipe has {cap}");
     }
 }
+
+/// f32 atomic add, min and max a target lacks become loops; one on an image texel, which has no
+/// word to loop on, is refused naming the instruction and the memory.
+#[test]
+fn float_atomics_the_target_lacks_are_emulated_or_refused_by_name() {
+    if !tools_present() {
+        return;
+    }
+    let kernel = |pointer: &str| {
+        format!(
+            r#"
+               OpCapability Shader
+               OpCapability AtomicFloat32AddEXT
+               OpExtension "SPV_EXT_shader_atomic_float_add"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %buf %img
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %block Block
+               OpMemberDecorate %block 0 Offset 0
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 0
+               OpDecorate %img DescriptorSet 0
+               OpDecorate %img Binding 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+      %float = OpTypeFloat 32
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+      %v2int = OpTypeVector %int 2
+      %block = OpTypeStruct %float
+       %pbuf = OpTypePointer StorageBuffer %block
+        %pfs = OpTypePointer StorageBuffer %float
+      %image = OpTypeImage %float 2D 0 0 0 2 R32f
+       %pimg = OpTypePointer UniformConstant %image
+        %pfi = OpTypePointer Image %float
+        %buf = OpVariable %pbuf StorageBuffer
+        %img = OpVariable %pimg UniformConstant
+         %c0 = OpConstant %int 0
+        %uc0 = OpConstant %uint 0
+        %uc1 = OpConstant %uint 1
+      %coord = OpConstantComposite %v2int %c0 %c0
+        %one = OpConstant %float 1
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %s = OpAccessChain %pfs %buf %c0
+          %t = OpImageTexelPointer %pfi %img %coord %uc0
+          %r = OpAtomicFAddEXT %float {pointer} %uc1 %uc0 %one
+               OpReturn
+               OpFunctionEnd
+"#
+        )
+    };
+    let buffer = tools::assemble(&kernel("%s"), "vulkan1.3").unwrap();
+    let (out, _) = translate(&buffer, &DeviceCaps::swiftshader()).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    let text = tools::disassemble(&out).unwrap();
+    assert!(!text.contains("OpAtomicFAddEXT") && !text.contains("AtomicFloat32AddEXT") && text.contains("OpAtomicCompareExchange"), "{text}");
+    // Kept where the target has it.
+    let (out, _) = translate(&buffer, &DeviceCaps::lavapipe()).unwrap();
+    assert!(tools::disassemble(&out).unwrap().contains("OpAtomicFAddEXT"));
+    let image = tools::assemble(&kernel("%t"), "vulkan1.3").unwrap();
+    let e = translate(&image, &DeviceCaps::swiftshader()).unwrap_err().to_string();
+    assert!(e.contains("OpAtomicFAddEXT at word offset") && e.contains("f32 OpAtomicFAddEXT on Image memory"), "{e}");
+}

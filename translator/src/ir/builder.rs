@@ -307,6 +307,14 @@ impl<'m> Builder<'m> {
 }
 
 impl Module {
+    /// Where the instruction with result `id` is, if a function holds it.
+    pub fn cursor_of(&self, id: Word) -> Option<Cursor> {
+        self.functions
+            .iter()
+            .enumerate()
+            .find_map(|(function, f)| f.blocks.iter().enumerate().find_map(|(block, b)| b.insts.iter().position(|i| i.result_id == Some(id)).map(|index| Cursor { function, block, index })))
+    }
+
     /// The function named `name` (by `OpName`), built by `build` the first time it is asked for.
     /// `build` receives the module, the new function's id and its parameter ids, and returns its
     /// blocks.

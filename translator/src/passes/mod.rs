@@ -2,6 +2,7 @@
 
 pub mod check_cooperative_matrix;
 pub mod emulate_cooperative_matrix;
+pub mod emulate_float_atomics;
 pub mod inline_functions;
 pub mod legalize_narrow_types;
 pub mod lower_byte_pointers;

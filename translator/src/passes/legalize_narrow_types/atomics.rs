@@ -11,7 +11,7 @@
 use super::codec::{low_mask, Emit};
 use super::{Legalize, Narrow};
 use crate::error::Result;
-use crate::ir::builder::{Builder, Cursor};
+use crate::ir::builder::Builder;
 use crate::ir::{Inst, Module, Operand, Origin};
 use spirv::{GlslStd450Op as GLOp, MemorySemantics, Op, StorageClass, Word};
 
@@ -45,7 +45,7 @@ pub(super) struct PendingAtomic {
 
 /// The semantics of a failed compare-and-swap given those of the atomic: its release part
 /// dropped (a failed exchange writes nothing).
-fn unequal_semantics(m: &mut Module, types: &crate::analysis::Types, semantics: Word) -> Word {
+pub(crate) fn unequal_semantics(m: &mut Module, types: &crate::analysis::Types, semantics: Word) -> Word {
     let value = types.const_u32(semantics).map_or(0, |s| {
         let mut s = MemorySemantics::from_bits_truncate(s);
         if s.intersects(MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::SEQUENTIALLY_CONSISTENT) {
@@ -154,7 +154,7 @@ fn new_bits(e: &mut Emit<'_>, a: &PendingAtomic, bits: Word) -> Word {
 /// Replaces every placeholder with its compare-and-swap loop.
 pub(super) fn build_loops(m: &mut Module, pending: Vec<PendingAtomic>, glsl: Word) {
     for a in pending {
-        let Some(cursor) = find(m, a.old) else { continue };
+        let Some(cursor) = m.cursor_of(a.old) else { continue };
         m.functions[cursor.function].blocks[cursor.block].insts.remove(cursor.index);
         let mut b = Builder::new(m, cursor).with_origin(a.origin);
         b.compare_exchange_loop(a.old, a.word_ptr, a.scope, (a.equal, a.unequal), |b, word| {
@@ -175,12 +175,4 @@ pub(super) fn build_loops(m: &mut Module, pending: Vec<PendingAtomic>, glsl: Wor
             next
         });
     }
-}
-
-/// Where the instruction with result `id` is.
-fn find(m: &Module, id: Word) -> Option<Cursor> {
-    m.functions
-        .iter()
-        .enumerate()
-        .find_map(|(function, f)| f.blocks.iter().enumerate().find_map(|(block, b)| b.insts.iter().position(|i| i.result_id == Some(id)).map(|index| Cursor { function, block, index })))
 }

@@ -38,6 +38,7 @@
 //! device has those).
 
 mod atomics;
+pub(crate) use atomics::unequal_semantics;
 mod blocks;
 mod codec;
 
