@@ -694,3 +694,24 @@ fn classic_sample_kernels() {
         }
     }
 }
+
+/// OpenCL 2.0 float atomics on local memory through generic pointers and on global memory: the
+/// generic casts take local memory's class back, and where the device lacks float atomics
+/// (SwiftShader; min and max on the H100) they become compare-and-swap loops.
+#[test]
+fn float_atomics_through_generic_pointers() {
+    let Some((spirv, contexts)) = kernels_and_devices("float_atomics") else { return };
+    let n = 1024usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(71);
+    let input: Vec<f32> = (0..n).map(|_| rng.random_range(-256i32..256) as f32 / 8.0).collect();
+    let want = [input.iter().sum::<f32>(), input.iter().cloned().fold(f32::INFINITY, f32::min), input.iter().cloned().fold(f32::NEG_INFINITY, f32::max)];
+    for ctx in &contexts {
+        let k = ctx.load_kernel(&spirv, "stats").unwrap_or_else(|e| panic!("{}: {e}", ctx.caps().name));
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bo = ctx.buffer_from_slice(&[0.0f32, f32::INFINITY, f32::NEG_INFINITY], "out").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Local(8)]).unwrap();
+        let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        // Multiples of 1/8 below 2^15: every order of the sum is exact.
+        assert_eq!(got, want, "{}", ctx.caps().name);
+    }
+}

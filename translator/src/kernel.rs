@@ -133,25 +133,19 @@ impl KernelAbi {
             let id = g.result_id.unwrap_or(0);
             let Some(k) = module.name_of(id).and_then(|n| n.strip_prefix("local").and_then(|k| k.parse::<u32>().ok())) else { continue };
             let spec_id = module.decoration(id, Decoration::SpecId).and_then(|w| w.first().copied()).ok_or_else(|| not_kernel(format!("local-memory length of argument {k} has no SpecId")))?;
-            // The workgroup array of this length, and its element size.
-            let element = module
-                .globals()
-                .iter()
-                .find(|t| t.is(Op::TypeArray) && t.operands.get(1) == Some(&Operand::Id(id)))
-                .and_then(|t| t.id(0).ok())
-                .ok_or_else(|| not_kernel(format!("no workgroup array has the length of argument {k}")))?;
-            // Only the arrays this entry point uses are its arguments.
-            let array = module.globals().iter().find(|t| t.is(Op::TypeArray) && t.operands.get(1) == Some(&Operand::Id(id))).and_then(|t| t.result_id).unwrap_or(0);
-            let used = module
-                .globals()
-                .iter()
-                .filter(|g| g.is(Op::Variable))
-                .filter(|g| g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok()) == Some(array))
-                .filter_map(|g| g.result_id)
-                .any(|var| module.functions.iter().find(|f| f.id() == function).is_some_and(|f| f.insts().any(|i| i.used_ids().any(|u| u == var))));
-            if !used {
-                continue;
+            // The workgroup arrays of this length (a pass may have retyped the variable to
+            // another array of it), the one this entry point uses, and its element size.
+            let arrays: Vec<&crate::ir::Inst> = module.globals().iter().filter(|t| t.is(Op::TypeArray) && t.operands.get(1) == Some(&Operand::Id(id))).collect();
+            if arrays.is_empty() {
+                return Err(not_kernel(format!("no workgroup array has the length of argument {k}")));
             }
+            let uses = |var: Word| module.functions.iter().find(|f| f.id() == function).is_some_and(|f| f.insts().any(|i| i.used_ids().any(|u| u == var)));
+            let used = module.globals().iter().filter(|g| g.is(Op::Variable)).find_map(|g| {
+                let array = g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok())?;
+                let def = arrays.iter().find(|a| a.result_id == Some(array))?;
+                uses(g.result_id?).then_some(def.id(0).ok()).flatten()
+            });
+            let Some(element) = used else { continue };
             let (element_bytes, _) = size_align(&types, element).ok_or_else(|| not_kernel(format!("local-memory argument {k} has an element without a size")))?;
             args.push((k, KernelArg::Local { spec_id, element_bytes }));
         }

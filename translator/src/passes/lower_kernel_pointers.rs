@@ -7,6 +7,11 @@
 //!   (`ArrayStride`, member `Offset`s), loads, stores and atomics get the `Aligned` memory operand
 //!   (the pointee's alignment where the producer gave none), and casts to and from `Generic`
 //!   become plain copies or bitcasts.
+//! - **Generic pointers into local or private memory** (OpenCL 2.0's atomics and other
+//!   built-ins take generic pointers): a generic pointer cast from a local or private one, and
+//!   every pointer derived from it through bitcasts, access chains, copies, and phis and selects
+//!   whose operands all come from the same memory, take that memory's class back, so that they
+//!   are lowered as below; casting one back to its own class is a copy.
 //! - **Local and private memory** (`Workgroup`, `Function`, `Private`): Vulkan has no pointer
 //!   arithmetic there and no pointers in phis or selects. Every variable that is used through
 //!   more than a plain load or store is flattened to an array of its scalar leaves, and every
@@ -16,7 +21,8 @@
 //!   the index, vectors one leaf at a time. Initializers are flattened alike.
 //!
 //! Preconditions: `lower-kernel-interface` ran. Errors name the instruction: generic pointers
-//! into local or private memory, structs in local or private memory accessed through pointers,
+//! into local or private memory whose origin is not known where they are used (loaded from
+//! memory, or joined with pointers into other memory), structs in local or private memory accessed through pointers,
 //! phis or selects of pointers into different variables, and any other use of such a pointer.
 
 use crate::analysis::Types;
@@ -47,6 +53,7 @@ impl Pass for LowerKernelPointers {
         if !crate::kernel::is_lowered_kernel(module) {
             return Ok(outcome);
         }
+        infer_generic_origins(module, &mut outcome)?;
         lower_generic_casts(module, &mut outcome)?;
         in_bounds_to_plain(module, &mut outcome);
         bitcasts_to_member_chains(module, &mut outcome);
@@ -65,6 +72,88 @@ fn pointer_class(types: &Types, ty: Word) -> Option<(u32, Word)> {
 
 fn is_logical(class: u32) -> bool {
     class == StorageClass::Workgroup as u32 || class == StorageClass::Function as u32 || class == StorageClass::Private as u32
+}
+
+/// Generic pointers (buffer pointers by now) that come from a cast of a local or private pointer
+/// take that class back, with every pointer derived from them; their casts become bitcasts or
+/// copies.
+fn infer_generic_origins(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
+    let types = Types::new(module);
+    let class_of_value = |v: Word| types.type_of(v).and_then(|t| pointer_class(&types, t)).map(|(c, _)| c);
+    let mut origin: HashMap<Word, u32> = HashMap::new();
+    for inst in module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.is(Op::PtrCastToGeneric)) {
+        if let (Some(r), Some(class)) = (inst.result_id, inst.id(0).ok().and_then(class_of_value).filter(|c| is_logical(*c))) {
+            origin.insert(r, class);
+        }
+    }
+    if origin.is_empty() {
+        return Ok(());
+    }
+    let derived = [Op::Bitcast, Op::AccessChain, Op::InBoundsAccessChain, Op::PtrAccessChain, Op::InBoundsPtrAccessChain, Op::CopyObject];
+    let psb = StorageClass::PhysicalStorageBuffer as u32;
+    loop {
+        let mut changed = false;
+        for inst in module.functions.iter().flat_map(|f| f.insts()) {
+            let (Some(op), Some(r), Some(ty)) = (inst.op(), inst.result_id, inst.result_type) else { continue };
+            if origin.contains_key(&r) || pointer_class(&types, ty).map(|(c, _)| c) != Some(psb) {
+                continue;
+            }
+            let sources: Vec<Word> = match op {
+                _ if derived.contains(&op) => inst.id(0).into_iter().collect(),
+                Op::Phi => inst.operands.iter().step_by(2).filter_map(Operand::id).collect(),
+                Op::Select => [1, 2].iter().filter_map(|k| inst.id(*k).ok()).collect(),
+                _ => continue,
+            };
+            let classes: Vec<Option<u32>> = sources.iter().map(|s| origin.get(s).copied()).collect();
+            if let Some(Some(c)) = classes.first() {
+                if classes.iter().all(|x| *x == Some(*c)) {
+                    origin.insert(r, *c);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut retype: Vec<(Word, u32, Word)> = Vec::new();
+    for inst in module.functions.iter().flat_map(|f| f.insts()) {
+        if let (Some(r), Some(ty)) = (inst.result_id, inst.result_type) {
+            if let (Some(class), Some((_, pointee))) = (origin.get(&r), pointer_class(&types, ty)) {
+                retype.push((r, *class, pointee));
+            }
+        }
+    }
+    let new_types: HashMap<Word, Word> = retype
+        .into_iter()
+        .map(|(r, class, pointee)| (r, module.type_pointer(StorageClass::from_u32(class).unwrap_or(StorageClass::Function), pointee)))
+        .collect();
+    for f in &mut module.functions {
+        for b in &mut f.blocks {
+            for inst in &mut b.insts {
+                let Some(op) = inst.op() else { continue };
+                if let Some(ty) = inst.result_id.and_then(|r| new_types.get(&r)) {
+                    inst.result_type = Some(*ty);
+                    if op == Op::PtrCastToGeneric {
+                        let same = inst.id(0).ok().and_then(|s| types.type_of(s)) == Some(*ty);
+                        *inst = Inst::new(if same { Op::CopyObject } else { Op::Bitcast }, Some(*ty), inst.result_id, vec![inst.operands[0].clone()]).from_origin(inst.origin);
+                        outcome.count(op as u32);
+                    }
+                } else if matches!(op, Op::GenericCastToPtr | Op::GenericCastToPtrExplicit) {
+                    // Back to the class it came from: a copy or a bitcast; to another class it
+                    // would be null in OpenCL, which Vulkan cannot express (left to fail below).
+                    let (Ok(src), Ok(ty)) = (inst.id(0), inst.ty()) else { continue };
+                    let Some(from) = new_types.get(&src) else { continue };
+                    if pointer_class(&types, ty).map(|(c, _)| c) == origin.get(&src).copied() {
+                        let same = *from == ty;
+                        *inst = Inst::new(if same { Op::CopyObject } else { Op::Bitcast }, Some(ty), inst.result_id, vec![Operand::Id(src)]).from_origin(inst.origin);
+                        outcome.count(op as u32);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Generic casts between buffer pointers become copies (same type) or bitcasts.
@@ -557,11 +646,27 @@ fn rewrite_function(
                     let mut ty = base.pointee;
                     let mut idxs: Vec<Word> = inst.operands.iter().skip(1).filter_map(Operand::id).collect();
                     let is_ptr_chain = matches!(inst.op(), Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain));
+                    // A byte view of wider elements (LLVM writes `p[1]` as `p + 4` bytes):
+                    // steps in bytes, which must add up to whole elements.
+                    let element_bytes = leaf_size(roots[&base.root].leaf).unwrap_or(1);
+                    let byte_view = leaves(types, ty).and_then(|(l, _)| leaf_size(l)) == Some(1) && element_bytes > 1;
+                    if byte_view && idxs.len() != usize::from(is_ptr_chain) {
+                        return Err(bad(&bl, "indexes into a byte view of local or private memory"));
+                    }
                     if is_ptr_chain {
                         let elem = idxs.remove(0);
                         let n = leaves(types, ty).and_then(|l| l.1).ok_or_else(|| bad(&bl, "steps over an element without a fixed size"))?;
                         let e = to_u32(&mut bl, elem);
-                        let scaled = if n == 1 {
+                        let scaled = if byte_view {
+                            match types.const_u32(elem) {
+                                Some(c) if c % element_bytes == 0 => bl.module.constant_u32(c / element_bytes),
+                                Some(_) => return Err(bad(&bl, "offsets a pointer into local or private memory by part of an element")),
+                                None => {
+                                    let c = bl.module.constant_u32(element_bytes);
+                                    bl.op(Op::UDiv, uint, &[e, c])
+                                }
+                            }
+                        } else if n == 1 {
                             e
                         } else {
                             let c = bl.module.constant_u32(n);
