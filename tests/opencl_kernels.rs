@@ -715,3 +715,35 @@ fn float_atomics_through_generic_pointers() {
         assert_eq!(got, want, "{}", ctx.caps().name);
     }
 }
+
+/// Local memory as LLVM 19 emits it: a float4 tile sized at launch (flattened to floats, its
+/// length scaled), member and float-view reads that become byte offsets, a neighbour's element,
+/// and a private array.
+#[test]
+fn local_memory_views() {
+    let Some((spirv, contexts)) = kernels_and_devices("local_views") else { return };
+    let (n, groups) = (64usize, 4usize);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(83);
+    let input: Vec<f32> = (0..n * groups).map(|_| rng.random_range(-32i32..32) as f32 / 4.0).collect();
+    let want: Vec<f32> = (0..n * groups)
+        .map(|g| {
+            let (base, l) = (g - g % n, g % n);
+            let x = |i: usize| input[base + i];
+            let a = 2.0 * x(3) + 4.0 * x((l + 2) % n);
+            let line_next = if l + 1 < n { x(l + 1) + 1.0 } else { 100.0 };
+            let b = line_next + 3.0 * x(l) + (l % 8) as f32 * x(l);
+            let c = 2.0 * x(1) + 3.0 * x((l + 1) % n);
+            a + b * 0.5 + c
+        })
+        .collect();
+    for ctx in &contexts {
+        let k = ctx.load_kernel(&spirv, "local_views").unwrap_or_else(|e| panic!("{}: {e}", ctx.caps().name));
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f32>(n * groups, "out").unwrap();
+        let args = [KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Local(16 * n as u64), KernelArg::Local(4 * (n as u64 + 1))];
+        ctx.launch(&k, &NdRange::linear((n * groups) as u32, Some(n as u32)), &args).unwrap_or_else(|e| panic!("{}: {e}", ctx.caps().name));
+        let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        // Quarters times small integers: exact in f32.
+        assert_eq!(got, want, "{}", ctx.caps().name);
+    }
+}

@@ -133,20 +133,25 @@ impl KernelAbi {
             let id = g.result_id.unwrap_or(0);
             let Some(k) = module.name_of(id).and_then(|n| n.strip_prefix("local").and_then(|k| k.parse::<u32>().ok())) else { continue };
             let spec_id = module.decoration(id, Decoration::SpecId).and_then(|w| w.first().copied()).ok_or_else(|| not_kernel(format!("local-memory length of argument {k} has no SpecId")))?;
-            // The workgroup arrays of this length (a pass may have retyped the variable to
-            // another array of it), the one this entry point uses, and its element size.
-            let arrays: Vec<&crate::ir::Inst> = module.globals().iter().filter(|t| t.is(Op::TypeArray) && t.operands.get(1) == Some(&Operand::Id(id))).collect();
-            if arrays.is_empty() {
-                return Err(not_kernel(format!("no workgroup array has the length of argument {k}")));
-            }
+            // The workgroup array this entry point uses for it: of this length, or flattened to
+            // its leaves (the length times a constant, `OpSpecConstantOp IMul`), perhaps retyped
+            // by a later pass; the argument's element size from it.
+            let scale = |length: Word| -> Option<u32> {
+                if length == id {
+                    return Some(1);
+                }
+                let g = module.globals().iter().find(|g| g.result_id == Some(length) && g.is(Op::SpecConstantOp))?;
+                (g.word_opt(0) == Some(Op::IMul as u32) && g.operands.get(1) == Some(&Operand::Id(id))).then(|| g.id(2).ok().and_then(|c| types.const_u32(c))).flatten()
+            };
             let uses = |var: Word| module.functions.iter().find(|f| f.id() == function).is_some_and(|f| f.insts().any(|i| i.used_ids().any(|u| u == var)));
             let used = module.globals().iter().filter(|g| g.is(Op::Variable)).find_map(|g| {
-                let array = g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok())?;
-                let def = arrays.iter().find(|a| a.result_id == Some(array))?;
-                uses(g.result_id?).then_some(def.id(0).ok()).flatten()
+                let array = g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok()).and_then(|a| types.defs.get(&a)).filter(|a| a.is(Op::TypeArray))?;
+                let per = scale(array.id(1).ok()?)?;
+                uses(g.result_id?).then_some((array.id(0).ok()?, per))
             });
-            let Some(element) = used else { continue };
+            let Some((element, per)) = used else { continue };
             let (element_bytes, _) = size_align(&types, element).ok_or_else(|| not_kernel(format!("local-memory argument {k} has an element without a size")))?;
+            let element_bytes = element_bytes * per;
             args.push((k, KernelArg::Local { spec_id, element_bytes }));
         }
         args.sort_by_key(|(k, _)| *k);

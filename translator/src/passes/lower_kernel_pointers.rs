@@ -415,12 +415,19 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
         let length = match leaves(&types, pointee).and_then(|l| l.1) {
             Some(n) => module.constant_u32(n),
             None => {
-                // A spec-constant length (a local-memory argument): scalar elements only.
-                let d = types.defs.get(&pointee);
-                let elem_is_leaf = d.and_then(|d| d.id(0).ok()) == Some(root.leaf);
-                match d.filter(|d| d.is(Op::TypeArray) && elem_is_leaf).and_then(|d| d.id(1).ok()) {
-                    Some(len) => len,
-                    None => return Err(Error::Invalid { site: module.site(&var), message: "local memory of vectors sized at launch is not lowered yet".into() }),
+                // A spec-constant length (a local-memory argument): elements of a fixed number
+                // of leaves (scalars, vectors, arrays of them), the length scaled by it.
+                let d = types.defs.get(&pointee).filter(|d| d.is(Op::TypeArray));
+                let per_element = d.and_then(|d| d.id(0).ok()).and_then(|e| leaves(&types, e)).and_then(|l| l.1);
+                match (d.and_then(|d| d.id(1).ok()), per_element) {
+                    (Some(len), Some(1)) => len,
+                    (Some(len), Some(n)) => {
+                        let n = module.constant_u32(n);
+                        let scaled = module.alloc_id();
+                        let ops = vec![Operand::Literal(Op::IMul as u32), Operand::Id(len), Operand::Id(n)];
+                        module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(scaled), ops))
+                    }
+                    _ => return Err(Error::Invalid { site: module.site(&var), message: "local memory sized at launch whose elements are not numbers or vectors".into() }),
                 }
             }
         };
