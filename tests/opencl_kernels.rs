@@ -747,3 +747,31 @@ fn local_memory_views() {
         assert_eq!(got, want, "{}", ctx.caps().name);
     }
 }
+
+/// OpenCL 1.2 idioms (tests/kernels/opencl/blur.cl): a `__constant` filter, a 2D range over a
+/// 2D local tile with halo columns, and a float sum built from `atomic_cmpxchg`.
+#[test]
+fn constant_filter_and_compare_exchange_sum() {
+    let Some((spirv, contexts)) = kernels_and_devices("blur") else { return };
+    let (width, height) = (48usize, 8usize);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(89);
+    let input: Vec<f32> = (0..width * height).map(|_| rng.random_range(-64i32..64) as f32).collect();
+    let weights = [0.0625f32, 0.25, 0.375, 0.25, 0.0625];
+    let at = |x: i64, y: usize| if (0..width as i64).contains(&x) { input[y * width + x as usize] } else { 0.0 };
+    let want: Vec<f32> = (0..width * height).map(|i| (0..5).map(|k| weights[k] * at((i % width) as i64 + k as i64 - 2, i / width)).sum()).collect();
+    let total: f32 = want.iter().sum();
+    for ctx in &contexts {
+        let k = ctx.load_kernel(&spirv, "blur_rows").unwrap_or_else(|e| panic!("{}: {e}", ctx.caps().name));
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f32>(width * height, "out").unwrap();
+        let mut bt = ctx.zeroed_buffer::<f32>(1, "total").unwrap();
+        let range = NdRange { dims: 2, global: [width as u32, height as u32, 1], local: Some([16, 4, 1]), offset: [0; 3] };
+        let args = [KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Buffer(&bt), KernelArg::Bytes(&(width as u32).to_le_bytes())];
+        ctx.launch(&k, &range, &args).unwrap_or_else(|e| panic!("{}: {e}", ctx.caps().name));
+        let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        // Sixteenths of integers below 2^7: every sum is exact, in any order.
+        assert_eq!(got, want, "{}", ctx.caps().name);
+        let t: Vec<f32> = ctx.read_buffer(&mut bt).unwrap();
+        assert_eq!(t[0], total, "{}: total", ctx.caps().name);
+    }
+}

@@ -335,12 +335,19 @@ pub struct Workarounds {
     /// `remainder-from-quotient` pass computes it from `OpSDiv`.
     #[serde(default)]
     pub signed_remainder_from_quotient: bool,
+    /// The driver crashes compiling an `OpBitcast` from one buffer pointer type to another
+    /// (SwiftShader 5: SIGILL in its JIT), but not through `uvec2`: the
+    /// `pointer-bitcasts-through-words` pass casts through an address's two words.
+    #[serde(default)]
+    pub pointer_bitcasts_through_words: bool,
 }
 
 /// PCI vendor id of NVIDIA.
 pub const VENDOR_NVIDIA: u32 = 0x10de;
 /// Vendor id of Mesa's software drivers (lavapipe).
 pub const VENDOR_MESA: u32 = 0x10005;
+/// PCI vendor id of Google (SwiftShader).
+pub const VENDOR_GOOGLE: u32 = 0x1ae0;
 
 impl Workarounds {
     /// The quirks of a driver, from the vendor id and driver version.
@@ -349,6 +356,7 @@ impl Workarounds {
             spec_constant_matrix_length: vendor_id == VENDOR_NVIDIA,
             fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
             signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
+            pointer_bitcasts_through_words: vendor_id == VENDOR_GOOGLE,
         }
     }
 }
@@ -447,6 +455,8 @@ impl DeviceCaps {
     /// SwiftShader (Chromium build): subgroup 4, no 16- or 8-bit arithmetic types.
     pub fn swiftshader() -> DeviceCaps {
         let mut caps = Self::cpu_base("SwiftShader (profile)", "1.3.0", 4);
+        caps.vendor_id = VENDOR_GOOGLE;
+        caps.workarounds = Workarounds::for_driver(VENDOR_GOOGLE, "5.0.0");
         caps.shader_int64 = false;
         caps.shader_float64 = false;
         caps

@@ -6,7 +6,11 @@
 //! (glslang 12 loads 8-byte references with `Aligned 4`); Vulkan's layouts align every scalar to
 //! its size, so the raised operand still holds. Interface lists that miss a variable
 //! an entry point uses (llvm-spirv can leave out `__local` variables) are completed by the
-//! kernel passes, which rebuild every interface list.
+//! kernel passes, which rebuild every interface list. Memory accesses through an undefined
+//! pointer (`OpUndef`, or an access chain, bitcast or copy of one: LLVM leaves them where it
+//! proves an access undefined) read undefined values and write nothing: a load or an atomic
+//! becomes an `OpUndef` of its result type, a store or a result-less atomic goes (Mesa refuses
+//! to compile a load from an undefined pointer).
 //!
 //! Preconditions: none; a module without such defects is left as it is.
 
@@ -55,6 +59,54 @@ fn raise_alignments(module: &mut Module, outcome: &mut Outcome) {
     });
 }
 
+/// Accesses through undefined pointers: loads and atomics become `OpUndef` values, stores and
+/// result-less atomics go.
+fn drop_undefined_accesses(module: &mut Module, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    let is_pointer = |ty: Word| types.defs.get(&ty).is_some_and(|d| d.is(Op::TypePointer));
+    let mut undefined: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::Undef) && g.result_type.is_some_and(is_pointer)).filter_map(|g| g.result_id).collect();
+    for f in &mut module.functions {
+        for b in &mut f.blocks {
+            b.insts.retain_mut(|inst| {
+                let Some(op) = inst.op() else { return true };
+                let pointer = inst.operands.first().and_then(Operand::id).filter(|p| undefined.contains(p));
+                if op == Op::Undef && inst.result_type.is_some_and(is_pointer) {
+                    undefined.extend(inst.result_id);
+                    return true;
+                }
+                let Some(_) = pointer else { return true };
+                match op {
+                    Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::Bitcast | Op::CopyObject => {
+                        undefined.extend(inst.result_id);
+                        true
+                    }
+                    Op::Load => {
+                        outcome.count(inst.opcode);
+                        inst.opcode = Op::Undef as u32;
+                        inst.operands.clear();
+                        true
+                    }
+                    Op::Store => {
+                        outcome.count(inst.opcode);
+                        false
+                    }
+                    _ if crate::passes::lower_kernel_pointers::is_atomic(op) => {
+                        outcome.count(inst.opcode);
+                        if inst.result_id.is_some() {
+                            inst.opcode = Op::Undef as u32;
+                            inst.operands.clear();
+                            true
+                        } else {
+                            false
+                        }
+                    }
+                    _ => true,
+                }
+            });
+        }
+    }
+}
+
 pub struct RepairProducerOutput;
 
 impl Pass for RepairProducerOutput {
@@ -81,6 +133,7 @@ impl Pass for RepairProducerOutput {
             outcome.count(op);
         }
         raise_alignments(module, &mut outcome);
+        drop_undefined_accesses(module, &mut outcome);
         Ok(outcome)
     }
 }
