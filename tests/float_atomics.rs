@@ -49,7 +49,17 @@ fn float_atomics_run_emulated_and_native() {
             let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
             let changed = report.passes.iter().any(|p| p.name == "emulate-float-atomics" && p.changed);
             assert_eq!(changed, emulated, "{report:?}");
-            let what = format!("{} ({})", caps.name, if !emulated { "native" } else if target.atomic_float32_add || target.atomic_float32_min_max { "partly emulated" } else { "emulated" });
+            let what = format!(
+                "{} ({})",
+                caps.name,
+                if !emulated {
+                    "native"
+                } else if target.atomic_float32_add || target.atomic_float32_min_max {
+                    "partly emulated"
+                } else {
+                    "emulated"
+                }
+            );
             tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{what}: {e}"));
             let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 16, label: "float_atomics", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
             let bw = ctx.buffer_from_slice(&w, "w").unwrap();

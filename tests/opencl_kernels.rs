@@ -775,3 +775,74 @@ fn constant_filter_and_compare_exchange_sum() {
         assert_eq!(t[0], total, "{}: total", ctx.caps().name);
     }
 }
+
+/// tests/kernels/opencl/structs_scan.cl: a struct array with float3 members in OpenCL C's layout,
+/// a kernel-scope local counter, and a work-group scan.
+#[test]
+fn structs_counters_and_scan() {
+    let Some((spirv, contexts)) = kernels_and_devices("structs_scan") else { return };
+    let n = 64usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(97);
+    // Particle: pos (a float3 takes 16 bytes), mass at 16, vel (float4) at 32; 48 bytes.
+    let pos: Vec<[f32; 3]> = (0..n).map(|_| [0; 3].map(|_: i32| rng.random_range(-8i32..8) as f32)).collect();
+    let mass: Vec<f32> = (0..n).map(|_| rng.random_range(1i32..4) as f32).collect();
+    let vel: Vec<[f32; 4]> = (0..n).map(|_| [0; 4].map(|_: i32| rng.random_range(-4i32..4) as f32)).collect();
+    let particles: Vec<f32> = (0..n).flat_map(|i| [pos[i][0], pos[i][1], pos[i][2], 0.0, mass[i], 0.0, 0.0, 0.0, vel[i][0], vel[i][1], vel[i][2], vel[i][3]]).collect();
+    let eps = 0.5f32;
+    let acc: Vec<[f64; 3]> = (0..n)
+        .map(|i| {
+            let mut a = [0.0f64; 3];
+            for j in 0..n {
+                let d: Vec<f64> = (0..3).map(|c| (pos[j][c] - pos[i][c]) as f64).collect();
+                let r2 = d.iter().map(|x| x * x).sum::<f64>() + eps as f64;
+                for c in 0..3 {
+                    a[c] += d[c] * mass[j] as f64 / (r2 * r2 * r2).sqrt();
+                }
+            }
+            a
+        })
+        .collect();
+    let ints: Vec<i32> = (0..256).map(|_| rng.random_range(-100..100)).collect();
+    let positives = ints.iter().filter(|v| **v > 0).count() as i32;
+    let values: Vec<u32> = (0..256).map(|_| rng.random_range(0..1000)).collect();
+    let close = |g: f32, w: f64| (g as f64 - w).abs() <= 1e-4 * (1.0 + w.abs());
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "nbody_structs").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut bp = ctx.buffer_from_slice(&particles, "particles").unwrap();
+        let mut ba = ctx.zeroed_buffer::<f32>(4 * n, "acc").unwrap();
+        let args = [KernelArg::Buffer(&bp), KernelArg::Buffer(&ba), KernelArg::Bytes(&(n as u32).to_le_bytes()), KernelArg::Bytes(&eps.to_le_bytes())];
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(n as u32)), &args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got_acc: Vec<f32> = ctx.read_buffer(&mut ba).unwrap();
+        let got_p: Vec<f32> = ctx.read_buffer(&mut bp).unwrap();
+        for i in 0..n {
+            for c in 0..3 {
+                assert!(close(got_acc[4 * i + c], acc[i][c]), "{name}: acc[{i}].{c} = {}, expected {}", got_acc[4 * i + c], acc[i][c]);
+                assert!(close(got_p[12 * i + 8 + c], vel[i][c] as f64 + acc[i][c]), "{name}: vel[{i}].{c}");
+                assert_eq!(got_p[12 * i + c], pos[i][c], "{name}: pos[{i}].{c}");
+            }
+            assert_eq!((got_acc[4 * i + 3], got_p[12 * i + 4], got_p[12 * i + 11]), (mass[i], mass[i], vel[i][3]), "{name}: mass and vel.w of {i}");
+        }
+        let k = ctx.load_kernel(&spirv, "count_positive").unwrap();
+        let bi = ctx.buffer_from_slice(&ints, "ints").unwrap();
+        let mut bo = ctx.zeroed_buffer::<i32>(1, "count").unwrap();
+        ctx.launch(&k, &NdRange::linear(256, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo)]).unwrap();
+        assert_eq!(ctx.read_buffer::<i32>(&mut bo).unwrap()[0], positives, "{name}: positives");
+        let k = ctx.load_kernel(&spirv, "scan").unwrap();
+        let bv = ctx.buffer_from_slice(&values, "values").unwrap();
+        let mut bs = ctx.zeroed_buffer::<u32>(256, "scan").unwrap();
+        ctx.launch(&k, &NdRange::linear(256, Some(64)), &[KernelArg::Buffer(&bv), KernelArg::Buffer(&bs), KernelArg::Local(4 * 64)]).unwrap();
+        let want: Vec<u32> = values
+            .chunks(64)
+            .flat_map(|c| {
+                c.iter()
+                    .scan(0, |s, v| {
+                        *s += v;
+                        Some(*s)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(ctx.read_buffer::<u32>(&mut bs).unwrap(), want, "{name}: scan");
+    }
+}

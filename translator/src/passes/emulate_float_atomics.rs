@@ -69,9 +69,8 @@ impl Pass for EmulateFloatAtomics {
         let mut words = Words { types, memo: HashMap::new(), fresh: Vec::new(), u32_ty };
         let mut aliases: HashMap<Word, Word> = HashMap::new();
         for plan in plans.values() {
-            if !aliases.contains_key(&plan.variable) {
-                let alias = words.alias(module, plan.variable);
-                aliases.insert(plan.variable, alias);
+            if let std::collections::hash_map::Entry::Vacant(e) = aliases.entry(plan.variable) {
+                e.insert(words.alias(module, plan.variable));
             }
         }
         for var in &retyped {
@@ -112,7 +111,9 @@ impl Pass for EmulateFloatAtomics {
                             inst.result_id = Some(loaded);
                             out.push(inst);
                             let mut budget = MAX_CONVERTED;
-                            words.convert(module, &mut Emitted { out: &mut out, origin }, (loaded, ty), false, Some(result), &mut budget).map_err(|why| unsupported(module, &Inst::new(Op::Load, None, None, vec![]).from_origin(origin), why))?;
+                            words
+                                .convert(module, &mut Emitted { out: &mut out, origin }, (loaded, ty), false, Some(result), &mut budget)
+                                .map_err(|why| unsupported(module, &Inst::new(Op::Load, None, None, vec![]).from_origin(origin), why))?;
                         }
                         Some(Op::Store) if on_derived => {
                             let value = inst.id(1)?;
@@ -127,7 +128,7 @@ impl Pass for EmulateFloatAtomics {
                         }
                         Some(op) if is_atomic(op) && on_derived => {
                             let element = words.types.type_of(pointer.unwrap_or(0)).and_then(|t| pointer_type(&words.types, t)).map(|(_, e)| e);
-                            if !element.is_some_and(|e| words.types.float(e) == Some((32, None))) {
+                            if element.is_none_or(|e| words.types.float(e) != Some((32, None))) {
                                 out.push(inst);
                                 continue;
                             }
@@ -408,13 +409,8 @@ impl Words {
                 let held = pointer_type(&self.types, v.result_type.unwrap_or(0)).map(|(_, p)| self.map(m, p)).unwrap_or(0);
                 Some(m.constant_null(held))
             }
-            Some(_) => {
-                return Err(Error::Unsupported {
-                    site: m.site(&v),
-                    target: String::new(),
-                    missing: "a workgroup variable with an initializer other than null, holding floats that atomics update".into(),
-                })
-            }
+            // Vulkan allows workgroup variables no other initializer.
+            Some(_) => return Err(Error::Invalid { site: m.site(&v), message: "a workgroup variable initialized other than to null".into() }),
         };
         let g = m.globals_mut().iter_mut().find(|g| g.result_id == Some(variable));
         if let Some(g) = g {
@@ -519,15 +515,7 @@ impl Pending {
         let old_word = m.alloc_id();
         out.push(Inst::new(Op::Undef, Some(u32_ty), Some(old_word), vec![]).from_origin(atomic.origin));
         out.push(Inst::new(Op::Bitcast, Some(f32_ty), Some(result), vec![Operand::Id(old_word)]).from_origin(atomic.origin));
-        Pending {
-            op: atomic.op().unwrap_or(Op::AtomicFAddEXT),
-            old_word,
-            word_ptr,
-            scope: ids.get(1).copied().unwrap_or(0),
-            semantics: ids.get(2).copied().unwrap_or(0),
-            value,
-            origin: atomic.origin,
-        }
+        Pending { op: atomic.op().unwrap_or(Op::AtomicFAddEXT), old_word, word_ptr, scope: ids.get(1).copied().unwrap_or(0), semantics: ids.get(2).copied().unwrap_or(0), value, origin: atomic.origin }
     }
 
     fn build(self, m: &mut Module, types: &Types, glsl: Word, (_, f32_ty): (Word, Word)) {

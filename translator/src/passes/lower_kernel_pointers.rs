@@ -124,10 +124,7 @@ fn infer_generic_origins(module: &mut Module, outcome: &mut Outcome) -> Result<(
             }
         }
     }
-    let new_types: HashMap<Word, Word> = retype
-        .into_iter()
-        .map(|(r, class, pointee)| (r, module.type_pointer(StorageClass::from_u32(class).unwrap_or(StorageClass::Function), pointee)))
-        .collect();
+    let new_types: HashMap<Word, Word> = retype.into_iter().map(|(r, class, pointee)| (r, module.type_pointer(StorageClass::from_u32(class).unwrap_or(StorageClass::Function), pointee))).collect();
     for f in &mut module.functions {
         for b in &mut f.blocks {
             for inst in &mut b.insts {

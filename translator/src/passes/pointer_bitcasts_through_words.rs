@@ -31,9 +31,11 @@ impl Pass for PointerBitcastsThroughWords {
         let mut outcome = Outcome::unchanged();
         let types = Types::new(module);
         let buffer_pointer = |ty: Word| types.defs.get(&ty).is_some_and(|d| d.is(Op::TypePointer) && d.word_opt(0) == Some(StorageClass::PhysicalStorageBuffer as u32));
-        let casts = module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| &b.insts)).any(|i| {
-            i.is(Op::Bitcast) && i.result_type.is_some_and(buffer_pointer) && i.operands.first().and_then(Operand::id).and_then(|v| types.type_of(v)).is_some_and(buffer_pointer)
-        });
+        let casts = module
+            .functions
+            .iter()
+            .flat_map(|f| f.blocks.iter().flat_map(|b| &b.insts))
+            .any(|i| i.is(Op::Bitcast) && i.result_type.is_some_and(buffer_pointer) && i.operands.first().and_then(Operand::id).and_then(|v| types.type_of(v)).is_some_and(buffer_pointer));
         if !casts {
             return Ok(outcome);
         }
