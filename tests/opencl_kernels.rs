@@ -846,3 +846,27 @@ fn structs_counters_and_scan() {
         assert_eq!(ctx.read_buffer::<u32>(&mut bs).unwrap(), want, "{name}: scan");
     }
 }
+
+/// tests/kernels/opencl/async_copy.cl: `async_work_group_copy` and its strided form, with
+/// `wait_group_events`, as work-group copies and a barrier.
+#[test]
+fn async_work_group_copies() {
+    let Some((spirv, contexts)) = kernels_and_devices("async_copy") else { return };
+    let (n, rows) = (64usize, 8usize);
+    let input: Vec<f32> = (0..n * rows).map(|i| (i % 97) as f32 - 40.0).collect();
+    // Row g reversed and doubled becomes column g of an n x rows output.
+    let mut want = vec![0.0f32; n * rows];
+    for g in 0..rows {
+        for l in 0..n {
+            want[l * rows + g] = 2.0 * input[g * n + n - 1 - l];
+        }
+    }
+    for ctx in &contexts {
+        let k = ctx.load_kernel(&spirv, "async_copy").unwrap_or_else(|e| panic!("{}: {e}", ctx.caps().name));
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f32>(n * rows, "out").unwrap();
+        let args = [KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Local(4 * n as u64), KernelArg::Bytes(&(rows as u32).to_le_bytes())];
+        ctx.launch(&k, &NdRange::linear((n * rows) as u32, Some(n as u32)), &args).unwrap_or_else(|e| panic!("{}: {e}", ctx.caps().name));
+        assert_eq!(ctx.read_buffer::<f32>(&mut bo).unwrap(), want, "{}", ctx.caps().name);
+    }
+}

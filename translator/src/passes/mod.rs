@@ -5,6 +5,7 @@ pub mod emulate_cooperative_matrix;
 pub mod emulate_float_atomics;
 pub mod inline_functions;
 pub mod legalize_narrow_types;
+pub mod lower_async_copies;
 pub mod lower_byte_pointers;
 pub mod lower_integer_dot;
 pub mod lower_kernel_interface;
