@@ -108,6 +108,11 @@ impl Layout {
 /// of 4: 27648 multiply-adds).
 const UNROLLED_MUL_ADDS: u32 = 8192;
 
+/// Elements one invocation may hold of an emulated matrix (a 128x128 matrix over a sub-group of
+/// 4): beyond it the emulated code would be megabytes of registers spilled to memory, so the type
+/// is refused by name instead (damaged dimensions such as 177x177 land on one lane).
+const MAX_ELEMENTS_PER_INVOCATION: u32 = 4096;
+
 /// The largest power of two that divides `n` and is at most `p`.
 fn lanes_for(p: u32, n: u32) -> u32 {
     let p = if p == 0 { 1 } else { 1u32 << (31 - p.leading_zeros()) };
@@ -144,6 +149,14 @@ impl Pass for EmulateCooperativeMatrix {
             let l = &layouts[id];
             let name = module.name_of(*id).map_or_else(|| format!("%{id}"), |n| format!("%{n}"));
             let comp = component_type(&types, l.component, None).map_or_else(|| format!("%{}", l.component), |c| c.to_string());
+            if l.len > MAX_ELEMENTS_PER_INVOCATION {
+                let def = module.globals().iter().find(|g| g.result_id == Some(*id)).cloned().unwrap_or_else(|| Inst::new(Op::Nop, None, None, vec![]));
+                return Err(Error::Unsupported {
+                    site: module.site(&def),
+                    target: target.name.clone(),
+                    missing: format!("room for a {}x{} cooperative matrix emulated over {} lanes ({} elements per invocation; at most {MAX_ELEMENTS_PER_INVOCATION})", l.rows, l.cols, l.lanes, l.len),
+                });
+            }
             let replicas = if l.lanes < max_subgroup { format!(", replicated on sub-groups wider than {}", l.lanes) } else { String::new() };
             outcome.notes.push(format!("{name} ({}x{} {comp} {}): emulated over {} lanes, {} elements per invocation{replicas}", l.rows, l.cols, use_name(l.usage), l.lanes, l.len));
         }
