@@ -926,3 +926,59 @@ fn quantized_blocks_feed_cooperative_matrices() {
         }
     }
 }
+
+/// Matrix loads, MulAdds and stores in loop header blocks (`coop_loop_headers`, the forms
+/// spirv-opt leaves for do-while loops): every partial sum of a 16x64 by 64x16 product, stored
+/// from a single-block loop as f16 row-major through words and f32 column-major, and the final
+/// sum stored from a breaking loop header. Also translated for sub-groups from 4 lanes up, so
+/// that wider sub-groups hold replicas and only the first stores.
+#[test]
+fn matrices_in_loop_headers_match_the_reference() {
+    let input = common::assembled("coop_loop_headers");
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(61);
+    let mut value = || rng.random_range(-16i32..16) as f32 / 8.0;
+    // A row-major (64 halves a row), B column-major (64 halves a column).
+    let a: Vec<f32> = (0..16 * 64).map(|_| value()).collect();
+    let b: Vec<f32> = (0..16 * 64).map(|_| value()).collect();
+    let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+    // Partial sums after each K-tile: multiples of 1/64 below 2^9, exact in f32.
+    let partial = |t: usize, i: usize, j: usize| -> f32 { (0..16 * (t + 1)).map(|k| a[i * 64 + k] * b[j * 64 + k]).sum() };
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size;
+        let mut all = targets(&ctx);
+        let mut narrow = ctx.caps().clone();
+        narrow.cooperative_matrix.clear();
+        narrow.min_subgroup_size = 4;
+        all.push((narrow, Some(true)));
+        for (target, expect_emulated) in all {
+            let (words, report) = matbridge_translator::translate_specialized(&input, &target, &[(0, sg)]).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            let what = format!("{} ({}, sub-groups from {})", ctx.caps().name, mode(&report, expect_emulated), target.min_subgroup_size);
+            let p = pipeline(&ctx, &words, 5, 0);
+            let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+            let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+            let mut bh = ctx.buffer_from_slice(&vec![0xffffu16; 4 * 256], "h").unwrap();
+            let mut bf = ctx.buffer_from_slice(&vec![f32::NAN; 4 * 256], "f").unwrap();
+            let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; 256], "d").unwrap();
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bh, &bf, &bd], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let (hs, fs, ds): (Vec<u16>, Vec<f32>, Vec<f32>) = (ctx.read_buffer(&mut bh).unwrap(), ctx.read_buffer(&mut bf).unwrap(), ctx.read_buffer(&mut bd).unwrap());
+            for t in 0..4 {
+                for i in 0..16 {
+                    for j in 0..16 {
+                        let want = partial(t, i, j);
+                        assert_eq!(fs[t * 256 + j * 16 + i], want, "{what}: partial sum {t}, column-major D[{i}][{j}]");
+                        let got = half::f16::from_bits(hs[t * 256 + i * 16 + j]).to_f32();
+                        assert_eq!(got, half::f16::from_f32(want).to_f32(), "{what}: partial sum {t}, f16 D[{i}][{j}]");
+                    }
+                }
+            }
+            for i in 0..16 {
+                for j in 0..16 {
+                    assert_eq!(ds[i * 16 + j], partial(3, i, j), "{what}: final D[{i}][{j}]");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}

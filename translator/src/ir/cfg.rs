@@ -127,3 +127,64 @@ impl Cfg {
         }
     }
 }
+
+/// Moves the body of loop header block `block` of `function` into a block of its own, so that
+/// code expanded from it can branch: the header keeps its `OpPhi`s (and debug lines before
+/// them) and its `OpLoopMerge`, and branches to a new block `B` that gets the rest and the
+/// header's terminator. Where the header was its own continue target (a single-block loop), `B`
+/// becomes the continue target. `OpPhi`s of the terminator's successors that named the header
+/// name `B`.
+///
+/// `B` is not a header, so its terminator must be valid without a merge instruction: an
+/// `OpBranch`, or an `OpBranchConditional` one of whose targets is the loop's merge block or
+/// continue target (a break or a continue). Other headers (an `OpSwitch`, or a conditional
+/// branch between two blocks inside the loop) are left alone, and `None` is returned;
+/// otherwise `B`'s label `id` (allocated by the caller) and its index.
+pub fn separate_loop_header(function: &mut Function, block: usize, id: Word) -> Option<usize> {
+    let insts = &function.blocks.get(block)?.insts;
+    let n = insts.len();
+    if n < 2 || !insts[n - 2].is(Op::LoopMerge) {
+        return None;
+    }
+    let header = function.blocks[block].id();
+    let (merge, cont) = (insts[n - 2].operands.first().and_then(Operand::id)?, insts[n - 2].operands.get(1).and_then(Operand::id)?);
+    let term = &insts[n - 1];
+    let targets: Vec<Word> = match term.op() {
+        Some(Op::Branch) => term.operands.first().and_then(Operand::id).into_iter().collect(),
+        Some(Op::BranchConditional) => {
+            let t: Vec<Word> = term.operands.iter().skip(1).take(2).filter_map(Operand::id).collect();
+            if !t.iter().any(|l| *l == merge || *l == cont) {
+                return None;
+            }
+            t
+        }
+        _ => return None,
+    };
+    // The header's own part: its phis and any debug lines among them.
+    let keep = insts.iter().take_while(|i| matches!(i.op(), Some(Op::Phi | Op::Line | Op::NoLine))).count();
+    let blocks = &mut function.blocks;
+    let mut rest = blocks[block].insts.split_off(keep);
+    let mut loop_merge = rest.remove(rest.len() - 2);
+    if cont == header {
+        loop_merge.operands[1] = Operand::Id(id);
+    }
+    let mut new = super::Block::new(id);
+    new.label.origin = blocks[block].label.origin;
+    new.insts = rest;
+    let origin = loop_merge.origin;
+    blocks[block].insts.push(loop_merge);
+    let mut branch = super::Inst::new(Op::Branch, None, None, vec![Operand::Id(id)]);
+    branch.origin = origin;
+    blocks[block].insts.push(branch);
+    blocks.insert(block + 1, new);
+    for b in blocks.iter_mut().filter(|b| targets.contains(&b.id())) {
+        for phi in b.insts.iter_mut().filter(|i| i.is(Op::Phi)) {
+            for pair in phi.operands.chunks_mut(2) {
+                if pair.get(1) == Some(&Operand::Id(header)) {
+                    pair[1] = Operand::Id(id);
+                }
+            }
+        }
+    }
+    Some(block + 1)
+}

@@ -55,6 +55,7 @@
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
+use crate::ir::cfg::separate_loop_header;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::{component_type, first_unlisted, use_name};
@@ -64,6 +65,24 @@ use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags
 use std::collections::HashMap;
 
 pub struct EmulateCooperativeMatrix;
+
+/// Gives the loop headers of function `f` that load, store or multiply matrices a block of
+/// their own for that code (see [`separate_loop_header`]): their rewrites branch, which a loop
+/// header cannot. Headers that cannot be separated keep the straight-line forms.
+fn separate_matrix_loop_headers(module: &mut Module, f: usize) {
+    let expands = |i: &Inst| matches!(i.op(), Some(Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR | Op::CooperativeMatrixMulAddKHR));
+    let mut b = 0;
+    while b < module.functions[f].blocks.len() {
+        let block = &module.functions[f].blocks[b];
+        if block.insts.iter().any(|i| i.is(Op::LoopMerge)) && block.insts.iter().any(expands) {
+            let id = module.alloc_id();
+            if separate_loop_header(&mut module.functions[f], b, id).is_some() {
+                b += 1;
+            }
+        }
+        b += 1;
+    }
+}
 
 /// A component type, as the arithmetic sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +182,7 @@ impl Pass for EmulateCooperativeMatrix {
         let mut emu = Emulator { types, layouts, target, max_subgroup, replace: HashMap::new() };
 
         for f in 0..module.functions.len() {
+            separate_matrix_loop_headers(module, f);
             let local_defs: HashMap<Word, Inst> = module.functions[f].insts().filter_map(|i| i.result_id.map(|id| (id, i.clone()))).collect();
             let mut b = 0;
             while b < module.functions[f].blocks.len() {
