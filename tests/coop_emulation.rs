@@ -248,12 +248,19 @@ fn run_square(ctx: &Context, words: &[u32], a: &[u16]) -> Vec<u16> {
     ctx.read_buffer(&mut bc).unwrap()
 }
 
+/// The NV square kernel as glslang writes it (Vulkan memory model) and in the GLSL450 memory
+/// model, which SPV_NV_cooperative_matrix allows and the KHR matrices it becomes do not.
 #[test]
 fn nv_kernel_runs_through_khr_native_and_emulated() {
+    let vulkan = common::assembled("nv_square_f16");
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/nv_square_f16.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let glsl450 = text.replace("OpCapability VulkanMemoryModel\n", "").replace("OpMemoryModel Logical Vulkan", "OpMemoryModel Logical GLSL450");
+    let glsl450 = tools::assemble(&glsl450, "vulkan1.3").unwrap();
     for ctx in common::contexts() {
-        for (target, expect_emulated) in targets(&ctx) {
-            let (words, mode) = kernel_for("nv_square_f16", &target, expect_emulated);
-            let what = format!("{} ({mode})", ctx.caps().name);
+        for ((target, expect_emulated), (model, input)) in targets(&ctx).into_iter().flat_map(|t| [(t.clone(), ("Vulkan", &vulkan)), (t, ("GLSL450", &glsl450))]) {
+            let (words, report) = translate(input, &target).unwrap_or_else(|e| panic!("{model} for {}: {e}", target.name));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{model} for {}: {e}", target.name));
+            let what = format!("{} ({}, {model} memory model)", ctx.caps().name, mode(&report, expect_emulated));
             let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
             let a: Vec<f32> = (0..256).map(|_| (rng.random_range(-8i32..8) as f32) / 4.0).collect();
             let bits: Vec<u16> = a.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect();

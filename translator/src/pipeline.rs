@@ -85,6 +85,7 @@ impl Pipeline {
             Box::new(passes::pad_cooperative_matrix::PadCooperativeMatrix),
             Box::new(passes::tile_cooperative_matrix::TileCooperativeMatrix),
             Box::new(passes::emulate_cooperative_matrix::EmulateCooperativeMatrix),
+            Box::new(passes::upgrade_memory_model::UpgradeMemoryModel),
             Box::new(passes::strip_workgroup_layouts::StripWorkgroupLayouts),
             Box::new(passes::legalize_narrow_types::LegalizeNarrowTypes),
             Box::new(passes::emulate_float_atomics::EmulateFloatAtomics),
