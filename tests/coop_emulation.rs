@@ -989,3 +989,51 @@ fn matrices_in_loop_headers_match_the_reference() {
         }
     }
 }
+
+/// Slang's `neural` module as slangpy ships it (`tests/kernels/slang/mlp.slang`): one
+/// fully-connected layer, `y = ReLU(W x + b)` for 32-wide half vectors, evaluated with
+/// `WaveTangledVector`, which gathers a sub-group's vectors into cooperative matrices through
+/// `uint4` workgroup memory. Slang fixes the sub-group size at compile time: the kernel compiled
+/// for the device's size runs native on the H100 and emulated everywhere.
+#[test]
+fn slang_neural_layer_matches_the_reference() {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(67);
+    // W is 32x32 row-major, then the 32 biases.
+    let params: Vec<f32> = (0..32 * 32 + 32).map(|_| rng.random_range(-4i32..4) as f32 / 8.0).collect();
+    let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size as usize;
+        if ![4, 8, 32].contains(&sg) {
+            eprintln!("{}: no Slang MLP kernel for sub-groups of {sg}", ctx.caps().name);
+            continue;
+        }
+        if !ctx.caps().buffer_device_address {
+            continue;
+        }
+        let input = common::assembled(&format!("slang_mlp_sg{sg}"));
+        let groups = 4;
+        let vectors = groups * sg;
+        let x: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
+        for (target, expect_emulated) in targets(&ctx) {
+            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, push_constant_bytes: 24, label: "slang_mlp", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let bw = ctx.buffer_from_slice(&h(&params), "weights").unwrap();
+            let bx = ctx.buffer_from_slice(&h(&x), "inputs").unwrap();
+            let mut by = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "outputs").unwrap();
+            let push: Vec<u8> = [&bw, &bx, &by].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [groups as u32, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let y: Vec<u16> = ctx.read_buffer(&mut by).unwrap();
+            for t in 0..vectors {
+                for o in 0..32 {
+                    // Multiples of 1/32 below 2^6: exact in f16 however the sum is ordered.
+                    let want: f32 = (0..32).map(|i| params[o * 32 + i] * x[t * 32 + i]).sum::<f32>() + params[32 * 32 + o];
+                    let got = half::f16::from_bits(y[t * 32 + o]).to_f32();
+                    assert_eq!(got, want.max(0.0), "{what}: y[{t}][{o}]");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}
