@@ -261,22 +261,14 @@ impl<'m> Builder<'m> {
     /// back edge).
     fn separate_loop_header(&mut self) {
         let Cursor { function, block, index } = self.cursor;
-        let insts = &mut self.module.functions[function].blocks[block].insts;
+        let insts = &self.module.functions[function].blocks[block].insts;
         let Some(at) = insts.iter().position(|i| i.is(Op::LoopMerge)) else { return };
-        let mut merge = insts.remove(at);
         let first = insts.iter().position(|i| !matches!(i.op(), Some(Op::Phi | Op::Line | Op::NoLine))).unwrap_or(insts.len());
-        let header_label = self.label_of(block);
-        self.cursor = Cursor { function, block, index: first };
-        let rest = self.split();
-        let rest_label = self.label_of(rest);
-        if merge.operands.get(1) == Some(&Operand::Id(header_label)) {
-            merge.operands[1] = Operand::Id(rest_label);
+        let id = self.module.alloc_id();
+        if let Some(rest) = super::cfg::separate_loop_header(&mut self.module.functions[function], block, id, true) {
+            let moved = if at < index { 1 } else { 0 };
+            self.cursor = Cursor { function, block: rest, index: index - first - moved };
         }
-        let header = &mut self.module.functions[function].blocks[block].insts;
-        header.push(merge);
-        header.push(Inst::new(Op::Branch, None, None, vec![Operand::Id(rest_label)]).from_origin(self.origin));
-        let moved = if at < index { 1 } else { 0 };
-        self.cursor = Cursor { function, block: rest, index: index - first - moved };
     }
 
     /// `for (i = start; i < end; i++) { body(.., i) }` over 32-bit unsigned `i`, at the cursor,

@@ -138,9 +138,10 @@ impl Cfg {
 /// `B` is not a header, so its terminator must be valid without a merge instruction: an
 /// `OpBranch`, or an `OpBranchConditional` one of whose targets is the loop's merge block or
 /// continue target (a break or a continue). Other headers (an `OpSwitch`, or a conditional
-/// branch between two blocks inside the loop) are left alone, and `None` is returned;
-/// otherwise `B`'s label `id` (allocated by the caller) and its index.
-pub fn separate_loop_header(function: &mut Function, block: usize, id: Word) -> Option<usize> {
+/// branch between two blocks inside the loop) are left alone unless `always`, and `None` is
+/// returned; otherwise `B` gets the label `id` (allocated by the caller) and its index is
+/// returned.
+pub fn separate_loop_header(function: &mut Function, block: usize, id: Word, always: bool) -> Option<usize> {
     let insts = &function.blocks.get(block)?.insts;
     let n = insts.len();
     if n < 2 || !insts[n - 2].is(Op::LoopMerge) {
@@ -151,15 +152,14 @@ pub fn separate_loop_header(function: &mut Function, block: usize, id: Word) -> 
     let term = &insts[n - 1];
     let targets: Vec<Word> = match term.op() {
         Some(Op::Branch) => term.operands.first().and_then(Operand::id).into_iter().collect(),
-        Some(Op::BranchConditional) => {
-            let t: Vec<Word> = term.operands.iter().skip(1).take(2).filter_map(Operand::id).collect();
-            if !t.iter().any(|l| *l == merge || *l == cont) {
-                return None;
-            }
-            t
-        }
+        Some(Op::BranchConditional) => term.operands.iter().skip(1).take(2).filter_map(Operand::id).collect(),
+        Some(Op::Switch) => term.operands.iter().skip(1).filter_map(Operand::id).collect(),
         _ => return None,
     };
+    let exits = term.is(Op::Branch) || (term.is(Op::BranchConditional) && targets.iter().any(|l| *l == merge || *l == cont));
+    if !exits && !always {
+        return None;
+    }
     // The header's own part: its phis and any debug lines among them.
     let keep = insts.iter().take_while(|i| matches!(i.op(), Some(Op::Phi | Op::Line | Op::NoLine))).count();
     let blocks = &mut function.blocks;

@@ -76,7 +76,7 @@ fn separate_matrix_loop_headers(module: &mut Module, f: usize) {
         let block = &module.functions[f].blocks[b];
         if block.insts.iter().any(|i| i.is(Op::LoopMerge)) && block.insts.iter().any(expands) {
             let id = module.alloc_id();
-            if separate_loop_header(&mut module.functions[f], b, id).is_some() {
+            if separate_loop_header(&mut module.functions[f], b, id, false).is_some() {
                 b += 1;
             }
         }
