@@ -1037,3 +1037,58 @@ fn slang_neural_layer_matches_the_reference() {
         }
     }
 }
+
+/// The backward pass of the same layer (`tests/kernels/slang/mlp_backward.slang`, identity
+/// activation), whose translation needs f16 atomic adds on buffer references (no test device
+/// has them: lavapipe and the H100 build them on the word's address, SwiftShader on its widened
+/// words) and buffer references derived and kept in variables: `dx = W^T dy` per invocation, a
+/// cooperative-matrix product with transposed loads, checked on every device. The gradients
+/// of W and b are not: Slang 2026.12 reduces them over the sub-group's vectors in K-tiles of
+/// 16, which adds nothing below 16 lanes, and at 32 the H100's own driver returns weight
+/// gradients unlike `dy x^T`. (`narrow_types` checks both rewrites exactly.)
+#[test]
+fn slang_neural_layer_backward_matches_the_reference() {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(71);
+    let params: Vec<f32> = (0..32 * 32 + 32).map(|_| rng.random_range(-4i32..4) as f32 / 8.0).collect();
+    let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+    for profile in matbridge_translator::profile::BUILTIN_PROFILES.iter().filter(|p| **p != "generic-subgroup") {
+        let caps = DeviceCaps::builtin(profile).unwrap();
+        let input = common::assembled(&format!("slang_mlp_backward_sg{}", caps.subgroup_size));
+        let (words, _) = translate(&input, &caps).unwrap_or_else(|e| panic!("{profile}: {e}"));
+        tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{profile}: {e}"));
+    }
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size as usize;
+        if ![4, 8, 32].contains(&sg) || !ctx.caps().buffer_device_address {
+            eprintln!("{}: no Slang MLP kernel for sub-groups of {sg}", ctx.caps().name);
+            continue;
+        }
+        let input = common::assembled(&format!("slang_mlp_backward_sg{sg}"));
+        let vectors = 64;
+        let groups = vectors / sg;
+        let x: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
+        let dy: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
+        for (target, expect_emulated) in targets(&ctx) {
+            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, push_constant_bytes: 40, label: "slang_mlp_backward", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let bw = ctx.buffer_from_slice(&h(&params), "weights").unwrap();
+            let bg = ctx.zeroed_buffer::<u16>(params.len(), "grads").unwrap();
+            let bx = ctx.buffer_from_slice(&h(&x), "inputs").unwrap();
+            let bdy = ctx.buffer_from_slice(&h(&dy), "dOutputs").unwrap();
+            let mut bdx = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "dInputs").unwrap();
+            let push: Vec<u8> = [&bw, &bg, &bx, &bdy, &bdx].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [groups as u32, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let dx: Vec<u16> = ctx.read_buffer(&mut bdx).unwrap();
+            for t in 0..vectors {
+                for i in 0..32 {
+                    // Multiples of 1/32 below 2^4: exact in f16 however the sum is ordered.
+                    let want: f32 = (0..32).map(|o| params[o * 32 + i] * dy[t * 32 + o]).sum();
+                    assert_eq!(half::f16::from_bits(dx[t * 32 + i]).to_f32(), want, "{what}: dx[{t}][{i}]");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}

@@ -296,50 +296,68 @@ fn buffer_references_to_narrow_data_match_the_cpu() {
     }
 }
 
-/// f16 atomics: native where the device has them, and otherwise (and on the legalized target)
-/// compare-and-swap loops on the 32-bit words holding the halves.
+/// f16 atomics on a storage buffer (`narrow_atomics`) and through buffer references
+/// (`narrow_atomics_refs`): native where the device has them; otherwise (and on the legalized
+/// target) compare-and-swap loops on the 32-bit words holding the halves, reached through the
+/// widened buffer or, where the device has f16 and 64-bit integers, through the word's address.
 #[test]
 fn f16_atomics_match_the_cpu() {
-    let input = common::assembled("narrow_atomics");
     let n = 512usize;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(64);
     // Quarters below 8: every partial sum of at most n/7 of them is exact in f16, so the sums
     // do not depend on the order the atomics take.
     let x: Vec<f16> = (0..n).map(|_| f16::from_f32(rng.random_range(-32i32..32) as f32 / 4.0)).collect();
     let start: Vec<f16> = (0..20 + n).map(|k| f16::from_f32(k as f32 / 2.0 - 4.0)).collect();
-    for ctx in common::contexts() {
-        let caps = ctx.caps().clone();
-        let native = caps.shader_float16 && caps.storage_buffer_16bit && caps.atomic_float16 && caps.atomic_float16_add && caps.atomic_float16_min_max;
-        let mut all = vec![targets(&ctx)[0].clone()];
-        // A device with f16 but not these atomics: legalized for them alone.
-        if caps.shader_float16 && caps.storage_buffer_16bit {
-            all.push((caps, if native { "native" } else { "legalized" }));
-        }
-        for (target, mode) in all {
-            let what = format!("{} ({mode})", ctx.caps().name);
-            let words = translated(&input, &target, mode);
-            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, label: "narrow_atomics", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
-            let mut bs = ctx.buffer_from_slice(&start, "s").unwrap();
-            let bx = ctx.buffer_from_slice(&x, "x").unwrap();
-            let mut bo = ctx.zeroed_buffer::<u16>(n, "olds").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bs, &bx, &bo], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
-            let s: Vec<f16> = ctx.read_buffer(&mut bs).unwrap();
-            let olds: Vec<f16> = ctx.read_buffer(&mut bo).unwrap();
-            let mut want = start.clone();
-            for i in 0..n {
-                want[i % 7] += x[i];
-                want[8 + i % 3] = want[8 + i % 3].max(x[i]);
-                want[12 + i % 5] = want[12 + i % 5].min(x[i]);
-                want[20 + i] = x[i];
+    for (kernel, references) in [("narrow_atomics", false), ("narrow_atomics_refs", true)] {
+        let input = common::assembled(kernel);
+        for ctx in common::contexts() {
+            let caps = ctx.caps().clone();
+            if references && !caps.buffer_device_address {
+                continue;
             }
-            for (k, (got, want)) in s.iter().zip(&want).enumerate() {
-                assert_eq!(got.to_bits(), want.to_bits(), "{what}: S[{k}] = {got}, expected {want}");
+            let native = caps.shader_float16 && caps.storage_buffer_16bit && caps.atomic_float16 && caps.atomic_float16_add && caps.atomic_float16_min_max;
+            let mut all = vec![targets(&ctx)[0].clone()];
+            // A device with f16 but not these atomics: legalized for them alone, or (through
+            // references, with 64-bit integers) built on the words' addresses.
+            if caps.shader_float16 && caps.storage_buffer_16bit {
+                let mode = match (native, references && caps.shader_int64) {
+                    (true, _) => "native",
+                    (false, true) => "addressed",
+                    (false, false) => "legalized",
+                };
+                all.push((caps, mode));
             }
-            for i in 0..n {
-                assert_eq!(olds[i].to_bits(), start[20 + i].to_bits(), "{what}: old value of S[{}]", 20 + i);
+            for (target, mode) in all {
+                let what = format!("{} ({kernel}, {mode})", ctx.caps().name);
+                let words = translated(&input, &target, mode);
+                let bindings = if references { 0 } else { 3 };
+                let p = ctx
+                    .create_pipeline(&PipelineDesc { spirv: &words, bindings, push_constant_bytes: if references { 24 } else { 0 }, label: kernel, ..Default::default() })
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let mut bs = ctx.buffer_from_slice(&start, "s").unwrap();
+                let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+                let mut bo = ctx.zeroed_buffer::<u16>(n, "olds").unwrap();
+                let push: Vec<u8> = if references { [&bs, &bx, &bo].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect() } else { Vec::new() };
+                let buffers: &[&matbridge_runtime::Buffer] = if references { &[] } else { &[&bs, &bx, &bo] };
+                ctx.run(&[Dispatch { pipeline: &p, buffers, push_constants: &push, groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let s: Vec<f16> = ctx.read_buffer(&mut bs).unwrap();
+                let olds: Vec<f16> = ctx.read_buffer(&mut bo).unwrap();
+                let mut want = start.clone();
+                for i in 0..n {
+                    want[i % 7] += x[i];
+                    want[8 + i % 3] = want[8 + i % 3].max(x[i]);
+                    want[12 + i % 5] = want[12 + i % 5].min(x[i]);
+                    want[20 + i] = x[i];
+                }
+                for (k, (got, want)) in s.iter().zip(&want).enumerate() {
+                    assert_eq!(got.to_bits(), want.to_bits(), "{what}: S[{k}] = {got}, expected {want}");
+                }
+                for i in 0..n {
+                    assert_eq!(olds[i].to_bits(), start[20 + i].to_bits(), "{what}: old value of S[{}]", 20 + i);
+                }
+                ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+                eprintln!("{what}: {n} invocations of f16 atomics match");
             }
-            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
-            eprintln!("{what}: {n} invocations of f16 atomics match");
         }
     }
 }
@@ -388,6 +406,36 @@ fn narrow_integer_atomics_match_the_cpu() {
             assert_eq!(got_o, o, "{what}: O");
             ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
             eprintln!("{what}: {n} invocations of 8- and 16-bit atomics match");
+        }
+    }
+}
+
+/// Buffer-reference pointers to f16 stepped with `OpPtrAccessChain` and kept in function
+/// variables (`narrow_ref_values`): on the legalized target each such pointer becomes an address
+/// again (its word, bit-cast) before it is stored.
+#[test]
+fn derived_f16_references_kept_in_variables_match_the_cpu() {
+    let input = common::assembled("narrow_ref_values");
+    let n = 256usize;
+    let src: Vec<f16> = (0..n + 8).map(|k| f16::from_f32(k as f32 / 4.0 - 8.0)).collect();
+    for ctx in common::contexts() {
+        if !ctx.caps().buffer_device_address {
+            continue;
+        }
+        for (target, mode) in targets(&ctx) {
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let words = translated(&input, &target, mode);
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, push_constant_bytes: 16, label: "narrow_ref_values", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let bs = ctx.buffer_from_slice(&src, "src").unwrap();
+            let mut bd = ctx.buffer_from_slice(&vec![f16::from_f32(-1.5); n + 2], "dst").unwrap();
+            let push: Vec<u8> = [&bs, &bd].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let d: Vec<f16> = ctx.read_buffer(&mut bd).unwrap();
+            assert_eq!(&d[..2], &[f16::from_f32(-1.5); 2], "{what}: dst[0..2] must stay");
+            for i in 0..n {
+                assert_eq!(d[2 + i], src[8 + i] * f16::from_f32(2.0), "{what}: dst[{}]", 2 + i);
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
         }
     }
 }

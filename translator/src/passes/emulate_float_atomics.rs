@@ -1,6 +1,10 @@
 //! `EmulateFloatAtomics`: 32-bit float atomic add, min and max that the target lacks
 //! (VK_EXT_shader_atomic_float and _float2: SwiftShader has neither, the H100 has no min or max)
-//! become compare-and-swap loops on the 32-bit word that holds the float.
+//! become compare-and-swap loops on the 32-bit word that holds the float; so do 16-bit float
+//! atomics through buffer references on targets with f16 and 64-bit integers but without those
+//! atomics (lavapipe, the H100): the half's address rounded down to 4 bytes is the word's, and
+//! its bit 1 says which half of the word (`OpVectorExtractDynamic`/`InsertDynamic` on the word
+//! as `f16vec2`). f16 atomics anywhere else are the narrow-type legalization's.
 //!
 //! `OpAtomicCompareExchange` works on integers, so each rewritten atomic needs a pointer to its
 //! float as a `u32`:
@@ -23,12 +27,13 @@
 //! and drops their release part on failure.
 //!
 //! Preconditions: runs after inlining (no pointer is passed to a call) and after the narrow-type
-//! legalization (f16 atomics are loops already). Refused by name: float atomics on image texels,
+//! legalization (f16 atomics other than through buffer references are loops already). Refused by name: float atomics on image texels,
 //! on elements of matrices, or through pointers that are function parameters or chosen by a phi or
 //! select; pointers into a retyped workgroup variable used by anything but access chains, loads,
 //! stores, atomics and cooperative-matrix loads and stores; loads and stores of arrays whose
 //! length is a specialization constant or of more than 4,096 floats at once. Applies where the
-//! target lacks f32 atomic add or min and max.
+//! target lacks f32 atomic add or min and max, or has f16 and 64-bit integers but lacks f16
+//! atomics.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -53,6 +58,7 @@ impl Pass for EmulateFloatAtomics {
 
     fn applies(&self, target: &DeviceCaps) -> bool {
         !(target.atomic_float32_add && target.atomic_float32_min_max)
+            || (target.shader_float16 && target.shader_int64 && !(target.atomic_float16 && target.atomic_float16_add && target.atomic_float16_min_max))
     }
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
@@ -60,7 +66,8 @@ impl Pass for EmulateFloatAtomics {
         let target = cx.target;
         let types = Types::new(module);
         let (plans, retyped, chain_defs, references) = plan(module, &types, target)?;
-        if plans.is_empty() && retyped.is_empty() && !references {
+        let halves = half_atomics(module, &types, target);
+        if plans.is_empty() && retyped.is_empty() && !references && halves.is_empty() {
             return Ok(outcome);
         }
         let unsupported = |m: &Module, inst: &Inst, missing: String| Error::Unsupported { site: m.site(inst), target: target.name.clone(), missing };
@@ -93,6 +100,11 @@ impl Pass for EmulateFloatAtomics {
                     let reference = pointer.and_then(|p| words.types.type_of(p)).is_some_and(|t| references.contains(&t));
                     let on_derived = retyped_pointer || reference;
                     match op {
+                        Some(op) if is_atomic(op) && pointer.is_some_and(|p| halves.contains(&p)) => {
+                            let p = pointer.unwrap_or(0);
+                            half_atomic(module, &mut out, &mut pending, &inst, p)?;
+                            outcome.count(op as u32);
+                        }
                         Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::CopyObject) if retyped_pointer => {
                             let Some(ty) = inst.result_type else { continue };
                             inst.result_type = Some(words.pointer(module, ty)?);
@@ -505,6 +517,9 @@ struct Pending {
     scope: Word,
     semantics: Word,
     value: Word,
+    /// For an f16 in half of the word: the word as two halves' type, the half type and which
+    /// half (0 or 1, a `u32`).
+    half: Option<(Word, Word, Word)>,
     origin: Option<Origin>,
 }
 
@@ -515,7 +530,16 @@ impl Pending {
         let old_word = m.alloc_id();
         out.push(Inst::new(Op::Undef, Some(u32_ty), Some(old_word), vec![]).from_origin(atomic.origin));
         out.push(Inst::new(Op::Bitcast, Some(f32_ty), Some(result), vec![Operand::Id(old_word)]).from_origin(atomic.origin));
-        Pending { op: atomic.op().unwrap_or(Op::AtomicFAddEXT), old_word, word_ptr, scope: ids.get(1).copied().unwrap_or(0), semantics: ids.get(2).copied().unwrap_or(0), value, origin: atomic.origin }
+        Pending {
+            op: atomic.op().unwrap_or(Op::AtomicFAddEXT),
+            old_word,
+            word_ptr,
+            scope: ids.get(1).copied().unwrap_or(0),
+            semantics: ids.get(2).copied().unwrap_or(0),
+            value,
+            half: None,
+            origin: atomic.origin,
+        }
     }
 
     fn build(self, m: &mut Module, types: &Types, glsl: Word, (_, f32_ty): (Word, Word)) {
@@ -525,15 +549,99 @@ impl Pending {
         let mut b = Builder::new(m, cursor).with_origin(self.origin);
         let u = b.module.type_int(32, false);
         b.compare_exchange_loop(self.old_word, self.word_ptr, self.scope, (self.semantics, unequal), |b, word| {
-            let old = b.bitcast(f32_ty, word);
-            let new = match self.op {
-                Op::AtomicFAddEXT => b.op(Op::FAdd, f32_ty, &[old, self.value]),
-                op => {
-                    let f = if op == Op::AtomicFMinEXT { GLOp::NMin } else { GLOp::NMax };
-                    b.emit(Op::ExtInst, f32_ty, vec![Operand::Id(glsl), Operand::Literal(f as u32), Operand::Id(old), Operand::Id(self.value)])
+            let (old, ty, pair) = match self.half {
+                Some((pair_ty, half_ty, index)) => {
+                    let pair = b.bitcast(pair_ty, word);
+                    (b.op(Op::VectorExtractDynamic, half_ty, &[pair, index]), half_ty, Some((pair_ty, pair, index)))
                 }
+                None => (b.bitcast(f32_ty, word), f32_ty, None),
             };
-            b.bitcast(u, new)
+            let new = match self.op {
+                Op::AtomicFAddEXT => b.op(Op::FAdd, ty, &[old, self.value]),
+                Op::AtomicFMinEXT | Op::AtomicFMaxEXT => {
+                    let f = if self.op == Op::AtomicFMinEXT { GLOp::NMin } else { GLOp::NMax };
+                    b.emit(Op::ExtInst, ty, vec![Operand::Id(glsl), Operand::Literal(f as u32), Operand::Id(old), Operand::Id(self.value)])
+                }
+                // Exchange and store.
+                _ => self.value,
+            };
+            match pair {
+                Some((pair_ty, pair, index)) => {
+                    let pair = b.op(Op::VectorInsertDynamic, pair_ty, &[pair, new, index]);
+                    b.bitcast(u, pair)
+                }
+                None => b.bitcast(u, new),
+            }
         });
     }
+}
+
+/// Buffer-reference pointers that f16 atomics the target lacks go through (where it has 16-bit
+/// floats and 64-bit integers; elsewhere the narrow-type legalization builds them).
+fn half_atomics(module: &Module, types: &Types, target: &DeviceCaps) -> HashSet<Word> {
+    if !(target.shader_float16 && target.shader_int64) {
+        return HashSet::new();
+    }
+    let lacks = |op: Op| match op {
+        Op::AtomicFAddEXT => !target.atomic_float16_add,
+        Op::AtomicFMinEXT | Op::AtomicFMaxEXT => !target.atomic_float16_min_max,
+        Op::AtomicLoad | Op::AtomicStore | Op::AtomicExchange => !target.atomic_float16,
+        _ => false,
+    };
+    module
+        .functions
+        .iter()
+        .flat_map(|f| f.insts())
+        .filter(|i| i.op().is_some_and(lacks))
+        .filter_map(|i| i.operands.first().and_then(Operand::id))
+        .filter(|p| types.type_of(*p).and_then(|t| pointer_type(types, t)).is_some_and(|(class, e)| class == StorageClass::PhysicalStorageBuffer && types.float(e) == Some((16, None))))
+        .collect()
+}
+
+/// Rewrites f16 atomic `inst` through buffer reference `p` as an atomic on the 32-bit word
+/// holding the half: the address rounded down to 4 bytes, the half selected by its bit 1. A
+/// load reads the word; the others become compare-and-swap loops ([`Pending`]).
+fn half_atomic(m: &mut Module, out: &mut Vec<Inst>, pending: &mut Vec<Pending>, inst: &Inst, p: Word) -> Result<()> {
+    let origin = inst.origin;
+    let op = inst.op().unwrap_or(Op::Nop);
+    let ids: Vec<Word> = inst.operands.iter().filter_map(Operand::id).collect();
+    let (Some(&scope), Some(&semantics)) = (ids.get(1), ids.get(2)) else {
+        return Err(Error::Invalid { site: m.site(inst), message: "an atomic without scope and semantics".into() });
+    };
+    let (u32_ty, u64_ty) = (m.type_int(32, false), m.type_int(64, false));
+    let half_ty = m.type_float(16);
+    let pair_ty = m.type_vector(half_ty, 2);
+    let word_ptr_ty = m.type_pointer(StorageClass::PhysicalStorageBuffer, u32_ty);
+    let mut emit = |m: &mut Module, op: Op, ty: Word, operands: &[Word]| {
+        let id = m.alloc_id();
+        out.push(Inst::new(op, Some(ty), Some(id), operands.iter().map(|w| Operand::Id(*w)).collect()).from_origin(origin));
+        id
+    };
+    let address = emit(m, Op::ConvertPtrToU, u64_ty, &[p]);
+    let (align, two) = (m.constant_int(u64_ty, 64, false, !3), m.constant_int(u64_ty, 64, false, 2));
+    let word_address = emit(m, Op::BitwiseAnd, u64_ty, &[address, align]);
+    let word_ptr = emit(m, Op::ConvertUToPtr, word_ptr_ty, &[word_address]);
+    let second = emit(m, Op::BitwiseAnd, u64_ty, &[address, two]);
+    let second = emit(m, Op::UConvert, u32_ty, &[second]);
+    let one = m.constant_u32(1);
+    let index = emit(m, Op::ShiftRightLogical, u32_ty, &[second, one]);
+    let old_word = match op {
+        Op::AtomicLoad => emit(m, Op::AtomicLoad, u32_ty, &[word_ptr, scope, semantics]),
+        Op::AtomicStore | Op::AtomicExchange | Op::AtomicFAddEXT | Op::AtomicFMinEXT | Op::AtomicFMaxEXT => {
+            let Some(&value) = ids.get(3) else {
+                return Err(Error::Invalid { site: m.site(inst), message: format!("{} without a value", inst.name()) });
+            };
+            let old_word = m.alloc_id();
+            out.push(Inst::new(Op::Undef, Some(u32_ty), Some(old_word), vec![]).from_origin(origin));
+            pending.push(Pending { op, old_word, word_ptr, scope, semantics, value, half: Some((pair_ty, half_ty, index)), origin });
+            old_word
+        }
+        _ => return Err(Error::Invalid { site: m.site(inst), message: format!("{} on a 16-bit float", inst.name()) }),
+    };
+    if let (Some(result), Some(ty)) = (inst.result_id, inst.result_type) {
+        let pair = m.alloc_id();
+        out.push(Inst::new(Op::Bitcast, Some(pair_ty), Some(pair), vec![Operand::Id(old_word)]).from_origin(origin));
+        out.push(Inst::new(Op::VectorExtractDynamic, Some(ty), Some(result), vec![Operand::Id(pair), Operand::Id(index)]).from_origin(origin));
+    }
+    Ok(())
 }

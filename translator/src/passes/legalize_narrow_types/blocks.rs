@@ -367,6 +367,18 @@ impl Legalize<'_> {
                 e.out.push(inst);
                 Ok(true)
             }
+            // A buffer-reference pointer derived from another one, used as a value (stored,
+            // put into a composite): made an address again.
+            Op::Store | Op::CompositeConstruct | Op::CopyObject | Op::CopyLogical | Op::Select if self.derived_references(inst).next().is_some() => {
+                let mut inst = inst.clone();
+                let derived: Vec<Word> = self.derived_references(&inst).collect();
+                for id in derived {
+                    let v = self.reference_value(e, &inst, id)?;
+                    inst.map_used_ids(|u| if u == id { v } else { u });
+                }
+                e.out.push(inst);
+                Ok(true)
+            }
             _ => {
                 if let Some(p) = inst.operands.iter().filter_map(Operand::id).find(|id| self.ptrs.contains_key(id) || self.views.contains_key(id) || self.tracked.contains(id)) {
                     return Err(self.unsupported(
@@ -378,6 +390,27 @@ impl Legalize<'_> {
                 Ok(false)
             }
         }
+    }
+
+    /// The operands of `inst` past its first that are buffer-reference pointers into narrow
+    /// data derived from another (access chains: not values any more).
+    fn derived_references<'i>(&'i self, inst: &'i Inst) -> impl Iterator<Item = Word> + 'i {
+        let skip = usize::from(inst.is(Op::Store) || inst.is(Op::Select));
+        inst.operands.iter().skip(skip).filter_map(Operand::id).filter(|id| self.ptrs.get(id).is_some_and(|p| p.view.class == StorageClass::PhysicalStorageBuffer && p.descriptor.is_none()))
+    }
+
+    /// Derived buffer-reference pointer `id` as a value of its (retyped) type again: a pointer
+    /// to the word it starts at, bit-cast. Its offset must be a multiple of 4 bytes (the
+    /// retyped pointers hold word addresses).
+    fn reference_value(&mut self, e: &mut Emit<'_>, inst: &Inst, id: Word) -> Result<Word> {
+        let (Some(p), Some(ty)) = (self.ptrs.get(&id).copied(), self.types.type_of(id)) else {
+            return Err(self.unsupported(e.m, inst, format!("pointer %{id} into 8- or 16-bit data as a value")));
+        };
+        if p.offset.alignment() < 4 {
+            return Err(self.unsupported(e.m, inst, format!("pointer %{id} into 8- or 16-bit data as a value, at an offset not known to be a multiple of 4 bytes")));
+        }
+        let word = self.word_ptr(e, p)?;
+        Ok(e.op(Op::Bitcast, ty, &[word]))
     }
 
     /// `base` advanced by access-chain `indices`.

@@ -24,14 +24,18 @@
 //!
 //! A device with 8- or 16-bit storage but not in push constants gets the same rewrite for the
 //! modules whose push constants hold such data, and one without the f16 atomics a module uses
-//! for that module. Atomics on narrow elements of blocks become compare-and-swap loops on their
-//! words (`atomics.rs`).
+//! for that module (unless all of them are through buffer references and the target has 64-bit
+//! integers: `emulate-float-atomics` builds those on the word's address). Atomics on narrow
+//! elements of blocks become compare-and-swap loops on their words (`atomics.rs`). A buffer
+//! reference derived from another (an access chain) that is stored or put into a composite
+//! becomes an address again: its word's pointer, bit-cast (its offset a multiple of 4 bytes).
 //!
 //! Preconditions: runs after cooperative-matrix emulation (no matrix of a narrow type is left)
 //! and after the kernel passes; a `PhysicalStorageBuffer` pointer to narrow data that is
 //! accessed holds a 4-byte aligned address. Refused by name: narrow atomics outside blocks
-//! (workgroup memory), pointers into a redeclared block or behind such an address that are
-//! passed to functions, stored, or chosen by a phi or select, and instructions with narrow
+//! (workgroup memory), pointers into a redeclared block that are passed to functions, stored,
+//! or chosen by a phi or select (and derived buffer references at offsets not known to be
+//! whole words, or passed to functions or phis), and instructions with narrow
 //! operands the pass does not know. Applies where the target lacks 16-bit floats, 8- or 16-bit
 //! integers, 8- or 16-bit storage, or bf16, where it lacks them in push constants or the f16
 //! atomics a module uses, and to every module with atomics on 8- or 16-bit integers (no Vulkan
@@ -81,6 +85,10 @@ struct Uses {
     f16_atomic: bool,
     f16_atomic_add: bool,
     f16_atomic_min_max: bool,
+    /// Every f16 atomic is through a buffer reference, where `emulate-float-atomics` builds
+    /// those the target lacks from 32-bit ones on the word's address (with 64-bit integers)
+    /// without widening f16.
+    f16_atomics_through_references: bool,
     /// Atomics on 8-bit and 16-bit integers, which Vulkan has on no device.
     int8_atomic: bool,
     int16_atomic: bool,
@@ -88,15 +96,19 @@ struct Uses {
 
 impl Uses {
     /// Everything: what a target must have for any module to keep its narrow types.
-    const ALL: Uses = Uses { push8: true, push16: true, f16_atomic: true, f16_atomic_add: true, f16_atomic_min_max: true, int8_atomic: true, int16_atomic: true };
+    const ALL: Uses =
+        Uses { push8: true, push16: true, f16_atomic: true, f16_atomic_add: true, f16_atomic_min_max: true, f16_atomics_through_references: false, int8_atomic: true, int16_atomic: true };
 
     fn of(module: &Module, types: &Types) -> Uses {
         let (push8, push16) = push_constant_widths(module, types);
-        let mut uses = Uses { push8, push16, ..Uses::default() };
-        let pointee = |p: Word| types.type_of(p).and_then(|t| types.defs.get(&t)).and_then(|d| d.id(1).ok());
+        let mut uses = Uses { push8, push16, f16_atomics_through_references: true, ..Uses::default() };
+        let pointer = |p: Word| types.type_of(p).and_then(|t| types.defs.get(&t)).and_then(|d| Some((d.word_opt(0)?, d.id(1).ok()?)));
         for inst in module.functions.iter().flat_map(|f| f.insts()) {
             let Some(op) = inst.op().filter(|op| crate::passes::lower_kernel_pointers::is_atomic(*op)) else { continue };
-            let Some(element) = inst.operands.first().and_then(Operand::id).and_then(pointee) else { continue };
+            let Some((class, element)) = inst.operands.first().and_then(Operand::id).and_then(pointer) else { continue };
+            if types.float(element) == Some((16, None)) && class != StorageClass::PhysicalStorageBuffer as u32 {
+                uses.f16_atomics_through_references = false;
+            }
             match (types.float(element), types.int(element), op) {
                 (Some((16, None)), _, Op::AtomicFAddEXT) => uses.f16_atomic_add = true,
                 (Some((16, None)), _, Op::AtomicFMinEXT | Op::AtomicFMaxEXT) => uses.f16_atomic_min_max = true,
@@ -117,6 +129,7 @@ fn missing(target: &DeviceCaps, uses: Uses) -> (bool, bool, bool, bool) {
     let storage8 = target.storage_buffer_8bit && (!uses.push8 || target.storage_push_constant_8bit);
     let storage16 = target.storage_buffer_16bit && (!uses.push16 || target.storage_push_constant_16bit);
     let f16_atomics = (!uses.f16_atomic || target.atomic_float16) && (!uses.f16_atomic_add || target.atomic_float16_add) && (!uses.f16_atomic_min_max || target.atomic_float16_min_max);
+    let f16_atomics = f16_atomics || (uses.f16_atomics_through_references && target.shader_int64);
     let f16 = !(target.shader_float16 && storage16 && f16_atomics);
     let bf16 = !target.shader_bfloat16;
     let i8 = !(target.shader_int8 && storage8) || uses.int8_atomic;
