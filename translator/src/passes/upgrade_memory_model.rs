@@ -27,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::ir::grammar;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
+use crate::passes::lower_kernel_pointers::is_atomic;
 use crate::profile::DeviceCaps;
 use rspirv::grammar::{OperandKind, OperandQuantifier};
 use spirv::{Decoration, MemoryAccess, MemoryModel, MemorySemantics, Op, Scope, Word};
@@ -303,28 +304,4 @@ fn upgrade_scopes_and_semantics(module: &mut Module, marks: &HashMap<Word, Marks
         inst.operands[k] = Operand::Id(id);
         outcome.count(inst.opcode);
     }
-}
-
-fn is_atomic(op: Op) -> bool {
-    matches!(
-        op,
-        Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT
-            | Op::AtomicFMinEXT
-            | Op::AtomicFMaxEXT
-    )
 }
