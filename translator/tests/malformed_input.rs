@@ -15,7 +15,7 @@ const MODULES: [&str; 5] =
 /// cooperative-matrix kernels with packed stores, element access, spec-constant layouts, f16vec4
 /// staging and quantized blocks, f32 atomics in every kind of memory),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 23] = [
+const ASSEMBLY: [&str; 27] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -39,6 +39,10 @@ const ASSEMBLY: [&str; 23] = [
     "../../../tests/kernels/khr_q4_blocks.spvasm",
     "../../../tests/kernels/float_atomics.spvasm",
     "emulate_float_atomics/memories.spvasm",
+    "upgrade_memory_model/nv_glsl450.spvasm",
+    "../../../tests/kernels/coop_loop_headers.spvasm",
+    "../../../tests/kernels/narrow_atomics_refs.spvasm",
+    "../../../tests/kernels/narrow_ref_values.spvasm",
 ];
 
 fn module(i: usize) -> Vec<u32> {
