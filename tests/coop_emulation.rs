@@ -990,6 +990,53 @@ fn matrices_in_loop_headers_match_the_reference() {
     }
 }
 
+/// Slang's `linalg.CoopMat` on structured buffers and a groupshared array
+/// (`tests/kernels/slang/coop_mixed.slang`, compiled for each sub-group size): f16 with an f32
+/// accumulator scaled element-wise, and int8 with an int32 accumulator stored column-major.
+#[test]
+fn slang_structured_and_groupshared_matrices_match_the_reference() {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(73);
+    let a: Vec<f32> = (0..256).map(|_| rng.random_range(-8i32..8) as f32 / 4.0).collect();
+    let b: Vec<f32> = (0..256).map(|_| rng.random_range(-8i32..8) as f32 / 4.0).collect();
+    let qa: Vec<i8> = (0..256).map(|_| rng.random()).collect();
+    let qb: Vec<i8> = (0..256).map(|_| rng.random()).collect();
+    let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size;
+        if ![4, 8, 32].contains(&sg) {
+            eprintln!("{}: no Slang kernel for sub-groups of {sg}", ctx.caps().name);
+            continue;
+        }
+        let input = common::assembled(&format!("slang_coop_mixed_sg{sg}"));
+        for (target, expect_emulated) in targets(&ctx) {
+            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 6, label: "slang_coop_mixed", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let ba = ctx.buffer_from_slice(&h(&a), "A").unwrap();
+            let bb = ctx.buffer_from_slice(&h(&b), "B").unwrap();
+            let mut bd = ctx.buffer_from_slice(&[f32::NAN; 256], "D").unwrap();
+            let bqa = ctx.buffer_from_slice(&qa, "QA").unwrap();
+            let bqb = ctx.buffer_from_slice(&qb, "QB").unwrap();
+            let mut bqd = ctx.zeroed_buffer::<i32>(256, "QD").unwrap();
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd, &bqa, &bqb, &bqd], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let d: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+            let qd: Vec<i32> = ctx.read_buffer(&mut bqd).unwrap();
+            for i in 0..16 {
+                for j in 0..16 {
+                    // Multiples of 1/16 below 2^8: exact in f32.
+                    let want = 2.0 * ((0..16).map(|k| a[i * 16 + k] * b[j * 16 + k]).sum::<f32>() + 1.0);
+                    assert_eq!(d[i * 16 + j], want, "{what}: D[{i}][{j}]");
+                    let want: i32 = (0..16).map(|k| qa[i * 16 + k] as i32 * qb[k * 16 + j] as i32).sum::<i32>() - 5;
+                    assert_eq!(qd[j * 16 + i], want, "{what}: QD[{i}][{j}]");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}
+
 /// Slang's `neural` module as slangpy ships it (`tests/kernels/slang/mlp.slang`): one
 /// fully-connected layer, `y = ReLU(W x + b)` for 32-wide half vectors, evaluated with
 /// `WaveTangledVector`, which gathers a sub-group's vectors into cooperative matrices through
