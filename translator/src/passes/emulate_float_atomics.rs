@@ -27,11 +27,12 @@
 //! and drops their release part on failure.
 //!
 //! Preconditions: runs after inlining (no pointer is passed to a call) and after the narrow-type
-//! legalization (f16 atomics other than through buffer references are loops already). Refused by name: float atomics on image texels,
-//! on elements of matrices, or through pointers that are function parameters or chosen by a phi or
-//! select; pointers into a retyped workgroup variable used by anything but access chains, loads,
-//! stores, atomics and cooperative-matrix loads and stores; loads and stores of arrays whose
-//! length is a specialization constant or of more than 4,096 floats at once. Applies where the
+//! legalization (f16 atomics other than through buffer references are loops already). Refused
+//! by name: float atomics on image texels, on elements of matrices, or through pointers that are
+//! function parameters or chosen by a phi or select; pointers into a retyped workgroup variable
+//! used by anything but access chains, loads, stores, atomics and cooperative-matrix loads and
+//! stores; loads and stores of arrays whose length is a specialization constant or of more than
+//! 4,096 floats at once. Applies where the
 //! target lacks f32 atomic add or min and max, or has f16 and 64-bit integers but lacks f16
 //! atomics.
 
