@@ -870,3 +870,46 @@ fn async_work_group_copies() {
         assert_eq!(ctx.read_buffer::<f32>(&mut bo).unwrap(), want, "{}", ctx.caps().name);
     }
 }
+
+/// OpenCL 2.0 work-group collectives (`work_group_collectives.cl`): reductions, scans across
+/// sub-groups in local-id order, a broadcast, any/all and float reductions, one after another
+/// in 64-item work-groups, at the device's sub-group size and at a required size of 16 (split
+/// or joined sub-groups underneath).
+#[test]
+fn work_group_collectives() {
+    let Some((spirv, contexts)) = kernels_and_devices("work_group_collectives") else { return };
+    let n = 256usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| (i * 37 + 11) % 997 - 498).collect();
+    for ctx in &contexts {
+        for options in [matbridge_runtime::KernelOptions::default(), matbridge_runtime::KernelOptions::subgroup_size(16)] {
+            let what = format!("{} (sub-groups {:?})", ctx.caps().name, options.subgroup_size);
+            let k = ctx.load_kernel_with(&spirv, "collectives", &options).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+            let mut bo = ctx.zeroed_buffer::<i32>(8 * n, "out").unwrap();
+            let mut bf = ctx.zeroed_buffer::<f32>(2 * n, "fout").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Buffer(&bf)]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let out: Vec<i32> = ctx.read_buffer(&mut bo).unwrap();
+            let fout: Vec<f32> = ctx.read_buffer(&mut bf).unwrap();
+            for g in 0..n {
+                let (base, lid) = (g - g % 64, g % 64);
+                let group = &input[base..base + 64];
+                let want = [
+                    group.iter().sum::<i32>(),
+                    *group.iter().min().unwrap(),
+                    *group.iter().max().unwrap(),
+                    group[..=lid].iter().sum::<i32>(),
+                    group[..lid].iter().copied().max().unwrap_or(i32::MIN),
+                    group[5],
+                    i32::from(group.iter().any(|v| *v > 490)) + 2 * i32::from(group.iter().all(|v| *v > -1000)),
+                    group[..lid].iter().map(|v| *v as u32).fold(0u32, u32::wrapping_add) as i32,
+                ];
+                assert_eq!(&out[8 * g..8 * g + 8], &want, "{what}: work-item {g}");
+                // Quarters below 2^14: exact in f32 in any order.
+                let sum: f32 = group.iter().map(|v| *v as f32 / 4.0).sum();
+                let min = group[..=lid].iter().map(|v| *v as f32 / 4.0).fold(f32::INFINITY, f32::min);
+                assert_eq!([fout[2 * g], fout[2 * g + 1]], [sum, min], "{what}: work-item {g} (float)");
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}

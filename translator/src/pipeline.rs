@@ -69,6 +69,7 @@ impl Pipeline {
             Box::new(passes::repair_producer_output::RepairProducerOutput),
             Box::new(passes::inline_functions::InlineFunctions),
             Box::new(passes::lower_opencl_std::LowerOpenclStd),
+            Box::new(passes::lower_work_group_collectives::LowerWorkGroupCollectives),
             Box::new(passes::lower_kernel_subgroups::LowerKernelSubgroups),
             Box::new(passes::lower_kernel_synchronization::LowerKernelSynchronization),
             Box::new(passes::lower_async_copies::LowerAsyncCopies),

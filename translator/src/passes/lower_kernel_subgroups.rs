@@ -111,7 +111,7 @@ fn invalid(b: &Builder<'_>, inst: &Inst, message: &str) -> Error {
 
 /// The kernel's `SubgroupLocalInvocationId` or `SubgroupSize` (an `Input` `uint` the
 /// interface pass lowers with the others).
-fn builtin(b: &mut Builder<'_>, which: BuiltIn) -> Word {
+pub(crate) fn builtin(b: &mut Builder<'_>, which: BuiltIn) -> Word {
     let uint = b.module.type_int(32, false);
     let var = match b.module.builtin_variable(which) {
         Some(v) => v,
