@@ -18,8 +18,10 @@
 //!   The buffer-pointer and local-memory passes then lower those accesses like any other.
 //! - The capabilities and extension that only these instructions needed go.
 //!
-//! Preconditions: the module declares `Kernel`; runs before `lower-kernel-interface`. Group
-//! operations at `Workgroup` scope and the image block reads and writes are errors naming them.
+//! Preconditions: the module declares `Kernel`; runs before `lower-kernel-interface` and after
+//! `lower-work-group-collectives` (which takes the group operations at `Workgroup` scope).
+//! Group operations at other scopes and the image block reads and writes are errors naming
+//! them.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -146,7 +148,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Option<Word>
     let scope_ok = |b: &Builder<'_>| -> Result<()> {
         let s = inst.id(0).ok().and_then(|s| types.const_u32(s));
         if s != Some(Scope::Subgroup as u32) {
-            return Err(invalid(b, inst, "a group operation outside Subgroup scope (work-group collectives) has no Vulkan lowering yet"));
+            return Err(invalid(b, inst, "a group operation at a scope other than Subgroup and Workgroup"));
         }
         Ok(())
     };
