@@ -63,7 +63,7 @@ impl Pass for UpgradeMemoryModel {
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
-        let Some(model) = module.memory_model.first() else { return Ok(outcome) };
+        let Some(model) = module.memory_model.first().filter(|m| m.operands.len() == 2) else { return Ok(outcome) };
         if model.word_opt(1) == Some(MemoryModel::Vulkan as u32) || !module.globals().iter().any(|g| g.is(Op::TypeCooperativeMatrixKHR)) {
             return Ok(outcome);
         }
