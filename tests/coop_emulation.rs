@@ -1007,11 +1007,10 @@ fn slang_structured_and_groupshared_matrices_match_the_reference() {
             eprintln!("{}: no Slang kernel for sub-groups of {sg}", ctx.caps().name);
             continue;
         }
-        let input = common::assembled(&format!("slang_coop_mixed_sg{sg}"));
+        let kernel = format!("slang_coop_mixed_sg{sg}");
         for (target, expect_emulated) in targets(&ctx) {
-            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
+            let (words, mode) = kernel_for(&kernel, &target, expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
             let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 6, label: "slang_coop_mixed", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
             let ba = ctx.buffer_from_slice(&h(&a), "A").unwrap();
             let bb = ctx.buffer_from_slice(&h(&b), "B").unwrap();
@@ -1057,14 +1056,13 @@ fn slang_neural_layer_matches_the_reference() {
         if !ctx.caps().buffer_device_address {
             continue;
         }
-        let input = common::assembled(&format!("slang_mlp_sg{sg}"));
+        let kernel = format!("slang_mlp_sg{sg}");
         let groups = 4;
         let vectors = groups * sg;
         let x: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
         for (target, expect_emulated) in targets(&ctx) {
-            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
+            let (words, mode) = kernel_for(&kernel, &target, expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
             let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, push_constant_bytes: 24, label: "slang_mlp", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
             let bw = ctx.buffer_from_slice(&h(&params), "weights").unwrap();
             let bx = ctx.buffer_from_slice(&h(&x), "inputs").unwrap();
@@ -1110,15 +1108,14 @@ fn slang_neural_layer_backward_matches_the_reference() {
             eprintln!("{}: no Slang MLP kernel for sub-groups of {sg}", ctx.caps().name);
             continue;
         }
-        let input = common::assembled(&format!("slang_mlp_backward_sg{sg}"));
+        let kernel = format!("slang_mlp_backward_sg{sg}");
         let vectors = 64;
         let groups = vectors / sg;
         let x: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
         let dy: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
         for (target, expect_emulated) in targets(&ctx) {
-            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
+            let (words, mode) = kernel_for(&kernel, &target, expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
             let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, push_constant_bytes: 40, label: "slang_mlp_backward", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
             let bw = ctx.buffer_from_slice(&h(&params), "weights").unwrap();
             let bg = ctx.zeroed_buffer::<u16>(params.len(), "grads").unwrap();

@@ -79,6 +79,12 @@ impl Types {
         Some((d.word_opt(0)?, d.word_opt(1)))
     }
 
+    /// (storage class, pointee type) of an OpTypePointer.
+    pub fn pointer(&self, ty: Word) -> Option<(u32, Word)> {
+        let d = self.defs.get(&ty).filter(|d| d.is(Op::TypePointer))?;
+        Some((d.word_opt(0)?, d.id(1).ok()?))
+    }
+
     pub fn type_of(&self, value: Word) -> Option<Word> {
         self.value_type.get(&value).copied()
     }

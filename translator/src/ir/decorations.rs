@@ -35,6 +35,12 @@ impl Module {
             .filter(|id| self.globals().iter().any(|g| g.is(Op::Variable) && g.result_id == Some(*id)))
     }
 
+    /// The pointee type of global variable `var` (its pointer type's), if it is one.
+    pub fn variable_pointee(&self, var: Word) -> Option<Word> {
+        let ptr = self.globals().iter().find(|g| g.result_id == Some(var) && g.is(Op::Variable))?.result_type?;
+        self.globals().iter().find(|t| t.result_id == Some(ptr) && t.is(Op::TypePointer))?.id(1).ok()
+    }
+
     /// The `Input` variable of built-in `b` with pointee type `ty`: the module's own, or a new
     /// one added to every entry point's interface.
     pub fn get_or_add_builtin(&mut self, b: BuiltIn, ty: Word) -> Word {

@@ -281,9 +281,8 @@ struct Plan {
 
 /// (storage class, pointee) of pointer type `ty`.
 fn pointer_type(types: &Types, ty: Word) -> Option<(StorageClass, Word)> {
-    let d = types.defs.get(&ty).filter(|d| d.is(Op::TypePointer))?;
-    let class = StorageClass::from_u32(d.word_opt(0)?)?;
-    Some((class, d.id(1).ok()?))
+    let (class, pointee) = types.pointer(ty)?;
+    Some((StorageClass::from_u32(class)?, pointee))
 }
 
 /// The variable (or other base) that `pointer` is derived from through access chains and

@@ -60,12 +60,6 @@ impl Pass for LowerAsyncCopies {
     }
 }
 
-/// (storage class, pointee) of the pointer value `v`.
-fn pointer_of(types: &Types, v: Word) -> Option<(u32, Word)> {
-    let d = types.defs.get(&types.type_of(v)?).filter(|d| d.is(Op::TypePointer))?;
-    Some((d.word_opt(0)?, d.id(1).ok()?))
-}
-
 /// The copy loop of `inst` (an `OpGroupAsyncCopy`), at `cursor`.
 fn copy(module: &mut Module, types: &Types, cursor: crate::ir::builder::Cursor, inst: &Inst) -> Result<()> {
     let [scope, dst, src, count, stride, _event] = inst.ids::<6>()?;
@@ -73,7 +67,7 @@ fn copy(module: &mut Module, types: &Types, cursor: crate::ir::builder::Cursor, 
     if types.const_u32(scope) != Some(Scope::Workgroup as u32) {
         return Err(invalid(module, "an asynchronous copy whose scope is not the work-group"));
     }
-    let (Some((dst_class, element)), Some((src_class, _))) = (pointer_of(types, dst), pointer_of(types, src)) else {
+    let (Some((dst_class, element)), Some((src_class, _))) = (types.type_of(dst).and_then(|t| types.pointer(t)), types.type_of(src).and_then(|t| types.pointer(t))) else {
         return Err(invalid(module, "an asynchronous copy between values that are not pointers"));
     };
     let (dst_ptr, src_ptr) = (types.type_of(dst).unwrap_or(0), types.type_of(src).unwrap_or(0));
@@ -83,10 +77,7 @@ fn copy(module: &mut Module, types: &Types, cursor: crate::ir::builder::Cursor, 
     let v3ulong = module.type_vector(ulong, 3);
     let lid_var = module.get_or_add_builtin(BuiltIn::LocalInvocationIndex, ulong);
     let size_var = module.get_or_add_builtin(BuiltIn::WorkgroupSize, v3ulong);
-    let pointee = |m: &Module, var: Word| {
-        m.globals().iter().find(|g| g.result_id == Some(var)).and_then(|g| g.result_type).and_then(|p| m.globals().iter().find(|t| t.result_id == Some(p))).and_then(|t| t.id(1).ok())
-    };
-    let (Some(lid_ty), Some(size_ty)) = (pointee(module, lid_var), pointee(module, size_var)) else {
+    let (Some(lid_ty), Some(size_ty)) = (module.variable_pointee(lid_var), module.variable_pointee(size_var)) else {
         return Err(invalid(module, "the local id and work-group size built-ins have no types"));
     };
     let mut b = Builder::new(module, cursor).with_origin(inst.origin);
@@ -106,9 +97,10 @@ fn copy(module: &mut Module, types: &Types, cursor: crate::ir::builder::Cursor, 
         });
     }
     let size = size.unwrap_or(lid);
-    let width = |v: Word| types.type_of(v).and_then(|t| types.int(t)).map_or(uint, |(w, _)| if w == 32 { uint } else { 0 });
-    let count = if width(count) == uint { count } else { b.op(Op::UConvert, uint, &[count]) };
-    let stride = if width(stride) == uint { stride } else { b.op(Op::UConvert, uint, &[stride]) };
+    // `size_t` operands (64-bit under spir64) as 32 bits; 32-bit ones as they are.
+    let to_u32 = |b: &mut Builder<'_>, v: Word| if types.type_of(v).and_then(|t| types.int(t)).is_none_or(|(w, _)| w == 32) { v } else { b.op(Op::UConvert, uint, &[v]) };
+    let count = to_u32(&mut b, count);
+    let stride = to_u32(&mut b, stride);
     let one = b.module.constant_u32(1);
     let zero = b.module.constant_u32(0);
     let rounded = b.iadd(uint, count, size);

@@ -65,11 +65,6 @@ impl Pass for LowerKernelPointers {
     }
 }
 
-fn pointer_class(types: &Types, ty: Word) -> Option<(u32, Word)> {
-    let d = types.defs.get(&ty).filter(|d| d.is(Op::TypePointer))?;
-    Some((d.word_opt(0)?, d.id(1).ok()?))
-}
-
 fn is_logical(class: u32) -> bool {
     class == StorageClass::Workgroup as u32 || class == StorageClass::Function as u32 || class == StorageClass::Private as u32
 }
@@ -79,7 +74,7 @@ fn is_logical(class: u32) -> bool {
 /// copies.
 fn infer_generic_origins(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     let types = Types::new(module);
-    let class_of_value = |v: Word| types.type_of(v).and_then(|t| pointer_class(&types, t)).map(|(c, _)| c);
+    let class_of_value = |v: Word| types.type_of(v).and_then(|t| types.pointer(t)).map(|(c, _)| c);
     let mut origin: HashMap<Word, u32> = HashMap::new();
     for inst in module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.is(Op::PtrCastToGeneric)) {
         if let (Some(r), Some(class)) = (inst.result_id, inst.id(0).ok().and_then(class_of_value).filter(|c| is_logical(*c))) {
@@ -95,7 +90,7 @@ fn infer_generic_origins(module: &mut Module, outcome: &mut Outcome) -> Result<(
         let mut changed = false;
         for inst in module.functions.iter().flat_map(|f| f.insts()) {
             let (Some(op), Some(r), Some(ty)) = (inst.op(), inst.result_id, inst.result_type) else { continue };
-            if origin.contains_key(&r) || pointer_class(&types, ty).map(|(c, _)| c) != Some(psb) {
+            if origin.contains_key(&r) || types.pointer(ty).map(|(c, _)| c) != Some(psb) {
                 continue;
             }
             let sources: Vec<Word> = match op {
@@ -119,7 +114,7 @@ fn infer_generic_origins(module: &mut Module, outcome: &mut Outcome) -> Result<(
     let mut retype: Vec<(Word, u32, Word)> = Vec::new();
     for inst in module.functions.iter().flat_map(|f| f.insts()) {
         if let (Some(r), Some(ty)) = (inst.result_id, inst.result_type) {
-            if let (Some(class), Some((_, pointee))) = (origin.get(&r), pointer_class(&types, ty)) {
+            if let (Some(class), Some((_, pointee))) = (origin.get(&r), types.pointer(ty)) {
                 retype.push((r, *class, pointee));
             }
         }
@@ -141,7 +136,7 @@ fn infer_generic_origins(module: &mut Module, outcome: &mut Outcome) -> Result<(
                     // would be null in OpenCL, which Vulkan cannot express (left to fail below).
                     let (Ok(src), Ok(ty)) = (inst.id(0), inst.ty()) else { continue };
                     let Some(from) = new_types.get(&src) else { continue };
-                    if pointer_class(&types, ty).map(|(c, _)| c) == origin.get(&src).copied() {
+                    if types.pointer(ty).map(|(c, _)| c) == origin.get(&src).copied() {
                         let same = *from == ty;
                         *inst = Inst::new(if same { Op::CopyObject } else { Op::Bitcast }, Some(ty), inst.result_id, vec![Operand::Id(src)]).from_origin(inst.origin);
                         outcome.count(op as u32);
@@ -163,8 +158,8 @@ fn lower_generic_casts(module: &mut Module, outcome: &mut Outcome) -> Result<()>
             for inst in &mut b.insts {
                 let Some(op) = inst.op().filter(|o| casts.contains(o)) else { continue };
                 let (Ok(src), Ok(ty)) = (inst.id(0), inst.ty()) else { continue };
-                let from = types.type_of(src).and_then(|t| pointer_class(&types, t));
-                let to = pointer_class(&types, ty);
+                let from = types.type_of(src).and_then(|t| types.pointer(t));
+                let to = types.pointer(ty);
                 match (from, to) {
                     (Some((a, _)), Some((b, _))) if a == b && !is_logical(a) => {
                         let same = types.type_of(src) == Some(ty);
@@ -226,7 +221,7 @@ fn bitcasts_to_member_chains(module: &mut Module, outcome: &mut Outcome) {
         for b in &mut f.blocks {
             for inst in b.insts.iter_mut().filter(|i| i.is(Op::Bitcast)) {
                 let (Some(src), Some(ty)) = (inst.operands.first().and_then(Operand::id), inst.result_type) else { continue };
-                let (Some((c1, from)), Some((c2, to))) = (types.type_of(src).and_then(|t| pointer_class(&types, t)), pointer_class(&types, ty)) else { continue };
+                let (Some((c1, from)), Some((c2, to))) = (types.type_of(src).and_then(|t| types.pointer(t)), types.pointer(ty)) else { continue };
                 if c1 != psb || c2 != psb || from == to {
                     continue;
                 }
@@ -384,7 +379,7 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     let mut roots: HashMap<Word, Root> = HashMap::new();
     for v in &vars {
         let (Some(id), Some(ptr)) = (v.result_id, v.result_type) else { continue };
-        let Some((class, pointee)) = pointer_class(&types, ptr) else { continue };
+        let Some((class, pointee)) = types.pointer(ptr) else { continue };
         if !is_logical(class) || !plain_uses.contains(&id) {
             continue;
         }
@@ -408,7 +403,7 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     for id in &root_ids {
         let root = &roots[id];
         let var = vars.iter().find(|v| v.result_id == Some(*id)).cloned().unwrap_or_else(|| Inst::new(Op::Nop, None, None, vec![]));
-        let (_, pointee) = pointer_class(&types, var.result_type.unwrap_or(0)).unwrap_or((0, 0));
+        let (_, pointee) = types.pointer(var.result_type.unwrap_or(0)).unwrap_or((0, 0));
         let length = match leaves(&types, pointee).and_then(|l| l.1) {
             Some(n) => module.constant_u32(n),
             None => {
@@ -480,7 +475,7 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
         let mut derived: HashMap<Word, Derived> = HashMap::new();
         for id in roots.keys() {
             let var = vars.iter().find(|v| v.result_id == Some(*id));
-            let pointee = var.and_then(|v| pointer_class(&types, v.result_type.unwrap_or(0))).map_or(0, |p| p.1);
+            let pointee = var.and_then(|v| types.pointer(v.result_type.unwrap_or(0))).map_or(0, |p| p.1);
             derived.insert(*id, Derived { root: *id, index: zero, pointee });
         }
         let derives =
@@ -492,7 +487,7 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
             .iter()
             .flat_map(|b| &b.insts)
             .filter(|i| i.is(Op::Variable))
-            .filter(|i| i.result_type.and_then(|t| pointer_class(&types, t)).and_then(|(_, pointee)| pointer_class(&types, pointee)).is_some_and(|(c, _)| is_logical(c)))
+            .filter(|i| i.result_type.and_then(|t| types.pointer(t)).and_then(|(_, pointee)| types.pointer(pointee)).is_some_and(|(c, _)| is_logical(c)))
             .filter_map(|i| i.result_id)
             .collect();
         let mut var_roots: HashMap<Word, Word> = HashMap::new();
@@ -511,7 +506,7 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
                 let Some(r) = inst.result_id else { continue };
                 if inst.is(Op::Load) && !derived.contains_key(&r) {
                     if let Some(root) = inst.operands.first().and_then(Operand::id).and_then(|v| var_roots.get(&v)) {
-                        let pointee = inst.result_type.and_then(|t| pointer_class(&types, t)).map_or(0, |p| p.1);
+                        let pointee = inst.result_type.and_then(|t| types.pointer(t)).map_or(0, |p| p.1);
                         derived.insert(r, Derived { root: *root, index: 0, pointee });
                         grew = true;
                     }
@@ -526,7 +521,7 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
                     _ => inst.operands.first().and_then(Operand::id).into_iter().collect(),
                 };
                 if let Some(src) = from.iter().find_map(|f| derived.get(f)) {
-                    let pointee = inst.result_type.and_then(|t| pointer_class(&types, t)).map_or(0, |p| p.1);
+                    let pointee = inst.result_type.and_then(|t| types.pointer(t)).map_or(0, |p| p.1);
                     derived.insert(r, Derived { root: src.root, index: 0, pointee });
                     grew = true;
                 }
@@ -796,7 +791,7 @@ fn copy_memory(
         let size = inst.id(2).map_err(|e| e.to_string())?;
         types.const_u32(size).ok_or("copies a number of bytes that is not a constant")?
     } else {
-        let pointee = types.type_of(src_id).and_then(|t| pointer_class(types, t)).map(|p| p.1).ok_or("copies from a value that is not a pointer")?;
+        let pointee = types.type_of(src_id).and_then(|t| types.pointer(t)).map(|p| p.1).ok_or("copies from a value that is not a pointer")?;
         size_align(types, pointee).map(|s| s.0).ok_or("copies a type without a size")?
     };
     if bytes % dst_leaf_bytes != 0 {

@@ -124,14 +124,7 @@ pub(crate) fn builtin(b: &mut Builder<'_>, which: BuiltIn) -> Word {
             v
         }
     };
-    let ty = b
-        .module
-        .globals()
-        .iter()
-        .find(|g| g.result_id == Some(var))
-        .and_then(|g| g.result_type)
-        .and_then(|p| b.module.globals().iter().find(|g| g.result_id == Some(p)).and_then(|g| g.id(1).ok()))
-        .unwrap_or(uint);
+    let ty = b.module.variable_pointee(var).unwrap_or(uint);
     let v = b.load(ty, var);
     if ty == uint {
         v

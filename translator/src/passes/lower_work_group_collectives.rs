@@ -147,6 +147,15 @@ fn slot(b: &mut Builder<'_>, scratch: Word, index: Word) -> Word {
     b.access_chain(ptr, scratch, &[index])
 }
 
+/// `v` of 32-bit type `from` as a value of 32-bit type `to` (the same bits).
+fn retype(b: &mut Builder<'_>, v: Word, from: Word, to: Word) -> Word {
+    if from == to {
+        v
+    } else {
+        b.bitcast(to, v)
+    }
+}
+
 /// `fold(scratch[0 .. end))` with `c`, starting from `start` (values of type `ty`, stored as
 /// `u32`).
 fn fold(b: &mut Builder<'_>, scratch: Word, ty: Word, c: Combine, start: Word, end: Word) -> Word {
@@ -157,7 +166,7 @@ fn fold(b: &mut Builder<'_>, scratch: Word, ty: Word, c: Combine, start: Word, e
     b.counted_loop(zero, end, |b, j| {
         let p = slot(b, scratch, j);
         let word = b.load(uint, p);
-        let v = if ty == uint { word } else { b.bitcast(ty, word) };
+        let v = retype(b, word, uint, ty);
         let old = b.load(ty, acc);
         let new = combine(b, c, ty, old, v);
         b.store(acc, new);
@@ -171,7 +180,6 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
     let boolean = b.module.type_bool();
     let ty = inst.ty()?;
     let scalar32 = types.int(ty).is_some_and(|(w, _)| w == 32) || types.float(ty) == Some((32, None));
-    let to_word = |b: &mut Builder<'_>, v: Word| if types.type_of(v) == Some(uint) { v } else { b.bitcast(uint, v) };
     match op {
         Op::GroupBroadcast => {
             if !scalar32 {
@@ -189,7 +197,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             };
             let me = builtin(b, BuiltIn::LocalInvocationIndex);
             let chosen = b.op(Op::IEqual, boolean, &[me, id]);
-            let word = to_word(b, x);
+            let word = retype(b, x, ty, uint);
             b.if_then(chosen, |b| {
                 let zero = b.module.constant_u32(0);
                 let p = slot(b, scratch, zero);
@@ -200,7 +208,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             let p = slot(b, scratch, zero);
             let word = b.load(uint, p);
             barrier(b);
-            Ok(if ty == uint { word } else { b.bitcast(ty, word) })
+            Ok(retype(b, word, uint, ty))
         }
         Op::GroupAny | Op::GroupAll => {
             // 0/1 per invocation, reduced with UMax (any) or UMin (all), then compared.
@@ -208,7 +216,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             let (one, zero) = (b.module.constant_u32(1), b.module.constant_u32(0));
             let bit = b.select(uint, p, one, zero);
             let reduce = if op == Op::GroupAny { Op::GroupUMax } else { Op::GroupUMin };
-            let r = reduction(b, scratch, uint, reduce, GroupOperation::Reduce, bit)?;
+            let r = reduction(b, scratch, uint, reduce, GroupOperation::Reduce, bit);
             Ok(b.op(Op::INotEqual, boolean, &[r, zero]))
         }
         _ => {
@@ -219,14 +227,14 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             if !matches!(group_op, GroupOperation::Reduce | GroupOperation::InclusiveScan | GroupOperation::ExclusiveScan) {
                 return Err(invalid(b, inst, &format!("{} with group operation {group_op:?}", inst.name())));
             }
-            reduction(b, scratch, ty, op, group_op, inst.id(2)?)
+            Ok(reduction(b, scratch, ty, op, group_op, inst.id(2)?))
         }
     }
 }
 
 /// The work-group reduction or scan `group_op` of `x` (of type `ty`) under the arithmetic of
 /// `op`.
-fn reduction(b: &mut Builder<'_>, scratch: Word, ty: Word, op: Op, group_op: GroupOperation, x: Word) -> Result<Word> {
+fn reduction(b: &mut Builder<'_>, scratch: Word, ty: Word, op: Op, group_op: GroupOperation, x: Word) -> Word {
     let uint = b.module.type_int(32, false);
     let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
     let a = arith(op);
@@ -236,14 +244,14 @@ fn reduction(b: &mut Builder<'_>, scratch: Word, ty: Word, op: Op, group_op: Gro
     let boolean = b.module.type_bool();
     let elected = b.op(Op::GroupNonUniformElect, boolean, &[subgroup]);
     let sid = builtin(b, BuiltIn::SubgroupId);
-    let word = if ty == uint { reduced } else { b.bitcast(uint, reduced) };
+    let word = retype(b, reduced, ty, uint);
     b.if_then(elected, |b| {
         let p = slot(b, scratch, sid);
         b.store(p, word);
     });
     barrier(b);
     let identity = b.module.constant_u32(a.identity);
-    let identity = if ty == uint { identity } else { b.bitcast(ty, identity) };
+    let identity = retype(b, identity, uint, ty);
     let result = match scanned {
         None => {
             let n = builtin(b, BuiltIn::NumSubgroups);
@@ -255,5 +263,5 @@ fn reduction(b: &mut Builder<'_>, scratch: Word, ty: Word, op: Op, group_op: Gro
         }
     };
     barrier(b);
-    Ok(result)
+    result
 }

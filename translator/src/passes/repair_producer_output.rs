@@ -74,7 +74,9 @@ fn drop_undefined_accesses(module: &mut Module, outcome: &mut Outcome) {
                     undefined.extend(inst.result_id);
                     return true;
                 }
-                let Some(_) = pointer else { return true };
+                if pointer.is_none() {
+                    return true;
+                }
                 match op {
                     Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::Bitcast | Op::CopyObject => {
                         undefined.extend(inst.result_id);

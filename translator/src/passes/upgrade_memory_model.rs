@@ -23,6 +23,7 @@
 //! coherent or volatile memory are refused by name. Applies to targets with the Vulkan memory
 //! model; runs only on modules with cooperative-matrix types in another memory model.
 
+use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::grammar;
 use crate::ir::{Inst, Module, Operand};
@@ -67,13 +68,14 @@ impl Pass for UpgradeMemoryModel {
         if model.word_opt(1) == Some(MemoryModel::Vulkan as u32) || !module.globals().iter().any(|g| g.is(Op::TypeCooperativeMatrixKHR)) {
             return Ok(outcome);
         }
-        let marks = pointer_marks(module);
-        refuse_unsupported(module, &marks, &cx.target.name)?;
+        let types = Types::new(module);
+        let marks = pointer_marks(module, &types);
+        refuse_unsupported(module, &types, &marks, &cx.target.name)?;
         let queue_family = module.constant_u32(Scope::QueueFamily as u32);
         mark_accesses(module, &marks, queue_family, &mut outcome);
-        upgrade_scopes_and_semantics(module, &marks, &mut outcome);
+        upgrade_scopes_and_semantics(module, &types, &marks, &mut outcome);
         let before = module.annotations.len();
-        module.annotations.retain(|a| !is_coherent_or_volatile(a));
+        module.annotations.retain(|a| coherent_or_volatile(a).is_none());
         if module.annotations.len() != before {
             outcome.count(Op::Decorate as u32);
         }
@@ -86,45 +88,38 @@ impl Pass for UpgradeMemoryModel {
     }
 }
 
-/// `OpDecorate`/`OpMemberDecorate` of `Coherent` or `Volatile`.
-fn is_coherent_or_volatile(a: &Inst) -> bool {
-    let d = match a.op() {
-        Some(Op::Decorate) => a.word_opt(1),
-        Some(Op::MemberDecorate) => a.word_opt(2),
-        _ => None,
+/// The target of an `OpDecorate`/`OpMemberDecorate` of `Coherent` or `Volatile`, and which.
+fn coherent_or_volatile(a: &Inst) -> Option<(Word, Marks)> {
+    let d = match a.op()? {
+        Op::Decorate => a.word_opt(1)?,
+        Op::MemberDecorate => a.word_opt(2)?,
+        _ => return None,
     };
-    d == Some(Decoration::Coherent as u32) || d == Some(Decoration::Volatile as u32)
+    let m = Marks { coherent: d == Decoration::Coherent as u32, volatile: d == Decoration::Volatile as u32 };
+    m.any().then_some((a.operands.first().and_then(Operand::id)?, m))
 }
 
 /// The marks of every pointer id: variables and parameters decorated (or holding a block with
 /// a member decorated) `Coherent`/`Volatile`, and the pointers derived from them.
-fn pointer_marks(module: &Module) -> HashMap<Word, Marks> {
+fn pointer_marks(module: &Module, types: &Types) -> HashMap<Word, Marks> {
     // Decorations on ids and on struct members.
     let mut on_id: HashMap<Word, Marks> = HashMap::new();
-    for a in &module.annotations {
-        let (target, d) = match a.op() {
-            Some(Op::Decorate) => (a.operands.first().and_then(Operand::id), a.word_opt(1)),
-            Some(Op::MemberDecorate) => (a.operands.first().and_then(Operand::id), a.word_opt(2)),
-            _ => continue,
-        };
-        let (Some(t), Some(d)) = (target, d) else { continue };
-        let m = on_id.entry(t).or_default();
-        m.coherent |= d == Decoration::Coherent as u32;
-        m.volatile |= d == Decoration::Volatile as u32;
+    for (t, m) in module.annotations.iter().filter_map(coherent_or_volatile) {
+        let e = on_id.entry(t).or_default();
+        *e = e.union(m);
     }
-    let defs: HashMap<Word, &Inst> = module.globals().iter().filter_map(|g| g.result_id.map(|id| (id, g))).collect();
     // The marks a pointer of type `ptr` carries through its pointee (structs, nested through
     // arrays and members).
     let type_marks = |ptr: Word| -> Marks {
         let mut out = Marks::default();
-        let mut stack: Vec<Word> = defs.get(&ptr).filter(|d| d.is(Op::TypePointer)).and_then(|d| d.operands.get(1)).and_then(Operand::id).into_iter().collect();
+        let mut stack: Vec<Word> = types.pointer(ptr).map(|(_, pointee)| pointee).into_iter().collect();
         let mut seen = HashSet::new();
         while let Some(t) = stack.pop() {
             if !seen.insert(t) {
                 continue;
             }
             out = out.union(on_id.get(&t).copied().unwrap_or_default());
-            if let Some(d) = defs.get(&t) {
+            if let Some(d) = types.defs.get(&t) {
                 match d.op() {
                     Some(Op::TypeStruct) => stack.extend(d.operands.iter().filter_map(Operand::id)),
                     Some(Op::TypeArray | Op::TypeRuntimeArray) => stack.extend(d.operands.first().and_then(Operand::id)),
@@ -194,11 +189,10 @@ fn pointer_marks(module: &Module) -> HashMap<Word, Marks> {
 
 /// Refuses what the rewrite does not cover: coherent or volatile images (their accesses would
 /// need texel operands) and memory copies through coherent or volatile memory.
-fn refuse_unsupported(module: &Module, marks: &HashMap<Word, Marks>, target: &str) -> Result<()> {
-    let types: HashMap<Word, &Inst> = module.globals().iter().filter_map(|g| g.result_id.map(|id| (id, g))).collect();
+fn refuse_unsupported(module: &Module, types: &Types, marks: &HashMap<Word, Marks>, target: &str) -> Result<()> {
     let is_image = |ptr_ty: Word| {
-        let mut t = types.get(&ptr_ty).filter(|d| d.is(Op::TypePointer)).and_then(|d| d.operands.get(1)).and_then(Operand::id);
-        while let Some(d) = t.and_then(|t| types.get(&t)) {
+        let mut t = types.pointer(ptr_ty).map(|(_, pointee)| pointee);
+        while let Some(d) = t.and_then(|t| types.defs.get(&t)) {
             match d.op() {
                 Some(Op::TypeImage) => return true,
                 Some(Op::TypeArray | Op::TypeRuntimeArray) => t = d.operands.first().and_then(Operand::id),
@@ -230,17 +224,15 @@ fn refuse_unsupported(module: &Module, marks: &HashMap<Word, Marks>, target: &st
 /// The index of the memory-operand mask of a load or store, if the instruction has one, and
 /// where it would go otherwise.
 fn memory_operand_index(inst: &Inst) -> Option<usize> {
-    let fixed = match inst.op()? {
-        Op::Load => 1,
-        Op::Store => 2,
-        Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR => {
-            // Pointer, (object,) layout, then an optional stride id before the mask.
-            let base = if inst.is(Op::CooperativeMatrixLoadKHR) { 2 } else { 3 };
-            return Some(if matches!(inst.operands.get(base), Some(Operand::Id(_))) { base + 1 } else { base });
-        }
-        _ => return None,
-    };
-    Some(fixed)
+    // Cooperative-matrix accesses: pointer, (object,) layout, then an optional stride id.
+    let stride_at = |at: usize| if matches!(inst.operands.get(at), Some(Operand::Id(_))) { at + 1 } else { at };
+    match inst.op()? {
+        Op::Load => Some(1),
+        Op::Store => Some(2),
+        Op::CooperativeMatrixLoadKHR => Some(stride_at(2)),
+        Op::CooperativeMatrixStoreKHR => Some(stride_at(3)),
+        _ => None,
+    }
 }
 
 /// Adds the non-private, availability/visibility and volatile operands to accesses through
@@ -257,9 +249,10 @@ fn mark_accesses(module: &mut Module, marks: &HashMap<Word, Marks>, queue_family
             mask |= MemoryAccess::VOLATILE.bits();
         }
         if m.coherent {
-            // The extra operands follow the mask bits' order: Aligned, available, visible.
-            let aligned = mask & MemoryAccess::ALIGNED.bits() != 0;
-            let (flag, pos) = if store { (MemoryAccess::MAKE_POINTER_AVAILABLE, usize::from(aligned)) } else { (MemoryAccess::MAKE_POINTER_VISIBLE, usize::from(aligned)) };
+            // The extra operands follow the mask bits' order: Aligned, available, visible; a
+            // load has no available scope, a store no visible one.
+            let pos = usize::from(mask & MemoryAccess::ALIGNED.bits() != 0);
+            let flag = if store { MemoryAccess::MAKE_POINTER_AVAILABLE } else { MemoryAccess::MAKE_POINTER_VISIBLE };
             if mask & flag.bits() == 0 {
                 mask |= flag.bits() | MemoryAccess::NON_PRIVATE_POINTER.bits();
                 extra.insert(pos.min(extra.len()), Operand::Id(queue_family));
@@ -273,12 +266,10 @@ fn mark_accesses(module: &mut Module, marks: &HashMap<Word, Marks>, queue_family
 
 /// `Device` memory scopes become `QueueFamily`, and atomics on volatile memory get the
 /// `Volatile` semantics bit.
-fn upgrade_scopes_and_semantics(module: &mut Module, marks: &HashMap<Word, Marks>, outcome: &mut Outcome) {
-    let consts: HashMap<Word, u32> = module.globals().iter().filter(|g| g.is(Op::Constant)).filter_map(|g| Some((g.result_id?, g.word_opt(0)?))).collect();
+fn upgrade_scopes_and_semantics(module: &mut Module, types: &Types, marks: &HashMap<Word, Marks>, outcome: &mut Outcome) {
     let device = Scope::Device as u32;
     // (function, block, instruction, operand) and the operand's new value.
-    let mut edits: Vec<(usize, usize, usize, usize)> = Vec::new();
-    let mut wanted: Vec<u32> = Vec::new();
+    let mut edits: Vec<((usize, usize, usize, usize), u32)> = Vec::new();
     for (fi, f) in module.functions.iter().enumerate() {
         for (bi, b) in f.blocks.iter().enumerate() {
             for (ii, inst) in b.insts.iter().enumerate() {
@@ -286,19 +277,18 @@ fn upgrade_scopes_and_semantics(module: &mut Module, marks: &HashMap<Word, Marks
                 let volatile = inst.operands.first().and_then(Operand::id).and_then(|p| marks.get(&p)).is_some_and(|m| m.volatile) && inst.op().is_some_and(is_atomic);
                 for (k, spec) in info.operands.iter().take_while(|s| s.quantifier == OperandQuantifier::One).enumerate() {
                     let Some(id) = inst.operands.get(k).and_then(Operand::id) else { continue };
-                    let Some(&value) = consts.get(&id) else { continue };
+                    let Some(value) = types.const_u32(id) else { continue };
                     let new = match spec.kind {
                         OperandKind::IdScope if value == device => Scope::QueueFamily as u32,
                         OperandKind::IdMemorySemantics if volatile && value & MemorySemantics::VOLATILE.bits() == 0 => value | MemorySemantics::VOLATILE.bits(),
                         _ => continue,
                     };
-                    edits.push((fi, bi, ii, k));
-                    wanted.push(new);
+                    edits.push(((fi, bi, ii, k), new));
                 }
             }
         }
     }
-    for ((fi, bi, ii, k), value) in edits.into_iter().zip(wanted) {
+    for ((fi, bi, ii, k), value) in edits {
         let id = module.constant_u32(value);
         let inst = &mut module.functions[fi].blocks[bi].insts[ii];
         inst.operands[k] = Operand::Id(id);

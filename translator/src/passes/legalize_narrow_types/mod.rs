@@ -102,7 +102,7 @@ impl Uses {
     fn of(module: &Module, types: &Types) -> Uses {
         let (push8, push16) = push_constant_widths(module, types);
         let mut uses = Uses { push8, push16, f16_atomics_through_references: true, ..Uses::default() };
-        let pointer = |p: Word| types.type_of(p).and_then(|t| types.defs.get(&t)).and_then(|d| Some((d.word_opt(0)?, d.id(1).ok()?)));
+        let pointer = |p: Word| types.type_of(p).and_then(|t| types.pointer(t));
         for inst in module.functions.iter().flat_map(|f| f.insts()) {
             let Some(op) = inst.op().filter(|op| crate::passes::lower_kernel_pointers::is_atomic(*op)) else { continue };
             let Some((class, element)) = inst.operands.first().and_then(Operand::id).and_then(pointer) else { continue };
