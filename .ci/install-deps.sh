@@ -16,9 +16,11 @@ ldconfig -p | grep -q 'libvulkan.so.1 ' || need_apt=1
 if [ "$need_apt" = 1 ]; then
   if ! grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/; then
     # The Debian mirror the machine already uses (one-line or deb822 sources).
-    mirror=$(grep -hsE '^deb +(\[[^]]*\] +)?[a-z]+://[^ ]+ +bookworm +' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | sed -E 's/^deb +(\[[^]]*\] +)?([^ ]+).*/\2/' | head -n1)
+    # grep and awk exit non-zero when a file is missing (no sources.list on deb822-only
+    # machines): that is not an error here.
+    mirror=$({ grep -hsE '^deb +(\[[^]]*\] +)?[a-z]+://[^ ]+ +bookworm +' /etc/apt/sources.list /etc/apt/sources.list.d/*.list || true; } | sed -E 's/^deb +(\[[^]]*\] +)?([^ ]+).*/\2/' | head -n1)
     if [ -z "$mirror" ]; then
-      mirror=$(awk '/^URIs:/{u=$2} /^Suites:/{for(i=2;i<=NF;i++) if($i=="bookworm") {print u; exit}}' /etc/apt/sources.list.d/*.sources 2>/dev/null)
+      mirror=$(awk '/^URIs:/{u=$2} /^Suites:/{for(i=2;i<=NF;i++) if($i=="bookworm") {print u; exit}}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
     fi
     if [ -z "$mirror" ]; then
       echo "install-deps: no apt source names a Debian bookworm mirror to add bookworm-backports from" >&2
