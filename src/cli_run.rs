@@ -497,12 +497,13 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
         if launch.subgroup_size.is_some() {
             bail!("subgroup_size: only OpenCL kernel modules can be given a sub-group size");
         }
-        let wg = module
-            .execution_modes
-            .iter()
-            .find(|m| m.word_opt(1) == Some(spirv::ExecutionMode::LocalSize as u32))
-            .and_then(|m| Some([m.word_opt(2)?, m.word_opt(3)?, m.word_opt(4)?]))
-            .ok_or_else(|| anyhow!("module: the shader has no LocalSize execution mode"))?;
+        // The local size as the pipeline will have it: `LocalSizeId` and `WorkgroupSize` may
+        // name specialization constants.
+        let mut specialized = module.clone();
+        let values: Vec<(u32, u32)> = specs.iter().map(|s| (s.id, s.value)).collect();
+        matbridge_translator::specialize::specialize(&mut specialized, &values)?;
+        let wg = matbridge_translator::specialize::workgroup_size(&specialized, &launch.entry)
+            .ok_or_else(|| anyhow!("module: entry point `{}` has no constant workgroup size (LocalSize, LocalSizeId or WorkgroupSize)", launch.entry))?;
         if let Some(l) = local {
             if l != wg {
                 bail!("local: the shader's local size is {wg:?}, the launch file says {l:?}");

@@ -436,6 +436,64 @@ value = 100
     }
 }
 
+/// A shader whose workgroup size is a specialization constant, as `LocalSizeId` (glslang's
+/// `local_size_x_id` for SPIR-V 1.6) and as a `WorkgroupSize` built-in: the launch file's `spec`
+/// sizes it, and global sizes are checked against the specialized size.
+#[test]
+fn run_sizes_workgroups_from_specialization_constants() {
+    let body = r#"
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %wg SpecId 0
+OpDecorate %rt ArrayStride 4
+OpDecorate %blk Block
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%one = OpConstant %uint 1
+%zero = OpConstant %uint 0
+%wg = OpSpecConstant %uint 64
+%v3 = OpTypeVector %uint 3
+%size = OpSpecConstantComposite %v3 %wg %one %one
+%pv3 = OpTypePointer Input %v3
+%gid = OpVariable %pv3 Input
+%rt = OpTypeRuntimeArray %uint
+%blk = OpTypeStruct %rt
+%pblk = OpTypePointer StorageBuffer %blk
+%out = OpVariable %pblk StorageBuffer
+%pu = OpTypePointer StorageBuffer %uint
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3 %gid
+%x = OpCompositeExtract %uint %id 0
+%v = OpIMul %uint %x %wg
+%p = OpAccessChain %pu %out %zero %x
+OpStore %p %v
+OpReturn
+OpFunctionEnd
+"#;
+    let header = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\" %gid %out\n";
+    let dir = tempdir();
+    std::fs::write(dir.join("local_size_id.spvasm"), format!("{header}OpExecutionModeId %main LocalSizeId %wg %one %one\n{body}")).unwrap();
+    std::fs::write(dir.join("builtin.spvasm"), format!("{header}OpExecutionMode %main LocalSize 1 1 1\nOpDecorate %size BuiltIn WorkgroupSize\n{body}")).unwrap();
+    let want: Vec<u32> = (0..96).map(|i| i * 32).collect();
+    std::fs::write(dir.join("want.bin"), bytemuck::cast_slice::<u32, u8>(&want)).unwrap();
+    for device in common::device_names() {
+        for module in ["local_size_id.spvasm", "builtin.spvasm"] {
+            let toml = format!("module = \"{module}\"\nentry = \"main\"\nglobal = [96]\nspec = {{ 0 = 32 }}\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 96\nexpect = \"want.bin\"\n");
+            let r = run_launch(&dir, &toml, &device);
+            let stdout = String::from_utf8_lossy(&r.stdout);
+            assert!(r.status.success() && stdout.contains("matches want.bin"), "{device} ({module}): {stdout}{}", String::from_utf8_lossy(&r.stderr));
+            // Without the specialization the workgroup has its default 64 invocations.
+            let r = run_launch(&dir, &toml.replace("spec = { 0 = 32 }\n", ""), &device);
+            let stderr = String::from_utf8_lossy(&r.stderr);
+            assert!(r.status.code() == Some(2) && stderr.contains("local size [64, 1, 1]"), "{device} ({module}): {stderr}");
+        }
+    }
+}
+
 /// `matbridge probe` on each test device: a report, and the device's entry in the record.
 #[test]
 fn probe_reports_and_records_each_test_device() {

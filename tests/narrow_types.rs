@@ -439,3 +439,65 @@ fn derived_f16_references_kept_in_variables_match_the_cpu() {
         }
     }
 }
+
+/// f16 matrices in storage buffers (`narrow_matrices`, the operand layout of llama.cpp's aligned
+/// matrix kernels): column- and row-major matrices loaded and stored whole, f32 matrices
+/// converted to f16, columns and elements reached through access chains, loaded and stored
+/// (a row-major matrix's column is strided: its halves are stored one by one), against the CPU.
+#[test]
+fn f16_matrices_in_blocks_match_the_cpu() {
+    let input = common::assembled("narrow_matrices");
+    let n = 256usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(41);
+    // Quarters below 8: their sums are exact in f16.
+    let quarter = |rng: &mut rand::rngs::SmallRng| f16::from_f32(rng.random_range(-32i32..32) as f32 / 4.0);
+    let a: Vec<f16> = (0..8 * n).map(|_| quarter(&mut rng)).collect();
+    let b: Vec<f16> = (0..8 * n).map(|_| quarter(&mut rng)).collect();
+    let c = conversion_inputs(&mut rng, 8 * n);
+    // Element (column, row) of matrix i: A and C column-major (4 rows a column), B row-major
+    // (2 columns a row).
+    let at_a = |i: usize, col: usize, row: usize| a[8 * i + 4 * col + row];
+    let at_b = |i: usize, col: usize, row: usize| b[8 * i + 2 * row + col];
+    for ctx in common::contexts() {
+        for (target, mode) in targets(&ctx) {
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let words = translated(&input, &target, mode);
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 7, label: "narrow_matrices", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let ba = ctx.buffer_from_slice(&a, "a").unwrap();
+            let bb = ctx.buffer_from_slice(&b, "b").unwrap();
+            let bc = ctx.buffer_from_slice(&c, "c").unwrap();
+            let mut bo = ctx.zeroed_buffer::<u16>(8 * n, "o").unwrap();
+            let mut bz = ctx.zeroed_buffer::<u16>(8 * n, "z").unwrap();
+            let mut br = ctx.zeroed_buffer::<u16>(8 * n, "r").unwrap();
+            let mut bs = ctx.zeroed_buffer::<u16>(n, "s").unwrap();
+            let buffers = [&ba, &bb, &bc, &bo, &bz, &br, &bs];
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let o: Vec<f16> = ctx.read_buffer(&mut bo).unwrap();
+            let z: Vec<f16> = ctx.read_buffer(&mut bz).unwrap();
+            let r: Vec<f16> = ctx.read_buffer(&mut br).unwrap();
+            let s: Vec<f16> = ctx.read_buffer(&mut bs).unwrap();
+            for i in 0..n {
+                for col in 0..2 {
+                    for row in 0..4 {
+                        let k = 8 * i + 4 * col + row;
+                        let sum = at_a(i, col, row) + at_b(i, col, row);
+                        assert_eq!(o[k].to_bits(), sum.to_bits(), "{what}: O[{i}][{col}][{row}] = {}, expected {sum}", o[k]);
+                        let h = f16::from_f32(c[k]);
+                        assert!(same_f16(z[k], h), "{what}: Z[{i}][{col}][{row}] = {}, expected {h} (from {:e})", z[k], c[k]);
+                        let want = match (col, row) {
+                            (1, _) => at_a(i ^ 1, 1, row),
+                            (0, 2) => at_b(i ^ 2, 1, 3),
+                            _ => at_b(i, col, row),
+                        };
+                        let got = r[8 * i + 2 * row + col];
+                        assert_eq!(got.to_bits(), want.to_bits(), "{what}: R[{i}][{col}][{row}] = {got}, expected {want}");
+                    }
+                }
+                let want = at_a(i ^ 3, 0, 3) + at_b(i, 0, 1);
+                assert_eq!(s[i].to_bits(), want.to_bits(), "{what}: S[{i}] = {}, expected {want}", s[i]);
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: {n} invocations of f16 matrices match");
+        }
+    }
+}

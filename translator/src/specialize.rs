@@ -105,3 +105,29 @@ fn evaluate(defs: &HashMap<Word, &crate::ir::Inst>, id: Word, depth: u32) -> Opt
         _ => None,
     }
 }
+
+/// The workgroup size of entry point `entry` with the specialization constants at their
+/// defaults (call [`specialize`] first to give them the pipeline's values): a `WorkgroupSize`
+/// built-in constant where the module has one (it overrides the execution mode), else
+/// `LocalSizeId` or `LocalSize`. `None` when the entry point is missing, has neither, or a
+/// dimension is not a constant expression.
+pub fn workgroup_size(module: &Module, entry: &str) -> Option<[u32; 3]> {
+    let function = module.entry_points.iter().find(|e| e.string(2).as_deref() == Some(entry)).and_then(|e| e.operands.get(1).and_then(Operand::id))?;
+    let value = |id: Word| default_value(module, id).and_then(|v| u32::try_from(v).ok());
+    let ids = |inst: &crate::ir::Inst, from: usize| -> Option<[u32; 3]> {
+        let parts: Vec<u32> = inst.operands.get(from..)?.iter().map(|o| o.id().and_then(value)).collect::<Option<_>>()?;
+        parts.try_into().ok()
+    };
+    if let Some(composite) = module.builtin_constant(spirv::BuiltIn::WorkgroupSize) {
+        let def = module.globals().iter().find(|g| g.result_id == Some(composite))?;
+        return ids(def, 0);
+    }
+    let mode = module
+        .execution_modes
+        .iter()
+        .find(|m| m.word_opt(0) == Some(function) && matches!(m.word_opt(1), Some(x) if x == spirv::ExecutionMode::LocalSize as u32 || x == spirv::ExecutionMode::LocalSizeId as u32))?;
+    if mode.word_opt(1) == Some(spirv::ExecutionMode::LocalSize as u32) {
+        return Some([mode.word_opt(2)?, mode.word_opt(3)?, mode.word_opt(4)?]);
+    }
+    ids(mode, 2)
+}

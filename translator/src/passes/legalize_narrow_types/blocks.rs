@@ -22,19 +22,27 @@ use std::collections::{HashMap, HashSet};
 /// The layout decorations of the input module.
 pub(super) struct Layouts {
     member_offsets: HashMap<(Word, u32), u32>,
+    /// `MatrixStride` and whether `RowMajor`, of struct members holding matrices.
+    member_matrices: HashMap<(Word, u32), MatrixLayout>,
     strides: HashMap<Word, u32>,
     buffer_blocks: HashSet<Word>,
 }
 
 impl Layouts {
     pub fn new(m: &Module) -> Layouts {
-        let mut l = Layouts { member_offsets: HashMap::new(), strides: HashMap::new(), buffer_blocks: HashSet::new() };
+        let mut l = Layouts { member_offsets: HashMap::new(), member_matrices: HashMap::new(), strides: HashMap::new(), buffer_blocks: HashSet::new() };
         for a in &m.annotations {
             let (Some(target), Some(d)) = (a.operands.first().and_then(Operand::id), a.word_opt(1)) else { continue };
             if a.is(Op::MemberDecorate) && a.word_opt(2) == Some(Decoration::Offset as u32) {
                 if let Some(o) = a.word_opt(3) {
                     l.member_offsets.insert((target, d), o);
                 }
+            } else if a.is(Op::MemberDecorate) && a.word_opt(2) == Some(Decoration::MatrixStride as u32) {
+                if let Some(stride) = a.word_opt(3) {
+                    l.member_matrices.entry((target, d)).or_default().stride = stride;
+                }
+            } else if a.is(Op::MemberDecorate) && a.word_opt(2) == Some(Decoration::RowMajor as u32) {
+                l.member_matrices.entry((target, d)).or_default().row_major = true;
             } else if a.is(Op::Decorate) && d == Decoration::ArrayStride as u32 {
                 if let Some(s) = a.word_opt(2) {
                     l.strides.insert(target, s);
@@ -60,13 +68,49 @@ impl Layouts {
             Op::TypeStruct => {
                 let mut end = 0;
                 for (i, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
-                    end = end.max(self.member_offsets.get(&(ty, i as u32))? + self.size(types, member).unwrap_or(0));
+                    let size = match (types.defs.get(&member), self.member_matrices.get(&(ty, i as u32))) {
+                        (Some(m), Some(layout)) if m.is(Op::TypeMatrix) => layout.size(types, member),
+                        _ => self.size(types, member),
+                    };
+                    end = end.max(self.member_offsets.get(&(ty, i as u32))? + size.unwrap_or(0));
                 }
                 Some(end)
             }
             _ => None,
         }
     }
+}
+
+/// How a matrix lies in a block: the bytes between its columns (rows when `row_major`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct MatrixLayout {
+    stride: u32,
+    row_major: bool,
+}
+
+impl MatrixLayout {
+    /// Bytes matrix type `ty` covers.
+    fn size(&self, types: &Types, ty: Word) -> Option<u32> {
+        let (columns, rows) = matrix_shape(types, ty)?;
+        Some(self.stride * if self.row_major { rows } else { columns })
+    }
+
+    /// Byte offset of column `column`, elements `bytes` wide.
+    fn column(&self, column: u32, bytes: u32) -> u32 {
+        column * if self.row_major { bytes } else { self.stride }
+    }
+
+    /// The matrix layout a pointer to one of its columns keeps: a row-major matrix's columns
+    /// are vectors whose elements lie `stride` bytes apart.
+    fn for_column(self) -> Option<MatrixLayout> {
+        self.row_major.then_some(self)
+    }
+}
+
+/// Columns, and rows (the column vector's length), of matrix type `ty`.
+fn matrix_shape(types: &Types, ty: Word) -> Option<(u32, u32)> {
+    let def = types.defs.get(&ty).filter(|d| d.is(Op::TypeMatrix))?;
+    Some((def.word_opt(1)?, types.vector(def.id(0).ok()?)?.1))
 }
 
 /// `PhysicalStorageBuffer` pointer types to narrow data, retyped in place to pointers to a block
@@ -170,6 +214,10 @@ pub(super) struct Ptr {
     pub(super) offset: Offset,
     /// The pointee's original type.
     pub(super) pointee: Word,
+    /// The layout of the matrices the pointee is or holds (arrays of them), from the
+    /// struct member the pointer went through; for a column of a row-major matrix, the layout
+    /// that spaces its elements.
+    matrix: Option<MatrixLayout>,
 }
 
 /// Redeclares block variable `var` (of a class with explicit layout) as words; the variable
@@ -237,10 +285,10 @@ impl Legalize<'_> {
         if let Some(pointee) = self.physical.pointee(&self.types, id) {
             let view =
                 View { var: id, class: StorageClass::PhysicalStorageBuffer, arrayed: false, vec4: false, element_ptr: self.physical.word_ptr, block_ptr: self.physical.words_ptr, block: pointee };
-            return Some(Ptr { view, descriptor: None, offset: start, pointee });
+            return Some(Ptr { view, descriptor: None, offset: start, pointee, matrix: None });
         }
         let view = self.views.get(&id)?;
-        (!view.arrayed).then_some(Ptr { view: *view, descriptor: None, offset: start, pointee: view.block })
+        (!view.arrayed).then_some(Ptr { view: *view, descriptor: None, offset: start, pointee: view.block, matrix: None })
     }
 
     /// Records every id that becomes a [`Ptr`]: access chains (and copies) from block variables,
@@ -289,7 +337,7 @@ impl Legalize<'_> {
                             return Err(self.unsupported(e.m, inst, "a pointer to an array of blocks of 8- or 16-bit data".into()));
                         }
                         let d = indices.remove(0);
-                        Ptr { view: *view, descriptor: Some(d), offset: Offset { dynamic: None, constant: 0, align: 1 << 31 }, pointee: view.block }
+                        Ptr { view: *view, descriptor: Some(d), offset: Offset { dynamic: None, constant: 0, align: 1 << 31 }, pointee: view.block, matrix: None }
                     }
                     (_, Some(p)) => p,
                     _ => return Ok(false),
@@ -424,6 +472,7 @@ impl Legalize<'_> {
                     let (Some(offset), Ok(next)) = (offset, def.id(member as usize)) else {
                         return Err(self.unsupported(e.m, inst, format!("member {member} without an Offset")));
                     };
+                    p.matrix = self.layouts.member_matrices.get(&(p.pointee, member)).copied();
                     p.offset = p.offset.plus(offset);
                     p.pointee = next;
                     continue;
@@ -433,11 +482,18 @@ impl Legalize<'_> {
                     (stride, def.id(0)?)
                 }
                 Some(Op::TypeVector) => {
-                    let c = def.id(0)?;
-                    let bits = self.types.int(c).map(|(w, _)| w).or_else(|| self.types.float(c).map(|(w, _)| w)).unwrap_or(32);
-                    (bits / 8, c)
+                    let stride = self.element_spacing(p).ok_or_else(|| self.unsupported(e.m, inst, "an access chain into this vector".into()))?;
+                    p.matrix = None;
+                    (stride, def.id(0)?)
                 }
-                _ => return Err(self.unsupported(e.m, inst, "an access chain into a matrix in a block of 8- or 16-bit data".into())),
+                Some(Op::TypeMatrix) => {
+                    let (Some(layout), Some(bytes)) = (p.matrix.filter(|l| l.stride > 0), self.component_bytes(def.id(0)?)) else {
+                        return Err(self.unsupported(e.m, inst, "an access chain into a matrix without a MatrixStride in a block of 8- or 16-bit data".into()));
+                    };
+                    p.matrix = layout.for_column();
+                    (layout.column(1, bytes), def.id(0)?)
+                }
+                _ => return Err(self.unsupported(e.m, inst, "an access chain into this type in a block of 8- or 16-bit data".into())),
             };
             p.pointee = next;
             p = self.step(e, p, index, stride);
@@ -549,8 +605,9 @@ impl Legalize<'_> {
     }
 
     /// Whether `ty` is a narrow vector that covers whole words at an offset aligned to 4.
-    fn whole_words(&self, ty: Word, o: Offset) -> bool {
-        self.lanes_of(ty).is_some_and(|(k, n)| n > 1 && (k.bits() * n) % 32 == 0) && o.alignment() >= 4
+    fn whole_words(&self, p: Ptr) -> bool {
+        let contiguous = !p.matrix.is_some_and(|l| l.row_major);
+        contiguous && self.lanes_of(p.pointee).is_some_and(|(k, n)| n > 1 && (k.bits() * n) % 32 == 0) && p.offset.alignment() >= 4
     }
 
     /// Loads the value `p` points to; returns it widened.
@@ -598,7 +655,7 @@ impl Legalize<'_> {
                 let v = e.op(Op::CompositeConstruct, u2, &[lo, hi]);
                 Ok(e.op(Op::Bitcast, ty, &[v]))
             }
-            Some(Op::TypeVector) if self.whole_words(ty, p.offset) => {
+            Some(Op::TypeVector) if self.whole_words(p) => {
                 let (k, n) = self.lanes_of(ty).unwrap_or((super::Narrow::F16, 2));
                 let words = (0..k.bits() * n / 32).map(|i| self.load_word(e, p, p.offset.plus(4 * i))).collect::<Result<Vec<_>>>()?;
                 Ok(self.unpack_words(e, &words, ty, wide))
@@ -607,6 +664,10 @@ impl Legalize<'_> {
                 let parts = self.parts(e, inst, &def, p)?;
                 let values = parts.into_iter().map(|part| self.read(e, inst, part)).collect::<Result<Vec<_>>>()?;
                 Ok(e.op(Op::CompositeConstruct, wide, &values))
+            }
+            Some(Op::TypeMatrix) => {
+                let columns = self.matrix_columns(e, inst, p)?.into_iter().map(|column| self.read(e, inst, column)).collect::<Result<Vec<_>>>()?;
+                Ok(e.op(Op::CompositeConstruct, wide, &columns))
             }
             _ => Err(self.unsupported(e.m, inst, "a load of this type from a block of 8- or 16-bit data".into())),
         }
@@ -619,8 +680,8 @@ impl Legalize<'_> {
         match def.op() {
             Some(Op::TypeVector) => {
                 let (c, n) = self.types.vector(ty).ok_or_else(|| self.unsupported(e.m, inst, "this vector".into()))?;
-                let bytes = self.types.int(c).map(|(w, _)| w).or_else(|| self.types.float(c).map(|(w, _)| w)).unwrap_or(32) / 8;
-                out.extend((0..n).map(|i| Ptr { offset: p.offset.plus(i * bytes), pointee: c, ..p }));
+                let bytes = self.element_spacing(p).ok_or_else(|| self.unsupported(e.m, inst, "this vector".into()))?;
+                out.extend((0..n).map(|i| Ptr { offset: p.offset.plus(i * bytes), pointee: c, matrix: None, ..p }));
             }
             Some(Op::TypeArray) => {
                 let len = self.types.const_u32(def.id(1)?).ok_or_else(|| self.unsupported(e.m, inst, "an array of specialization-constant length in a block".into()))?;
@@ -634,12 +695,39 @@ impl Legalize<'_> {
             Some(Op::TypeStruct) => {
                 for (i, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
                     let offset = self.layouts.member_offsets.get(&(ty, i as u32)).copied().ok_or_else(|| self.unsupported(e.m, inst, format!("member {i} without an Offset")))?;
-                    out.push(Ptr { offset: p.offset.plus(offset), pointee: member, ..p });
+                    let matrix = self.layouts.member_matrices.get(&(ty, i as u32)).copied();
+                    out.push(Ptr { offset: p.offset.plus(offset), pointee: member, matrix, ..p });
                 }
             }
             _ => return Err(self.unsupported(e.m, inst, "a composite of this type in a block".into())),
         }
         Ok(out)
+    }
+
+    /// Bytes of a component of vector type `vector`.
+    fn component_bytes(&self, vector: Word) -> Option<u32> {
+        let (c, _) = self.types.vector(vector)?;
+        Some(self.types.int(c).map(|(w, _)| w).or_else(|| self.types.float(c).map(|(w, _)| w))? / 8)
+    }
+
+    /// Bytes between the elements of the vector `p` points to: its components' size, or a
+    /// row-major matrix's stride for one of its columns.
+    fn element_spacing(&self, p: Ptr) -> Option<u32> {
+        match p.matrix {
+            Some(layout) if layout.row_major => Some(layout.stride),
+            _ => self.component_bytes(p.pointee),
+        }
+    }
+
+    /// Pointers to the columns of the matrix `p` points to.
+    fn matrix_columns(&self, e: &Emit<'_>, inst: &Inst, p: Ptr) -> Result<Vec<Ptr>> {
+        let column = self.types.defs.get(&p.pointee).and_then(|d| d.id(0).ok());
+        let (Some(layout), Some((columns, _)), Some(column), Some(bytes)) =
+            (p.matrix.filter(|l| l.stride > 0), matrix_shape(&self.types, p.pointee), column, column.and_then(|c| self.component_bytes(c)))
+        else {
+            return Err(self.unsupported(e.m, inst, "a matrix without a MatrixStride in a block of 8- or 16-bit data".into()));
+        };
+        Ok((0..columns).map(|c| Ptr { offset: p.offset.plus(layout.column(c, bytes)), pointee: column, matrix: layout.for_column(), ..p }).collect())
     }
 
     /// Stores whole `words` from `p` on (its offset a multiple of 4).
@@ -699,7 +787,7 @@ impl Legalize<'_> {
                 let words = [e.extract(u, v, 0), e.extract(u, v, 1)];
                 self.store_words(e, p, &words)
             }
-            Some(Op::TypeVector) if self.whole_words(ty, p.offset) => {
+            Some(Op::TypeVector) if self.whole_words(p) => {
                 let words = self.pack_words(e, value, ty);
                 self.store_words(e, p, &words)
             }
@@ -709,6 +797,14 @@ impl Legalize<'_> {
                     let elem = self.widen(e.m, part.pointee)?;
                     let v = e.extract(elem, value, i as u32);
                     self.write(e, inst, part, v)?;
+                }
+                Ok(())
+            }
+            Some(Op::TypeMatrix) => {
+                for (c, column) in self.matrix_columns(e, inst, p)?.into_iter().enumerate() {
+                    let wide_column = self.widen(e.m, column.pointee)?;
+                    let v = e.extract(wide_column, value, c as u32);
+                    self.write(e, inst, column, v)?;
                 }
                 Ok(())
             }

@@ -13,10 +13,11 @@
 //! **Memory.** Function, private and workgroup variables hold the widened types (a workgroup
 //! array of f16 takes twice the room). Storage, uniform and push-constant blocks holding narrow
 //! data are redeclared as arrays of 32-bit words (`blocks.rs`): an access chain into one becomes a
-//! byte offset computed from the block's `Offset` and `ArrayStride` decorations, a load reads
-//! the words it covers and unpacks the bits, a store of whole aligned words writes them, and a
-//! store of part of a word clears and sets its bits with two atomics, so that neighbours written
-//! by other invocations survive.
+//! byte offset computed from the block's `Offset`, `ArrayStride` and `MatrixStride` decorations
+//! (matrices column- or row-major: a row-major matrix's column is read and written element by
+//! element), a load reads the words it covers and unpacks the bits, a store of whole aligned
+//! words writes them, and a store of part of a word clears and sets its bits with two atomics,
+//! so that neighbours written by other invocations survive.
 //!
 //! `PhysicalStorageBuffer` pointers to narrow data stay addresses: their types become pointers
 //! to a block of words, and loads and stores through them (and through access chains and
