@@ -1136,3 +1136,56 @@ fn slang_neural_layer_backward_matches_the_reference() {
         }
     }
 }
+
+/// An int8 GEMM holding sixteen 16x16x16 s8 accumulators per sub-group in hinted-unroll loops
+/// (`khr_int8_tiles`, shaped like llama.cpp's tensor-wise int8 kernel), with operands loaded
+/// straight from int8 buffers and a scaled f32 epilogue staged through workgroup memory. On
+/// drivers that unroll every hinted loop the emulation drops the hint from the multiply-add
+/// loop (SwiftShader's compiler crashes on the sixteen-fold unrolled MulAdds).
+#[test]
+fn int8_tiles_in_unrolled_loops_match_the_reference() {
+    let input = common::assembled("khr_int8_tiles");
+    let (n, rows, k) = (128usize, 64usize, 96usize);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(71);
+    let w: Vec<i8> = (0..n * k).map(|i| if i < 4 { [-128, 127, -1, 0][i] } else { rng.random() }).collect();
+    let a: Vec<i8> = (0..rows * k).map(|i| if i < 4 { [-128, -128, 127, 1][i] } else { rng.random() }).collect();
+    // Powers of two: the epilogue's products are exact, whatever the driver fuses.
+    let ws: Vec<f32> = (0..n).map(|_| [0.5f32, 0.25, 1.0, 2.0][rng.random_range(0..4)]).collect();
+    let as_: Vec<f32> = (0..rows).map(|_| [0.125f32, 0.5, 1.0][rng.random_range(0..3)]).collect();
+    let bias: Vec<f32> = (0..n).map(|_| rng.random_range(-8i32..8) as f32).collect();
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size;
+        for (target, expect_emulated) in targets(&ctx) {
+            let (words, report) = matbridge_translator::translate_specialized(&input, &target, &[(0, sg)]).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
+            if target.workarounds.unrolls_hinted_loops && !target.has_cooperative_matrix() {
+                let notes: Vec<&String> = report.passes.iter().flat_map(|p| &p.notes).collect();
+                assert!(notes.iter().any(|n| n.contains("lose their Unroll hint")), "{what}: {notes:?}");
+            }
+            let spec = [matbridge_runtime::SpecConstant::u32(0, sg)];
+            let p = ctx
+                .create_pipeline(&PipelineDesc { spirv: &words, bindings: 6, push_constant_bytes: 8, spec_constants: &spec, label: "khr_int8_tiles", ..Default::default() })
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let bw = ctx.buffer_from_slice(&w, "w").unwrap();
+            let ba = ctx.buffer_from_slice(&a, "a").unwrap();
+            let bws = ctx.buffer_from_slice(&ws, "ws").unwrap();
+            let bas = ctx.buffer_from_slice(&as_, "as").unwrap();
+            let bb = ctx.buffer_from_slice(&bias, "bias").unwrap();
+            let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; rows * n], "d").unwrap();
+            let push: Vec<u8> = [n as u32, k as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
+            let groups = [(n / 64) as u32, (rows / 64) as u32, 1];
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bw, &ba, &bws, &bas, &bb, &bd], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+            for r in 0..rows {
+                for o in 0..n {
+                    let dot: i32 = (0..k).map(|i| a[r * k + i] as i32 * w[o * k + i] as i32).sum();
+                    let want = dot as f32 * as_[r] * ws[o] + bias[o];
+                    assert_eq!(got[r * n + o], want, "{what}: D[{r}][{o}] (dot {dot})");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: int8 tiles match");
+        }
+    }
+}

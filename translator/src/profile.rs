@@ -340,6 +340,14 @@ pub struct Workarounds {
     /// `pointer-bitcasts-through-words` pass casts through an address's two words.
     #[serde(default)]
     pub pointer_bitcasts_through_words: bool,
+    /// The driver unrolls every loop the module marks `Unroll`, however large its body
+    /// (SwiftShader, and lavapipe through NIR): a loop of emulated matrix multiply-adds, each
+    /// already straight-line code over the matrix's elements, grows by its trip count (Subzero
+    /// crashes on llama.cpp's int8 kernel, sixteen 16x16x16 MulAdds in a loop at sub-group 4;
+    /// lavapipe compiles longer and runs slower). `emulate-cooperative-matrix` drops the hint
+    /// from loops that hold emulated multiply-adds.
+    #[serde(default)]
+    pub unrolls_hinted_loops: bool,
 }
 
 /// PCI vendor id of NVIDIA.
@@ -357,6 +365,7 @@ impl Workarounds {
             fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
             signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
             pointer_bitcasts_through_words: vendor_id == VENDOR_GOOGLE,
+            unrolls_hinted_loops: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
         }
     }
 }

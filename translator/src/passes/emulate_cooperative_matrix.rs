@@ -41,6 +41,8 @@
 //!   is f64) or 32-bit integers with the signedness flags; `SaturatingAccumulationKHR` adds the
 //!   exact sum of products to C with saturation to the result type;
 //! - `OpCooperativeMatrixLengthKHR` (and its `OpSpecConstantOp` form) becomes the constant `L`;
+//! - on drivers that unroll every loop marked `Unroll` (`Workarounds::unrolls_hinted_loops`),
+//!   loops holding a MulAdd lose that hint: the emulated MulAdd is already unrolled;
 //! - every other instruction producing a matrix (arithmetic, conversions, `OpMatrixTimesScalar`,
 //!   `OpSelect`, extended instructions) is applied element by element.
 //!
@@ -82,6 +84,39 @@ fn separate_matrix_loop_headers(module: &mut Module, f: usize) {
         }
         b += 1;
     }
+}
+
+/// Drops the `Unroll` hint from the loops of function `f` that hold a matrix multiply-add
+/// (directly or in a nested loop): emulated, each is already unrolled over the matrix's
+/// elements, and a driver that unrolls hinted loops (see `Workarounds::unrolls_hinted_loops`)
+/// would multiply it by the trip count. Returns how many loops lost it.
+fn roll_matrix_loops(module: &mut Module, f: usize) -> usize {
+    let function = &module.functions[f];
+    let holds_mul_add: Vec<bool> = function.blocks.iter().map(|b| b.insts.iter().any(|i| i.is(Op::CooperativeMatrixMulAddKHR))).collect();
+    if !holds_mul_add.contains(&true) {
+        return 0;
+    }
+    let cfg = crate::ir::cfg::Cfg::new(function);
+    let index: HashMap<Word, usize> = cfg.labels.iter().enumerate().map(|(i, l)| (*l, i)).collect();
+    let mut rolled = Vec::new();
+    for (header, block) in function.blocks.iter().enumerate() {
+        let Some((k, merge)) = block.insts.iter().enumerate().find(|(_, i)| i.is(Op::LoopMerge)).and_then(|(k, i)| Some((k, *index.get(&i.id(0).ok()?)?))) else { continue };
+        let control = block.insts[k].word_opt(2).unwrap_or(0);
+        if control & spirv::LoopControl::UNROLL.bits() == 0 {
+            continue;
+        }
+        // The loop construct: the blocks the header dominates and the merge block does not.
+        let inside = |b: usize| cfg.dominates(header, b) && !cfg.dominates(merge, b);
+        if (0..function.blocks.len()).any(|b| holds_mul_add[b] && inside(b)) {
+            rolled.push((header, k, control & !spirv::LoopControl::UNROLL.bits()));
+        }
+    }
+    for &(header, k, control) in &rolled {
+        if let Some(operand) = module.functions[f].blocks[header].insts[k].operands.get_mut(2) {
+            *operand = Operand::Enum(OperandKind::LoopControl, control);
+        }
+    }
+    rolled.len()
 }
 
 /// A component type, as the arithmetic sees it.
@@ -181,7 +216,11 @@ impl Pass for EmulateCooperativeMatrix {
         }
         let mut emu = Emulator { types, layouts, target, max_subgroup, replace: HashMap::new() };
 
+        let mut rolled = 0;
         for f in 0..module.functions.len() {
+            if target.workarounds.unrolls_hinted_loops {
+                rolled += roll_matrix_loops(module, f);
+            }
             separate_matrix_loop_headers(module, f);
             let local_defs: HashMap<Word, Inst> = module.functions[f].insts().filter_map(|i| i.result_id.map(|id| (id, i.clone()))).collect();
             let mut b = 0;
@@ -234,6 +273,9 @@ impl Pass for EmulateCooperativeMatrix {
                 outcome.count(def.opcode);
                 *def = Inst::new(Op::TypeArray, None, Some(id), vec![Operand::Id(l.component), Operand::Id(len)]).from_origin(def.origin);
             }
+        }
+        if rolled > 0 {
+            outcome.notes.push(format!("{rolled} loop(s) holding matrix multiply-adds lose their Unroll hint (the driver unrolls hinted loops whatever their size)"));
         }
         Ok(outcome)
     }
