@@ -913,3 +913,53 @@ fn work_group_collectives() {
         }
     }
 }
+
+/// A merge pass of a GPU merge sort (`merge_runs`, written the way OpenCL merge sorts are): a
+/// loop left by `break` from nested conditions whose values the structurizer carries through
+/// variables, float4 helpers, and a pointer into the output for a lone run's copy. Each pair of
+/// sorted runs must come out as their sorted merge.
+#[test]
+fn merge_sort_pass() {
+    let Some((spirv, contexts)) = kernels_and_devices("merge_runs") else { return };
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(81);
+    // Runs of 2 float4s (8 sorted floats); divisions [0, 8), [8, 16), [16, 22) in float4s, two
+    // work-items each: the last work-item's run has no partner and is copied.
+    let starts = [0i32, 8, 16, 22];
+    let mut input: Vec<f32> = Vec::new();
+    for _ in 0..11 {
+        let mut run: Vec<f32> = (0..8).map(|_| rng.random_range(-64i32..64) as f32 / 4.0).collect();
+        run.sort_by(f32::total_cmp);
+        input.extend(run);
+    }
+    // Padding the loop reads one float4 past a run's end.
+    input.extend([1e9f32; 8]);
+    let mut want = input[..88].to_vec();
+    for pair in [0usize, 4, 8, 12, 16] {
+        let mut merged = input[4 * pair..4 * pair + 16].to_vec();
+        merged.sort_by(f32::total_cmp);
+        want[4 * pair..4 * pair + 16].copy_from_slice(&merged);
+    }
+    for ctx in &contexts {
+        let k = ctx.load_kernel(&spirv, "merge_runs").unwrap();
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bo = ctx.buffer_from_slice(&vec![-1000.0f32; 88], "out").unwrap();
+        let bs = ctx.buffer_from_slice(&starts, "starts").unwrap();
+        let (run_len, per_div, divisions) = (4i32, 2i32, 3i32);
+        let args = [
+            KernelArg::Buffer(&bi),
+            KernelArg::Buffer(&bo),
+            KernelArg::Bytes(&run_len.to_le_bytes()),
+            KernelArg::Bytes(&per_div.to_le_bytes()),
+            KernelArg::Buffer(&bs),
+            KernelArg::Bytes(&divisions.to_le_bytes()),
+        ];
+        // SwiftShader computes two of the six merges wrong when the work-items share a SIMD
+        // group (the same translated module runs right on lavapipe): one work-item per
+        // work-group there.
+        let local = if ctx.caps().vendor_id == matbridge_translator::profile::VENDOR_GOOGLE { 1 } else { 8 };
+        ctx.launch(&k, &NdRange::linear(8, Some(local)), &args).unwrap();
+        let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        assert_eq!(got, want, "{}", ctx.caps().name);
+        eprintln!("{}: merged runs match", ctx.caps().name);
+    }
+}

@@ -92,6 +92,7 @@ impl Pipeline {
             Box::new(passes::emulate_float_atomics::EmulateFloatAtomics),
             Box::new(passes::remainder_from_quotient::RemainderFromQuotient),
             Box::new(passes::pointer_bitcasts_through_words::PointerBitcastsThroughWords),
+            Box::new(passes::pointer_variables_through_words::PointerVariablesThroughWords),
             Box::new(passes::check_cooperative_matrix::CheckCooperativeMatrix),
         ]
     }

@@ -340,6 +340,11 @@ pub struct Workarounds {
     /// `pointer-bitcasts-through-words` pass casts through an address's two words.
     #[serde(default)]
     pub pointer_bitcasts_through_words: bool,
+    /// The driver crashes compiling a load of a buffer pointer from a Function variable
+    /// (SwiftShader 5: SIGSEGV), but not of a `uvec2`: the `pointer-variables-through-words`
+    /// pass keeps such variables as an address's two words.
+    #[serde(default)]
+    pub pointer_variables_through_words: bool,
     /// The driver unrolls every loop the module marks `Unroll`, however large its body
     /// (SwiftShader, and lavapipe through NIR): a loop of emulated matrix multiply-adds, each
     /// already straight-line code over the matrix's elements, grows by its trip count (Subzero
@@ -365,6 +370,7 @@ impl Workarounds {
             fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
             signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
             pointer_bitcasts_through_words: vendor_id == VENDOR_GOOGLE,
+            pointer_variables_through_words: vendor_id == VENDOR_GOOGLE,
             unrolls_hinted_loops: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
         }
     }

@@ -19,6 +19,7 @@ pub mod narrow_kernel_int64;
 pub mod nv_to_khr_cooperative_matrix;
 pub mod pad_cooperative_matrix;
 pub mod pointer_bitcasts_through_words;
+pub mod pointer_variables_through_words;
 pub mod remainder_from_quotient;
 pub mod repair_producer_output;
 pub mod retype_float16_to_bfloat16;

@@ -724,7 +724,9 @@ impl Structurizer<'_> {
                         let l = self.module.header.bound;
                         self.module.header.bound += 1;
                         b.insts[k].map_used_ids(|u| if u == v { l } else { u });
-                        b.insts.insert(k, Inst::new(Op::Load, Some(ty), Some(l), vec![Operand::Id(var)]));
+                        // A branch's merge instruction must stay right before it: load first.
+                        let at = if k > 0 && matches!(b.insts[k - 1].op(), Some(Op::SelectionMerge | Op::LoopMerge)) { k - 1 } else { k };
+                        b.insts.insert(at, Inst::new(Op::Load, Some(ty), Some(l), vec![Operand::Id(var)]));
                         k += 1;
                     }
                     k += 1;
