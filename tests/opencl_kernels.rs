@@ -963,3 +963,107 @@ fn merge_sort_pass() {
         eprintln!("{}: merged runs match", ctx.caps().name);
     }
 }
+
+/// Facility-location gains (`assignments`, shaped like OpenCL clustering benchmarks): a struct
+/// with a 64-bit member narrowed to an index, char flags, a local coordinate cache, a 64-bit
+/// scalar argument, and a fill kernel whose short argument is truncated to char. Devices
+/// without 64-bit integers refuse it by name (the struct's layout is the host's).
+#[test]
+fn clustering_gains() {
+    let Some((spirv, contexts)) = kernels_and_devices("assignments") else { return };
+    let (num, dim, k, x) = (100usize, 3usize, 4usize, 7i64);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(91);
+    // Multiples of 1/8 below 4 and power-of-two weights: every cost is exact in f32.
+    let coord: Vec<f32> = (0..dim * num).map(|_| rng.random_range(-32i32..32) as f32 / 8.0).collect();
+    let weight: Vec<f32> = (0..num).map(|_| [0.5f32, 1.0, 2.0][rng.random_range(0..3)]).collect();
+    let assign: Vec<i64> = (0..num).map(|_| rng.random_range(0..6)).collect();
+    let current: Vec<f32> = (0..num).map(|_| rng.random_range(0i32..64) as f32 / 4.0).collect();
+    let center_of: Vec<i32> = (0..6).map(|_| rng.random_range(0..=k as i32)).collect();
+    let work0: Vec<f32> = (0..num * (k + 1)).map(|_| rng.random_range(-8i32..8) as f32).collect();
+    // struct { float weight; long assign; float cost; }: offsets 0, 8, 16; 24 bytes.
+    let mut points = Vec::with_capacity(24 * num);
+    for i in 0..num {
+        points.extend(weight[i].to_le_bytes());
+        points.extend([0u8; 4]);
+        points.extend(assign[i].to_le_bytes());
+        points.extend(current[i].to_le_bytes());
+        points.extend([0u8; 4]);
+    }
+    let mut want_work = work0.clone();
+    let mut want_moved = vec![b'0'; num];
+    for i in 0..num {
+        let mut cost = 0.0f32;
+        for d in 0..dim {
+            let diff = coord[d * num + i] - coord[d * num + x as usize];
+            cost += diff * diff;
+        }
+        cost *= weight[i];
+        let base = i * (k + 1);
+        if cost < current[i] {
+            want_moved[i] = b'1';
+            want_work[base + k] = cost - current[i];
+        } else {
+            want_work[base + center_of[assign[i] as usize] as usize] += current[i] - cost;
+        }
+    }
+    for ctx in &contexts {
+        if !ctx.caps().shader_int64 {
+            // Narrowed to 32 bits, the struct's `long` would move every later member and point.
+            let err = ctx.load_kernel(&spirv, "gains").err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains("64-bit integers in buffer memory"), "{}: {err}", ctx.caps().name);
+            eprintln!("{}: refused: {err}", ctx.caps().name);
+            continue;
+        }
+        let fill = ctx.load_kernel(&spirv, "fill_bytes").unwrap();
+        let gains = ctx.load_kernel(&spirv, "gains").unwrap();
+        let mut moved = ctx.zeroed_buffer::<u8>(num.next_multiple_of(4), "moved").unwrap();
+        // 0x130 truncated to char is '0'.
+        let args = [KernelArg::Buffer(&moved), KernelArg::Bytes(&0x130i16.to_le_bytes()), KernelArg::Bytes(&(num as i32).to_le_bytes())];
+        ctx.launch(&fill, &NdRange::linear(128, Some(64)), &args).unwrap();
+        let bp = ctx.buffer_from_slice(&points, "points").unwrap();
+        let bc = ctx.buffer_from_slice(&coord, "coord").unwrap();
+        let mut bw = ctx.buffer_from_slice(&work0, "work").unwrap();
+        let bt = ctx.buffer_from_slice(&center_of, "center_of").unwrap();
+        let args = [
+            KernelArg::Buffer(&bp),
+            KernelArg::Buffer(&bc),
+            KernelArg::Buffer(&bw),
+            KernelArg::Buffer(&bt),
+            KernelArg::Buffer(&moved),
+            KernelArg::Local(4 * dim as u64),
+            KernelArg::Bytes(&(num as i32).to_le_bytes()),
+            KernelArg::Bytes(&(dim as i32).to_le_bytes()),
+            KernelArg::Bytes(&x.to_le_bytes()),
+            KernelArg::Bytes(&(k as i32).to_le_bytes()),
+        ];
+        ctx.launch(&gains, &NdRange::linear(128, Some(64)), &args).unwrap();
+        let work: Vec<f32> = ctx.read_buffer(&mut bw).unwrap();
+        let flags: Vec<u8> = ctx.read_buffer(&mut moved).unwrap();
+        assert_eq!(&flags[..num], &want_moved[..], "{}: moved flags", ctx.caps().name);
+        assert_eq!(work, want_work, "{}: work", ctx.caps().name);
+        eprintln!("{}: clustering gains match", ctx.caps().name);
+    }
+}
+
+/// Indices computed in 64 bits and narrowed to int (`long_indices`): clang writes the narrowing
+/// and the scaling to bytes as `(x << 32) >> 30`, which devices without 64-bit integers fold to
+/// `x << 2`.
+#[test]
+fn indices_narrowed_from_long() {
+    let Some((spirv, contexts)) = kernels_and_devices("long_indices") else { return };
+    let input: Vec<f32> = (0..512).map(|i| i as f32 * 0.5).collect();
+    let (stride, offset, n) = (3i64, 5i64, 100i32);
+    for ctx in &contexts {
+        let k = ctx.load_kernel(&spirv, "gather_long").unwrap();
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f32>(128, "out").unwrap();
+        let args = [KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Bytes(&stride.to_le_bytes()), KernelArg::Bytes(&offset.to_le_bytes()), KernelArg::Bytes(&n.to_le_bytes())];
+        ctx.launch(&k, &NdRange::linear(128, Some(64)), &args).unwrap();
+        let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        for i in 0..128 {
+            let want = if i < n as usize { input[(i as i64 * stride + offset) as usize] } else { 0.0 };
+            assert_eq!(got[i], want, "{}: out[{i}]", ctx.caps().name);
+        }
+        eprintln!("{}: narrowed indices match", ctx.caps().name);
+    }
+}

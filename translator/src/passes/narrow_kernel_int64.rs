@@ -5,14 +5,16 @@
 //! 64 bits although its values fit in 32. Rewrite: every `OpTypeInt 64` becomes 32 bits wide;
 //! 64-bit constants, spec constants and `OpSwitch` literals keep their low word (an error names
 //! one whose value does not fit, sign- or zero-extended); conversions that no longer change the
-//! width become copies or bitcasts; buffer layouts (`ArrayStride`, `Offset`) are recomputed and
-//! types that became identical merge. A narrowed scalar kernel argument keeps its 64-bit width in
+//! width become copies or bitcasts; buffer layouts (`ArrayStride`, `Offset`) are recomputed
+//! (to what they were: 64-bit integers in buffer memory are refused, below) and types that
+//! became identical merge. A narrowed scalar kernel argument keeps its 64-bit width in
 //! the recorded interface (`arg<k>.u64`), so launches still pass 8 bytes and the runtime checks
 //! that the value fits.
 //!
 //! Instructions whose meaning needs 64 bits are errors naming them: pointer <-> integer
-//! conversions, extended multiplies and bitcasts of 64-bit values, and shifts of a 64-bit value by
-//! a constant of 32 or more.
+//! conversions, extended multiplies and bitcasts of 64-bit values, shifts of a 64-bit value by a
+//! constant of 32 or more (except `(x << 32) >> k`, the extension of a low word LLVM writes,
+//! which folds), and any access to 64-bit integers in buffer memory, whose layout is the host's.
 //!
 //! Preconditions: the module is a lowered kernel (`lower-kernel-interface` and
 //! `lower-kernel-pointers` ran). Applies where the target lacks `shader_int64`.
@@ -53,6 +55,7 @@ impl Pass for NarrowKernelInt64 {
         let types = Types::new(module);
         let value_wide = |v: Word| types.type_of(v).is_some_and(|t| wide.contains(&t) || types.vector(t).is_some_and(|(c, _)| wide.contains(&c)));
         check_instructions(module, &types, &is_wide, &value_wide, &target)?;
+        check_buffer_data(module, &types, &is_wide, &target)?;
         // Argument names keep the 64-bit width.
         crate::kernel::mark_argument_members(module, |t| wide.contains(&t), |t| format!("{}64", if types.int(t).is_some_and(|i| i.1) { 'i' } else { 'u' }));
         // Constants and switch literals keep their low word.
@@ -188,21 +191,23 @@ fn lower_pointer_comparisons(module: &mut Module, types: &Types, outcome: &mut O
     }
 }
 
-/// `(x << 32) >> 32` on 64 bits (LLVM's sign or zero extension of the low word) is `x` once the
-/// value is 32 bits wide: both shifts become copies where the first one feeds only such shifts.
+/// `(x << 32) >> k` on 64 bits, `k` a constant up to 32 (LLVM's sign or zero extension of the
+/// low word, times `2^(32 - k)` where it folded a multiply into the shift: `(long)i * 4` is
+/// `(x << 32) >> 30`), is `x << (32 - k)` once the value is 32 bits wide: the left shift becomes
+/// a copy and the right shifts left shifts, where the left shift feeds only such shifts.
 fn fold_extension_shifts(module: &mut Module, types: &Types, wide: &HashSet<Word>, outcome: &mut Outcome) {
-    let is32 = |v: Word| types.const_u32(v) == Some(32);
+    let amount = |inst: &Inst| inst.operands.get(1).and_then(Operand::id).and_then(|v| types.const_u32(v));
     let mut left: std::collections::HashMap<Word, Word> = std::collections::HashMap::new();
     let mut uses: std::collections::HashMap<Word, (usize, usize)> = std::collections::HashMap::new();
     for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())) {
-        if inst.is(Op::ShiftLeftLogical) && inst.result_type.is_some_and(|t| wide.contains(&t)) && inst.operands.get(1).and_then(Operand::id).is_some_and(is32) {
+        if inst.is(Op::ShiftLeftLogical) && inst.result_type.is_some_and(|t| wide.contains(&t)) && amount(inst) == Some(32) {
             if let (Some(r), Some(x)) = (inst.result_id, inst.operands.first().and_then(Operand::id)) {
                 left.insert(r, x);
             }
         }
     }
     for inst in module.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.insts.iter())) {
-        let right = matches!(inst.op(), Some(Op::ShiftRightArithmetic | Op::ShiftRightLogical)) && inst.operands.get(1).and_then(Operand::id).is_some_and(is32);
+        let right = matches!(inst.op(), Some(Op::ShiftRightArithmetic | Op::ShiftRightLogical)) && amount(inst).is_some_and(|k| k <= 32);
         for (k, id) in inst.operands.iter().enumerate().filter_map(|(k, o)| o.id().map(|i| (k, i))) {
             if left.contains_key(&id) {
                 let e = uses.entry(id).or_default();
@@ -217,18 +222,25 @@ fn fold_extension_shifts(module: &mut Module, types: &Types, wide: &HashSet<Word
     if folded.is_empty() {
         return;
     }
-    for f in &mut module.functions {
-        for b in &mut f.blocks {
-            for inst in &mut b.insts {
-                let source = match inst.op() {
-                    Some(Op::ShiftLeftLogical) => inst.result_id.and_then(|r| folded.get(&r)).copied(),
-                    Some(Op::ShiftRightArithmetic | Op::ShiftRightLogical) => inst.operands.first().and_then(Operand::id).and_then(|x| folded.get(&x)).copied(),
+    for f in 0..module.functions.len() {
+        for b in 0..module.functions[f].blocks.len() {
+            for i in 0..module.functions[f].blocks[b].insts.len() {
+                let inst = &module.functions[f].blocks[b].insts[i];
+                let (op, ty, result, origin) = (inst.op(), inst.result_type, inst.result_id, inst.origin);
+                let replacement = match op {
+                    Some(Op::ShiftLeftLogical) => result.and_then(|r| folded.get(&r)).map(|x| (*x, 32)),
+                    Some(Op::ShiftRightArithmetic | Op::ShiftRightLogical) => inst.operands.first().and_then(Operand::id).and_then(|x| folded.get(&x)).zip(amount(inst)).map(|(x, k)| (*x, k)),
                     _ => None,
                 };
-                if let Some(x) = source {
-                    *inst = Inst::new(Op::CopyObject, inst.result_type, inst.result_id, vec![Operand::Id(x)]).from_origin(inst.origin);
-                    outcome.count(Op::ShiftLeftLogical as u32);
-                }
+                let Some((x, k)) = replacement else { continue };
+                let new = if k == 32 {
+                    Inst::new(Op::CopyObject, ty, result, vec![Operand::Id(x)])
+                } else {
+                    let by = module.intern(Op::Constant, ty, vec![Operand::Literal(32 - k), Operand::Literal(0)]);
+                    Inst::new(Op::ShiftLeftLogical, ty, result, vec![Operand::Id(x), Operand::Id(by)])
+                };
+                module.functions[f].blocks[b].insts[i] = new.from_origin(origin);
+                outcome.count(Op::ShiftLeftLogical as u32);
             }
         }
     }
@@ -258,6 +270,56 @@ fn check_instructions(module: &Module, types: &Types, is_wide: &dyn Fn(Word) -> 
         }
     }
     Ok(())
+}
+
+/// Types a buffer pointer type reaches: its pointee and what that holds (struct members, array
+/// elements, pointees of pointers in it).
+fn buffer_reach(types: &Types, pointer: Word) -> HashSet<Word> {
+    let mut reach: HashSet<Word> = HashSet::new();
+    let mut work = vec![pointer];
+    while let Some(t) = work.pop() {
+        if !reach.insert(t) {
+            continue;
+        }
+        if let Some(d) = types.defs.get(&t) {
+            if matches!(d.op(), Some(Op::TypePointer | Op::TypeArray | Op::TypeRuntimeArray | Op::TypeStruct)) {
+                work.extend(d.operands.iter().filter_map(Operand::id).filter(|i| types.defs.contains_key(i)));
+            }
+        }
+    }
+    reach
+}
+
+/// 64-bit integers in buffer memory (`__global long*`, a struct with a `long` member) are an
+/// error naming the first instruction that reaches them: narrowed, they would take 4 bytes where
+/// the host's data gives them 8, and every later element or member would be read at the wrong
+/// offset.
+fn check_buffer_data(module: &Module, types: &Types, is_wide: &dyn Fn(Word) -> bool, target: &str) -> Result<()> {
+    let psb = StorageClass::PhysicalStorageBuffer as u32;
+    let holds_wide: HashSet<Word> = module
+        .globals()
+        .iter()
+        .filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb))
+        .filter_map(|g| g.result_id)
+        .filter(|p| buffer_reach(types, *p).into_iter().any(is_wide))
+        .collect();
+    if holds_wide.is_empty() {
+        return Ok(());
+    }
+    let first = module
+        .functions
+        .iter()
+        .flat_map(|f| f.insts())
+        .find(|i| i.result_type.is_some_and(|t| holds_wide.contains(&t)) || i.used_ids().any(|v| types.type_of(v).is_some_and(|t| holds_wide.contains(&t))));
+    let site = match first {
+        Some(inst) => module.site(inst),
+        None => Box::default(),
+    };
+    Err(Error::Unsupported {
+        site,
+        target: target.to_string(),
+        missing: "64-bit integers: the kernel keeps 64-bit integers in buffer memory (a `long` or `size_t` array or struct member), whose layout narrowing would change".into(),
+    })
 }
 
 /// Removes `ArrayStride` and member `Offset` decorations of everything buffer pointers reach
