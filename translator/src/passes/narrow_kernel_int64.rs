@@ -272,11 +272,11 @@ fn check_instructions(module: &Module, types: &Types, is_wide: &dyn Fn(Word) -> 
     Ok(())
 }
 
-/// Types a buffer pointer type reaches: its pointee and what that holds (struct members, array
-/// elements, pointees of pointers in it).
-fn buffer_reach(types: &Types, pointer: Word) -> HashSet<Word> {
+/// Types buffer pointer types reach: the pointers, their pointees and what those hold (struct
+/// members, array elements, pointees of pointers in them).
+fn buffer_reach(types: &Types, pointers: impl IntoIterator<Item = Word>) -> HashSet<Word> {
     let mut reach: HashSet<Word> = HashSet::new();
-    let mut work = vec![pointer];
+    let mut work: Vec<Word> = pointers.into_iter().collect();
     while let Some(t) = work.pop() {
         if !reach.insert(t) {
             continue;
@@ -296,13 +296,8 @@ fn buffer_reach(types: &Types, pointer: Word) -> HashSet<Word> {
 /// offset.
 fn check_buffer_data(module: &Module, types: &Types, is_wide: &dyn Fn(Word) -> bool, target: &str) -> Result<()> {
     let psb = StorageClass::PhysicalStorageBuffer as u32;
-    let holds_wide: HashSet<Word> = module
-        .globals()
-        .iter()
-        .filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb))
-        .filter_map(|g| g.result_id)
-        .filter(|p| buffer_reach(types, *p).into_iter().any(is_wide))
-        .collect();
+    let holds_wide: HashSet<Word> =
+        module.globals().iter().filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb)).filter_map(|g| g.result_id).filter(|p| buffer_reach(types, [*p]).into_iter().any(is_wide)).collect();
     if holds_wide.is_empty() {
         return Ok(());
     }
@@ -327,18 +322,7 @@ fn check_buffer_data(module: &Module, types: &Types, is_wide: &dyn Fn(Word) -> b
 fn strip_buffer_layouts(module: &mut Module) {
     let types = Types::new(module);
     let psb = StorageClass::PhysicalStorageBuffer as u32;
-    let mut reach: HashSet<Word> = HashSet::new();
-    let mut work: Vec<Word> = module.globals().iter().filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb)).filter_map(|g| g.result_id).collect();
-    while let Some(t) = work.pop() {
-        if !reach.insert(t) {
-            continue;
-        }
-        if let Some(d) = types.defs.get(&t) {
-            if matches!(d.op(), Some(Op::TypePointer | Op::TypeArray | Op::TypeRuntimeArray | Op::TypeStruct)) {
-                work.extend(d.operands.iter().filter_map(Operand::id).filter(|i| types.defs.contains_key(i)));
-            }
-        }
-    }
+    let reach = buffer_reach(&types, module.globals().iter().filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb)).filter_map(|g| g.result_id));
     let block: HashSet<Word> = module.annotations.iter().filter(|a| a.is(Op::Decorate) && a.word_opt(1) == Some(Decoration::Block as u32)).filter_map(|a| a.word_opt(0)).collect();
     module.annotations.retain(|a| {
         let Some(t) = a.word_opt(0) else { return true };
