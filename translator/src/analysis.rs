@@ -79,6 +79,11 @@ impl Types {
         Some((d.word_opt(0)?, d.word_opt(1)))
     }
 
+    /// Bit width of an integer or float scalar type.
+    pub fn scalar_width(&self, ty: Word) -> Option<u32> {
+        self.int(ty).map(|(w, _)| w).or_else(|| self.float(ty).map(|(w, _)| w))
+    }
+
     /// (storage class, pointee type) of an OpTypePointer.
     pub fn pointer(&self, ty: Word) -> Option<(u32, Word)> {
         let d = self.defs.get(&ty).filter(|d| d.is(Op::TypePointer))?;

@@ -647,8 +647,7 @@ pub(crate) fn pointer_class(types: &Types, ptr: Word) -> Option<u32> {
 
 /// Bits of a scalar or vector type.
 fn bits(types: &Types, t: Word) -> Option<u32> {
-    let scalar = |t: Word| types.int(t).map(|(w, _)| w).or_else(|| types.float(t).map(|(w, _)| w));
-    scalar(t).or_else(|| types.vector(t).and_then(|(c, n)| scalar(c).map(|w| w * n)))
+    types.scalar_width(t).or_else(|| types.vector(t).and_then(|(c, n)| types.scalar_width(c).map(|w| w * n)))
 }
 
 /// Matrix components per element of `ptr`'s pointee (1, or a vector's worth: a uvec4 holds

@@ -405,7 +405,7 @@ impl Legalize<'_> {
                     self.narrow_atomic(e, inst, p, kind)?;
                     return Ok(true);
                 }
-                let width = self.types.int(p.pointee).map(|(w, _)| w).or_else(|| self.types.float(p.pointee).map(|(w, _)| w));
+                let width = self.types.scalar_width(p.pointee);
                 if width != Some(32) || p.offset.alignment() < 4 {
                     return Err(self.unsupported(e.m, inst, "8- and 16-bit atomics".into()));
                 }
@@ -707,7 +707,7 @@ impl Legalize<'_> {
     /// Bytes of a component of vector type `vector`.
     fn component_bytes(&self, vector: Word) -> Option<u32> {
         let (c, _) = self.types.vector(vector)?;
-        Some(self.types.int(c).map(|(w, _)| w).or_else(|| self.types.float(c).map(|(w, _)| w))? / 8)
+        Some(self.types.scalar_width(c)? / 8)
     }
 
     /// Bytes between the elements of the vector `p` points to: its components' size, or a

@@ -806,7 +806,7 @@ impl Legalize<'_> {
                     .collect()
             }
             None => {
-                let width = self.types.int(comp).map(|(w, _)| w).or_else(|| self.types.float(comp).map(|(w, _)| w)).unwrap_or(32);
+                let width = self.types.scalar_width(comp).unwrap_or(32);
                 if width == 64 {
                     let u2 = e.uint(2);
                     (0..n)
@@ -848,7 +848,7 @@ impl Legalize<'_> {
                     .collect()
             }
             None => {
-                let width = self.types.int(comp).map(|(w, _)| w).or_else(|| self.types.float(comp).map(|(w, _)| w)).unwrap_or(32);
+                let width = self.types.scalar_width(comp).unwrap_or(32);
                 if width == 64 {
                     let u2 = e.uint(2);
                     (0..n as usize)
