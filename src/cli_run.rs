@@ -494,9 +494,6 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
         if launch.offset.is_some() {
             bail!("offset: a Vulkan compute shader has no global offset");
         }
-        if launch.subgroup_size.is_some() {
-            bail!("subgroup_size: only OpenCL kernel modules can be given a sub-group size");
-        }
         // The local size as the pipeline will have it: `LocalSizeId` and `WorkgroupSize` may
         // name specialization constants.
         let mut specialized = module.clone();
@@ -539,6 +536,7 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
             bindings: buffers.len() as u32,
             push_constant_bytes: push.len() as u32,
             spec_constants: &specs,
+            required_subgroup_size: launch.subgroup_size,
             label: &launch.entry,
             ..Default::default()
         })?;

@@ -436,6 +436,79 @@ value = 100
     }
 }
 
+/// A launch file's `subgroup_size` for a Vulkan compute shader: the pipeline runs at that size
+/// where the device can (its fixed size, or one VK_EXT_subgroup_size_control requests), and is
+/// refused naming the size where it cannot, or where the workgroup is not a whole number of
+/// sub-groups of it.
+#[test]
+fn run_requires_a_subgroup_size_of_a_shader() {
+    let shader = |local: u32| {
+        format!(
+            r#"OpCapability Shader
+OpCapability GroupNonUniform
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid %sgs %out
+OpExecutionMode %main LocalSize {local} 1 1
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %sgs BuiltIn SubgroupSize
+OpDecorate %rt ArrayStride 4
+OpDecorate %blk Block
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%zero = OpConstant %uint 0
+%v3 = OpTypeVector %uint 3
+%pv3 = OpTypePointer Input %v3
+%pu_in = OpTypePointer Input %uint
+%gid = OpVariable %pv3 Input
+%sgs = OpVariable %pu_in Input
+%rt = OpTypeRuntimeArray %uint
+%blk = OpTypeStruct %rt
+%pblk = OpTypePointer StorageBuffer %blk
+%out = OpVariable %pblk StorageBuffer
+%pu = OpTypePointer StorageBuffer %uint
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3 %gid
+%x = OpCompositeExtract %uint %id 0
+%size = OpLoad %uint %sgs
+%p = OpAccessChain %pu %out %zero %x
+OpStore %p %size
+OpReturn
+OpFunctionEnd
+"#
+        )
+    };
+    let dir = tempdir();
+    std::fs::write(dir.join("wide.spvasm"), shader(128)).unwrap();
+    std::fs::write(dir.join("narrow.spvasm"), shader(2)).unwrap();
+    let launch = |module: &str, size: u32| {
+        format!("module = \"{module}\"\nentry = \"main\"\nglobal = [256]\nsubgroup_size = {size}\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 256\nexpect = \"want{size}.bin\"\n")
+    };
+    for device in common::device_names() {
+        let mut ran = Vec::new();
+        for size in [4u32, 8, 16, 32, 64, 128] {
+            std::fs::write(dir.join(format!("want{size}.bin")), bytemuck::cast_slice::<u32, u8>(&[size; 256])).unwrap();
+            let r = run_launch(&dir, &launch("wide.spvasm", size), &device);
+            let (stdout, stderr) = (String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
+            if r.status.success() {
+                assert!(stdout.contains(&format!("matches want{size}.bin")), "{device}, size {size}: {stdout}");
+                ran.push(size);
+                // Two invocations are not a whole sub-group.
+                let r = run_launch(&dir, &launch("narrow.spvasm", size), &device);
+                let stderr = String::from_utf8_lossy(&r.stderr);
+                assert!(!r.status.success() && stderr.contains(&format!("not a whole number of sub-groups of {size}")), "{device}, size {size}: {stderr}");
+            } else {
+                assert!(stderr.contains(&format!("subgroup size {size}")), "{device}, size {size}: {stdout}{stderr}");
+            }
+        }
+        assert!(!ran.is_empty(), "{device}: no sub-group size ran");
+    }
+}
+
 /// A shader whose workgroup size is a specialization constant, as `LocalSizeId` (glslang's
 /// `local_size_x_id` for SPIR-V 1.6) and as a `WorkgroupSize` built-in: the launch file's `spec`
 /// sizes it, and global sizes are checked against the specialized size.

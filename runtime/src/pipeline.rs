@@ -100,23 +100,58 @@ impl Context {
         if !missing && unlisted.is_none() {
             return Ok(None);
         }
+        // A translation (cooperative-matrix emulation above all) is written for the sub-group
+        // size the pipeline will run at.
+        let mut target = shared.caps.clone();
+        if let Some(size) = desc.required_subgroup_size {
+            target.subgroup_size = size;
+        }
         let key = {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
             desc.spirv.hash(&mut h);
             values.hash(&mut h);
+            target.subgroup_size.hash(&mut h);
             h.finish()
         };
         let mut cache = shared.translations.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(words) = cache.get(&key) {
             return Ok(Some(words.clone()));
         }
-        let (words, report) = matbridge_translator::translate_specialized(desc.spirv, &shared.caps, &values).map_err(|source| Error::Translation { device: shared.caps.name.clone(), source })?;
+        let (words, report) = matbridge_translator::translate_specialized(desc.spirv, &target, &values).map_err(|source| Error::Translation { device: shared.caps.name.clone(), source })?;
         let changed: Vec<&str> = report.passes.iter().filter(|p| p.changed).map(|p| p.name).collect();
         log::info!("pipeline `{}` translated for {} ({})", desc.label, shared.caps.name, changed.join(", "));
         let words = Arc::new(words);
         cache.insert(key, words.clone());
         Ok(Some(words))
+    }
+}
+
+impl Context {
+    /// Checks `desc.required_subgroup_size` against the device and the shader's workgroup
+    /// size; returns the size to request through VK_EXT_subgroup_size_control (`None` where
+    /// nothing is required, or where the device's sub-groups always have the required size).
+    fn required_subgroup_size(&self, module: &Module, desc: &PipelineDesc<'_>) -> Result<Option<u32>> {
+        let Some(size) = desc.required_subgroup_size else { return Ok(None) };
+        let caps = &self.shared.caps;
+        let fixed = caps.min_subgroup_size == caps.max_subgroup_size && size == caps.subgroup_size;
+        let requestable = self.shared.enabled.subgroup_size_control && (caps.min_subgroup_size..=caps.max_subgroup_size).contains(&size);
+        if !fixed && !requestable {
+            return Err(Error::MissingCapability {
+                needed: format!("subgroup size {size}"),
+                device: format!("{} (sizes {}..={}, size control {})", caps.name, caps.min_subgroup_size, caps.max_subgroup_size, self.shared.enabled.subgroup_size_control),
+            });
+        }
+        // Full sub-groups: the workgroup's x dimension is a whole number of them.
+        let values: Vec<(u32, u32)> = desc.spec_constants.iter().map(|s| (s.id, s.value)).collect();
+        let mut specialized = module.clone();
+        matbridge_translator::specialize::specialize(&mut specialized, &values).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+        if let Some(wg) = matbridge_translator::specialize::workgroup_size(&specialized, desc.entry_point) {
+            if !wg[0].is_multiple_of(size) {
+                return Err(Error::InvalidArgument(format!("pipeline `{}`: the workgroup size {wg:?} is not a whole number of sub-groups of {size} in x, as full sub-groups need", desc.label)));
+            }
+        }
+        Ok(requestable.then_some(size))
     }
 }
 
@@ -175,6 +210,7 @@ impl Context {
         // Drivers need not survive structurally broken SPIR-V (truncated instructions, missing
         // operands, ids past the bound): parse the whole module first.
         let module = parse(desc.spirv)?;
+        let required_subgroup_size = self.required_subgroup_size(&module, desc)?;
         // A module the device cannot run as it is gets translated for it.
         let translated = self.translate_if_needed(&module, desc)?;
         let (module, spirv) = match &translated {
@@ -190,14 +226,6 @@ impl Context {
         let descriptor_types = crate::interface::check(&module, desc)?;
         if desc.push_constant_bytes > shared.caps.limits.max_push_constants_size || !desc.push_constant_bytes.is_multiple_of(4) {
             return Err(Error::InvalidArgument(format!("push constants of {} bytes (device limit {}, must be a multiple of 4)", desc.push_constant_bytes, shared.caps.limits.max_push_constants_size)));
-        }
-        if let Some(size) = desc.required_subgroup_size {
-            if !shared.enabled.subgroup_size_control || size < shared.caps.min_subgroup_size || size > shared.caps.max_subgroup_size {
-                return Err(Error::MissingCapability {
-                    needed: format!("subgroup size {size}"),
-                    device: format!("{} (sizes {}..={})", shared.caps.name, shared.caps.min_subgroup_size, shared.caps.max_subgroup_size),
-                });
-            }
         }
         // Last of the checks: the others are cheaper and their errors say more. spirv-val is a
         // process: it runs only where validation was asked for.
@@ -254,7 +282,7 @@ impl Context {
         let spec = vk::SpecializationInfo::default().map_entries(&map).data(bytemuck::cast_slice(&data));
         let mut subgroup = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default();
         let mut stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(partial.module).name(&entry).specialization_info(&spec);
-        if let Some(size) = desc.required_subgroup_size {
+        if let Some(size) = required_subgroup_size {
             subgroup.required_subgroup_size = size;
             stage = stage.push_next(&mut subgroup).flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
         }
