@@ -197,6 +197,198 @@ fn math_builtins() {
     }
 }
 
+/// What `math_special.cl` computes for input `g`: 24 floats (`None` where the value is left to
+/// the device: transcendental functions of infinities and NaNs, quotients past 2^20) and 8 ints.
+fn math_special_reference(x: &[f32], y: &[i32], g: usize) -> ([Option<f32>; 24], [i32; 8]) {
+    let n = x.len();
+    let (a, b, k) = (x[g], x[(g * 7 + 3) % n], y[g]);
+    let finite = a.is_finite() && a.abs() < 1e4;
+    let both = finite && b.is_finite() && b != 0.0 && (a / b).abs() < 1048576.0;
+    let when = |ok: bool, v: f32| ok.then_some(v);
+    // OpenCL's ilogb: FP_ILOGB0 = INT_MIN, FP_ILOGBNAN (and infinities) = INT_MAX.
+    let ilogb = if a == 0.0 {
+        i32::MIN
+    } else if !a.is_finite() {
+        i32::MAX
+    } else {
+        libm::frexpf(a).1 - 1
+    };
+    let (fm, fe) = if a.is_finite() { libm::frexpf(a) } else { (a, 0) };
+    let pown_k = k % 7 - 3;
+    let pown = if pown_k == 0 { 1.0 } else { (a as f64).powi(pown_k) as f32 };
+    let root_k = k % 5 - 2;
+    let rootn = if root_k == 0 || (a < 0.0 && root_k % 2 == 0) {
+        f32::NAN
+    } else if a == 0.0 && root_k < 0 {
+        if root_k % 2 != 0 {
+            f32::INFINITY.copysign(a)
+        } else {
+            f32::INFINITY
+        }
+    } else {
+        let r = (a.abs() as f64).powf(1.0 / root_k as f64) as f32;
+        if root_k % 2 != 0 {
+            r.copysign(a)
+        } else {
+            r
+        }
+    };
+    let maxmag = if a.abs() > b.abs() {
+        a
+    } else if b.abs() > a.abs() {
+        b
+    } else {
+        a.max(b)
+    };
+    let minmag = if a.abs() < b.abs() {
+        a
+    } else if b.abs() < a.abs() {
+        b
+    } else {
+        a.min(b)
+    };
+    let (rq, q) = libm::remquof(a, b);
+    let q7 = if q < 0 { -((-q) & 127) } else { q & 127 };
+    let pi = std::f64::consts::PI;
+    let fract = if a.is_nan() {
+        a
+    } else if a.is_infinite() {
+        0.0f32.copysign(a)
+    } else {
+        (a - a.floor()).min(1.0 - f32::EPSILON / 2.0)
+    };
+    let modf = if a.is_infinite() { 0.0f32.copysign(a) } else { (a - a.trunc()).copysign(a) };
+    let f = [
+        Some(fract),
+        Some(a.floor()),
+        Some(modf),
+        Some(a.trunc()),
+        when(finite, a.sin()),
+        when(finite, a.cos()),
+        Some(fm),
+        Some(if a == 0.0 {
+            f32::NEG_INFINITY
+        } else if a.is_nan() {
+            a
+        } else if a.is_infinite() {
+            f32::INFINITY
+        } else {
+            ilogb as f32
+        }),
+        when(a.is_finite(), pown),
+        when(a.is_finite(), rootn),
+        Some(maxmag),
+        Some(minmag),
+        when(both, libm::remainderf(a, b)),
+        when(both, rq),
+        Some(libm::nextafterf(a, b)),
+        when(finite, (a as f64 * pi).sin() as f32),
+        when(finite, (a as f64 * pi).cos() as f32),
+        when(finite, ((a * 0.37) as f64 * pi).tan() as f32),
+        when(finite, ((a * 0.1).clamp(-1.0, 1.0) as f64).asin() as f32 / std::f32::consts::PI),
+        when(finite, ((a * 0.1).clamp(-1.0, 1.0) as f64).acos() as f32 / std::f32::consts::PI),
+        when(finite, ((a as f64).atan() / pi) as f32),
+        when(finite && b.is_finite(), ((a as f64).atan2(b as f64) / pi) as f32),
+        Some(libm::erff(a * 0.25)),
+        Some(libm::erfcf(a * 0.25)),
+    ];
+    let mad_sat = |p: i64| p.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+    let i = [
+        if a.is_finite() { fe } else { 0 },
+        ilogb,
+        if both { q7 } else { 0 },
+        mad_sat(k as i64 * k as i64 + k as i64),
+        ((k as u32 as u64) * 3 + 7).min(u32::MAX as u64) as u32 as i32,
+        mad_sat(k as i64 * -3 + k as i64),
+        ((k as i16 as i32) << 16) | ((k >> 16) as u16 as i32),
+        (((k as u8 as u16) << 8) | ((k >> 8) as u8 as u16)) as i32,
+    ];
+    (f, i)
+}
+
+/// The float4 results of `math_special.cl` for input `g`: dynamic and constant shuffles and
+/// half vectors stored and loaded back (rounded to nearest even).
+fn math_special_vectors(x: &[f32], y: &[i32], g: usize) -> [[f32; 4]; 4] {
+    let n = x.len();
+    let (a, b, k) = (x[g], x[(g * 7 + 3) % n], y[g]);
+    let v4 = [a, b, a * 2.0, b - 1.0];
+    let both: Vec<f32> = v4.iter().copied().chain(v4.iter().map(|v| v * 10.0)).collect();
+    let m = [k as u32, (k >> 3) as u32, (k >> 6) as u32, (k >> 9) as u32];
+    let h = |v: f32| half::f16::from_f32(v).to_f32();
+    // OpenCL's clamp is fmin(fmax(x, lo), hi): NaN gives lo.
+    let hv = v4.map(|v| if v.is_nan() { -1000.0 } else { v.clamp(-1000.0, 1000.0) } + 0.5);
+    let t = [h(hv[2]), h(hv[1]), h(hv[0])];
+    [m.map(|i| v4[(i % 4) as usize]), m.map(|i| both[(i % 8) as usize]), [v4[3], v4[2], v4[1], v4[0]], [h(hv[0]) * 2.0 + t[0], h(hv[1]) * 2.0 + t[1], h(hv[2]) * 2.0 + t[2], h(hv[3]) * 2.0 + t[0]]]
+}
+
+/// `math_special.cl` as clang optimizes it and at -O0, where the results through pointers go
+/// through private variables cast to generic pointers.
+#[test]
+fn math_special_builtins() {
+    let (Some(optimized), Some(unoptimized)) = (common::opencl("math_special"), common::opencl_with("math_special", &["-O0"])) else { return };
+    let contexts = common::contexts();
+    let n = 128usize;
+    let mut x: Vec<f32> = (0..n).map(|g| (g as f32 - 64.0) * 0.37 + if g % 7 == 0 { 0.13 } else { 0.0 }).collect();
+    for (g, v) in [0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 0.5, -1.5, 1e20, 1e-30, 3.0, -2.0, 2.5].into_iter().enumerate() {
+        x[g] = v;
+    }
+    let mut y: Vec<i32> = (0..n as i64).map(|g| ((g * 7919 - 300_000) * (g % 5 - 2)) as i32).collect();
+    y[1] = i32::MIN;
+    y[2] = i32::MAX;
+    y[3] = 0;
+    y[4] = 46341;
+    y[5] = -46341;
+    for (ctx, (build, spirv)) in contexts.iter().flat_map(|c| [("-O2", &optimized), ("-O0", &unoptimized)].map(|b| (c, b))) {
+        let name = &format!("{} ({build})", ctx.caps().name);
+        let k = ctx.load_kernel(spirv, "math_special").unwrap();
+        let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+        let by = ctx.buffer_from_slice(&y, "y").unwrap();
+        let mut bf = ctx.zeroed_buffer::<f32>(24 * n, "f").unwrap();
+        let mut bi = ctx.zeroed_buffer::<i32>(8 * n, "i").unwrap();
+        let mut bv = ctx.zeroed_buffer::<f32>(16 * n, "v").unwrap();
+        let bh = ctx.zeroed_buffer::<u16>(8 * n, "h").unwrap();
+        let args = [KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bf), KernelArg::Buffer(&bi), KernelArg::Buffer(&bv), KernelArg::Buffer(&bh)];
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &args).unwrap();
+        let f: Vec<f32> = ctx.read_buffer(&mut bf).unwrap();
+        let i: Vec<i32> = ctx.read_buffer(&mut bi).unwrap();
+        let v: Vec<f32> = ctx.read_buffer(&mut bv).unwrap();
+        for g in 0..n {
+            let (wf, wi) = math_special_reference(&x, &y, g);
+            let b = x[(g * 7 + 3) % n];
+            for (kk, want) in wf.iter().enumerate() {
+                let Some(want) = *want else { continue };
+                let got = f[24 * g + kk];
+                let tol = match kk {
+                    // Exact: floor/trunc splits, frexp, logb, magnitudes, nextafter.
+                    0..=3 | 6 | 7 | 10 | 11 | 14 => 0.0,
+                    12 | 13 => 1e-6 * want.abs().max(1.0),
+                    8 | 9 => 1e-4 * want.abs(),
+                    22 | 23 => 1e-4 * want.abs() + 1e-6,
+                    _ => 2e-3 * want.abs().max(1.0),
+                };
+                let ok = if want.is_nan() {
+                    got.is_nan()
+                } else if want.is_infinite() {
+                    got == want
+                } else {
+                    (got - want).abs() <= tol
+                };
+                assert!(ok, "{name}: float built-in {kk} of a = {:e}, b = {:e}, k = {}: got {got:e}, want {want:e}", x[g], b, y[g]);
+            }
+            for (kk, want) in wi.iter().enumerate() {
+                assert_eq!(i[8 * g + kk], *want, "{name}: int built-in {kk} of a = {:e}, b = {:e}, k = {}", x[g], b, y[g]);
+            }
+            for (kk, want) in math_special_vectors(&x, &y, g).iter().enumerate() {
+                let got = &v[16 * g + 4 * kk..16 * g + 4 * kk + 4];
+                for c in 0..4 {
+                    let same = if want[c].is_nan() { got[c].is_nan() } else { got[c] == want[c] };
+                    assert!(same, "{name}: vector result {kk} of a = {:e}, b = {:e}, k = {}: got {got:?}, want {want:?}", x[g], b, y[g]);
+                }
+            }
+        }
+    }
+}
+
 fn control_flow_reference(input: &[i32], g: usize, n: i32) -> i32 {
     let mut v = input[g];
     if v < 0 {

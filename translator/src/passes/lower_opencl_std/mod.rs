@@ -10,14 +10,16 @@
 //! - The rest become plain code: `round` (half away from zero), `fmod` (`OpFRem`), `exp10`,
 //!   `log10`, `log1p`, `expm1`, `cbrt`, `copysign`, `fdim`, `hypot`, `clz`, `ctz`, `popcount`,
 //!   `rotate`, `mul_hi`/`mad_hi`, `mul24`/`mad24`, `add_sat`/`sub_sat`, `hadd`/`rhadd`,
-//!   `abs_diff`, `u_abs`, `bitselect`, `select`, `vloadn`/`vstoren`, `vload_half`/`vstore_half`;
-//!   `prefetch` goes.
+//!   `abs_diff`, `u_abs`, `bitselect`, `select`, `vloadn`/`vstoren`; `prefetch` goes. Functions
+//!   with results through pointers, exponents, integer powers, remainders, the `pi`
+//!   trigonometry, `erf`, `upsample` and `mad_sat` are in [`special`]; shuffles and half
+//!   vectors in [`vectors`].
 //! - Conversions decorated `SaturatedConversion` clamp to the result's range first (NaN -> 0);
 //!   float-to-integer conversions with an `FPRoundingMode` round first; the decorations go.
 //!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`). Any
-//! other `OpenCL.std` instruction (`printf`, `shuffle`, `frexp`, `remquo`, ...) is an error
-//! naming it.
+//! other `OpenCL.std` instruction (`printf`, `tgamma`, `lgamma`, `mad_sat` of 64-bit integers,
+//! `erf` of doubles, `vstore_half_r` rounding toward zero or infinity) is an error naming it.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -27,6 +29,9 @@ use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use spirv::{Capability, Decoration, FPRoundingMode, GlslStd450Op as G, Op, OpenclStd100Op as CL, Word};
 use std::collections::{HashMap, HashSet};
+
+mod special;
+mod vectors;
 
 pub struct LowerOpenclStd;
 
@@ -174,7 +179,6 @@ impl Lower<'_, '_> {
                 asin => G::Asin,
                 asinh => G::Asinh,
                 atan => G::Atan,
-                atan2 => G::Atan2,
                 atanh => G::Atanh,
                 ceil => G::Ceil,
                 cos | half_cos | native_cos => G::Cos,
@@ -197,7 +201,7 @@ impl Lower<'_, '_> {
                 tan | half_tan | native_tan => G::Tan,
                 tanh => G::Tanh,
                 trunc => G::Trunc,
-                fclamp => G::FClamp,
+                fclamp => G::NClamp,
                 degrees => G::Degrees,
                 radians => G::Radians,
                 mix => G::FMix,
@@ -221,6 +225,12 @@ impl Lower<'_, '_> {
         };
         if let Some(g) = direct(op) {
             return Ok(Some(self.gl(g, ty, &args)));
+        }
+        if special::handles(op) {
+            return self.special(inst, op, ty, &args).map(Some);
+        }
+        if vectors::handles(op) {
+            return self.vector(inst, op, ty, &args);
         }
         let (s, n, w, _) = self.shape(ty);
         use CL::*;
@@ -268,18 +278,7 @@ impl Lower<'_, '_> {
                 let sg = self.gl(G::FSign, ty, &[x]);
                 self.op(Op::FMul, ty, &[p, sg])
             }
-            copysign => {
-                let it = self.b.module.type_int(w, false);
-                let it = if n > 1 { self.b.module.type_vector(it, n) } else { it };
-                let xb = self.b.bitcast(it, a(0)?);
-                let yb = self.b.bitcast(it, a(1)?);
-                let sign_bit = self.splat_i(it, 1i64 << (w - 1));
-                let mag_mask = self.splat_i(it, (1i64 << (w - 1)) - 1);
-                let m = self.op(Op::BitwiseAnd, it, &[xb, mag_mask]);
-                let sb = self.op(Op::BitwiseAnd, it, &[yb, sign_bit]);
-                let r = self.op(Op::BitwiseOr, it, &[m, sb]);
-                self.b.bitcast(ty, r)
-            }
+            copysign => self.copysign(ty, a(0)?, a(1)?),
             fdim => {
                 let d = self.op(Op::FSub, ty, &[a(0)?, a(1)?]);
                 let z = self.splat_f(ty, 0.0);
@@ -441,21 +440,6 @@ impl Lower<'_, '_> {
                     let v = self.b.composite_extract(elem, data, k);
                     self.b.store(ptr, v);
                 }
-                return Ok(None);
-            }
-            vload_half => {
-                let (offset, p) = (a(0)?, a(1)?);
-                let (elem_ptr_ty, elem) = self.pointee(p).ok_or_else(|| self.unsupported(inst, "vload_half from a non-pointer"))?;
-                let ptr = self.op(Op::PtrAccessChain, elem_ptr_ty, &[p, offset]);
-                let h = self.b.load(elem, ptr);
-                self.op(Op::FConvert, ty, &[h])
-            }
-            vstore_half | vstore_half_r => {
-                let (data, offset, p) = (a(0)?, a(1)?, a(2)?);
-                let (elem_ptr_ty, elem) = self.pointee(p).ok_or_else(|| self.unsupported(inst, "vstore_half to a non-pointer"))?;
-                let ptr = self.op(Op::PtrAccessChain, elem_ptr_ty, &[p, offset]);
-                let h = self.op(Op::FConvert, elem, &[data]);
-                self.b.store(ptr, h);
                 return Ok(None);
             }
             prefetch => return Ok(None),
