@@ -307,18 +307,25 @@ fn math_special_reference(x: &[f32], y: &[i32], g: usize) -> ([Option<f32>; 24],
 }
 
 /// The float4 results of `math_special.cl` for input `g`: dynamic and constant shuffles and
-/// half vectors stored and loaded back (rounded to nearest even).
-fn math_special_vectors(x: &[f32], y: &[i32], g: usize) -> [[f32; 4]; 4] {
+/// half vectors loaded from `hin`.
+fn math_special_vectors(x: &[f32], y: &[i32], hin: &[half::f16], g: usize) -> [[f32; 4]; 4] {
     let n = x.len();
     let (a, b, k) = (x[g], x[(g * 7 + 3) % n], y[g]);
     let v4 = [a, b, a * 2.0, b - 1.0];
     let both: Vec<f32> = v4.iter().copied().chain(v4.iter().map(|v| v * 10.0)).collect();
     let m = [k as u32, (k >> 3) as u32, (k >> 6) as u32, (k >> 9) as u32];
-    let h = |v: f32| half::f16::from_f32(v).to_f32();
+    let h = |k: usize| hin[8 * g + k].to_f32();
+    [m.map(|i| v4[(i % 4) as usize]), m.map(|i| both[(i % 8) as usize]), [v4[3], v4[2], v4[1], v4[0]], [h(0) * 2.0 + h(4), h(1) * 2.0 + h(5), h(2) * 2.0 + h(6), h(3) * 2.0 + h(4)]]
+}
+
+/// The halves `math_special.cl` stores for input `g` (rounded to nearest even), `None` where it
+/// stores nothing.
+fn math_special_halves(x: &[f32], g: usize) -> [Option<half::f16>; 8] {
+    let n = x.len();
+    let (a, b) = (x[g], x[(g * 7 + 3) % n]);
     // OpenCL's clamp is fmin(fmax(x, lo), hi): NaN gives lo.
-    let hv = v4.map(|v| if v.is_nan() { -1000.0 } else { v.clamp(-1000.0, 1000.0) } + 0.5);
-    let t = [h(hv[2]), h(hv[1]), h(hv[0])];
-    [m.map(|i| v4[(i % 4) as usize]), m.map(|i| both[(i % 8) as usize]), [v4[3], v4[2], v4[1], v4[0]], [h(hv[0]) * 2.0 + t[0], h(hv[1]) * 2.0 + t[1], h(hv[2]) * 2.0 + t[2], h(hv[3]) * 2.0 + t[0]]]
+    let hv = [a, b, a * 2.0, b - 1.0].map(|v| half::f16::from_f32(if v.is_nan() { -1000.0 } else { v.clamp(-1000.0, 1000.0) } + 0.5));
+    [Some(hv[0]), Some(hv[1]), Some(hv[2]), Some(hv[3]), Some(hv[2]), Some(hv[1]), Some(hv[0]), None]
 }
 
 /// `math_special.cl` as clang optimizes it and at -O0, where the results through pointers go
@@ -338,6 +345,7 @@ fn math_special_builtins() {
     y[3] = 0;
     y[4] = 46341;
     y[5] = -46341;
+    let hin: Vec<half::f16> = (0..8 * n).map(|k| half::f16::from_f32((k as f32 * 0.731).sin() * 300.0)).collect();
     for (ctx, (build, spirv)) in contexts.iter().flat_map(|c| [("-O2", &optimized), ("-O0", &unoptimized)].map(|b| (c, b))) {
         let name = &format!("{} ({build})", ctx.caps().name);
         let k = ctx.load_kernel(spirv, "math_special").unwrap();
@@ -346,12 +354,14 @@ fn math_special_builtins() {
         let mut bf = ctx.zeroed_buffer::<f32>(24 * n, "f").unwrap();
         let mut bi = ctx.zeroed_buffer::<i32>(8 * n, "i").unwrap();
         let mut bv = ctx.zeroed_buffer::<f32>(16 * n, "v").unwrap();
-        let bh = ctx.zeroed_buffer::<u16>(8 * n, "h").unwrap();
-        let args = [KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bf), KernelArg::Buffer(&bi), KernelArg::Buffer(&bv), KernelArg::Buffer(&bh)];
+        let bhin = ctx.buffer_from_slice(&hin, "hin").unwrap();
+        let mut bhout = ctx.buffer_from_slice(&vec![half::f16::from_f32(-7.0); 8 * n], "hout").unwrap();
+        let args = [KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bf), KernelArg::Buffer(&bi), KernelArg::Buffer(&bv), KernelArg::Buffer(&bhin), KernelArg::Buffer(&bhout)];
         ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &args).unwrap();
         let f: Vec<f32> = ctx.read_buffer(&mut bf).unwrap();
         let i: Vec<i32> = ctx.read_buffer(&mut bi).unwrap();
         let v: Vec<f32> = ctx.read_buffer(&mut bv).unwrap();
+        let hout: Vec<half::f16> = ctx.read_buffer(&mut bhout).unwrap();
         for g in 0..n {
             let (wf, wi) = math_special_reference(&x, &y, g);
             let b = x[(g * 7 + 3) % n];
@@ -378,7 +388,12 @@ fn math_special_builtins() {
             for (kk, want) in wi.iter().enumerate() {
                 assert_eq!(i[8 * g + kk], *want, "{name}: int built-in {kk} of a = {:e}, b = {:e}, k = {}", x[g], b, y[g]);
             }
-            for (kk, want) in math_special_vectors(&x, &y, g).iter().enumerate() {
+            for (kk, want) in math_special_halves(&x, g).iter().enumerate() {
+                let got = hout[8 * g + kk];
+                let want = want.unwrap_or(half::f16::from_f32(-7.0));
+                assert_eq!(got.to_bits(), want.to_bits(), "{name}: half {kk} stored for a = {:e}, b = {:e}: got {got}, want {want}", x[g], b);
+            }
+            for (kk, want) in math_special_vectors(&x, &y, &hin, g).iter().enumerate() {
                 let got = &v[16 * g + 4 * kk..16 * g + 4 * kk + 4];
                 for c in 0..4 {
                     let same = if want[c].is_nan() { got[c].is_nan() } else { got[c] == want[c] };

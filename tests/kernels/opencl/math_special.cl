@@ -1,9 +1,9 @@
 // OpenCL C built-ins without a GLSL.std.450 twin: results through pointers, exponents, integer
 // powers and roots, remainders, the pi trigonometry, erf, saturating and widening integer
 // arithmetic, vector shuffles and half vectors. f: 24 float results per input, i: 8 int
-// results, v: 4 float4 results, h: 8 halves of scratch.
+// results, v: 4 float4 results; hin: 8 halves read per input, hout: 7 of 8 halves written.
 __kernel void math_special(__global const float* x, __global const int* y, __global float* f, __global int* i,
-                           __global float4* v, __global half* h) {
+                           __global float4* v, __global const half* hin, __global half* hout) {
     size_t g = get_global_id(0);
     float a = x[g];
     float b = x[(g * 7 + 3) % get_global_size(0)];
@@ -51,10 +51,9 @@ __kernel void math_special(__global const float* x, __global const int* y, __glo
     v[4 * g] = shuffle(v4, m);
     v[4 * g + 1] = shuffle2(v4, v4 * 10.0f, m);
     v[4 * g + 2] = shuffle(v4, (uint4)(3, 2, 5, 0));
-    // Stored in half and loaded back: values that stay finite and normal in half.
     float4 hv = clamp(v4, -1000.0f, 1000.0f) + 0.5f;
-    vstore_half4(hv, 2 * g, h);
-    vstorea_half3(hv.zyx, 2 * g + 1, h);
-    float3 t = vloada_half3(2 * g + 1, h);
-    v[4 * g + 3] = vload_half4(2 * g, h) * 2.0f + (float4)(t, vload_half(8 * g + 4, h));
+    vstore_half4(hv, 2 * g, hout);
+    vstorea_half3(hv.zyx, 2 * g + 1, hout);
+    float3 t = vloada_half3(2 * g + 1, hin);
+    v[4 * g + 3] = vload_half4(2 * g, hin) * 2.0f + (float4)(t, vload_half(8 * g + 4, hin));
 }

@@ -4,8 +4,9 @@
 //! `vload_halfn`, `vloada_halfn`, `vstore_halfn` and `vstorea_halfn` (element by element through
 //! the half pointer; the aligned forms step 4 halves for 3-component vectors).
 //!
-//! Conversions of loaded halves are `NoContraction`: a store and a load of the same element by
-//! one invocation must round (Mesa folds `f32(f16(x))` to `x` otherwise).
+//! Conversions of loaded halves are `NoContraction`, so that Mesa does not fold `f32(f16(x))`
+//! to `x` where it forwards an invocation's own store of the element to its load; NVIDIA's
+//! compiler folds that round trip regardless.
 //!
 //! The `_r` stores with a directed rounding mode (`rtz`, `rtp`, `rtn`) are refused by name:
 //! Vulkan conversions to half round to nearest even.
@@ -42,8 +43,7 @@ impl Lower<'_, '_> {
                     let ptr = self.op(Op::PtrAccessChain, elem_ptr_ty, &[p, idx]);
                     let h = self.b.load(elem, ptr);
                     let f = self.op(Op::FConvert, s, &[h]);
-                    // Exact: drivers that forward a store of the same invocation otherwise
-                    // fold f32(f16(x)) to x (Mesa does), losing the rounding a store did.
+                    // Exact (see the module comment).
                     self.b.module.decorate(f, Decoration::NoContraction, &[]);
                     parts.push(f);
                 }
