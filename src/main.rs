@@ -273,6 +273,12 @@ fn translate(input: &Path, output: &Path, (target, device): (&str, Option<usize>
     }
     let words = read_module(input)?;
     let (out, rep) = matbridge_translator::translate_specialized(&words, &caps, spec).with_context(|| format!("translating {} for {}", input.display(), caps.name))?;
+    // The translator's outputs pass spirv-val (its tests check every pass); where SPIRV-Tools
+    // is installed, an output that does not is a translator bug and is not written.
+    if matbridge_translator::tools::find("spirv-val").is_some() {
+        matbridge_translator::tools::validate(&out, "vulkan1.3")
+            .with_context(|| format!("translating {} for {}: the output fails spirv-val (a translator bug; please report it with the input)", input.display(), caps.name))?;
+    }
     let bytes: Vec<u8> = out.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(output, bytes).with_context(|| format!("writing {}", output.display()))?;
     if report {

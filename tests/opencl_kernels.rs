@@ -404,6 +404,48 @@ fn math_special_builtins() {
     }
 }
 
+/// `local_structs.cl`: structs in local and private memory through pointers, as clang
+/// optimizes the kernel and at -O0.
+#[test]
+fn structs_in_local_and_private_memory() {
+    let (Some(optimized), Some(unoptimized)) = (common::opencl("local_structs"), common::opencl_with("local_structs", &["-O0"])) else { return };
+    let (n, local) = (128usize, 64usize);
+    let input: Vec<f32> = (0..n).map(|g| ((g * 37) % 23) as f32 * 0.25 - 2.5).collect();
+    let want: Vec<f32> = (0..n)
+        .flat_map(|g| {
+            let (l, v) = (g % local, input[g]);
+            let base = g - l;
+            let o = (l + 1) % local;
+            let (x, y, k) = (input[base + o], input[base + o] * 2.0, o as f32);
+            let bv = input[base + (l + 3) % local];
+            let local_part = x + y * k + bv * (bv + 1.0) + 3.0;
+            let acc: Vec<(f32, f32)> = (0..4).map(|k| (v + k as f32, k as f32)).collect();
+            let mut r = acc[0];
+            for k in 1..4 {
+                let b = acc[if v > 0.0 { k } else { 3 - k }];
+                r = (r.0 * b.0 - r.1 * b.1, r.0 * b.1 + r.1 * b.0);
+            }
+            let table = [(1.0f32, 2.0f32, 3.0f32), (4.0, 5.0, 6.0), (7.0, 8.0, 9.0)];
+            let t = table[g % 3];
+            let id = ((l % 3) * 10 + l) as f32;
+            [local_part, r.0 + r.1, v + -v * 0.5 + id + t.0 * t.1 + t.2]
+        })
+        .collect();
+    for ctx in &common::contexts() {
+        for (build, spirv) in [("-O2", &optimized), ("-O0", &unoptimized)] {
+            let name = format!("{} ({build})", ctx.caps().name);
+            let k = ctx.load_kernel(spirv, "local_structs").unwrap();
+            let bin = ctx.buffer_from_slice(&input, "in").unwrap();
+            let mut bout = ctx.buffer_from_slice(&vec![-7.0f32; 3 * n], "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(local as u32)), &[KernelArg::Buffer(&bin), KernelArg::Buffer(&bout), KernelArg::Local(32 * local as u64)]).unwrap();
+            let got: Vec<f32> = ctx.read_buffer(&mut bout).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!((g - w).abs() <= 1e-5 * w.abs().max(1.0), "{name}: out[{i}] = {g}, want {w}");
+            }
+        }
+    }
+}
+
 fn control_flow_reference(input: &[i32], g: usize, n: i32) -> i32 {
     let mut v = input[g];
     if v < 0 {

@@ -233,3 +233,40 @@ fn stepped_narrow_pointers_in_phis_are_refused() {
         other => panic!("expected Unsupported, got {other:?}"),
     }
 }
+
+/// A call of a function the module only declares (what clang writes at -O0 for a C99 `inline`
+/// function that is not `static`) is refused naming the function, not left in the output.
+#[test]
+fn calls_of_imported_functions_are_refused_naming_them() {
+    if !tools_present() {
+        return;
+    }
+    let text = r#"
+               OpCapability Addresses
+               OpCapability Linkage
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+               OpName %helper "helper"
+               OpDecorate %helper LinkageAttributes "helper" Import
+       %void = OpTypeVoid
+      %float = OpTypeFloat 32
+     %hfn = OpTypeFunction %float %float
+         %fn = OpTypeFunction %void %float
+     %helper = OpFunction %float None %hfn
+          %x = OpFunctionParameter %float
+               OpFunctionEnd
+          %k = OpFunction %void None %fn
+          %a = OpFunctionParameter %float
+      %entry = OpLabel
+          %r = OpFunctionCall %float %helper %a
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = tools::assemble(text, "opencl1.2").unwrap();
+    for target in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader()] {
+        let e = translate(&words, &target).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::Invalid { .. }) && msg.contains("OpFunctionCall") && msg.contains("calls helper") && msg.contains("without a body"), "{msg}");
+    }
+}

@@ -12,9 +12,9 @@
 //! and helper functions take pointers into storage classes that Vulkan functions cannot take as
 //! parameters. Later kernel passes see one function per entry point.
 //!
-//! Preconditions: the module declares `Kernel` (shader modules are left alone). Recursion is an
-//! error naming the function; calls of functions without a body (imported built-ins) are left
-//! for the passes that lower them.
+//! Preconditions: the module declares `Kernel` (shader modules are left alone). Recursion and
+//! calls of functions without a body (imports, which no Vulkan module can link) are errors
+//! naming the function.
 
 use crate::error::{Error, Result};
 use crate::ir::{Block, Function, Inst, Module, Operand};
@@ -61,6 +61,17 @@ impl Pass for InlineFunctions {
         }
         if outcome.changed {
             remove_unreachable_functions(module);
+        }
+        // What is left calls functions the module imports: nothing can run them.
+        if let Some(call) = module.functions.iter().flat_map(|f| f.insts()).find(|i| i.is(Op::FunctionCall)) {
+            let callee = call.id(0)?;
+            let name = module.name_of(callee).unwrap_or_else(|| format!("%{callee}"));
+            return Err(Error::Invalid {
+                site: module.site(call),
+                message: format!(
+                    "calls {name}, a function the module declares without a body (an import: define it in the kernel's source; OpenCL C `inline` functions that are not `static` get no body at -O0)"
+                ),
+            });
         }
         Ok(outcome)
     }

@@ -14,16 +14,22 @@
 //!   are lowered as below; casting one back to its own class is a copy.
 //! - **Local and private memory** (`Workgroup`, `Function`, `Private`): Vulkan has no pointer
 //!   arithmetic there and no pointers in phis or selects. Every variable that is used through
-//!   more than a plain load or store is flattened to an array of its scalar leaves, and every
-//!   pointer derived from it becomes an index (a `uint` in leaf units): access chains, pointer
-//!   access chains, bitcasts between types with leaves of the same size, phis, selects and
-//!   copies compute indices; loads, stores and atomics become an access chain of the variable at
-//!   the index, vectors one leaf at a time. Initializers are flattened alike.
+//!   more than a plain load or store is flattened to an array of its scalar leaves in OpenCL C's
+//!   layout (a `float3` spans four, structs their padded size; padding a producer spelled out as
+//!   bytes stays padding), of the leaves' type, or of an integer of their size where a struct
+//!   mixes types of one size (floats and ints). Every pointer derived from it becomes an index
+//!   (a `uint` in leaf units): access chains (struct members at their offsets), pointer access
+//!   chains, byte offsets, bitcasts between types with leaves of the same size, phis, selects
+//!   and copies compute indices; loads, stores and atomics become access chains of the variable
+//!   at the index, vectors, arrays and structs one leaf at a time (bitcast where the leaf's type
+//!   differs). Initializers are flattened alike.
 //!
 //! Preconditions: `lower-kernel-interface` ran. Errors name the instruction: generic pointers
 //! into local or private memory whose origin is not known where they are used (loaded from
-//! memory, or joined with pointers into other memory), structs in local or private memory accessed through pointers,
-//! phis or selects of pointers into different variables, and any other use of such a pointer.
+//! memory, or joined with pointers into other memory), variables there holding numbers of
+//! different sizes (a struct of a char and a float) or pointers, atomics on a member of another
+//! type than the variable's leaves, phis or selects of pointers into different variables, and
+//! any other use of such a pointer.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -327,6 +333,8 @@ fn lay_out(module: &mut Module, types: &Types, ty: Word, done: &mut HashSet<Word
 struct Root {
     leaf: Word,
     class: u32,
+    /// The leaf's size in bytes: indices count units of it.
+    unit: u32,
 }
 
 /// A pointer into a flattened variable: the variable, the index (in leaves) and the pointee.
@@ -337,23 +345,103 @@ struct Derived {
     pointee: Word,
 }
 
-/// Leaf scalar type and count of `ty` (arrays of arrays, vectors); `None` for structs and
-/// other aggregates. A length that is a specialization constant counts as `None` for the count.
-fn leaves(types: &Types, ty: Word) -> Option<(Word, Option<u32>)> {
+/// The scalar leaves of `ty` (numbers in arrays, vectors and structs), in layout order; `None`
+/// for anything else inside (pointers, booleans, runtime arrays).
+fn scalar_leaves(types: &Types, ty: Word, out: &mut Vec<Word>) -> Option<()> {
     let d = types.defs.get(&ty)?;
     match d.op()? {
-        Op::TypeInt | Op::TypeFloat | Op::TypeBool => Some((ty, Some(1))),
-        Op::TypeVector => {
-            let (c, n) = types.vector(ty)?;
-            Some((c, Some(n)))
+        Op::TypeInt | Op::TypeFloat => out.push(ty),
+        Op::TypeVector => out.push(types.vector(ty)?.0),
+        Op::TypeArray => scalar_leaves(types, d.id(0).ok()?, out)?,
+        Op::TypeStruct => {
+            for (k, m) in d.operands.iter().filter_map(Operand::id).enumerate() {
+                if !is_padding(types, ty, k) {
+                    scalar_leaves(types, m, out)?;
+                }
+            }
         }
-        Op::TypeArray => {
-            let (leaf, n) = leaves(types, d.id(0).ok()?)?;
-            let len = types.const_u32(d.id(1).ok()?);
-            Some((leaf, n.zip(len).and_then(|(a, b)| a.checked_mul(b))))
-        }
-        _ => None,
+        _ => return None,
     }
+    Some(())
+}
+
+/// Whether member `k` of struct `ty` is padding a producer spelled out (clang's `[12 x i8]`
+/// after a `float4` and a `float`): an array of bytes without which the other members' offsets
+/// and the struct's size stay the same.
+fn is_padding(types: &Types, ty: Word, k: usize) -> bool {
+    let Some(d) = types.defs.get(&ty).filter(|d| d.is(Op::TypeStruct)) else { return false };
+    let members: Vec<Word> = d.operands.iter().filter_map(Operand::id).collect();
+    let bytes = members.get(k).and_then(|m| types.defs.get(m)).filter(|a| a.is(Op::TypeArray)).and_then(|a| a.id(0).ok()).and_then(|e| types.int(e)).is_some_and(|(w, _)| w == 8);
+    if !bytes {
+        return false;
+    }
+    let layout = |skip: Option<usize>| -> Option<(Vec<u32>, u32)> {
+        let (mut offset, mut align, mut offsets) = (0u32, 1u32, Vec::new());
+        for (i, m) in members.iter().enumerate() {
+            if Some(i) == skip {
+                continue;
+            }
+            let (s, a) = size_align(types, *m)?;
+            offset = offset.next_multiple_of(a);
+            offsets.push(offset);
+            offset += s;
+            align = align.max(a);
+        }
+        Some((offsets, offset.next_multiple_of(align)))
+    };
+    match (layout(None), layout(Some(k))) {
+        (Some((mut with, size)), Some((without, size2))) => {
+            with.remove(k);
+            with == without && size == size2
+        }
+        _ => false,
+    }
+}
+
+/// The element type a variable of type `ty` is flattened to and its size: the leaves' common
+/// type, or an integer of their common size where types differ (a struct of floats and ints);
+/// `None` where sizes differ or `ty` holds other than numbers.
+fn flat_leaf(module: &mut Module, types: &Types, ty: Word) -> Option<(Word, u32)> {
+    let mut all = Vec::new();
+    scalar_leaves(types, ty, &mut all)?;
+    let first = *all.first()?;
+    let unit = size_align(types, first)?.0;
+    if all.iter().any(|l| size_align(types, *l).map(|s| s.0) != Some(unit)) {
+        return None;
+    }
+    if all.iter().all(|l| *l == first) {
+        Some((first, unit))
+    } else {
+        Some((module.type_int(unit * 8, false), unit))
+    }
+}
+
+/// Whether every scalar leaf of `ty` is one byte (a byte view, as LLVM writes offsets).
+fn is_byte_view(types: &Types, ty: Word) -> bool {
+    let mut all = Vec::new();
+    scalar_leaves(types, ty, &mut all).is_some() && !all.is_empty() && all.iter().all(|l| size_align(types, *l).map(|s| s.0) == Some(1))
+}
+
+/// The units of `unit` bytes that `ty` spans in OpenCL C's layout (a `float3` spans four
+/// floats, a struct its padded size).
+fn span(types: &Types, ty: Word, unit: u32) -> Option<u32> {
+    let (size, _) = size_align(types, ty)?;
+    size.is_multiple_of(unit).then_some(size / unit)
+}
+
+/// The offset, in units of `unit` bytes, of member `k` of struct `ty` in OpenCL C's layout.
+fn member_offset(types: &Types, ty: Word, k: u32, unit: u32) -> Option<u32> {
+    let d = types.defs.get(&ty).filter(|d| d.is(Op::TypeStruct))?;
+    let mut offset = 0u32;
+    for (i, m) in d.operands.iter().filter_map(Operand::id).enumerate() {
+        let (size, align) = size_align(types, m)?;
+        offset = offset.next_multiple_of(align);
+        if i as u32 == k {
+            return offset.is_multiple_of(unit).then_some(offset / unit);
+        }
+        offset += size;
+    }
+    None
 }
 
 /// Variables of local and private memory used through anything but plain loads and stores are
@@ -383,14 +471,15 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
         if !is_logical(class) || !plain_uses.contains(&id) {
             continue;
         }
-        // Pointers to pointers stay as they are (and fail later if used).
-        let Some((leaf, _)) = leaves(&types, pointee) else {
+        // A local-memory argument's spec-constant length: its element decides.
+        let sized = types.defs.get(&pointee).filter(|d| d.is(Op::TypeArray) && d.id(1).ok().and_then(|l| types.const_u32(l)).is_none()).and_then(|d| d.id(0).ok()).unwrap_or(pointee);
+        let Some((leaf, unit)) = flat_leaf(module, &types, sized) else {
             return Err(Error::Invalid {
                 site: module.site(v),
-                message: "a variable of local or private memory that is not an array of numbers is used through pointers (structs there are not lowered yet)".into(),
+                message: "a variable of local or private memory used through pointers holds other than numbers, or numbers of different sizes (not lowered yet)".into(),
             });
         };
-        roots.insert(id, Root { leaf, class });
+        roots.insert(id, Root { leaf, class, unit });
     }
     if roots.is_empty() {
         return Ok(());
@@ -404,13 +493,13 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
         let root = &roots[id];
         let var = vars.iter().find(|v| v.result_id == Some(*id)).cloned().unwrap_or_else(|| Inst::new(Op::Nop, None, None, vec![]));
         let (_, pointee) = types.pointer(var.result_type.unwrap_or(0)).unwrap_or((0, 0));
-        let length = match leaves(&types, pointee).and_then(|l| l.1) {
+        let length = match span(&types, pointee, root.unit) {
             Some(n) => module.constant_u32(n),
             None => {
                 // A spec-constant length (a local-memory argument): elements of a fixed number
-                // of leaves (scalars, vectors, arrays of them), the length scaled by it.
+                // of units, the length scaled by it.
                 let d = types.defs.get(&pointee).filter(|d| d.is(Op::TypeArray));
-                let per_element = d.and_then(|d| d.id(0).ok()).and_then(|e| leaves(&types, e)).and_then(|l| l.1);
+                let per_element = d.and_then(|d| d.id(0).ok()).and_then(|e| span(&types, e, root.unit));
                 match (d.and_then(|d| d.id(1).ok()), per_element) {
                     (Some(len), Some(1)) => len,
                     (Some(len), Some(n)) => {
@@ -419,7 +508,7 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
                         let ops = vec![Operand::Literal(Op::IMul as u32), Operand::Id(len), Operand::Id(n)];
                         module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(scaled), ops))
                     }
-                    _ => return Err(Error::Invalid { site: module.site(&var), message: "local memory sized at launch whose elements are not numbers or vectors".into() }),
+                    _ => return Err(Error::Invalid { site: module.site(&var), message: "local memory sized at launch whose elements have no fixed size in its units".into() }),
                 }
             }
         };
@@ -433,11 +522,12 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     let mut leaf_initializers: HashMap<Word, Vec<Word>> = HashMap::new();
     for (var, init) in initializers {
         let mut parts = Vec::new();
-        if flatten_constant(module, &types, init, &mut parts).is_none() {
+        let root = roots[&var];
+        if flatten_constant(module, &types, init, root, &mut parts).is_none() {
             let site = vars.iter().find(|v| v.result_id == Some(var)).map(|v| module.site(v)).unwrap_or_default();
-            return Err(Error::Invalid { site, message: format!("the initializer %{init} of this variable is not a constant array of numbers") });
+            return Err(Error::Invalid { site, message: format!("the initializer %{init} of this variable is not a constant of numbers") });
         }
-        let leaf = roots[&var].leaf;
+        let leaf = root.leaf;
         leaf_initializers.insert(var, parts.clone());
         let n = module.constant_u32(parts.len() as u32);
         let array = module.type_array(leaf, n);
@@ -548,28 +638,51 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     Ok(())
 }
 
-/// Flattens a constant composite (arrays, vectors; null and undefined ones too) into leaf
-/// constants.
-fn flatten_constant(module: &mut Module, types: &Types, id: Word, out: &mut Vec<Word>) -> Option<()> {
+/// Flattens a constant (arrays, vectors, structs; null and undefined ones too) into constants
+/// of `root`'s leaf in OpenCL C's layout: padding is zero, leaves of another type of the same
+/// size are the same bits.
+fn flatten_constant(module: &mut Module, types: &Types, id: Word, root: Root, out: &mut Vec<Word>) -> Option<()> {
     let def = module.globals().iter().find(|g| g.result_id == Some(id))?.clone();
-    match def.op()? {
-        Op::ConstantComposite => {
-            for p in def.operands.iter().filter_map(Operand::id) {
-                flatten_constant(module, types, p, out)?;
+    let ty = def.result_type?;
+    let start = out.len();
+    let tdef = types.defs.get(&ty)?.clone();
+    match (def.op()?, tdef.op()?) {
+        (Op::ConstantNull | Op::Undef, _) => {
+            let zero = module.constant_null(root.leaf);
+            out.extend(std::iter::repeat_n(zero, span(types, ty, root.unit)? as usize));
+        }
+        (Op::ConstantComposite, Op::TypeStruct) => {
+            for (k, p) in def.operands.iter().filter_map(Operand::id).enumerate() {
+                if is_padding(types, ty, k) {
+                    continue;
+                }
+                let at = start + member_offset(types, ty, k as u32, root.unit)? as usize;
+                let zero = module.constant_null(root.leaf);
+                out.resize(at, zero);
+                flatten_constant(module, types, p, root, out)?;
             }
-            Some(())
         }
-        Op::ConstantNull | Op::Undef if types.defs.get(&def.result_type?).is_some_and(|d| matches!(d.op(), Some(Op::TypeArray | Op::TypeVector))) => {
-            let (leaf, n) = leaves(types, def.result_type?)?;
-            let zero = module.constant_null(leaf);
-            out.extend(std::iter::repeat_n(zero, n? as usize));
-            Some(())
+        (Op::ConstantComposite, _) => {
+            let element = tdef.id(0).ok()?;
+            let per = if tdef.is(Op::TypeVector) { 1 } else { span(types, element, root.unit)? as usize };
+            for (k, p) in def.operands.iter().filter_map(Operand::id).enumerate() {
+                let zero = module.constant_null(root.leaf);
+                out.resize(start + k * per, zero);
+                flatten_constant(module, types, p, root, out)?;
+            }
         }
-        _ => {
-            out.push(id);
-            Some(())
+        (Op::Constant, _) if ty == root.leaf => out.push(id),
+        (Op::Constant, _) => {
+            // The same bits as the leaf type.
+            let words = def.operands.clone();
+            out.push(module.intern(Op::Constant, Some(root.leaf), words));
         }
+        _ => return None,
     }
+    // Trailing padding (a float3's fourth unit, a struct's tail).
+    let zero = module.constant_null(root.leaf);
+    out.resize(start + span(types, ty, root.unit)? as usize, zero);
+    Some(())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -647,14 +760,13 @@ fn rewrite_function(
                     let is_ptr_chain = matches!(inst.op(), Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain));
                     // A byte view of wider elements (LLVM writes `p[1]` as `p + 4` bytes):
                     // steps in bytes, which must add up to whole elements.
-                    let element_bytes = leaf_size(roots[&base.root].leaf).unwrap_or(1);
-                    let byte_view = leaves(types, ty).and_then(|(l, _)| leaf_size(l)) == Some(1) && element_bytes > 1;
+                    let element_bytes = roots[&base.root].unit;
+                    let byte_view = is_byte_view(types, ty) && element_bytes > 1;
                     if byte_view && idxs.len() != usize::from(is_ptr_chain) {
                         return Err(bad(&bl, "indexes into a byte view of local or private memory"));
                     }
                     if is_ptr_chain {
                         let elem = idxs.remove(0);
-                        let n = leaves(types, ty).and_then(|l| l.1).ok_or_else(|| bad(&bl, "steps over an element without a fixed size"))?;
                         let e = to_u32(&mut bl, elem);
                         let scaled = if byte_view {
                             match types.const_u32(elem) {
@@ -665,11 +777,14 @@ fn rewrite_function(
                                     bl.op(Op::UDiv, uint, &[e, c])
                                 }
                             }
-                        } else if n == 1 {
-                            e
                         } else {
-                            let c = bl.module.constant_u32(n);
-                            bl.imul(uint, e, c)
+                            let n = span(types, ty, element_bytes).ok_or_else(|| bad(&bl, "steps over an element without a fixed size in whole elements of its variable"))?;
+                            if n == 1 {
+                                e
+                            } else {
+                                let c = bl.module.constant_u32(n);
+                                bl.imul(uint, e, c)
+                            }
                         };
                         acc = bl.iadd(uint, acc, scaled);
                     }
@@ -678,10 +793,20 @@ fn rewrite_function(
                         let (next, stride) = match def.op() {
                             Some(Op::TypeArray | Op::TypeRuntimeArray) => {
                                 let e = def.id(0)?;
-                                (e, leaves(types, e).and_then(|l| l.1).ok_or_else(|| bad(&bl, "indexes an array of elements without a fixed size"))?)
+                                (e, span(types, e, element_bytes).ok_or_else(|| bad(&bl, "indexes an array of elements without a fixed size"))?)
                             }
                             Some(Op::TypeVector) => (def.id(0)?, 1),
-                            _ => return Err(bad(&bl, "indexes into a struct in local or private memory (not lowered yet)")),
+                            Some(Op::TypeStruct) => {
+                                // A member: its offset, a constant.
+                                let k = types.const_u32(i).ok_or_else(|| bad(&bl, "selects a struct member with an index that is not a constant"))?;
+                                let member = def.operands.get(k as usize).and_then(Operand::id).ok_or_else(|| bad(&bl, "selects a struct member that does not exist"))?;
+                                let offset = member_offset(types, ty, k, element_bytes).ok_or_else(|| bad(&bl, "selects a struct member at an offset that is not a whole element of its variable"))?;
+                                let c = bl.module.constant_u32(offset);
+                                acc = bl.iadd(uint, acc, c);
+                                ty = member;
+                                continue;
+                            }
+                            _ => return Err(bad(&bl, "indexes into a type that is not an array, vector or struct")),
                         };
                         let iv = to_u32(&mut bl, i);
                         let scaled = if stride == 1 {
@@ -698,12 +823,12 @@ fn rewrite_function(
                 Some(Op::Bitcast | Op::CopyObject) => {
                     let Some(d) = result_derived else { return Err(bad(&bl, "turns a pointer into local memory into a number")) };
                     let base = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "casts a pointer that is not into local or private memory"))?;
-                    let leaf = roots[&base.root].leaf;
-                    let (new_leaf, _) = leaves(types, d.pointee).ok_or_else(|| bad(&bl, "casts a pointer into local memory to a pointer to a struct"))?;
+                    let unit = roots[&base.root].unit;
                     // A byte view (what producers make for lifetime markers and memcpy) keeps
                     // the index; accesses through it fail below.
-                    let byte_view = leaf_size(new_leaf) == Some(1);
-                    if leaf_size(new_leaf) != leaf_size(leaf) && !byte_view {
+                    let mut new_leaves = Vec::new();
+                    let same_size = scalar_leaves(types, d.pointee, &mut new_leaves).is_some() && new_leaves.iter().all(|l| leaf_size(*l) == Some(unit));
+                    if !same_size && !is_byte_view(types, d.pointee) {
                         return Err(bad(&bl, "casts a pointer into local or private memory to a pointer to elements of another size (not lowered yet)"));
                     }
                     bl.insert(Inst::new(Op::CopyObject, Some(uint), Some(d.index), vec![Operand::Id(base.index)]));
@@ -739,18 +864,23 @@ fn rewrite_function(
                 Some(Op::Load) => {
                     let p = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "loads a pointer into local or private memory from memory (pointers there are not lowered)"))?;
                     let ty = inst.ty()?;
-                    let v = load_leaves(&mut bl, types, roots[&p.root], p, ty).ok_or_else(|| bad(&bl, "loads a value that is not a number or a vector from local or private memory"))?;
+                    let v = load_leaves(&mut bl, types, roots[&p.root], p.root, p.index, ty)
+                        .ok_or_else(|| bad(&bl, "loads a value that is not made of numbers of its variable's element size from local or private memory"))?;
                     bl.insert(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(v)]));
                 }
                 Some(Op::Store) => {
                     let p = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "stores a pointer into local or private memory to memory (pointers there are not lowered)"))?;
                     let value = inst.id(1)?;
                     let ty = types.type_of(value).unwrap_or(0);
-                    store_leaves(&mut bl, types, roots[&p.root], p, ty, value).ok_or_else(|| bad(&bl, "stores a value that is not a number or a vector to local or private memory"))?;
+                    store_leaves(&mut bl, types, roots[&p.root], p.root, p.index, ty, value)
+                        .ok_or_else(|| bad(&bl, "stores a value that is not made of numbers of its variable's element size to local or private memory"))?;
                 }
                 Some(op) if is_atomic(op) => {
                     let p = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "an atomic on a value that is a pointer into local memory"))?;
                     let root = roots[&p.root];
+                    if inst.result_type.is_some_and(|t| t != root.leaf) || (inst.is(Op::AtomicStore) && inst.id(3).ok().and_then(|v| types.type_of(v)) != Some(root.leaf)) {
+                        return Err(bad(&bl, "an atomic on a member whose type is not its variable's element type (a float in a struct of ints)"));
+                    }
                     let class = StorageClass::from_u32(root.class).unwrap_or(StorageClass::Workgroup);
                     let ptr_ty = bl.module.type_pointer(class, root.leaf);
                     let chain = bl.access_chain(ptr_ty, p.root, &[p.index]);
@@ -786,7 +916,7 @@ fn copy_memory(
     let dst = *inst.id(0).ok().and_then(|d| derived.get(&d)).ok_or("copies memory to a pointer that is not into local or private memory")?;
     let src_id = inst.id(1).map_err(|e| e.to_string())?;
     let dst_root = roots[&dst.root];
-    let dst_leaf_bytes = size_align(types, dst_root.leaf).map(|s| s.0).ok_or("copies into leaves without a size")?;
+    let dst_leaf_bytes = dst_root.unit;
     let bytes = if inst.is(Op::CopyMemorySized) {
         let size = inst.id(2).map_err(|e| e.to_string())?;
         types.const_u32(size).ok_or("copies a number of bytes that is not a constant")?
@@ -802,7 +932,7 @@ fn copy_memory(
     let dst_ptr = bl.module.type_pointer(dst_class, dst_root.leaf);
     let src = derived.get(&src_id).copied().ok_or("copies memory from a pointer that is not into local or private memory")?;
     let src_root = roots[&src.root];
-    let src_leaf_bytes = size_align(types, src_root.leaf).map(|s| s.0).ok_or("copies from leaves without a size")?;
+    let src_leaf_bytes = src_root.unit;
     if src_leaf_bytes == dst_leaf_bytes {
         let src_class = StorageClass::from_u32(src_root.class).unwrap_or(StorageClass::Function);
         let src_ptr = bl.module.type_pointer(src_class, src_root.leaf);
@@ -910,49 +1040,116 @@ pub(crate) fn is_atomic(op: Op) -> bool {
     )
 }
 
-/// The leaves of `ty` at the pointer's index, as one value of `ty`.
-fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, p: Derived, ty: Word) -> Option<Word> {
-    let class = StorageClass::from_u32(root.class)?;
-    let ptr_ty = bl.module.type_pointer(class, root.leaf);
+/// The value of type `ty` at `index` of flattened variable `var`: numbers of the variable's
+/// element size (bitcast where their type differs), and vectors, arrays and structs of them
+/// in OpenCL C's layout.
+fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index: Word, ty: Word) -> Option<Word> {
     let uint = bl.module.type_int(32, false);
-    let (component, count) = types.vector(ty).unwrap_or((ty, 1));
-    if size_align(types, component)?.0 != size_align(types, root.leaf)?.0 || leaves(types, ty).is_none() {
-        return None;
-    }
-    let mut parts = Vec::new();
-    for k in 0..count {
-        let idx = if k == 0 {
-            p.index
+    let at = |bl: &mut Builder<'_>, k: u32| {
+        if k == 0 {
+            index
         } else {
             let c = bl.module.constant_u32(k);
-            bl.iadd(uint, p.index, c)
-        };
-        let chain = bl.access_chain(ptr_ty, p.root, &[idx]);
-        let v = bl.load(root.leaf, chain);
-        parts.push(if component == root.leaf { v } else { bl.bitcast(component, v) });
-    }
-    Some(if count == 1 { parts[0] } else { bl.op(Op::CompositeConstruct, ty, &parts) })
+            bl.iadd(uint, index, c)
+        }
+    };
+    let d = types.defs.get(&ty)?;
+    let parts: Vec<Word> = match d.op()? {
+        Op::TypeInt | Op::TypeFloat => {
+            if size_align(types, ty)?.0 != root.unit {
+                return None;
+            }
+            let class = StorageClass::from_u32(root.class)?;
+            let ptr_ty = bl.module.type_pointer(class, root.leaf);
+            let chain = bl.access_chain(ptr_ty, var, &[index]);
+            let v = bl.load(root.leaf, chain);
+            return Some(if ty == root.leaf { v } else { bl.bitcast(ty, v) });
+        }
+        Op::TypeVector => {
+            let (c, n) = types.vector(ty)?;
+            (0..n)
+                .map(|k| {
+                    let i = at(bl, k);
+                    load_leaves(bl, types, root, var, i, c)
+                })
+                .collect::<Option<_>>()?
+        }
+        Op::TypeArray => {
+            let e = d.id(0).ok()?;
+            let (n, per) = (types.const_u32(d.id(1).ok()?)?, span(types, e, root.unit)?);
+            (0..n)
+                .map(|k| {
+                    let i = at(bl, k * per);
+                    load_leaves(bl, types, root, var, i, e)
+                })
+                .collect::<Option<_>>()?
+        }
+        Op::TypeStruct => {
+            let members: Vec<Word> = d.operands.iter().filter_map(Operand::id).collect();
+            members
+                .iter()
+                .enumerate()
+                .map(|(k, m)| {
+                    if is_padding(types, ty, k) {
+                        return Some(bl.module.constant_null(*m));
+                    }
+                    let i = at(bl, member_offset(types, ty, k as u32, root.unit)?);
+                    load_leaves(bl, types, root, var, i, *m)
+                })
+                .collect::<Option<_>>()?
+        }
+        _ => return None,
+    };
+    Some(bl.op(Op::CompositeConstruct, ty, &parts))
 }
 
-fn store_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, p: Derived, ty: Word, value: Word) -> Option<()> {
-    let class = StorageClass::from_u32(root.class)?;
-    let ptr_ty = bl.module.type_pointer(class, root.leaf);
+/// Stores `value` of type `ty` at `index` of flattened variable `var` (the layout of
+/// [`load_leaves`]).
+fn store_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index: Word, ty: Word, value: Word) -> Option<()> {
     let uint = bl.module.type_int(32, false);
-    let (component, count) = types.vector(ty).unwrap_or((ty, 1));
-    if size_align(types, component)?.0 != size_align(types, root.leaf)?.0 || leaves(types, ty).is_none() {
-        return None;
-    }
-    for k in 0..count {
-        let idx = if k == 0 {
-            p.index
+    let at = |bl: &mut Builder<'_>, k: u32| {
+        if k == 0 {
+            index
         } else {
             let c = bl.module.constant_u32(k);
-            bl.iadd(uint, p.index, c)
-        };
-        let chain = bl.access_chain(ptr_ty, p.root, &[idx]);
-        let part = if count == 1 { value } else { bl.composite_extract(component, value, k) };
-        let part = if component == root.leaf { part } else { bl.bitcast(root.leaf, part) };
-        bl.store(chain, part);
+            bl.iadd(uint, index, c)
+        }
+    };
+    let d = types.defs.get(&ty)?;
+    let parts: Vec<(Word, u32)> = match d.op()? {
+        Op::TypeInt | Op::TypeFloat => {
+            if size_align(types, ty)?.0 != root.unit {
+                return None;
+            }
+            let class = StorageClass::from_u32(root.class)?;
+            let ptr_ty = bl.module.type_pointer(class, root.leaf);
+            let chain = bl.access_chain(ptr_ty, var, &[index]);
+            let v = if ty == root.leaf { value } else { bl.bitcast(root.leaf, value) };
+            bl.store(chain, v);
+            return Some(());
+        }
+        Op::TypeVector => {
+            let (c, n) = types.vector(ty)?;
+            (0..n).map(|k| (c, k)).collect()
+        }
+        Op::TypeArray => {
+            let e = d.id(0).ok()?;
+            let (n, per) = (types.const_u32(d.id(1).ok()?)?, span(types, e, root.unit)?);
+            (0..n).map(|k| (e, k * per)).collect()
+        }
+        Op::TypeStruct => {
+            let members: Vec<Word> = d.operands.iter().filter_map(Operand::id).collect();
+            members.iter().enumerate().map(|(k, m)| Some((*m, member_offset(types, ty, k as u32, root.unit)?))).collect::<Option<_>>()?
+        }
+        _ => return None,
+    };
+    for (k, (part_ty, offset)) in parts.into_iter().enumerate() {
+        if d.is(Op::TypeStruct) && is_padding(types, ty, k) {
+            continue;
+        }
+        let part = bl.composite_extract(part_ty, value, k as u32);
+        let i = at(bl, offset);
+        store_leaves(bl, types, root, var, i, part_ty, part)?;
     }
     Some(())
 }
