@@ -1163,6 +1163,59 @@ fn work_group_collectives() {
     }
 }
 
+/// `wide_collectives.cl`: work-group collectives of `long`, `ulong` and `double` values and
+/// broadcasts from a 2-dimensional local id, in 8 x 4 work-groups of a 16 x 8 range; refused
+/// naming the missing 64-bit integers on devices without them.
+#[test]
+fn wide_work_group_collectives() {
+    let Some((spirv, contexts)) = kernels_and_devices("wide_collectives") else { return };
+    let (gx, gy, lx, ly) = (16usize, 8usize, 8usize, 4usize);
+    let n = gx * gy;
+    let input: Vec<i64> = (0..n as i64).map(|i| ((i * 2_654_435_761) % 1_000_003 - 500_000) * 1_000_003 + i).collect();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        if !ctx.caps().shader_int64 || !ctx.caps().shader_float64 {
+            let e = ctx.load_kernel(&spirv, "wide_collectives").err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains("64-bit"), "{name}: {e}");
+            continue;
+        }
+        let k = ctx.load_kernel(&spirv, "wide_collectives").unwrap();
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bo = ctx.zeroed_buffer::<i64>(6 * n, "out").unwrap();
+        let mut bd = ctx.zeroed_buffer::<f64>(2 * n, "dout").unwrap();
+        let mut bn = ctx.zeroed_buffer::<i32>(n, "iout").unwrap();
+        let range = NdRange { dims: 2, global: [gx as u32, gy as u32, 1], local: Some([lx as u32, ly as u32, 1]), offset: [0; 3] };
+        ctx.launch(&k, &range, &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Buffer(&bd), KernelArg::Buffer(&bn)]).unwrap();
+        let out: Vec<i64> = ctx.read_buffer(&mut bo).unwrap();
+        let dout: Vec<f64> = ctx.read_buffer(&mut bd).unwrap();
+        let iout: Vec<i32> = ctx.read_buffer(&mut bn).unwrap();
+        for y in 0..gy {
+            for x in 0..gx {
+                let g = y * gx + x;
+                // The work-group's items in linear local-id order, and this one's place.
+                let (x0, y0) = (x - x % lx, y - y % ly);
+                let group: Vec<i64> = (0..ly).flat_map(|j| (0..lx).map(move |i| (y0 + j) * gx + x0 + i)).map(|k| input[k]).collect();
+                let lid = (y % ly) * lx + x % lx;
+                let want = [
+                    group.iter().fold(0i64, |a, v| a.wrapping_add(*v)),
+                    *group.iter().min().unwrap(),
+                    *group[..=lid].iter().max().unwrap(),
+                    group[lx + 3],
+                    group[..lid].iter().fold(0u64, |a, v| a.wrapping_add(*v as u64)) as i64,
+                    group.iter().map(|v| *v as u64).max().unwrap() as i64,
+                ];
+                assert_eq!(&out[6 * g..6 * g + 6], &want, "{name}: work-item ({x}, {y})");
+                // Halves of integers below 2^53: exact in f64 in any order.
+                let sum: f64 = group.iter().map(|v| *v as f64 * 0.5).sum();
+                let min = group[..=lid].iter().map(|v| *v as f64 * 0.5).fold(f64::INFINITY, f64::min);
+                assert_eq!([dout[2 * g], dout[2 * g + 1]], [sum, min], "{name}: work-item ({x}, {y}) (double)");
+                assert_eq!(iout[g], 2 + 100 * 3, "{name}: work-item ({x}, {y}) (2-dimensional broadcast)");
+            }
+        }
+        ctx.check_validation().unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
 /// A merge pass of a GPU merge sort (`merge_runs`, written the way OpenCL merge sorts are): a
 /// loop left by `break` from nested conditions whose values the structurizer carries through
 /// variables, float4 helpers, and a pointer into the output for a lone run's copy. Each pair of

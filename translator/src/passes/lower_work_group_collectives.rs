@@ -3,27 +3,28 @@
 //! `OpGroup*` at `Workgroup` scope) -> sub-group operations and a scratch array in workgroup
 //! memory.
 //!
-//! Rewrite, in place (the result id stays), for 32-bit integer and float values:
-//! - **reduce**: each sub-group reduces its values (`OpGroupNonUniform*` `Reduce`), one elected
+//! Rewrite, in place (the result id stays), for 32- and 64-bit integer and float values:
+//! - **reduce**: each sub-group reduces its values (`OpGroupNonUniform*` `Reduce`; for 64-bit
+//!   values, which need `shaderSubgroupExtendedTypes` there, shuffles of their words), one elected
 //!   invocation per sub-group writes the result to `scratch[SubgroupId]`, and after a work-group
 //!   barrier every invocation folds `scratch[0 .. NumSubgroups)` in order;
 //! - **inclusive and exclusive scans**: the sub-group scan, combined with the fold of the
 //!   reductions of the sub-groups before the invocation's own (the operation's identity for the
 //!   first);
-//! - **broadcast**: the invocation whose `LocalInvocationIndex` is the given id writes its value
-//!   to `scratch[0]`, and every invocation reads it after a barrier;
+//! - **broadcast**: the invocation whose `LocalInvocationIndex` is the given id (or whose
+//!   `LocalInvocationId` is the given 2- or 3-dimensional id) writes its value to `scratch[0]`,
+//!   and every invocation reads it after a barrier;
 //! - **all** and **any**: a reduction of 0/1 with unsigned minimum and maximum.
 //!
 //! A barrier after each read leaves the scratch array free for the next collective. The values
-//! travel as `u32` bit patterns; `scratch` holds one per sub-group (256: 1,024 invocations in
-//! sub-groups of 4).
+//! travel as `u32` bit patterns, 64-bit ones as two; `scratch` holds one value per sub-group
+//! (256: 1,024 invocations in sub-groups of 4).
 //!
 //! Preconditions: the module declares `Kernel`; runs before `lower-kernel-subgroups` and the
 //! interface pass (which lowers the built-ins this pass reads). As OpenCL requires, every
 //! work-item of the work-group reaches each collective. Scans need sub-groups made of
 //! consecutive local invocation indices, in order (as on the devices this project runs on).
-//! Refused by name: values other than 32-bit scalars, and broadcasts with a 2- or 3-dimensional
-//! local id.
+//! Refused by name: values other than 32- and 64-bit scalars (OpenCL's `half` collectives).
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -60,7 +61,8 @@ impl Pass for LowerWorkGroupCollectives {
             return Ok(outcome);
         }
         let uint = module.type_int(32, false);
-        let words = module.constant_u32(SCRATCH_WORDS);
+        let wide = module.functions.iter().flat_map(|f| f.insts()).filter(|i| collective(i)).any(|i| i.result_type.is_some_and(|t| words_of(&types, t) == Some(2)));
+        let words = module.constant_u32(if wide { 2 * SCRATCH_WORDS } else { SCRATCH_WORDS });
         let array = module.type_array(uint, words);
         let ptr = module.type_pointer(StorageClass::Workgroup, array);
         let scratch = module.add_global_variable(ptr, StorageClass::Workgroup, None);
@@ -96,11 +98,12 @@ fn invalid(b: &Builder<'_>, inst: &Inst, message: &str) -> Error {
 }
 
 /// The arithmetic of a collective: its sub-group twin, its combining instruction (plain or
-/// GLSL.std.450), and its identity as a `u32` bit pattern.
+/// GLSL.std.450), and its identity as a 64-bit pattern (the low word for 32-bit values).
 struct Arith {
     subgroup: Op,
     combine: Combine,
-    identity: u32,
+    identity32: u32,
+    identity64: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -111,17 +114,74 @@ enum Combine {
 
 fn arith(op: Op) -> Arith {
     use spirv::GlslStd450Op as G;
-    let (subgroup, combine, identity) = match op {
-        Op::GroupIAdd => (Op::GroupNonUniformIAdd, Combine::Op(Op::IAdd), 0),
-        Op::GroupFAdd => (Op::GroupNonUniformFAdd, Combine::Op(Op::FAdd), 0),
-        Op::GroupFMin => (Op::GroupNonUniformFMin, Combine::Ext(G::FMin), f32::INFINITY.to_bits()),
-        Op::GroupFMax => (Op::GroupNonUniformFMax, Combine::Ext(G::FMax), f32::NEG_INFINITY.to_bits()),
-        Op::GroupUMin => (Op::GroupNonUniformUMin, Combine::Ext(G::UMin), u32::MAX),
-        Op::GroupUMax => (Op::GroupNonUniformUMax, Combine::Ext(G::UMax), 0),
-        Op::GroupSMin => (Op::GroupNonUniformSMin, Combine::Ext(G::SMin), i32::MAX as u32),
-        _ => (Op::GroupNonUniformSMax, Combine::Ext(G::SMax), i32::MIN as u32),
+    let (subgroup, combine, identity32, identity64) = match op {
+        Op::GroupIAdd => (Op::GroupNonUniformIAdd, Combine::Op(Op::IAdd), 0, 0),
+        Op::GroupFAdd => (Op::GroupNonUniformFAdd, Combine::Op(Op::FAdd), 0, 0),
+        Op::GroupFMin => (Op::GroupNonUniformFMin, Combine::Ext(G::FMin), f32::INFINITY.to_bits(), f64::INFINITY.to_bits()),
+        Op::GroupFMax => (Op::GroupNonUniformFMax, Combine::Ext(G::FMax), f32::NEG_INFINITY.to_bits(), f64::NEG_INFINITY.to_bits()),
+        Op::GroupUMin => (Op::GroupNonUniformUMin, Combine::Ext(G::UMin), u32::MAX, u64::MAX),
+        Op::GroupUMax => (Op::GroupNonUniformUMax, Combine::Ext(G::UMax), 0, 0),
+        Op::GroupSMin => (Op::GroupNonUniformSMin, Combine::Ext(G::SMin), i32::MAX as u32, i64::MAX as u64),
+        _ => (Op::GroupNonUniformSMax, Combine::Ext(G::SMax), i32::MIN as u32, i64::MIN as u64),
     };
-    Arith { subgroup, combine, identity }
+    Arith { subgroup, combine, identity32, identity64 }
+}
+
+/// The 32-bit words a value of scalar type `ty` travels in: 1 or 2; `None` for other types.
+fn words_of(types: &Types, ty: Word) -> Option<u32> {
+    let w = types.int(ty).map(|(w, _)| w).or_else(|| types.float(ty).filter(|f| f.1.is_none()).map(|f| f.0))?;
+    match w {
+        32 => Some(1),
+        64 => Some(2),
+        _ => None,
+    }
+}
+
+/// Writes `v` (of type `ty`, `k` words) to value slot `index` of the scratch array.
+fn put(b: &mut Builder<'_>, scratch: Word, index: Word, v: Word, ty: Word, k: u32) {
+    let uint = b.module.type_int(32, false);
+    if k == 1 {
+        let word = retype(b, v, ty, uint);
+        let p = slot(b, scratch, index);
+        b.store(p, word);
+        return;
+    }
+    let pair = b.module.type_vector(uint, 2);
+    let words = b.bitcast(pair, v);
+    let two = b.module.constant_u32(2);
+    let first = b.imul(uint, index, two);
+    for j in 0..2 {
+        let at = if j == 0 {
+            first
+        } else {
+            let one = b.module.constant_u32(1);
+            b.iadd(uint, first, one)
+        };
+        let w = b.composite_extract(uint, words, j);
+        let p = slot(b, scratch, at);
+        b.store(p, w);
+    }
+}
+
+/// The value of type `ty` (`k` words) in value slot `index` of the scratch array.
+fn get(b: &mut Builder<'_>, scratch: Word, index: Word, ty: Word, k: u32) -> Word {
+    let uint = b.module.type_int(32, false);
+    if k == 1 {
+        let p = slot(b, scratch, index);
+        let word = b.load(uint, p);
+        return retype(b, word, uint, ty);
+    }
+    let two = b.module.constant_u32(2);
+    let first = b.imul(uint, index, two);
+    let one = b.module.constant_u32(1);
+    let second = b.iadd(uint, first, one);
+    let p0 = slot(b, scratch, first);
+    let w0 = b.load(uint, p0);
+    let p1 = slot(b, scratch, second);
+    let w1 = b.load(uint, p1);
+    let pair = b.module.type_vector(uint, 2);
+    let words = b.op(Op::CompositeConstruct, pair, &[w0, w1]);
+    b.bitcast(ty, words)
 }
 
 fn combine(b: &mut Builder<'_>, c: Combine, ty: Word, x: Word, y: Word) -> Word {
@@ -156,17 +216,14 @@ fn retype(b: &mut Builder<'_>, v: Word, from: Word, to: Word) -> Word {
     }
 }
 
-/// `fold(scratch[0 .. end))` with `c`, starting from `start` (values of type `ty`, stored as
-/// `u32`).
-fn fold(b: &mut Builder<'_>, scratch: Word, ty: Word, c: Combine, start: Word, end: Word) -> Word {
-    let uint = b.module.type_int(32, false);
+/// `fold(scratch[0 .. end))` with `c`, starting from `start` (values of type `ty`, `k` words
+/// each).
+fn fold(b: &mut Builder<'_>, scratch: Word, ty: Word, k: u32, c: Combine, start: Word, end: Word) -> Word {
     let acc = b.function_variable(ty);
     b.store(acc, start);
     let zero = b.module.constant_u32(0);
     b.counted_loop(zero, end, |b, j| {
-        let p = slot(b, scratch, j);
-        let word = b.load(uint, p);
-        let v = retype(b, word, uint, ty);
+        let v = get(b, scratch, j, ty, k);
         let old = b.load(ty, acc);
         let new = combine(b, c, ty, old, v);
         b.store(acc, new);
@@ -174,41 +231,125 @@ fn fold(b: &mut Builder<'_>, scratch: Word, ty: Word, c: Combine, start: Word, e
     b.load(ty, acc)
 }
 
+/// Sub-group `Reduce` (a butterfly of `ShuffleXor`) or scan (Hillis-Steele steps of
+/// `ShuffleUp`) of 64-bit `x`, its two words shuffled as 32-bit values; steps at or past the
+/// sub-group size (up to 128) are discarded.
+fn wide_subgroup(b: &mut Builder<'_>, ty: Word, c: Combine, g: GroupOperation, x: Word, identity: Word) -> Word {
+    let uint = b.module.type_int(32, false);
+    let pair = b.module.type_vector(uint, 2);
+    let boolean = b.module.type_bool();
+    let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
+    let size = builtin(b, BuiltIn::SubgroupSize);
+    let lane = builtin(b, BuiltIn::SubgroupLocalInvocationId);
+    let shuffle = |b: &mut Builder<'_>, op: Op, v: Word, delta: Word| {
+        let words = b.bitcast(pair, v);
+        let parts: Vec<Word> = (0..2)
+            .map(|j| {
+                let w = b.composite_extract(uint, words, j);
+                b.op(op, uint, &[subgroup, w, delta])
+            })
+            .collect();
+        let moved = b.op(Op::CompositeConstruct, pair, &parts);
+        b.bitcast(ty, moved)
+    };
+    let mut acc = x;
+    for step in [1u32, 2, 4, 8, 16, 32, 64] {
+        let d = b.module.constant_u32(step);
+        let within = b.op(Op::ULessThan, boolean, &[d, size]);
+        if g == GroupOperation::Reduce {
+            let other = shuffle(b, Op::GroupNonUniformShuffleXor, acc, d);
+            let combined = combine(b, c, ty, acc, other);
+            acc = b.select(ty, within, combined, acc);
+        } else {
+            let other = shuffle(b, Op::GroupNonUniformShuffleUp, acc, d);
+            let combined = combine(b, c, ty, other, acc);
+            let has = b.op(Op::UGreaterThanEqual, boolean, &[lane, d]);
+            let take = b.op(Op::LogicalAnd, boolean, &[within, has]);
+            acc = b.select(ty, take, combined, acc);
+        }
+    }
+    if g == GroupOperation::ExclusiveScan {
+        let one = b.module.constant_u32(1);
+        let before = shuffle(b, Op::GroupNonUniformShuffleUp, acc, one);
+        let zero = b.module.constant_u32(0);
+        let first = b.op(Op::IEqual, boolean, &[lane, zero]);
+        acc = b.select(ty, first, identity, before);
+    }
+    acc
+}
+
+/// The kernel's `LocalInvocationId` as a `uvec3` (its variable may hold 64-bit components, as
+/// OpenCL producers declare it, until the interface pass lowers it).
+fn local_invocation_id(b: &mut Builder<'_>) -> Word {
+    let uint = b.module.type_int(32, false);
+    let uvec3 = b.module.type_vector(uint, 3);
+    let var = match b.module.builtin_variable(BuiltIn::LocalInvocationId) {
+        Some(v) => v,
+        None => {
+            let ptr = b.module.type_pointer(StorageClass::Input, uvec3);
+            let v = b.module.add_global_variable(ptr, StorageClass::Input, None);
+            b.module.decorate(v, spirv::Decoration::BuiltIn, &[BuiltIn::LocalInvocationId as u32]);
+            v
+        }
+    };
+    let ty = b.module.variable_pointee(var).unwrap_or(uvec3);
+    let v = b.load(ty, var);
+    if ty == uvec3 {
+        v
+    } else {
+        b.op(Op::UConvert, uvec3, &[v])
+    }
+}
+
 fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Result<Word> {
     let op = inst.op().unwrap_or(Op::Nop);
     let uint = b.module.type_int(32, false);
     let boolean = b.module.type_bool();
     let ty = inst.ty()?;
-    let scalar32 = types.int(ty).is_some_and(|(w, _)| w == 32) || types.float(ty) == Some((32, None));
+    let words = words_of(types, ty);
     match op {
         Op::GroupBroadcast => {
-            if !scalar32 {
-                return Err(invalid(b, inst, "a work-group broadcast of a value other than a 32-bit scalar"));
-            }
+            let Some(k) = words else {
+                return Err(invalid(b, inst, "a work-group broadcast of a value other than a 32- or 64-bit scalar"));
+            };
             let (x, id) = (inst.id(1)?, inst.id(2)?);
             let id_ty = types.type_of(id).unwrap_or(0);
-            if types.vector(id_ty).is_some() {
-                return Err(invalid(b, inst, "a work-group broadcast with a 2- or 3-dimensional local id"));
-            }
-            let id = match types.int(id_ty) {
-                Some((32, false)) => id,
-                Some((32, true)) => b.bitcast(uint, id),
-                _ => b.op(Op::UConvert, uint, &[id]),
+            let as_uint = |b: &mut Builder<'_>, v: Word, t: Word| match types.int(t) {
+                Some((32, _)) => retype(b, v, t, uint),
+                _ => b.op(Op::UConvert, uint, &[v]),
             };
-            let me = builtin(b, BuiltIn::LocalInvocationIndex);
-            let chosen = b.op(Op::IEqual, boolean, &[me, id]);
-            let word = retype(b, x, ty, uint);
+            let chosen = match types.vector(id_ty) {
+                None => {
+                    let id = as_uint(b, id, id_ty);
+                    let me = builtin(b, BuiltIn::LocalInvocationIndex);
+                    b.op(Op::IEqual, boolean, &[me, id])
+                }
+                Some((component, n)) => {
+                    // (x, y[, z]) against LocalInvocationId, component by component.
+                    let me = local_invocation_id(b);
+                    let mut all = None;
+                    for c in 0..n {
+                        let want = b.composite_extract(component, id, c);
+                        let want = as_uint(b, want, component);
+                        let have = b.composite_extract(uint, me, c);
+                        let eq = b.op(Op::IEqual, boolean, &[have, want]);
+                        all = Some(match all {
+                            None => eq,
+                            Some(a) => b.op(Op::LogicalAnd, boolean, &[a, eq]),
+                        });
+                    }
+                    all.ok_or_else(|| invalid(b, inst, "a work-group broadcast with an empty local id"))?
+                }
+            };
             b.if_then(chosen, |b| {
                 let zero = b.module.constant_u32(0);
-                let p = slot(b, scratch, zero);
-                b.store(p, word);
+                put(b, scratch, zero, x, ty, k);
             });
             barrier(b);
             let zero = b.module.constant_u32(0);
-            let p = slot(b, scratch, zero);
-            let word = b.load(uint, p);
+            let v = get(b, scratch, zero, ty, k);
             barrier(b);
-            Ok(retype(b, word, uint, ty))
+            Ok(v)
         }
         Op::GroupAny | Op::GroupAll => {
             // 0/1 per invocation, reduced with UMax (any) or UMin (all), then compared.
@@ -216,49 +357,57 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             let (one, zero) = (b.module.constant_u32(1), b.module.constant_u32(0));
             let bit = b.select(uint, p, one, zero);
             let reduce = if op == Op::GroupAny { Op::GroupUMax } else { Op::GroupUMin };
-            let r = reduction(b, scratch, uint, reduce, GroupOperation::Reduce, bit);
+            let r = reduction(b, scratch, uint, 1, reduce, GroupOperation::Reduce, bit);
             Ok(b.op(Op::INotEqual, boolean, &[r, zero]))
         }
         _ => {
-            if !scalar32 {
-                return Err(invalid(b, inst, &format!("{} over values other than 32-bit scalars", inst.name())));
-            }
+            let Some(k) = words else {
+                return Err(invalid(b, inst, &format!("{} over values other than 32- and 64-bit scalars", inst.name())));
+            };
             let group_op = GroupOperation::from_u32(inst.word(1)?).ok_or_else(|| invalid(b, inst, "an unknown group operation"))?;
             if !matches!(group_op, GroupOperation::Reduce | GroupOperation::InclusiveScan | GroupOperation::ExclusiveScan) {
                 return Err(invalid(b, inst, &format!("{} with group operation {group_op:?}", inst.name())));
             }
-            Ok(reduction(b, scratch, ty, op, group_op, inst.id(2)?))
+            Ok(reduction(b, scratch, ty, k, op, group_op, inst.id(2)?))
         }
     }
 }
 
-/// The work-group reduction or scan `group_op` of `x` (of type `ty`) under the arithmetic of
-/// `op`.
-fn reduction(b: &mut Builder<'_>, scratch: Word, ty: Word, op: Op, group_op: GroupOperation, x: Word) -> Word {
-    let uint = b.module.type_int(32, false);
+/// The work-group reduction or scan `group_op` of `x` (of type `ty`, `k` words) under the
+/// arithmetic of `op`.
+fn reduction(b: &mut Builder<'_>, scratch: Word, ty: Word, k: u32, op: Op, group_op: GroupOperation, x: Word) -> Word {
     let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
     let a = arith(op);
-    let sub = |b: &mut Builder<'_>, g: GroupOperation| b.emit(a.subgroup, ty, vec![Operand::Id(subgroup), Operand::Enum(OperandKind::GroupOperation, g as u32), Operand::Id(x)]);
+    let identity = if k == 1 {
+        let uint = b.module.type_int(32, false);
+        let c = b.module.constant_u32(a.identity32);
+        retype(b, c, uint, ty)
+    } else {
+        let bits = a.identity64;
+        b.module.intern(Op::Constant, Some(ty), vec![Operand::Literal(bits as u32), Operand::Literal((bits >> 32) as u32)])
+    };
+    let sub = |b: &mut Builder<'_>, g: GroupOperation| {
+        if k == 1 {
+            b.emit(a.subgroup, ty, vec![Operand::Id(subgroup), Operand::Enum(OperandKind::GroupOperation, g as u32), Operand::Id(x)])
+        } else {
+            // 64-bit sub-group arithmetic needs shaderSubgroupExtendedTypes: shuffle words.
+            wide_subgroup(b, ty, a.combine, g, x, identity)
+        }
+    };
     let reduced = sub(b, GroupOperation::Reduce);
     let scanned = (group_op != GroupOperation::Reduce).then(|| sub(b, group_op));
     let boolean = b.module.type_bool();
     let elected = b.op(Op::GroupNonUniformElect, boolean, &[subgroup]);
     let sid = builtin(b, BuiltIn::SubgroupId);
-    let word = retype(b, reduced, ty, uint);
-    b.if_then(elected, |b| {
-        let p = slot(b, scratch, sid);
-        b.store(p, word);
-    });
+    b.if_then(elected, |b| put(b, scratch, sid, reduced, ty, k));
     barrier(b);
-    let identity = b.module.constant_u32(a.identity);
-    let identity = retype(b, identity, uint, ty);
     let result = match scanned {
         None => {
             let n = builtin(b, BuiltIn::NumSubgroups);
-            fold(b, scratch, ty, a.combine, identity, n)
+            fold(b, scratch, ty, k, a.combine, identity, n)
         }
         Some(s) => {
-            let before = fold(b, scratch, ty, a.combine, identity, sid);
+            let before = fold(b, scratch, ty, k, a.combine, identity, sid);
             combine(b, a.combine, ty, before, s)
         }
     };
