@@ -436,6 +436,36 @@ value = 100
     }
 }
 
+/// `printf` in an OpenCL kernel through `matbridge run`: with the validation layer's debug
+/// printf on (its settings through the environment), the lines come out on standard output.
+#[test]
+fn run_prints_what_kernels_printf() {
+    let Some(spirv) = common::opencl("printf") else { return };
+    let dir = tempdir();
+    std::fs::write(dir.join("printf.spv"), bytemuck::cast_slice::<u32, u8>(&spirv)).unwrap();
+    let toml = "module = \"printf.spv\"\nentry = \"report\"\nglobal = [8]\nlocal = [8]\n[[arg]]\nkind = \"buffer\"\ndtype = \"f32\"\nlen = 8\nsequence = { start = 0.5, step = 1.0 }\n[[arg]]\nkind = \"buffer\"\ndtype = \"i32\"\nlen = 8\n";
+    std::fs::write(dir.join("launch.toml"), toml).unwrap();
+    for device in common::device_names() {
+        let r = matbridge()
+            .arg("run")
+            .arg(dir.join("launch.toml"))
+            .args(["--device", &device])
+            .env("MATBRIDGE_VALIDATION", "1")
+            .env("VK_KHRONOS_VALIDATION_PRINTF_ENABLE", "1")
+            .env("VK_KHRONOS_VALIDATION_PRINTF_TO_STDOUT", "1")
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
+        assert!(r.status.success(), "{device}: {stdout}{stderr}");
+        let lines = ["work-item 0: x = 0.50, bits a, pair 0.500000, 1.000000, ok", "work-item 1: x = 1.50, bits b, pair 1.500000, 3.000000, ok"];
+        if !lines.iter().all(|l| stdout.contains(l)) {
+            // Only the validation layer prints: CI installs it.
+            assert!(!common::in_ci(), "{device}: no printf output: {stdout}{stderr}");
+            eprintln!("{device}: no printf output (is VK_LAYER_KHRONOS_validation installed?)");
+        }
+    }
+}
+
 /// A launch file's `subgroup_size` for a Vulkan compute shader: the pipeline runs at that size
 /// where the device can (its fixed size, or one VK_EXT_subgroup_size_control requests), and is
 /// refused naming the size where it cannot, or where the workgroup is not a whole number of

@@ -446,6 +446,23 @@ fn structs_in_local_and_private_memory() {
     }
 }
 
+/// `printf.cl`: a kernel with `printf` runs on every device (its output is the validation
+/// layer's to print; `tests/cli.rs` checks it) and printf returns 0.
+#[test]
+fn printf_runs_and_returns_zero() {
+    let Some((spirv, contexts)) = kernels_and_devices("printf") else { return };
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.75 - 3.0).collect();
+    for ctx in &contexts {
+        let k = ctx.load_kernel(&spirv, "report").unwrap();
+        let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+        let mut bo = ctx.buffer_from_slice(&vec![-7i32; 64], "out").unwrap();
+        ctx.launch(&k, &NdRange::linear(64, None), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bo)]).unwrap();
+        let out: Vec<i32> = ctx.read_buffer(&mut bo).unwrap();
+        let want: Vec<i32> = x.iter().map(|v| (v * 4.0) as i32).collect();
+        assert_eq!(out, want, "{}", ctx.caps().name);
+    }
+}
+
 fn control_flow_reference(input: &[i32], g: usize, n: i32) -> i32 {
     let mut v = input[g];
     if v < 0 {

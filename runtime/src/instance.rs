@@ -29,7 +29,12 @@ impl InstanceOptions {
 /// - ash 0.38's `Device::load` asks `vkGetDeviceProcAddr` for every function of every device
 ///   extension, including instance-level ones such as
 ///   `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR` (the layer warns on NVIDIA drivers).
-const KNOWN_BENIGN: &[&str] = &["vkGetDeviceProcAddr(): pName is trying to grab"];
+const KNOWN_BENIGN: &[&str] = &[
+    "vkGetDeviceProcAddr(): pName is trying to grab",
+    // The layer describing its own configuration (debug printf turned on through its settings).
+    "Information with the layer settings provided",
+    "Warning that validation is adjusting settings",
+];
 
 /// Messages collected by the debug messenger, shared with the callback through a raw pointer.
 type MessageSink = Mutex<Vec<String>>;

@@ -981,7 +981,8 @@ fn copy_memory(
 }
 
 /// Removes private and workgroup variables nothing uses any more, then the types and constants
-/// nothing uses (a constant table replaced by stores must not keep an 8-bit type alive).
+/// nothing uses (a constant table replaced by stores must not keep an 8-bit type alive, nor a
+/// lowered `printf` a double).
 fn remove_unused_globals(module: &mut Module) {
     loop {
         let used: HashSet<Word> = module
@@ -1000,7 +1001,9 @@ fn remove_unused_globals(module: &mut Module) {
             match g.op() {
                 Some(Op::Variable) => matches!(StorageClass::from_u32(g.word_opt(0).unwrap_or(u32::MAX)), Some(StorageClass::Private | StorageClass::Workgroup)),
                 Some(Op::Constant | Op::ConstantComposite | Op::ConstantNull | Op::ConstantTrue | Op::ConstantFalse) => true,
-                Some(Op::TypeArray | Op::TypePointer | Op::TypeInt) => g.is(Op::TypeArray) || g.is(Op::TypePointer) || g.word_opt(0) == Some(8),
+                // Number types too: a double only a lowered `printf` promoted to must not
+                // require Float64.
+                Some(Op::TypeArray | Op::TypePointer | Op::TypeInt | Op::TypeFloat) => true,
                 _ => false,
             }
         };

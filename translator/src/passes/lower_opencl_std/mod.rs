@@ -17,8 +17,10 @@
 //! - Conversions decorated `SaturatedConversion` clamp to the result's range first (NaN -> 0);
 //!   float-to-integer conversions with an `FPRoundingMode` round first; the decorations go.
 //!
+//! `printf` becomes `NonSemantic.DebugPrintf` ([`printf`]).
+//!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`). Any
-//! other `OpenCL.std` instruction (`printf`, `tgamma`, `lgamma`, `mad_sat` of 64-bit integers,
+//! other `OpenCL.std` instruction (`tgamma`, `lgamma`, `mad_sat` of 64-bit integers,
 //! `erf` of doubles, `vstore_half_r` rounding toward zero or infinity) is an error naming it.
 
 use crate::analysis::Types;
@@ -30,6 +32,7 @@ use crate::profile::DeviceCaps;
 use spirv::{Capability, Decoration, FPRoundingMode, GlslStd450Op as G, Op, OpenclStd100Op as CL, Word};
 use std::collections::{HashMap, HashSet};
 
+mod printf;
 mod special;
 mod vectors;
 
@@ -54,6 +57,7 @@ impl Pass for LowerOpenclStd {
         let rounding: HashMap<Word, u32> = decorated(module, Decoration::FPRoundingMode).into_iter().filter_map(|(k, v)| Some((k, v?))).collect();
         let types = Types::new(module);
         let glsl = module.ext_inst_import("GLSL.std.450");
+        let mut dead = Vec::new();
         for f in 0..module.functions.len() {
             for b in 0..module.functions[f].blocks.len() {
                 let body = std::mem::take(&mut module.functions[f].blocks[b].insts);
@@ -70,12 +74,22 @@ impl Pass for LowerOpenclStd {
                     outcome.count(inst.opcode);
                     let index = module.functions[f].blocks[b].insts.len();
                     let mut bl = Builder::new(module, Cursor { function: f, block: b, index }).with_origin(inst.origin);
-                    let mut cx = Lower { b: &mut bl, types: &types, glsl };
+                    let mut cx = Lower { b: &mut bl, types: &types, glsl, dead: &mut dead };
                     let value = if is_cl { cx.ext_inst(&inst)? } else { cx.conversion(&inst, sat || matches!(inst.op(), Some(Op::SatConvertSToU | Op::SatConvertUToS)), round)? };
                     if let Some(v) = value {
                         let ty = inst.ty()?;
                         bl.insert(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(v)]));
                     }
+                }
+            }
+        }
+        // Promotions only printf used go (SwiftShader has no doubles).
+        if !dead.is_empty() {
+            let used: HashSet<Word> = module.all_insts().flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect();
+            let gone: HashSet<Word> = dead.into_iter().filter(|d| !used.contains(d)).collect();
+            for f in &mut module.functions {
+                for b in &mut f.blocks {
+                    b.insts.retain(|i| !i.result_id.is_some_and(|r| gone.contains(&r)));
                 }
             }
         }
@@ -104,6 +118,8 @@ struct Lower<'a, 'b> {
     b: &'a mut Builder<'b>,
     types: &'a Types,
     glsl: Word,
+    /// Results a lowering left without uses (`printf`'s promotions to double).
+    dead: &'a mut Vec<Word>,
 }
 
 impl Lower<'_, '_> {
@@ -231,6 +247,11 @@ impl Lower<'_, '_> {
         }
         if vectors::handles(op) {
             return self.vector(inst, op, ty, &args);
+        }
+        if op == CL::printf {
+            let gone = self.printf(inst, &args)?;
+            self.dead.extend(gone);
+            return Ok(Some(self.splat_i(ty, 0)));
         }
         let (s, n, w, _) = self.shape(ty);
         use CL::*;
