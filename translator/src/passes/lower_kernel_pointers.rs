@@ -1043,6 +1043,17 @@ pub(crate) fn is_atomic(op: Op) -> bool {
     )
 }
 
+/// A pointer to the leaf at `index` of flattened variable `var`, for a number of type `ty`;
+/// `None` where `ty` is not of the leaf's size.
+fn leaf_pointer(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index: Word, ty: Word) -> Option<Word> {
+    if size_align(types, ty)?.0 != root.unit {
+        return None;
+    }
+    let class = StorageClass::from_u32(root.class)?;
+    let ptr_ty = bl.module.type_pointer(class, root.leaf);
+    Some(bl.access_chain(ptr_ty, var, &[index]))
+}
+
 /// The value of type `ty` at `index` of flattened variable `var`: numbers of the variable's
 /// element size (bitcast where their type differs), and vectors, arrays and structs of them
 /// in OpenCL C's layout.
@@ -1059,12 +1070,7 @@ fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index
     let d = types.defs.get(&ty)?;
     let parts: Vec<Word> = match d.op()? {
         Op::TypeInt | Op::TypeFloat => {
-            if size_align(types, ty)?.0 != root.unit {
-                return None;
-            }
-            let class = StorageClass::from_u32(root.class)?;
-            let ptr_ty = bl.module.type_pointer(class, root.leaf);
-            let chain = bl.access_chain(ptr_ty, var, &[index]);
+            let chain = leaf_pointer(bl, types, root, var, index, ty)?;
             let v = bl.load(root.leaf, chain);
             return Some(if ty == root.leaf { v } else { bl.bitcast(ty, v) });
         }
@@ -1121,12 +1127,7 @@ fn store_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, inde
     let d = types.defs.get(&ty)?;
     let parts: Vec<(Word, u32)> = match d.op()? {
         Op::TypeInt | Op::TypeFloat => {
-            if size_align(types, ty)?.0 != root.unit {
-                return None;
-            }
-            let class = StorageClass::from_u32(root.class)?;
-            let ptr_ty = bl.module.type_pointer(class, root.leaf);
-            let chain = bl.access_chain(ptr_ty, var, &[index]);
+            let chain = leaf_pointer(bl, types, root, var, index, ty)?;
             let v = if ty == root.leaf { value } else { bl.bitcast(root.leaf, value) };
             bl.store(chain, v);
             return Some(());
