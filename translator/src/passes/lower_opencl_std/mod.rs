@@ -12,12 +12,12 @@
 //!   `rotate`, `mul_hi`/`mad_hi`, `mul24`/`mad24`, `add_sat`/`sub_sat`, `hadd`/`rhadd`,
 //!   `abs_diff`, `u_abs`, `bitselect`, `select`, `vloadn`/`vstoren`; `prefetch` goes. Functions
 //!   with results through pointers, exponents, integer powers, remainders, the `pi`
-//!   trigonometry, `erf`, `upsample` and `mad_sat` are in [`special`]; shuffles and half
-//!   vectors in [`vectors`].
+//!   trigonometry, `erf`, `upsample` and `mad_sat` are in `special.rs`; shuffles and half
+//!   vectors in `vectors.rs`.
 //! - Conversions decorated `SaturatedConversion` clamp to the result's range first (NaN -> 0);
 //!   float-to-integer conversions with an `FPRoundingMode` round first; the decorations go.
 //!
-//! `printf` becomes `NonSemantic.DebugPrintf` ([`printf`]).
+//! `printf` becomes `NonSemantic.DebugPrintf` (`printf.rs`).
 //!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`). Any
 //! other `OpenCL.std` instruction (`tgamma`, `lgamma`, `mad_sat` of 64-bit integers,
