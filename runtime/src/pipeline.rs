@@ -88,15 +88,13 @@ impl Context {
     /// `None` when the device runs `module` as it is; otherwise the module translated for the
     /// device (vendor opcodes lowered, cooperative matrices emulated where the device lacks them
     /// or their shapes), specialized with the pipeline's constants first, and cached per device
-    /// by hash of the words and the constants.
-    fn translate_if_needed(&self, module: &Module, desc: &PipelineDesc<'_>) -> Result<Option<Arc<Vec<u32>>>> {
+    /// by hash of the words and the constants. `specialized` is the module with the pipeline's
+    /// constants applied: shapes are checked as the pipeline will have them.
+    fn translate_if_needed(&self, specialized: &Module, desc: &PipelineDesc<'_>) -> Result<Option<Arc<Vec<u32>>>> {
         let shared = &self.shared;
-        let missing = module.declared_capabilities().any(|c| missing_for(c, &shared.enabled, &shared.caps).is_some());
-        let values: Vec<(u32, u32)> = desc.spec_constants.iter().map(|s| (s.id, s.value)).collect();
-        // Shapes are checked as the pipeline specializes them.
-        let mut specialized = module.clone();
-        matbridge_translator::specialize::specialize(&mut specialized, &values).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
-        let unlisted = matbridge_translator::passes::check_cooperative_matrix::first_unlisted(&specialized, &shared.caps).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+        let missing = specialized.declared_capabilities().any(|c| missing_for(c, &shared.enabled, &shared.caps).is_some());
+        let values = spec_values(desc);
+        let unlisted = matbridge_translator::passes::check_cooperative_matrix::first_unlisted(specialized, &shared.caps).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
         if !missing && unlisted.is_none() {
             return Ok(None);
         }
@@ -125,13 +123,12 @@ impl Context {
         cache.insert(key, words.clone());
         Ok(Some(words))
     }
-}
 
-impl Context {
-    /// Checks `desc.required_subgroup_size` against the device and the shader's workgroup
-    /// size; returns the size to request through VK_EXT_subgroup_size_control (`None` where
-    /// nothing is required, or where the device's sub-groups always have the required size).
-    fn required_subgroup_size(&self, module: &Module, desc: &PipelineDesc<'_>) -> Result<Option<u32>> {
+    /// Checks `desc.required_subgroup_size` against the device and the workgroup size of
+    /// `specialized` (the module with the pipeline's constants); returns the size to request
+    /// through VK_EXT_subgroup_size_control (`None` where nothing is required, or where the
+    /// device's sub-groups always have the required size).
+    fn required_subgroup_size(&self, specialized: &Module, desc: &PipelineDesc<'_>) -> Result<Option<u32>> {
         let Some(size) = desc.required_subgroup_size else { return Ok(None) };
         let caps = &self.shared.caps;
         let fixed = caps.min_subgroup_size == caps.max_subgroup_size && size == caps.subgroup_size;
@@ -143,16 +140,18 @@ impl Context {
             });
         }
         // Full sub-groups: the workgroup's x dimension is a whole number of them.
-        let values: Vec<(u32, u32)> = desc.spec_constants.iter().map(|s| (s.id, s.value)).collect();
-        let mut specialized = module.clone();
-        matbridge_translator::specialize::specialize(&mut specialized, &values).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
-        if let Some(wg) = matbridge_translator::specialize::workgroup_size(&specialized, desc.entry_point) {
+        if let Some(wg) = matbridge_translator::specialize::workgroup_size(specialized, desc.entry_point) {
             if !wg[0].is_multiple_of(size) {
                 return Err(Error::InvalidArgument(format!("pipeline `{}`: the workgroup size {wg:?} is not a whole number of sub-groups of {size} in x, as full sub-groups need", desc.label)));
             }
         }
         Ok(requestable.then_some(size))
     }
+}
+
+/// The pipeline's specialization constants as (SpecId, value) pairs.
+fn spec_values(desc: &PipelineDesc<'_>) -> Vec<(u32, u32)> {
+    desc.spec_constants.iter().map(|s| (s.id, s.value)).collect()
 }
 
 /// The SPIR-V capabilities a module declares (OpCapability operands).
@@ -210,9 +209,11 @@ impl Context {
         // Drivers need not survive structurally broken SPIR-V (truncated instructions, missing
         // operands, ids past the bound): parse the whole module first.
         let module = parse(desc.spirv)?;
-        let required_subgroup_size = self.required_subgroup_size(&module, desc)?;
+        let mut specialized = module.clone();
+        matbridge_translator::specialize::specialize(&mut specialized, &spec_values(desc)).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+        let required_subgroup_size = self.required_subgroup_size(&specialized, desc)?;
         // A module the device cannot run as it is gets translated for it.
-        let translated = self.translate_if_needed(&module, desc)?;
+        let translated = self.translate_if_needed(&specialized, desc)?;
         let (module, spirv) = match &translated {
             Some(words) => (parse(words)?, &words[..]),
             None => (module, desc.spirv),

@@ -402,13 +402,10 @@ fn is_padding(types: &Types, ty: Word, k: usize) -> bool {
 /// type, or an integer of their common size where types differ (a struct of floats and ints);
 /// `None` where sizes differ or `ty` holds other than numbers.
 fn flat_leaf(module: &mut Module, types: &Types, ty: Word) -> Option<(Word, u32)> {
+    let unit = leaf_size(types, ty)?;
     let mut all = Vec::new();
     scalar_leaves(types, ty, &mut all)?;
-    let first = *all.first()?;
-    let unit = size_align(types, first)?.0;
-    if all.iter().any(|l| size_align(types, *l).map(|s| s.0) != Some(unit)) {
-        return None;
-    }
+    let first = all[0];
     if all.iter().all(|l| *l == first) {
         Some((first, unit))
     } else {
@@ -416,10 +413,28 @@ fn flat_leaf(module: &mut Module, types: &Types, ty: Word) -> Option<(Word, u32)
     }
 }
 
+/// The size in bytes of every scalar leaf of `ty`; `None` where it has none, or leaves of
+/// different sizes.
+fn leaf_size(types: &Types, ty: Word) -> Option<u32> {
+    let mut all = Vec::new();
+    scalar_leaves(types, ty, &mut all)?;
+    let unit = size_align(types, *all.first()?)?.0;
+    all.iter().all(|l| size_align(types, *l).map(|s| s.0) == Some(unit)).then_some(unit)
+}
+
 /// Whether every scalar leaf of `ty` is one byte (a byte view, as LLVM writes offsets).
 fn is_byte_view(types: &Types, ty: Word) -> bool {
-    let mut all = Vec::new();
-    scalar_leaves(types, ty, &mut all).is_some() && !all.is_empty() && all.iter().all(|l| size_align(types, *l).map(|s| s.0) == Some(1))
+    leaf_size(types, ty) == Some(1)
+}
+
+/// `index + k` (in leaf units).
+fn index_plus(bl: &mut Builder<'_>, index: Word, k: u32) -> Word {
+    if k == 0 {
+        return index;
+    }
+    let uint = bl.module.type_int(32, false);
+    let c = bl.module.constant_u32(k);
+    bl.iadd(uint, index, c)
 }
 
 /// The units of `unit` bytes that `ty` spans in OpenCL C's layout (a `float3` spans four
@@ -697,7 +712,6 @@ fn rewrite_function(
     uint: Word,
     outcome: &mut Outcome,
 ) -> Result<()> {
-    let leaf_size = |t: Word| size_align(types, t).map(|s| s.0);
     let index_var = module.type_pointer(StorageClass::Function, uint);
     // Indices known at translation time (a cast of a variable itself), for copies from tables.
     let mut constant_index: HashMap<Word, u32> = HashMap::new();
@@ -826,9 +840,7 @@ fn rewrite_function(
                     let unit = roots[&base.root].unit;
                     // A byte view (what producers make for lifetime markers and memcpy) keeps
                     // the index; accesses through it fail below.
-                    let mut new_leaves = Vec::new();
-                    let same_size = scalar_leaves(types, d.pointee, &mut new_leaves).is_some() && new_leaves.iter().all(|l| leaf_size(*l) == Some(unit));
-                    if !same_size && !is_byte_view(types, d.pointee) {
+                    if !matches!(leaf_size(types, d.pointee), Some(size) if size == unit || size == 1) {
                         return Err(bad(&bl, "casts a pointer into local or private memory to a pointer to elements of another size (not lowered yet)"));
                     }
                     bl.insert(Inst::new(Op::CopyObject, Some(uint), Some(d.index), vec![Operand::Id(base.index)]));
@@ -1058,15 +1070,6 @@ fn leaf_pointer(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, inde
 /// element size (bitcast where their type differs), and vectors, arrays and structs of them
 /// in OpenCL C's layout.
 fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index: Word, ty: Word) -> Option<Word> {
-    let uint = bl.module.type_int(32, false);
-    let at = |bl: &mut Builder<'_>, k: u32| {
-        if k == 0 {
-            index
-        } else {
-            let c = bl.module.constant_u32(k);
-            bl.iadd(uint, index, c)
-        }
-    };
     let d = types.defs.get(&ty)?;
     let parts: Vec<Word> = match d.op()? {
         Op::TypeInt | Op::TypeFloat => {
@@ -1078,7 +1081,7 @@ fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index
             let (c, n) = types.vector(ty)?;
             (0..n)
                 .map(|k| {
-                    let i = at(bl, k);
+                    let i = index_plus(bl, index, k);
                     load_leaves(bl, types, root, var, i, c)
                 })
                 .collect::<Option<_>>()?
@@ -1088,7 +1091,7 @@ fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index
             let (n, per) = (types.const_u32(d.id(1).ok()?)?, span(types, e, root.unit)?);
             (0..n)
                 .map(|k| {
-                    let i = at(bl, k * per);
+                    let i = index_plus(bl, index, k * per);
                     load_leaves(bl, types, root, var, i, e)
                 })
                 .collect::<Option<_>>()?
@@ -1102,7 +1105,7 @@ fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index
                     if is_padding(types, ty, k) {
                         return Some(bl.module.constant_null(*m));
                     }
-                    let i = at(bl, member_offset(types, ty, k as u32, root.unit)?);
+                    let i = index_plus(bl, index, member_offset(types, ty, k as u32, root.unit)?);
                     load_leaves(bl, types, root, var, i, *m)
                 })
                 .collect::<Option<_>>()?
@@ -1115,15 +1118,6 @@ fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index
 /// Stores `value` of type `ty` at `index` of flattened variable `var` (the layout of
 /// [`load_leaves`]).
 fn store_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index: Word, ty: Word, value: Word) -> Option<()> {
-    let uint = bl.module.type_int(32, false);
-    let at = |bl: &mut Builder<'_>, k: u32| {
-        if k == 0 {
-            index
-        } else {
-            let c = bl.module.constant_u32(k);
-            bl.iadd(uint, index, c)
-        }
-    };
     let d = types.defs.get(&ty)?;
     let parts: Vec<(Word, u32)> = match d.op()? {
         Op::TypeInt | Op::TypeFloat => {
@@ -1152,7 +1146,7 @@ fn store_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, inde
             continue;
         }
         let part = bl.composite_extract(part_ty, value, k as u32);
-        let i = at(bl, offset);
+        let i = index_plus(bl, index, offset);
         store_leaves(bl, types, root, var, i, part_ty, part)?;
     }
     Some(())

@@ -115,21 +115,28 @@ fn invalid(b: &Builder<'_>, inst: &Inst, message: &str) -> Error {
 /// interface pass lowers with the others).
 pub(crate) fn builtin(b: &mut Builder<'_>, which: BuiltIn) -> Word {
     let uint = b.module.type_int(32, false);
+    builtin_as(b, which, uint)
+}
+
+/// Built-in `which` as a value of `ty` (`uint`, or `uvec3` for the id vectors): its `Input`
+/// variable, added when the module has none, loaded and narrowed where the producer declared
+/// 64-bit components.
+pub(crate) fn builtin_as(b: &mut Builder<'_>, which: BuiltIn, ty: Word) -> Word {
     let var = match b.module.builtin_variable(which) {
         Some(v) => v,
         None => {
-            let ptr = b.module.type_pointer(StorageClass::Input, uint);
+            let ptr = b.module.type_pointer(StorageClass::Input, ty);
             let v = b.module.add_global_variable(ptr, StorageClass::Input, None);
             b.module.decorate(v, Decoration::BuiltIn, &[which as u32]);
             v
         }
     };
-    let ty = b.module.variable_pointee(var).unwrap_or(uint);
-    let v = b.load(ty, var);
-    if ty == uint {
+    let declared = b.module.variable_pointee(var).unwrap_or(ty);
+    let v = b.load(declared, var);
+    if declared == ty {
         v
     } else {
-        b.op(Op::UConvert, uint, &[v])
+        b.op(Op::UConvert, ty, &[v])
     }
 }
 

@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
-use crate::passes::lower_kernel_subgroups::builtin;
+use crate::passes::lower_kernel_subgroups::{builtin, builtin_as};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
 use spirv::{BuiltIn, Capability, GroupOperation, MemorySemantics, Op, Scope, StorageClass, Word};
@@ -137,27 +137,19 @@ fn words_of(types: &Types, ty: Word) -> Option<u32> {
     }
 }
 
-/// Writes `v` (of type `ty`, `k` words) to value slot `index` of the scratch array.
+/// Writes `v` (of type `ty`, `k` words) to value slot `index` of the scratch array: words
+/// `index * k ..`.
 fn put(b: &mut Builder<'_>, scratch: Word, index: Word, v: Word, ty: Word, k: u32) {
     let uint = b.module.type_int(32, false);
-    if k == 1 {
-        let word = retype(b, v, ty, uint);
-        let p = slot(b, scratch, index);
-        b.store(p, word);
-        return;
-    }
-    let pair = b.module.type_vector(uint, 2);
-    let words = b.bitcast(pair, v);
-    let two = b.module.constant_u32(2);
-    let first = b.imul(uint, index, two);
-    for j in 0..2 {
-        let at = if j == 0 {
-            first
-        } else {
-            let one = b.module.constant_u32(1);
-            b.iadd(uint, first, one)
-        };
-        let w = b.composite_extract(uint, words, j);
+    let words = if k == 1 {
+        retype(b, v, ty, uint)
+    } else {
+        let pair = b.module.type_vector(uint, k);
+        b.bitcast(pair, v)
+    };
+    for j in 0..k {
+        let w = if k == 1 { words } else { b.composite_extract(uint, words, j) };
+        let at = word_index(b, index, k, j);
         let p = slot(b, scratch, at);
         b.store(p, w);
     }
@@ -166,22 +158,34 @@ fn put(b: &mut Builder<'_>, scratch: Word, index: Word, v: Word, ty: Word, k: u3
 /// The value of type `ty` (`k` words) in value slot `index` of the scratch array.
 fn get(b: &mut Builder<'_>, scratch: Word, index: Word, ty: Word, k: u32) -> Word {
     let uint = b.module.type_int(32, false);
+    let words: Vec<Word> = (0..k)
+        .map(|j| {
+            let at = word_index(b, index, k, j);
+            let p = slot(b, scratch, at);
+            b.load(uint, p)
+        })
+        .collect();
     if k == 1 {
-        let p = slot(b, scratch, index);
-        let word = b.load(uint, p);
-        return retype(b, word, uint, ty);
+        return retype(b, words[0], uint, ty);
     }
-    let two = b.module.constant_u32(2);
-    let first = b.imul(uint, index, two);
-    let one = b.module.constant_u32(1);
-    let second = b.iadd(uint, first, one);
-    let p0 = slot(b, scratch, first);
-    let w0 = b.load(uint, p0);
-    let p1 = slot(b, scratch, second);
-    let w1 = b.load(uint, p1);
-    let pair = b.module.type_vector(uint, 2);
-    let words = b.op(Op::CompositeConstruct, pair, &[w0, w1]);
-    b.bitcast(ty, words)
+    let pair = b.module.type_vector(uint, k);
+    let joined = b.op(Op::CompositeConstruct, pair, &words);
+    b.bitcast(ty, joined)
+}
+
+/// Word `j` of value slot `index` for values of `k` words: `index * k + j`.
+fn word_index(b: &mut Builder<'_>, index: Word, k: u32, j: u32) -> Word {
+    if k == 1 {
+        return index;
+    }
+    let uint = b.module.type_int(32, false);
+    let kc = b.module.constant_u32(k);
+    let first = b.imul(uint, index, kc);
+    if j == 0 {
+        return first;
+    }
+    let jc = b.module.constant_u32(j);
+    b.iadd(uint, first, jc)
 }
 
 fn combine(b: &mut Builder<'_>, c: Combine, ty: Word, x: Word, y: Word) -> Word {
@@ -278,29 +282,6 @@ fn wide_subgroup(b: &mut Builder<'_>, ty: Word, c: Combine, g: GroupOperation, x
     acc
 }
 
-/// The kernel's `LocalInvocationId` as a `uvec3` (its variable may hold 64-bit components, as
-/// OpenCL producers declare it, until the interface pass lowers it).
-fn local_invocation_id(b: &mut Builder<'_>) -> Word {
-    let uint = b.module.type_int(32, false);
-    let uvec3 = b.module.type_vector(uint, 3);
-    let var = match b.module.builtin_variable(BuiltIn::LocalInvocationId) {
-        Some(v) => v,
-        None => {
-            let ptr = b.module.type_pointer(StorageClass::Input, uvec3);
-            let v = b.module.add_global_variable(ptr, StorageClass::Input, None);
-            b.module.decorate(v, spirv::Decoration::BuiltIn, &[BuiltIn::LocalInvocationId as u32]);
-            v
-        }
-    };
-    let ty = b.module.variable_pointee(var).unwrap_or(uvec3);
-    let v = b.load(ty, var);
-    if ty == uvec3 {
-        v
-    } else {
-        b.op(Op::UConvert, uvec3, &[v])
-    }
-}
-
 fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Result<Word> {
     let op = inst.op().unwrap_or(Op::Nop);
     let uint = b.module.type_int(32, false);
@@ -326,7 +307,8 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
                 }
                 Some((component, n)) => {
                     // (x, y[, z]) against LocalInvocationId, component by component.
-                    let me = local_invocation_id(b);
+                    let uvec3 = b.module.type_vector(uint, 3);
+                    let me = builtin_as(b, BuiltIn::LocalInvocationId, uvec3);
                     let mut all = None;
                     for c in 0..n {
                         let want = b.composite_extract(component, id, c);

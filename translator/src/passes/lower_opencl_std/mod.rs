@@ -10,10 +10,10 @@
 //! - The rest become plain code: `round` (half away from zero), `fmod` (`OpFRem`), `exp10`,
 //!   `log10`, `log1p`, `expm1`, `cbrt`, `copysign`, `fdim`, `hypot`, `clz`, `ctz`, `popcount`,
 //!   `rotate`, `mul_hi`/`mad_hi`, `mul24`/`mad24`, `add_sat`/`sub_sat`, `hadd`/`rhadd`,
-//!   `abs_diff`, `u_abs`, `bitselect`, `select`, `vloadn`/`vstoren`; `prefetch` goes. Functions
+//!   `abs_diff`, `u_abs`, `bitselect`, `select`; `prefetch` goes. Functions
 //!   with results through pointers, exponents, integer powers, remainders, the `pi`
-//!   trigonometry, `erf`, `upsample` and `mad_sat` are in `special.rs`; shuffles and half
-//!   vectors in `vectors.rs`.
+//!   trigonometry, `erf`, `upsample` and `mad_sat` are in `special.rs`; shuffles and vector
+//!   and half-vector loads and stores in `vectors.rs`.
 //! - Conversions decorated `SaturatedConversion` clamp to the result's range first (NaN -> 0);
 //!   float-to-integer conversions with an `FPRoundingMode` round first; the decorations go.
 //!
@@ -398,16 +398,7 @@ impl Lower<'_, '_> {
             }
             bitselect => {
                 let is_float = self.types.float(s).is_some();
-                let it = if is_float {
-                    let i = self.b.module.type_int(w, false);
-                    if n > 1 {
-                        self.b.module.type_vector(i, n)
-                    } else {
-                        i
-                    }
-                } else {
-                    ty
-                };
+                let it = if is_float { self.uint_like(ty) } else { ty };
                 let cv = |l: &mut Self, v: Word| if is_float { l.b.bitcast(it, v) } else { v };
                 let (x, y, c) = (cv(self, a(0)?), cv(self, a(1)?), cv(self, a(2)?));
                 let nc = self.op(Op::Not, it, &[c]);
@@ -429,39 +420,6 @@ impl Lower<'_, '_> {
                 let zero = self.splat_i(cty, 0);
                 let cond = if cn == 1 { self.op(Op::INotEqual, bt, &[c, zero]) } else { self.op(Op::SLessThan, bt, &[c, zero]) };
                 self.b.select(ty, cond, y, x)
-            }
-            vloadn => {
-                // vloadn(offset, p, n): n elements at p + offset * n.
-                let (offset, p) = (a(0)?, a(1)?);
-                let count = inst.operands.get(4).and_then(Operand::word).unwrap_or(n);
-                if count != n {
-                    return Err(Error::Invalid { site: self.b.module.site(inst), message: format!("vloadn of {count} elements into a {n}-component result") });
-                }
-                let (elem_ptr_ty, elem) = self.pointee(p).ok_or_else(|| self.unsupported(inst, "vloadn from a non-pointer"))?;
-                let mut parts = Vec::new();
-                let otype = self.types.type_of(offset).unwrap_or(0);
-                let base = self.scaled(offset, otype, count);
-                for k in 0..count {
-                    let idx = self.add_const(base, otype, k);
-                    let ptr = self.op(Op::PtrAccessChain, elem_ptr_ty, &[p, idx]);
-                    parts.push(self.b.load(elem, ptr));
-                }
-                self.op(Op::CompositeConstruct, ty, &parts)
-            }
-            vstoren => {
-                let (data, offset, p) = (a(0)?, a(1)?, a(2)?);
-                let dty = self.types.type_of(data).unwrap_or(0);
-                let (_, count, _, _) = self.shape(dty);
-                let (elem_ptr_ty, elem) = self.pointee(p).ok_or_else(|| self.unsupported(inst, "vstoren to a non-pointer"))?;
-                let otype = self.types.type_of(offset).unwrap_or(0);
-                let base = self.scaled(offset, otype, count);
-                for k in 0..count {
-                    let idx = self.add_const(base, otype, k);
-                    let ptr = self.op(Op::PtrAccessChain, elem_ptr_ty, &[p, idx]);
-                    let v = self.b.composite_extract(elem, data, k);
-                    self.b.store(ptr, v);
-                }
-                return Ok(None);
             }
             prefetch => return Ok(None),
             other => return Err(self.unsupported(inst, &format!("OpenCL.std {other:?}"))),

@@ -1,8 +1,9 @@
 //! `OpenCL.std` vector functions: `shuffle` and `shuffle2` (an `OpVectorShuffle` for a constant
 //! mask, else one dynamic extract per component, the mask's components taken modulo the number
-//! of input components as OpenCL specifies), and the half-vector loads and stores
-//! `vload_halfn`, `vloada_halfn`, `vstore_halfn` and `vstorea_halfn` (element by element through
-//! the half pointer; the aligned forms step 4 halves for 3-component vectors).
+//! of input components as OpenCL specifies), and the vector and half-vector loads and stores
+//! `vloadn`, `vstoren`, `vload_half(n)`, `vloada_halfn`, `vstore_half(n)` and `vstorea_halfn`
+//! (element by element through the element pointer, converted where the pointer is to halves;
+//! the aligned forms step 4 halves for 3-component vectors).
 //!
 //! Conversions of loaded halves are `NoContraction`, so that Mesa does not fold `f32(f16(x))`
 //! to `x` where it forwards an invocation's own store of the element to its load; NVIDIA's
@@ -19,7 +20,7 @@ use spirv::{Decoration, FPRoundingMode, Op, OpenclStd100Op as CL, Word};
 /// The functions this file lowers.
 pub(super) fn handles(op: CL) -> bool {
     use CL::*;
-    matches!(op, shuffle | shuffle2 | vload_half | vload_halfn | vloada_halfn | vstore_half | vstore_half_r | vstore_halfn | vstore_halfn_r | vstorea_halfn | vstorea_halfn_r)
+    matches!(op, shuffle | shuffle2 | vloadn | vstoren | vload_half | vload_halfn | vloada_halfn | vstore_half | vstore_half_r | vstore_halfn | vstore_halfn_r | vstorea_halfn | vstorea_halfn_r)
 }
 
 impl Lower<'_, '_> {
@@ -30,9 +31,12 @@ impl Lower<'_, '_> {
         match op {
             shuffle => Ok(Some(self.shuffle(ty, a(0)?, None, a(1)?))),
             shuffle2 => Ok(Some(self.shuffle(ty, a(0)?, Some(a(1)?), a(2)?))),
-            vload_half | vload_halfn | vloada_halfn => {
+            vloadn | vload_half | vload_halfn | vloada_halfn => {
                 let (offset, p) = (a(0)?, a(1)?);
                 let (s, count, _, _) = self.shape(ty);
+                if let Some(n) = inst.operands.get(4).and_then(Operand::word).filter(|n| op == vloadn && *n != count) {
+                    return Err(Error::Invalid { site: self.b.module.site(inst), message: format!("vloadn of {n} elements into a {count}-component result") });
+                }
                 let stride = if op == vloada_halfn && count == 3 { 4 } else { count };
                 let (elem_ptr_ty, elem) = self.pointee(p).ok_or_else(|| self.unsupported(inst, &format!("{op:?} from a non-pointer")))?;
                 let otype = self.types.type_of(offset).unwrap_or(0);
@@ -41,11 +45,15 @@ impl Lower<'_, '_> {
                 for k in 0..count {
                     let idx = self.add_const(base, otype, k);
                     let ptr = self.op(Op::PtrAccessChain, elem_ptr_ty, &[p, idx]);
-                    let h = self.b.load(elem, ptr);
-                    let f = self.op(Op::FConvert, s, &[h]);
-                    // Exact (see the module comment).
-                    self.b.module.decorate(f, Decoration::NoContraction, &[]);
-                    parts.push(f);
+                    let v = self.b.load(elem, ptr);
+                    parts.push(if elem == s {
+                        v
+                    } else {
+                        let f = self.op(Op::FConvert, s, &[v]);
+                        // Exact (see the module comment).
+                        self.b.module.decorate(f, Decoration::NoContraction, &[]);
+                        f
+                    });
                 }
                 Ok(Some(if count == 1 { parts[0] } else { self.op(Op::CompositeConstruct, ty, &parts) }))
             }
@@ -67,8 +75,8 @@ impl Lower<'_, '_> {
                     let idx = self.add_const(base, otype, k);
                     let ptr = self.op(Op::PtrAccessChain, elem_ptr_ty, &[p, idx]);
                     let v = if count == 1 { data } else { self.b.composite_extract(s, data, k) };
-                    let h = self.op(Op::FConvert, elem, &[v]);
-                    self.b.store(ptr, h);
+                    let v = if elem == s { v } else { self.op(Op::FConvert, elem, &[v]) };
+                    self.b.store(ptr, v);
                 }
                 Ok(None)
             }
