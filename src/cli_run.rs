@@ -77,6 +77,15 @@ pub enum ArgSpec {
     Local {
         bytes: u64,
     },
+    /// A buffer argument's device address, 8 bytes in a shader's push constants.
+    Address {
+        of: usize,
+    },
+    /// A buffer bound like a buffer argument, holding buffer arguments' device addresses (a
+    /// shader's uniform or storage block of buffer references).
+    Addresses {
+        of: Vec<usize>,
+    },
 }
 
 #[derive(Debug, Deserialize)]
@@ -470,12 +479,40 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
                 Prepared::Bytes(bytes)
             }
             ArgSpec::Local { bytes } => Prepared::Local(*bytes),
+            ArgSpec::Address { .. } | ArgSpec::Addresses { .. } => Prepared::Bytes(Vec::new()),
         });
+    }
+    // Device addresses, once every buffer exists. A buffer passed by address is not bound.
+    let mut addressed = vec![false; prepared.len()];
+    for (k, a) in launch.args.iter().enumerate() {
+        let of: &[usize] = match a {
+            ArgSpec::Address { of } => std::slice::from_ref(of),
+            ArgSpec::Addresses { of } => of,
+            _ => continue,
+        };
+        let mut addresses = Vec::new();
+        for &i in of {
+            let (Some(ArgSpec::Buffer { .. }), Some(Prepared::Buffer { buffer, .. })) = (launch.args.get(i), prepared.get(i)) else {
+                bail!("arg {k}.of: argument {i} is not a buffer argument of this launch file");
+            };
+            addresses.extend_from_slice(&buffer.device_address().with_context(|| format!("arg {k}: the address of argument {i}"))?.to_le_bytes());
+            addressed[i] = true;
+        }
+        prepared[k] = match a {
+            ArgSpec::Addresses { .. } => {
+                let buffer = ctx.buffer_from_slice(&addresses, &format!("arg{k}")).with_context(|| format!("arg {k}: creating the buffer"))?;
+                Prepared::Buffer { dt: Dtype::U64, buffer }
+            }
+            _ => Prepared::Bytes(addresses),
+        };
     }
     let iterations = launch.iterations.unwrap_or(1).max(1);
     let module = matbridge_translator::Module::from_words(&words)?;
     let is_kernel = module.has_capability(spirv::Capability::Kernel) || module.debug_names.iter().any(|n| n.string(1).as_deref() == Some(matbridge_translator::kernel::ARGS_STRUCT));
     let stats = if is_kernel {
+        if let Some(k) = launch.args.iter().position(|a| matches!(a, ArgSpec::Address { .. } | ArgSpec::Addresses { .. })) {
+            bail!("arg {k}: a kernel takes its buffers as buffer arguments, not as addresses");
+        }
         let options = matbridge_runtime::KernelOptions { subgroup_size: launch.subgroup_size };
         let kernel = ctx.load_kernel_with(&words, &launch.entry, &options)?;
         let dims = launch.global.len() as u32;
@@ -517,6 +554,7 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
         let mut buffers = Vec::new();
         for (k, p) in prepared.iter().enumerate() {
             match p {
+                Prepared::Buffer { .. } if addressed[k] => {}
                 Prepared::Buffer { buffer, .. } => buffers.push(buffer),
                 Prepared::Bytes(b) => {
                     while !push.len().is_multiple_of(b.len().min(8)) {

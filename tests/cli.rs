@@ -436,6 +436,120 @@ value = 100
     }
 }
 
+/// Buffers passed by device address through a launch file: `address` puts one in the push
+/// constants, `addresses` binds a buffer holding them (here a uniform block of one buffer
+/// reference); buffers passed so are not bound, so the storage buffer after them is binding 1.
+#[test]
+fn run_passes_buffers_by_device_address() {
+    let shader = r#"
+OpCapability Shader
+OpCapability PhysicalStorageBufferAddresses
+OpExtension "SPV_KHR_physical_storage_buffer"
+OpMemoryModel PhysicalStorageBuffer64 GLSL450
+OpEntryPoint GLCompute %main "main" %gid %pc %ub %sb
+OpExecutionMode %main LocalSize 64 1 1
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %rt ArrayStride 4
+OpDecorate %data Block
+OpMemberDecorate %data 0 Offset 0
+OpDecorate %pcb Block
+OpMemberDecorate %pcb 0 Offset 0
+OpDecorate %ubb Block
+OpMemberDecorate %ubb 0 Offset 0
+OpDecorate %ub DescriptorSet 0
+OpDecorate %ub Binding 0
+OpDecorate %sbb Block
+OpMemberDecorate %sbb 0 Offset 0
+OpDecorate %sb DescriptorSet 0
+OpDecorate %sb Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%v3 = OpTypeVector %uint 3
+%pv3 = OpTypePointer Input %v3
+%gid = OpVariable %pv3 Input
+%rt = OpTypeRuntimeArray %float
+%data = OpTypeStruct %rt
+%ref = OpTypePointer PhysicalStorageBuffer %data
+%pcb = OpTypeStruct %ref
+%ppcb = OpTypePointer PushConstant %pcb
+%pc = OpVariable %ppcb PushConstant
+%ubb = OpTypeStruct %ref
+%pubb = OpTypePointer Uniform %ubb
+%ub = OpVariable %pubb Uniform
+%sbb = OpTypeStruct %float
+%psbb = OpTypePointer StorageBuffer %sbb
+%sb = OpVariable %psbb StorageBuffer
+%ppc_ref = OpTypePointer PushConstant %ref
+%pu_ref = OpTypePointer Uniform %ref
+%psb_f = OpTypePointer StorageBuffer %float
+%pphys_f = OpTypePointer PhysicalStorageBuffer %float
+%zero = OpConstant %uint 0
+%main = OpFunction %void None %fn
+%e = OpLabel
+%id = OpLoad %v3 %gid
+%x = OpCompositeExtract %uint %id 0
+%p1 = OpAccessChain %ppc_ref %pc %zero
+%src = OpLoad %ref %p1
+%p2 = OpAccessChain %pu_ref %ub %zero
+%dst = OpLoad %ref %p2
+%ps = OpAccessChain %pphys_f %src %zero %x
+%v = OpLoad %float %ps Aligned 4
+%pk = OpAccessChain %psb_f %sb %zero
+%k = OpLoad %float %pk
+%r = OpFMul %float %v %k
+%pd = OpAccessChain %pphys_f %dst %zero %x
+OpStore %pd %r Aligned 4
+OpReturn
+OpFunctionEnd
+"#;
+    if !tools_present() {
+        return;
+    }
+    let dir = tempdir();
+    std::fs::write(dir.join("by_address.spvasm"), shader).unwrap();
+    let want: Vec<f32> = (0..128).map(|i| i as f32 * 3.0).collect();
+    std::fs::write(dir.join("want.bin"), bytemuck::cast_slice::<f32, u8>(&want)).unwrap();
+    let toml = r#"
+module = "by_address.spvasm"
+entry = "main"
+global = [128]
+[[arg]]
+kind = "addresses"
+of = [2]
+[[arg]]
+kind = "buffer"
+name = "src"
+dtype = "f32"
+len = 128
+sequence = { start = 0.0, step = 1.0 }
+[[arg]]
+kind = "buffer"
+name = "dst"
+dtype = "f32"
+len = 128
+expect = "want.bin"
+[[arg]]
+kind = "address"
+of = 1
+[[arg]]
+kind = "buffer"
+dtype = "f32"
+len = 1
+fill = 3.0
+"#;
+    for device in common::device_names() {
+        let r = run_launch(&dir, toml, &device);
+        let stdout = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success() && stdout.contains("arg 2 (`dst`): matches want.bin"), "{device}: {stdout}{}", String::from_utf8_lossy(&r.stderr));
+        // An address of something that is not a buffer argument is named.
+        let r = run_launch(&dir, &toml.replace("of = 1\n", "of = 0\n"), &device);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert!(r.status.code() == Some(2) && stderr.contains("arg 3.of: argument 0 is not a buffer argument"), "{device}: {stderr}");
+    }
+}
+
 /// `printf` in an OpenCL kernel through `matbridge run`: with the validation layer's debug
 /// printf on (its settings through the environment), the lines come out on standard output.
 #[test]

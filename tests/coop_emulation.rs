@@ -535,6 +535,12 @@ fn test_gemms_translate_and_validate_for_every_profile() {
                 tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{profile} {elem} {frag}: {e}"));
             }
         }
+        // Fragments through buffer references: padded or tiled where the shape is not listed.
+        for f in [16, 8, 4].into_iter().filter(|_| caps.buffer_device_address) {
+            let spec = [(0, f), (1, f), (2, f), (3, caps.subgroup_size), (4, 2 * f), (5, 2 * f)];
+            let (words, _) = matbridge_translator::translate_specialized(&common::assembled("khr_tiled_refs"), &caps, &spec).unwrap_or_else(|e| panic!("{profile} khr_tiled_refs {f}: {e}"));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{profile} khr_tiled_refs {f}: {e}"));
+        }
     }
 }
 
@@ -1186,6 +1192,87 @@ fn int8_tiles_in_unrolled_loops_match_the_reference() {
             }
             ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
             eprintln!("{what}: int8 tiles match");
+        }
+    }
+}
+
+/// vk_cooperative_matrix_perf's register-tiled kernel as glslang writes it (`khr_tiled_refs`):
+/// every fragment loaded through buffer references that a uniform block holds, unused
+/// storage-buffer instance variables at binding 0, f16 results, and alpha and beta converted to
+/// f16 by `OpSpecConstantOp` (SwiftShader: moved into code and widened). 16x16x16 and 8x8x8
+/// fragments (the H100 lists no 8x8x8 shape: padded), both layouts of B; exact results.
+#[test]
+fn tiled_gemm_through_references_with_f16_results_matches_the_reference() {
+    let input = common::assembled("khr_tiled_refs");
+    for ctx in common::contexts() {
+        if !ctx.caps().buffer_device_address {
+            eprintln!("{}: no bufferDeviceAddress, skipped", ctx.caps().name);
+            continue;
+        }
+        let sg = ctx.caps().subgroup_size;
+        for (target, expect_emulated) in targets(&ctx) {
+            for f in [16u32, 8] {
+                let expect = if target.has_cooperative_matrix() { None } else { expect_emulated };
+                let (tile, fu) = (2 * f as usize, f as usize);
+                let (m, n, k) = (2 * tile, 2 * tile, 4 * fu);
+                for b_col_major in [false, true] {
+                    let (lda, ldb, ldc, ldd) = (k + 8, if b_col_major { k + 8 } else { n + 8 }, n + 4, n + 2);
+                    let (alpha, beta) = (2.0f32, -0.5f32);
+                    let spec: Vec<(u32, u32)> = vec![
+                        (0, f),
+                        (1, f),
+                        (2, f),
+                        (3, sg),
+                        (4, tile as u32),
+                        (5, tile as u32),
+                        (6, k as u32),
+                        (7, lda as u32),
+                        (8, ldb as u32),
+                        (9, ldc as u32),
+                        (10, ldd as u32),
+                        (11, alpha.to_bits()),
+                        (12, beta.to_bits()),
+                        (13, b_col_major as u32),
+                    ];
+                    let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
+                    tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
+                    let what = format!("{} ({}) {f}x{f}x{f}, B {}", ctx.caps().name, mode(&report, expect), if b_col_major { "column-major" } else { "row-major" });
+                    let runtime_spec: Vec<_> = spec.iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
+                    let p = ctx
+                        .create_pipeline(&PipelineDesc { spirv: &words, bindings: 1, spec_constants: &runtime_spec, label: "khr_tiled_refs", ..Default::default() })
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let mut rng = rand::rngs::SmallRng::seed_from_u64(k as u64 + b_col_major as u64);
+                    // Halves in [-1, 1]: every product, sum and result below is exact in f16.
+                    let mut value = || rng.random_range(-2i32..=2) as f32 / 2.0;
+                    let a: Vec<f32> = (0..m * lda).map(|_| value()).collect();
+                    let b: Vec<f32> = (0..if b_col_major { n } else { k } * ldb).map(|_| value()).collect();
+                    let c: Vec<f32> = (0..m * ldc).map(|_| value()).collect();
+                    let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+                    let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+                    let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+                    let bc = ctx.buffer_from_slice(&h(&c), "c").unwrap();
+                    let mut bd = ctx.buffer_from_slice(&vec![0x7e00u16; m * ldd], "d").unwrap();
+                    let params: Vec<u64> = [&ba, &bb, &bc, &bd].iter().map(|b| b.device_address().unwrap()).collect();
+                    let bp = ctx.buffer_from_slice(&params, "params").unwrap();
+                    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bp], push_constants: &[], groups: [(n / tile) as u32, (m / tile) as u32, 1] }], 1, FIRST_DISPATCH)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let got: Vec<u16> = ctx.read_buffer(&mut bd).unwrap();
+                    for i in 0..m {
+                        for j in 0..ldd {
+                            let g = got[i * ldd + j];
+                            if j >= n {
+                                assert_eq!(g, 0x7e00, "{what}: D[{i}][{j}] (padding)");
+                                continue;
+                            }
+                            let bkj = |p: usize| if b_col_major { b[j * ldb + p] } else { b[p * ldb + j] };
+                            let want = alpha * (0..k).map(|p| a[i * lda + p] * bkj(p)).sum::<f32>() + beta * c[i * ldc + j];
+                            assert_eq!(g, half::f16::from_f32(want).to_bits(), "{what}: D[{i}][{j}] = {}, want {want}", half::f16::from_bits(g));
+                        }
+                    }
+                    ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+                    eprintln!("{what}: matches");
+                }
+            }
         }
     }
 }

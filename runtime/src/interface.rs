@@ -23,16 +23,18 @@ fn mismatch(what: String) -> Error {
 pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<Vec<vk::DescriptorType>> {
     let mut types = vec![vk::DescriptorType::STORAGE_BUFFER; desc.bindings as usize];
     let mut seen: HashMap<Word, Word> = HashMap::new();
-    // The entry point, and (SPIR-V 1.4 and later) the global variables it uses.
+    // The entry point, and the global variables it uses: those that any function refers to
+    // (a superset of the entry point's static use) and, from SPIR-V 1.4, that it lists. Vulkan
+    // matches only statically used resources with the layout; glslang lists every global, used
+    // or not (a `buffer_reference` block's instance name is an unused storage buffer at binding
+    // 0).
     let entry = module
         .entry_points
         .iter()
         .find(|i| i.word_opt(0) == Some(ExecutionModel::GLCompute as u32) && i.string(2).as_deref() == Some(desc.entry_point))
         .ok_or_else(|| mismatch(format!("the module has no GLCompute entry point named `{}`", desc.entry_point)))?;
-    // Before SPIR-V 1.4 the entry point lists only Input/Output variables: take the ones any
-    // function refers to (a superset of the entry point's static use).
-    let interface: HashSet<Word> =
-        if module.version() >= (1, 4) { entry.operands.iter().skip(3).filter_map(Operand::id).collect() } else { module.functions.iter().flat_map(|f| f.insts()).flat_map(Inst::used_ids).collect() };
+    let used: HashSet<Word> = module.functions.iter().flat_map(|f| f.insts()).flat_map(Inst::used_ids).collect();
+    let interface: HashSet<Word> = if module.version() >= (1, 4) { entry.operands.iter().skip(3).filter_map(Operand::id).filter(|v| used.contains(v)).collect() } else { used };
 
     let mut decorations: HashMap<(Word, Word), Word> = HashMap::new();
     for d in module.annotations.iter().filter(|i| i.is(Op::Decorate)) {
@@ -133,8 +135,15 @@ mod tests {
        %pc_t = OpTypeStruct %uint
        %pc_p = OpTypePointer PushConstant %pc_t
          %pc = OpVariable %pc_p PushConstant
+       %zero = OpConstant %uint 0
+      %buf_e = OpTypePointer StorageBuffer %uint
+       %pc_e = OpTypePointer PushConstant %uint
        %main = OpFunction %void None %fn
       %entry = OpLabel
+         %bp = OpAccessChain %buf_e %buf %zero
+         %bv = OpLoad %uint %bp
+         %pp = OpAccessChain %pc_e %pc %zero
+         %pv = OpLoad %uint %pp
                OpReturn
                OpFunctionEnd
 "#;
@@ -164,19 +173,33 @@ mod tests {
         let Some(m) = module(&KERNEL.replace("StorageBuffer", "Uniform")) else { return };
         assert_eq!(check(&m, &desc(&[], 2, 4, &[])).unwrap(), [vk::DescriptorType::STORAGE_BUFFER, vk::DescriptorType::UNIFORM_BUFFER]);
         // Before SPIR-V 1.4, the variables a function refers to; an unused one may sit anywhere.
-        let Some(old) = module(&KERNEL.replace("%main \"main\" %buf %pc", "%main \"main\"")) else { return };
+        let unused = KERNEL
+            .replace("%main \"main\" %buf %pc", "%main \"main\"")
+            .replace("         %bp = OpAccessChain %buf_e %buf %zero\n         %bv = OpLoad %uint %bp\n         %pp = OpAccessChain %pc_e %pc %zero\n         %pv = OpLoad %uint %pp\n", "");
+        let Some(old) = module(&unused) else { return };
         let mut words = old.to_words();
         words[1] = 0x0001_0300;
         let old = Module::from_words(&words).unwrap();
         check(&old, &desc(&[], 1, 0, &[])).unwrap();
+        // From SPIR-V 1.4, a variable the entry point lists but no function uses (glslang lists
+        // every global) may sit anywhere too.
+        let listed = KERNEL.replace("%buf %pc", "%buf %pc %far").replace("       %pc_t = OpTypeStruct %uint", "        %far = OpVariable %buf_p StorageBuffer\n       %pc_t = OpTypeStruct %uint");
+        let Some(m) = module(&listed.replace("OpDecorate %buf Binding 1", "OpDecorate %buf Binding 1\n               OpDecorate %far DescriptorSet 3\n               OpDecorate %far Binding 9"))
+        else {
+            return;
+        };
+        check(&m, &desc(&[], 2, 4, &[])).unwrap();
         // Uniform-class BufferBlock structs are storage buffers (SPIR-V before 1.3).
         let Some(m) = module(&KERNEL.replace("StorageBuffer", "Uniform").replace("%buf_t Block", "%buf_t BufferBlock")) else { return };
         assert_eq!(check(&m, &desc(&[], 2, 4, &[])).unwrap(), [vk::DescriptorType::STORAGE_BUFFER; 2]);
         // One binding both ways.
-        let both = KERNEL
-            .replace("%buf %pc", "%buf %pc %ubuf")
-            .replace("       %pc_t = OpTypeStruct %uint", "     %ubuf_p = OpTypePointer Uniform %buf_t\n       %ubuf = OpVariable %ubuf_p Uniform\n       %pc_t = OpTypeStruct %uint");
-        let both = both.replace("OpDecorate %buf Binding 1", "OpDecorate %buf Binding 1\n               OpDecorate %ubuf DescriptorSet 0\n               OpDecorate %ubuf Binding 1");
+        let both = KERNEL.replace("%buf %pc", "%buf %pc %ubuf").replace(
+            "       %pc_t = OpTypeStruct %uint",
+            "     %ubuf_p = OpTypePointer Uniform %buf_t\n       %ubuf = OpVariable %ubuf_p Uniform\n     %ubuf_e = OpTypePointer Uniform %uint\n       %pc_t = OpTypeStruct %uint",
+        );
+        let both = both
+            .replace("OpDecorate %buf Binding 1", "OpDecorate %buf Binding 1\n               OpDecorate %ubuf DescriptorSet 0\n               OpDecorate %ubuf Binding 1")
+            .replace("               OpReturn", "         %up = OpAccessChain %ubuf_e %ubuf %zero\n         %uv = OpLoad %uint %up\n               OpReturn");
         let Some(m) = module(&both) else { return };
         assert!(check(&m, &desc(&[], 2, 4, &[])).unwrap_err().to_string().contains("share binding 1 as a uniform and a storage buffer"));
     }

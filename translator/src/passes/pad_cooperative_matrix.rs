@@ -44,7 +44,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::kernel::size_align;
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
-use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, freeze_layouts, matrix, per_element, pointer_class, MulAddTypes};
+use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, freeze_layouts, matrix, per_element, pointer_class, stride_physical_pointer, MulAddTypes};
 use crate::profile::DeviceCaps;
 use spirv::{BuiltIn, CooperativeMatrixLayout, ExecutionMode, MemorySemantics, Op, Scope, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
@@ -505,6 +505,9 @@ impl Stager<'_> {
             }
             _ => {
                 let ptr_ty = self.types.type_of(ptr).unwrap_or(0);
+                if psb {
+                    stride_physical_pointer(bld.module, self.types, ptr_ty);
+                }
                 bld.emit(Op::PtrAccessChain, ptr_ty, vec![Operand::Id(ptr), Operand::Id(offset)])
             }
         }

@@ -596,10 +596,8 @@ impl Tiles<'_> {
                     // A PhysicalStorageBuffer pointer from elsewhere (a load, a parameter): steps
                     // of its pointee, which `OpPtrAccessChain` needs as the type's ArrayStride.
                     None => {
-                        if psb && self.m.decoration(ptr_ty, Decoration::ArrayStride).is_none() {
-                            if let Some(bytes) = pointee_bytes(types, ptr_ty) {
-                                self.m.decorate(ptr_ty, Decoration::ArrayStride, &[bytes]);
-                            }
+                        if psb {
+                            stride_physical_pointer(self.m, types, ptr_ty);
                         }
                         self.emit(None, Op::PtrAccessChain, ptr_ty, vec![Operand::Id(ptr), Operand::Id(offset)])
                     }
@@ -631,8 +629,14 @@ fn element_index(types: &Types, grids: &HashMap<Word, Grid>, inst: &Inst) -> Opt
 }
 
 /// The size in bytes of the scalar or vector a pointer type points to.
-fn pointee_bytes(types: &Types, ptr_ty: Word) -> Option<u32> {
-    Some(bits(types, types.defs.get(&ptr_ty)?.id(1).ok()?)? / 8)
+/// Decorates the PhysicalStorageBuffer pointer type `ptr_ty` with its pointee's size as
+/// `ArrayStride`, which `OpPtrAccessChain` on its values needs, unless it has one.
+pub(crate) fn stride_physical_pointer(module: &mut Module, types: &Types, ptr_ty: Word) {
+    if module.decoration(ptr_ty, Decoration::ArrayStride).is_none() {
+        if let Some(bytes) = types.defs.get(&ptr_ty).and_then(|d| d.id(1).ok()).and_then(|t| bits(types, t)) {
+            module.decorate(ptr_ty, Decoration::ArrayStride, &[bytes / 8]);
+        }
+    }
 }
 
 /// Every access chain of the module, by result.

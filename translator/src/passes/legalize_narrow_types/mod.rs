@@ -46,6 +46,7 @@ mod atomics;
 pub(crate) use atomics::unequal_semantics;
 mod blocks;
 mod codec;
+mod spec_ops;
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -216,6 +217,11 @@ impl Pass for LegalizeNarrowTypes {
             pending: Vec::new(),
             glsl,
         };
+        let moved = lz.materialize_spec_ops(module)?;
+        if moved > 0 {
+            lz.types = Types::new(module);
+            outcome.notes.push(format!("{moved} specialization-constant operations on 8- or 16-bit values moved into function code"));
+        }
         lz.globals(module)?;
         lz.track_pointers(module);
         for f in 0..module.functions.len() {
