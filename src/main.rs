@@ -49,6 +49,10 @@ enum Command {
         /// `.` or exponent, `true` or `false`), as a pipeline would give it; repeatable.
         #[arg(long = "spec", value_name = "ID=VALUE", value_parser = parse_spec)]
         spec: Vec<(u32, u32)>,
+        /// The sub-group size the module's entry points are written for (a pipeline's required
+        /// size): emulated where the target's own size differs and cannot be requested.
+        #[arg(long)]
+        subgroup_size: Option<u32>,
     },
     /// Launch one kernel as a launch file (TOML) describes it; exit status 1 when an output
     /// differs from its expected file.
@@ -168,7 +172,7 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
     let options = || context_options(record.as_deref(), cli.force_native);
     match cli.command {
         Some(Command::Info { json }) => ok(info(json)),
-        Some(Command::Translate { input, output, target, device, report, spec }) => ok(translate(&input, &output, (&target, device), report, &spec, &options()?)),
+        Some(Command::Translate { input, output, target, device, report, spec, subgroup_size }) => ok(translate(&input, &output, (&target, device), report, (&spec, subgroup_size), &options()?)),
         Some(Command::Matmul(args)) => matmul(&args, &options()?),
         Some(Command::Probe { device, json, no_timing, dry_run }) => probe(device.as_deref(), json, no_timing, if dry_run { None } else { record.as_deref() }),
         Some(Command::Run { launch, device }) => run_launch(&launch, device.as_deref(), &options()?),
@@ -266,12 +270,35 @@ fn parse_spec(s: &str) -> std::result::Result<(u32, u32), String> {
     Ok((id, bits))
 }
 
-fn translate(input: &Path, output: &Path, (target, device): (&str, Option<usize>), report: bool, spec: &[(u32, u32)], options: &matbridge_runtime::ContextOptions) -> Result<()> {
+fn translate(
+    input: &Path,
+    output: &Path,
+    (target, device): (&str, Option<usize>),
+    report: bool,
+    (spec, subgroup_size): (&[(u32, u32)], Option<u32>),
+    options: &matbridge_runtime::ContextOptions,
+) -> Result<()> {
     let mut caps = matbridge_runtime::resolve_target(target, device)?;
     if let Some(record) = &options.distrust {
         record.apply_to(&mut caps);
     }
-    let words = read_module(input)?;
+    let mut words = read_module(input)?;
+    if let Some(size) = subgroup_size {
+        let mut module = matbridge_translator::Module::from_words(&words)?;
+        let entries: Vec<(String, Option<u32>)> = module.entry_points.iter().filter_map(|e| Some((e.string(2)?, e.word_opt(0)))).collect();
+        for (name, model) in entries {
+            if model == Some(spirv::ExecutionModel::Kernel as u32) {
+                matbridge_translator::kernel::require_subgroup_size(&mut module, &name, size)?;
+            } else if model == Some(spirv::ExecutionModel::GLCompute as u32) {
+                matbridge_translator::kernel::require_shader_subgroup_size(&mut module, &name, size)?;
+            }
+        }
+        words = module.to_words();
+        // A size the target can request is the one its code (the emulation) is written for.
+        if caps.subgroup_size_control && (caps.min_subgroup_size..=caps.max_subgroup_size).contains(&size) {
+            caps.subgroup_size = size;
+        }
+    }
     let (out, rep) = matbridge_translator::translate_specialized(&words, &caps, spec).with_context(|| format!("translating {} for {}", input.display(), caps.name))?;
     // The translator's outputs pass spirv-val (its tests check every pass); where SPIRV-Tools
     // is installed, an output that does not is a translator bug and is not written.

@@ -581,8 +581,9 @@ fn run_prints_what_kernels_printf() {
 }
 
 /// A launch file's `subgroup_size` for a Vulkan compute shader: the pipeline runs at that size
-/// where the device can (its fixed size, or one VK_EXT_subgroup_size_control requests), and is
-/// refused naming the size where it cannot, or where the workgroup is not a whole number of
+/// where the device can (its fixed size, or one VK_EXT_subgroup_size_control requests), at a
+/// virtualized one where the device's size is fixed (every test device: every size runs),
+/// and is refused naming the size otherwise, or where the workgroup is not a whole number of
 /// sub-groups of it.
 #[test]
 fn run_requires_a_subgroup_size_of_a_shader() {
@@ -650,6 +651,7 @@ OpFunctionEnd
             }
         }
         assert!(!ran.is_empty(), "{device}: no sub-group size ran");
+        assert_eq!(ran, [4, 8, 16, 32, 64, 128], "{device}: every size runs (the test devices' sizes are fixed)");
     }
 }
 
@@ -773,4 +775,33 @@ fn translate_specializes_with_spec() {
     let r = matbridge().args(["translate", input, "--target", "h100", "--spec", "6:16", "-o"]).arg(&out).output().unwrap();
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("`6:16` is not ID=VALUE"));
+}
+
+/// `matbridge translate --subgroup-size`: a shader written for sub-groups of 32 gets them joined
+/// from lavapipe's 8 and SwiftShader's 4 and keeps the H100's own; splitting the H100's for 16
+/// would cut its matrices in two and is refused by name, as is a size that is not a power of two.
+#[test]
+fn translate_virtualizes_a_required_subgroup_size() {
+    if !tools_present() {
+        return;
+    }
+    let dir = tempdir();
+    let out = dir.join("out.spv");
+    let input = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kernels/khr_shmem_gemm.spvasm");
+    let notes = |target: &str, size: &str| {
+        let r = matbridge().args(["translate", input, "--report", "--target", target, "--subgroup-size", size, "--spec", "14=128", "-o"]).arg(&out).output().unwrap();
+        assert!(r.status.success(), "{target} {size}: {}", String::from_utf8_lossy(&r.stderr));
+        let report: Value = serde_json::from_slice(&r.stdout).unwrap();
+        let pass = report["passes"].as_array().unwrap().iter().find(|p| p["name"] == "virtualize-subgroup-size").cloned().unwrap();
+        pass["notes"].as_array().map(|a| a.iter().map(|n| n.as_str().unwrap().to_string()).collect::<Vec<_>>().join("; ")).unwrap_or_default()
+    };
+    assert!(notes("lavapipe", "32").contains("sub-groups of 32 emulated on 8 (joined"), "{}", notes("lavapipe", "32"));
+    assert!(notes("swiftshader", "32").contains("sub-groups of 32 emulated on 4 (joined"));
+    assert_eq!(notes("h100", "32"), "");
+    // Split sub-groups would cut the H100's native matrices in two: refused by name.
+    let r = matbridge().args(["translate", input, "--target", "h100", "--subgroup-size", "16", "-o"]).arg(&out).output().unwrap();
+    assert_eq!(r.status.code(), Some(2), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("sub-groups of 16 invocations for `main` beside cooperative matrices"), "{}", String::from_utf8_lossy(&r.stderr));
+    let r = matbridge().args(["translate", input, "--target", "lavapipe", "--subgroup-size", "24", "-o"]).arg(&out).output().unwrap();
+    assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("a required sub-group size of 24"), "{}", String::from_utf8_lossy(&r.stderr));
 }

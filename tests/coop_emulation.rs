@@ -685,67 +685,117 @@ fn shared_memory_gemm_with_references_matches_the_reference() {
         let sg = ctx.caps().subgroup_size;
         for (target, expect_emulated) in targets(&ctx) {
             let f = if target.has_cooperative_matrix() { 16 } else { 8 };
-            let (tile, fu) = (4 * f as usize, f as usize);
-            let (m, n, k) = (2 * tile, 2 * tile, 4 * fu);
             for b_col_major in [false, true] {
-                let (lda, ldb, ldc, ldd) = (k + 8, if b_col_major { k + 8 } else { n + 8 }, n + 4, n + 2);
-                let (alpha, beta) = (0.5f32, -1.0f32);
-                let spec: Vec<(u32, u32)> = vec![
-                    (0, f),
-                    (1, f),
-                    (2, f),
-                    (3, 4 * f),
-                    (4, 4 * f),
-                    (5, 2 * f),
-                    (6, k as u32),
-                    (7, lda as u32),
-                    (8, ldb as u32),
-                    (9, ldc as u32),
-                    (10, ldd as u32),
-                    (11, alpha.to_bits()),
-                    (12, beta.to_bits()),
-                    (13, b_col_major as u32),
-                    (14, 4 * sg),
-                ];
+                let spec = ShmemGemm { f, subgroup: sg, b_col_major }.spec();
                 let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
                 tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
-                let what = format!("{} ({}) {f}x{f}x{f} fragments, {m}x{n}x{k}, B {}", ctx.caps().name, mode(&report, expect_emulated), if b_col_major { "column-major" } else { "row-major" });
-                let runtime_spec: Vec<_> = spec.iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
-                let p = ctx
-                    .create_pipeline(&PipelineDesc { spirv: &words, bindings: 1, spec_constants: &runtime_spec, label: "khr_shmem_gemm", ..Default::default() })
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
-                let mut rng = rand::rngs::SmallRng::seed_from_u64(k as u64 + b_col_major as u64);
-                let mut value = || (rng.random_range(-8i32..8) as f32) / 4.0;
-                let a: Vec<f32> = (0..m * lda).map(|_| value()).collect();
-                let b: Vec<f32> = (0..if b_col_major { n } else { k } * ldb).map(|_| value()).collect();
-                let c: Vec<f32> = (0..m * ldc).map(|_| value()).collect();
-                let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
-                let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
-                let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
-                let bc = ctx.buffer_from_slice(&c, "c").unwrap();
-                let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; m * ldd], "d").unwrap();
-                let params: Vec<u64> = [&ba, &bb, &bc, &bd].iter().map(|b| b.device_address().unwrap()).collect();
-                let bp = ctx.buffer_from_slice(&params, "params").unwrap();
-                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bp], push_constants: &[], groups: [(n / tile) as u32, (m / tile) as u32, 1] }], 1, FIRST_DISPATCH)
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
-                let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
-                for i in 0..m {
-                    for j in 0..ldd {
-                        let g = got[i * ldd + j];
-                        if j >= n {
-                            assert!(g.is_nan(), "{what}: D[{i}][{j}] (padding) = {g}");
-                            continue;
-                        }
-                        let bkj = |p: usize| if b_col_major { b[j * ldb + p] } else { b[p * ldb + j] };
-                        // Multiples of 1/16 below 2^9: exact in f32.
-                        let want = alpha * (0..k).map(|p| a[i * lda + p] * bkj(p)).sum::<f32>() + beta * c[i * ldc + j];
-                        assert_eq!(g, want, "{what}: D[{i}][{j}]");
-                    }
-                }
-                ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
-                eprintln!("{what}: matches");
+                let what = format!("{} ({}) {f}x{f}x{f} fragments, B {}", ctx.caps().name, mode(&report, expect_emulated), if b_col_major { "column-major" } else { "row-major" });
+                ShmemGemm { f, subgroup: sg, b_col_major }.run(&ctx, &words, None, &what);
             }
         }
+    }
+}
+
+/// The same GEMM written for sub-groups of 32 (four of them, its tiles picked by `SubgroupId`)
+/// and created with that required size, untranslated: on lavapipe (8) and SwiftShader (4) the
+/// runtime virtualizes the size (joined sub-groups, each physical one computing its logical
+/// one's matrices) and emulates the matrices; on the H100 it runs as it is.
+#[test]
+fn shared_memory_gemm_at_a_required_subgroup_size_matches_the_reference() {
+    let input = common::assembled("khr_shmem_gemm");
+    for ctx in common::contexts() {
+        if !ctx.caps().buffer_device_address {
+            eprintln!("{}: no bufferDeviceAddress, skipped", ctx.caps().name);
+            continue;
+        }
+        let f = if ctx.caps().has_cooperative_matrix() { 16 } else { 8 };
+        for b_col_major in [false, true] {
+            let what = format!("{} at sub-groups of 32, {f}x{f}x{f} fragments, B {}", ctx.caps().name, if b_col_major { "column-major" } else { "row-major" });
+            ShmemGemm { f, subgroup: 32, b_col_major }.run(&ctx, &input, Some(32), &what);
+        }
+    }
+}
+
+/// One `khr_shmem_gemm` launch: f x f x f fragments, four sub-groups of `subgroup`.
+struct ShmemGemm {
+    f: u32,
+    subgroup: u32,
+    b_col_major: bool,
+}
+
+impl ShmemGemm {
+    const ALPHA: f32 = 0.5;
+    const BETA: f32 = -1.0;
+
+    /// (m, n, k) and the strides of A, B, C and D (padded).
+    #[allow(clippy::type_complexity)] // (m, n, k) and four strides, as the callers destructure them
+    fn sizes(&self) -> ((usize, usize, usize), (usize, usize, usize, usize)) {
+        let (tile, fu) = (4 * self.f as usize, self.f as usize);
+        let (m, n, k) = (2 * tile, 2 * tile, 4 * fu);
+        ((m, n, k), (k + 8, if self.b_col_major { k + 8 } else { n + 8 }, n + 4, n + 2))
+    }
+
+    fn spec(&self) -> Vec<(u32, u32)> {
+        let f = self.f;
+        let ((_, _, k), (lda, ldb, ldc, ldd)) = self.sizes();
+        vec![
+            (0, f),
+            (1, f),
+            (2, f),
+            (3, 4 * f),
+            (4, 4 * f),
+            (5, 2 * f),
+            (6, k as u32),
+            (7, lda as u32),
+            (8, ldb as u32),
+            (9, ldc as u32),
+            (10, ldd as u32),
+            (11, Self::ALPHA.to_bits()),
+            (12, Self::BETA.to_bits()),
+            (13, self.b_col_major as u32),
+            (14, 4 * self.subgroup),
+        ]
+    }
+
+    /// Creates the pipeline from `words` (at `required` sub-groups), runs it and checks D.
+    fn run(&self, ctx: &Context, words: &[u32], required: Option<u32>, what: &str) {
+        let ((m, n, k), (lda, ldb, ldc, ldd)) = self.sizes();
+        let b_col_major = self.b_col_major;
+        let tile = 4 * self.f as usize;
+        let runtime_spec: Vec<_> = self.spec().iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
+        let p = ctx
+            .create_pipeline(&PipelineDesc { spirv: words, bindings: 1, spec_constants: &runtime_spec, required_subgroup_size: required, label: "khr_shmem_gemm", ..Default::default() })
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(k as u64 + b_col_major as u64);
+        let mut value = || (rng.random_range(-8i32..8) as f32) / 4.0;
+        let a: Vec<f32> = (0..m * lda).map(|_| value()).collect();
+        let b: Vec<f32> = (0..if b_col_major { n } else { k } * ldb).map(|_| value()).collect();
+        let c: Vec<f32> = (0..m * ldc).map(|_| value()).collect();
+        let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+        let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+        let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+        let bc = ctx.buffer_from_slice(&c, "c").unwrap();
+        let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; m * ldd], "d").unwrap();
+        let params: Vec<u64> = [&ba, &bb, &bc, &bd].iter().map(|b| b.device_address().unwrap()).collect();
+        let bp = ctx.buffer_from_slice(&params, "params").unwrap();
+        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bp], push_constants: &[], groups: [(n / tile) as u32, (m / tile) as u32, 1] }], 1, FIRST_DISPATCH)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+        for i in 0..m {
+            for j in 0..ldd {
+                let g = got[i * ldd + j];
+                if j >= n {
+                    assert!(g.is_nan(), "{what}: D[{i}][{j}] (padding) = {g}");
+                    continue;
+                }
+                let bkj = |p: usize| if b_col_major { b[j * ldb + p] } else { b[p * ldb + j] };
+                // Multiples of 1/16 below 2^9: exact in f32.
+                let want = Self::ALPHA * (0..k).map(|p| a[i * lda + p] * bkj(p)).sum::<f32>() + Self::BETA * c[i * ldc + j];
+                assert_eq!(g, want, "{what}: D[{i}][{j}]");
+            }
+        }
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        eprintln!("{what}: matches");
     }
 }
 

@@ -90,18 +90,23 @@ impl Context {
     /// or their shapes), specialized with the pipeline's constants first, and cached per device
     /// by hash of the words and the constants. `specialized` is the module with the pipeline's
     /// constants applied: shapes are checked as the pipeline will have them.
-    fn translate_if_needed(&self, specialized: &Module, desc: &PipelineDesc<'_>) -> Result<Option<Arc<Vec<u32>>>> {
+    fn translate_if_needed(&self, specialized: &Module, desc: &PipelineDesc<'_>, subgroups: SubgroupPlan) -> Result<Option<Arc<Vec<u32>>>> {
         let shared = &self.shared;
         let missing = specialized.declared_capabilities().any(|c| missing_for(c, &shared.enabled, &shared.caps).is_some());
         let values = spec_values(desc);
         let unlisted = matbridge_translator::passes::check_cooperative_matrix::first_unlisted(specialized, &shared.caps).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
-        if !missing && unlisted.is_none() {
+        let virtual_size = match subgroups {
+            SubgroupPlan::Virtual(size) => Some(size),
+            _ => None,
+        };
+        if !missing && unlisted.is_none() && virtual_size.is_none() {
             return Ok(None);
         }
         // A translation (cooperative-matrix emulation above all) is written for the sub-group
-        // size the pipeline will run at.
+        // size the pipeline will run at: the required one where the device runs it, its own
+        // where the required one is virtualized.
         let mut target = shared.caps.clone();
-        if let Some(size) = desc.required_subgroup_size {
+        if let (Some(size), None) = (desc.required_subgroup_size, virtual_size) {
             target.subgroup_size = size;
         }
         let key = {
@@ -110,13 +115,24 @@ impl Context {
             desc.spirv.hash(&mut h);
             values.hash(&mut h);
             target.subgroup_size.hash(&mut h);
+            virtual_size.hash(&mut h);
             h.finish()
         };
         let mut cache = shared.translations.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(words) = cache.get(&key) {
             return Ok(Some(words.clone()));
         }
-        let (words, report) = matbridge_translator::translate_specialized(desc.spirv, &target, &values).map_err(|source| Error::Translation { device: shared.caps.name.clone(), source })?;
+        let marked;
+        let input = match virtual_size {
+            Some(size) => {
+                let mut module = parse(desc.spirv)?;
+                matbridge_translator::kernel::require_shader_subgroup_size(&mut module, desc.entry_point, size).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+                marked = module.to_words();
+                &marked[..]
+            }
+            None => desc.spirv,
+        };
+        let (words, report) = matbridge_translator::translate_specialized(input, &target, &values).map_err(|source| Error::Translation { device: shared.caps.name.clone(), source })?;
         let changed: Vec<&str> = report.passes.iter().filter(|p| p.changed).map(|p| p.name).collect();
         log::info!("pipeline `{}` translated for {} ({})", desc.label, shared.caps.name, changed.join(", "));
         let words = Arc::new(words);
@@ -124,29 +140,49 @@ impl Context {
         Ok(Some(words))
     }
 
-    /// Checks `desc.required_subgroup_size` against the device and the workgroup size of
-    /// `specialized` (the module with the pipeline's constants); returns the size to request
-    /// through VK_EXT_subgroup_size_control (`None` where nothing is required, or where the
-    /// device's sub-groups always have the required size).
-    fn required_subgroup_size(&self, specialized: &Module, desc: &PipelineDesc<'_>) -> Result<Option<u32>> {
-        let Some(size) = desc.required_subgroup_size else { return Ok(None) };
+    /// How the pipeline gets `desc.required_subgroup_size`, checked against the device and the
+    /// workgroup size of `specialized` (the module with the pipeline's constants): the device's
+    /// own size, a size VK_EXT_subgroup_size_control requests, or, for a shader the device's
+    /// fixed size cannot run, a virtualized one (`virtualize-subgroup-size`).
+    fn subgroup_plan(&self, specialized: &Module, desc: &PipelineDesc<'_>) -> Result<SubgroupPlan> {
+        let Some(size) = desc.required_subgroup_size else { return Ok(SubgroupPlan::Any) };
         let caps = &self.shared.caps;
-        let fixed = caps.min_subgroup_size == caps.max_subgroup_size && size == caps.subgroup_size;
+        let pinned = caps.min_subgroup_size == caps.max_subgroup_size;
+        let fixed = pinned && size == caps.subgroup_size;
         let requestable = self.shared.enabled.subgroup_size_control && (caps.min_subgroup_size..=caps.max_subgroup_size).contains(&size);
-        if !fixed && !requestable {
+        let plan = if requestable {
+            SubgroupPlan::Request(size)
+        } else if fixed {
+            SubgroupPlan::Device
+        } else if pinned && !specialized.has_capability(spirv::Capability::Kernel) && size.is_power_of_two() && size <= 128 {
+            SubgroupPlan::Virtual(size)
+        } else {
             return Err(Error::MissingCapability {
                 needed: format!("subgroup size {size}"),
                 device: format!("{} (sizes {}..={}, size control {})", caps.name, caps.min_subgroup_size, caps.max_subgroup_size, self.shared.enabled.subgroup_size_control),
             });
-        }
+        };
         // Full sub-groups: the workgroup's x dimension is a whole number of them.
         if let Some(wg) = matbridge_translator::specialize::workgroup_size(specialized, desc.entry_point) {
             if !wg[0].is_multiple_of(size) {
                 return Err(Error::InvalidArgument(format!("pipeline `{}`: the workgroup size {wg:?} is not a whole number of sub-groups of {size} in x, as full sub-groups need", desc.label)));
             }
         }
-        Ok(requestable.then_some(size))
+        Ok(plan)
     }
+}
+
+/// How a pipeline runs at the sub-group size it requires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SubgroupPlan {
+    /// Nothing required.
+    Any,
+    /// The device's sub-groups always have the size.
+    Device,
+    /// Requested through VK_EXT_subgroup_size_control.
+    Request(u32),
+    /// Emulated on the device's own sub-groups by the translator.
+    Virtual(u32),
 }
 
 /// The pipeline's specialization constants as (SpecId, value) pairs.
@@ -211,9 +247,13 @@ impl Context {
         let module = parse(desc.spirv)?;
         let mut specialized = module.clone();
         matbridge_translator::specialize::specialize(&mut specialized, &spec_values(desc)).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
-        let required_subgroup_size = self.required_subgroup_size(&specialized, desc)?;
+        let subgroups = self.subgroup_plan(&specialized, desc)?;
+        let required_subgroup_size = match subgroups {
+            SubgroupPlan::Request(size) => Some(size),
+            _ => None,
+        };
         // A module the device cannot run as it is gets translated for it.
-        let translated = self.translate_if_needed(&specialized, desc)?;
+        let translated = self.translate_if_needed(&specialized, desc, subgroups)?;
         let (module, spirv) = match &translated {
             Some(words) => (parse(words)?, &words[..]),
             None => (module, desc.spirv),

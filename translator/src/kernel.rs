@@ -207,6 +207,25 @@ pub fn require_subgroup_size(module: &mut Module, entry: &str, size: u32) -> Res
     Ok(())
 }
 
+/// Makes compute shader `entry` run its sub-group operations and built-ins at sub-groups of
+/// `size` on a device whose own size differs (a pipeline's required size, which SPIR-V does
+/// not carry): `virtualize-subgroup-size` then emulates it. Replaces any size recorded before.
+pub fn require_shader_subgroup_size(module: &mut Module, entry: &str, size: u32) -> Result<()> {
+    if !module.entry_points.iter().any(|e| e.string(2).as_deref() == Some(entry) && e.word_opt(0) == Some(ExecutionModel::GLCompute as u32)) {
+        return Err(not_kernel(format!("the module has no GLCompute entry point named `{entry}` to require a sub-group size of")));
+    }
+    if !size.is_power_of_two() || size > 128 {
+        return Err(not_kernel(format!("shader `{entry}`: a required sub-group size of {size} (a power of two up to 128 is needed)")));
+    }
+    let name = format!("{SUBGROUP_SIZE_PREFIX}{entry}");
+    module.debug_names.retain(|n| !(n.is(Op::Name) && n.string(1).as_deref() == Some(name.as_str())));
+    let uint = module.type_int(32, false);
+    let id = module.alloc_id();
+    module.add_global(crate::ir::Inst::new(Op::Constant, Some(uint), Some(id), vec![Operand::Literal(size)]));
+    module.debug_names.push(crate::ir::Inst::new(Op::Name, None, None, vec![Operand::Id(id), Operand::string(&name)]));
+    Ok(())
+}
+
 /// The push-constant structs of a lowered kernel module's entry points (empty for any other
 /// module): the later kernel passes use it to know they apply.
 pub fn args_structs(module: &Module) -> Vec<Word> {

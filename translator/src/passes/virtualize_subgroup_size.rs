@@ -1,5 +1,5 @@
-//! `VirtualizeSubgroupSize`: a kernel that requires sub-groups of `S` invocations runs on a
-//! device whose sub-groups have `P`.
+//! `VirtualizeSubgroupSize`: a kernel or compute shader that requires sub-groups of `S`
+//! invocations runs on a device whose sub-groups have `P`.
 //!
 //! Where the device runs `S` itself (its size, or a size `VK_EXT_subgroup_size_control` can
 //! request) nothing changes: the runtime asks for `S`. Otherwise, in the kernel's function:
@@ -18,13 +18,20 @@
 //!   sub-groups are consecutive runs of `P` local invocation indices (as on the devices this
 //!   project runs on).
 //!
+//! Cooperative matrices stay the physical sub-group's (native, or emulated later at `P`): in
+//! join mode each physical sub-group of a logical one computes the same matrices, since a
+//! matrix operation's operands are uniform across the logical sub-group, and stores the same
+//! results; split mode is refused for modules with matrices. The logical values live in the
+//! entry point's function: a sub-group built-in or operation in a function it calls is refused.
+//!
 //! Values of 32-bit scalar types, booleans and vectors of them are supported; other types and
 //! other non-uniform operations (clustered, quad, ballot bit counts) are errors naming the
 //! instruction. The module records the virtualization (`matbridge.virtual_subgroup.<entry>`)
 //! so the runtime checks that launches use whole logical sub-groups.
 //!
-//! Preconditions: a lowered, structurized kernel whose required size `lower-kernel-interface`
-//! recorded; the device's sub-group size is fixed (`min == max`) unless it can request one.
+//! Preconditions: structured control flow, and a required size recorded for the entry point
+//! (by `lower-kernel-interface` for a kernel, by `kernel::require_shader_subgroup_size` for a
+//! shader); the device's sub-group size is fixed (`min == max`) unless it can request one.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -71,6 +78,18 @@ impl Pass for VirtualizeSubgroupSize {
             let p = target.subgroup_size;
             let Some(function) = module.entry_points.iter().find(|e| e.string(2).as_deref() == Some(entry.as_str())).and_then(|e| e.id(1).ok()) else { continue };
             let Some(fi) = module.functions.iter().position(|f| f.id() == function) else { continue };
+            if s < p {
+                // A cooperative matrix spans a whole physical sub-group: two logical ones in it
+                // would need it twice.
+                if let Some(ty) = module.globals().iter().find(|g| g.is(Op::TypeCooperativeMatrixKHR) || g.is(Op::TypeCooperativeMatrixNV)) {
+                    return Err(Error::Unsupported {
+                        site: module.site(ty),
+                        target: target.name.clone(),
+                        missing: format!("sub-groups of {s} invocations for `{entry}` beside cooperative matrices (its sub-groups have {p}; only larger required sizes are emulated for matrix code)"),
+                    });
+                }
+            }
+            refuse_subgroup_use_outside(module, fi, &entry)?;
             let uint = module.type_int(32, false);
             let marker = module.alloc_id();
             module.add_global(Inst::new(Op::Constant, Some(uint), Some(marker), vec![Operand::Literal(p)]));
@@ -111,10 +130,13 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups].into_iter().filter_map(|b| module.builtin_variable(b).map(|v| (v, b))).collect();
     let mask_vars: HashSet<Word> =
         [BuiltIn::SubgroupEqMask, BuiltIn::SubgroupGeMask, BuiltIn::SubgroupGtMask, BuiltIn::SubgroupLeMask, BuiltIn::SubgroupLtMask].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
-    // The join mode's turn variable, then the logical values at the top of the entry block.
+    // The join mode's turn variable, then the logical values at the top of the entry block. A
+    // function without sub-group operations (built-ins only) needs no exchange array.
+    let types = Types::new(module);
+    let exchanges = module.functions[fi].insts().any(|i| is_group_non_uniform(i.opcode) && i.operands.first().and_then(Operand::id).and_then(|c| types.const_u32(c)) == Some(Scope::Subgroup as u32));
     let toggle = module.alloc_id();
     let fn_ptr = module.type_pointer(StorageClass::Function, uint);
-    if !split {
+    if !split && exchanges {
         module.functions[fi].blocks[0].insts.insert(0, Inst::new(Op::Variable, Some(fn_ptr), Some(toggle), vec![Operand::storage_class(StorageClass::Function)]));
     }
     let at = module.functions[fi].blocks[0].insts.iter().take_while(|i| i.is(Op::Variable)).count();
@@ -149,14 +171,17 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         let sgid = b.op(Op::UDiv, uint, &[index, sc]);
         let total = workgroup_invocations(&mut b)?;
         let num = b.op(Op::UDiv, uint, &[total.1, sc]);
-        let two = b.module.constant_u32(2);
-        let doubled = b.module.alloc_id();
-        b.module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(doubled), vec![Operand::Literal(Op::IMul as u32), Operand::Id(total.0), Operand::Id(two)]));
-        let array = b.module.type_array(uint, doubled);
-        let ptr = b.module.type_pointer(StorageClass::Workgroup, array);
-        let scratch = b.module.add_global_variable(ptr, StorageClass::Workgroup, None);
-        let zero = b.module.constant_u32(0);
-        b.store(toggle, zero);
+        let mut scratch = 0;
+        if exchanges {
+            let two = b.module.constant_u32(2);
+            let doubled = b.module.alloc_id();
+            b.module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(doubled), vec![Operand::Literal(Op::IMul as u32), Operand::Id(total.0), Operand::Id(two)]));
+            let array = b.module.type_array(uint, doubled);
+            let ptr = b.module.type_pointer(StorageClass::Workgroup, array);
+            scratch = b.module.add_global_variable(ptr, StorageClass::Workgroup, None);
+            let zero = b.module.constant_u32(0);
+            b.store(toggle, zero);
+        }
         (
             Logical { s, p, split, lid, base, scratch, index, half: total.1, toggle, glsl },
             [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)],
@@ -204,6 +229,40 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
     Ok(())
 }
 
+/// The logical values live in the entry point's function: a sub-group built-in or operation in
+/// a function it calls (a shader's helper; kernels are inlined first) is refused by name.
+fn refuse_subgroup_use_outside(module: &Module, fi: usize, entry: &str) -> Result<()> {
+    let builtins: HashSet<Word> =
+        [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
+    let types = Types::new(module);
+    // The functions the entry point calls, directly or not.
+    let mut called: HashSet<Word> = HashSet::new();
+    let mut todo = vec![fi];
+    while let Some(k) = todo.pop() {
+        for callee in module.functions[k].insts().filter(|i| i.is(Op::FunctionCall)).filter_map(|i| i.id(0).ok()) {
+            if called.insert(callee) {
+                todo.extend(module.functions.iter().position(|f| f.id() == callee));
+            }
+        }
+    }
+    for (k, f) in module.functions.iter().enumerate().filter(|(k, f)| *k != fi && called.contains(&f.id())) {
+        let used = f.insts().find(|i| {
+            (i.is(Op::Load) && i.operands.first().and_then(Operand::id).is_some_and(|v| builtins.contains(&v)))
+                || (is_group_non_uniform(i.opcode) && i.operands.first().and_then(Operand::id).and_then(|c| types.const_u32(c)) == Some(Scope::Subgroup as u32))
+        });
+        if let Some(inst) = used {
+            return Err(Error::Invalid {
+                site: module.site(inst),
+                message: format!(
+                    "a sub-group built-in or operation in function {} (not `{entry}`'s own), where a virtualized sub-group size cannot reach",
+                    module.name_of(module.functions[k].id()).unwrap_or_else(|| format!("%{}", module.functions[k].id()))
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Whether `opcode` is one of the core `OpGroupNonUniform*` instructions (a contiguous range,
 /// `OpGroupNonUniformElect` to `OpGroupNonUniformQuadSwap`) or a later extension's rotate.
 fn is_group_non_uniform(opcode: u32) -> bool {
@@ -226,6 +285,22 @@ fn workgroup_invocations(b: &mut Builder<'_>) -> Result<(Word, Word)> {
         }
     }
     let f = b.module.functions[b.cursor.function].id();
+    // `LocalSizeId`: the product of its (specialization) constants, as a constant expression.
+    let ids = b
+        .module
+        .execution_modes
+        .iter()
+        .find(|m| m.word_opt(0) == Some(f) && m.word_opt(1) == Some(spirv::ExecutionMode::LocalSizeId as u32))
+        .and_then(|m| Some([m.word_opt(2)?, m.word_opt(3)?, m.word_opt(4)?]));
+    if let Some(parts) = ids {
+        let mut acc = parts[0];
+        for &p in &parts[1..] {
+            let id = b.module.alloc_id();
+            b.module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(id), vec![Operand::Literal(Op::IMul as u32), Operand::Id(acc), Operand::Id(p)]));
+            acc = id;
+        }
+        return Ok((acc, acc));
+    }
     let size = b
         .module
         .execution_modes
