@@ -4,8 +4,9 @@
 //! # The distribution
 //!
 //! A matrix of `R` rows and `C` columns is spread over `P = gcd(S, C)` lanes, where `S` is the
-//! target's smallest subgroup size (both are powers of two in practice; `P` is the largest power
-//! of two dividing both). Element `(r, c)` has the row-major index `i = r * C + c`; it lives in
+//! target's smallest subgroup size, or the module's smallest workgroup where that has fewer
+//! invocations (only its first lanes hold one) (both are powers of two in practice; `P` is the
+//! largest power of two dividing both). Element `(r, c)` has the row-major index `i = r * C + c`; it lives in
 //! lane `i % P` as that lane's element `i / P`. Each invocation therefore holds `L = R * C / P`
 //! elements, and `OpCooperativeMatrixLengthKHR` is `L`. Lanes `l` and `l + P`, `l + 2P`, ... of a
 //! subgroup wider than `P` hold the same elements (a replica): only lanes below `P` store. The
@@ -195,8 +196,18 @@ impl Pass for EmulateCooperativeMatrix {
         crate::passes::tile_cooperative_matrix::freeze_layouts(module);
         let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size };
         let max_subgroup = target.max_subgroup_size.max(target.subgroup_size);
+        // A workgroup smaller than the sub-group fills only its first lanes: the matrices are
+        // spread over those (the others hold no invocation).
+        let smallest_workgroup = module
+            .entry_points
+            .iter()
+            .filter(|e| e.word_opt(0) == Some(spirv::ExecutionModel::GLCompute as u32))
+            .filter_map(|e| crate::specialize::workgroup_size(module, &e.string(2)?))
+            .map(|[x, y, z]| x.saturating_mul(y).saturating_mul(z))
+            .min();
+        let spread = smallest_workgroup.map_or(min_subgroup, |w| min_subgroup.min(w.max(1)));
         let types = Types::new(module);
-        let layouts = layouts(module, &types, target, min_subgroup)?;
+        let layouts = layouts(module, &types, target, spread)?;
         let mut ids: Vec<&Word> = layouts.keys().collect();
         ids.sort();
         for id in ids {
