@@ -805,3 +805,32 @@ fn translate_virtualizes_a_required_subgroup_size() {
     let r = matbridge().args(["translate", input, "--target", "lavapipe", "--subgroup-size", "24", "-o"]).arg(&out).output().unwrap();
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("a required sub-group size of 24"), "{}", String::from_utf8_lossy(&r.stderr));
 }
+
+/// A shader written for sub-groups of 32 that exchanges values through workgroup memory behind
+/// a sub-group barrier and sums clusters of four lanes, launched with `subgroup_size = 32`: on
+/// lavapipe (8) and SwiftShader (4) the barrier must hold the joined physical sub-groups (it
+/// becomes a work-group barrier) and the clusters stay within a physical sub-group.
+#[test]
+fn run_joins_subgroup_barriers_and_keeps_small_clusters() {
+    if !tools_present() {
+        return;
+    }
+    let dir = tempdir();
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kernels/subgroup_exchange.spvasm"), dir.join("exchange.spvasm")).unwrap();
+    let value = |g: u32| g * 3 + 1;
+    let want: Vec<u32> = (0..256u32)
+        .map(|g| {
+            let (lane, sg) = (g % 32, (g % 128) / 32);
+            let neighbour = value(g - lane + (lane + 1) % 32);
+            let quad: u32 = (0..4).map(|k| value(g - g % 4 + k)).sum();
+            neighbour * 1000 + quad + sg * 1_000_000
+        })
+        .collect();
+    std::fs::write(dir.join("want.bin"), bytemuck::cast_slice::<u32, u8>(&want)).unwrap();
+    let toml = "module = \"exchange.spvasm\"\nentry = \"main\"\nglobal = [256]\nsubgroup_size = 32\n[[arg]]\nkind = \"buffer\"\ndtype = \"u32\"\nlen = 256\nexpect = \"want.bin\"\n";
+    for device in common::device_names() {
+        let r = run_launch(&dir, toml, &device);
+        let stdout = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success() && stdout.contains("matches want.bin"), "{device}: {stdout}{}", String::from_utf8_lossy(&r.stderr));
+    }
+}

@@ -80,6 +80,7 @@ impl Pipeline {
             Box::new(passes::lower_byte_pointers::LowerBytePointers),
             Box::new(passes::structurize_control_flow::StructurizeControlFlow),
             Box::new(passes::virtualize_subgroup_size::VirtualizeSubgroupSize),
+            Box::new(passes::lower_clustered_reductions::LowerClusteredReductions),
             Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),
             Box::new(passes::materialize_matrix_length::MaterializeMatrixLength),
             Box::new(passes::lower_integer_dot::LowerIntegerDot),

@@ -15,7 +15,7 @@ const MODULES: [&str; 5] =
 /// cooperative-matrix kernels with packed stores, element access, spec-constant layouts, f16vec4
 /// staging and quantized blocks, f32 atomics in every kind of memory),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 28] = [
+const ASSEMBLY: [&str; 31] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -44,6 +44,9 @@ const ASSEMBLY: [&str; 28] = [
     "../../../tests/kernels/narrow_atomics_refs.spvasm",
     "../../../tests/kernels/narrow_ref_values.spvasm",
     "lower_work_group_collectives/scan_broadcast.spvasm",
+    "../../../tests/kernels/khr_tiled_refs.spvasm",
+    "../../../tests/kernels/khr_small_workgroup.spvasm",
+    "../../../tests/kernels/subgroup_exchange.spvasm",
 ];
 
 fn module(i: usize) -> Vec<u32> {

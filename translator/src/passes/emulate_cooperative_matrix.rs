@@ -4,8 +4,8 @@
 //! # The distribution
 //!
 //! A matrix of `R` rows and `C` columns is spread over `P = gcd(S, C)` lanes, where `S` is the
-//! target's smallest subgroup size, or the module's smallest workgroup where that has fewer
-//! invocations (only its first lanes hold one) (both are powers of two in practice; `P` is the
+//! target's smallest subgroup size, or the module's smallest workgroup where that is fixed in the
+//! module and has fewer invocations (only its first lanes hold one) (both are powers of two in practice; `P` is the
 //! largest power of two dividing both). Element `(r, c)` has the row-major index `i = r * C + c`; it lives in
 //! lane `i % P` as that lane's element `i / P`. Each invocation therefore holds `L = R * C / P`
 //! elements, and `OpCooperativeMatrixLengthKHR` is `L`. Lanes `l` and `l + P`, `l + 2P`, ... of a
@@ -168,6 +168,26 @@ const UNROLLED_MUL_ADDS: u32 = 8192;
 /// is refused by name instead (damaged dimensions such as 177x177 land on one lane).
 const MAX_ELEMENTS_PER_INVOCATION: u32 = 4096;
 
+/// The invocations of entry-point function `f`'s workgroup where its size is fixed in the module
+/// (`LocalSize`, or constants that are not specialization constants): a size a pipeline sets
+/// may differ from the default the module carries.
+fn fixed_workgroup_invocations(module: &Module, f: Word) -> Option<u32> {
+    let constant = |id: Word| module.globals().iter().find(|g| g.result_id == Some(id) && g.is(Op::Constant)).and_then(|g| g.word_opt(0));
+    let product = |ids: &[Operand]| ids.iter().try_fold(1u32, |acc, o| Some(acc.saturating_mul(constant(o.id()?)?)));
+    if let Some(composite) = module.builtin_constant(BuiltIn::WorkgroupSize) {
+        let def = module.globals().iter().find(|g| g.result_id == Some(composite) && g.is(Op::ConstantComposite))?;
+        return product(&def.operands);
+    }
+    let mode = module
+        .execution_modes
+        .iter()
+        .find(|m| m.word_opt(0) == Some(f) && matches!(m.word_opt(1), Some(x) if x == spirv::ExecutionMode::LocalSize as u32 || x == spirv::ExecutionMode::LocalSizeId as u32))?;
+    if mode.word_opt(1) == Some(spirv::ExecutionMode::LocalSize as u32) {
+        return Some(mode.word_opt(2)?.saturating_mul(mode.word_opt(3)?).saturating_mul(mode.word_opt(4)?));
+    }
+    product(mode.operands.get(2..)?)
+}
+
 /// The largest power of two that divides `n` and is at most `p`.
 fn lanes_for(p: u32, n: u32) -> u32 {
     let p = if p == 0 { 1 } else { 1u32 << (31 - p.leading_zeros()) };
@@ -198,13 +218,8 @@ impl Pass for EmulateCooperativeMatrix {
         let max_subgroup = target.max_subgroup_size.max(target.subgroup_size);
         // A workgroup smaller than the sub-group fills only its first lanes: the matrices are
         // spread over those (the others hold no invocation).
-        let smallest_workgroup = module
-            .entry_points
-            .iter()
-            .filter(|e| e.word_opt(0) == Some(spirv::ExecutionModel::GLCompute as u32))
-            .filter_map(|e| crate::specialize::workgroup_size(module, &e.string(2)?))
-            .map(|[x, y, z]| x.saturating_mul(y).saturating_mul(z))
-            .min();
+        let smallest_workgroup =
+            module.entry_points.iter().filter(|e| e.word_opt(0) == Some(spirv::ExecutionModel::GLCompute as u32)).filter_map(|e| fixed_workgroup_invocations(module, e.id(1).ok()?)).min();
         let spread = smallest_workgroup.map_or(min_subgroup, |w| min_subgroup.min(w.max(1)));
         let types = Types::new(module);
         let layouts = layouts(module, &types, target, spread)?;

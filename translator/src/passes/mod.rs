@@ -7,6 +7,7 @@ pub mod inline_functions;
 pub mod legalize_narrow_types;
 pub mod lower_async_copies;
 pub mod lower_byte_pointers;
+pub mod lower_clustered_reductions;
 pub mod lower_integer_dot;
 pub mod lower_kernel_interface;
 pub mod lower_kernel_pointers;

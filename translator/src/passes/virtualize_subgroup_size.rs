@@ -24,9 +24,14 @@
 //! results; split mode is refused for modules with matrices. The logical values live in the
 //! entry point's function: a sub-group built-in or operation in a function it calls is refused.
 //!
-//! Values of 32-bit scalar types, booleans and vectors of them are supported; other types and
-//! other non-uniform operations (clustered, quad, ballot bit counts) are errors naming the
-//! instruction. The module records the virtualization (`matbridge.virtual_subgroup.<entry>`)
+//! Clustered reductions whose clusters fit both sizes, and quad operations, reach the same lanes
+//! in both and stay as they are. Join mode turns sub-group barriers (`OpControlBarrier`,
+//! `OpMemoryBarrier` of Subgroup scope) into work-group ones, which the whole work-group must
+//! then reach like the exchanges.
+//!
+//! Wider clusters become butterflies of lane reads. Values of 32-bit scalar types, booleans and
+//! vectors of them are supported; other types and other non-uniform operations (partitioned
+//! ones, ballot bit counts) are errors naming the instruction. The module records the virtualization (`matbridge.virtual_subgroup.<entry>`)
 //! so the runtime checks that launches use whole logical sub-groups.
 //!
 //! Preconditions: structured control flow, and a required size recorded for the entry point
@@ -89,7 +94,10 @@ impl Pass for VirtualizeSubgroupSize {
                     });
                 }
             }
-            refuse_subgroup_use_outside(module, fi, &entry)?;
+            let callees = refuse_subgroup_use_outside(module, fi, &entry)?;
+            if s > p {
+                widen_subgroup_barriers(module, std::iter::once(fi).chain(callees), &mut outcome);
+            }
             let uint = module.type_int(32, false);
             let marker = module.alloc_id();
             module.add_global(Inst::new(Op::Constant, Some(uint), Some(marker), vec![Operand::Literal(p)]));
@@ -214,7 +222,7 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
                 continue;
             }
             let scope = inst.operands.first().and_then(Operand::id).and_then(|c| types.const_u32(c));
-            if scope != Some(Scope::Subgroup as u32) {
+            if scope != Some(Scope::Subgroup as u32) || within_physical_clusters(&types, &inst, s.min(p)) {
                 module.functions[fi].blocks[bi].insts.push(inst);
                 continue;
             }
@@ -229,9 +237,36 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
     Ok(())
 }
 
+/// Join mode: a sub-group barrier must hold every physical sub-group of the logical one, so in
+/// the functions `fs` it becomes a work-group barrier (its memory scope widened with it).
+fn widen_subgroup_barriers(module: &mut Module, fs: impl Iterator<Item = usize>, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    let workgroup = module.constant_u32(Scope::Workgroup as u32);
+    for f in fs {
+        for inst in module.functions[f].blocks.iter_mut().flat_map(|b| b.insts.iter_mut()) {
+            let scopes = match inst.op() {
+                Some(Op::ControlBarrier) => 0..2,
+                Some(Op::MemoryBarrier) => 0..1,
+                _ => continue,
+            };
+            let mut widened = false;
+            for k in scopes {
+                if inst.operands.get(k).and_then(Operand::id).and_then(|c| types.const_u32(c)) == Some(Scope::Subgroup as u32) {
+                    inst.operands[k] = Operand::Id(workgroup);
+                    widened = true;
+                }
+            }
+            if widened {
+                outcome.count(inst.opcode);
+            }
+        }
+    }
+}
+
 /// The logical values live in the entry point's function: a sub-group built-in or operation in
 /// a function it calls (a shader's helper; kernels are inlined first) is refused by name.
-fn refuse_subgroup_use_outside(module: &Module, fi: usize, entry: &str) -> Result<()> {
+/// Returns the functions it calls, directly or not.
+fn refuse_subgroup_use_outside(module: &Module, fi: usize, entry: &str) -> Result<Vec<usize>> {
     let builtins: HashSet<Word> =
         [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
     let types = Types::new(module);
@@ -260,7 +295,21 @@ fn refuse_subgroup_use_outside(module: &Module, fi: usize, entry: &str) -> Resul
             });
         }
     }
-    Ok(())
+    Ok(module.functions.iter().enumerate().filter(|(_, f)| called.contains(&f.id())).map(|(k, _)| k).collect())
+}
+
+/// Whether `inst` only reaches lanes of aligned clusters of at most `lanes` invocations (a
+/// clustered reduction of such a cluster size, quad operations where `lanes >= 4`): those are
+/// the same lanes in the logical and the physical sub-group, so it stays as it is.
+fn within_physical_clusters(types: &Types, inst: &Inst, lanes: u32) -> bool {
+    match inst.op() {
+        Some(Op::GroupNonUniformQuadBroadcast | Op::GroupNonUniformQuadSwap) => lanes >= 4,
+        _ => {
+            combine_of(inst.op().unwrap_or(Op::Nop)).is_some()
+                && inst.word_opt(1) == Some(GroupOperation::ClusteredReduce as u32)
+                && inst.operands.get(3).and_then(Operand::id).and_then(|c| types.const_u32(c)).is_some_and(|c| c <= lanes)
+        }
+    }
 }
 
 /// Whether `opcode` is one of the core `OpGroupNonUniform*` instructions (a contiguous range,
@@ -314,12 +363,12 @@ fn workgroup_invocations(b: &mut Builder<'_>) -> Result<(Word, Word)> {
 
 /// The arithmetic of a reduction or scan: (how to combine, identity).
 #[derive(Clone, Copy)]
-enum Combine {
+pub(crate) enum Combine {
     Op(Op),
     Glsl(u32),
 }
 
-fn combine_of(op: Op) -> Option<(Combine, f64, i64)> {
+pub(crate) fn combine_of(op: Op) -> Option<(Combine, f64, i64)> {
     use spirv::GlslStd450Op as G;
     Some(match op {
         Op::GroupNonUniformIAdd => (Combine::Op(Op::IAdd), 0.0, 0),
@@ -495,8 +544,23 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
             } else if group_op == GroupOperation::InclusiveScan as u32 || group_op == GroupOperation::ExclusiveScan as u32 {
                 let id = identity(b, types, ty, fid, iid);
                 scan(b, types, l, op, c, ty, x, id, group_op == GroupOperation::ExclusiveScan as u32)
+            } else if group_op == GroupOperation::ClusteredReduce as u32 {
+                // Clusters wider than a physical sub-group (narrower ones stayed as they were):
+                // a butterfly over the logical lanes of the cluster.
+                let size = inst.id(3).ok().and_then(|c| types.const_u32(c)).filter(|c| c.is_power_of_two() && *c <= l.s);
+                let Some(size) = size else { return Err(bad(b, "a clustered reduction whose cluster size is not a constant power of two up to the sub-group size")) };
+                let mut acc = x;
+                let mut mask = 1;
+                while mask < size {
+                    let m = b.module.constant_u32(mask);
+                    let lane = b.op(Op::BitwiseXor, uint, &[l.lid, m]);
+                    let other = read_lane(b, types, l, ty, acc, lane)?;
+                    acc = apply(b, l, c, ty, acc, other);
+                    mask *= 2;
+                }
+                Ok(acc)
             } else {
-                Err(bad(b, "a clustered or partitioned group operation under a virtualized sub-group size"))
+                Err(bad(b, "a partitioned group operation under a virtualized sub-group size"))
             }
         }
     }
