@@ -35,7 +35,9 @@ pub struct PipelineDesc<'a> {
     pub bindings: u32,
     pub push_constant_bytes: u32,
     pub spec_constants: &'a [SpecConstant],
-    /// Ask for this subgroup size (VK_EXT_subgroup_size_control) with full subgroups.
+    /// Run at sub-groups of this size, full ones: the device's own where it is this size, one
+    /// VK_EXT_subgroup_size_control requests, or (a device whose size is fixed at another) one
+    /// the translator emulates with `virtualize-subgroup-size`.
     pub required_subgroup_size: Option<u32>,
     pub label: &'a str,
     /// The module is known to be valid (matbridge's own kernels and their translations, which

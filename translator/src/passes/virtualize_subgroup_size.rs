@@ -318,19 +318,25 @@ fn is_group_non_uniform(opcode: u32) -> bool {
     (Op::GroupNonUniformElect as u32..=Op::GroupNonUniformQuadSwap as u32).contains(&opcode) || opcode == Op::GroupNonUniformRotateKHR as u32
 }
 
+/// The product of three (specialization) constants, as an `OpSpecConstantOp` expression.
+fn constant_product(b: &mut Builder<'_>, uint: Word, [x, y, z]: [Word; 3]) -> Word {
+    let mut acc = x;
+    for p in [y, z] {
+        let id = b.module.alloc_id();
+        b.module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(id), vec![Operand::Literal(Op::IMul as u32), Operand::Id(acc), Operand::Id(p)]));
+        acc = id;
+    }
+    acc
+}
+
 /// (array length id, runtime value id) of the number of invocations of a work-group.
 fn workgroup_invocations(b: &mut Builder<'_>) -> Result<(Word, Word)> {
     let uint = b.module.type_int(32, false);
     if let Some(composite) = b.module.builtin_constant(BuiltIn::WorkgroupSize) {
         let parts: Vec<Word> = b.module.globals().iter().find(|g| g.result_id == Some(composite)).map(|g| g.operands.iter().filter_map(Operand::id).collect()).unwrap_or_default();
-        if parts.len() == 3 {
-            let mut acc = parts[0];
-            for &p in &parts[1..] {
-                let id = b.module.alloc_id();
-                b.module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(id), vec![Operand::Literal(Op::IMul as u32), Operand::Id(acc), Operand::Id(p)]));
-                acc = id;
-            }
-            return Ok((acc, acc));
+        if let Ok(parts) = <[Word; 3]>::try_from(parts) {
+            let product = constant_product(b, uint, parts);
+            return Ok((product, product));
         }
     }
     let f = b.module.functions[b.cursor.function].id();
@@ -342,13 +348,8 @@ fn workgroup_invocations(b: &mut Builder<'_>) -> Result<(Word, Word)> {
         .find(|m| m.word_opt(0) == Some(f) && m.word_opt(1) == Some(spirv::ExecutionMode::LocalSizeId as u32))
         .and_then(|m| Some([m.word_opt(2)?, m.word_opt(3)?, m.word_opt(4)?]));
     if let Some(parts) = ids {
-        let mut acc = parts[0];
-        for &p in &parts[1..] {
-            let id = b.module.alloc_id();
-            b.module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(id), vec![Operand::Literal(Op::IMul as u32), Operand::Id(acc), Operand::Id(p)]));
-            acc = id;
-        }
-        return Ok((acc, acc));
+        let product = constant_product(b, uint, parts);
+        return Ok((product, product));
     }
     let size = b
         .module
