@@ -1361,3 +1361,65 @@ fn workgroups_smaller_than_a_subgroup_match_the_reference() {
         }
     }
 }
+
+/// `khr_narrow_words`: matrices through arrays of words narrower than their components (as the
+/// validation layers' GPU-AV tests write them): a u32 matrix through `uint8_t` (column-major,
+/// offset and stride in bytes, stride not a multiple of 4 components' worth of padding) and an
+/// f32 one through `uint16_t` (row-major, in halves), each doubled and stored further on. Every
+/// byte of both buffers is checked: the padding between columns and rows stays as it was.
+#[test]
+fn matrices_through_narrower_words_match_the_reference() {
+    let input = common::assembled("khr_narrow_words");
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size;
+        for (target, expect_emulated) in targets(&ctx) {
+            let (words, report) = matbridge_translator::translate_specialized(&input, &target, &[(0, sg)]).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
+            let spec = [matbridge_runtime::SpecConstant::u32(0, sg)];
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 2, spec_constants: &spec, label: "khr_narrow_words", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+            let bytes: Vec<u8> = (0..4 + 32 * 68 + 8).map(|_| rng.random()).collect();
+            let floats: Vec<f32> = (0..2 + 16 * 18 + 8).map(|_| rng.random_range(-64i32..64) as f32 / 8.0).collect();
+            // The halves buffer holds f32 bit patterns at the matrix positions, random halves elsewhere.
+            let mut halves: Vec<u16> = (0..2 + 16 * 18 + 8).map(|_| rng.random()).collect();
+            for r in 0..8 {
+                for c in 0..8 {
+                    let at = 2 + r * 18 + c * 2;
+                    let bits = floats[at].to_bits();
+                    (halves[at], halves[at + 1]) = (bits as u16, (bits >> 16) as u16);
+                }
+            }
+            let mut bb = ctx.buffer_from_slice(&bytes, "bytes").unwrap();
+            let mut bh = ctx.buffer_from_slice(&halves, "halves").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bb, &bh], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let mut want_bytes = bytes.clone();
+            for c in 0..16 {
+                for r in 0..16 {
+                    let at = 4 + c * 68 + r * 4;
+                    let v = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()).wrapping_mul(2);
+                    want_bytes[at + 16 * 68..at + 16 * 68 + 4].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            let mut want_halves = halves.clone();
+            for r in 0..8 {
+                for c in 0..8 {
+                    let at = 2 + r * 18 + c * 2;
+                    let f = f32::from_bits(halves[at] as u32 | (halves[at + 1] as u32) << 16) * 2.0;
+                    let (lo, hi) = (f.to_bits() as u16, (f.to_bits() >> 16) as u16);
+                    (want_halves[at + 8 * 18], want_halves[at + 8 * 18 + 1]) = (lo, hi);
+                }
+            }
+            let got_bytes: Vec<u8> = ctx.read_buffer(&mut bb).unwrap();
+            let got_halves: Vec<u16> = ctx.read_buffer(&mut bh).unwrap();
+            for (i, (g, w)) in got_bytes.iter().zip(&want_bytes).enumerate() {
+                assert_eq!(g, w, "{what}: byte {i}");
+            }
+            for (i, (g, w)) in got_halves.iter().zip(&want_halves).enumerate() {
+                assert_eq!(g, w, "{what}: half {i}");
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: matches");
+        }
+    }
+}

@@ -35,7 +35,9 @@
 //!   containing word is read and the component taken from it; a store gathers each word's
 //!   components into one lane (shuffles across a row's lanes, or the lane's own elements down a
 //!   column) and writes whole words, so the layout must be known and rows (row-major) or
-//!   columns (column-major) fill whole words. Layouts that are specialization constants are
+//!   columns (column-major) fill whole words. Where the pointee is a scalar narrower than the
+//!   component (a u32 matrix through `uint8_t`), a component is that many consecutive words,
+//!   the first the lowest bits, the stride and offset counting words. Layouts that are specialization constants are
 //!   frozen to their values first, like the dimensions.
 //!   Memory-operand flags are kept; `Aligned` becomes the scalar's size (PhysicalStorageBuffer);
 //! - `OpCooperativeMatrixMulAddKHR`: as above, accumulating in f32 (f64 when C or the result
@@ -426,6 +428,9 @@ struct Access {
     word_count: u32,
     /// Matrix components per word (1 when the types are equal).
     per_word: u32,
+    /// Words per matrix component (1, or 2 or 4 where a scalar word is narrower: u32 components
+    /// through a `uint8_t` array), taken in order, the first the lowest bits.
+    parts: u32,
     base: PointerBase,
 }
 
@@ -440,8 +445,10 @@ enum LayoutChoice {
 /// Loop-invariant parts of an element address.
 struct Addressing {
     lane: Word,
-    /// Row (or column) stride in matrix components.
+    /// Row (or column) stride in matrix components (in words where a component is several).
     stride: Word,
+    /// Words per component (a constant), where a component is several narrower words.
+    parts: Option<Word>,
     layout: LayoutChoice,
 }
 
@@ -582,9 +589,11 @@ impl Emulator<'_> {
         };
         let (ww, cw) = (word_scalar.width(), l.scalar.width());
         let per_word = if ww >= cw && ww.checked_rem(cw) == Some(0) { ww / cw } else { 0 };
-        if !matches!(per_word, 1 | 2 | 4) {
+        let parts = if ww < cw && cw <= 32 && word_count == 1 && cw % ww == 0 { cw / ww } else { 1 };
+        if !matches!(per_word, 1 | 2 | 4) && !matches!(parts, 2 | 4) {
             return Err(self.unsupported(bld, inst, format!("cooperative-matrix access of {cw}-bit components through {ww}-bit words")));
         }
+        let per_word = per_word.max(1);
         let chain = defs.get(&pointer).filter(|d| matches!(d.op(), Some(Op::AccessChain | Op::InBoundsAccessChain)));
         let base = match chain {
             Some(d) if self.chain_ends_in_array(d) => {
@@ -598,7 +607,7 @@ impl Emulator<'_> {
                 return Err(self.unsupported(bld, inst, format!("cooperative-matrix access through %{pointer}, which is not an access chain into an array or a PhysicalStorageBuffer pointer")));
             }
         };
-        Ok(Access { class, ptr_ty: ptr_ty.result()?, word_ty, word_scalar, word_count, per_word, base })
+        Ok(Access { class, ptr_ty: ptr_ty.result()?, word_ty, word_scalar, word_count, per_word, parts, base })
     }
 
     /// Whether the last index of access chain `d` selects an element of an array.
@@ -701,21 +710,29 @@ impl Emulator<'_> {
                 LayoutChoice::Runtime(bld.op(Op::IEqual, boolean, &[layout, col]))
             }
         };
-        Ok(Addressing { lane, stride, layout })
+        let parts = (a.parts > 1).then(|| bld.module.constant_u32(a.parts));
+        Ok(Addressing { lane, stride, parts, layout })
     }
 
     /// The component offset from the pointer of the lane's element at `row`, column
-    /// `col0 + lane` (ids: constants when unrolled, values in a loop).
+    /// `col0 + lane` (ids: constants when unrolled, values in a loop); in words where a
+    /// component is several (the minor index scaled by their count).
     fn offset(&self, bld: &mut Builder<'_>, at: &Addressing, row: Word, col0: Word) -> Word {
         let uint = bld.module.type_int(32, false);
         let col = bld.op(Op::IAdd, uint, &[col0, at.lane]);
+        let minor = |bld: &mut Builder<'_>, m: Word| match at.parts {
+            Some(n) => bld.op(Op::IMul, uint, &[m, n]),
+            None => m,
+        };
         let row_major = |bld: &mut Builder<'_>| {
             let r = bld.op(Op::IMul, uint, &[row, at.stride]);
-            bld.op(Op::IAdd, uint, &[r, col])
+            let c = minor(bld, col);
+            bld.op(Op::IAdd, uint, &[r, c])
         };
         let column_major = |bld: &mut Builder<'_>| {
             let c = bld.op(Op::IMul, uint, &[col, at.stride]);
-            bld.op(Op::IAdd, uint, &[c, row])
+            let r = minor(bld, row);
+            bld.op(Op::IAdd, uint, &[c, r])
         };
         match at.layout {
             LayoutChoice::Known(false) => row_major(bld),
@@ -781,6 +798,21 @@ impl Emulator<'_> {
         let var = self.function_variable(bld, ty);
         self.for_each_element(bld, &l, |bld, e, row, col0| {
             let off = self.offset(bld, &at, row, col0);
+            if a.parts > 1 {
+                let value = self.load_parts(bld, &l, &a, off, |bld, p| {
+                    let mut ops = vec![Operand::Id(p)];
+                    ops.extend(mem.encode(align));
+                    bld.emit(Op::Load, a.word_ty, ops)
+                });
+                match e {
+                    Element::Constant(_) => constants.push(Operand::Id(value)),
+                    Element::Dynamic(e) => {
+                        let p = self.element_pointer(bld, &l, var, e);
+                        bld.store(p, value);
+                    }
+                }
+                return Ok(());
+            }
             let (word, sub) = if a.per_word > 1 {
                 let q = bld.module.constant_u32(a.per_word);
                 (bld.op(Op::UDiv, uint, &[off, q]), Some(bld.op(Op::UMod, uint, &[off, q])))
@@ -838,7 +870,6 @@ impl Emulator<'_> {
             let at = self.addressing(bld, inst, &l, &a, layout, stride)?;
             self.for_each_element(bld, &l, |bld, e, row, col0| {
                 let off = self.offset(bld, &at, row, col0);
-                let p = self.word_pointer(bld, &a, off);
                 let mut v = match e {
                     Element::Constant(e) => bld.composite_extract(l.component, object, e),
                     Element::Dynamic(e) => {
@@ -846,6 +877,15 @@ impl Emulator<'_> {
                         bld.load(l.component, ep)
                     }
                 };
+                if a.parts > 1 {
+                    self.store_parts(bld, &l, &a, off, v, |bld, p, w| {
+                        let mut ops = vec![Operand::Id(p), Operand::Id(w)];
+                        ops.extend(mem.encode(align));
+                        bld.emit_void(Op::Store, ops);
+                    });
+                    return Ok(());
+                }
+                let p = self.word_pointer(bld, &a, off);
                 if a.word_ty != l.component {
                     v = bld.bitcast(a.word_ty, v);
                 }
@@ -856,6 +896,59 @@ impl Emulator<'_> {
             })
         };
         self.replica_only(bld, inst, &l, emit)
+    }
+
+    /// A component read as `a.parts` narrower words from word offset `off` on (`load` reads the
+    /// word a pointer points at), the first word the lowest bits.
+    fn load_parts(&self, bld: &mut Builder<'_>, l: &Layout, a: &Access, off: Word, mut load: impl FnMut(&mut Builder<'_>, Word) -> Word) -> Word {
+        let uint = bld.module.type_int(32, false);
+        let ww = a.word_scalar.width();
+        let word_uint = bld.module.type_int(ww, false);
+        let mut acc = None;
+        for k in 0..a.parts {
+            let kc = bld.module.constant_u32(k);
+            let at = if k == 0 { off } else { bld.iadd(uint, off, kc) };
+            let p = self.word_pointer(bld, a, at);
+            let w = load(bld, p);
+            let bits = if a.word_ty == word_uint { w } else { bld.bitcast(word_uint, w) };
+            let wide = bld.op(Op::UConvert, uint, &[bits]);
+            let shift = bld.module.constant_u32(ww * k);
+            let placed = if k == 0 { wide } else { bld.op(Op::ShiftLeftLogical, uint, &[wide, shift]) };
+            acc = Some(match acc {
+                Some(a) => bld.op(Op::BitwiseOr, uint, &[a, placed]),
+                None => placed,
+            });
+        }
+        let acc = acc.unwrap_or(off);
+        let cw = l.scalar.width();
+        let comp_uint = bld.module.type_int(cw, false);
+        let bits = if cw == 32 { acc } else { bld.op(Op::UConvert, comp_uint, &[acc]) };
+        if comp_uint == l.component {
+            bits
+        } else {
+            bld.bitcast(l.component, bits)
+        }
+    }
+
+    /// Component `v` written as `a.parts` narrower words from word offset `off` on (`store`
+    /// writes a word through a pointer), the first word the lowest bits.
+    fn store_parts(&self, bld: &mut Builder<'_>, l: &Layout, a: &Access, off: Word, v: Word, mut store: impl FnMut(&mut Builder<'_>, Word, Word)) {
+        let uint = bld.module.type_int(32, false);
+        let (ww, cw) = (a.word_scalar.width(), l.scalar.width());
+        let comp_uint = bld.module.type_int(cw, false);
+        let word_uint = bld.module.type_int(ww, false);
+        let bits = if l.component == comp_uint { v } else { bld.bitcast(comp_uint, v) };
+        let bits = if cw == 32 { bits } else { bld.op(Op::UConvert, uint, &[bits]) };
+        for k in 0..a.parts {
+            let kc = bld.module.constant_u32(k);
+            let at = if k == 0 { off } else { bld.iadd(uint, off, kc) };
+            let p = self.word_pointer(bld, a, at);
+            let shift = bld.module.constant_u32(ww * k);
+            let shifted = if k == 0 { bits } else { bld.op(Op::ShiftRightLogical, uint, &[bits, shift]) };
+            let narrow = bld.op(Op::UConvert, word_uint, &[shifted]);
+            let w = if a.word_ty == word_uint { narrow } else { bld.bitcast(a.word_ty, narrow) };
+            store(bld, p, w);
+        }
     }
 
     /// Checks that a store of matrix `l` through `a`'s wider words (f16 components through
