@@ -2,7 +2,8 @@
 //!
 //! The module is an OpenCL-style kernel (translated for the chosen device on the fly), one
 //! `matbridge translate` already lowered, or a Vulkan compute shader (buffers bound at set 0 in
-//! argument order, scalars packed into push constants). Buffers come from files (`.npy` or raw
+//! argument order, scalars and buffer addresses packed into push constants, or addresses in a
+//! bound buffer of their own). Buffers come from files (`.npy` or raw
 //! little-endian `.bin`), a fill value, a sequence or seeded random values; chosen buffers are
 //! written out and compared with expected files. The README documents the format.
 
