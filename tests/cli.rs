@@ -804,6 +804,21 @@ fn translate_virtualizes_a_required_subgroup_size() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("sub-groups of 16 invocations for `main` beside cooperative matrices"), "{}", String::from_utf8_lossy(&r.stderr));
     let r = matbridge().args(["translate", input, "--target", "lavapipe", "--subgroup-size", "24", "-o"]).arg(&out).output().unwrap();
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("a required sub-group size of 24"), "{}", String::from_utf8_lossy(&r.stderr));
+    // A sub-group barrier only the first sub-group reaches would be a work-group barrier that
+    // the others never reach: refused by name where the sub-groups are joined, kept where not.
+    let exchange = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kernels/subgroup_exchange.spvasm")).unwrap();
+    let divergent = exchange.replacen(
+        "               OpControlBarrier %uint_3 %uint_3 %uint_3400\n",
+        "      %first = OpIEqual %bool %16 %uint_0\n               OpSelectionMerge %joined None\n               OpBranchConditional %first %wait %joined\n       %wait = OpLabel\n               OpControlBarrier %uint_3 %uint_3 %uint_3400\n               OpBranch %joined\n     %joined = OpLabel\n",
+        1,
+    );
+    let divergent = divergent.replacen("%uint = OpTypeInt 32 0\n", "%uint = OpTypeInt 32 0\n       %bool = OpTypeBool\n", 1);
+    std::fs::write(dir.join("divergent.spvasm"), &divergent).unwrap();
+    let translate = |target: &str| matbridge().arg("translate").arg(dir.join("divergent.spvasm")).args(["--target", target, "--subgroup-size", "32", "-o"]).arg(&out).output().unwrap();
+    let r = translate("lavapipe");
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.code() == Some(2) && stderr.contains("OpControlBarrier") && stderr.contains("a sub-group barrier under a branch that depends on the invocation"), "{stderr}");
+    assert!(translate("h100").status.success());
 }
 
 /// A shader written for sub-groups of 32 that exchanges values through workgroup memory behind

@@ -27,7 +27,8 @@
 //! Clustered reductions whose clusters fit both sizes, and quad operations, reach the same lanes
 //! in both and stay as they are. Join mode turns sub-group barriers (`OpControlBarrier`,
 //! `OpMemoryBarrier` of Subgroup scope) into work-group ones, which the whole work-group must
-//! then reach like the exchanges.
+//! then reach like the exchanges: one under a selection or loop whose condition depends on the
+//! invocation is refused by name (it could hang).
 //!
 //! Wider clusters become butterflies of lane reads. Values of 32-bit scalar types, booleans and
 //! vectors of them are supported; other types and other non-uniform operations (partitioned
@@ -96,7 +97,9 @@ impl Pass for VirtualizeSubgroupSize {
             }
             let callees = refuse_subgroup_use_outside(module, fi, &entry)?;
             if s > p {
-                widen_subgroup_barriers(module, std::iter::once(fi).chain(callees), &mut outcome);
+                let functions: Vec<usize> = std::iter::once(fi).chain(callees).collect();
+                refuse_divergent_barriers(module, &functions, target, (s, p))?;
+                widen_subgroup_barriers(module, functions.into_iter(), &mut outcome);
             }
             let uint = module.type_int(32, false);
             let marker = module.alloc_id();
@@ -232,6 +235,101 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
             let v = rewrite(&mut bl, &types, &logical, &inst)?;
             let ty = inst.ty()?;
             bl.insert(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(v)]));
+        }
+    }
+    Ok(())
+}
+
+/// Join mode: a sub-group barrier becomes a work-group one, which every invocation of the
+/// work-group must reach. One that only some invocations may reach (in the region of a
+/// selection or loop whose condition depends on the invocation: its built-in ids, through
+/// values and `Function`/`Private` variables) is refused by name instead of left to hang. The
+/// functions `fs` are the entry point's and those it calls.
+fn refuse_divergent_barriers(module: &Module, fs: &[usize], target: &DeviceCaps, (s, p): (u32, u32)) -> Result<()> {
+    let types = Types::new(module);
+    let is_barrier = |i: &Inst| i.is(Op::ControlBarrier) && i.operands.first().and_then(Operand::id).and_then(|c| types.const_u32(c)) == Some(Scope::Subgroup as u32);
+    // Functions that reach a sub-group barrier, directly or through calls.
+    let mut reaching: HashSet<Word> = fs.iter().filter(|&&f| module.functions[f].insts().any(is_barrier)).map(|&f| module.functions[f].id()).collect();
+    loop {
+        let more: Vec<Word> = fs
+            .iter()
+            .map(|&f| &module.functions[f])
+            .filter(|f| !reaching.contains(&f.id()) && f.insts().any(|i| i.is(Op::FunctionCall) && i.id(0).is_ok_and(|c| reaching.contains(&c))))
+            .map(|f| f.id())
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        reaching.extend(more);
+    }
+    let per_invocation: HashSet<Word> = [BuiltIn::LocalInvocationId, BuiltIn::LocalInvocationIndex, BuiltIn::GlobalInvocationId, BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupId]
+        .into_iter()
+        .filter_map(|b| module.builtin_variable(b))
+        .collect();
+    for &f in fs {
+        let function = &module.functions[f];
+        // Values (and Function or Private variables) that depend on the invocation.
+        let defs: HashMap<Word, &Inst> = function.insts().filter_map(|i| Some((i.result_id?, i))).collect();
+        let root = |mut ptr: Word| {
+            while let Some(d) = defs.get(&ptr).filter(|d| matches!(d.op(), Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::CopyObject))) {
+                match d.id(0) {
+                    Ok(base) => ptr = base,
+                    Err(_) => break,
+                }
+            }
+            ptr
+        };
+        let mut tainted: HashSet<Word> = per_invocation.clone();
+        loop {
+            let before = tainted.len();
+            for inst in function.insts() {
+                if inst.is(Op::Store) {
+                    if let (Ok(ptr), Ok(v)) = (inst.id(0), inst.id(1)) {
+                        if tainted.contains(&v) {
+                            tainted.insert(root(ptr));
+                        }
+                    }
+                    continue;
+                }
+                let Some(r) = inst.result_id else { continue };
+                let reads = |v: Word| tainted.contains(&v) || (inst.is(Op::Load) && tainted.contains(&root(v)));
+                if !tainted.contains(&r) && inst.used_ids().any(reads) {
+                    tainted.insert(r);
+                }
+            }
+            if tainted.len() == before {
+                break;
+            }
+        }
+        let index: HashMap<Word, usize> = function.blocks.iter().enumerate().map(|(k, b)| (b.id(), k)).collect();
+        for block in &function.blocks {
+            let Some(merge) = block.insts.iter().find(|i| i.is(Op::SelectionMerge) || i.is(Op::LoopMerge)).and_then(|m| m.id(0).ok()) else { continue };
+            let divergent = block.terminator().is_some_and(|t| (t.is(Op::BranchConditional) || t.is(Op::Switch)) && t.id(0).is_ok_and(|c| tainted.contains(&c)));
+            if !divergent {
+                continue;
+            }
+            // The construct's blocks: those reached from the header's successors before its merge.
+            let mut seen: HashSet<Word> = [merge, block.id()].into_iter().collect();
+            let mut todo: Vec<Word> = block.terminator().map(|t| t.operands.iter().skip(1).filter_map(Operand::id).collect()).unwrap_or_default();
+            while let Some(b) = todo.pop() {
+                if !seen.insert(b) {
+                    continue;
+                }
+                let Some(&k) = index.get(&b) else { continue };
+                let inner = &function.blocks[k];
+                if let Some(inst) = inner.insts.iter().find(|i| is_barrier(i) || (i.is(Op::FunctionCall) && i.id(0).is_ok_and(|c| reaching.contains(&c)))) {
+                    return Err(Error::Unsupported {
+                        site: module.site(inst),
+                        target: target.name.clone(),
+                        missing: format!(
+                            "sub-groups of {s} invocations (joined from {p}) for a sub-group barrier under a branch that depends on the invocation: joined, it becomes a work-group barrier that every invocation must reach"
+                        ),
+                    });
+                }
+                if let Some(t) = inner.terminator() {
+                    todo.extend(t.operands.iter().filter_map(Operand::id).filter(|id| index.contains_key(id)));
+                }
+            }
         }
     }
     Ok(())
