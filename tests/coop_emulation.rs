@@ -1423,3 +1423,48 @@ fn matrices_through_narrower_words_match_the_reference() {
         }
     }
 }
+
+/// `khr_struct_tiles`: fragments loaded from and stored to member arrays of workgroup structs
+/// that lead with a `uvec4` (as TensorFlow Lite's GPU delegate writes its GEMMs), A's tile held
+/// as `f16vec4`; four sub-groups of 2 x 2 fragments, 64^3, exact results.
+#[test]
+fn fragments_in_workgroup_struct_members_match_the_reference() {
+    let input = common::assembled("khr_struct_tiles");
+    for ctx in common::contexts() {
+        let sg = ctx.caps().subgroup_size;
+        for (target, expect_emulated) in targets(&ctx) {
+            let frags: &[u32] = if target.has_cooperative_matrix() { &[16] } else { &[16, 8] };
+            for &f in frags {
+                let spec = [(0, 4 * sg), (1, f)];
+                let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
+                tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
+                let what = format!("{} ({}) {f}x{f}x{f}", ctx.caps().name, mode(&report, expect_emulated));
+                let runtime_spec: Vec<_> = spec.iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
+                let p = ctx
+                    .create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, spec_constants: &runtime_spec, label: "khr_struct_tiles", ..Default::default() })
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let (m, n, k) = (64usize, 64usize, 64usize);
+                let mut rng = rand::rngs::SmallRng::seed_from_u64(u64::from(f));
+                let mut value = || rng.random_range(-4i32..=4) as f32 / 4.0;
+                let a: Vec<f32> = (0..m * k).map(|_| value()).collect();
+                let b: Vec<f32> = (0..k * n).map(|_| value()).collect();
+                let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+                let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+                let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+                let mut bc = ctx.buffer_from_slice(&vec![f32::NAN; m * n], "c").unwrap();
+                let push: Vec<u8> = [m, n, k].iter().flat_map(|v| (*v as i32).to_le_bytes()).collect();
+                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &push, groups: [(n / 32) as u32, (m / 32) as u32, 1] }], 1, FIRST_DISPATCH)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+                for i in 0..m {
+                    for j in 0..n {
+                        let want = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum::<f32>();
+                        assert_eq!(got[i * n + j], want, "{what}: C[{i}][{j}]");
+                    }
+                }
+                ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+                eprintln!("{what}: matches");
+            }
+        }
+    }
+}
