@@ -130,6 +130,20 @@ fn kernel_for(name: &str, target: &DeviceCaps, expect_emulated: Option<bool>) ->
     (words, mode(&report, expect_emulated))
 }
 
+/// `input` specialized with `spec` and translated for `target`, checked with spirv-val; returns
+/// the words and "emulated" or "native".
+fn specialized_for(input: &[u32], target: &DeviceCaps, spec: &[(u32, u32)], expect_emulated: Option<bool>) -> (Vec<u32>, &'static str) {
+    let (words, report) = matbridge_translator::translate_specialized(input, target, spec).unwrap_or_else(|e| panic!("{} {spec:?}: {e}", target.name));
+    tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {spec:?}: {e}", target.name));
+    (words, mode(&report, expect_emulated))
+}
+
+/// A pipeline of `words` created with the specialization `spec` (`what` names it in a failure).
+fn specialized_pipeline(ctx: &Context, words: &[u32], spec: &[(u32, u32)], (bindings, push_constant_bytes): (u32, u32), what: &str) -> matbridge_runtime::Pipeline {
+    let spec: Vec<_> = spec.iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
+    ctx.create_pipeline(&PipelineDesc { spirv: words, bindings, push_constant_bytes, spec_constants: &spec, label: what, ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"))
+}
+
 fn pipeline(ctx: &Context, words: &[u32], bindings: u32, push_constant_bytes: u32) -> matbridge_runtime::Pipeline {
     let spec = [matbridge_runtime::SpecConstant::u32(0, ctx.caps().subgroup_size)];
     ctx.create_pipeline(&PipelineDesc { spirv: words, bindings, push_constant_bytes, spec_constants: &spec, ..Default::default() }).unwrap()
@@ -1284,13 +1298,9 @@ fn tiled_gemm_through_references_with_f16_results_matches_the_reference() {
                         (12, beta.to_bits()),
                         (13, b_col_major as u32),
                     ];
-                    let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
-                    tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
-                    let what = format!("{} ({}) {f}x{f}x{f}, B {}", ctx.caps().name, mode(&report, expect), if b_col_major { "column-major" } else { "row-major" });
-                    let runtime_spec: Vec<_> = spec.iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
-                    let p = ctx
-                        .create_pipeline(&PipelineDesc { spirv: &words, bindings: 1, spec_constants: &runtime_spec, label: "khr_tiled_refs", ..Default::default() })
-                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let (words, mode) = specialized_for(&input, &target, &spec, expect);
+                    let what = format!("{} ({mode}) {f}x{f}x{f}, B {}", ctx.caps().name, if b_col_major { "column-major" } else { "row-major" });
+                    let p = specialized_pipeline(&ctx, &words, &spec, (1, 0), &what);
                     let mut rng = rand::rngs::SmallRng::seed_from_u64(k as u64 + b_col_major as u64);
                     // Halves in [-1, 1]: every product, sum and result below is exact in f16.
                     let mut value = || rng.random_range(-2i32..=2) as f32 / 2.0;
@@ -1335,10 +1345,9 @@ fn workgroups_smaller_than_a_subgroup_match_the_reference() {
     let input = common::assembled("khr_small_workgroup");
     for ctx in common::contexts() {
         for (target, expect_emulated) in targets(&ctx) {
-            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
-            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, label: "khr_small_workgroup", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let (words, mode) = specialized_for(&input, &target, &[], expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let p = specialized_pipeline(&ctx, &words, &[], (3, 0), &what);
             let mut rng = rand::rngs::SmallRng::seed_from_u64(4);
             let mut values = |n: usize| -> Vec<f32> { (0..n).map(|_| rng.random_range(-8i32..=8) as f32).collect() };
             let (a, b, c) = (values(128), values(128), values(128));
@@ -1373,11 +1382,9 @@ fn matrices_through_narrower_words_match_the_reference() {
     for ctx in common::contexts() {
         let sg = ctx.caps().subgroup_size;
         for (target, expect_emulated) in targets(&ctx) {
-            let (words, report) = matbridge_translator::translate_specialized(&input, &target, &[(0, sg)]).unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            let what = format!("{} ({})", ctx.caps().name, mode(&report, expect_emulated));
-            let spec = [matbridge_runtime::SpecConstant::u32(0, sg)];
-            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 2, spec_constants: &spec, label: "khr_narrow_words", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let (words, mode) = specialized_for(&input, &target, &[(0, sg)], expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let p = specialized_pipeline(&ctx, &words, &[(0, sg)], (2, 0), &what);
             let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
             let bytes: Vec<u8> = (0..4 + 32 * 68 + 8).map(|_| rng.random()).collect();
             let floats: Vec<f32> = (0..2 + 16 * 18 + 8).map(|_| rng.random_range(-64i32..64) as f32 / 8.0).collect();
@@ -1436,13 +1443,9 @@ fn fragments_in_workgroup_struct_members_match_the_reference() {
             let frags: &[u32] = if target.has_cooperative_matrix() { &[16] } else { &[16, 8] };
             for &f in frags {
                 let spec = [(0, 4 * sg), (1, f)];
-                let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
-                tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
-                let what = format!("{} ({}) {f}x{f}x{f}", ctx.caps().name, mode(&report, expect_emulated));
-                let runtime_spec: Vec<_> = spec.iter().map(|&(id, v)| matbridge_runtime::SpecConstant::u32(id, v)).collect();
-                let p = ctx
-                    .create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 12, spec_constants: &runtime_spec, label: "khr_struct_tiles", ..Default::default() })
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let (words, mode) = specialized_for(&input, &target, &spec, expect_emulated);
+                let what = format!("{} ({mode}) {f}x{f}x{f}", ctx.caps().name);
+                let p = specialized_pipeline(&ctx, &words, &spec, (3, 12), &what);
                 let (m, n, k) = (64usize, 64usize, 64usize);
                 let mut rng = rand::rngs::SmallRng::seed_from_u64(u64::from(f));
                 let mut value = || rng.random_range(-4i32..=4) as f32 / 4.0;
