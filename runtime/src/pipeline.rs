@@ -127,7 +127,7 @@ impl Context {
         let marked;
         let input = match virtual_size {
             Some(size) => {
-                let mut module = parse(desc.spirv)?;
+                let mut module = specialized.clone();
                 matbridge_translator::kernel::require_shader_subgroup_size(&mut module, desc.entry_point, size).map_err(|e| Error::InvalidArgument(e.to_string()))?;
                 marked = module.to_words();
                 &marked[..]

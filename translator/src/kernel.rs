@@ -217,13 +217,20 @@ pub fn require_shader_subgroup_size(module: &mut Module, entry: &str, size: u32)
     if !size.is_power_of_two() || size > 128 {
         return Err(not_kernel(format!("shader `{entry}`: a required sub-group size of {size} (a power of two up to 128 is needed)")));
     }
+    record_subgroup_size(module, entry, size);
+    Ok(())
+}
+
+/// Records that entry point `entry` requires sub-groups of `size` (a constant named
+/// `SUBGROUP_SIZE_PREFIX` + entry, which `virtualize-subgroup-size` and the kernel ABI read),
+/// replacing any size recorded before.
+pub(crate) fn record_subgroup_size(module: &mut Module, entry: &str, size: u32) {
     let name = format!("{SUBGROUP_SIZE_PREFIX}{entry}");
     module.debug_names.retain(|n| !(n.is(Op::Name) && n.string(1).as_deref() == Some(name.as_str())));
     let uint = module.type_int(32, false);
     let id = module.alloc_id();
     module.add_global(crate::ir::Inst::new(Op::Constant, Some(uint), Some(id), vec![Operand::Literal(size)]));
     module.debug_names.push(crate::ir::Inst::new(Op::Name, None, None, vec![Operand::Id(id), Operand::string(&name)]));
-    Ok(())
 }
 
 /// The push-constant structs of a lowered kernel module's entry points (empty for any other

@@ -112,10 +112,21 @@ fn evaluate(defs: &HashMap<Word, &crate::ir::Inst>, id: Word, depth: u32) -> Opt
 /// `LocalSizeId` or `LocalSize`. `None` when the entry point is missing, has neither, or a
 /// dimension is not a constant expression.
 pub fn workgroup_size(module: &Module, entry: &str) -> Option<[u32; 3]> {
+    workgroup_size_with(module, entry, |id| default_value(module, id).and_then(|v| u32::try_from(v).ok()))
+}
+
+/// The workgroup size of entry point `entry` where the module fixes it: `LocalSize`, or ids
+/// that are plain constants (a pipeline cannot change them, as it can a specialization
+/// constant's default).
+pub fn fixed_workgroup_size(module: &Module, entry: &str) -> Option<[u32; 3]> {
+    workgroup_size_with(module, entry, |id| module.globals().iter().find(|g| g.result_id == Some(id) && g.is(Op::Constant)).and_then(|g| g.word_opt(0)))
+}
+
+/// [`workgroup_size`] with `value` giving the size an id stands for.
+fn workgroup_size_with(module: &Module, entry: &str, value: impl Fn(Word) -> Option<u32>) -> Option<[u32; 3]> {
     let function = module.entry_points.iter().find(|e| e.string(2).as_deref() == Some(entry)).and_then(|e| e.operands.get(1).and_then(Operand::id))?;
-    let value = |id: Word| default_value(module, id).and_then(|v| u32::try_from(v).ok());
     let ids = |inst: &crate::ir::Inst, from: usize| -> Option<[u32; 3]> {
-        let parts: Vec<u32> = inst.operands.get(from..)?.iter().map(|o| o.id().and_then(value)).collect::<Option<_>>()?;
+        let parts: Vec<u32> = inst.operands.get(from..)?.iter().map(|o| o.id().and_then(&value)).collect::<Option<_>>()?;
         parts.try_into().ok()
     };
     if let Some(composite) = module.builtin_constant(spirv::BuiltIn::WorkgroupSize) {

@@ -170,26 +170,6 @@ const UNROLLED_MUL_ADDS: u32 = 8192;
 /// is refused by name instead (damaged dimensions such as 177x177 land on one lane).
 const MAX_ELEMENTS_PER_INVOCATION: u32 = 4096;
 
-/// The invocations of entry-point function `f`'s workgroup where its size is fixed in the module
-/// (`LocalSize`, or constants that are not specialization constants): a size a pipeline sets
-/// may differ from the default the module carries.
-fn fixed_workgroup_invocations(module: &Module, f: Word) -> Option<u32> {
-    let constant = |id: Word| module.globals().iter().find(|g| g.result_id == Some(id) && g.is(Op::Constant)).and_then(|g| g.word_opt(0));
-    let product = |ids: &[Operand]| ids.iter().try_fold(1u32, |acc, o| Some(acc.saturating_mul(constant(o.id()?)?)));
-    if let Some(composite) = module.builtin_constant(BuiltIn::WorkgroupSize) {
-        let def = module.globals().iter().find(|g| g.result_id == Some(composite) && g.is(Op::ConstantComposite))?;
-        return product(&def.operands);
-    }
-    let mode = module
-        .execution_modes
-        .iter()
-        .find(|m| m.word_opt(0) == Some(f) && matches!(m.word_opt(1), Some(x) if x == spirv::ExecutionMode::LocalSize as u32 || x == spirv::ExecutionMode::LocalSizeId as u32))?;
-    if mode.word_opt(1) == Some(spirv::ExecutionMode::LocalSize as u32) {
-        return Some(mode.word_opt(2)?.saturating_mul(mode.word_opt(3)?).saturating_mul(mode.word_opt(4)?));
-    }
-    product(mode.operands.get(2..)?)
-}
-
 /// The largest power of two that divides `n` and is at most `p`.
 fn lanes_for(p: u32, n: u32) -> u32 {
     let p = if p == 0 { 1 } else { 1u32 << (31 - p.leading_zeros()) };
@@ -220,8 +200,13 @@ impl Pass for EmulateCooperativeMatrix {
         let max_subgroup = target.max_subgroup_size.max(target.subgroup_size);
         // A workgroup smaller than the sub-group fills only its first lanes: the matrices are
         // spread over those (the others hold no invocation).
-        let smallest_workgroup =
-            module.entry_points.iter().filter(|e| e.word_opt(0) == Some(spirv::ExecutionModel::GLCompute as u32)).filter_map(|e| fixed_workgroup_invocations(module, e.id(1).ok()?)).min();
+        let smallest_workgroup = module
+            .entry_points
+            .iter()
+            .filter(|e| e.word_opt(0) == Some(spirv::ExecutionModel::GLCompute as u32))
+            .filter_map(|e| crate::specialize::fixed_workgroup_size(module, &e.string(2)?))
+            .map(|[x, y, z]| x.saturating_mul(y).saturating_mul(z))
+            .min();
         let spread = smallest_workgroup.map_or(min_subgroup, |w| min_subgroup.min(w.max(1)));
         let types = Types::new(module);
         let layouts = layouts(module, &types, target, spread)?;
@@ -904,7 +889,7 @@ impl Emulator<'_> {
         let uint = bld.module.type_int(32, false);
         let ww = a.word_scalar.width();
         let word_uint = bld.module.type_int(ww, false);
-        let mut acc = None;
+        let mut acc = 0;
         for k in 0..a.parts {
             let kc = bld.module.constant_u32(k);
             let at = if k == 0 { off } else { bld.iadd(uint, off, kc) };
@@ -912,14 +897,14 @@ impl Emulator<'_> {
             let w = load(bld, p);
             let bits = if a.word_ty == word_uint { w } else { bld.bitcast(word_uint, w) };
             let wide = bld.op(Op::UConvert, uint, &[bits]);
-            let shift = bld.module.constant_u32(ww * k);
-            let placed = if k == 0 { wide } else { bld.op(Op::ShiftLeftLogical, uint, &[wide, shift]) };
-            acc = Some(match acc {
-                Some(a) => bld.op(Op::BitwiseOr, uint, &[a, placed]),
-                None => placed,
-            });
+            acc = if k == 0 {
+                wide
+            } else {
+                let shift = bld.module.constant_u32(ww * k);
+                let placed = bld.op(Op::ShiftLeftLogical, uint, &[wide, shift]);
+                bld.op(Op::BitwiseOr, uint, &[acc, placed])
+            };
         }
-        let acc = acc.unwrap_or(off);
         let cw = l.scalar.width();
         let comp_uint = bld.module.type_int(cw, false);
         let bits = if cw == 32 { acc } else { bld.op(Op::UConvert, comp_uint, &[acc]) };

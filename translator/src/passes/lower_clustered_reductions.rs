@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
-use crate::passes::virtualize_subgroup_size::{combine_of, Combine};
+use crate::passes::virtualize_subgroup_size::combine_of;
 use crate::profile::{DeviceCaps, SubgroupOp};
 use spirv::{GroupOperation, Op};
 
@@ -56,10 +56,7 @@ impl Pass for LowerClusteredReductions {
                     while mask < size {
                         let m = bld.module.constant_u32(mask);
                         let other = bld.op(Op::GroupNonUniformShuffleXor, ty, &[scope, acc, m]);
-                        acc = match combine {
-                            Combine::Op(op) => bld.op(op, ty, &[acc, other]),
-                            Combine::Glsl(g) => bld.emit(Op::ExtInst, ty, vec![Operand::Id(glsl), Operand::Literal(g), Operand::Id(acc), Operand::Id(other)]),
-                        };
+                        acc = combine.apply(&mut bld, glsl, ty, acc, other);
                         mask *= 2;
                     }
                     bld.insert(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(acc)]));

@@ -117,11 +117,8 @@ fn check_execution_modes(module: &mut Module, kernels: &[(usize, Word, String)],
             required.push((name, size));
         }
     }
-    let uint = module.type_int(32, false);
     for (name, size) in required {
-        let id = module.alloc_id();
-        module.add_global(Inst::new(Op::Constant, Some(uint), Some(id), vec![Operand::Literal(size)]));
-        module.debug_names.push(Inst::new(Op::Name, None, None, vec![Operand::Id(id), Operand::string(&format!("{}{name}", crate::kernel::SUBGROUP_SIZE_PREFIX))]));
+        crate::kernel::record_subgroup_size(module, &name, size);
     }
     module.execution_modes.retain(|m| {
         let Some(f) = m.word_opt(0) else { return true };

@@ -95,11 +95,12 @@ impl Pass for VirtualizeSubgroupSize {
                     });
                 }
             }
-            let callees = refuse_subgroup_use_outside(module, fi, &entry)?;
+            let types = Types::new(module);
+            let callees = refuse_subgroup_use_outside(module, &types, fi, &entry)?;
             if s > p {
                 let functions: Vec<usize> = std::iter::once(fi).chain(callees).collect();
-                refuse_divergent_barriers(module, &functions, target, (s, p))?;
-                widen_subgroup_barriers(module, functions.into_iter(), &mut outcome);
+                refuse_divergent_barriers(module, &types, &functions, target, (s, p))?;
+                widen_subgroup_barriers(module, &types, &functions, &mut outcome);
             }
             let uint = module.type_int(32, false);
             let marker = module.alloc_id();
@@ -144,7 +145,7 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
     // The join mode's turn variable, then the logical values at the top of the entry block. A
     // function without sub-group operations (built-ins only) needs no exchange array.
     let types = Types::new(module);
-    let exchanges = module.functions[fi].insts().any(|i| is_group_non_uniform(i.opcode) && i.operands.first().and_then(Operand::id).and_then(|c| types.const_u32(c)) == Some(Scope::Subgroup as u32));
+    let exchanges = module.functions[fi].insts().any(|i| subgroup_operation(&types, i));
     let toggle = module.alloc_id();
     let fn_ptr = module.type_pointer(StorageClass::Function, uint);
     if !split && exchanges {
@@ -224,8 +225,7 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
                 module.functions[fi].blocks[bi].insts.push(inst);
                 continue;
             }
-            let scope = inst.operands.first().and_then(Operand::id).and_then(|c| types.const_u32(c));
-            if scope != Some(Scope::Subgroup as u32) || within_physical_clusters(&types, &inst, s.min(p)) {
+            if !subgroup_scope(&types, &inst, 0) || within_physical_clusters(&types, &inst, s.min(p)) {
                 module.functions[fi].blocks[bi].insts.push(inst);
                 continue;
             }
@@ -245,9 +245,8 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
 /// selection or loop whose condition depends on the invocation: its built-in ids, through
 /// values and `Function`/`Private` variables) is refused by name instead of left to hang. The
 /// functions `fs` are the entry point's and those it calls.
-fn refuse_divergent_barriers(module: &Module, fs: &[usize], target: &DeviceCaps, (s, p): (u32, u32)) -> Result<()> {
-    let types = Types::new(module);
-    let is_barrier = |i: &Inst| i.is(Op::ControlBarrier) && i.operands.first().and_then(Operand::id).and_then(|c| types.const_u32(c)) == Some(Scope::Subgroup as u32);
+fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], target: &DeviceCaps, (s, p): (u32, u32)) -> Result<()> {
+    let is_barrier = |i: &Inst| i.is(Op::ControlBarrier) && subgroup_scope(types, i, 0);
     // Functions that reach a sub-group barrier, directly or through calls.
     let mut reaching: HashSet<Word> = fs.iter().filter(|&&f| module.functions[f].insts().any(is_barrier)).map(|&f| module.functions[f].id()).collect();
     loop {
@@ -337,10 +336,9 @@ fn refuse_divergent_barriers(module: &Module, fs: &[usize], target: &DeviceCaps,
 
 /// Join mode: a sub-group barrier must hold every physical sub-group of the logical one, so in
 /// the functions `fs` it becomes a work-group barrier (its memory scope widened with it).
-fn widen_subgroup_barriers(module: &mut Module, fs: impl Iterator<Item = usize>, outcome: &mut Outcome) {
-    let types = Types::new(module);
+fn widen_subgroup_barriers(module: &mut Module, types: &Types, fs: &[usize], outcome: &mut Outcome) {
     let workgroup = module.constant_u32(Scope::Workgroup as u32);
-    for f in fs {
+    for &f in fs {
         for inst in module.functions[f].blocks.iter_mut().flat_map(|b| b.insts.iter_mut()) {
             let scopes = match inst.op() {
                 Some(Op::ControlBarrier) => 0..2,
@@ -349,7 +347,7 @@ fn widen_subgroup_barriers(module: &mut Module, fs: impl Iterator<Item = usize>,
             };
             let mut widened = false;
             for k in scopes {
-                if inst.operands.get(k).and_then(Operand::id).and_then(|c| types.const_u32(c)) == Some(Scope::Subgroup as u32) {
+                if subgroup_scope(types, inst, k) {
                     inst.operands[k] = Operand::Id(workgroup);
                     widened = true;
                 }
@@ -364,10 +362,9 @@ fn widen_subgroup_barriers(module: &mut Module, fs: impl Iterator<Item = usize>,
 /// The logical values live in the entry point's function: a sub-group built-in or operation in
 /// a function it calls (a shader's helper; kernels are inlined first) is refused by name.
 /// Returns the functions it calls, directly or not.
-fn refuse_subgroup_use_outside(module: &Module, fi: usize, entry: &str) -> Result<Vec<usize>> {
+fn refuse_subgroup_use_outside(module: &Module, types: &Types, fi: usize, entry: &str) -> Result<Vec<usize>> {
     let builtins: HashSet<Word> =
         [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
-    let types = Types::new(module);
     // The functions the entry point calls, directly or not.
     let mut called: HashSet<Word> = HashSet::new();
     let mut todo = vec![fi];
@@ -379,10 +376,7 @@ fn refuse_subgroup_use_outside(module: &Module, fi: usize, entry: &str) -> Resul
         }
     }
     for (k, f) in module.functions.iter().enumerate().filter(|(k, f)| *k != fi && called.contains(&f.id())) {
-        let used = f.insts().find(|i| {
-            (i.is(Op::Load) && i.operands.first().and_then(Operand::id).is_some_and(|v| builtins.contains(&v)))
-                || (is_group_non_uniform(i.opcode) && i.operands.first().and_then(Operand::id).and_then(|c| types.const_u32(c)) == Some(Scope::Subgroup as u32))
-        });
+        let used = f.insts().find(|i| (i.is(Op::Load) && i.operands.first().and_then(Operand::id).is_some_and(|v| builtins.contains(&v))) || subgroup_operation(types, i));
         if let Some(inst) = used {
             return Err(Error::Invalid {
                 site: module.site(inst),
@@ -408,6 +402,16 @@ fn within_physical_clusters(types: &Types, inst: &Inst, lanes: u32) -> bool {
                 && inst.operands.get(3).and_then(Operand::id).and_then(|c| types.const_u32(c)).is_some_and(|c| c <= lanes)
         }
     }
+}
+
+/// Whether operand `k` of `inst` is the Subgroup scope.
+fn subgroup_scope(types: &Types, inst: &Inst, k: usize) -> bool {
+    inst.operands.get(k).and_then(Operand::id).and_then(|c| types.const_u32(c)) == Some(Scope::Subgroup as u32)
+}
+
+/// Whether `inst` is a sub-group operation (a non-uniform group instruction of Subgroup scope).
+fn subgroup_operation(types: &Types, inst: &Inst) -> bool {
+    is_group_non_uniform(inst.opcode) && subgroup_scope(types, inst, 0)
 }
 
 /// Whether `opcode` is one of the core `OpGroupNonUniform*` instructions (a contiguous range,
@@ -490,10 +494,13 @@ pub(crate) fn combine_of(op: Op) -> Option<(Combine, f64, i64)> {
     })
 }
 
-fn apply(b: &mut Builder<'_>, l: &Logical, c: Combine, ty: Word, x: Word, y: Word) -> Word {
-    match c {
-        Combine::Op(op) => b.op(op, ty, &[x, y]),
-        Combine::Glsl(g) => b.emit(Op::ExtInst, ty, vec![Operand::Id(l.glsl), Operand::Literal(g), Operand::Id(x), Operand::Id(y)]),
+impl Combine {
+    /// `x <op> y` (`glsl` is the module's GLSL.std.450 import, for min and max).
+    pub(crate) fn apply(self, b: &mut Builder<'_>, glsl: Word, ty: Word, x: Word, y: Word) -> Word {
+        match self {
+            Combine::Op(op) => b.op(op, ty, &[x, y]),
+            Combine::Glsl(g) => b.emit(Op::ExtInst, ty, vec![Operand::Id(glsl), Operand::Literal(g), Operand::Id(x), Operand::Id(y)]),
+        }
     }
 }
 
@@ -654,7 +661,7 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
                     let m = b.module.constant_u32(mask);
                     let lane = b.op(Op::BitwiseXor, uint, &[l.lid, m]);
                     let other = read_lane(b, types, l, ty, acc, lane)?;
-                    acc = apply(b, l, c, ty, acc, other);
+                    acc = c.apply(b, l.glsl, ty, acc, other);
                     mask *= 2;
                 }
                 Ok(acc)
@@ -676,7 +683,7 @@ fn reduce(b: &mut Builder<'_>, types: &Types, l: &Logical, native: Op, c: Combin
         while d < l.s {
             let dc = b.module.constant_u32(d);
             let o = b.op(Op::GroupNonUniformShuffleXor, ty, &[subgroup, r, dc]);
-            r = apply(b, l, c, ty, r, o);
+            r = c.apply(b, l.glsl, ty, r, o);
             d *= 2;
         }
         return Ok(r);
@@ -691,7 +698,7 @@ fn reduce(b: &mut Builder<'_>, types: &Types, l: &Logical, native: Op, c: Combin
         let v = lanes(b, at)?;
         r = Some(match r {
             None => v,
-            Some(acc) => apply(b, l, c, ty, acc, v),
+            Some(acc) => c.apply(b, l.glsl, ty, acc, v),
         });
     }
     Ok(r.unwrap_or(x))
@@ -713,7 +720,7 @@ fn scan(b: &mut Builder<'_>, types: &Types, l: &Logical, native: Op, c: Combine,
             let lane = b.select(uint, has, back, l.lid);
             let at = b.iadd(uint, l.base, lane);
             let o = b.op(Op::GroupNonUniformShuffle, ty, &[subgroup, r, at]);
-            let combined = apply(b, l, c, ty, o, r);
+            let combined = c.apply(b, l.glsl, ty, o, r);
             r = b.select(ty, has, combined, r);
             d *= 2;
         }
@@ -745,8 +752,8 @@ fn scan(b: &mut Builder<'_>, types: &Types, l: &Logical, native: Op, c: Combine,
         let at = b.iadd(uint, l.base, off);
         let v = lanes(b, at)?;
         let before = b.op(Op::ULessThan, boolean, &[kc, mine]);
-        let next = apply(b, l, c, ty, acc, v);
+        let next = c.apply(b, l.glsl, ty, acc, v);
         acc = b.select(ty, before, next, acc);
     }
-    Ok(apply(b, l, c, ty, acc, own))
+    Ok(c.apply(b, l.glsl, ty, acc, own))
 }
