@@ -252,6 +252,60 @@ fn int8_operand_flags_and_saturation_match_the_reference() {
     }
 }
 
+/// Saturating MulAdds on 32-bit operands (`khr_int32_saturating`): s32 and u32 16x16x16
+/// products whose sums fit in 32 bits, added to accumulators at and near the limits of their
+/// types, so that some results saturate (both ways for s32) and most do not.
+#[test]
+fn int32_saturating_mul_add_matches_the_reference() {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(17);
+    let mut sa: Vec<i32> = (0..256).map(|_| rng.random_range(-4096..=4096)).collect();
+    let mut sb: Vec<i32> = (0..256).map(|_| rng.random_range(-4096..=4096)).collect();
+    let mut sc: Vec<i32> = (0..256).map(|_| rng.random_range(-1 << 28..1 << 28)).collect();
+    let mut ua: Vec<u32> = (0..256).map(|_| rng.random_range(0..8192)).collect();
+    let ub: Vec<u32> = (0..256).map(|_| rng.random_range(0..8192)).collect();
+    let mut uc: Vec<u32> = (0..256).map(|_| rng.random()).collect();
+    // Row 0 of A and column 0 of B at their largest: a sum of 2^28 against C near the top.
+    sa[..16].fill(4096);
+    ua[..16].fill(8191);
+    for r in 0..16 {
+        sb[r * 16] = 4096;
+        sb[r * 16 + 1] = -4096;
+    }
+    (sc[0], sc[1], sc[16], sc[17]) = (i32::MAX - 5, i32::MIN + 5, i32::MAX, i32::MIN);
+    (uc[0], uc[1], uc[2]) = (u32::MAX - 5, u32::MAX, 0);
+    let mut want_s = vec![0i32; 256];
+    let mut want_u = vec![0u32; 256];
+    for i in 0..16 {
+        for j in 0..16 {
+            let s: i64 = (0..16).map(|k| sa[i * 16 + k] as i64 * sb[k * 16 + j] as i64).sum();
+            let u: u64 = (0..16).map(|k| ua[i * 16 + k] as u64 * ub[k * 16 + j] as u64).sum();
+            want_s[i * 16 + j] = (s + sc[i * 16 + j] as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+            want_u[i * 16 + j] = (u + uc[i * 16 + j] as u64).min(u32::MAX as u64) as u32;
+        }
+    }
+    assert!(want_s.contains(&i32::MAX) && want_s.contains(&i32::MIN) && want_u.contains(&u32::MAX), "the data saturate nothing");
+    for ctx in common::contexts() {
+        for (target, expect_emulated) in targets(&ctx) {
+            let (words, mode) = kernel_for("khr_int32_saturating", &target, expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let p = pipeline(&ctx, &words, 8, 0);
+            let inputs = [ctx.buffer_from_slice(&sa, "sa").unwrap(), ctx.buffer_from_slice(&sb, "sb").unwrap(), ctx.buffer_from_slice(&sc, "sc").unwrap()];
+            let unsigned = [ctx.buffer_from_slice(&ua, "ua").unwrap(), ctx.buffer_from_slice(&ub, "ub").unwrap(), ctx.buffer_from_slice(&uc, "uc").unwrap()];
+            let mut sd = ctx.zeroed_buffer::<i32>(256, "sd").unwrap();
+            let mut ud = ctx.zeroed_buffer::<u32>(256, "ud").unwrap();
+            let buffers = [&inputs[0], &inputs[1], &inputs[2], &unsigned[0], &unsigned[1], &unsigned[2], &sd, &ud];
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got_s: Vec<i32> = ctx.read_buffer(&mut sd).unwrap();
+            let got_u: Vec<u32> = ctx.read_buffer(&mut ud).unwrap();
+            for n in 0..256 {
+                assert_eq!(got_s[n], want_s[n], "{what}: s32 D[{}][{}] (C = {})", n / 16, n % 16, sc[n]);
+                assert_eq!(got_u[n], want_u[n], "{what}: u32 D[{}][{}] (C = {})", n / 16, n % 16, uc[n]);
+            }
+            ctx.check_validation().unwrap();
+        }
+    }
+}
+
 /// Runs the NV square kernel (`nv_square_f16.spvasm`, translated as `words`) on the 16x16
 /// 16-bit matrix `a`; returns C's 16-bit elements.
 fn run_square(ctx: &Context, words: &[u32], a: &[u16]) -> Vec<u16> {

@@ -42,7 +42,9 @@
 //!   Memory-operand flags are kept; `Aligned` becomes the scalar's size (PhysicalStorageBuffer);
 //! - `OpCooperativeMatrixMulAddKHR`: as above, accumulating in f32 (f64 when C or the result
 //!   is f64) or 32-bit integers with the signedness flags; `SaturatingAccumulationKHR` adds the
-//!   exact sum of products to C with saturation to the result type;
+//!   sum of products to C with saturation to the result type (the sum is exact for 8- and 16-bit
+//!   A and B; for 32-bit ones it wraps to 32 bits, read with the result's signedness, as the
+//!   Vulkan conformance tests compute it);
 //! - `OpCooperativeMatrixLengthKHR` (and its `OpSpecConstantOp` form) becomes the constant `L`;
 //! - on drivers that unroll every loop marked `Unroll` (`Workarounds::unrolls_hinted_loops`),
 //!   loops holding a MulAdd lose that hint: the emulated MulAdd is already unrolled;
@@ -1164,8 +1166,8 @@ impl Emulator<'_> {
             let w = if lc.scalar.width() == 64 || lr.scalar.width() == 64 { 64 } else { 32 };
             (bld.module.type_float(w), Scalar::Float(w))
         } else {
-            if [la, lb, lc, lr].iter().any(|l| l.scalar.width() > 32) || (saturating && [la, lb].iter().any(|l| l.scalar.width() > 16)) {
-                return Err(self.unsupported(bld, inst, "an integer MulAdd on 64-bit components, or a saturating one on 32-bit A or B components".into()));
+            if [la, lb, lc, lr].iter().any(|l| l.scalar.width() > 32) {
+                return Err(self.unsupported(bld, inst, "an integer MulAdd on 64-bit components".into()));
             }
             (bld.module.type_int(32, true), Scalar::Int(32))
         };
@@ -1286,7 +1288,8 @@ impl Emulator<'_> {
             }
         }
         let results: Vec<Word> = if saturating {
-            cs.iter().zip(&sums).map(|(c, s)| self.saturating_add(bld, *c, *s, lr, signed_r)).collect()
+            let wrapped = la.scalar.width() > 16 || lb.scalar.width() > 16;
+            cs.iter().zip(&sums).map(|(c, s)| self.saturating_add(bld, *c, *s, lr, signed_r, wrapped)).collect()
         } else {
             sums.iter().map(|s| self.convert(bld, *s, acc, (lr.component, lr.scalar), signed_r)).collect()
         };
@@ -1295,13 +1298,36 @@ impl Emulator<'_> {
     }
 
     /// `c + s` saturated to the result's component type (signed or unsigned as `signed` says);
-    /// `c` and `s` are 32-bit integers, `s` the exact sum of 8- or 16-bit products.
-    fn saturating_add(&self, bld: &mut Builder<'_>, c: Word, s: Word, lr: Layout, signed: bool) -> Word {
+    /// `c` and `s` are 32-bit integers, `s` the exact sum of 8- or 16-bit products, or
+    /// (`wrapped`) the sum of 32-bit products wrapped to 32 bits, signed when the result is.
+    fn saturating_add(&self, bld: &mut Builder<'_>, c: Word, s: Word, lr: Layout, signed: bool, wrapped: bool) -> Word {
         let int = bld.module.type_int(32, true);
         let boolean = bld.module.type_bool();
         let w = lr.scalar.width();
+        let s = if wrapped && w < 32 {
+            // Beyond +-2^16 the sum saturates a result of 16 bits or fewer whatever C is: clamp
+            // it there so that adding C cannot overflow.
+            let (lo, hi) = (bld.module.constant_i32(-(1 << 16)), bld.module.constant_i32(1 << 16));
+            if signed {
+                let below = bld.op(Op::SLessThan, boolean, &[s, lo]);
+                let above = bld.op(Op::SGreaterThan, boolean, &[s, hi]);
+                let s = bld.select(int, below, lo, s);
+                bld.select(int, above, hi, s)
+            } else {
+                let above = bld.op(Op::UGreaterThan, boolean, &[s, hi]);
+                bld.select(int, above, hi, s)
+            }
+        } else {
+            s
+        };
         let r = bld.op(Op::IAdd, int, &[c, s]);
-        let clamped = if w == 32 {
+        let clamped = if w == 32 && !signed && wrapped {
+            // Both unsigned 32-bit: only a carry saturates.
+            let carry = bld.op(Op::ULessThan, boolean, &[r, c]);
+            let max = bld.module.constant_u32(u32::MAX);
+            let max = bld.bitcast(int, max);
+            bld.select(int, carry, max, r)
+        } else if w == 32 {
             if signed {
                 // Overflow when c and s have one sign and r the other.
                 let x = bld.op(Op::BitwiseXor, int, &[c, r]);
