@@ -345,6 +345,40 @@ fn nv_kernel_runs_through_khr_native_and_emulated() {
     }
 }
 
+/// NV matrices through functions (`nv_functions`): loaders returning A and B fragments, a
+/// multiply-accumulate helper taking the accumulator `inout`, an epilogue returning one; NV ->
+/// KHR gives each function the KHR types of the Uses its values take.
+#[test]
+fn nv_matrices_through_functions_match_the_reference() {
+    let k = 48usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(29);
+    let mut value = || (rng.random_range(-8i32..8) as f32) / 8.0;
+    let a: Vec<f32> = (0..16 * k).map(|_| value()).collect();
+    let b: Vec<f32> = (0..k * 16).map(|_| value()).collect();
+    let c: Vec<f32> = (0..256).map(|_| value()).collect();
+    let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+    for ctx in common::contexts() {
+        for (target, expect_emulated) in targets(&ctx) {
+            let (words, mode) = kernel_for("nv_functions", &target, expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let p = pipeline(&ctx, &words, 3, 4);
+            let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+            let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+            let mut bc = ctx.buffer_from_slice(&c, "c").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &(k as u32).to_le_bytes(), groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+            for i in 0..16 {
+                for j in 0..16 {
+                    // Multiples of 1/64 below 64, halved: exact in f32.
+                    let want = 0.5 * (0..k).map(|p| a[i * k + p] * b[p * 16 + j]).sum::<f32>() + c[i * 16 + j];
+                    assert_eq!(got[i * 16 + j], want, "{what}: C[{i}][{j}]");
+                }
+            }
+            ctx.check_validation().unwrap();
+        }
+    }
+}
+
 /// A GEMM tile loop whose operands are all behind buffer references: on SwiftShader the emulated
 /// loads and stores go through PhysicalStorageBuffer pointers to f16 data held in words.
 #[test]

@@ -22,8 +22,12 @@
 //!
 //! Spec-constant rows, columns and scopes are kept as ids.
 //!
-//! Preconditions: a valid module; matrices are not members of structs or function signatures
-//! (an error names the instruction otherwise). Applies to every target (on targets without
+//! - matrices (and pointers to them) in function signatures: a call's result shares the Use
+//!   of the callee's returned values, an argument that of its parameter; function types are
+//!   rewritten per function with the KHR types its parameters and result take.
+//!
+//! Preconditions: a valid module; matrices are not members of structs, and a function's
+//! parameter or result takes one Use at every call (an error names the instruction otherwise). Applies to every target (on targets without
 //! cooperative matrices, `EmulateCooperativeMatrix` lowers the KHR result). Leaves: no NV cooperative-matrix
 //! instructions; the requirement step swaps the capability and the extension.
 
@@ -219,8 +223,8 @@ impl Pass for NvToKhrCooperativeMatrix {
                 Some(Op::TypeArray | Op::TypeRuntimeArray) if inst.operands.first().and_then(Operand::id).is_some_and(contains) => {
                     derived.insert(inst.result()?, inst.clone());
                 }
-                Some(Op::TypeStruct | Op::TypeFunction) if ids_of(inst).any(contains) => {
-                    return Err(Error::Invalid { site: module.site(inst), message: "cooperative matrices inside structs or function signatures are not supported yet".into() });
+                Some(Op::TypeStruct) if ids_of(inst).any(contains) => {
+                    return Err(Error::Invalid { site: module.site(inst), message: "cooperative matrices inside structs are not supported yet".into() });
                 }
                 _ => {}
             }
@@ -247,6 +251,27 @@ impl Pass for NvToKhrCooperativeMatrix {
         let mut direct: Vec<(Word, Role, usize)> = Vec::new();
         let mut loads: Vec<(Word, Word)> = Vec::new(); // (value, variable)
         let mut stores: Vec<(Word, Word)> = Vec::new(); // (variable, value)
+        // Calls: a result shares its callee's class (the values it returns), an argument its
+        // parameter's.
+        let params: HashMap<Word, Vec<Word>> = module.functions.iter().map(|f| (f.id(), f.params.iter().filter_map(|p| p.result_id).collect())).collect();
+        for f in &module.functions {
+            for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+                if inst.is(Op::ReturnValue) && node(f.id()) && node(inst.id(0)?) {
+                    uf.union(f.id(), inst.id(0)?);
+                }
+            }
+        }
+        for inst in module.all_insts().filter(|i| i.is(Op::FunctionCall)) {
+            let callee = inst.id(0)?;
+            if inst.result_id.is_some_and(node) && node(callee) {
+                uf.union(inst.result()?, callee);
+            }
+            for (arg, param) in ids_of(inst).skip(1).zip(params.get(&callee).into_iter().flatten()) {
+                if node(arg) && node(*param) {
+                    uf.union(arg, *param);
+                }
+            }
+        }
         for inst in module.all_insts() {
             let result = inst.result_id.filter(|r| node(*r));
             match inst.op() {
@@ -374,7 +399,34 @@ impl Pass for NvToKhrCooperativeMatrix {
 
         let mut layout_consts: HashMap<Word, Word> = HashMap::new();
         let mut functions = std::mem::take(&mut module.functions);
+        // The role a function's result or parameter takes (one per value: they cannot split).
+        let mut param_role: HashMap<Word, Role> = HashMap::new();
         for func in functions.iter_mut() {
+            let mut changed = false;
+            for inst in std::iter::once(&mut func.def).chain(func.params.iter_mut()) {
+                let Some(id) = inst.result_id.filter(|id| has_version(*id)) else { continue };
+                let role = roles_of(&mut uf, id)[0];
+                param_role.insert(id, role);
+                inst.result_type = Some(rw.type_for(module, inst.ty()?, role));
+                changed = true;
+            }
+            if changed {
+                let mut operands = vec![Operand::Id(func.def.ty()?)];
+                operands.extend(func.params.iter().map(|p| Operand::Id(p.result_type.unwrap_or_default())));
+                let existing = module.globals().iter().find(|g| g.is(Op::TypeFunction) && g.operands == operands).and_then(|g| g.result_id);
+                let fn_ty = match existing {
+                    Some(t) => t,
+                    None => {
+                        let id = module.alloc_id();
+                        module.add_global(Inst::new(Op::TypeFunction, None, Some(id), operands))
+                    }
+                };
+                func.def.operands[1] = Operand::Id(fn_ty);
+            }
+        }
+        let params_of: HashMap<Word, Vec<Word>> = functions.iter().map(|f| (f.id(), f.params.iter().filter_map(|p| p.result_id).collect())).collect();
+        for func in functions.iter_mut() {
+            let func_role = param_role.get(&func.id()).copied();
             for block in func.blocks.iter_mut() {
                 let body = std::mem::take(&mut block.insts);
                 let mut out = Vec::with_capacity(body.len());
@@ -471,6 +523,27 @@ impl Pass for NvToKhrCooperativeMatrix {
                             }
                             let ty = rw.type_for(module, inst.ty()?, Role::Acc);
                             out.push(Inst { opcode: Op::CooperativeMatrixMulAddKHR as u32, result_type: Some(ty), operands, ..inst });
+                        }
+                        Some(Op::FunctionCall) => {
+                            let mut o = inst.clone();
+                            if let (Some(&role), Some(ty)) = (my_roles.first(), o.result_type) {
+                                o.result_type = Some(rw.type_for(module, ty, role));
+                            }
+                            let callee_params = params_of.get(&inst.id(0)?).cloned().unwrap_or_default();
+                            for (k, param) in callee_params.iter().enumerate() {
+                                let (Some(role), Some(Operand::Id(arg))) = (param_role.get(param), o.operands.get(k + 1)) else { continue };
+                                let arg = *arg;
+                                o.operands[k + 1] = Operand::Id(if free.contains(&arg) || has_version(arg) { operand_for!(arg, *role) } else { arg });
+                            }
+                            out.push(o);
+                        }
+                        Some(Op::ReturnValue) if func_role.is_some() => {
+                            let mut o = inst.clone();
+                            let (v, role) = (o.id(0)?, func_role.unwrap_or(Role::Acc));
+                            if free.contains(&v) || has_version(v) {
+                                o.operands[0] = Operand::Id(operand_for!(v, role));
+                            }
+                            out.push(o);
                         }
                         Some(Op::CooperativeMatrixLengthNV) => {
                             outcome.count(inst.opcode);
