@@ -18,6 +18,7 @@ fn targets(ctx: &Context) -> Vec<(DeviceCaps, &'static str)> {
     narrowless.shader_float16 = false;
     narrowless.shader_int8 = false;
     narrowless.shader_int16 = false;
+    narrowless.shader_bfloat16 = false;
     narrowless.storage_buffer_8bit = false;
     narrowless.storage_buffer_16bit = false;
     narrowless.storage_push_constant_8bit = false;
@@ -203,6 +204,98 @@ fn narrow_integer_arithmetic_matches_the_cpu() {
             eprintln!("{what}: {n} invocations match");
         }
     }
+}
+
+/// Integer -> f16 conversions (`narrow_int_to_half`) of 16-, 32- and 8-bit integers, signed and
+/// unsigned: rounded once to nearest even (ties such as 2049), to infinity from 65520 on.
+#[test]
+fn integer_to_f16_conversions_round_once() {
+    let input = common::assembled("narrow_int_to_half");
+    let n = 4096usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(12);
+    let mut u16s: Vec<u16> = (0..n).map(|_| rng.random()).collect();
+    let mut i16s: Vec<i16> = (0..n).map(|_| rng.random()).collect();
+    let mut u32s: Vec<u32> = (0..n).map(|i| if i % 2 == 0 { rng.random_range(0..70_000) } else { rng.random() }).collect();
+    let mut i32s: Vec<i32> = (0..n).map(|i| if i % 2 == 0 { rng.random_range(-70_000..70_000) } else { rng.random() }).collect();
+    let u8s: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+    let edges: [i64; 12] = [0, 1, 2049, 2051, 4097, 65504, 65519, 65520, 65535, 65536, -65520, -2049];
+    for (k, e) in edges.iter().enumerate() {
+        u16s[k] = *e as u16;
+        i16s[k] = *e as i16;
+        u32s[k] = *e as u32;
+        i32s[k] = *e as i32;
+    }
+    (u32s[20], i32s[20], i32s[21]) = (u32::MAX, i32::MIN, i32::MAX);
+    let want = |v: i64| f16::from_f64(v as f64).to_bits();
+    for ctx in common::contexts() {
+        for (target, mode) in targets(&ctx) {
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let words = translated(&input, &target, mode);
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 6, label: "narrow_int_to_half", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let ins = [ctx.buffer_from_slice(&u16s, "u16").unwrap(), ctx.buffer_from_slice(&i16s, "i16").unwrap(), ctx.buffer_from_slice(&u32s, "u32").unwrap(), ctx.buffer_from_slice(&i32s, "i32").unwrap(), ctx.buffer_from_slice(&u8s, "u8").unwrap()];
+            let mut bh = ctx.zeroed_buffer::<u16>(5 * n, "h").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ins[0], &ins[1], &ins[2], &ins[3], &ins[4], &bh], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let h: Vec<u16> = ctx.read_buffer(&mut bh).unwrap();
+            for i in 0..n {
+                let values = [u16s[i] as i64, i16s[i] as i64, u32s[i] as i64, i32s[i] as i64, u8s[i] as i64];
+                for (j, v) in values.iter().enumerate() {
+                    let got = f16::from_bits(h[5 * i + j]);
+                    assert_eq!(h[5 * i + j], want(*v), "{what}: {} {v} became {got}, expected {}", ["u16", "i16", "u32", "i32", "u8"][j], f16::from_bits(want(*v)));
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}
+
+/// 32-bit integer -> bf16 conversions (`narrow_int_to_bf16`): legalized, a conversion to f32
+/// would round once and the rounding to bf16 again; values such as 2^24 + 2^16 + 1 (just above
+/// a tie of bf16, on one of f32) show it.
+#[test]
+fn integer_to_bf16_conversions_round_once() {
+    let input = common::assembled("narrow_int_to_bf16");
+    let n = 4096usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(13);
+    let mut a: Vec<i32> = (0..n).map(|i| if i % 2 == 0 { rng.random_range(-(1 << 26)..1 << 26) } else { rng.random() }).collect();
+    let edges = [0, 1, -1, 257, (1 << 24) + (1 << 16) + 1, (1 << 24) + (1 << 16), -((1 << 24) + (1 << 16) + 1), (1 << 25) + (1 << 17) + 3, i32::MAX, i32::MIN, 0x7f80_0001, -0x0100_8001];
+    a[..edges.len()].copy_from_slice(&edges);
+    // Rounded once from the exact integer (half's from_f64 goes through f32 and rounds twice).
+    let want = |v: f64| {
+        let (mag, sign) = (v.abs() as u64, if v < 0.0 { 0x8000u16 } else { 0 });
+        let bits = 64 - mag.leading_zeros();
+        let (mut kept, mut shift) = (mag, 0);
+        if bits > 8 {
+            shift = bits - 8;
+            let (rem, half) = (mag & ((1 << shift) - 1), 1u64 << (shift - 1));
+            kept = (mag >> shift) + u64::from(rem > half || (rem == half && (mag >> shift) & 1 == 1));
+        }
+        ((kept as f32 * (shift as f32).exp2()).to_bits() >> 16) as u16 | sign
+    };
+    assert_eq!(half::bf16::from_bits(want(((1 << 24) + (1 << 16) + 1) as f64)).to_f64(), ((1 << 24) + (1 << 17)) as f64, "reference rounding");
+    let mut ran = false;
+    for ctx in common::contexts() {
+        for (target, mode) in targets(&ctx) {
+            if mode == "native" && !ctx.caps().shader_bfloat16 {
+                continue;
+            }
+            ran = true;
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let words = translated(&input, &target, mode);
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 2, label: "narrow_int_to_bf16", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let ba = ctx.buffer_from_slice(&a, "a").unwrap();
+            let mut bo = ctx.zeroed_buffer::<u16>(2 * n, "o").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bo], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let o: Vec<u16> = ctx.read_buffer(&mut bo).unwrap();
+            for i in 0..n {
+                for (j, v) in [a[i] as f64, a[i] as u32 as f64].iter().enumerate() {
+                    let got = half::bf16::from_bits(o[2 * i + j]);
+                    assert_eq!(o[2 * i + j], want(*v), "{what}: {} {v} became {got}, expected {}", ["signed", "unsigned"][j], half::bf16::from_bits(want(*v)));
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+    assert!(ran, "no device ran the kernel");
 }
 
 /// Invocation `i`'s record in `narrow_refs`'s `Items` (std430, 16 bytes): f16 scale at 0, i8 bias

@@ -15,7 +15,7 @@ const MODULES: [&str; 5] =
 /// cooperative-matrix kernels with packed stores, element access, spec-constant layouts, f16vec4
 /// staging and quantized blocks, f32 atomics in every kind of memory),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 35] = [
+const ASSEMBLY: [&str; 37] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -51,6 +51,8 @@ const ASSEMBLY: [&str; 35] = [
     "../../../tests/kernels/khr_struct_tiles.spvasm",
     "../../../tests/kernels/khr_int32_saturating.spvasm",
     "../../../tests/kernels/nv_functions.spvasm",
+    "../../../tests/kernels/narrow_int_to_half.spvasm",
+    "../../../tests/kernels/narrow_int_to_bf16.spvasm",
 ];
 
 fn module(i: usize) -> Vec<u32> {

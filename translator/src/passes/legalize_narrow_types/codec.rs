@@ -145,6 +145,45 @@ impl Emit<'_> {
         self.emit_as(into, Op::Bitcast, f, vec![Operand::Id(r)])
     }
 
+    /// The 32-bit integer `v` (of type `ty`, `n` lanes, signed when `signed`) as f32, exact where it has at most
+    /// 24 significant bits; otherwise its bits below the top 24 are folded into the lowest kept
+    /// one (round to odd), so that rounding the result to bf16 rounds `v` once, as a direct
+    /// conversion would.
+    pub fn int_to_f32_sticky(&mut self, n: u32, ty: Word, v: Word, signed: bool) -> Word {
+        let (u, f, b) = (self.uint(n), self.float(n), self.boolean(n));
+        let x = self.coerce(u, ty, v);
+        let zero = self.splat_u32(n, 0);
+        let (mag, negative) = if signed {
+            let negative = self.op(Op::SLessThan, b, &[x, zero]);
+            let minus = self.op(Op::ISub, u, &[zero, x]);
+            (self.op(Op::Select, u, &[negative, minus, x]), Some(negative))
+        } else {
+            (x, None)
+        };
+        let eight = self.splat_u32(n, 8);
+        let high = self.op(Op::ShiftRightLogical, u, &[mag, eight]);
+        let low_mask = self.splat_u32(n, 0xff);
+        let low = self.op(Op::BitwiseAnd, u, &[mag, low_mask]);
+        let inexact = self.op(Op::INotEqual, b, &[low, zero]);
+        let one = self.splat_u32(n, 1);
+        let sticky = self.op(Op::Select, u, &[inexact, one, zero]);
+        let high = self.op(Op::BitwiseOr, u, &[high, sticky]);
+        let high = self.op(Op::ConvertUToF, f, &[high]);
+        let scale = self.splat_f32(n, 256.0);
+        let big = self.op(Op::FMul, f, &[high, scale]);
+        let small = self.op(Op::ConvertUToF, f, &[mag]);
+        let limit = self.splat_u32(n, 1 << 24);
+        let is_big = self.op(Op::UGreaterThanEqual, b, &[mag, limit]);
+        let r = self.op(Op::Select, f, &[is_big, big, small]);
+        match negative {
+            Some(negative) => {
+                let minus = self.op(Op::FNegate, f, &[r]);
+                self.op(Op::Select, f, &[negative, minus, r])
+            }
+            None => r,
+        }
+    }
+
     /// The widened value (typed `ty`) of a scalar `kind` whose memory bits are the low bits of
     /// the u32 `bits` (the rest clear).
     pub fn decode(&mut self, kind: Narrow, ty: Word, bits: Word) -> Word {

@@ -3,7 +3,8 @@
 //!
 //! **Values.** f16 and bf16 values are held in f32 and rounded to the nearest narrow value, ties
 //! to even, after every operation whose result can be inexact, so each operation gives the
-//! narrow type's result (an `Fma` or a sub-group reduction rounds once, at its end). 8- and
+//! narrow type's result (an `Fma` or a sub-group reduction rounds once, at its end; a 32-bit
+//! integer converted to bf16 passes through f32 rounded to odd, so it too rounds once). 8- and
 //! 16-bit integers are held in 32-bit integers of the same signedness, zero-extended: operations
 //! whose low bits do not depend on the high ones (add, subtract, multiply, shift left, not,
 //! negate) mask their result, operations that read a sign (signed division and remainder,
@@ -319,7 +320,6 @@ const EXACT: &[Op] = &[
     Op::FUnordGreaterThanEqual,
     Op::IsNan,
     Op::IsInf,
-    Op::ConvertUToF,
     Op::GroupNonUniformFMin,
     Op::GroupNonUniformFMax,
     Op::GroupNonUniformUMin,
@@ -556,7 +556,13 @@ impl Legalize<'_> {
             (Op::ExtInst, _) => return self.ext_inst(e, inst, old_ty),
             (Op::FConvert | Op::ConvertSToF | Op::ConvertUToF, Some((kind, n))) => {
                 let from = self.types.type_of(args[0]).unwrap_or(0);
-                let v = self.float_operand(e, op, args[0], from, n);
+                let wide_int = op != Op::FConvert && self.lanes_of(from).is_none() && self.types.int(self.component(from)).is_some_and(|(w, _)| w == 32);
+                let v = if kind == Narrow::Bf16 && wide_int {
+                    // Converting to f32 would round once and to bf16 again.
+                    e.int_to_f32_sticky(n, from, args[0], op == Op::ConvertSToF)
+                } else {
+                    self.float_operand(e, op, args[0], from, n)
+                };
                 match self.lanes_of(from) {
                     Some((k, _)) if k == kind => {
                         e.emit_as(Some(id), Op::CopyObject, ty, vec![Operand::Id(v)]);
@@ -566,7 +572,7 @@ impl Legalize<'_> {
                     }
                 }
             }
-            (Op::FConvert | Op::ConvertSToF, None) => {
+            (Op::FConvert | Op::ConvertSToF | Op::ConvertUToF, None) => {
                 // From a narrow value to a wider type.
                 let from = self.types.type_of(args[0]).unwrap_or(0);
                 let v = self.float_operand(e, op, args[0], from, n);
