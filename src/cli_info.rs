@@ -32,6 +32,7 @@ pub fn render_device(d: &DeviceCaps) -> String {
     row("f32 atomics add/minmax", format!("{} / {}", yes(d.atomic_float32_add), yes(d.atomic_float32_min_max)));
     row("bufferDeviceAddress", yes(d.buffer_device_address).into());
     row("vulkanMemoryModel", yes(d.vulkan_memory_model).into());
+    row("variablePointers storage buffer / all", format!("{} / {}", yes(d.variable_pointers_storage_buffer), yes(d.variable_pointers)));
     let acc = &d.integer_dot_product_accelerated;
     row(
         "integer dot product",

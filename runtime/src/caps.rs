@@ -212,6 +212,8 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         atomic_float32_min_max: atomic_float2.shader_buffer_float32_atomic_min_max == vk::TRUE && atomic_float2.shader_shared_float32_atomic_min_max == vk::TRUE,
         buffer_device_address: f12.buffer_device_address == vk::TRUE,
         vulkan_memory_model: f12.vulkan_memory_model == vk::TRUE,
+        variable_pointers_storage_buffer: f11.variable_pointers_storage_buffer == vk::TRUE,
+        variable_pointers: f11.variable_pointers == vk::TRUE,
         integer_dot_product: f13.shader_integer_dot_product == vk::TRUE,
         integer_dot_product_accelerated: IntegerDotAccel {
             int8_unsigned: dot.integer_dot_product8_bit_unsigned_accelerated == vk::TRUE,

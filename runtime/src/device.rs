@@ -119,6 +119,8 @@ pub struct EnabledFeatures {
     pub atomic_float16_min_max: bool,
     pub buffer_device_address: bool,
     pub vulkan_memory_model: bool,
+    pub variable_pointers_storage_buffer: bool,
+    pub variable_pointers: bool,
     pub subgroup_size_control: bool,
     pub integer_dot_product: bool,
     pub cooperative_matrix: bool,
@@ -382,6 +384,8 @@ impl Context {
             atomic_float16_min_max: caps.atomic_float16_min_max,
             buffer_device_address: caps.buffer_device_address,
             vulkan_memory_model: caps.vulkan_memory_model,
+            variable_pointers_storage_buffer: caps.variable_pointers_storage_buffer,
+            variable_pointers: caps.variable_pointers,
             subgroup_size_control: caps.subgroup_size_control,
             integer_dot_product: caps.integer_dot_product,
             cooperative_matrix: caps.has_cooperative_matrix(),
@@ -394,7 +398,9 @@ impl Context {
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(enabled.storage16)
             .uniform_and_storage_buffer16_bit_access(enabled.uniform_storage16)
-            .storage_push_constant16(enabled.push_constant16);
+            .storage_push_constant16(enabled.push_constant16)
+            .variable_pointers_storage_buffer(enabled.variable_pointers_storage_buffer)
+            .variable_pointers(enabled.variable_pointers);
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
             .shader_float16(enabled.float16)
             .shader_int8(enabled.int8)

@@ -224,6 +224,8 @@ fn missing_for(cap: u32, enabled: &EnabledFeatures, caps: &matbridge_translator:
         Feature::AtomicFloat32MinMax => enabled.atomic_float32_min_max,
         Feature::BufferDeviceAddress => enabled.buffer_device_address,
         Feature::VulkanMemoryModel => enabled.vulkan_memory_model,
+        Feature::VariablePointersStorageBuffer => enabled.variable_pointers_storage_buffer,
+        Feature::VariablePointers => enabled.variable_pointers,
         Feature::IntegerDotProduct => enabled.integer_dot_product,
         Feature::CooperativeMatrix => enabled.cooperative_matrix,
         Feature::CooperativeMatrix2 => match capability {

@@ -303,6 +303,11 @@ pub struct DeviceCaps {
     pub buffer_device_address: bool,
     #[serde(default)]
     pub vulkan_memory_model: bool,
+    /// `variablePointersStorageBuffer` and `variablePointers` (VkPhysicalDeviceVulkan11Features).
+    #[serde(default)]
+    pub variable_pointers_storage_buffer: bool,
+    #[serde(default)]
+    pub variable_pointers: bool,
     pub integer_dot_product: bool,
     #[serde(default)]
     pub integer_dot_product_accelerated: IntegerDotAccel,
@@ -438,6 +443,8 @@ impl DeviceCaps {
             atomic_float32_min_max: false,
             buffer_device_address: true,
             vulkan_memory_model: true,
+            variable_pointers_storage_buffer: true,
+            variable_pointers: true,
             integer_dot_product: true,
             integer_dot_product_accelerated: IntegerDotAccel::default(),
             cooperative_matrix: Vec::new(),
@@ -486,6 +493,8 @@ impl DeviceCaps {
         caps.subgroup_size_control = false;
         caps.integer_dot_product = false;
         caps.buffer_device_address = false;
+        caps.variable_pointers_storage_buffer = false;
+        caps.variable_pointers = false;
         caps
     }
 
