@@ -306,6 +306,109 @@ fn int32_saturating_mul_add_matches_the_reference() {
     }
 }
 
+/// A kernel that declares VariablePointers (`khr_variable_pointers`, as glslang writes
+/// `#pragma use_variable_pointers`): the capability survives translation, the runtime enables
+/// the device's variable-pointer features (validation checks it), and the result is right.
+#[test]
+fn kernels_declaring_variable_pointers_run() {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(31);
+    let mut value = || (rng.random_range(-8i32..8) as f32) / 8.0;
+    let a: Vec<f32> = (0..256).map(|_| value()).collect();
+    let b: Vec<f32> = (0..256).map(|_| value()).collect();
+    let c: Vec<f32> = (0..256).map(|_| value()).collect();
+    let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+    for ctx in common::contexts() {
+        if !ctx.caps().variable_pointers {
+            eprintln!("{}: no variablePointers, skipped", ctx.caps().name);
+            continue;
+        }
+        for (target, expect_emulated) in targets(&ctx) {
+            let (words, mode) = kernel_for("khr_variable_pointers", &target, expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let module = matbridge_translator::Module::from_words(&words).unwrap();
+            assert!(module.has_capability(spirv::Capability::VariablePointers), "{what}: the capability was dropped");
+            let p = pipeline(&ctx, &words, 3, 0);
+            let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+            let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+            let mut bc = ctx.buffer_from_slice(&c, "c").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+            for i in 0..16 {
+                for j in 0..16 {
+                    // B column-major: element (k, j) at j * 16 + k. Multiples of 1/64: exact.
+                    let want = (0..16).map(|k| a[i * 16 + k] * b[j * 16 + k]).sum::<f32>() + c[i * 16 + j];
+                    assert_eq!(got[i * 16 + j], want, "{what}: C[{i}][{j}]");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}
+
+/// Element-wise arithmetic on Use-A matrices (`khr_use_a_elementwise`): f32 A matrices added and
+/// negated, an f16 one doubled; exact.
+#[test]
+fn use_a_matrices_in_element_wise_arithmetic_match_the_reference() {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(37);
+    let x: Vec<f32> = (0..512).map(|_| rng.random_range(-64i32..64) as f32 / 4.0).collect();
+    let hv: Vec<f32> = (0..256).map(|_| rng.random_range(-64i32..64) as f32 / 4.0).collect();
+    let h: Vec<u16> = hv.iter().map(|v| half::f16::from_f32(*v).to_bits()).collect();
+    for ctx in common::contexts() {
+        for (target, expect_emulated) in targets(&ctx) {
+            let (words, mode) = kernel_for("khr_use_a_elementwise", &target, expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let p = pipeline(&ctx, &words, 4, 0);
+            let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+            let mut by = ctx.zeroed_buffer::<f32>(512, "y").unwrap();
+            let bh = ctx.buffer_from_slice(&h, "h").unwrap();
+            let mut bg = ctx.zeroed_buffer::<u16>(256, "g").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bx, &by, &bh, &bg], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let y: Vec<f32> = ctx.read_buffer(&mut by).unwrap();
+            let g: Vec<u16> = ctx.read_buffer(&mut bg).unwrap();
+            for i in 0..16 {
+                for j in 0..16 {
+                    // The second matrix is read column-major: its (i, j) is at 256 + j * 16 + i.
+                    assert_eq!(y[i * 16 + j], x[i * 16 + j] + x[256 + j * 16 + i], "{what}: sum[{i}][{j}]");
+                    assert_eq!(y[256 + i * 16 + j], -x[i * 16 + j], "{what}: negation[{i}][{j}]");
+                    assert_eq!(half::f16::from_bits(g[i * 16 + j]).to_f32(), 2.0 * hv[i * 16 + j], "{what}: doubled[{i}][{j}]");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}
+
+/// An int8 MulAdd whose A, C and D go through buffers of other types of their width
+/// (`khr_int8_reinterpreted`: s8 from unsigned bytes, s32 from uint words, stored to float
+/// words); on the H100 its 16x16x16 shape is padded, the staged copies bit-casting each element.
+#[test]
+fn operands_through_buffers_of_other_types_match_the_reference() {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(41);
+    let a: Vec<u8> = (0..256).map(|_| rng.random()).collect();
+    let b: Vec<i8> = (0..256).map(|_| rng.random()).collect();
+    let c: Vec<u32> = (0..256).map(|_| rng.random_range(-100_000i32..100_000) as u32).collect();
+    for ctx in common::contexts() {
+        for (target, expect_emulated) in targets(&ctx) {
+            let (words, mode) = kernel_for("khr_int8_reinterpreted", &target, expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let p = pipeline(&ctx, &words, 4, 0);
+            let ba = ctx.buffer_from_slice(&a, "a").unwrap();
+            let bb = ctx.buffer_from_slice(&b, "b").unwrap();
+            let bc = ctx.buffer_from_slice(&c, "c").unwrap();
+            let mut bd = ctx.zeroed_buffer::<u32>(256, "d").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bd], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let d: Vec<u32> = ctx.read_buffer(&mut bd).unwrap();
+            for i in 0..16 {
+                for j in 0..16 {
+                    let want = (0..16).map(|k| a[i * 16 + k] as i8 as i32 * b[k * 16 + j] as i32).sum::<i32>().wrapping_add(c[i * 16 + j] as i32);
+                    assert_eq!(d[i * 16 + j] as i32, want, "{what}: D[{i}][{j}]");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}
+
 /// Runs the NV square kernel (`nv_square_f16.spvasm`, translated as `words`) on the 16x16
 /// 16-bit matrix `a`; returns C's 16-bit elements.
 fn run_square(ctx: &Context, words: &[u32], a: &[u16]) -> Vec<u16> {
@@ -901,9 +1004,10 @@ impl ShmemGemm {
     }
 }
 
-/// A matrix type that no listed shape has (the s8 16x16 accumulator `khr_packed_io` converts to;
-/// the H100's s8 rows are 16x32 and 32x16) makes the module emulated, as Vulkan does not accept
-/// it; llama.cpp's mul_mm, whose matrices the H100 lists, stays native.
+/// A matrix type that no listed shape has in its Use (the s8 16x16 accumulator `khr_packed_io`
+/// converts to, the H100's s8 rows being 16x32 and 32x16; the f32 A matrices of
+/// `khr_use_a_elementwise`, f32 being listed for accumulators only) makes the module emulated,
+/// as Vulkan does not accept it; llama.cpp's mul_mm, whose matrices the H100 lists, stays native.
 #[test]
 fn matrix_types_no_listed_shape_has_are_emulated() {
     if tools::find("spirv-as").is_none() {
@@ -917,7 +1021,10 @@ fn matrix_types_no_listed_shape_has_are_emulated() {
         report.passes.iter().find(|p| p.name == "emulate-cooperative-matrix" && p.changed).map(|p| p.notes.join("; "))
     };
     let why = emulated("khr_packed_io", &[(0, 32), (1, 16)]).expect("khr_packed_io emulated on the H100");
-    assert!(why.contains("a 16x16 cooperative matrix of s8 (no listed shape has one)"), "{why}");
+    assert!(why.contains("a 16x16 cooperative matrix of s8, Use accumulator (no listed shape has one)"), "{why}");
+    // A listed type in another Use: the H100 lists f32 16x16 accumulators, no f32 A matrices.
+    let why = emulated("khr_use_a_elementwise", &[(0, 32)]).expect("khr_use_a_elementwise emulated on the H100");
+    assert!(why.contains("a 16x16 cooperative matrix of f32, Use A (no listed shape has one)"), "{why}");
     assert_eq!(emulated("khr_mul_mm", &[(0, 128), (9, 32)]), None);
 }
 

@@ -15,7 +15,7 @@ const MODULES: [&str; 5] =
 /// cooperative-matrix kernels with packed stores, element access, spec-constant layouts, f16vec4
 /// staging and quantized blocks, f32 atomics in every kind of memory),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 37] = [
+const ASSEMBLY: [&str; 40] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -53,6 +53,9 @@ const ASSEMBLY: [&str; 37] = [
     "../../../tests/kernels/nv_functions.spvasm",
     "../../../tests/kernels/narrow_int_to_half.spvasm",
     "../../../tests/kernels/narrow_int_to_bf16.spvasm",
+    "../../../tests/kernels/khr_variable_pointers.spvasm",
+    "../../../tests/kernels/khr_use_a_elementwise.spvasm",
+    "../../../tests/kernels/khr_int8_reinterpreted.spvasm",
 ];
 
 fn module(i: usize) -> Vec<u32> {

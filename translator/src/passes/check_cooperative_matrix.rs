@@ -15,8 +15,8 @@ use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::{Inst, Module};
 use crate::pass::{Context, Outcome, Pass, Preserves};
-use crate::profile::{ComponentType, DeviceCaps, MatrixScope};
-use spirv::{FPEncoding, Op, Scope, Word};
+use crate::profile::{ComponentType, CoopMatShape, DeviceCaps, MatrixScope};
+use spirv::{CooperativeMatrixUse, FPEncoding, Op, Scope, Word};
 
 pub struct CheckCooperativeMatrix;
 
@@ -107,19 +107,24 @@ fn signedness_twin(c: ComponentType) -> ComponentType {
 /// `component` (either signedness for integers) and scope id `scope`, as Vulkan requires of
 /// every matrix type a module declares. True where the component or scope is not one a listed
 /// shape can have a value for (the checks that name them come first).
-pub(crate) fn matrix_listed(target: &DeviceCaps, types: &Types, (component, scope): (Word, Word), rows: u32, cols: u32) -> bool {
-    let (Some(comp), Some(scope)) = (component_type(types, component, None), types.const_u32(scope)) else { return true };
+pub(crate) fn matrix_listed(target: &DeviceCaps, types: &Types, (component, scope, usage): (Word, Word, Word), rows: u32, cols: u32) -> bool {
+    let (Some(comp), Some(scope), Some(usage)) = (component_type(types, component, None), types.const_u32(scope), types.const_u32(usage)) else { return true };
     let scope = match scope {
         s if s == Scope::Subgroup as u32 => MatrixScope::Subgroup,
         s if s == Scope::Workgroup as u32 => MatrixScope::Workgroup,
         _ => return true,
     };
     let twin = signedness_twin(comp);
-    target
-        .cooperative_matrix
-        .iter()
-        .filter(|r| r.scope == scope)
-        .any(|r| [(r.a, r.m, r.k), (r.b, r.k, r.n), (r.c, r.m, r.n), (r.result, r.m, r.n)].iter().any(|&(t, m, n)| (t == comp || t == twin) && (m, n) == (rows, cols)))
+    // A Use-A matrix must be some row's A (M x K), a Use-B one its B (K x N), an accumulator its
+    // C or result (M x N).
+    let uses = |r: &CoopMatShape| -> Vec<(ComponentType, u32, u32)> {
+        match usage {
+            u if u == CooperativeMatrixUse::MatrixAKHR as u32 => vec![(r.a, r.m, r.k)],
+            u if u == CooperativeMatrixUse::MatrixBKHR as u32 => vec![(r.b, r.k, r.n)],
+            _ => vec![(r.c, r.m, r.n), (r.result, r.m, r.n)],
+        }
+    };
+    target.cooperative_matrix.iter().filter(|r| r.scope == scope).any(|r| uses(r).iter().any(|&(t, m, n)| (t == comp || t == twin) && (m, n) == (rows, cols)))
 }
 
 pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Error>> {
@@ -182,10 +187,11 @@ pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Err
         // Every matrix type, in or out of a MulAdd, must be one of a listed shape's matrices
         // (Vulkan: component type, scope, rows and columns; a conversion target counts too).
         for inst in module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixKHR)) {
-            let Ok([component, scope, rows, cols]) = inst.ids() else { continue };
+            let Ok([component, scope, rows, cols, usage]) = inst.ids() else { continue };
             let (Some(comp), Some(rows), Some(cols)) = (component_type(&types, component, None), dimension(rows), dimension(cols)) else { continue };
-            if !matrix_listed(target, &types, (component, scope), rows, cols) {
-                return Ok(Some(unsupported(inst, format!("a {rows}x{cols} cooperative matrix of {comp} (no listed shape has one)"))));
+            if !matrix_listed(target, &types, (component, scope, usage), rows, cols) {
+                let role = use_name(types.const_u32(usage));
+                return Ok(Some(unsupported(inst, format!("a {rows}x{cols} cooperative matrix of {comp}, Use {role} (no listed shape has one)"))));
             }
         }
         Ok(None)

@@ -251,6 +251,7 @@ impl Pass for NvToKhrCooperativeMatrix {
         let mut direct: Vec<(Word, Role, usize)> = Vec::new();
         let mut loads: Vec<(Word, Word)> = Vec::new(); // (value, variable)
         let mut stores: Vec<(Word, Word)> = Vec::new(); // (variable, value)
+
         // Calls: a result shares its callee's class (the values it returns), an argument its
         // parameter's.
         let params: HashMap<Word, Vec<Word>> = module.functions.iter().map(|f| (f.id(), f.params.iter().filter_map(|p| p.result_id).collect())).collect();

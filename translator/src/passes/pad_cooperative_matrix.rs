@@ -32,7 +32,7 @@
 //! constants or specialization constants (frozen to their defaults, as the tiling and the
 //! emulation freeze them). Padded loads and stores need a constant layout, a stride, and a
 //! pointer (an access chain into an array, or a PhysicalStorageBuffer pointer) whose pointee is
-//! the matrix's component type. A module this cannot pad in full (conflicting paddings of one
+//! as wide as the matrix's component type (bit-cast where it is another type). A module this cannot pad in full (conflicting paddings of one
 //! type, an element-wise operation between differently padded matrices, an access it cannot
 //! stage, staging that exceeds the workgroup memory) is left as it is, and the pass says why in
 //! the report: `emulate-cooperative-matrix` then emulates it.
@@ -513,6 +513,12 @@ impl Stager<'_> {
         }
     }
 
+    /// The type `ptr` points to: `component`, or another type of its width (an s32 matrix read
+    /// through a pointer to u32 or f32), bit-cast on the way.
+    fn pointee(&self, ptr: Word, component: Word) -> Word {
+        self.types.type_of(ptr).and_then(|t| self.types.defs.get(&t)).and_then(|d| d.id(1).ok()).unwrap_or(component)
+    }
+
     /// Memory operands of a single-component access through `ptr` (`Aligned` to the component
     /// for physical pointers).
     fn memory_operands(&self, ptr: Word, component: Word) -> Vec<Operand> {
@@ -530,6 +536,7 @@ impl Stager<'_> {
         let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
         let zero = bld.module.constant_null(p.component);
         let mem = self.memory_operands(ptr, p.component);
+        let pointee = self.pointee(ptr, p.component);
         let uint = self.c.uint;
         self.for_each_element(bld, p, |bld, index, row, col| {
             let at = bld.iadd(uint, base, index);
@@ -540,7 +547,8 @@ impl Stager<'_> {
                 let src = self.element(bld, ptr, column_major, stride, row, col);
                 let mut ops = vec![Operand::Id(src)];
                 ops.extend(mem.iter().cloned());
-                let v = bld.emit(Op::Load, p.component, ops);
+                let v = bld.emit(Op::Load, pointee, ops);
+                let v = if pointee == p.component { v } else { bld.bitcast(p.component, v) };
                 bld.store(slot, v);
             });
         });
@@ -560,6 +568,7 @@ impl Stager<'_> {
         self.barrier(bld);
         let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
         let mem = self.memory_operands(ptr, p.component);
+        let pointee = self.pointee(ptr, p.component);
         let uint = self.c.uint;
         self.for_each_element(bld, p, |bld, index, row, col| {
             let inside = self.in_matrix(bld, p, row, col);
@@ -567,6 +576,7 @@ impl Stager<'_> {
                 let at = bld.iadd(uint, base, index);
                 let slot = bld.access_chain(elem_ptr, array, &[at]);
                 let v = bld.load(p.component, slot);
+                let v = if pointee == p.component { v } else { bld.bitcast(pointee, v) };
                 let dst = self.element(bld, ptr, column_major, stride, row, col);
                 let mut ops = vec![Operand::Id(dst), Operand::Id(v)];
                 ops.extend(mem.iter().cloned());

@@ -286,7 +286,7 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps, chains: &HashMap<Wo
                 }
                 let Some(m) = matrix(types, t) else { continue };
                 let known = component_type(types, m.component, None).is_some() && types.const_u32(m.scope) == Some(spirv::Scope::Subgroup as u32);
-                if known && (m.rows, m.cols) == (g.rows * g.down, g.cols * g.across) && matrix_listed(target, types, (m.component, m.scope), g.rows, g.cols) {
+                if known && (m.rows, m.cols) == (g.rows * g.down, g.cols * g.across) && matrix_listed(target, types, (m.component, m.scope, m.usage), g.rows, g.cols) {
                     grids.insert(t, g);
                     changed = true;
                 }
