@@ -1026,6 +1026,18 @@ fn matrix_types_no_listed_shape_has_are_emulated() {
     let why = emulated("khr_use_a_elementwise", &[(0, 32)]).expect("khr_use_a_elementwise emulated on the H100");
     assert!(why.contains("a 16x16 cooperative matrix of f32, Use A (no listed shape has one)"), "{why}");
     assert_eq!(emulated("khr_mul_mm", &[(0, 128), (9, 32)]), None);
+    // A saturating MulAdd needs a row that saturates (the H100 lists none): not padded onto the
+    // s8 16x16x32 row as the same MulAdd without saturation is.
+    let text = std::fs::read_to_string(format!("{}/tests/kernels/khr_int8_reinterpreted.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    for (saturating, input) in [(false, text.clone()), (true, text.replace("MatrixResultSignedComponentsKHR", "MatrixResultSignedComponentsKHR|SaturatingAccumulationKHR"))] {
+        let (words, report) = translate(&tools::assemble(&input, "vulkan1.3").unwrap(), &h100).unwrap();
+        tools::validate(&words, "vulkan1.3").unwrap();
+        let why = report.passes.iter().find(|p| p.name == "emulate-cooperative-matrix" && p.changed).map(|p| p.notes.join("; "));
+        match saturating {
+            false => assert_eq!(why, None),
+            true => assert!(why.as_deref().is_some_and(|w| w.contains("16x16x16 s8*s8+s32->s32 saturating")), "{why:?}"),
+        }
+    }
 }
 
 /// A Slang kernel (`slang_coop_bytes`, `linalg.CoopMat` on byte-address buffers, with Slang's

@@ -70,7 +70,7 @@ pub(super) fn candidates(gpu: &Gpu, family: &Family, layout: Option<(bool, bool)
     COOP_CONFIGS
         .iter()
         .filter(|c| c.families.contains(&family.name))
-        .filter(|c| caps.find_coop_shape(16, c.ln, family.k, family.ab, family.ab, family.acc, family.acc).is_some())
+        .filter(|c| caps.find_coop_shape(16, c.ln, family.k, [family.ab, family.ab, family.acc, family.acc], false).is_some())
         .filter(|c| shared(c) <= caps.limits.max_shared_memory_size && c.threads() <= caps.limits.max_workgroup_invocations)
         .collect()
 }

@@ -37,7 +37,7 @@ struct WideParams {
 /// invocations within its limits).
 pub(super) fn candidates(gpu: &Gpu, family: &Family) -> Vec<&'static WideConfig> {
     let caps = gpu.ctx.caps();
-    if caps.find_coop_shape(16, 16, family.k, family.ab, family.ab, family.acc, family.acc).is_none() {
+    if caps.find_coop_shape(16, 16, family.k, [family.ab, family.ab, family.acc, family.acc], false).is_none() {
         return Vec::new();
     }
     WIDE_CONFIGS

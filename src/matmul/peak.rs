@@ -34,7 +34,7 @@ pub fn measure(gpu: &Gpu) -> Result<Vec<Peak>> {
         return Ok(peaks);
     }
     for (family, m, n, k, ab, acc) in FAMILIES {
-        if caps.find_coop_shape(m, n, k, ab, ab, acc, acc).is_none() {
+        if caps.find_coop_shape(m, n, k, [ab, ab, acc, acc], false).is_none() {
             continue;
         }
         let kernel = format!("coop_peak_{family}");

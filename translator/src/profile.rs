@@ -397,8 +397,8 @@ impl DeviceCaps {
 
     /// The listed cooperative-matrix row matching a use of `m x n x k` with these types, if any.
     #[allow(clippy::too_many_arguments)] // a shape and its four component types, as the spec lists them
-    pub fn find_coop_shape(&self, m: u32, n: u32, k: u32, a: ComponentType, b: ComponentType, c: ComponentType, result: ComponentType) -> Option<&CoopMatShape> {
-        self.cooperative_matrix.iter().find(|s| s.m == m && s.n == n && s.k == k && s.a == a && s.b == b && s.c == c && s.result == result)
+    pub fn find_coop_shape(&self, m: u32, n: u32, k: u32, [a, b, c, result]: [ComponentType; 4], saturating: bool) -> Option<&CoopMatShape> {
+        self.cooperative_matrix.iter().find(|s| s.m == m && s.n == n && s.k == k && s.a == a && s.b == b && s.c == c && s.result == result && s.saturating == saturating)
     }
 
     /// A built-in profile by name (see [`BUILTIN_PROFILES`]), from `shared/notes/devices.md`.

@@ -179,8 +179,10 @@ pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Err
                 ) else {
                     continue;
                 };
-                if target.find_coop_shape(m, n, k, ca, cb, cc, cr).is_none() {
-                    return Ok(Some(unsupported(inst, format!("cooperative-matrix shape {m}x{n}x{k} {ca}*{cb}+{cc}->{cr}"))));
+                let saturating = flags & F::SATURATING_ACCUMULATION_KHR.bits() != 0;
+                if target.find_coop_shape(m, n, k, [ca, cb, cc, cr], saturating).is_none() {
+                    let sat = if saturating { " saturating" } else { "" };
+                    return Ok(Some(unsupported(inst, format!("cooperative-matrix shape {m}x{n}x{k} {ca}*{cb}+{cc}->{cr}{sat}"))));
                 }
             }
         }

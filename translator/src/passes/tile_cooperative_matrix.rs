@@ -95,9 +95,12 @@ impl MulAddTypes {
     }
 
     /// Whether listed shape `s` has this MulAdd's component types (and Subgroup scope).
+    /// Whether listed shape `s` has these types and scope, and saturates exactly where this
+    /// MulAdd does (Vulkan: a row's `saturatingAccumulation` says whether the operand must be
+    /// present).
     pub(crate) fn typed_like(&self, s: &CoopMatShape) -> bool {
         let [ca, cb, cc, cr] = self.components;
-        s.scope == MatrixScope::Subgroup && (s.a, s.b, s.c, s.result) == (ca, cb, cc, cr)
+        s.scope == MatrixScope::Subgroup && (s.a, s.b, s.c, s.result) == (ca, cb, cc, cr) && s.saturating == self.saturating
     }
 }
 
