@@ -257,7 +257,7 @@ fn integer_to_f16_conversions_round_once() {
 
 /// 32-bit integer -> bf16 conversions (`narrow_int_to_bf16`): legalized, a conversion to f32
 /// would round once and the rounding to bf16 again; values such as 2^24 + 2^16 + 1 (just above
-/// a tie of bf16, on one of f32) show it.
+/// a tie of bf16, on one of f32) show it. Native results are only checked to be faithful.
 #[test]
 fn integer_to_bf16_conversions_round_once() {
     let input = common::assembled("narrow_int_to_bf16");
@@ -296,10 +296,12 @@ fn integer_to_bf16_conversions_round_once() {
             for i in 0..n {
                 for (j, v) in [a[i] as f64, a[i] as u32 as f64].iter().enumerate() {
                     let got = half::bf16::from_bits(o[2 * i + j]);
-                    // A driver may convert through f32 and round twice (native only: the
-                    // legalized conversion must round once).
-                    let twice = half::bf16::from_f32(*v as f32).to_bits();
-                    let ok = o[2 * i + j] == want(*v) || (mode == "native" && o[2 * i + j] == twice);
+                    // Natively, a driver's conversion need only be faithful (the H100's
+                    // truncates some values): within one bf16 step of the exact value. The
+                    // legalized conversion must round once, to nearest even.
+                    let step = if *v == 0.0 { 0.0 } else { (v.abs().log2().floor() - 7.0).exp2() };
+                    let faithful = (got.to_f64() - v).abs() < step;
+                    let ok = o[2 * i + j] == want(*v) || (mode == "native" && faithful);
                     assert!(ok, "{what}: {} {v} became {got}, expected {}", ["signed", "unsigned"][j], half::bf16::from_bits(want(*v)));
                 }
             }
