@@ -19,16 +19,16 @@
 //!   is used as an accumulator, otherwise on its only Use.
 //! - constant matrices (`OpConstantComposite`, `OpConstantNull`, `OpUndef`, spec composites) are
 //!   cloned per Use where used in several.
-//!
-//! Spec-constant rows, columns and scopes are kept as ids.
-//!
 //! - matrices (and pointers to them) in function signatures: a call's result shares the Use
 //!   of the callee's returned values, an argument that of its parameter; function types are
 //!   rewritten per function with the KHR types its parameters and result take.
 //!
+//! Spec-constant rows, columns and scopes are kept as ids.
+//!
 //! Preconditions: a valid module; matrices are not members of structs, and a function's
-//! parameter or result takes one Use at every call (an error names the instruction otherwise). Applies to every target (on targets without
-//! cooperative matrices, `EmulateCooperativeMatrix` lowers the KHR result). Leaves: no NV cooperative-matrix
+//! parameter or result takes one Use at every call (an error names the instruction
+//! otherwise). Applies to every target (on targets without cooperative matrices,
+//! `EmulateCooperativeMatrix` lowers the KHR result). Leaves: no NV cooperative-matrix
 //! instructions; the requirement step swaps the capability and the extension.
 
 use crate::analysis::Types;
@@ -425,7 +425,6 @@ impl Pass for NvToKhrCooperativeMatrix {
                 func.def.operands[1] = Operand::Id(fn_ty);
             }
         }
-        let params_of: HashMap<Word, Vec<Word>> = functions.iter().map(|f| (f.id(), f.params.iter().filter_map(|p| p.result_id).collect())).collect();
         for func in functions.iter_mut() {
             let func_role = param_role.get(&func.id()).copied();
             for block in func.blocks.iter_mut() {
@@ -530,8 +529,7 @@ impl Pass for NvToKhrCooperativeMatrix {
                             if let (Some(&role), Some(ty)) = (my_roles.first(), o.result_type) {
                                 o.result_type = Some(rw.type_for(module, ty, role));
                             }
-                            let callee_params = params_of.get(&inst.id(0)?).cloned().unwrap_or_default();
-                            for (k, param) in callee_params.iter().enumerate() {
+                            for (k, param) in params.get(&inst.id(0)?).into_iter().flatten().enumerate() {
                                 let (Some(role), Some(Operand::Id(arg))) = (param_role.get(param), o.operands.get(k + 1)) else { continue };
                                 let arg = *arg;
                                 o.operands[k + 1] = Operand::Id(if free.contains(&arg) || has_version(arg) { operand_for!(arg, *role) } else { arg });
