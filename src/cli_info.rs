@@ -24,6 +24,7 @@ pub fn render_device(d: &DeviceCaps) -> String {
     row("vendor/device id", format!("{:#06x}/{:#06x}", d.vendor_id, d.device_id));
     row("subgroup size", format!("{} (min {}, max {}, size control {})", d.subgroup_size, d.min_subgroup_size, d.max_subgroup_size, yes(d.subgroup_size_control)));
     row("subgroup operations", d.subgroup_operations.iter().map(|o| o.name()).collect::<Vec<_>>().join(", "));
+    row("subgroup extended types", yes(d.subgroup_extended_types).to_string());
     row("shaderFloat16 / Int8", format!("{} / {}", yes(d.shader_float16), yes(d.shader_int8)));
     row("shaderInt16 / Int64", format!("{} / {}", yes(d.shader_int16), yes(d.shader_int64)));
     row("8-bit / 16-bit storage", format!("{} / {}", yes(d.storage_buffer_8bit), yes(d.storage_buffer_16bit)));

@@ -159,10 +159,25 @@ fn main() -> std::process::ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain(&e));
             std::process::ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes, `: `-joined, leaving out a cause whose text the message before it
+/// already ends with (library errors print their source in their own message).
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.is_empty() {
+            text = part;
+        } else if !text.ends_with(&part) {
+            text = format!("{text}: {part}");
+        }
+    }
+    text
 }
 
 fn run(cli: Cli) -> Result<std::process::ExitCode> {

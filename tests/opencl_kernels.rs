@@ -1386,3 +1386,185 @@ fn indices_narrowed_from_long() {
         eprintln!("{}: narrowed indices match", ctx.caps().name);
     }
 }
+
+/// `subgroup_types.cl`'s kernels, required size `sg`, over 64 work-items in work-groups of 32:
+/// the device's results against ones computed here; `long` parts where the device has 64-bit
+/// integers. With `extended_types` false the module is translated as for a device without
+/// `shaderSubgroupExtendedTypes` first.
+fn check_subgroup_types(ctx: &Context, sg: usize, extended_types: bool) {
+    let longs = ctx.caps().shader_int64;
+    let flags: Vec<String> = std::iter::once(format!("-DSG={sg}")).chain((!longs).then(|| "-DNOLONG".to_string())).collect();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let Some(mut spirv) = common::opencl_with("subgroup_types", &flags) else { return };
+    let mut name = ctx.caps().name.clone();
+    if !extended_types {
+        let mut target = ctx.caps().clone();
+        target.subgroup_extended_types = false;
+        let (words, report) = matbridge_translator::translate(&spirv, &target).unwrap();
+        let lowered = report.passes.iter().find(|p| p.name == "lower-subgroup-extended-types").is_some_and(|p| p.changed);
+        assert!(lowered, "{name}: sub-groups of {sg}: nothing lowered for a device without extended types");
+        spirv = words;
+        name += " without shaderSubgroupExtendedTypes";
+    }
+    let name = &name;
+    let n = 64usize;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(sg as u64);
+    let f: Vec<f32> = (0..4 * n).map(|_| rng.random_range(-64i32..64) as f32 / 16.0).collect();
+    let us: Vec<u16> = (0..8 * n).map(|_| rng.random()).collect();
+    let uc: Vec<u8> = (0..16 * n).map(|_| rng.random()).collect();
+    let u: Vec<u32> = (0..8 * n).map(|_| rng.random::<u32>() >> 1).collect();
+    let ul: Vec<u64> = (0..n).map(|_| rng.random()).collect();
+    let h: Vec<half::f16> = (0..n).map(|_| half::f16::from_f32(rng.random_range(-800i32..800) as f32 / 8.0)).collect();
+    let k = ctx.load_kernel(&spirv, "moves").unwrap();
+    assert_eq!(k.abi().subgroup_size_virtualized, sg as u32 != ctx.caps().subgroup_size, "{name}: sub-groups of {sg}");
+    let (n, local) = (64usize, 32u32);
+    let bufs = [
+        ctx.buffer_from_slice(&f, "f").unwrap(),
+        ctx.buffer_from_slice(&us, "us").unwrap(),
+        ctx.buffer_from_slice(&uc, "uc").unwrap(),
+        ctx.buffer_from_slice(&u, "u").unwrap(),
+        ctx.buffer_from_slice(&ul, "ul").unwrap(),
+        ctx.buffer_from_slice(&h, "h").unwrap(),
+    ];
+    let mut of = ctx.zeroed_buffer::<f32>(4 * n, "of").unwrap();
+    let mut ous = ctx.zeroed_buffer::<u16>(8 * n, "ous").unwrap();
+    let mut ouc = ctx.zeroed_buffer::<u8>(16 * n, "ouc").unwrap();
+    let mut ou = ctx.zeroed_buffer::<u32>(9 * n, "ou").unwrap();
+    let mut oul = ctx.zeroed_buffer::<u64>(n, "oul").unwrap();
+    let mut oh = ctx.zeroed_buffer::<half::f16>(2 * n, "oh").unwrap();
+    let mut args: Vec<KernelArg> = bufs.iter().map(KernelArg::Buffer).collect();
+    args.extend([&of, &ous, &ouc, &ou, &oul, &oh].map(KernelArg::Buffer));
+    args.push(KernelArg::Local(4 * u64::from(local)));
+    ctx.launch(&k, &NdRange::linear(n as u32, Some(local)), &args).unwrap();
+    let gf: Vec<f32> = ctx.read_buffer(&mut of).unwrap();
+    let gus: Vec<u16> = ctx.read_buffer(&mut ous).unwrap();
+    let guc: Vec<u8> = ctx.read_buffer(&mut ouc).unwrap();
+    let gu: Vec<u32> = ctx.read_buffer(&mut ou).unwrap();
+    let gul: Vec<u64> = ctx.read_buffer(&mut oul).unwrap();
+    let gh: Vec<half::f16> = ctx.read_buffer(&mut oh).unwrap();
+    let fv = |i: usize, c: usize| f[4 * i + c];
+    for g in 0..n {
+        let (lid, first) = (g % sg, g - g % sg);
+        for c in 0..4 {
+            let s1 = fv(first + (lid + 5) % sg, c);
+            let s2 = if lid + 3 < sg { fv(g + 3, c) } else { fv(first + lid + 3 - sg, c) * 2.0 };
+            let s3 = if lid >= 2 { fv(g - 2, c) } else { fv(first + sg + lid - 2, c) * 3.0 };
+            let s4 = fv(first + (lid ^ 3), c);
+            assert_eq!(gf[4 * g + c], s1 + s2 * 10.0 + s3 * 100.0 + s4 * 1000.0, "{name}, sub-groups of {sg}: float4 shuffles, work-item {g} component {c}");
+        }
+        if longs {
+            let want = ul[first + sg - 1 - lid].wrapping_add(ul[first + (lid ^ 2)]);
+            assert_eq!(gul[g], want, "{name}, sub-groups of {sg}: ulong shuffles, work-item {g}");
+        }
+        assert_eq!(gh[2 * g], h[first + (lid + 1) % sg], "{name}, sub-groups of {sg}: half shuffle, work-item {g}");
+        let max = h[first..first + sg].iter().copied().fold(half::f16::NEG_INFINITY, half::f16::max);
+        assert_eq!(gh[2 * g + 1], max, "{name}, sub-groups of {sg}: half reduction, work-item {g}");
+        let wg = g - g % local as usize;
+        assert_eq!(gu[8 * n + g], 2 * 7 + u[g] + u[wg + lid], "{name}, sub-groups of {sg}: local block reads, work-item {g}");
+    }
+    // Block layout: work-item `lid`'s component `k` is element `lid + k * SG` of the block.
+    for i in 0..8 * n {
+        let k = (i % (8 * sg)) / sg;
+        assert_eq!(gus[i], us[i].wrapping_add(k as u16 + 1), "{name}, sub-groups of {sg}: ushort8 block, element {i}");
+        assert_eq!(gu[i], u[i] * 3, "{name}, sub-groups of {sg}: uint8 block, element {i}");
+    }
+    for i in 0..16 * n {
+        assert_eq!(guc[i], uc[i] ^ 0x5a, "{name}, sub-groups of {sg}: uchar16 block, element {i}");
+    }
+
+    // Reductions and scans of 16- and 64-bit values.
+    let s: Vec<i16> = (0..n).map(|_| rng.random()).collect();
+    let l: Vec<i64> = (0..n).map(|_| rng.random::<i64>() >> 1).collect();
+    let k = ctx.load_kernel(&spirv, "scans").unwrap();
+    let (bs, bl, bh) = (ctx.buffer_from_slice(&s, "s").unwrap(), ctx.buffer_from_slice(&l, "l").unwrap(), ctx.buffer_from_slice(&h, "h").unwrap());
+    let mut os = ctx.zeroed_buffer::<i16>(4 * n, "os").unwrap();
+    let mut ol = ctx.zeroed_buffer::<i64>(4 * n, "ol").unwrap();
+    let mut oh = ctx.zeroed_buffer::<half::f16>(3 * n, "oh").unwrap();
+    ctx.launch(&k, &NdRange::linear(n as u32, Some(local)), &[&bs, &bl, &bh, &os, &ol, &oh].map(KernelArg::Buffer)).unwrap();
+    let (gs, gl, gh): (Vec<i16>, Vec<i64>, Vec<half::f16>) = (ctx.read_buffer(&mut os).unwrap(), ctx.read_buffer(&mut ol).unwrap(), ctx.read_buffer(&mut oh).unwrap());
+    for g in 0..n {
+        let (lid, first) = (g % sg, g - g % sg);
+        let (before, upto, all) = (first..g, first..=g, first..first + sg);
+        let want = [s[upto.clone()].iter().min(), s[before.clone()].iter().max().or(Some(&i16::MIN)), s[all.clone()].iter().min()].map(|v| *v.unwrap());
+        assert_eq!(gs[4 * g..4 * g + 3], want, "{name}, sub-groups of {sg}: short inclusive min, exclusive max, min at work-item {g}");
+        let down = if lid + 3 < sg { s[g + 3] } else { s[first + lid + 3 - sg].wrapping_add(1) };
+        assert_eq!(gs[4 * g + 3], down, "{name}, sub-groups of {sg}: short shuffle down at work-item {g}");
+        if longs {
+            let sum = l[all.clone()].iter().fold(0i64, |a, v| a.wrapping_add(*v));
+            let want = [*l[upto.clone()].iter().min().unwrap(), *l[before.clone()].iter().max().unwrap_or(&i64::MIN), sum, *l[before.clone()].iter().min().unwrap_or(&i64::MAX)];
+            assert_eq!(gl[4 * g..4 * g + 4], want, "{name}, sub-groups of {sg}: long inclusive min, exclusive max, sum, exclusive min at work-item {g}");
+        }
+        let hmax = |r: &[half::f16]| r.iter().copied().fold(half::f16::NEG_INFINITY, half::f16::max);
+        let hmin = |r: &[half::f16]| r.iter().copied().fold(half::f16::INFINITY, half::f16::min);
+        let want = [hmax(&h[before]), hmin(&h[upto]), hmax(&h[all])];
+        assert_eq!(gh[3 * g..3 * g + 3], want, "{name}, sub-groups of {sg}: half exclusive max, inclusive min, max at work-item {g}");
+    }
+}
+
+#[test]
+fn subgroup_built_ins_on_narrow_wide_and_vector_types() {
+    let contexts = common::contexts();
+    for ctx in &contexts {
+        for sg in [4, 8, 16, 32] {
+            check_subgroup_types(ctx, sg, true);
+            if ctx.caps().shader_int16 {
+                check_subgroup_types(ctx, sg, false);
+            }
+        }
+    }
+}
+
+#[test]
+fn khr_subgroup_extensions_at_required_sizes() {
+    let contexts = common::contexts();
+    for sg in [4usize, 8, 16, 32] {
+        let Some(spirv) = common::opencl_with("subgroups_khr", &[&format!("-DSG={sg}")]) else { return };
+        let n = 64usize;
+        // Values whose top two bits agree within the first 16 work-items (all-equal votes).
+        let input: Vec<u32> = (0..n as u32).map(|i| (i.wrapping_mul(2654435761) >> 2) | if i < 16 { 0x4000_0000 } else { 0 }).collect();
+        for ctx in &contexts {
+            let name = &ctx.caps().name;
+            let k = ctx.load_kernel(&spirv, "khr_subgroups").unwrap();
+            let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+            let mut bo = ctx.zeroed_buffer::<u32>(20 * n, "out").unwrap();
+            let mut bf = ctx.zeroed_buffer::<f32>(n, "fout").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo), KernelArg::Buffer(&bf)]).unwrap();
+            let got: Vec<u32> = ctx.read_buffer(&mut bo).unwrap();
+            let gotf: Vec<f32> = ctx.read_buffer(&mut bf).unwrap();
+            for g in 0..n {
+                let (lid, first) = (g % sg, g - g % sg);
+                let group = &input[first..first + sg];
+                let ballot = group.iter().enumerate().fold(0u32, |m, (i, v)| m | ((v & 1) << i));
+                let some = ballot | 1 << (sg / 2);
+                let below = (1u32 << lid) - 1;
+                let all = if sg == 32 { u32::MAX } else { (1 << sg) - 1 };
+                let cluster = |c: usize| &group[lid - lid % c..lid - lid % c + c];
+                let want = [
+                    ballot,
+                    ballot.count_ones(),
+                    (ballot & (below | 1 << lid)).count_ones(),
+                    (ballot & below).count_ones(),
+                    (ballot >> ((lid + 1) % sg)) & 1,
+                    some.trailing_zeros() + 100 * (31 - some.leading_zeros()),
+                    (0x5555_5555 >> lid) & 1,
+                    (1 << lid) + 2 * below,
+                    (all & !below) ^ ((all & !(below | 1 << lid)) << 1) ^ ((below | 1 << lid) << 2),
+                    u32::from(lid == 0),
+                    group[(lid * 3) % sg],
+                    group[lid ^ 1],
+                    if lid > 0 { group[lid - 1] } else { 0 },
+                    cluster(4).iter().fold(0u32, |a, v| a.wrapping_add(*v)),
+                    *group.iter().max().unwrap(),
+                    u32::from(group.iter().all(|v| v >> 30 == group[0] >> 30)),
+                    group[2],
+                    group[0] + 5,
+                    group[..lid].iter().fold(0, |a, v| a ^ v),
+                    *cluster(2).iter().min().unwrap(),
+                ];
+                assert_eq!(got[20 * g..20 * g + 20], want, "{name}, sub-groups of {sg}: work-item {g}");
+                let fmax = cluster(2).iter().map(|v| *v as f32 * 0.5).fold(f32::MIN, f32::max);
+                assert_eq!(gotf[g], fmax, "{name}, sub-groups of {sg}: clustered float max, work-item {g}");
+            }
+        }
+    }
+}

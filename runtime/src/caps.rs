@@ -196,6 +196,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         max_subgroup_size: max_sg,
         subgroup_size_control: f13.subgroup_size_control == vk::TRUE && f13.compute_full_subgroups == vk::TRUE,
         subgroup_operations: conv::subgroup_ops(subgroup.supported_operations),
+        subgroup_extended_types: f12.shader_subgroup_extended_types == vk::TRUE,
         shader_float16: f12.shader_float16 == vk::TRUE,
         shader_int8: f12.shader_int8 == vk::TRUE,
         shader_int16: core.shader_int16 == vk::TRUE,

@@ -122,6 +122,7 @@ pub struct EnabledFeatures {
     pub variable_pointers_storage_buffer: bool,
     pub variable_pointers: bool,
     pub subgroup_size_control: bool,
+    pub subgroup_extended_types: bool,
     pub integer_dot_product: bool,
     pub cooperative_matrix: bool,
     pub bfloat16: bool,
@@ -387,6 +388,7 @@ impl Context {
             variable_pointers_storage_buffer: caps.variable_pointers_storage_buffer,
             variable_pointers: caps.variable_pointers,
             subgroup_size_control: caps.subgroup_size_control,
+            subgroup_extended_types: caps.subgroup_extended_types,
             integer_dot_product: caps.integer_dot_product,
             cooperative_matrix: caps.has_cooperative_matrix(),
             bfloat16: caps.shader_bfloat16 && caps.has_cooperative_matrix(),
@@ -409,7 +411,8 @@ impl Context {
             .storage_push_constant8(enabled.push_constant8)
             .buffer_device_address(enabled.buffer_device_address)
             .vulkan_memory_model(enabled.vulkan_memory_model)
-            .vulkan_memory_model_device_scope(enabled.vulkan_memory_model);
+            .vulkan_memory_model_device_scope(enabled.vulkan_memory_model)
+            .shader_subgroup_extended_types(enabled.subgroup_extended_types);
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
             .subgroup_size_control(enabled.subgroup_size_control)
             .compute_full_subgroups(enabled.subgroup_size_control)

@@ -94,7 +94,8 @@ impl Context {
     /// constants applied: shapes are checked as the pipeline will have them.
     fn translate_if_needed(&self, specialized: &Module, desc: &PipelineDesc<'_>, subgroups: SubgroupPlan) -> Result<Option<Arc<Vec<u32>>>> {
         let shared = &self.shared;
-        let missing = specialized.declared_capabilities().any(|c| missing_for(c, &shared.enabled, &shared.caps).is_some());
+        let missing = specialized.declared_capabilities().any(|c| missing_for(c, &shared.enabled, &shared.caps).is_some())
+            || (!shared.enabled.subgroup_extended_types && matbridge_translator::passes::lower_subgroup_extended_types::first_user(specialized).is_some());
         let values = spec_values(desc);
         let unlisted = matbridge_translator::passes::check_cooperative_matrix::first_unlisted(specialized, &shared.caps).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
         let virtual_size = match subgroups {

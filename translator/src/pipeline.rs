@@ -89,6 +89,7 @@ impl Pipeline {
             Box::new(passes::emulate_cooperative_matrix::EmulateCooperativeMatrix),
             Box::new(passes::upgrade_memory_model::UpgradeMemoryModel),
             Box::new(passes::strip_workgroup_layouts::StripWorkgroupLayouts),
+            Box::new(passes::lower_subgroup_extended_types::LowerSubgroupExtendedTypes),
             Box::new(passes::legalize_narrow_types::LegalizeNarrowTypes),
             Box::new(passes::emulate_float_atomics::EmulateFloatAtomics),
             Box::new(passes::remainder_from_quotient::RemainderFromQuotient),

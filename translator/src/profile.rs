@@ -270,6 +270,9 @@ pub struct DeviceCaps {
     pub subgroup_size_control: bool,
     #[serde(default)]
     pub subgroup_operations: Vec<SubgroupOp>,
+    /// `shaderSubgroupExtendedTypes`: sub-group operations on 8-, 16- and 64-bit values.
+    #[serde(default)]
+    pub subgroup_extended_types: bool,
     pub shader_float16: bool,
     pub shader_int8: bool,
     #[serde(default)]
@@ -427,6 +430,7 @@ impl DeviceCaps {
             max_subgroup_size: subgroup,
             subgroup_size_control: true,
             subgroup_operations: vec![SubgroupOp::Basic, SubgroupOp::Vote, SubgroupOp::Arithmetic, SubgroupOp::Ballot, SubgroupOp::Shuffle, SubgroupOp::ShuffleRelative, SubgroupOp::Quad],
+            subgroup_extended_types: true,
             shader_float16: false,
             shader_int8: false,
             shader_int16: false,
@@ -495,6 +499,7 @@ impl DeviceCaps {
         caps.buffer_device_address = false;
         caps.variable_pointers_storage_buffer = false;
         caps.variable_pointers = false;
+        caps.subgroup_extended_types = false;
         caps
     }
 

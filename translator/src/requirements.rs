@@ -467,9 +467,19 @@ fn derive_capabilities(module: &mut Module, input_capabilities: &[Word], target:
     let input_closure = closure(input_capabilities.iter().filter_map(|w| capability(*w)));
     let needs: Vec<Vec<C>> = needs(module, &input_closure).into_iter().map(|n| n.any_of).collect();
     // A declared capability that only instructions could require goes when no requirement
-    // names it (one implied by a capability that stays, stays too: it costs nothing).
-    let named: HashSet<C> = needs.iter().flatten().copied().collect();
+    // names it (one implied by a capability that stays, stays too: it costs nothing). A
+    // requirement with choices names the declared one the target runs, else the one it would
+    // be met with, else all: a declared `GroupNonUniformClustered` does not stay for an
+    // `OpGroupNonUniformBitwiseOr Reduce` on a target without clustered operations.
     let declared: Vec<C> = module.declared_capabilities().filter_map(capability).collect();
+    let runs = |c: &C| feature_for(*c).is_none_or(|f| target_has(target, f));
+    let named: HashSet<C> = needs
+        .iter()
+        .flat_map(|n| match n.iter().find(|c| declared.contains(c) && runs(c)).or_else(|| n.iter().find(|c| **c != C::Kernel && runs(c))) {
+            Some(c) if n.len() > 1 => vec![*c],
+            _ => n.clone(),
+        })
+        .collect();
     let derived = instruction_derived();
     let removable = |c: &C| derived.contains(c) && !named.contains(c);
     let staying = closure(declared.iter().copied().filter(|c| !removable(c)));
@@ -499,7 +509,6 @@ fn derive_capabilities(module: &mut Module, input_capabilities: &[Word], target:
             continue;
         }
         // The first choice the target can run, else the first that is not Kernel.
-        let runs = |c: &C| feature_for(*c).is_none_or(|f| target_has(target, f));
         let c = any_of.iter().copied().find(|c| *c != C::Kernel && runs(c)).or_else(|| any_of.iter().copied().find(|c| *c != C::Kernel)).unwrap_or(any_of[0]);
         implied(c, &mut have);
         module.capabilities.push(Inst::new(Op::Capability, None, None, vec![Operand::Enum(K::Capability, c as u32)]));
@@ -576,6 +585,11 @@ pub fn check_target(module: &Module, target: &DeviceCaps) -> Result<()> {
         let user = needs(module, &HashSet::new()).into_iter().find(|n| n.any_of.contains(&c)).map(|n| n.inst);
         let site = module.site(user.unwrap_or(decl));
         return Err(Error::MissingCapability { capability: format!("{c:?}"), site, feature: feature.describe(), target: target.name.clone() });
+    }
+    if !target.subgroup_extended_types {
+        if let Some(user) = crate::passes::lower_subgroup_extended_types::first_user(module) {
+            return Err(Error::Unsupported { site: module.site(user), target: target.name.clone(), missing: "shaderSubgroupExtendedTypes (a sub-group operation on 8-, 16- or 64-bit values)".into() });
+        }
     }
     Ok(())
 }

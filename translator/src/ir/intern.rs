@@ -165,6 +165,18 @@ impl Module {
         self.intern(Op::Constant, Some(ty), vec![Operand::Literal(value.to_bits())])
     }
 
+    /// An `OpConstant` of float type `ty` (`width` bits, `encoding` as `OpTypeFloat` gives it:
+    /// `BFloat16KHR` for bfloat16) nearest to `value`.
+    pub fn constant_float(&mut self, ty: Word, width: u32, encoding: Option<u32>, value: f64) -> Word {
+        let words = match (width, encoding) {
+            (16, Some(_)) => vec![half::bf16::from_f64(value).to_bits() as u32],
+            (16, None) => vec![half::f16::from_f64(value).to_bits() as u32],
+            (64, _) => vec![value.to_bits() as u32, (value.to_bits() >> 32) as u32],
+            _ => vec![(value as f32).to_bits()],
+        };
+        self.intern(Op::Constant, Some(ty), words.into_iter().map(Operand::Literal).collect())
+    }
+
     pub fn constant_bool(&mut self, value: bool) -> Word {
         let ty = self.type_bool();
         self.intern(if value { Op::ConstantTrue } else { Op::ConstantFalse }, Some(ty), vec![])

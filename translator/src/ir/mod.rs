@@ -14,6 +14,7 @@ pub mod def_use;
 pub mod grammar;
 pub mod inst;
 pub mod intern;
+pub mod words;
 
 pub use inst::{string_words, words_to_string, Inst, Operand, Origin};
 

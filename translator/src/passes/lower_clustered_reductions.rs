@@ -39,7 +39,7 @@ impl Pass for LowerClusteredReductions {
                 let insts = std::mem::take(&mut module.functions[f].blocks[b].insts);
                 for inst in insts {
                     let clustered = inst.word_opt(1) == Some(GroupOperation::ClusteredReduce as u32);
-                    let Some((combine, _, _)) = inst.op().filter(|_| clustered).and_then(combine_of) else {
+                    let Some((combine, _)) = inst.op().filter(|_| clustered).and_then(combine_of) else {
                         module.functions[f].blocks[b].insts.push(inst);
                         continue;
                     };

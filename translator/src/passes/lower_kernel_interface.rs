@@ -385,7 +385,7 @@ fn lower_builtin_loads(module: &mut Module, function: Word, builtins: &HashMap<W
             // Widen (or keep) to the loaded type.
             let loaded = inst.ty()?;
             let (count, width) = types_now(bl.module, loaded);
-            let have_count = if value_ty == uint { 1 } else { 3 };
+            let have_count = types_now(bl.module, value_ty).0;
             if have_count != count {
                 return Err(Error::Invalid { site: bl.module.site(&inst), message: format!("loads built-in {builtin:?} as {count} components; it has {have_count}") });
             }
@@ -483,6 +483,10 @@ fn builtin_value(b: &mut Builder<'_>, builtin: BuiltIn, args: &EntryArgs, fixed:
         BuiltIn::NumSubgroups | BuiltIn::NumEnqueuedSubgroups => (vk(b, BuiltIn::NumSubgroups, uint), uint),
         BuiltIn::SubgroupId => (vk(b, BuiltIn::SubgroupId, uint), uint),
         BuiltIn::SubgroupLocalInvocationId => (vk(b, BuiltIn::SubgroupLocalInvocationId, uint), uint),
+        BuiltIn::SubgroupEqMask | BuiltIn::SubgroupGeMask | BuiltIn::SubgroupGtMask | BuiltIn::SubgroupLeMask | BuiltIn::SubgroupLtMask => {
+            let uvec4 = b.module.type_vector(uint, 4);
+            (vk(b, builtin, uvec4), uvec4)
+        }
         other => return Err(format!("built-in {other:?} has no Vulkan lowering")),
     })
 }

@@ -30,10 +30,14 @@
 //! then reach like the exchanges: one under a selection or loop whose condition depends on the
 //! invocation is refused by name (it could hang).
 //!
-//! Wider clusters become butterflies of lane reads. Values of 32-bit scalar types, booleans and
-//! vectors of them are supported; other types and other non-uniform operations (partitioned
-//! ones, ballot bit counts) are errors naming the instruction. The module records the virtualization (`matbridge.virtual_subgroup.<entry>`)
-//! so the runtime checks that launches use whole logical sub-groups.
+//! Wider clusters become butterflies of lane reads. Join-mode exchanges carry numbers of 8 to 64
+//! bits, booleans and vectors of them as 32-bit words. For logical sub-groups of up to 32
+//! invocations, ballot bit counts, bit extracts, find-LSB/MSB and inverse ballots become
+//! arithmetic on the ballot's first word, and the mask built-ins (`SubgroupEqMask` ...) are
+//! computed from the logical id. Other types and other non-uniform operations (partitioned
+//! ones) are errors naming the instruction. The module records the virtualization
+//! (`matbridge.virtual_subgroup.<entry>`) so the runtime checks that launches use whole logical
+//! sub-groups.
 //!
 //! Preconditions: structured control flow, and a required size recorded for the entry point
 //! (by `lower-kernel-interface` for a kernel, by `kernel::require_shader_subgroup_size` for a
@@ -42,6 +46,7 @@
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
+use crate::ir::words::{join_words, packing_of, to_words};
 use crate::ir::{Inst, Module, Operand};
 use crate::kernel::{SUBGROUP_SIZE_PREFIX, VIRTUAL_SUBGROUP_PREFIX};
 use crate::pass::{Context, Outcome, Pass};
@@ -100,6 +105,7 @@ impl Pass for VirtualizeSubgroupSize {
             if s > p {
                 let functions: Vec<usize> = std::iter::once(fi).chain(callees).collect();
                 refuse_divergent_barriers(module, &types, &functions, target, (s, p))?;
+                hoist_divergent_moves(module, &types, fi, s.min(p), &mut outcome);
                 widen_subgroup_barriers(module, &types, &functions, &mut outcome);
             }
             let uint = module.type_int(32, false);
@@ -132,6 +138,8 @@ struct Logical {
     half: Word,
     toggle: Word,
     glsl: Word,
+    /// Join: the 32-bit words each invocation's slot of the array holds.
+    words: u32,
 }
 
 fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outcome) -> Result<()> {
@@ -140,12 +148,15 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
     // Built-in loads the function makes, before the pass adds its own.
     let vars: HashMap<Word, BuiltIn> =
         [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups].into_iter().filter_map(|b| module.builtin_variable(b).map(|v| (v, b))).collect();
-    let mask_vars: HashSet<Word> =
-        [BuiltIn::SubgroupEqMask, BuiltIn::SubgroupGeMask, BuiltIn::SubgroupGtMask, BuiltIn::SubgroupLeMask, BuiltIn::SubgroupLtMask].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
+    let mask_vars: HashMap<Word, BuiltIn> = [BuiltIn::SubgroupEqMask, BuiltIn::SubgroupGeMask, BuiltIn::SubgroupGtMask, BuiltIn::SubgroupLeMask, BuiltIn::SubgroupLtMask]
+        .into_iter()
+        .filter_map(|b| module.builtin_variable(b).map(|v| (v, b)))
+        .collect();
     // The join mode's turn variable, then the logical values at the top of the entry block. A
     // function without sub-group operations (built-ins only) needs no exchange array.
     let types = Types::new(module);
     let exchanges = module.functions[fi].insts().any(|i| subgroup_operation(&types, i));
+    let words = exchange_words(module, &types, fi, s.min(p));
     let toggle = module.alloc_id();
     let fn_ptr = module.type_pointer(StorageClass::Function, uint);
     if !split && exchanges {
@@ -173,7 +184,7 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         let sgid = b.iadd(uint, sg0, within);
         let num = b.imul(uint, pnum, ratio);
         (
-            Logical { s, p, split, lid, base, scratch: 0, index: 0, half: 0, toggle: 0, glsl },
+            Logical { s, p, split, lid, base, scratch: 0, index: 0, half: 0, toggle: 0, glsl, words: 0 },
             [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)],
         )
     } else {
@@ -184,8 +195,13 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         let total = workgroup_invocations(&mut b)?;
         let num = b.op(Op::UDiv, uint, &[total.1, sc]);
         let mut scratch = 0;
+        let mut half = total.1;
         if exchanges {
-            let two = b.module.constant_u32(2);
+            if words > 1 {
+                let per = b.module.constant_u32(words);
+                half = b.imul(uint, total.1, per);
+            }
+            let two = b.module.constant_u32(2 * words);
             let doubled = b.module.alloc_id();
             b.module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(doubled), vec![Operand::Literal(Op::IMul as u32), Operand::Id(total.0), Operand::Id(two)]));
             let array = b.module.type_array(uint, doubled);
@@ -195,7 +211,7 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
             b.store(toggle, zero);
         }
         (
-            Logical { s, p, split, lid, base, scratch, index, half: total.1, toggle, glsl },
+            Logical { s, p, split, lid, base, scratch, index, half, toggle, glsl, words },
             [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)],
         )
     };
@@ -216,8 +232,29 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
                     outcome.count(inst.opcode);
                     continue;
                 }
-                if inst.operands.first().and_then(Operand::id).is_some_and(|v| mask_vars.contains(&v)) {
-                    return Err(Error::Invalid { site: module.site(&inst), message: "reads a sub-group mask built-in, which a virtualized sub-group size does not provide".into() });
+                if let Some(which) = inst.operands.first().and_then(Operand::id).and_then(|v| mask_vars.get(&v)) {
+                    let ty = inst.ty()?;
+                    let uvec4 = module.type_vector(uint, 4);
+                    if s > 32 || ty != uvec4 {
+                        return Err(Error::Invalid {
+                            site: module.site(&inst),
+                            message: format!("reads sub-group mask built-in {which:?}, which a virtualized sub-group size provides only as a uvec4 for up to 32 invocations"),
+                        });
+                    }
+                    let index = module.functions[fi].blocks[bi].insts.len();
+                    let mut bl = Builder::new(module, Cursor { function: fi, block: bi, index }).with_origin(inst.origin);
+                    let masks = lane_masks(&mut bl, &logical);
+                    let bits = match which {
+                        BuiltIn::SubgroupEqMask => masks.eq,
+                        BuiltIn::SubgroupLtMask => masks.lt,
+                        BuiltIn::SubgroupLeMask => masks.le,
+                        BuiltIn::SubgroupGtMask => bl.op(Op::BitwiseAnd, uint, &[masks.all, masks.not_le]),
+                        _ => bl.op(Op::BitwiseAnd, uint, &[masks.all, masks.not_lt]),
+                    };
+                    let zero = bl.module.constant_u32(0);
+                    bl.insert(Inst::new(Op::CompositeConstruct, Some(ty), inst.result_id, vec![Operand::Id(bits), Operand::Id(zero), Operand::Id(zero), Operand::Id(zero)]));
+                    outcome.count(inst.opcode);
+                    continue;
                 }
             }
             let group_op = is_group_non_uniform(inst.opcode) && !ours;
@@ -231,8 +268,12 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
             }
             outcome.count(inst.opcode);
             let index = module.functions[fi].blocks[bi].insts.len();
+            let site = module.site(&inst);
             let mut bl = Builder::new(module, Cursor { function: fi, block: bi, index }).with_origin(inst.origin);
-            let v = rewrite(&mut bl, &types, &logical, &inst)?;
+            let v = rewrite(&mut bl, &types, &logical, &inst).map_err(|e| match e {
+                Error::Invalid { site: s, message } if s.offset.is_none() && s.opcode.is_empty() => Error::Invalid { site, message },
+                e => e,
+            })?;
             let ty = inst.ty()?;
             bl.insert(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(v)]));
         }
@@ -261,62 +302,12 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], targe
         }
         reaching.extend(more);
     }
-    let per_invocation: HashSet<Word> = [BuiltIn::LocalInvocationId, BuiltIn::LocalInvocationIndex, BuiltIn::GlobalInvocationId, BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupId]
-        .into_iter()
-        .filter_map(|b| module.builtin_variable(b))
-        .collect();
     for &f in fs {
         let function = &module.functions[f];
-        // Values (and Function or Private variables) that depend on the invocation.
-        let defs: HashMap<Word, &Inst> = function.insts().filter_map(|i| Some((i.result_id?, i))).collect();
-        let root = |mut ptr: Word| {
-            while let Some(d) = defs.get(&ptr).filter(|d| matches!(d.op(), Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::CopyObject))) {
-                match d.id(0) {
-                    Ok(base) => ptr = base,
-                    Err(_) => break,
-                }
-            }
-            ptr
-        };
-        let mut tainted: HashSet<Word> = per_invocation.clone();
-        loop {
-            let before = tainted.len();
-            for inst in function.insts() {
-                if inst.is(Op::Store) {
-                    if let (Ok(ptr), Ok(v)) = (inst.id(0), inst.id(1)) {
-                        if tainted.contains(&v) {
-                            tainted.insert(root(ptr));
-                        }
-                    }
-                    continue;
-                }
-                let Some(r) = inst.result_id else { continue };
-                let reads = |v: Word| tainted.contains(&v) || (inst.is(Op::Load) && tainted.contains(&root(v)));
-                if !tainted.contains(&r) && inst.used_ids().any(reads) {
-                    tainted.insert(r);
-                }
-            }
-            if tainted.len() == before {
-                break;
-            }
-        }
         let index: HashMap<Word, usize> = function.blocks.iter().enumerate().map(|(k, b)| (b.id(), k)).collect();
-        for block in &function.blocks {
-            let Some(merge) = block.insts.iter().find(|i| i.is(Op::SelectionMerge) || i.is(Op::LoopMerge)).and_then(|m| m.id(0).ok()) else { continue };
-            let divergent = block.terminator().is_some_and(|t| (t.is(Op::BranchConditional) || t.is(Op::Switch)) && t.id(0).is_ok_and(|c| tainted.contains(&c)));
-            if !divergent {
-                continue;
-            }
-            // The construct's blocks: those reached from the header's successors before its merge.
-            let mut seen: HashSet<Word> = [merge, block.id()].into_iter().collect();
-            let mut todo: Vec<Word> = block.terminator().map(|t| t.operands.iter().skip(1).filter_map(Operand::id).collect()).unwrap_or_default();
-            while let Some(b) = todo.pop() {
-                if !seen.insert(b) {
-                    continue;
-                }
-                let Some(&k) = index.get(&b) else { continue };
-                let inner = &function.blocks[k];
-                if let Some(inst) = inner.insts.iter().find(|i| is_barrier(i) || (i.is(Op::FunctionCall) && i.id(0).is_ok_and(|c| reaching.contains(&c)))) {
+        for (_, construct) in divergent_constructs(module, f) {
+            for inst in construct.iter().filter_map(|b| index.get(b)).flat_map(|&k| &function.blocks[k].insts) {
+                if is_barrier(inst) || (inst.is(Op::FunctionCall) && inst.id(0).is_ok_and(|c| reaching.contains(&c))) {
                     return Err(Error::Unsupported {
                         site: module.site(inst),
                         target: target.name.clone(),
@@ -325,13 +316,132 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], targe
                         ),
                     });
                 }
-                if let Some(t) = inner.terminator() {
-                    todo.extend(t.operands.iter().filter_map(Operand::id).filter(|id| index.contains_key(id)));
-                }
             }
         }
     }
     Ok(())
+}
+
+/// The selection and loop constructs of function `f` whose branch depends on the invocation
+/// (its built-in ids, through values and `Function`/`Private` variables): (header block index,
+/// the construct's blocks, header and merge left out).
+fn divergent_constructs(module: &Module, f: usize) -> Vec<(usize, HashSet<Word>)> {
+    let per_invocation: HashSet<Word> = [BuiltIn::LocalInvocationId, BuiltIn::LocalInvocationIndex, BuiltIn::GlobalInvocationId, BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupId]
+        .into_iter()
+        .filter_map(|b| module.builtin_variable(b))
+        .collect();
+    let function = &module.functions[f];
+    // Values (and Function or Private variables) that depend on the invocation.
+    let defs: HashMap<Word, &Inst> = function.insts().filter_map(|i| Some((i.result_id?, i))).collect();
+    let root = |mut ptr: Word| {
+        while let Some(d) = defs.get(&ptr).filter(|d| matches!(d.op(), Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::CopyObject))) {
+            match d.id(0) {
+                Ok(base) => ptr = base,
+                Err(_) => break,
+            }
+        }
+        ptr
+    };
+    let mut tainted: HashSet<Word> = per_invocation;
+    loop {
+        let before = tainted.len();
+        for inst in function.insts() {
+            if inst.is(Op::Store) {
+                if let (Ok(ptr), Ok(v)) = (inst.id(0), inst.id(1)) {
+                    if tainted.contains(&v) {
+                        tainted.insert(root(ptr));
+                    }
+                }
+                continue;
+            }
+            let Some(r) = inst.result_id else { continue };
+            let reads = |v: Word| tainted.contains(&v) || (inst.is(Op::Load) && tainted.contains(&root(v)));
+            if !tainted.contains(&r) && inst.used_ids().any(reads) {
+                tainted.insert(r);
+            }
+        }
+        if tainted.len() == before {
+            break;
+        }
+    }
+    let index: HashMap<Word, usize> = function.blocks.iter().enumerate().map(|(k, b)| (b.id(), k)).collect();
+    let mut out = Vec::new();
+    for (h, block) in function.blocks.iter().enumerate() {
+        let Some(merge) = block.insts.iter().find(|i| i.is(Op::SelectionMerge) || i.is(Op::LoopMerge)).and_then(|m| m.id(0).ok()) else { continue };
+        let divergent = block.terminator().is_some_and(|t| (t.is(Op::BranchConditional) || t.is(Op::Switch)) && t.id(0).is_ok_and(|c| tainted.contains(&c)));
+        if !divergent {
+            continue;
+        }
+        // The construct's blocks: those reached from the header's successors before its merge.
+        let mut seen: HashSet<Word> = [merge, block.id()].into_iter().collect();
+        let mut construct = HashSet::new();
+        let mut todo: Vec<Word> = block.terminator().map(|t| t.operands.iter().skip(1).filter_map(Operand::id).collect()).unwrap_or_default();
+        while let Some(b) = todo.pop() {
+            if !seen.insert(b) {
+                continue;
+            }
+            let Some(&k) = index.get(&b) else { continue };
+            construct.insert(b);
+            if let Some(t) = function.blocks[k].terminator() {
+                todo.extend(t.operands.iter().filter_map(Operand::id).filter(|id| index.contains_key(id)));
+            }
+        }
+        out.push((h, construct));
+    }
+    out
+}
+
+/// Join mode: a sub-group operation that only moves values (a shuffle or broadcast from a given
+/// lane) under a selection whose condition depends on the invocation moves up to the
+/// selection's header when its operands are defined outside the selection: exchanges need every
+/// invocation of the work-group, and reading a lane is the same wherever it happens (a lane
+/// outside the branch has no value the operation may read anyway). Nested selections are left
+/// one at a time.
+fn hoist_divergent_moves(module: &mut Module, types: &Types, f: usize, lanes: u32, outcome: &mut Outcome) {
+    let moves = |i: &Inst| {
+        matches!(
+            i.op(),
+            Some(
+                Op::GroupNonUniformShuffle
+                    | Op::GroupNonUniformShuffleXor
+                    | Op::GroupNonUniformShuffleUp
+                    | Op::GroupNonUniformShuffleDown
+                    | Op::GroupNonUniformBroadcast
+                    | Op::GroupNonUniformRotateKHR
+            )
+        ) && subgroup_scope(types, i, 0)
+            && !within_physical_clusters(types, i, lanes)
+    };
+    loop {
+        let mut moved = false;
+        for (h, construct) in divergent_constructs(module, f) {
+            let function = &mut module.functions[f];
+            if function.blocks[h].insts.iter().any(|i| i.is(Op::LoopMerge)) {
+                continue;
+            }
+            let inside: HashSet<Word> = function.blocks.iter().filter(|b| construct.contains(&b.id())).flat_map(|b| b.insts.iter().filter_map(|i| i.result_id)).collect();
+            let mut lifted = Vec::new();
+            for block in function.blocks.iter_mut().filter(|b| construct.contains(&b.label.result_id.unwrap_or(0))) {
+                let (take, keep): (Vec<Inst>, Vec<Inst>) = std::mem::take(&mut block.insts).into_iter().partition(|i| moves(i) && !i.used_ids().any(|v| inside.contains(&v)));
+                block.insts = keep;
+                lifted.extend(take);
+            }
+            if lifted.is_empty() {
+                continue;
+            }
+            let header = &mut function.blocks[h].insts;
+            let at = header.iter().position(|i| i.is(Op::SelectionMerge)).unwrap_or(header.len().saturating_sub(1));
+            for inst in lifted.into_iter().rev() {
+                outcome.count(inst.opcode);
+                header.insert(at, inst);
+            }
+            moved = true;
+            break;
+        }
+        if !moved {
+            return;
+        }
+    }
 }
 
 /// Join mode: a sub-group barrier must hold every physical sub-group of the logical one, so in
@@ -471,27 +581,40 @@ pub(crate) enum Combine {
     Glsl(u32),
 }
 
-pub(crate) fn combine_of(op: Op) -> Option<(Combine, f64, i64)> {
+pub(crate) fn combine_of(op: Op) -> Option<(Combine, Identity)> {
     use spirv::GlslStd450Op as G;
+    use Identity::*;
     Some(match op {
-        Op::GroupNonUniformIAdd => (Combine::Op(Op::IAdd), 0.0, 0),
-        Op::GroupNonUniformFAdd => (Combine::Op(Op::FAdd), 0.0, 0),
-        Op::GroupNonUniformIMul => (Combine::Op(Op::IMul), 1.0, 1),
-        Op::GroupNonUniformFMul => (Combine::Op(Op::FMul), 1.0, 1),
-        Op::GroupNonUniformSMin => (Combine::Glsl(G::SMin as u32), 0.0, i32::MAX as i64),
-        Op::GroupNonUniformUMin => (Combine::Glsl(G::UMin as u32), 0.0, u32::MAX as i64),
-        Op::GroupNonUniformFMin => (Combine::Glsl(G::FMin as u32), f64::INFINITY, 0),
-        Op::GroupNonUniformSMax => (Combine::Glsl(G::SMax as u32), 0.0, i32::MIN as i64),
-        Op::GroupNonUniformUMax => (Combine::Glsl(G::UMax as u32), 0.0, 0),
-        Op::GroupNonUniformFMax => (Combine::Glsl(G::FMax as u32), f64::NEG_INFINITY, 0),
-        Op::GroupNonUniformBitwiseAnd => (Combine::Op(Op::BitwiseAnd), 0.0, -1),
-        Op::GroupNonUniformBitwiseOr => (Combine::Op(Op::BitwiseOr), 0.0, 0),
-        Op::GroupNonUniformBitwiseXor => (Combine::Op(Op::BitwiseXor), 0.0, 0),
-        Op::GroupNonUniformLogicalAnd => (Combine::Op(Op::LogicalAnd), 1.0, 1),
-        Op::GroupNonUniformLogicalOr => (Combine::Op(Op::LogicalOr), 0.0, 0),
-        Op::GroupNonUniformLogicalXor => (Combine::Op(Op::LogicalNotEqual), 0.0, 0),
+        Op::GroupNonUniformIAdd => (Combine::Op(Op::IAdd), Zero),
+        Op::GroupNonUniformFAdd => (Combine::Op(Op::FAdd), Zero),
+        Op::GroupNonUniformIMul => (Combine::Op(Op::IMul), One),
+        Op::GroupNonUniformFMul => (Combine::Op(Op::FMul), One),
+        Op::GroupNonUniformSMin => (Combine::Glsl(G::SMin as u32), Largest { signed: true }),
+        Op::GroupNonUniformUMin => (Combine::Glsl(G::UMin as u32), Largest { signed: false }),
+        Op::GroupNonUniformFMin => (Combine::Glsl(G::FMin as u32), Largest { signed: true }),
+        Op::GroupNonUniformSMax => (Combine::Glsl(G::SMax as u32), Smallest { signed: true }),
+        Op::GroupNonUniformUMax => (Combine::Glsl(G::UMax as u32), Smallest { signed: false }),
+        Op::GroupNonUniformFMax => (Combine::Glsl(G::FMax as u32), Smallest { signed: true }),
+        Op::GroupNonUniformBitwiseAnd => (Combine::Op(Op::BitwiseAnd), AllOnes),
+        Op::GroupNonUniformBitwiseOr => (Combine::Op(Op::BitwiseOr), Zero),
+        Op::GroupNonUniformBitwiseXor => (Combine::Op(Op::BitwiseXor), Zero),
+        Op::GroupNonUniformLogicalAnd => (Combine::Op(Op::LogicalAnd), One),
+        Op::GroupNonUniformLogicalOr => (Combine::Op(Op::LogicalOr), Zero),
+        Op::GroupNonUniformLogicalXor => (Combine::Op(Op::LogicalNotEqual), Zero),
         _ => return None,
     })
+}
+
+/// The identity of a reduction, in its value type: the largest and smallest values are the
+/// type's (infinities for floats, the limits of the integer's width, signed as the operation
+/// reads it: kernel modules have only unsigned integer types).
+#[derive(Clone, Copy)]
+pub(crate) enum Identity {
+    Zero,
+    One,
+    AllOnes,
+    Largest { signed: bool },
+    Smallest { signed: bool },
 }
 
 impl Combine {
@@ -504,14 +627,30 @@ impl Combine {
     }
 }
 
-fn identity(b: &mut Builder<'_>, types: &Types, ty: Word, f: f64, i: i64) -> Word {
+/// The constant of type `ty` (a number, boolean or vector of them) that `id` stands for.
+pub(crate) fn identity(b: &mut Builder<'_>, types: &Types, ty: Word, id: Identity) -> Word {
     let (comp, n) = types.vector(ty).unwrap_or((ty, 1));
-    let c = if types.float(comp).is_some() {
-        b.module.constant_f32(f as f32)
+    let c = if let Some((w, encoding)) = types.float(comp) {
+        let v = match id {
+            Identity::Zero => 0.0,
+            Identity::One => 1.0,
+            Identity::Largest { .. } => f64::INFINITY,
+            Identity::Smallest { .. } => f64::NEG_INFINITY,
+            Identity::AllOnes => f64::NAN,
+        };
+        b.module.constant_float(comp, w, encoding, v)
     } else if let Some((w, signed)) = types.int(comp) {
-        b.module.constant_int(comp, w, signed, i as u64)
+        let top = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let v = match id {
+            Identity::Zero | Identity::Smallest { signed: false } => 0,
+            Identity::One => 1,
+            Identity::AllOnes | Identity::Largest { signed: false } => top,
+            Identity::Largest { signed: true } => top >> 1,
+            Identity::Smallest { signed: true } => 1u64 << (w - 1),
+        };
+        b.module.constant_int(comp, w, signed, v)
     } else {
-        b.module.constant_bool(i != 0)
+        b.module.constant_bool(matches!(id, Identity::One | Identity::AllOnes))
     };
     if n == 1 {
         c
@@ -537,58 +676,85 @@ fn read_lane(b: &mut Builder<'_>, types: &Types, l: &Logical, ty: Word, x: Word,
 
 type LaneReader = Box<dyn Fn(&mut Builder<'_>, Word) -> Result<Word>>;
 
+/// The 32-bit words the exchange array holds per invocation for the function's sub-group
+/// operations to be rewritten (the most any one of them needs).
+fn exchange_words(module: &mut Module, types: &Types, fi: usize, lanes: u32) -> u32 {
+    let tys: Vec<Word> = module.functions[fi].insts().filter(|i| subgroup_operation(types, i) && !within_physical_clusters(types, i, lanes)).filter_map(|i| i.result_type).collect();
+    tys.into_iter().filter_map(|ty| packing_of(module, types, ty)).map(|(p, n)| p.words() * n).max().unwrap_or(1).max(1)
+}
+
 /// Join mode: publishes `x` in the workgroup array (between barriers) and returns a reader of
 /// any local index's value.
 fn exchange(b: &mut Builder<'_>, types: &Types, l: &Logical, ty: Word, x: Word) -> Result<LaneReader> {
     let uint = b.module.type_int(32, false);
-    let boolean = b.module.type_bool();
-    let (comp, n) = types.vector(ty).unwrap_or((ty, 1));
-    let is_bool = comp == boolean;
-    let is32 = types.int(comp).is_some_and(|i| i.0 == 32) || types.float(comp).is_some_and(|f| f.0 == 32);
-    if !is_bool && !is32 {
-        return Err(Error::Invalid { site: Box::default(), message: "a sub-group operation on a type other than 32-bit numbers and booleans under a joined sub-group size".into() });
-    }
-    if n > 1 {
-        return Err(Error::Invalid { site: Box::default(), message: "a vector sub-group operation under a joined sub-group size (not lowered yet)".into() });
+    let Some(words) = to_words(b, types, ty, x) else {
+        return Err(Error::Invalid { site: Box::default(), message: "a sub-group operation on a type other than numbers, booleans and vectors of them under a joined sub-group size".into() });
+    };
+    if words.len() as u32 > l.words {
+        return Err(Error::Invalid { site: Box::default(), message: "a sub-group exchange wider than the array the pass sized".into() });
     }
     let ptr = b.module.type_pointer(StorageClass::Workgroup, uint);
     let workgroup = b.module.constant_u32(Scope::Workgroup as u32);
     let semantics = b.module.constant_u32((spirv::MemorySemantics::ACQUIRE_RELEASE | spirv::MemorySemantics::WORKGROUP_MEMORY).bits());
-    let bits = if is_bool {
-        let one = b.module.constant_u32(1);
-        let zero = b.module.constant_u32(0);
-        b.select(uint, x, one, zero)
-    } else if comp == uint {
-        x
-    } else {
-        b.bitcast(uint, x)
-    };
     // Two halves of the array take turns (every invocation runs the same sequence of
     // operations, so the turn is uniform): one barrier per exchange keeps a write from
-    // overtaking the reads of the exchange before it.
+    // overtaking the reads of the exchange before it. Invocation `i`'s word `k` is at
+    // `turn * half + i * words + k`.
     let one = b.module.constant_u32(1);
     let turn = b.load(uint, l.toggle);
     let next = b.op(Op::BitwiseXor, uint, &[turn, one]);
     b.store(l.toggle, next);
     let offset = b.imul(uint, turn, l.half);
-    let mine = b.iadd(uint, offset, l.index);
-    let slot = b.access_chain(ptr, l.scratch, &[mine]);
-    b.store(slot, bits);
+    let stride = b.module.constant_u32(l.words);
+    let one_word = l.words == 1;
+    let own = if one_word { l.index } else { b.imul(uint, l.index, stride) };
+    let mine = b.iadd(uint, offset, own);
+    for (k, w) in words.iter().enumerate() {
+        let kc = b.module.constant_u32(k as u32);
+        let at = if k == 0 { mine } else { b.iadd(uint, mine, kc) };
+        let slot = b.access_chain(ptr, l.scratch, &[at]);
+        b.store(slot, *w);
+    }
     b.emit_void(Op::ControlBarrier, vec![Operand::Id(workgroup), Operand::Id(workgroup), Operand::Id(semantics)]);
     let scratch = l.scratch;
+    let count = words.len() as u32;
+    let packing = packing_of(b.module, types, ty);
     Ok(Box::new(move |b: &mut Builder<'_>, at: Word| {
-        let at = b.iadd(uint, offset, at);
-        let slot = b.access_chain(ptr, scratch, &[at]);
-        let v = b.load(uint, slot);
-        Ok(if is_bool {
-            let zero = b.module.constant_u32(0);
-            b.op(Op::INotEqual, boolean, &[v, zero])
-        } else if comp == uint {
-            v
-        } else {
-            b.bitcast(comp, v)
-        })
+        let first = if one_word { at } else { b.imul(uint, at, stride) };
+        let first = b.iadd(uint, offset, first);
+        let ws: Vec<Word> = (0..count)
+            .map(|k| {
+                let kc = b.module.constant_u32(k);
+                let at = if k == 0 { first } else { b.iadd(uint, first, kc) };
+                let slot = b.access_chain(ptr, scratch, &[at]);
+                b.load(uint, slot)
+            })
+            .collect();
+        packing.and_then(|p| join_words(b, p, ty, &ws)).ok_or_else(|| Error::Invalid { site: Box::default(), message: "a sub-group exchange of a type words cannot carry".into() })
     }))
+}
+
+/// A logical invocation's ballot masks (logical sub-groups of up to 32 invocations): all of
+/// the group's bits, its own, those below it, up to it, and the complements of the last two.
+struct LaneMasks {
+    all: Word,
+    eq: Word,
+    lt: Word,
+    le: Word,
+    not_lt: Word,
+    not_le: Word,
+}
+
+fn lane_masks(b: &mut Builder<'_>, l: &Logical) -> LaneMasks {
+    let uint = b.module.type_int(32, false);
+    let all = b.module.constant_u32(if l.s >= 32 { u32::MAX } else { (1 << l.s) - 1 });
+    let one = b.module.constant_u32(1);
+    let eq = b.op(Op::ShiftLeftLogical, uint, &[one, l.lid]);
+    let lt = b.op(Op::ISub, uint, &[eq, one]);
+    let le = b.op(Op::BitwiseOr, uint, &[lt, eq]);
+    let not_lt = b.op(Op::Not, uint, &[lt]);
+    let not_le = b.op(Op::Not, uint, &[le]);
+    LaneMasks { all, eq, lt, le, not_lt, not_le }
 }
 
 fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Result<Word> {
@@ -626,6 +792,69 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
             let (native, c) = if op == Op::GroupNonUniformAny { (Op::GroupNonUniformLogicalOr, Combine::Op(Op::LogicalOr)) } else { (Op::GroupNonUniformLogicalAnd, Combine::Op(Op::LogicalAnd)) };
             reduce(b, types, l, native, c, boolean, pred)
         }
+        Op::GroupNonUniformBallotBitCount | Op::GroupNonUniformBallotBitExtract | Op::GroupNonUniformBallotFindLSB | Op::GroupNonUniformBallotFindMSB | Op::GroupNonUniformInverseBallot => {
+            // Functions of the ballot value (the logical group's bits, from lane 0) and of the
+            // logical invocation id.
+            if l.s > 32 {
+                return Err(bad(b, "a ballot operation of a virtualized sub-group larger than 32"));
+            }
+            let masks = lane_masks(b, l);
+            let ballot = inst.id(if op == Op::GroupNonUniformBallotBitCount { 2 } else { 1 })?;
+            let x = b.composite_extract(uint, ballot, 0);
+            let x = b.op(Op::BitwiseAnd, uint, &[x, masks.all]);
+            let one = b.module.constant_u32(1);
+            let zero = b.module.constant_u32(0);
+            let bit = |b: &mut Builder<'_>, at: Word| {
+                let shifted = b.op(Op::ShiftRightLogical, uint, &[x, at]);
+                let low = b.op(Op::BitwiseAnd, uint, &[shifted, one]);
+                b.op(Op::INotEqual, boolean, &[low, zero])
+            };
+            Ok(match op {
+                Op::GroupNonUniformBallotBitCount => {
+                    let group_op = inst.word(1)?;
+                    let bits = if group_op == GroupOperation::InclusiveScan as u32 {
+                        b.op(Op::BitwiseAnd, uint, &[x, masks.le])
+                    } else if group_op == GroupOperation::ExclusiveScan as u32 {
+                        b.op(Op::BitwiseAnd, uint, &[x, masks.lt])
+                    } else {
+                        x
+                    };
+                    b.op(Op::BitCount, ty, &[bits])
+                }
+                Op::GroupNonUniformBallotBitExtract => {
+                    let index = inst.id(2)?;
+                    bit(b, index)
+                }
+                Op::GroupNonUniformInverseBallot => bit(b, l.lid),
+                _ => {
+                    let find = if op == Op::GroupNonUniformBallotFindLSB { spirv::GlslStd450Op::FindILsb } else { spirv::GlslStd450Op::FindUMsb };
+                    b.emit(Op::ExtInst, ty, vec![Operand::Id(l.glsl), Operand::Literal(find as u32), Operand::Id(x)])
+                }
+            })
+        }
+        Op::GroupNonUniformAllEqual => {
+            // Equal to the group's first invocation's value, in every invocation.
+            let x = inst.id(1)?;
+            let xt = types.type_of(x).ok_or_else(|| bad(b, "an operand without a type"))?;
+            let zero = b.module.constant_u32(0);
+            let first = read_lane(b, types, l, xt, x, zero)?;
+            let (comp, n) = types.vector(xt).unwrap_or((xt, 1));
+            let compare = if types.float(comp).is_some() {
+                Op::FOrdEqual
+            } else if comp == boolean {
+                Op::LogicalEqual
+            } else {
+                Op::IEqual
+            };
+            let eq = if n == 1 {
+                b.op(compare, boolean, &[x, first])
+            } else {
+                let bvec = b.module.type_vector(boolean, n);
+                let each = b.op(compare, bvec, &[x, first]);
+                b.op(Op::All, boolean, &[each])
+            };
+            reduce(b, types, l, Op::GroupNonUniformLogicalAnd, Combine::Op(Op::LogicalAnd), boolean, eq)
+        }
         Op::GroupNonUniformBallot => {
             if l.s > 32 {
                 return Err(bad(b, "a ballot of a virtualized sub-group larger than 32"));
@@ -640,7 +869,7 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
             Ok(b.op(Op::CompositeConstruct, uvec4, &[word, zero, zero, zero]))
         }
         _ => {
-            let Some((c, fid, iid)) = combine_of(op) else {
+            let Some((c, ident)) = combine_of(op) else {
                 return Err(bad(b, &format!("{} has no lowering under a virtualized sub-group size", inst.name())));
             };
             let group_op = inst.word(1)?;
@@ -648,7 +877,7 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
             if group_op == GroupOperation::Reduce as u32 {
                 reduce(b, types, l, op, c, ty, x)
             } else if group_op == GroupOperation::InclusiveScan as u32 || group_op == GroupOperation::ExclusiveScan as u32 {
-                let id = identity(b, types, ty, fid, iid);
+                let id = identity(b, types, ty, ident);
                 scan(b, types, l, op, c, ty, x, id, group_op == GroupOperation::ExclusiveScan as u32)
             } else if group_op == GroupOperation::ClusteredReduce as u32 {
                 // Clusters wider than a physical sub-group (narrower ones stayed as they were):

@@ -322,9 +322,7 @@ const EXACT: &[Op] = &[
     Op::IsInf,
     Op::GroupNonUniformFMin,
     Op::GroupNonUniformFMax,
-    Op::GroupNonUniformUMin,
     Op::GroupNonUniformUMax,
-    Op::GroupNonUniformBitwiseAnd,
     Op::GroupNonUniformBitwiseOr,
     Op::GroupNonUniformBitwiseXor,
 ];
@@ -583,8 +581,21 @@ impl Legalize<'_> {
                     e.emit_as(Some(id), Op::FConvert, ty, vec![Operand::Id(v)]);
                 }
             }
-            // Integer arithmetic whose low bits are right: mask.
-            (Op::IAdd | Op::ISub | Op::IMul | Op::ShiftLeftLogical | Op::Not | Op::SNegate | Op::GroupNonUniformIAdd | Op::GroupNonUniformIMul, Some((Narrow::Int { bits, .. }, n))) => {
+            // Integer arithmetic whose low bits are right: mask. (An exclusive scan's first
+            // invocation gets the 32-bit identity, all ones for UMin and BitwiseAnd.)
+            (
+                Op::IAdd
+                | Op::ISub
+                | Op::IMul
+                | Op::ShiftLeftLogical
+                | Op::Not
+                | Op::SNegate
+                | Op::GroupNonUniformIAdd
+                | Op::GroupNonUniformIMul
+                | Op::GroupNonUniformUMin
+                | Op::GroupNonUniformBitwiseAnd,
+                Some((Narrow::Int { bits, .. }, n)),
+            ) => {
                 let wide = e.emit_as(None, op, ty, inst.operands);
                 self.mask_into(e, ty, n, wide, bits, id);
             }
@@ -605,7 +616,14 @@ impl Legalize<'_> {
                 let operands = self.sign_extended(e, &inst.operands, op == Op::ShiftRightArithmetic);
                 match result {
                     Some((Narrow::Int { bits, .. }, n)) => {
-                        let wide = e.emit_as(None, op, ty, operands);
+                        let mut wide = e.emit_as(None, op, ty, operands);
+                        if matches!(op, Op::GroupNonUniformSMin | Op::GroupNonUniformSMax) {
+                            // An exclusive scan's first invocation gets the 32-bit identity:
+                            // the narrow type's limit instead.
+                            let low = e.splat_u32(n, (-(1i64 << (bits - 1))) as u32);
+                            let high = e.splat_u32(n, (1u32 << (bits - 1)) - 1);
+                            wide = e.emit_as(None, Op::ExtInst, ty, vec![Operand::Id(e.glsl), Operand::Literal(GLOp::SClamp as u32), Operand::Id(wide), Operand::Id(low), Operand::Id(high)]);
+                        }
                         self.mask_into(e, ty, n, wide, bits, id);
                     }
                     _ => {
