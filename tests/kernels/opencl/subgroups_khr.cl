@@ -27,7 +27,8 @@ __kernel void khr_subgroups(__global const uint* in, __global uint* out, __globa
     o[9] = sub_group_elect();
     o[10] = sub_group_shuffle(v, (lid * 3) % SG);
     o[11] = sub_group_shuffle_xor(v, 1);
-    o[12] = lid > 0 ? sub_group_shuffle_up(v, 1) : 0;
+    // Under a branch that leaves the last work-item out (the source of none of the others).
+    o[12] = lid < SG - 1 ? sub_group_shuffle_up(v, 1) : 7;
     o[13] = sub_group_clustered_reduce_add(v, 4);
     o[14] = sub_group_non_uniform_reduce_max(v);
     o[15] = sub_group_non_uniform_all_equal(v >> 30);
