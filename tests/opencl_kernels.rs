@@ -1572,3 +1572,150 @@ fn khr_subgroup_extensions_at_required_sizes() {
         }
     }
 }
+
+/// An SGEMM in the style of Intel's samples for its GPUs (block reads of B, A broadcast by
+/// shuffles, sub-groups of 8): 40 x 48 times 48 x 24, and a K that is not a multiple of 8;
+/// optimized, and at -O0 (its float8 accumulator in a variable).
+#[test]
+fn intel_style_sgemm_with_shuffles_and_block_io() {
+    let contexts = common::contexts();
+    for flags in [&[][..], &["-O0"]] {
+        let Some(spirv) = common::opencl_with("intel_sgemm", flags) else { return };
+        check_intel_sgemm(&spirv, &contexts, flags);
+    }
+}
+
+fn check_intel_sgemm(spirv: &[u32], contexts: &[Context], flags: &[&str]) {
+    for ctx in contexts {
+        let name = &format!("{} {flags:?}", ctx.caps().name);
+        let k = ctx.load_kernel(spirv, "sgemm_nn").unwrap();
+        for (m, n, kk) in [(40usize, 24usize, 48usize), (16, 32, 13)] {
+            let a: Vec<f32> = (0..m * kk).map(|i| ((i * 7 % 23) as f32 - 11.0) / 8.0).collect();
+            let b: Vec<f32> = (0..kk * n).map(|i| ((i * 5 % 19) as f32 - 9.0) / 4.0).collect();
+            let ba = ctx.buffer_from_slice(&a, "A").unwrap();
+            let bb = ctx.buffer_from_slice(&b, "B").unwrap();
+            let mut bc = ctx.zeroed_buffer::<f32>(m * n, "C").unwrap();
+            let range = NdRange { dims: 2, global: [n as u32, (m / 8) as u32, 1], local: Some([8, 1, 1]), offset: [0; 3] };
+            let dims = [m as i32, n as i32, kk as i32].map(i32::to_le_bytes);
+            ctx.launch(&k, &range, &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])])
+                .unwrap();
+            let c: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+            for i in 0..m {
+                for j in 0..n {
+                    // Products of multiples of 1/32 and sums of them are exact in f32.
+                    let want: f32 = (0..kk).map(|p| a[i * kk + p] * b[p * n + j]).sum();
+                    assert_eq!(c[i * n + j], want, "{name}: {m} x {n} x {kk}, C[{i}][{j}]");
+                }
+            }
+        }
+    }
+}
+
+/// `as_<type>n` casts of wide vectors, optimized and at -O0 (wide vectors in variables).
+#[test]
+fn wide_vector_bit_casts() {
+    let contexts = common::contexts();
+    let n = 33usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+    let c: Vec<[u8; 16]> = (0..n).map(|_| rng.random()).collect();
+    for (ctx, opt) in contexts.iter().flat_map(|c| [(c, ""), (c, "-O0")]) {
+        let name = &format!("{} {opt}", ctx.caps().name);
+        let longs = ctx.caps().shader_int64;
+        let flags: Vec<&str> = [(!longs).then_some("-DNOLONG"), (!opt.is_empty()).then_some(opt)].into_iter().flatten().collect();
+        let Some(spirv) = common::opencl_with("wide_casts", &flags) else { return };
+        let k = ctx.load_kernel(&spirv, "wide_casts").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bc = ctx.buffer_from_slice(c.as_flattened(), "c").unwrap();
+        let mut w = ctx.zeroed_buffer::<[u32; 4]>(n, "w").unwrap();
+        let mut h = ctx.zeroed_buffer::<[u16; 8]>(n, "h").unwrap();
+        let mut u = ctx.zeroed_buffer::<[u32; 8]>(n, "u").unwrap();
+        let mut b = ctx.zeroed_buffer::<[u8; 8]>(n, "b").unwrap();
+        let mut f = ctx.zeroed_buffer::<[f32; 8]>(n, "f").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(1)), &[&bc, &w, &h, &u, &b, &f].map(KernelArg::Buffer)).unwrap();
+        let w: Vec<[u32; 4]> = ctx.read_buffer(&mut w).unwrap();
+        let h: Vec<[u16; 8]> = ctx.read_buffer(&mut h).unwrap();
+        let u: Vec<[u32; 8]> = ctx.read_buffer(&mut u).unwrap();
+        let b: Vec<[u8; 8]> = ctx.read_buffer(&mut b).unwrap();
+        let f: Vec<[f32; 8]> = ctx.read_buffer(&mut f).unwrap();
+        for g in 0..n {
+            let words: [u32; 4] = std::array::from_fn(|i| u32::from_le_bytes(c[g][4 * i..4 * i + 4].try_into().unwrap()));
+            assert_eq!(w[g], words, "{name}: as_uint4, item {g}");
+            let shorts: [u16; 8] = std::array::from_fn(|i| ((words[i / 2] + 1) >> (16 * (i % 2))) as u16);
+            assert_eq!(h[g], shorts, "{name}: as_ushort8, item {g}");
+            let mut want_u = [0u32; 8];
+            for i in 0..4 {
+                want_u[i] = words[i] & 0x3fff_ffff;
+            }
+            want_u[4..].copy_from_slice(&[1.0f32, 2.0, -0.5, 8.0].map(f32::to_bits));
+            assert_eq!(u[g], want_u, "{name}: as_uint8, item {g}");
+            let lo = u64::from_le_bytes(c[g][..8].try_into().unwrap()).wrapping_add(3).to_le_bytes();
+            let want_b: [u8; 8] = std::array::from_fn(|i| lo[i] ^ c[g][8 + i]);
+            if longs {
+                assert_eq!(b[g], want_b, "{name}: as_uchar8 of as_ulong, item {g}");
+            }
+            let want_f: [u32; 8] = std::array::from_fn(|i| if i < 4 { words[i] | 0x3f00_0000 } else { words[i - 4] & 0x3f7f_ffff });
+            assert_eq!(f[g].map(f32::to_bits), want_f, "{name}: as_float8, item {g}");
+        }
+    }
+}
+
+#[test]
+fn bfloat16_conversions_round_to_nearest_even() {
+    let Some((spirv, contexts)) = kernels_and_devices("bf16_conversions") else { return };
+    let mut x: Vec<f32> = vec![0.0, -0.0, 1.0, -1.5, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN, f32::MAX, f32::MIN_POSITIVE, 1e-40, -3e-39, 65504.0, 1.2345678];
+    // Ties: exactly halfway between two bf16 values, rounding to the even one both ways.
+    x.extend([f32::from_bits(0x3f80_8000), f32::from_bits(0x3f81_8000), f32::from_bits(0x3f80_8001), f32::from_bits(0x7f7f_8000)]);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+    x.extend((0..110).map(|_| f32::from_bits(rng.random())));
+    let n = x.len();
+    let raw: Vec<u16> = (0..n).map(|i| if i % 7 == 3 { 0x7fc1 } else { rng.random() }).collect();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "bf16_round_trip").unwrap();
+        let (bx, braw) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&raw, "raw").unwrap());
+        let mut bits = ctx.zeroed_buffer::<u16>(n, "bits").unwrap();
+        let mut back = ctx.zeroed_buffer::<f32>(n, "back").unwrap();
+        let mut widened = ctx.zeroed_buffer::<f32>(n, "widened").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(1)), &[&bx, &bits, &back, &braw, &widened].map(KernelArg::Buffer)).unwrap();
+        let (bits, back, widened): (Vec<u16>, Vec<f32>, Vec<f32>) = (ctx.read_buffer(&mut bits).unwrap(), ctx.read_buffer(&mut back).unwrap(), ctx.read_buffer(&mut widened).unwrap());
+        for i in 0..n {
+            let want = half::bf16::from_f32(x[i]);
+            if x[i].is_nan() {
+                // A quiet NaN of the same sign.
+                assert!(half::bf16::from_bits(bits[i]).is_nan() && bits[i] & 0x40 != 0 && (bits[i] >> 15) == (x[i].to_bits() >> 31) as u16, "{name}: {:#x} -> {:#x}", x[i].to_bits(), bits[i]);
+                assert!(back[i].is_nan(), "{name}: back from NaN");
+            } else {
+                assert_eq!(bits[i], want.to_bits(), "{name}: bf16 of {} ({:#x})", x[i], x[i].to_bits());
+                assert_eq!(back[i].to_bits(), want.to_f32().to_bits(), "{name}: f32 of bf16 {:#x}", bits[i]);
+            }
+            // Arithmetic may flush subnormals to zero (Vulkan and OpenCL allow it).
+            let w = half::bf16::from_bits(raw[i]).to_f32() * 2.0;
+            let flushed = w.is_subnormal() && widened[i] == 0.0 && widened[i].is_sign_negative() == w.is_sign_negative();
+            assert!(widened[i].to_bits() == w.to_bits() || (w.is_nan() && widened[i].is_nan()) || flushed, "{name}: widened {:#x}: {} vs {}", raw[i], widened[i], w);
+        }
+    }
+}
+
+#[test]
+fn half_work_group_collectives() {
+    let Some((spirv, contexts)) = kernels_and_devices("half_collectives") else { return };
+    let n = 128usize;
+    // Quarters up to 16: every partial sum is exact in half and float alike.
+    let input: Vec<half::f16> = (0..n).map(|i| half::f16::from_f32(((i * 37 % 61) as f32 - 30.0) / 4.0)).collect();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "half_collectives").unwrap();
+        let bi = ctx.buffer_from_slice(&input, "in").unwrap();
+        let mut bo = ctx.zeroed_buffer::<half::f16>(4 * n, "out").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo)]).unwrap();
+        let got: Vec<half::f16> = ctx.read_buffer(&mut bo).unwrap();
+        for g in 0..n {
+            let group = &input[g - g % 64..g - g % 64 + 64];
+            let at = g % 64;
+            let max = group.iter().copied().fold(half::f16::NEG_INFINITY, half::f16::max);
+            let min = group[..=at].iter().copied().fold(half::f16::INFINITY, half::f16::min);
+            let sum: f32 = group[..at].iter().map(|h| h.to_f32()).sum();
+            let want = [max, min, group[5], half::f16::from_f32(sum)];
+            assert_eq!(got[4 * g..4 * g + 4], want, "{name}: work-item {g}");
+        }
+    }
+}

@@ -68,6 +68,7 @@ impl Pipeline {
         vec![
             Box::new(passes::repair_producer_output::RepairProducerOutput),
             Box::new(passes::inline_functions::InlineFunctions),
+            Box::new(passes::lower_bfloat16_conversions::LowerBfloat16Conversions),
             Box::new(passes::lower_opencl_std::LowerOpenclStd),
             Box::new(passes::lower_work_group_collectives::LowerWorkGroupCollectives),
             Box::new(passes::lower_kernel_subgroups::LowerKernelSubgroups),

@@ -127,6 +127,7 @@ pub fn feature_for(cap: C) -> Option<Feature> {
         C::GroupNonUniformQuad => F::Subgroup(SubgroupOp::Quad),
         C::GroupNonUniformRotateKHR => F::Subgroup(SubgroupOp::Rotate),
         C::CooperativeMatrixNV => F::Translated("VK_NV_cooperative_matrix"),
+        C::BFloat16ConversionINTEL => F::Translated("SPV_INTEL_bfloat16_conversion"),
         C::SubgroupMatrixMultiplyAccumulateINTEL => F::Translated("SPV_INTEL_subgroup_matrix_multiply_accumulate"),
         C::Subgroup2DBlockIOINTEL | C::Subgroup2DBlockTransformINTEL | C::Subgroup2DBlockTransposeINTEL => F::Translated("SPV_INTEL_2d_block_io"),
         C::Kernel

@@ -3,7 +3,9 @@
 //! `OpGroup*` at `Workgroup` scope) -> sub-group operations and a scratch array in workgroup
 //! memory.
 //!
-//! Rewrite, in place (the result id stays), for 32- and 64-bit integer and float values:
+//! Rewrite, in place (the result id stays), for 32- and 64-bit integer and float values (and
+//! `half` ones, widened to `float` and rounded back once; broadcasts of 8- and 16-bit values
+//! travel zero-extended):
 //! - **reduce**: each sub-group reduces its values (`OpGroupNonUniform*` `Reduce`; for 64-bit
 //!   values, which need `shaderSubgroupExtendedTypes` there, shuffles of their words), one elected
 //!   invocation per sub-group writes the result to `scratch[SubgroupId]`, and after a work-group
@@ -24,7 +26,7 @@
 //! interface pass (which lowers the built-ins this pass reads). As OpenCL requires, every
 //! work-item of the work-group reaches each collective. Scans need sub-groups made of
 //! consecutive local invocation indices, in order (as on the devices this project runs on).
-//! Refused by name: values other than 32- and 64-bit scalars (OpenCL's `half` collectives).
+//! Refused by name: values other than the scalars above.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -290,10 +292,27 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
     let words = words_of(types, ty);
     match op {
         Op::GroupBroadcast => {
-            let Some(k) = words else {
-                return Err(invalid(b, inst, "a work-group broadcast of a value other than a 32- or 64-bit scalar"));
+            // 8- and 16-bit values travel zero-extended.
+            let narrow = words.is_none() && matches!(types.scalar_width(ty), Some(8 | 16));
+            let (k, ty) = match words {
+                Some(k) => (k, ty),
+                None if narrow => (1, uint),
+                None => return Err(invalid(b, inst, "a work-group broadcast of a value other than an 8- to 64-bit scalar")),
             };
             let (x, id) = (inst.id(1)?, inst.id(2)?);
+            let orig = inst.ty()?;
+            let x = if narrow {
+                let bits = match types.float(orig) {
+                    Some((w, _)) => {
+                        let int = b.module.type_int(w, false);
+                        b.bitcast(int, x)
+                    }
+                    None => x,
+                };
+                b.op(Op::UConvert, uint, &[bits])
+            } else {
+                x
+            };
             let id_ty = types.type_of(id).unwrap_or(0);
             let as_uint = |b: &mut Builder<'_>, v: Word, t: Word| match types.int(t) {
                 Some((32, _)) => retype(b, v, t, uint),
@@ -331,7 +350,13 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             let zero = b.module.constant_u32(0);
             let v = get(b, scratch, zero, ty, k);
             barrier(b);
-            Ok(v)
+            if !narrow {
+                return Ok(v);
+            }
+            let w = types.scalar_width(orig).unwrap_or(16);
+            let int = b.module.type_int(w, false);
+            let bits = b.op(Op::UConvert, int, &[v]);
+            Ok(if int == orig { bits } else { b.bitcast(orig, bits) })
         }
         Op::GroupAny | Op::GroupAll => {
             // 0/1 per invocation, reduced with UMax (any) or UMin (all), then compared.
@@ -342,9 +367,22 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             let r = reduction(b, scratch, uint, 1, reduce, GroupOperation::Reduce, bit);
             Ok(b.op(Op::INotEqual, boolean, &[r, zero]))
         }
+        _ if words.is_none() && types.float(ty) == Some((16, None)) => {
+            // `half`: the collective of the values widened to f32, rounded back once (min and max
+            // are exact; sums are rounded once instead of at each step, which the operations'
+            // unspecified order allows).
+            let group_op = GroupOperation::from_u32(inst.word(1)?).ok_or_else(|| invalid(b, inst, "an unknown group operation"))?;
+            if !matches!(group_op, GroupOperation::Reduce | GroupOperation::InclusiveScan | GroupOperation::ExclusiveScan) {
+                return Err(invalid(b, inst, &format!("{} with group operation {group_op:?}", inst.name())));
+            }
+            let float = b.module.type_float(32);
+            let x = b.op(Op::FConvert, float, &[inst.id(2)?]);
+            let r = reduction(b, scratch, float, 1, op, group_op, x);
+            Ok(b.op(Op::FConvert, ty, &[r]))
+        }
         _ => {
             let Some(k) = words else {
-                return Err(invalid(b, inst, &format!("{} over values other than 32- and 64-bit scalars", inst.name())));
+                return Err(invalid(b, inst, &format!("{} over values other than 32- and 64-bit scalars and halves", inst.name())));
             };
             let group_op = GroupOperation::from_u32(inst.word(1)?).ok_or_else(|| invalid(b, inst, "an unknown group operation"))?;
             if !matches!(group_op, GroupOperation::Reduce | GroupOperation::InclusiveScan | GroupOperation::ExclusiveScan) {

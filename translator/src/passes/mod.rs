@@ -6,6 +6,7 @@ pub mod emulate_float_atomics;
 pub mod inline_functions;
 pub mod legalize_narrow_types;
 pub mod lower_async_copies;
+pub mod lower_bfloat16_conversions;
 pub mod lower_byte_pointers;
 pub mod lower_clustered_reductions;
 pub mod lower_integer_dot;

@@ -12,11 +12,14 @@
 //!   type (its `ArrayStride` the part's size): `OpPtrAccessChain` steps scale by the number of
 //!   parts, and loads and stores access the parts one after another (`Aligned` at most a part's
 //!   size);
+//! - a `Function` variable of a wide vector (what clang keeps at -O0) becomes one variable per
+//!   part, loaded and stored part by part;
+//! - `OpBitcast` to or from a wide vector regroups its scalars at the other component width;
 //! - constants, nulls and undefined values of wide types become their parts.
 //!
 //! Preconditions: a lowered kernel (`lower-kernel-pointers` ran; helper functions inlined). Wide
-//! vectors in variables, structs, function signatures or bitcasts to other shapes are refused by
-//! name. Applies to every target (none has `Vector16`); changes only modules that use such
+//! vectors in structs, function signatures, other variables, or `Function` variables used other
+//! than by whole loads and stores are refused by name. Applies to every target (none has `Vector16`); changes only modules that use such
 //! vectors.
 
 use crate::analysis::Types;
@@ -150,15 +153,19 @@ impl Pass for SplitWideVectors {
         }
         let target = cx.target.name.clone();
         let refuse = |module: &Module, inst: &Inst, what: &str| Error::Unsupported { site: module.site(inst), target: target.clone(), missing: format!("vectors of 8 or 16 components {what}") };
-        // Pointers to wide vectors: physical-buffer ones only.
+        // Pointers to wide vectors: physical-buffer ones, and those of `Function` variables
+        // (which become one variable per part).
         let mut pointers: HashMap<Word, Wide> = HashMap::new();
+        let mut variable_pointers: HashMap<Word, Wide> = HashMap::new();
         for g in module.globals() {
             let pointee = g.operands.get(1).and_then(Operand::id);
             if g.is(Op::TypePointer) && pointee.is_some_and(|p| wides.contains_key(&p)) {
-                if g.word_opt(0) != Some(StorageClass::PhysicalStorageBuffer as u32) {
-                    return Err(refuse(module, g, "in variables (only behind physical buffer pointers)"));
-                }
-                pointers.insert(g.result_id.unwrap_or(0), wides[&pointee.unwrap_or(0)]);
+                let w = wides[&pointee.unwrap_or(0)];
+                match g.word_opt(0) {
+                    Some(c) if c == StorageClass::PhysicalStorageBuffer as u32 => pointers.insert(g.result_id.unwrap_or(0), w),
+                    Some(c) if c == StorageClass::Function as u32 => variable_pointers.insert(g.result_id.unwrap_or(0), w),
+                    _ => return Err(refuse(module, g, "in variables other than private ones (or behind physical buffer pointers)")),
+                };
             }
             let aggregate = matches!(g.op(), Some(Op::TypeStruct | Op::TypeArray | Op::TypeRuntimeArray | Op::TypeFunction));
             if aggregate && g.operands.iter().filter_map(Operand::id).any(|t| wides.contains_key(&t)) {
@@ -192,12 +199,58 @@ impl Pass for SplitWideVectors {
         }
         let uint = module.type_int(32, false);
         let boolean = module.type_bool();
+        let part_pointers: HashMap<Word, Word> =
+            variable_pointers.iter().map(|(&p, w)| (p, w.part)).collect::<Vec<_>>().into_iter().map(|(p, part)| (p, module.type_pointer(StorageClass::Function, part))).collect();
+        // Each wide `Function` variable's part variables.
+        let mut variable_parts: HashMap<Word, (Vec<Word>, Wide)> = HashMap::new();
         for f in 0..module.functions.len() {
             for b in 0..module.functions[f].blocks.len() {
                 let body = std::mem::take(&mut module.functions[f].blocks[b].insts);
                 let mut out = Vec::with_capacity(body.len());
                 for inst in body {
                     let result_wide = inst.result_type.and_then(|t| wides.get(&t)).copied();
+                    if let Some(&w) = inst.result_type.filter(|_| inst.is(Op::Variable)).and_then(|t| variable_pointers.get(&t)) {
+                        let ptr = part_pointers[&inst.result_type.unwrap_or(0)];
+                        let init = inst.operands.get(1).and_then(Operand::id);
+                        let mut ids = Vec::new();
+                        for k in 0..w.parts() as usize {
+                            let id = module.alloc_id();
+                            let mut ops = vec![inst.operands[0].clone()];
+                            if let Some(i) = init {
+                                ops.push(Operand::Id(part_of(&parts, i, k)?));
+                            }
+                            out.push(Inst::new(Op::Variable, Some(ptr), Some(id), ops).from_origin(inst.origin));
+                            ids.push(id);
+                        }
+                        variable_parts.insert(inst.result_id.unwrap_or(0), (ids, w));
+                        outcome.count(inst.opcode);
+                        continue;
+                    }
+                    if let Some((vars, w)) = inst.operands.iter().filter_map(Operand::id).find_map(|v| variable_parts.get(&v)).cloned() {
+                        // Whole loads and stores of a wide variable: part by part.
+                        let on_var = inst.id(0).is_ok_and(|p| variable_parts.contains_key(&p));
+                        match inst.op() {
+                            Some(Op::Load) if on_var && result_wide.is_some() => {
+                                let mem = part_memory_operands(&inst.operands[1..], w, &types);
+                                for (var, part_id) in vars.iter().zip(parts_of(&parts, inst.result_id)?) {
+                                    let mut ops = vec![Operand::Id(*var)];
+                                    ops.extend(mem.iter().cloned());
+                                    out.push(Inst::new(Op::Load, Some(w.part), Some(part_id), ops).from_origin(inst.origin));
+                                }
+                            }
+                            Some(Op::Store) if on_var && inst.id(1).ok().and_then(wide_of).is_some() => {
+                                let mem = part_memory_operands(&inst.operands[2..], w, &types);
+                                for (var, part) in vars.iter().zip(parts_of(&parts, inst.id(1).ok())?) {
+                                    let mut ops = vec![Operand::Id(*var), Operand::Id(part)];
+                                    ops.extend(mem.iter().cloned());
+                                    out.push(Inst::new(Op::Store, None, None, ops).from_origin(inst.origin));
+                                }
+                            }
+                            _ => return Err(refuse(module, &inst, "in variables used other than by whole loads and stores")),
+                        }
+                        outcome.count(inst.opcode);
+                        continue;
+                    }
                     let operand_wide = inst.operands.iter().filter_map(Operand::id).any(|v| wide_of(v).is_some());
                     let steps = matches!(inst.op(), Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain)) && inst.result_type.is_some_and(|t| pointers.contains_key(&t));
                     // Pointers to wide vectors change type only (loads and stores of pointers,
@@ -358,6 +411,30 @@ impl Pass for SplitWideVectors {
                                 e.out.push(Inst::new(o, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
                             }
                         }
+                        Some(Op::Bitcast) => {
+                            // OpenCL's as_<type>n between vectors (and scalars) of one size:
+                            // the source's scalars regrouped at the result's component width.
+                            let (v, rt) = (inst.id(0)?, inst.ty()?);
+                            let vt = types.type_of(v).unwrap_or(0);
+                            let (src_comp, n) = wides.get(&vt).map(|w| (w.component, w.count)).or_else(|| types.vector(vt)).unwrap_or((vt, 1));
+                            let (dst_comp, m) = result_wide.map(|w| (w.component, w.count)).or_else(|| types.vector(rt)).unwrap_or((rt, 1));
+                            let (a, b) = (types.scalar_width(src_comp).unwrap_or(0), types.scalar_width(dst_comp).unwrap_or(0));
+                            if a == 0 || b == 0 || n * a != m * b || !matches!(a.max(b) / a.min(b), 1 | 2 | 4 | 8) {
+                                return Err(refuse(e.m, &inst, "in a bit cast between these types"));
+                            }
+                            let scalars = (0..n).map(|c| if n == 1 { Ok(v) } else { component(&mut e, v, c) }).collect::<Result<Vec<_>>>()?;
+                            let dst = bitcast_scalars(&mut e, (src_comp, a), (dst_comp, b), &scalars, uint);
+                            match result_wide {
+                                Some(w) => {
+                                    for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
+                                        let comps = dst[4 * k..4 * k + 4].iter().map(|c| Operand::Id(*c)).collect();
+                                        e.out.push(Inst::new(Op::CompositeConstruct, Some(w.part), Some(*part_id), comps).from_origin(inst.origin));
+                                    }
+                                }
+                                None if m == 1 => e.out.push(Inst::new(Op::CopyObject, Some(rt), inst.result_id, vec![Operand::Id(dst[0])]).from_origin(inst.origin)),
+                                None => e.out.push(Inst::new(Op::CompositeConstruct, Some(rt), inst.result_id, dst.iter().map(|c| Operand::Id(*c)).collect()).from_origin(inst.origin)),
+                            }
+                        }
                         _ => return Err(refuse(e.m, &inst, "in this instruction")),
                     }
                     outcome.count(inst.opcode);
@@ -377,8 +454,8 @@ impl Pass for SplitWideVectors {
                 }
             }
         }
-        // The wide types and constants go.
-        let gone: HashSet<Word> = wides.keys().copied().chain(parts.keys().copied()).collect();
+        // The wide types, constants and variable pointer types go.
+        let gone: HashSet<Word> = wides.keys().copied().chain(parts.keys().copied()).chain(variable_pointers.keys().copied()).collect();
         module.globals_mut().retain(|g| !g.result_id.is_some_and(|r| gone.contains(&r)));
         module.annotations.retain(|a| !a.operands.first().and_then(Operand::id).is_some_and(|t| gone.contains(&t)));
         module.debug_names.retain(|n| !n.operands.first().and_then(Operand::id).is_some_and(|t| gone.contains(&t)));
@@ -411,6 +488,42 @@ impl Emit<'_> {
         let id = self.m.alloc_id();
         self.out.push(Inst::new(op, Some(ty), Some(id), operands).from_origin(self.origin));
         id
+    }
+}
+
+/// Scalars of type `src` (`a` bits) as scalars of type `dst` (`b` bits), the same bits in
+/// order: one bit cast per scalar where the widths agree, a scalar split into a vector of
+/// `a / b` or built from `b / a` of them otherwise (through 32-bit words where that ratio is 8).
+fn bitcast_scalars(e: &mut Emit<'_>, (src, a): (Word, u32), (dst, b): (Word, u32), scalars: &[Word], uint: Word) -> Vec<Word> {
+    let cast = |e: &mut Emit<'_>, ty: Word, v: Word| e.op(Op::Bitcast, ty, vec![Operand::Id(v)]);
+    if a == b {
+        return scalars.iter().map(|v| if src == dst { *v } else { cast(e, dst, *v) }).collect();
+    }
+    if a / b.min(a) == 8 || b / a.min(b) == 8 {
+        // 64 and 8 bits: through 32-bit words.
+        let words = bitcast_scalars(e, (src, a), (uint, 32), scalars, uint);
+        return bitcast_scalars(e, (uint, 32), (dst, b), &words, uint);
+    }
+    if a > b {
+        let r = a / b;
+        let vec = e.m.type_vector(dst, r);
+        scalars
+            .iter()
+            .flat_map(|v| {
+                let split = cast(e, vec, *v);
+                (0..r).map(|k| e.op(Op::CompositeExtract, dst, vec![Operand::Id(split), Operand::Literal(k)])).collect::<Vec<_>>()
+            })
+            .collect()
+    } else {
+        let r = (b / a) as usize;
+        let vec = e.m.type_vector(src, r as u32);
+        scalars
+            .chunks(r)
+            .map(|group| {
+                let joined = e.op(Op::CompositeConstruct, vec, group.iter().map(|v| Operand::Id(*v)).collect());
+                cast(e, dst, joined)
+            })
+            .collect()
     }
 }
 
