@@ -13,9 +13,10 @@ const MODULES: [&str; 5] =
 /// through spec-constant operations, cooperative-matrix emulation, padding and tiling, narrow
 /// types in blocks, behind buffer references and in atomics, OpenCL kernels, real producers'
 /// cooperative-matrix kernels with packed stores, element access, spec-constant layouts, f16vec4
-/// staging and quantized blocks, f32 atomics in every kind of memory),
+/// staging and quantized blocks, f32 atomics in every kind of memory, sub-group operations on
+/// 64-bit vectors, bfloat16 conversions, wide vectors in variables),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 40] = [
+const ASSEMBLY: [&str; 43] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -56,6 +57,9 @@ const ASSEMBLY: [&str; 40] = [
     "../../../tests/kernels/khr_variable_pointers.spvasm",
     "../../../tests/kernels/khr_use_a_elementwise.spvasm",
     "../../../tests/kernels/khr_int8_reinterpreted.spvasm",
+    "lower_subgroup_extended_types/wide.spvasm",
+    "lower_bfloat16_conversions/round_trip.spvasm",
+    "split_wide_vectors/casts_in_variables.spvasm",
 ];
 
 fn module(i: usize) -> Vec<u32> {
