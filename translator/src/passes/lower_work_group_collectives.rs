@@ -34,6 +34,8 @@ use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::lower_kernel_subgroups::{builtin, builtin_as};
+use crate::passes::lower_subgroup_extended_types::steps;
+use crate::passes::virtualize_subgroup_size::Combine as WordCombine;
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
 use spirv::{BuiltIn, Capability, GroupOperation, MemorySemantics, Op, Scope, StorageClass, Word};
@@ -237,53 +239,6 @@ fn fold(b: &mut Builder<'_>, scratch: Word, ty: Word, k: u32, c: Combine, start:
     b.load(ty, acc)
 }
 
-/// Sub-group `Reduce` (a butterfly of `ShuffleXor`) or scan (Hillis-Steele steps of
-/// `ShuffleUp`) of 64-bit `x`, its two words shuffled as 32-bit values; steps at or past the
-/// sub-group size (up to 128) are discarded.
-fn wide_subgroup(b: &mut Builder<'_>, ty: Word, c: Combine, g: GroupOperation, x: Word, identity: Word) -> Word {
-    let uint = b.module.type_int(32, false);
-    let pair = b.module.type_vector(uint, 2);
-    let boolean = b.module.type_bool();
-    let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
-    let size = builtin(b, BuiltIn::SubgroupSize);
-    let lane = builtin(b, BuiltIn::SubgroupLocalInvocationId);
-    let shuffle = |b: &mut Builder<'_>, op: Op, v: Word, delta: Word| {
-        let words = b.bitcast(pair, v);
-        let parts: Vec<Word> = (0..2)
-            .map(|j| {
-                let w = b.composite_extract(uint, words, j);
-                b.op(op, uint, &[subgroup, w, delta])
-            })
-            .collect();
-        let moved = b.op(Op::CompositeConstruct, pair, &parts);
-        b.bitcast(ty, moved)
-    };
-    let mut acc = x;
-    for step in [1u32, 2, 4, 8, 16, 32, 64] {
-        let d = b.module.constant_u32(step);
-        let within = b.op(Op::ULessThan, boolean, &[d, size]);
-        if g == GroupOperation::Reduce {
-            let other = shuffle(b, Op::GroupNonUniformShuffleXor, acc, d);
-            let combined = combine(b, c, ty, acc, other);
-            acc = b.select(ty, within, combined, acc);
-        } else {
-            let other = shuffle(b, Op::GroupNonUniformShuffleUp, acc, d);
-            let combined = combine(b, c, ty, other, acc);
-            let has = b.op(Op::UGreaterThanEqual, boolean, &[lane, d]);
-            let take = b.op(Op::LogicalAnd, boolean, &[within, has]);
-            acc = b.select(ty, take, combined, acc);
-        }
-    }
-    if g == GroupOperation::ExclusiveScan {
-        let one = b.module.constant_u32(1);
-        let before = shuffle(b, Op::GroupNonUniformShuffleUp, acc, one);
-        let zero = b.module.constant_u32(0);
-        let first = b.op(Op::IEqual, boolean, &[lane, zero]);
-        acc = b.select(ty, first, identity, before);
-    }
-    acc
-}
-
 fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Result<Word> {
     let op = inst.op().unwrap_or(Op::Nop);
     let uint = b.module.type_int(32, false);
@@ -364,7 +319,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             let (one, zero) = (b.module.constant_u32(1), b.module.constant_u32(0));
             let bit = b.select(uint, p, one, zero);
             let reduce = if op == Op::GroupAny { Op::GroupUMax } else { Op::GroupUMin };
-            let r = reduction(b, scratch, uint, 1, reduce, GroupOperation::Reduce, bit);
+            let r = reduction(b, types, scratch, uint, 1, reduce, GroupOperation::Reduce, bit)?;
             Ok(b.op(Op::INotEqual, boolean, &[r, zero]))
         }
         _ if words.is_none() && types.float(ty) == Some((16, None)) => {
@@ -377,7 +332,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             }
             let float = b.module.type_float(32);
             let x = b.op(Op::FConvert, float, &[inst.id(2)?]);
-            let r = reduction(b, scratch, float, 1, op, group_op, x);
+            let r = reduction(b, types, scratch, float, 1, op, group_op, x)?;
             Ok(b.op(Op::FConvert, ty, &[r]))
         }
         _ => {
@@ -388,14 +343,15 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             if !matches!(group_op, GroupOperation::Reduce | GroupOperation::InclusiveScan | GroupOperation::ExclusiveScan) {
                 return Err(invalid(b, inst, &format!("{} with group operation {group_op:?}", inst.name())));
             }
-            Ok(reduction(b, scratch, ty, k, op, group_op, inst.id(2)?))
+            reduction(b, types, scratch, ty, k, op, group_op, inst.id(2)?)
         }
     }
 }
 
 /// The work-group reduction or scan `group_op` of `x` (of type `ty`, `k` words) under the
 /// arithmetic of `op`.
-fn reduction(b: &mut Builder<'_>, scratch: Word, ty: Word, k: u32, op: Op, group_op: GroupOperation, x: Word) -> Word {
+#[allow(clippy::too_many_arguments)]
+fn reduction(b: &mut Builder<'_>, types: &Types, scratch: Word, ty: Word, k: u32, op: Op, group_op: GroupOperation, x: Word) -> Result<Word> {
     let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
     let a = arith(op);
     let identity = if k == 1 {
@@ -406,16 +362,19 @@ fn reduction(b: &mut Builder<'_>, scratch: Word, ty: Word, k: u32, op: Op, group
         let bits = a.identity64;
         b.module.intern(Op::Constant, Some(ty), vec![Operand::Literal(bits as u32), Operand::Literal((bits >> 32) as u32)])
     };
-    let sub = |b: &mut Builder<'_>, g: GroupOperation| {
+    let sub = |b: &mut Builder<'_>, g: GroupOperation| -> Result<Word> {
         if k == 1 {
-            b.emit(a.subgroup, ty, vec![Operand::Id(subgroup), Operand::Enum(OperandKind::GroupOperation, g as u32), Operand::Id(x)])
-        } else {
-            // 64-bit sub-group arithmetic needs shaderSubgroupExtendedTypes: shuffle words.
-            wide_subgroup(b, ty, a.combine, g, x, identity)
+            return Ok(b.emit(a.subgroup, ty, vec![Operand::Id(subgroup), Operand::Enum(OperandKind::GroupOperation, g as u32), Operand::Id(x)]));
         }
+        // 64-bit sub-group arithmetic needs shaderSubgroupExtendedTypes: shuffle words.
+        let c = match a.combine {
+            Combine::Op(op) => WordCombine::Op(op),
+            Combine::Ext(e) => WordCombine::Glsl(e as u32),
+        };
+        steps(b, types, ty, c, g as u32, None, x, identity).map_err(|message| Error::Invalid { site: Box::default(), message })
     };
-    let reduced = sub(b, GroupOperation::Reduce);
-    let scanned = (group_op != GroupOperation::Reduce).then(|| sub(b, group_op));
+    let reduced = sub(b, GroupOperation::Reduce)?;
+    let scanned = if group_op != GroupOperation::Reduce { Some(sub(b, group_op)?) } else { None };
     let boolean = b.module.type_bool();
     let elected = b.op(Op::GroupNonUniformElect, boolean, &[subgroup]);
     let sid = builtin(b, BuiltIn::SubgroupId);
@@ -432,5 +391,5 @@ fn reduction(b: &mut Builder<'_>, scratch: Word, ty: Word, k: u32, op: Op, group
         }
     };
     barrier(b);
-    result
+    Ok(result)
 }

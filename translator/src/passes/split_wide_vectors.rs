@@ -199,8 +199,10 @@ impl Pass for SplitWideVectors {
         }
         let uint = module.type_int(32, false);
         let boolean = module.type_bool();
-        let part_pointers: HashMap<Word, Word> =
-            variable_pointers.iter().map(|(&p, w)| (p, w.part)).collect::<Vec<_>>().into_iter().map(|(p, part)| (p, module.type_pointer(StorageClass::Function, part))).collect();
+        // In id order: the new pointer types get the same ids every time.
+        let mut by_id: Vec<(Word, Word)> = variable_pointers.iter().map(|(&p, w)| (p, w.part)).collect();
+        by_id.sort_unstable();
+        let part_pointers: HashMap<Word, Word> = by_id.into_iter().map(|(p, part)| (p, module.type_pointer(StorageClass::Function, part))).collect();
         // Each wide `Function` variable's part variables.
         let mut variable_parts: HashMap<Word, (Vec<Word>, Wide)> = HashMap::new();
         for f in 0..module.functions.len() {
