@@ -1678,3 +1678,84 @@ fn fragments_in_workgroup_struct_members_match_the_reference() {
         }
     }
 }
+
+/// IREE's matmuls (`tests/kernels/iree/`, compiled by iree-compile for NVIDIA and AMD RDNA3),
+/// created from IREE's output at the sub-group size it was compiled for (32, joined on lavapipe
+/// and SwiftShader), as the runtime translates it for the device: 32x128x128 in two workgroups,
+/// checked element for element. The f16 kernel widens its fragments to f32 A and B matrices,
+/// a shape no device lists: on a device that lists f16 x f16 + f32 the MulAdds take the f16
+/// fragments and run natively.
+#[test]
+fn iree_matmuls_match_the_reference() {
+    for ctx in common::contexts() {
+        for (target, expect_emulated) in targets(&ctx) {
+            let expect_emulated = expect_emulated.or(Some(false));
+            for kernel in [IreeMatmul::F16, IreeMatmul::I8] {
+                kernel.run(&ctx, &target, expect_emulated);
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum IreeMatmul {
+    F16,
+    I8,
+}
+
+impl IreeMatmul {
+    const M: usize = 32;
+    const N: usize = 128;
+    const K: usize = 128;
+
+    fn kernel(self) -> (&'static str, &'static str) {
+        match self {
+            IreeMatmul::F16 => ("iree_matmul_f16", "matmul_dispatch_0_matmul_32x128x128_f16xf16xf32"),
+            IreeMatmul::I8 => ("iree_matmul_i8", "matmul_dispatch_0_matmul_32x128x128_i8xi8xi32"),
+        }
+    }
+
+    /// Runs the kernel translated for `target`: the untranslated module where `target` is the
+    /// device's own profile (the runtime translates it, sub-group size included), the
+    /// translation otherwise.
+    fn run(self, ctx: &Context, target: &DeviceCaps, expect_emulated: Option<bool>) {
+        let (name, entry_point) = self.kernel();
+        let (m, n, k) = (Self::M, Self::N, Self::K);
+        let input = common::assembled(name);
+        let (words, mode) = kernel_for(name, target, expect_emulated);
+        let what = format!("{} ({mode}) {name}", ctx.caps().name);
+        let own = target.has_cooperative_matrix() == ctx.caps().has_cooperative_matrix();
+        let spirv = if own { &input[..] } else { &words[..] };
+        let desc = PipelineDesc { spirv, entry_point, bindings: 3, required_subgroup_size: Some(32), label: name, ..Default::default() };
+        let p = ctx.create_pipeline(&desc).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(m as u64);
+        // f16: multiples of 1/8 below 2, whose products and sums of 128 are exact in f32.
+        let (a, b): (Vec<i32>, Vec<i32>) = match self {
+            IreeMatmul::F16 => ((0..m * k).map(|_| rng.random_range(-16..16)).collect(), (0..k * n).map(|_| rng.random_range(-16..16)).collect()),
+            IreeMatmul::I8 => ((0..m * k).map(|_| rng.random_range(-128..128)).collect(), (0..k * n).map(|_| rng.random_range(-128..128)).collect()),
+        };
+        let bytes = |v: &[i32]| -> Vec<u8> {
+            match self {
+                IreeMatmul::F16 => v.iter().flat_map(|x| half::f16::from_f32(*x as f32 / 8.0).to_bits().to_le_bytes()).collect(),
+                IreeMatmul::I8 => v.iter().map(|x| *x as i8 as u8).collect(),
+            }
+        };
+        let ba = ctx.buffer_from_slice(&bytes(&a), "a").unwrap();
+        let bb = ctx.buffer_from_slice(&bytes(&b), "b").unwrap();
+        let mut bc = ctx.buffer_from_slice(&vec![u32::MAX; m * n], "c").unwrap();
+        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &[], groups: [2, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let got: Vec<u32> = ctx.read_buffer(&mut bc).unwrap();
+        for i in 0..m {
+            for j in 0..n {
+                let dot: i32 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+                let g = got[i * n + j];
+                match self {
+                    IreeMatmul::F16 => assert_eq!(f32::from_bits(g), dot as f32 / 64.0, "{what}: C[{i}][{j}]"),
+                    IreeMatmul::I8 => assert_eq!(g as i32, dot, "{what}: C[{i}][{j}]"),
+                }
+            }
+        }
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        eprintln!("{what}: matches");
+    }
+}

@@ -83,6 +83,7 @@ impl Pipeline {
             Box::new(passes::virtualize_subgroup_size::VirtualizeSubgroupSize),
             Box::new(passes::lower_clustered_reductions::LowerClusteredReductions),
             Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),
+            Box::new(passes::fold_widened_operands::FoldWidenedOperands),
             Box::new(passes::materialize_matrix_length::MaterializeMatrixLength),
             Box::new(passes::lower_integer_dot::LowerIntegerDot),
             Box::new(passes::pad_cooperative_matrix::PadCooperativeMatrix),

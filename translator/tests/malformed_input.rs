@@ -16,7 +16,7 @@ const MODULES: [&str; 5] =
 /// staging and quantized blocks, f32 atomics in every kind of memory, sub-group operations on
 /// 64-bit vectors, bfloat16 conversions, wide vectors in variables),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 43] = [
+const ASSEMBLY: [&str; 47] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -60,6 +60,10 @@ const ASSEMBLY: [&str; 43] = [
     "lower_subgroup_extended_types/wide.spvasm",
     "lower_bfloat16_conversions/round_trip.spvasm",
     "split_wide_vectors/casts_in_variables.spvasm",
+    "fold_widened_operands/widened.spvasm",
+    "fold_widened_operands/kept.spvasm",
+    "../../../tests/kernels/iree_matmul_f16.spvasm",
+    "../../../tests/kernels/iree_matmul_i8.spvasm",
 ];
 
 fn module(i: usize) -> Vec<u32> {
