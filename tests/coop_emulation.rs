@@ -1684,15 +1684,14 @@ fn fragments_in_workgroup_struct_members_match_the_reference() {
 /// and SwiftShader), as the runtime translates it for the device: 32x128x128 in two workgroups,
 /// checked element for element. The f16 kernel widens its fragments to f32 A and B matrices,
 /// a shape no device lists: on a device that lists f16 x f16 + f32 the MulAdds take the f16
-/// fragments and run natively.
+/// fragments and run natively. (The int8 kernel's 16x16x16 MulAdds would need padding to the
+/// H100's 16x16x32 through its `uvec4` staging arrays, which padding does not read: emulated.)
 #[test]
 fn iree_matmuls_match_the_reference() {
     for ctx in common::contexts() {
         for (target, expect_emulated) in targets(&ctx) {
-            let expect_emulated = expect_emulated.or(Some(false));
-            for kernel in [IreeMatmul::F16, IreeMatmul::I8] {
-                kernel.run(&ctx, &target, expect_emulated);
-            }
+            IreeMatmul::F16.run(&ctx, &target, expect_emulated.or(Some(false)));
+            IreeMatmul::I8.run(&ctx, &target, expect_emulated);
         }
     }
 }

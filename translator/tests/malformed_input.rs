@@ -16,7 +16,7 @@ const MODULES: [&str; 5] =
 /// staging and quantized blocks, f32 atomics in every kind of memory, sub-group operations on
 /// 64-bit vectors, bfloat16 conversions, wide vectors in variables),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 47] = [
+const ASSEMBLY: [&str; 48] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -62,6 +62,7 @@ const ASSEMBLY: [&str; 47] = [
     "split_wide_vectors/casts_in_variables.spvasm",
     "fold_widened_operands/widened.spvasm",
     "fold_widened_operands/kept.spvasm",
+    "match_accumulator_signedness/unsigned_accumulator.spvasm",
     "../../../tests/kernels/iree_matmul_f16.spvasm",
     "../../../tests/kernels/iree_matmul_i8.spvasm",
 ];

@@ -18,6 +18,7 @@ pub mod lower_kernel_synchronization;
 pub mod lower_opencl_std;
 pub mod lower_subgroup_extended_types;
 pub mod lower_work_group_collectives;
+pub mod match_accumulator_signedness;
 pub mod materialize_matrix_length;
 pub mod narrow_kernel_int64;
 pub mod nv_to_khr_cooperative_matrix;
