@@ -19,7 +19,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::profile::{DeviceCaps, SubgroupOp};
 use rspirv::dr::Operand as DrOperand;
 use rspirv::grammar::OperandKind as K;
-use spirv::{Capability as C, Op, StorageClass, Word};
+use spirv::{Capability as C, Decoration, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
@@ -428,6 +428,12 @@ fn needed_version(module: &Module) -> (u8, u8) {
     }
     if module.execution_modes.iter().any(|i| i.is(Op::ExecutionModeId)) || module.annotations.iter().any(|i| i.is(Op::DecorateId)) {
         needed = needed.max((1, 2));
+    }
+    // MLIR's serializer writes NoSignedWrap and NoUnsignedWrap into SPIR-V 1.3 modules without
+    // SPV_KHR_no_integer_wrap_decoration; 1.4 has them in core.
+    let wrap = |i: &Inst| i.is(Op::Decorate) && matches!(i.word_opt(1), Some(d) if d == Decoration::NoSignedWrap as u32 || d == Decoration::NoUnsignedWrap as u32);
+    if !has("SPV_KHR_no_integer_wrap_decoration") && module.annotations.iter().any(wrap) {
+        needed = needed.max((1, 4));
     }
     // Entry points listing non-Input/Output globals were written for 1.4's interface rules.
     for ep in &module.entry_points {

@@ -222,3 +222,54 @@ fn float_atomics_the_target_lacks_are_emulated_or_refused_by_name() {
     let e = translate(&image, &DeviceCaps::swiftshader()).unwrap_err().to_string();
     assert!(e.contains("OpAtomicFAddEXT at word offset") && e.contains("f32 OpAtomicFAddEXT on Image memory"), "{e}");
 }
+
+/// MLIR's SPIR-V serializer (IREE) decorates arithmetic with NoSignedWrap in SPIR-V 1.3 modules
+/// without SPV_KHR_no_integer_wrap_decoration: the output is raised to 1.4, whose core has it.
+#[test]
+fn integer_wrap_decorations_raise_the_version() {
+    if !tools_present() {
+        return;
+    }
+    let text = r#"
+               OpCapability Shader
+               OpExtension "SPV_KHR_storage_buffer_storage_class"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %buf Block
+               OpMemberDecorate %buf 0 Offset 0
+               OpDecorate %var DescriptorSet 0
+               OpDecorate %var Binding 0
+               OpDecorate %sum NoSignedWrap
+               OpDecorate %sum NoUnsignedWrap
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+        %buf = OpTypeStruct %uint
+        %ptr = OpTypePointer StorageBuffer %buf
+      %puint = OpTypePointer StorageBuffer %uint
+        %var = OpVariable %ptr StorageBuffer
+         %c0 = OpConstant %uint 0
+         %c1 = OpConstant %uint 1
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %p = OpAccessChain %puint %var %c0
+          %x = OpLoad %uint %p
+        %sum = OpIAdd %uint %x %c1
+               OpStore %p %sum
+               OpReturn
+               OpFunctionEnd
+"#;
+    // Assembled as 1.3 (spirv-as checks no extension requirement of decorations).
+    let input = tools::assemble(text, "vulkan1.1spv1.4").map(|mut w| {
+        w[1] = 0x0001_0300;
+        w
+    });
+    let input = input.expect("assembles");
+    assert!(tools::validate(&input, "vulkan1.3").is_err(), "the input is invalid as IREE writes it");
+    for target in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader(), DeviceCaps::h100()] {
+        let (out, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+        assert_eq!(report.output_version, "1.4", "{}", target.name);
+        tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+    }
+}
