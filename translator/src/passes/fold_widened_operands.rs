@@ -28,8 +28,8 @@ use crate::analysis::Types;
 use crate::error::Result;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
+use crate::passes::match_accumulator_signedness::set_mul_add_flags;
 use crate::profile::DeviceCaps;
-use rspirv::grammar::OperandKind;
 use spirv::{CooperativeMatrixOperands as Flags, Op, Word};
 use std::collections::{HashMap, HashSet};
 
@@ -73,12 +73,7 @@ impl Pass for FoldWidenedOperands {
                     folded.extend([inst.id(0)?, inst.id(1)?]);
                     inst.operands[0] = Operand::Id(a);
                     inst.operands[1] = Operand::Id(b_);
-                    let operand = Operand::Enum(OperandKind::CooperativeMatrixOperands, flags.bits());
-                    match inst.operands.get_mut(3) {
-                        Some(slot) => *slot = operand,
-                        None if !flags.is_empty() => inst.operands.push(operand),
-                        None => {}
-                    }
+                    set_mul_add_flags(inst, flags);
                     outcome.count(Op::CooperativeMatrixMulAddKHR as u32);
                 }
             }

@@ -15,7 +15,7 @@
 
 use crate::analysis::Types;
 use crate::error::Result;
-use crate::ir::{Module, Operand};
+use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass, Preserves};
 use crate::passes::check_cooperative_matrix::component_type;
 use crate::profile::{ComponentType, DeviceCaps};
@@ -40,11 +40,7 @@ impl Pass for MatchAccumulatorSignedness {
         for f in &mut module.functions {
             for inst in f.blocks.iter_mut().flat_map(|b| b.insts.iter_mut()).filter(|i| i.is(Op::CooperativeMatrixMulAddKHR)) {
                 let Some(flags) = listed_flags(&types, target, inst.ids().ok(), inst.result_type, inst.word_opt(3).unwrap_or(0)) else { continue };
-                let operand = Operand::Enum(OperandKind::CooperativeMatrixOperands, flags.bits());
-                match inst.operands.get_mut(3) {
-                    Some(slot) => *slot = operand,
-                    None => inst.operands.push(operand),
-                }
+                set_mul_add_flags(inst, flags);
                 outcome.count(Op::CooperativeMatrixMulAddKHR as u32);
             }
         }
@@ -53,6 +49,17 @@ impl Pass for MatchAccumulatorSignedness {
 
     fn preserves(&self) -> Preserves {
         Preserves::ALL
+    }
+}
+
+/// Sets the Cooperative Matrix Operands of MulAdd `inst` to `flags` (omitted where it had none
+/// and `flags` is empty).
+pub(crate) fn set_mul_add_flags(inst: &mut Inst, flags: Flags) {
+    let operand = Operand::Enum(OperandKind::CooperativeMatrixOperands, flags.bits());
+    match inst.operands.get_mut(3) {
+        Some(slot) => *slot = operand,
+        None if !flags.is_empty() => inst.operands.push(operand),
+        None => {}
     }
 }
 
