@@ -44,7 +44,9 @@
 //!   is f64) or 32-bit integers with the signedness flags; `SaturatingAccumulationKHR` adds the
 //!   sum of products to C with saturation to the result type (the sum is exact for 8- and 16-bit
 //!   A and B; for 32-bit ones it wraps to 32 bits, read with the result's signedness, as the
-//!   Vulkan conformance tests compute it);
+//!   Vulkan conformance tests compute it); straight-line code up to 8192 multiply-adds per lane
+//!   for one MulAdd and for all of a function's together, a loop over K past that (CPU drivers'
+//!   compilers do not survive megabytes of straight-line code);
 //! - `OpCooperativeMatrixLengthKHR` (and its `OpSpecConstantOp` form) becomes the constant `L`;
 //! - on drivers that unroll every loop marked `Unroll` (`Workarounds::unrolls_hinted_loops`),
 //!   loops holding a MulAdd lose that hint: the emulated MulAdd is already unrolled;
@@ -167,6 +169,11 @@ impl Layout {
 /// of 4: 27648 multiply-adds).
 const UNROLLED_MUL_ADDS: u32 = 8192;
 
+/// Multiply-adds per lane that the MulAdds of one function may emit as straight-line code in
+/// all; those past it loop over K (SwiftShader's compiler crashes on IREE's RDNA3 f16 matmul,
+/// thirty-two 16x16x16 MulAdds with f16 accumulators: 32768 unrolled over its sub-group of 4).
+const UNROLLED_MUL_ADDS_PER_FUNCTION: u32 = 8192;
+
 /// Elements one invocation may hold of an emulated matrix (a 128x128 matrix over a sub-group of
 /// 4): beyond it the emulated code would be megabytes of registers spilled to memory, so the type
 /// is refused by name instead (damaged dimensions such as 177x177 land on one lane).
@@ -229,7 +236,7 @@ impl Pass for EmulateCooperativeMatrix {
             let replicas = if l.lanes < max_subgroup { format!(", replicated on sub-groups wider than {}", l.lanes) } else { String::new() };
             outcome.notes.push(format!("{name} ({}x{} {comp} {}): emulated over {} lanes, {} elements per invocation{replicas}", l.rows, l.cols, use_name(l.usage), l.lanes, l.len));
         }
-        let mut emu = Emulator { types, layouts, target, max_subgroup, replace: HashMap::new() };
+        let mut emu = Emulator { types, layouts, target, max_subgroup, replace: HashMap::new(), unrolled_left: std::cell::Cell::new(0) };
 
         let mut rolled = 0;
         for f in 0..module.functions.len() {
@@ -237,6 +244,7 @@ impl Pass for EmulateCooperativeMatrix {
                 rolled += roll_matrix_loops(module, f);
             }
             separate_matrix_loop_headers(module, f);
+            emu.unrolled_left.set(UNROLLED_MUL_ADDS_PER_FUNCTION);
             let local_defs: HashMap<Word, Inst> = module.functions[f].insts().filter_map(|i| i.result_id.map(|id| (id, i.clone()))).collect();
             let mut b = 0;
             while b < module.functions[f].blocks.len() {
@@ -361,6 +369,8 @@ struct Emulator<'t> {
     max_subgroup: u32,
     /// Result ids to replace by other ids (lengths by constants).
     replace: HashMap<Word, Word>,
+    /// What is left of the function's [`UNROLLED_MUL_ADDS_PER_FUNCTION`].
+    unrolled_left: std::cell::Cell<u32>,
 }
 
 /// Memory operands as they follow a load or store: the mask and its parameters.
@@ -1197,7 +1207,9 @@ impl Emulator<'_> {
             }
         };
         let in_header = bld.module.functions[bld.cursor.function].blocks[bld.cursor.block].insts.iter().any(|i| i.is(Op::LoopMerge));
-        if m * k * per_row > UNROLLED_MUL_ADDS && !in_header {
+        let unrolled = m * k * per_row;
+        let left = self.unrolled_left.get();
+        if (unrolled > UNROLLED_MUL_ADDS || unrolled > left) && !in_header {
             // Too long to unroll: a loop over k. Each iteration takes the lane's B elements of
             // row k and, for every row of A, its element (m, k) from the lane holding it (a
             // shuffle: the lane depends on k, which every lane of the subgroup agrees on).
@@ -1262,6 +1274,7 @@ impl Emulator<'_> {
                 })
                 .collect();
         } else {
+            self.unrolled_left.set(left.saturating_sub(unrolled));
             // The lane's own B elements, converted once.
             let bs: Vec<Word> = (0..lb.len)
                 .map(|j| {
