@@ -35,7 +35,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::lower_kernel_subgroups::{builtin, builtin_as};
 use crate::passes::lower_subgroup_extended_types::steps;
-use crate::passes::virtualize_subgroup_size::Combine as WordCombine;
+use crate::passes::virtualize_subgroup_size::Combine;
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
 use spirv::{BuiltIn, Capability, GroupOperation, MemorySemantics, Op, Scope, StorageClass, Word};
@@ -110,23 +110,17 @@ struct Arith {
     identity64: u64,
 }
 
-#[derive(Clone, Copy)]
-enum Combine {
-    Op(Op),
-    Ext(spirv::GlslStd450Op),
-}
-
 fn arith(op: Op) -> Arith {
     use spirv::GlslStd450Op as G;
     let (subgroup, combine, identity32, identity64) = match op {
         Op::GroupIAdd => (Op::GroupNonUniformIAdd, Combine::Op(Op::IAdd), 0, 0),
         Op::GroupFAdd => (Op::GroupNonUniformFAdd, Combine::Op(Op::FAdd), 0, 0),
-        Op::GroupFMin => (Op::GroupNonUniformFMin, Combine::Ext(G::FMin), f32::INFINITY.to_bits(), f64::INFINITY.to_bits()),
-        Op::GroupFMax => (Op::GroupNonUniformFMax, Combine::Ext(G::FMax), f32::NEG_INFINITY.to_bits(), f64::NEG_INFINITY.to_bits()),
-        Op::GroupUMin => (Op::GroupNonUniformUMin, Combine::Ext(G::UMin), u32::MAX, u64::MAX),
-        Op::GroupUMax => (Op::GroupNonUniformUMax, Combine::Ext(G::UMax), 0, 0),
-        Op::GroupSMin => (Op::GroupNonUniformSMin, Combine::Ext(G::SMin), i32::MAX as u32, i64::MAX as u64),
-        _ => (Op::GroupNonUniformSMax, Combine::Ext(G::SMax), i32::MIN as u32, i64::MIN as u64),
+        Op::GroupFMin => (Op::GroupNonUniformFMin, Combine::Glsl(G::FMin as u32), f32::INFINITY.to_bits(), f64::INFINITY.to_bits()),
+        Op::GroupFMax => (Op::GroupNonUniformFMax, Combine::Glsl(G::FMax as u32), f32::NEG_INFINITY.to_bits(), f64::NEG_INFINITY.to_bits()),
+        Op::GroupUMin => (Op::GroupNonUniformUMin, Combine::Glsl(G::UMin as u32), u32::MAX, u64::MAX),
+        Op::GroupUMax => (Op::GroupNonUniformUMax, Combine::Glsl(G::UMax as u32), 0, 0),
+        Op::GroupSMin => (Op::GroupNonUniformSMin, Combine::Glsl(G::SMin as u32), i32::MAX as u32, i64::MAX as u64),
+        _ => (Op::GroupNonUniformSMax, Combine::Glsl(G::SMax as u32), i32::MIN as u32, i64::MIN as u64),
     };
     Arith { subgroup, combine, identity32, identity64 }
 }
@@ -192,14 +186,13 @@ fn word_index(b: &mut Builder<'_>, index: Word, k: u32, j: u32) -> Word {
     b.iadd(uint, first, jc)
 }
 
+/// `x <c> y` (GLSL.std.450 imported only where `c` needs it).
 fn combine(b: &mut Builder<'_>, c: Combine, ty: Word, x: Word, y: Word) -> Word {
-    match c {
-        Combine::Op(op) => b.op(op, ty, &[x, y]),
-        Combine::Ext(e) => {
-            let glsl = b.module.ext_inst_import("GLSL.std.450");
-            b.emit(Op::ExtInst, ty, vec![Operand::Id(glsl), Operand::Literal(e as u32), Operand::Id(x), Operand::Id(y)])
-        }
-    }
+    let glsl = match c {
+        Combine::Glsl(_) => b.module.ext_inst_import("GLSL.std.450"),
+        Combine::Op(_) => 0,
+    };
+    c.apply(b, glsl, ty, x, y)
 }
 
 fn barrier(b: &mut Builder<'_>) {
@@ -319,7 +312,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             let (one, zero) = (b.module.constant_u32(1), b.module.constant_u32(0));
             let bit = b.select(uint, p, one, zero);
             let reduce = if op == Op::GroupAny { Op::GroupUMax } else { Op::GroupUMin };
-            let r = reduction(b, types, scratch, uint, 1, reduce, GroupOperation::Reduce, bit)?;
+            let r = reduction(b, types, inst, scratch, uint, 1, reduce, GroupOperation::Reduce, bit)?;
             Ok(b.op(Op::INotEqual, boolean, &[r, zero]))
         }
         _ if words.is_none() && types.float(ty) == Some((16, None)) => {
@@ -332,7 +325,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             }
             let float = b.module.type_float(32);
             let x = b.op(Op::FConvert, float, &[inst.id(2)?]);
-            let r = reduction(b, types, scratch, float, 1, op, group_op, x)?;
+            let r = reduction(b, types, inst, scratch, float, 1, op, group_op, x)?;
             Ok(b.op(Op::FConvert, ty, &[r]))
         }
         _ => {
@@ -343,15 +336,15 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
             if !matches!(group_op, GroupOperation::Reduce | GroupOperation::InclusiveScan | GroupOperation::ExclusiveScan) {
                 return Err(invalid(b, inst, &format!("{} with group operation {group_op:?}", inst.name())));
             }
-            reduction(b, types, scratch, ty, k, op, group_op, inst.id(2)?)
+            reduction(b, types, inst, scratch, ty, k, op, group_op, inst.id(2)?)
         }
     }
 }
 
 /// The work-group reduction or scan `group_op` of `x` (of type `ty`, `k` words) under the
-/// arithmetic of `op`.
+/// arithmetic of `op`, lowering the collective `inst`.
 #[allow(clippy::too_many_arguments)]
-fn reduction(b: &mut Builder<'_>, types: &Types, scratch: Word, ty: Word, k: u32, op: Op, group_op: GroupOperation, x: Word) -> Result<Word> {
+fn reduction(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word, ty: Word, k: u32, op: Op, group_op: GroupOperation, x: Word) -> Result<Word> {
     let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
     let a = arith(op);
     let identity = if k == 1 {
@@ -367,11 +360,7 @@ fn reduction(b: &mut Builder<'_>, types: &Types, scratch: Word, ty: Word, k: u32
             return Ok(b.emit(a.subgroup, ty, vec![Operand::Id(subgroup), Operand::Enum(OperandKind::GroupOperation, g as u32), Operand::Id(x)]));
         }
         // 64-bit sub-group arithmetic needs shaderSubgroupExtendedTypes: shuffle words.
-        let c = match a.combine {
-            Combine::Op(op) => WordCombine::Op(op),
-            Combine::Ext(e) => WordCombine::Glsl(e as u32),
-        };
-        steps(b, types, ty, c, g as u32, None, x, identity).map_err(|message| Error::Invalid { site: Box::default(), message })
+        steps(b, types, ty, a.combine, g as u32, None, x, identity).map_err(|message| Error::Invalid { site: b.module.site(inst), message })
     };
     let reduced = sub(b, GroupOperation::Reduce)?;
     let scanned = if group_op != GroupOperation::Reduce { Some(sub(b, group_op)?) } else { None };
