@@ -401,6 +401,27 @@ impl Module {
         &mut self.globals
     }
 
+    /// Removes, until none is left, the globals that `removable` accepts and no instruction uses
+    /// (debug names, decorations and entry-point interfaces do not count), with their names and
+    /// decorations.
+    pub fn remove_unused_globals(&mut self, removable: impl Fn(&Inst) -> bool) {
+        loop {
+            let used: std::collections::HashSet<Word> = self
+                .all_insts()
+                .filter(|i| !matches!(i.op(), Some(Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate | Op::DecorateId | Op::DecorateString | Op::EntryPoint)))
+                .flat_map(|i| i.used_ids().collect::<Vec<_>>())
+                .collect();
+            let gone: std::collections::HashSet<Word> = self.globals.iter().filter(|g| removable(g)).filter_map(|g| g.result_id).filter(|id| !used.contains(id)).collect();
+            if gone.is_empty() {
+                return;
+            }
+            self.globals_mut().retain(|g| !g.result_id.is_some_and(|r| gone.contains(&r)));
+            let refers = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| gone.contains(&t));
+            self.annotations.retain(|a| !refers(a));
+            self.debug_names.retain(|a| !refers(a));
+        }
+    }
+
     /// SPIR-V version as (major, minor).
     pub fn version(&self) -> (u8, u8) {
         (((self.header.version >> 16) & 0xff) as u8, ((self.header.version >> 8) & 0xff) as u8)

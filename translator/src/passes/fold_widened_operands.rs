@@ -148,21 +148,6 @@ fn remove_dead_conversions(module: &mut Module, candidates: &HashSet<Word>) {
 
 /// Removes cooperative-matrix types, and pointer types to them, that no instruction uses.
 fn remove_unused_matrix_types(module: &mut Module) {
-    loop {
-        let used: HashSet<Word> =
-            module.all_insts().filter(|i| !matches!(i.op(), Some(Op::Name | Op::Decorate | Op::DecorateId | Op::DecorateString))).flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect();
-        let matrices: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::TypeCooperativeMatrixKHR)).filter_map(|g| g.result_id).collect();
-        let removable = |g: &Inst| {
-            let Some(id) = g.result_id else { return false };
-            !used.contains(&id) && (g.is(Op::TypeCooperativeMatrixKHR) || (g.is(Op::TypePointer) && g.id(1).is_ok_and(|p| matrices.contains(&p))))
-        };
-        let gone: HashSet<Word> = module.globals().iter().filter(|g| removable(g)).filter_map(|g| g.result_id).collect();
-        if gone.is_empty() {
-            return;
-        }
-        module.globals_mut().retain(|g| !g.result_id.is_some_and(|r| gone.contains(&r)));
-        let refers = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| gone.contains(&t));
-        module.debug_names.retain(|i| !refers(i));
-        module.annotations.retain(|i| !refers(i));
-    }
+    let matrices: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::TypeCooperativeMatrixKHR)).filter_map(|g| g.result_id).collect();
+    module.remove_unused_globals(|g| g.is(Op::TypeCooperativeMatrixKHR) || (g.is(Op::TypePointer) && g.id(1).is_ok_and(|p| matrices.contains(&p))));
 }

@@ -996,38 +996,22 @@ fn copy_memory(
 /// nothing uses (a constant table replaced by stores must not keep an 8-bit type alive, nor a
 /// lowered `printf` a double).
 fn remove_unused_globals(module: &mut Module) {
-    loop {
-        let used: HashSet<Word> = module
-            .all_insts()
-            .filter(|i| !matches!(i.op(), Some(Op::Name | Op::MemberName | Op::Decorate | Op::MemberDecorate | Op::DecorateId | Op::DecorateString | Op::EntryPoint)))
-            .flat_map(|i| i.used_ids().collect::<Vec<_>>())
-            .collect();
-        // Named or decorated globals stay: names carry the kernel interface, decorations
-        // built-ins.
-        let kept: HashSet<Word> = module.debug_names.iter().filter(|n| n.is(Op::Name)).chain(module.annotations.iter()).filter_map(|a| a.operands.first().and_then(Operand::id)).collect();
-        let removable = |g: &Inst| {
-            let Some(id) = g.result_id else { return false };
-            if used.contains(&id) || kept.contains(&id) {
-                return false;
-            }
-            match g.op() {
-                Some(Op::Variable) => matches!(StorageClass::from_u32(g.word_opt(0).unwrap_or(u32::MAX)), Some(StorageClass::Private | StorageClass::Workgroup)),
-                Some(Op::Constant | Op::ConstantComposite | Op::ConstantNull | Op::ConstantTrue | Op::ConstantFalse) => true,
-                // Number types too: a double only a lowered `printf` promoted to must not
-                // require Float64.
-                Some(Op::TypeArray | Op::TypePointer | Op::TypeInt | Op::TypeFloat) => true,
-                _ => false,
-            }
-        };
-        let gone: HashSet<Word> = module.globals().iter().filter(|g| removable(g)).filter_map(|g| g.result_id).collect();
-        if gone.is_empty() {
-            break;
+    // Named or decorated globals stay: names carry the kernel interface, decorations
+    // built-ins.
+    let kept: HashSet<Word> = module.debug_names.iter().filter(|n| n.is(Op::Name)).chain(module.annotations.iter()).filter_map(|a| a.operands.first().and_then(Operand::id)).collect();
+    module.remove_unused_globals(|g| {
+        if g.result_id.is_none_or(|id| kept.contains(&id)) {
+            return false;
         }
-        module.globals_mut().retain(|g| !g.result_id.is_some_and(|r| gone.contains(&r)));
-        let refers = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| gone.contains(&t));
-        module.annotations.retain(|a| !refers(a));
-        module.debug_names.retain(|a| !refers(a));
-    }
+        match g.op() {
+            Some(Op::Variable) => matches!(StorageClass::from_u32(g.word_opt(0).unwrap_or(u32::MAX)), Some(StorageClass::Private | StorageClass::Workgroup)),
+            Some(Op::Constant | Op::ConstantComposite | Op::ConstantNull | Op::ConstantTrue | Op::ConstantFalse) => true,
+            // Number types too: a double only a lowered `printf` promoted to must not
+            // require Float64.
+            Some(Op::TypeArray | Op::TypePointer | Op::TypeInt | Op::TypeFloat) => true,
+            _ => false,
+        }
+    });
 }
 
 pub(crate) fn is_atomic(op: Op) -> bool {
