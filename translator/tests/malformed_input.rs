@@ -16,12 +16,13 @@ const MODULES: [&str; 5] =
 /// staging and quantized blocks, f32 atomics in every kind of memory, sub-group operations on
 /// 64-bit vectors, bfloat16 conversions, wide vectors in variables),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 48] = [
+const ASSEMBLY: [&str; 50] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
     "emulate_cooperative_matrix/psb_spec_shape.spvasm",
     "pad_cooperative_matrix/grid.spvasm",
+    "pad_cooperative_matrix/packed_words.spvasm",
     "tile_cooperative_matrix/grid.spvasm",
     "legalize_narrow_types/blocks.spvasm",
     "legalize_narrow_types/physical_pointers.spvasm",
@@ -33,6 +34,7 @@ const ASSEMBLY: [&str; 48] = [
     "../../../tests/kernels/narrow_refs.spvasm",
     "tile_cooperative_matrix/element_access.spvasm",
     "../../../tests/kernels/khr_packed_io.spvasm",
+    "../../../tests/kernels/khr_packed_pad.spvasm",
     "../../../tests/kernels/khr_mul_mm.spvasm",
     "../../../tests/kernels/khr_shmem_gemm.spvasm",
     "../../../tests/kernels/slang_coop_bytes.spvasm",

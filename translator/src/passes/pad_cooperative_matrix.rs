@@ -21,7 +21,11 @@
 //!   through the staging array first. Loads, null matrices, phis, selects and copies of such
 //!   values, negations, conversions and scaling keep zeros;
 //! - `OpCooperativeMatrixLengthKHR` and element-wise operations apply to the padded matrices
-//!   as they are (each element's position in a matrix is opaque to a module anyway).
+//!   as they are (each element's position in a matrix is opaque to a module anyway). A matrix
+//!   type converted to or from a padded one, or combined with one element-wise (an f32
+//!   accumulator rounded to f16 for its store), takes the same padding.
+//!
+//! Types that keep their size (C and the result where only K is padded) are not staged.
 //!
 //! Staging arrays (one per component type, each `NumSubgroups x` the largest padded matrix of
 //! that type) are sized from the workgroup size (`LocalSize`, `LocalSizeId` or a `WorkgroupSize`
@@ -31,8 +35,11 @@
 //! Preconditions: a target with cooperative matrices; one entry point; matrix dimensions
 //! constants or specialization constants (frozen to their defaults, as the tiling and the
 //! emulation freeze them). Padded loads and stores need a constant layout, a stride, and a
-//! pointer (an access chain into an array, or a PhysicalStorageBuffer pointer) whose pointee is
-//! as wide as the matrix's component type (bit-cast where it is another type). A module this cannot pad in full (conflicting paddings of one
+//! pointer (an access chain into an array, or a PhysicalStorageBuffer pointer) to a scalar or
+//! vector whose scalars hold 1, 2 or 4 components (bit-cast where a scalar is another type of
+//! the component's width; unpacked and packed where it holds several: IREE stages int8 and f16
+//! fragments in `uvec4` arrays). A store through scalars that hold several components writes
+//! whole words, one lane each, and needs the matrix's lines to fill them. A module this cannot pad in full (conflicting paddings of one
 //! type, an element-wise operation between differently padded matrices, an access it cannot
 //! stage, staging that exceeds the workgroup memory) is left as it is, and the pass says why in
 //! the report: `emulate-cooperative-matrix` then emulates it.
@@ -44,7 +51,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::kernel::size_align;
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
-use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, freeze_layouts, matrix, per_element, pointer_class, stride_physical_pointer, MulAddTypes};
+use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, freeze_layouts, matrix, pointer_class, stride_physical_pointer, MulAddTypes};
 use crate::profile::DeviceCaps;
 use spirv::{BuiltIn, CooperativeMatrixLayout, ExecutionMode, MemorySemantics, Op, Scope, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
@@ -67,8 +74,40 @@ impl Padding {
     }
 }
 
+/// How the memory of a padded load or store holds the matrix's components: its pointer's class,
+/// and the pointee, a scalar or a vector of `lanes` scalars ("words") each holding `per_word`
+/// components (IREE stages int8 fragments in `uvec4` arrays: four lanes of four components).
+#[derive(Clone, Copy, Debug)]
+struct Memory {
+    class: u32,
+    word: Word,
+    lanes: u32,
+    per_word: u32,
+}
+
+impl Memory {
+    /// `None` where the pointee is not such a scalar or vector, or a word does not hold a whole
+    /// number of components, or holds more than a four-component vector's worth.
+    fn of(types: &Types, ptr: Word, component: Word) -> Option<Memory> {
+        let (class, pointee) = types.pointer(types.type_of(ptr)?)?;
+        let (word, lanes) = types.vector(pointee).unwrap_or((pointee, 1));
+        let (w, c) = (types.scalar_width(word)?, types.scalar_width(component)?);
+        let per_word = (w % c == 0).then_some(w / c).filter(|n| matches!(n, 1 | 2 | 4))?;
+        Some(Memory { class, word, lanes, per_word })
+    }
+
+    /// Components per pointee element: the unit of a stride.
+    fn per_element(&self) -> u32 {
+        self.lanes * self.per_word
+    }
+}
+
 /// Instructions that move matrices without looking at their elements.
 const MOVES: &[Op] = &[Op::Phi, Op::Select, Op::CopyObject, Op::Load, Op::Store, Op::Variable, Op::FunctionCall, Op::ReturnValue, Op::Undef, Op::CompositeExtract, Op::CompositeInsert];
+
+/// Instructions on matrices that are not element-wise: their operand and result types are
+/// padded independently.
+const NOT_ELEMENT_WISE: &[Op] = &[Op::CooperativeMatrixLoadKHR, Op::CooperativeMatrixStoreKHR, Op::CooperativeMatrixMulAddKHR, Op::CooperativeMatrixLengthKHR, Op::AccessChain, Op::InBoundsAccessChain, Op::Load, Op::Store, Op::Variable, Op::FunctionCall, Op::CompositeExtract, Op::CompositeInsert];
 
 /// Element-wise instructions that keep zeros zero (a padded operand that holds zeros gives a
 /// result that does).
@@ -124,7 +163,7 @@ impl Pass for PadCooperativeMatrix {
 /// The padding of every matrix type to pad, or why the module cannot be padded.
 fn plan(module: &Module, types: &Types, target: &DeviceCaps) -> std::result::Result<HashMap<Word, Padding>, String> {
     let mut plan: HashMap<Word, Padding> = HashMap::new();
-    let mut assign = |ty: Word, rows: u32, cols: u32| -> std::result::Result<(), String> {
+    let assign = |plan: &mut HashMap<Word, Padding>, ty: Word, rows: u32, cols: u32| -> std::result::Result<(), String> {
         let Some(m) = matrix(types, ty) else { return Err(format!("%{ty} is not a matrix type of constant size")) };
         let p = Padding { component: m.component, rows: m.rows, cols: m.cols, padded_rows: rows, padded_cols: cols };
         match plan.insert(ty, p) {
@@ -144,13 +183,34 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps) -> std::result::Res
         let Some(s) = listed.filter(|s| !t.saturating || k <= s.k).min_by_key(|s| cost(s)) else { continue };
         let (pm, pn, pk) = (up(m, s.m), up(n, s.n), up(k, s.k));
         let [ta, tb, tc, tr] = t.ids;
-        assign(ta, pm, pk)?;
-        assign(tb, pk, pn)?;
-        assign(tc, pm, pn)?;
-        assign(tr, pm, pn)?;
+        assign(&mut plan, ta, pm, pk)?;
+        assign(&mut plan, tb, pk, pn)?;
+        assign(&mut plan, tc, pm, pn)?;
+        assign(&mut plan, tr, pm, pn)?;
     }
-    if plan.values().all(|p| (p.rows, p.cols) == (p.padded_rows, p.padded_cols)) {
-        return Ok(HashMap::new());
+    // Matrices converted to or from padded ones, or computed element-wise with them (an f32
+    // accumulator rounded to f16 for its store, an f16 fragment widened into the accumulator)
+    // take the same padding.
+    let ops: Vec<&Inst> = module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.op().is_some_and(|op| !NOT_ELEMENT_WISE.contains(&op))).collect();
+    loop {
+        let before = plan.len();
+        for inst in &ops {
+            let matrices: Vec<Word> = inst.result_type.into_iter().chain(inst.operands.iter().filter_map(Operand::id).filter_map(|v| types.type_of(v))).filter(|t| matrix(types, *t).is_some()).collect();
+            let Some(p) = matrices.iter().find_map(|t| plan.get(t)).copied() else { continue };
+            for t in matrices {
+                if !plan.contains_key(&t) && matrix(types, t).is_some_and(|m| (m.rows, m.cols) == (p.rows, p.cols)) {
+                    assign(&mut plan, t, p.padded_rows, p.padded_cols)?;
+                }
+            }
+        }
+        if plan.len() == before {
+            break;
+        }
+    }
+    // Types that keep their size (an accumulator where only K is padded) need no staging.
+    plan.retain(|_, p| (p.rows, p.cols) != (p.padded_rows, p.padded_cols));
+    if plan.is_empty() {
+        return Ok(plan);
     }
     // Every instruction on a padded matrix must be one the rewrite knows.
     let chains = access_chains(module);
@@ -171,12 +231,21 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps) -> std::result::Res
                     let (layout, stride, ty) =
                         if load { (inst.id(1), inst.operands.get(2), inst.result_type) } else { (inst.id(2), inst.operands.get(3), inst.id(1).ok().and_then(|v| types.type_of(v))) };
                     let ptr = inst.id(0).map_err(|e| e.to_string())?;
-                    let constant_layout = layout.ok().and_then(|l| types.const_u32(l)).is_some_and(|l| l <= 1);
+                    let layout = layout.ok().and_then(|l| types.const_u32(l));
+                    let constant_layout = layout.is_some_and(|l| l <= 1);
                     let psb = pointer_class(types, ptr) == Some(StorageClass::PhysicalStorageBuffer as u32);
                     let addressable = psb || chains.get(&ptr).is_some_and(|c| c.operands.len() >= 2);
-                    let whole = ty.and_then(|t| per_element(types, ptr, t)) == Some(1);
-                    if !(constant_layout && stride.and_then(Operand::id).is_some() && addressable && whole) {
-                        return Err(format!("{} at word {at}: a padded access needs a constant layout, a stride and a pointer to single components in an array or a physical buffer", inst.name()));
+                    if !(constant_layout && stride.and_then(Operand::id).is_some() && addressable) {
+                        return Err(format!("{} at word {at}: a padded access needs a constant layout, a stride and a pointer into an array or a physical buffer", inst.name()));
+                    }
+                    let m = ty.and_then(|t| matrix(types, t));
+                    let Some(memory) = m.and_then(|m| Memory::of(types, ptr, m.component)) else {
+                        return Err(format!("{} at word {at}: a padded access needs a pointer to scalars or vectors whose components hold whole matrix components", inst.name()));
+                    };
+                    let column_major = layout == Some(CooperativeMatrixLayout::ColumnMajorKHR as u32);
+                    let minor = m.map_or(0, |m| if column_major { m.rows } else { m.cols });
+                    if !load && minor % memory.per_word != 0 {
+                        return Err(format!("{} at word {at}: a padded store of lines of {minor} components into words of {}", inst.name(), memory.per_word));
                     }
                     if in_header(block) {
                         return Err(format!("{} at word {at} is in a loop header", inst.name()));
@@ -449,27 +518,32 @@ impl Stager<'_> {
         bld.emit_void(Op::ControlBarrier, vec![Operand::Id(c.subgroup), Operand::Id(c.subgroup), Operand::Id(c.semantics)]);
     }
 
-    /// Runs `body(bld, index, row, column)` for every element of the padded matrix, each on
-    /// one lane of the subgroup.
-    fn for_each_element(&self, bld: &mut Builder<'_>, p: Padding, mut body: impl FnMut(&mut Builder<'_>, Word, Word, Word)) {
+    /// Runs `body(bld, index)` for every index below `total`, each on one lane of the subgroup.
+    fn for_each(&self, bld: &mut Builder<'_>, total: u32, mut body: impl FnMut(&mut Builder<'_>, Word)) {
         let uint = self.c.uint;
         let lane_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
         let size_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupSize, uint);
         let lane = bld.load(uint, lane_var);
         let size = bld.load(uint, size_var);
-        let total = p.elements();
-        let (zero, rounds, total_c, cols) =
-            (bld.module.constant_u32(0), bld.module.constant_u32(total.div_ceil(self.stage.min_subgroup)), bld.module.constant_u32(total), bld.module.constant_u32(p.padded_cols));
+        let (zero, rounds, total_c) = (bld.module.constant_u32(0), bld.module.constant_u32(total.div_ceil(self.stage.min_subgroup)), bld.module.constant_u32(total));
         let boolean = self.c.boolean;
         bld.counted_loop(zero, rounds, |bld, round| {
             let first = bld.imul(uint, round, size);
             let index = bld.iadd(uint, first, lane);
             let inside = bld.op(Op::ULessThan, boolean, &[index, total_c]);
-            bld.if_then(inside, |bld| {
-                let row = bld.op(Op::UDiv, uint, &[index, cols]);
-                let col = bld.op(Op::UMod, uint, &[index, cols]);
-                body(bld, index, row, col);
-            });
+            bld.if_then(inside, |bld| body(bld, index));
+        });
+    }
+
+    /// Runs `body(bld, index, row, column)` for every element of the padded matrix, each on
+    /// one lane of the subgroup.
+    fn for_each_element(&self, bld: &mut Builder<'_>, p: Padding, mut body: impl FnMut(&mut Builder<'_>, Word, Word, Word)) {
+        let uint = self.c.uint;
+        let cols = bld.module.constant_u32(p.padded_cols);
+        self.for_each(bld, p.elements(), |bld, index| {
+            let row = bld.op(Op::UDiv, uint, &[index, cols]);
+            let col = bld.op(Op::UMod, uint, &[index, cols]);
+            body(bld, index, row, col);
         });
     }
 
@@ -482,15 +556,37 @@ impl Stager<'_> {
         bld.op(Op::LogicalAnd, boolean, &[r, c])
     }
 
-    /// A pointer to element (row, col) of the matrix `ptr` points at (stored as `column_major`
-    /// says, lines `stride` elements apart).
-    fn element(&self, bld: &mut Builder<'_>, ptr: Word, column_major: bool, stride: Word, row: Word, col: Word) -> Word {
+    /// A pointer to the word of `mem` that holds element (row, col) of the matrix `ptr` points
+    /// at (stored as `column_major` says, lines `stride` pointee elements apart), and the
+    /// element's place in that word where a word holds more than one component.
+    #[allow(clippy::too_many_arguments)]
+    fn word(&self, bld: &mut Builder<'_>, ptr: Word, mem: Memory, column_major: bool, stride: Word, row: Word, col: Word) -> (Word, Option<Word>) {
         let uint = self.c.uint;
         let (major, minor) = if column_major { (col, row) } else { (row, col) };
-        let scaled = bld.imul(uint, major, stride);
+        let mut scaled = bld.imul(uint, major, stride);
+        if mem.per_element() > 1 {
+            let n = bld.module.constant_u32(mem.per_element());
+            scaled = bld.imul(uint, scaled, n);
+        }
+        // The element's offset in components, split into a word and a place in it, and the
+        // word into a pointee element and a vector lane.
         let offset = bld.iadd(uint, scaled, minor);
-        let psb = pointer_class(self.types, ptr) == Some(StorageClass::PhysicalStorageBuffer as u32);
-        match self.chains.get(&ptr) {
+        let mut split = |v: Word, n: u32| -> (Word, Option<Word>) {
+            if n == 1 {
+                return (v, None);
+            }
+            let n = bld.module.constant_u32(n);
+            (bld.op(Op::UDiv, uint, &[v, n]), Some(bld.op(Op::UMod, uint, &[v, n])))
+        };
+        let (word, part) = split(offset, mem.per_word);
+        let (index, lane) = split(word, mem.lanes);
+        let psb = mem.class == StorageClass::PhysicalStorageBuffer as u32;
+        let ptr_ty = self.types.type_of(ptr).unwrap_or(0);
+        let word_ptr = match lane {
+            Some(_) => bld.module.type_pointer(StorageClass::from_u32(mem.class).unwrap_or(StorageClass::Workgroup), mem.word),
+            None => ptr_ty,
+        };
+        let pointer = match self.chains.get(&ptr) {
             Some(chain) if !psb => {
                 let mut ops = chain.operands.clone();
                 let last = ops.len() - 1;
@@ -499,31 +595,27 @@ impl Stager<'_> {
                     Some(t) if t != uint => bld.bitcast(uint, idx),
                     _ => idx,
                 };
-                ops[last] = Operand::Id(bld.iadd(uint, idx, offset));
-                let ptr_ty = self.types.type_of(ptr).unwrap_or(0);
-                bld.emit(chain.op().unwrap_or(Op::AccessChain), ptr_ty, ops)
+                ops[last] = Operand::Id(bld.iadd(uint, idx, index));
+                ops.extend(lane.map(Operand::Id));
+                bld.emit(chain.op().unwrap_or(Op::AccessChain), word_ptr, ops)
             }
             _ => {
-                let ptr_ty = self.types.type_of(ptr).unwrap_or(0);
                 if psb {
                     stride_physical_pointer(bld.module, self.types, ptr_ty);
                 }
-                bld.emit(Op::PtrAccessChain, ptr_ty, vec![Operand::Id(ptr), Operand::Id(offset)])
+                let mut ops = vec![Operand::Id(ptr), Operand::Id(index)];
+                ops.extend(lane.map(Operand::Id));
+                bld.emit(Op::PtrAccessChain, word_ptr, ops)
             }
-        }
+        };
+        (pointer, part)
     }
 
-    /// The type `ptr` points to: `component`, or another type of its width (an s32 matrix read
-    /// through a pointer to u32 or f32), bit-cast on the way.
-    fn pointee(&self, ptr: Word, component: Word) -> Word {
-        self.types.type_of(ptr).and_then(|t| self.types.defs.get(&t)).and_then(|d| d.id(1).ok()).unwrap_or(component)
-    }
-
-    /// Memory operands of a single-component access through `ptr` (`Aligned` to the component
-    /// for physical pointers).
-    fn memory_operands(&self, ptr: Word, component: Word) -> Vec<Operand> {
-        if pointer_class(self.types, ptr) == Some(StorageClass::PhysicalStorageBuffer as u32) {
-            vec![Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(component_bytes(self.types, component))]
+    /// Memory operands of a single-word access through a pointer of class `mem` (`Aligned` to
+    /// the word for physical pointers).
+    fn memory_operands(&self, mem: Memory) -> Vec<Operand> {
+        if mem.class == StorageClass::PhysicalStorageBuffer as u32 {
+            vec![Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(component_bytes(self.types, mem.word))]
         } else {
             Vec::new()
         }
@@ -532,11 +624,11 @@ impl Stager<'_> {
     fn load(&self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {
         let (ptr, layout, stride) = (inst.id(0)?, inst.id(1)?, inst.id(2)?);
         let column_major = self.types.const_u32(layout) == Some(CooperativeMatrixLayout::ColumnMajorKHR as u32);
+        let mem = Memory::of(self.types, ptr, p.component).ok_or_else(|| inst.malformed("a padded load's pointer (checked by the plan)".into()))?;
         let (start, array, base) = self.area(bld, p);
         let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
         let zero = bld.module.constant_null(p.component);
-        let mem = self.memory_operands(ptr, p.component);
-        let pointee = self.pointee(ptr, p.component);
+        let operands = self.memory_operands(mem);
         let uint = self.c.uint;
         self.for_each_element(bld, p, |bld, index, row, col| {
             let at = bld.iadd(uint, base, index);
@@ -544,11 +636,19 @@ impl Stager<'_> {
             bld.store(slot, zero);
             let inside = self.in_matrix(bld, p, row, col);
             bld.if_then(inside, |bld| {
-                let src = self.element(bld, ptr, column_major, stride, row, col);
+                let (src, part) = self.word(bld, ptr, mem, column_major, stride, row, col);
                 let mut ops = vec![Operand::Id(src)];
-                ops.extend(mem.iter().cloned());
-                let v = bld.emit(Op::Load, pointee, ops);
-                let v = if pointee == p.component { v } else { bld.bitcast(p.component, v) };
+                ops.extend(operands.iter().cloned());
+                let w = bld.emit(Op::Load, mem.word, ops);
+                let v = match part {
+                    Some(part) => {
+                        let parts = bld.module.type_vector(p.component, mem.per_word);
+                        let parts = bld.bitcast(parts, w);
+                        bld.op(Op::VectorExtractDynamic, p.component, &[parts, part])
+                    }
+                    None if mem.word == p.component => w,
+                    None => bld.bitcast(p.component, w),
+                };
                 bld.store(slot, v);
             });
         });
@@ -562,27 +662,62 @@ impl Stager<'_> {
     fn store(&self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {
         let (ptr, value, layout, stride) = (inst.id(0)?, inst.id(1)?, inst.id(2)?, inst.id(3)?);
         let column_major = self.types.const_u32(layout) == Some(CooperativeMatrixLayout::ColumnMajorKHR as u32);
+        let mem = Memory::of(self.types, ptr, p.component).ok_or_else(|| inst.malformed("a padded store's pointer (checked by the plan)".into()))?;
         let (start, array, base) = self.area(bld, p);
         let pcols = bld.module.constant_u32(p.padded_cols);
         bld.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(start), Operand::Id(value), Operand::Id(self.c.row_major), Operand::Id(pcols)]);
         self.barrier(bld);
         let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
-        let mem = self.memory_operands(ptr, p.component);
-        let pointee = self.pointee(ptr, p.component);
+        let operands = self.memory_operands(mem);
         let uint = self.c.uint;
-        self.for_each_element(bld, p, |bld, index, row, col| {
-            let inside = self.in_matrix(bld, p, row, col);
-            bld.if_then(inside, |bld| {
-                let at = bld.iadd(uint, base, index);
-                let slot = bld.access_chain(elem_ptr, array, &[at]);
-                let v = bld.load(p.component, slot);
-                let v = if pointee == p.component { v } else { bld.bitcast(pointee, v) };
-                let dst = self.element(bld, ptr, column_major, stride, row, col);
+        if mem.per_word == 1 {
+            self.for_each_element(bld, p, |bld, index, row, col| {
+                let inside = self.in_matrix(bld, p, row, col);
+                bld.if_then(inside, |bld| {
+                    let at = bld.iadd(uint, base, index);
+                    let slot = bld.access_chain(elem_ptr, array, &[at]);
+                    let v = bld.load(p.component, slot);
+                    let v = if mem.word == p.component { v } else { bld.bitcast(mem.word, v) };
+                    let (dst, _) = self.word(bld, ptr, mem, column_major, stride, row, col);
+                    let mut ops = vec![Operand::Id(dst), Operand::Id(v)];
+                    ops.extend(operands.iter().cloned());
+                    bld.emit_void(Op::Store, ops);
+                });
+            });
+        } else {
+            // Words hold several components: each lane writes whole words (the plan checked that
+            // the matrix's lines fill them), so that no two lanes write parts of one word.
+            let (lines, line) = if column_major { (p.cols, p.rows) } else { (p.rows, p.cols) };
+            let words_per_line = line / mem.per_word;
+            let (wpl, per_word, pcols_c) = (bld.module.constant_u32(words_per_line), bld.module.constant_u32(mem.per_word), bld.module.constant_u32(p.padded_cols));
+            let parts_ty = bld.module.type_vector(p.component, mem.per_word);
+            self.for_each(bld, lines * words_per_line, |bld, index| {
+                let major = bld.op(Op::UDiv, uint, &[index, wpl]);
+                let w = bld.op(Op::UMod, uint, &[index, wpl]);
+                let first = bld.imul(uint, w, per_word);
+                let mut parts = Vec::new();
+                let mut at_first = (0, 0);
+                for j in 0..mem.per_word {
+                    let j = bld.module.constant_u32(j);
+                    let minor = bld.iadd(uint, first, j);
+                    let (row, col) = if column_major { (minor, major) } else { (major, minor) };
+                    if parts.is_empty() {
+                        at_first = (row, col);
+                    }
+                    let scaled = bld.imul(uint, row, pcols_c);
+                    let slot_index = bld.iadd(uint, scaled, col);
+                    let at = bld.iadd(uint, base, slot_index);
+                    let slot = bld.access_chain(elem_ptr, array, &[at]);
+                    parts.push(bld.load(p.component, slot));
+                }
+                let parts = bld.op(Op::CompositeConstruct, parts_ty, &parts);
+                let v = bld.bitcast(mem.word, parts);
+                let (dst, _) = self.word(bld, ptr, mem, column_major, stride, at_first.0, at_first.1);
                 let mut ops = vec![Operand::Id(dst), Operand::Id(v)];
-                ops.extend(mem.iter().cloned());
+                ops.extend(operands.iter().cloned());
                 bld.emit_void(Op::Store, ops);
             });
-        });
+        }
         self.barrier(bld);
         Ok(())
     }
