@@ -1041,8 +1041,7 @@ fn packed_words_through_padding_match_the_reference() {
                 let mut outs: Vec<_> = sizes.iter().map(|n| ctx.buffer_from_slice(&vec![0xabu8; *n], "out").unwrap()).collect();
                 let push: Vec<u8> = [offset_a, lda, ldb, ldc, lddr, lddc, ldf].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
                 let buffers = [&inputs[0], &inputs[1], &inputs[2], &outs[0], &outs[1], &outs[2]];
-                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &push, groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &push, groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
                 // Small integers: every sum is exact in f16.
                 let d = |i: usize, j: usize| (0..k).map(|p| a[offset_a * 8 + i * lda * 8 + p] * b[j * ldb * 2 + p]).sum::<f32>() + c[i * ldc * 4 + j];
                 let got: Vec<Vec<u8>> = outs.iter_mut().map(|o| ctx.read_buffer::<u8>(o).unwrap()).collect();

@@ -107,7 +107,20 @@ const MOVES: &[Op] = &[Op::Phi, Op::Select, Op::CopyObject, Op::Load, Op::Store,
 
 /// Instructions on matrices that are not element-wise: their operand and result types are
 /// padded independently.
-const NOT_ELEMENT_WISE: &[Op] = &[Op::CooperativeMatrixLoadKHR, Op::CooperativeMatrixStoreKHR, Op::CooperativeMatrixMulAddKHR, Op::CooperativeMatrixLengthKHR, Op::AccessChain, Op::InBoundsAccessChain, Op::Load, Op::Store, Op::Variable, Op::FunctionCall, Op::CompositeExtract, Op::CompositeInsert];
+const NOT_ELEMENT_WISE: &[Op] = &[
+    Op::CooperativeMatrixLoadKHR,
+    Op::CooperativeMatrixStoreKHR,
+    Op::CooperativeMatrixMulAddKHR,
+    Op::CooperativeMatrixLengthKHR,
+    Op::AccessChain,
+    Op::InBoundsAccessChain,
+    Op::Load,
+    Op::Store,
+    Op::Variable,
+    Op::FunctionCall,
+    Op::CompositeExtract,
+    Op::CompositeInsert,
+];
 
 /// Element-wise instructions that keep zeros zero (a padded operand that holds zeros gives a
 /// result that does).
@@ -195,7 +208,8 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps) -> std::result::Res
     loop {
         let before = plan.len();
         for inst in &ops {
-            let matrices: Vec<Word> = inst.result_type.into_iter().chain(inst.operands.iter().filter_map(Operand::id).filter_map(|v| types.type_of(v))).filter(|t| matrix(types, *t).is_some()).collect();
+            let matrices: Vec<Word> =
+                inst.result_type.into_iter().chain(inst.operands.iter().filter_map(Operand::id).filter_map(|v| types.type_of(v))).filter(|t| matrix(types, *t).is_some()).collect();
             let Some(p) = matrices.iter().find_map(|t| plan.get(t)).copied() else { continue };
             for t in matrices {
                 if !plan.contains_key(&t) && matrix(types, t).is_some_and(|m| (m.rows, m.cols) == (p.rows, p.cols)) {
