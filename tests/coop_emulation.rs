@@ -7,6 +7,7 @@
 mod common;
 
 use matbridge_runtime::{Context, Dispatch, PipelineDesc};
+use matbridge_translator::profile::ComponentType;
 use matbridge_translator::{tools, translate, DeviceCaps};
 use rand::{Rng, SeedableRng};
 
@@ -1020,7 +1021,8 @@ fn packed_words_through_padding_match_the_reference() {
                 let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {m}x{n}x{k}: {e}", target.name));
                 tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {m}x{n}x{k}: {e}", target.name));
                 let what = format!("{} ({}) {m}x{n}x{k}", ctx.caps().name, mode(&report, expect_emulated.or(Some(false))));
-                if target.has_cooperative_matrix() {
+                let listed = target.cooperative_matrix.iter().any(|s| s.a == ComponentType::F16 && s.c == ComponentType::F16 && m as u32 % s.m == 0 && n as u32 % s.n == 0 && k as u32 % s.k == 0);
+                if target.has_cooperative_matrix() && !listed {
                     assert!(report.passes.iter().any(|p| p.name == "pad-cooperative-matrix" && p.changed), "{what}: {report:?}");
                 }
                 let p = specialized_pipeline(&ctx, &words, &spec, (6, 28), "khr_packed_pad");
@@ -1757,7 +1759,10 @@ fn iree_matmuls_match_the_reference() {
     for ctx in common::contexts() {
         for (target, expect_emulated) in targets(&ctx) {
             IreeMatmul::F16.run(&ctx, &target, expect_emulated.or(Some(false)));
-            IreeMatmul::I8.run(&ctx, &target, expect_emulated.or(Some(false)));
+            // Native where a listed s8 shape takes the 16x16x16 MulAdds whole or padded in K
+            // (the H100's 16x16x32); Mesa 26's 8x8x8 would split the `uvec4` rows: emulated.
+            let pads = target.cooperative_matrix.iter().any(|s| s.a == ComponentType::S8 && 16 % s.m == 0 && 16 % s.n == 0 && s.k >= 16);
+            IreeMatmul::I8.run(&ctx, &target, if pads { Some(false) } else { expect_emulated });
         }
     }
 }

@@ -11,11 +11,13 @@
 //! shape). The padding must hold zeros where a MulAdd reads it (A's columns and B's rows beyond
 //! K); the rest never reaches memory:
 //!
-//! - `OpCooperativeMatrixLoadKHR` of a padded type goes through a per-subgroup staging array in
-//!   workgroup memory: the subgroup's lanes copy the matrix's elements into it with zeros around
-//!   them (reading nothing outside the matrix), then the matrix is loaded from it;
-//! - `OpCooperativeMatrixStoreKHR` stores into the staging array and the lanes copy the
-//!   matrix's elements out of it;
+//! - `OpCooperativeMatrixLoadKHR` of a padded type goes through the type's per-subgroup staging
+//!   area in workgroup memory, zeroed once at the entry point's start: the subgroup's lanes copy
+//!   the matrix's elements into it (a whole word each where the matrix's lines fill words,
+//!   reading nothing outside the matrix), so that its padding stays zero, then the matrix is
+//!   loaded from it;
+//! - `OpCooperativeMatrixStoreKHR` stores into a staging area of its component type and the
+//!   lanes copy the matrix's elements out of it;
 //! - a MulAdd operand A or B that is not known to hold zeros in its padding (a matrix built from
 //!   a scalar, arithmetic that does not keep zeros, a value read from a variable) is re-masked
 //!   through the staging array first. Loads, null matrices, phis, selects and copies of such
@@ -27,8 +29,8 @@
 //!
 //! Types that keep their size (C and the result where only K is padded) are not staged.
 //!
-//! Staging arrays (one per component type, each `NumSubgroups x` the largest padded matrix of
-//! that type) are sized from the workgroup size (`LocalSize`, `LocalSizeId` or a `WorkgroupSize`
+//! Staging arrays (one per loaded padded type, and one per component type of stored or
+//! re-masked matrices, each `NumSubgroups x` the largest such padded matrix) are sized from the workgroup size (`LocalSize`, `LocalSizeId` or a `WorkgroupSize`
 //! constant, specialization constants included) and the target's smallest sub-group; copies
 //! are followed by sub-group barriers.
 //!
@@ -154,7 +156,8 @@ impl Pass for PadCooperativeMatrix {
                 return Ok(outcome);
             }
         };
-        let stage = match Staging::new(module, &types, cx.target, &plan) {
+        let clean = zero_padded(module, &types, &plan);
+        let stage = match Staging::new(module, &types, cx.target, &plan, &clean) {
             Ok(s) => s,
             Err(why) => {
                 outcome.notes.push(format!("not padded: {why}"));
@@ -167,7 +170,7 @@ impl Pass for PadCooperativeMatrix {
             let p = plan[id];
             outcome.notes.push(format!("%{id} ({}x{}): padded to {}x{}", p.rows, p.cols, p.padded_rows, p.padded_cols));
         }
-        rewrite(module, &types, &plan, &stage, &mut outcome)?;
+        rewrite(module, &types, &plan, &stage, &clean, &mut outcome)?;
         outcome.changed = true;
         Ok(outcome)
     }
@@ -296,28 +299,50 @@ fn plan(module: &Module, types: &Types, target: &DeviceCaps) -> std::result::Res
 
 /// The staging arrays and what indexing them needs.
 struct Staging {
-    /// Component type -> (workgroup array variable, elements per subgroup).
-    arrays: HashMap<Word, (Word, u32)>,
+    /// Padded matrix type -> (workgroup array variable, elements per subgroup): where its loads
+    /// stage it. Each subgroup's area is zeroed once, and loads write only the matrix's
+    /// elements, so its padding stays zero.
+    loads: HashMap<Word, (Word, u32)>,
+    /// Component type -> (workgroup array variable, elements per subgroup): where stores and
+    /// re-masking stage matrices of that component type.
+    scratch: HashMap<Word, (Word, u32)>,
     /// Iterations over a subgroup's elements: the target's smallest subgroup size.
     min_subgroup: u32,
 }
 
 impl Staging {
-    fn new(module: &mut Module, types: &Types, target: &DeviceCaps, plan: &HashMap<Word, Padding>) -> std::result::Result<Staging, String> {
+    fn new(module: &mut Module, types: &Types, target: &DeviceCaps, plan: &HashMap<Word, Padding>, clean: &HashSet<Word>) -> std::result::Result<Staging, String> {
         if module.entry_points.len() != 1 {
             return Err("the module has more than one entry point".into());
         }
         let (dims, default) = workgroup_size(module, types).ok_or("the entry point has no workgroup size")?;
         let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size }.max(1);
         let default_subgroups = default.div_ceil(min_subgroup);
+        // Loaded types; components of stored and re-masked matrices.
+        let padded_of = |v: Word| types.type_of(v).and_then(|t| plan.get(&t)).copied();
+        let mut loaded: Vec<Word> = Vec::new();
         let mut per_component: HashMap<Word, u32> = HashMap::new();
-        for p in plan.values() {
-            let e = per_component.entry(p.component).or_default();
-            *e = (*e).max(p.elements());
+        for inst in module.functions.iter().flat_map(|f| f.insts()) {
+            let scratch: Vec<Padding> = match inst.op() {
+                Some(Op::CooperativeMatrixLoadKHR) => {
+                    loaded.extend(inst.result_type.filter(|t| plan.contains_key(t)));
+                    Vec::new()
+                }
+                Some(Op::CooperativeMatrixStoreKHR) => inst.id(1).ok().and_then(padded_of).into_iter().collect(),
+                Some(Op::CooperativeMatrixMulAddKHR) => inst.operands.iter().take(2).filter_map(Operand::id).filter(|v| !clean.contains(v)).filter_map(padded_of).collect(),
+                _ => Vec::new(),
+            };
+            for p in scratch {
+                let e = per_component.entry(p.component).or_default();
+                *e = (*e).max(p.elements());
+            }
         }
+        loaded.sort_unstable();
+        loaded.dedup();
         let mut components: Vec<(Word, u32)> = per_component.into_iter().collect();
         components.sort_unstable();
-        let bytes: u64 = components.iter().map(|(c, e)| u64::from(*e) * u64::from(default_subgroups) * u64::from(component_bytes(types, *c))).sum();
+        let areas: Vec<(Word, u32)> = loaded.iter().map(|t| (plan[t].component, plan[t].elements())).chain(components.iter().copied()).collect();
+        let bytes: u64 = areas.iter().map(|(c, e)| u64::from(*e) * u64::from(default_subgroups) * u64::from(component_bytes(types, *c))).sum();
         let used = workgroup_bytes(module, types);
         let limit = u64::from(target.limits.max_shared_memory_size);
         if limit > 0 && used + bytes > limit {
@@ -331,16 +356,16 @@ impl Staging {
         let rounded = spec_op(module, uint, Op::IAdd, invocations, sub);
         let min_c = module.constant_u32(min_subgroup);
         let subgroups = spec_op(module, uint, Op::UDiv, rounded, min_c);
-        let mut arrays = HashMap::new();
-        for (component, elements) in components {
+        let mut array = |component: Word, elements: u32| -> (Word, u32) {
             let per = module.constant_u32(elements);
             let len = spec_op(module, uint, Op::IMul, subgroups, per);
             let array = module.type_array(component, len);
             let ptr = module.type_pointer(StorageClass::Workgroup, array);
-            let var = module.add_global_variable(ptr, StorageClass::Workgroup, None);
-            arrays.insert(component, (var, elements));
-        }
-        Ok(Staging { arrays, min_subgroup })
+            (module.add_global_variable(ptr, StorageClass::Workgroup, None), elements)
+        };
+        let loads = loaded.iter().map(|t| (*t, array(plan[t].component, plan[t].elements()))).collect();
+        let scratch = components.into_iter().map(|(c, e)| (c, array(c, e))).collect();
+        Ok(Staging { loads, scratch, min_subgroup })
     }
 }
 
@@ -429,8 +454,7 @@ struct Common {
     row_major: Word,
 }
 
-fn rewrite(module: &mut Module, types: &Types, plan: &HashMap<Word, Padding>, stage: &Staging, outcome: &mut Outcome) -> Result<()> {
-    let clean = zero_padded(module, types, plan);
+fn rewrite(module: &mut Module, types: &Types, plan: &HashMap<Word, Padding>, stage: &Staging, clean: &HashSet<Word>, outcome: &mut Outcome) -> Result<()> {
     let chains = access_chains(module);
     let uint = module.type_int(32, false);
     let common = Common {
@@ -489,6 +513,15 @@ fn rewrite(module: &mut Module, types: &Types, plan: &HashMap<Word, Padding>, st
             b += 1;
         }
     }
+    // Load areas start zeroed, at the entry point's start (after its variables).
+    if !stage.loads.is_empty() {
+        let entry = module.entry_points.first().and_then(|e| e.operands.get(1)).and_then(Operand::id);
+        if let Some(f) = module.functions.iter().position(|f| Some(f.id()) == entry) {
+            let index = module.functions[f].blocks.first().map_or(0, |b| b.insts.iter().rposition(|i| i.is(Op::Variable)).map_or(0, |v| v + 1));
+            let mut bld = Builder::new(module, Cursor { function: f, block: 0, index });
+            Stager { c: &common, stage, chains: &chains, types }.zero_load_areas(&mut bld, plan);
+        }
+    }
     // The types grow last: the rewrites above read the original sizes from the plan. (In id
     // order, so that new size constants do not depend on hashing.)
     let mut grown: Vec<(&Word, &Padding)> = plan.iter().collect();
@@ -517,14 +550,83 @@ impl Stager<'_> {
     /// The subgroup's staging area for `p`: (pointer to its first element, the array, the area's
     /// first index).
     fn area(&self, bld: &mut Builder<'_>, p: Padding) -> (Word, Word, Word) {
-        let (array, per) = self.stage.arrays.get(&p.component).copied().unwrap_or((0, 0));
+        let (array, per) = self.stage.scratch.get(&p.component).copied().unwrap_or((0, 0));
+        self.area_of(bld, p.component, array, per)
+    }
+
+    /// The subgroup's staging area in `array` (`per` elements each): (pointer to its first
+    /// element, the array, the area's first index).
+    fn area_of(&self, bld: &mut Builder<'_>, component: Word, array: Word, per: u32) -> (Word, Word, Word) {
+        let base = self.first_index(bld, per);
+        let ptr_ty = bld.module.type_pointer(StorageClass::Workgroup, component);
+        (bld.access_chain(ptr_ty, array, &[base]), array, base)
+    }
+
+    /// The first index of the subgroup's area in an array of `per` elements per subgroup.
+    fn first_index(&self, bld: &mut Builder<'_>, per: u32) -> Word {
         let uint = self.c.uint;
         let sg_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupId, uint);
         let sg = bld.load(uint, sg_var);
         let per = bld.module.constant_u32(per);
-        let base = bld.imul(uint, sg, per);
-        let ptr_ty = bld.module.type_pointer(StorageClass::Workgroup, p.component);
-        (bld.access_chain(ptr_ty, array, &[base]), array, base)
+        bld.imul(uint, sg, per)
+    }
+
+    /// Zeroes the subgroup's load areas (at the start of the entry point).
+    fn zero_load_areas(&self, bld: &mut Builder<'_>, plan: &HashMap<Word, Padding>) {
+        let mut loaded: Vec<(&Word, &(Word, u32))> = self.stage.loads.iter().collect();
+        loaded.sort_unstable();
+        let uint = self.c.uint;
+        for (ty, &(array, per)) in loaded {
+            let p = plan[ty];
+            let base = self.first_index(bld, per);
+            let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
+            let zero = bld.module.constant_null(p.component);
+            self.for_each(bld, p.elements(), |bld, index| {
+                let at = bld.iadd(uint, base, index);
+                let slot = bld.access_chain(elem_ptr, array, &[at]);
+                bld.store(slot, zero);
+            });
+        }
+    }
+
+    /// Runs `body(bld, row, col, count)` over the elements of the unpadded matrix stored as
+    /// `column_major` says, `count` consecutive elements of a line at a time (`run`, where
+    /// `run` divides the lines, else 1), each run on one lane of the subgroup.
+    fn for_each_run(&self, bld: &mut Builder<'_>, p: Padding, column_major: bool, run: u32, mut body: impl FnMut(&mut Builder<'_>, Word, Word, u32)) {
+        let uint = self.c.uint;
+        let (lines, line) = if column_major { (p.cols, p.rows) } else { (p.rows, p.cols) };
+        let run = if line % run == 0 { run } else { 1 };
+        let runs_per_line = line / run;
+        let (rpl, run_c) = (bld.module.constant_u32(runs_per_line), bld.module.constant_u32(run));
+        self.for_each(bld, lines * runs_per_line, |bld, index| {
+            let major = bld.op(Op::UDiv, uint, &[index, rpl]);
+            let r = bld.op(Op::UMod, uint, &[index, rpl]);
+            let minor = if run == 1 { r } else { bld.imul(uint, r, run_c) };
+            let (row, col) = if column_major { (minor, major) } else { (major, minor) };
+            body(bld, row, col, run);
+        });
+    }
+
+    /// A pointer to the staging slot of element (row + dr, col + dc) of a padded matrix whose
+    /// area starts at index `base` of `array`.
+    #[allow(clippy::too_many_arguments)]
+    fn slot(&self, bld: &mut Builder<'_>, p: Padding, array: Word, base: Word, (row, col): (Word, Word), (dr, dc): (u32, u32)) -> Word {
+        let uint = self.c.uint;
+        let pcols = bld.module.constant_u32(p.padded_cols);
+        let offset = |bld: &mut Builder<'_>, v: Word, d: u32| {
+            if d == 0 {
+                v
+            } else {
+                let d = bld.module.constant_u32(d);
+                bld.iadd(uint, v, d)
+            }
+        };
+        let (r, c) = (offset(bld, row, dr), offset(bld, col, dc));
+        let scaled = bld.imul(uint, r, pcols);
+        let index = bld.iadd(uint, scaled, c);
+        let at = bld.iadd(uint, base, index);
+        let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
+        bld.access_chain(elem_ptr, array, &[at])
     }
 
     fn barrier(&self, bld: &mut Builder<'_>) {
@@ -639,32 +741,35 @@ impl Stager<'_> {
         let (ptr, layout, stride) = (inst.id(0)?, inst.id(1)?, inst.id(2)?);
         let column_major = self.types.const_u32(layout) == Some(CooperativeMatrixLayout::ColumnMajorKHR as u32);
         let mem = Memory::of(self.types, ptr, p.component).ok_or_else(|| inst.malformed("a padded load's pointer (checked by the plan)".into()))?;
-        let (start, array, base) = self.area(bld, p);
-        let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
-        let zero = bld.module.constant_null(p.component);
+        let (array, per) = self.stage.loads.get(&inst.ty()?).copied().ok_or_else(|| inst.malformed("a padded load without a staging area".into()))?;
+        let (start, array, base) = self.area_of(bld, p.component, array, per);
         let operands = self.memory_operands(mem);
-        let uint = self.c.uint;
-        self.for_each_element(bld, p, |bld, index, row, col| {
-            let at = bld.iadd(uint, base, index);
-            let slot = bld.access_chain(elem_ptr, array, &[at]);
-            bld.store(slot, zero);
-            let inside = self.in_matrix(bld, p, row, col);
-            bld.if_then(inside, |bld| {
-                let (src, part) = self.word(bld, ptr, mem, column_major, stride, row, col);
-                let mut ops = vec![Operand::Id(src)];
-                ops.extend(operands.iter().cloned());
-                let w = bld.emit(Op::Load, mem.word, ops);
-                let v = match part {
-                    Some(part) => {
-                        let parts = bld.module.type_vector(p.component, mem.per_word);
-                        let parts = bld.bitcast(parts, w);
-                        bld.op(Op::VectorExtractDynamic, p.component, &[parts, part])
-                    }
-                    None if mem.word == p.component => w,
-                    None => bld.bitcast(p.component, w),
-                };
+        // Whole words where a line fills them (its first element starts a word: lines start
+        // `stride` pointee elements apart), else an element at a time.
+        self.for_each_run(bld, p, column_major, mem.per_word, |bld, row, col, run| {
+            let (src, part) = self.word(bld, ptr, mem, column_major, stride, row, col);
+            let mut ops = vec![Operand::Id(src)];
+            ops.extend(operands.iter().cloned());
+            let w = bld.emit(Op::Load, mem.word, ops);
+            let values: Vec<Word> = match part {
+                Some(_) if run == mem.per_word => {
+                    let parts = bld.module.type_vector(p.component, mem.per_word);
+                    let parts = bld.bitcast(parts, w);
+                    (0..run).map(|j| bld.emit(Op::CompositeExtract, p.component, vec![Operand::Id(parts), Operand::Literal(j)])).collect()
+                }
+                Some(part) => {
+                    let parts = bld.module.type_vector(p.component, mem.per_word);
+                    let parts = bld.bitcast(parts, w);
+                    vec![bld.op(Op::VectorExtractDynamic, p.component, &[parts, part])]
+                }
+                None if mem.word == p.component => vec![w],
+                None => vec![bld.bitcast(p.component, w)],
+            };
+            for (j, v) in (0u32..).zip(values) {
+                let d = if column_major { (j, 0) } else { (0, j) };
+                let slot = self.slot(bld, p, array, base, (row, col), d);
                 bld.store(slot, v);
-            });
+            }
         });
         self.barrier(bld);
         let pcols = bld.module.constant_u32(p.padded_cols);
