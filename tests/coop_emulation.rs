@@ -1021,7 +1021,10 @@ fn packed_words_through_padding_match_the_reference() {
                 let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {m}x{n}x{k}: {e}", target.name));
                 tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {m}x{n}x{k}: {e}", target.name));
                 let what = format!("{} ({}) {m}x{n}x{k}", ctx.caps().name, mode(&report, expect_emulated.or(Some(false))));
-                let listed = target.cooperative_matrix.iter().any(|s| s.a == ComponentType::F16 && s.c == ComponentType::F16 && m as u32 % s.m == 0 && n as u32 % s.n == 0 && k as u32 % s.k == 0);
+                let listed = target
+                    .cooperative_matrix
+                    .iter()
+                    .any(|s| s.a == ComponentType::F16 && s.c == ComponentType::F16 && (m as u32).is_multiple_of(s.m) && (n as u32).is_multiple_of(s.n) && (k as u32).is_multiple_of(s.k));
                 if target.has_cooperative_matrix() && !listed {
                     assert!(report.passes.iter().any(|p| p.name == "pad-cooperative-matrix" && p.changed), "{what}: {report:?}");
                 }
@@ -1752,14 +1755,14 @@ fn fragments_in_workgroup_struct_members_match_the_reference() {
 /// and SwiftShader), as the runtime translates it for the device: 32x128x128 in two workgroups,
 /// checked element for element. The f16 kernel widens its fragments to f32 A and B matrices,
 /// a shape no device lists: on a device that lists f16 x f16 + f32 the MulAdds take the f16
-/// fragments and run natively. The int8 kernel's 16x16x16 MulAdds, read from `uvec4` staging
-/// arrays, are padded to the H100's 16x16x32 and run natively too.
+/// fragments and run natively. The int8 kernel's 16x16x16 MulAdds, chained over K on fragments
+/// read from `uvec4` staging arrays, fuse in pairs into the H100's 16x16x32 and run natively too.
 #[test]
 fn iree_matmuls_match_the_reference() {
     for ctx in common::contexts() {
         for (target, expect_emulated) in targets(&ctx) {
             IreeMatmul::F16.run(&ctx, &target, expect_emulated.or(Some(false)));
-            // Native where a listed s8 shape takes the 16x16x16 MulAdds whole or padded in K
+            // Native where a listed s8 shape takes the 16x16x16 MulAdds whole or fused over K
             // (the H100's 16x16x32); Mesa 26's 8x8x8 would split the `uvec4` rows: emulated.
             let pads = target.cooperative_matrix.iter().any(|s| s.a == ComponentType::S8 && 16 % s.m == 0 && 16 % s.n == 0 && s.k >= 16);
             IreeMatmul::I8.run(&ctx, &target, if pads { Some(false) } else { expect_emulated });

@@ -85,6 +85,7 @@ impl Pipeline {
             Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),
             Box::new(passes::fold_widened_operands::FoldWidenedOperands),
             Box::new(passes::match_accumulator_signedness::MatchAccumulatorSignedness),
+            Box::new(passes::fuse_k_chains::FuseKChains),
             Box::new(passes::materialize_matrix_length::MaterializeMatrixLength),
             Box::new(passes::lower_integer_dot::LowerIntegerDot),
             Box::new(passes::pad_cooperative_matrix::PadCooperativeMatrix),

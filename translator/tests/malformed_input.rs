@@ -16,11 +16,12 @@ const MODULES: [&str; 5] =
 /// staging and quantized blocks, f32 atomics in every kind of memory, sub-group operations on
 /// 64-bit vectors, bfloat16 conversions, wide vectors in variables),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 50] = [
+const ASSEMBLY: [&str; 51] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
     "emulate_cooperative_matrix/psb_spec_shape.spvasm",
+    "fuse_k_chains/fused.spvasm",
     "pad_cooperative_matrix/grid.spvasm",
     "pad_cooperative_matrix/packed_words.spvasm",
     "tile_cooperative_matrix/grid.spvasm",

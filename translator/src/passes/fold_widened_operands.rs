@@ -147,7 +147,7 @@ fn remove_dead_conversions(module: &mut Module, candidates: &HashSet<Word>) {
 }
 
 /// Removes cooperative-matrix types, and pointer types to them, that no instruction uses.
-fn remove_unused_matrix_types(module: &mut Module) {
+pub(crate) fn remove_unused_matrix_types(module: &mut Module) {
     let matrices: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::TypeCooperativeMatrixKHR)).filter_map(|g| g.result_id).collect();
     module.remove_unused_globals(|g| g.is(Op::TypeCooperativeMatrixKHR) || (g.is(Op::TypePointer) && g.id(1).is_ok_and(|p| matrices.contains(&p))));
 }

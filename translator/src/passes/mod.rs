@@ -4,6 +4,7 @@ pub mod check_cooperative_matrix;
 pub mod emulate_cooperative_matrix;
 pub mod emulate_float_atomics;
 pub mod fold_widened_operands;
+pub mod fuse_k_chains;
 pub mod inline_functions;
 pub mod legalize_narrow_types;
 pub mod lower_async_copies;
