@@ -272,21 +272,30 @@ fn fuse(module: &mut Module, f: &Fusion) {
     for (wide, _) in loads.into_iter().rev() {
         block.insts.insert(f.second, wide);
     }
-    block.insts.remove(f.first);
+    let first = block.insts.remove(f.first);
+    forget(module, &first.result_id.into_iter().collect());
 }
 
-/// Removes cooperative-matrix loads whose results nothing uses (the halves a fusion replaced).
+/// Removes cooperative-matrix loads whose results no instruction of a function uses (the halves
+/// a fusion replaced), with their names and decorations.
 fn remove_unused_loads(module: &mut Module) {
-    loop {
-        let used: HashSet<Word> = module.all_insts().flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect();
-        let mut removed = false;
-        for block in module.functions.iter_mut().flat_map(|f| f.blocks.iter_mut()) {
-            let before = block.insts.len();
-            block.insts.retain(|i| !(i.is(Op::CooperativeMatrixLoadKHR) && i.result_id.is_some_and(|r| !used.contains(&r))));
-            removed |= block.insts.len() != before;
-        }
-        if !removed {
-            return;
-        }
+    let used: HashSet<Word> = module.functions.iter().flat_map(|f| f.insts()).flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect();
+    let mut removed = HashSet::new();
+    for block in module.functions.iter_mut().flat_map(|f| f.blocks.iter_mut()) {
+        block.insts.retain(|i| match i.result_id {
+            Some(r) if i.is(Op::CooperativeMatrixLoadKHR) && !used.contains(&r) => {
+                removed.insert(r);
+                false
+            }
+            _ => true,
+        });
     }
+    forget(module, &removed);
+}
+
+/// Removes the debug names and decorations of `ids`.
+fn forget(module: &mut Module, ids: &HashSet<Word>) {
+    let names = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| ids.contains(&t));
+    module.debug_names.retain(|i| !names(i));
+    module.annotations.retain(|i| !names(i));
 }
