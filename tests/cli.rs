@@ -745,8 +745,8 @@ fn probe_reports_and_records_each_test_device() {
     assert!(matbridge().args(["matmul", "--m", "8", "--n", "8", "--k", "8", "--device", "cpu", "--force-native", "--distrust-record"]).arg(&record).status().unwrap().success());
 }
 
-/// `--spec` specializes before translating: llama.cpp's mul_mm with 8x8x8 fragments is
-/// emulated for the H100 (which lists no 8x8x8 shape) and native with 16x16x16 ones; a bad
+/// `--spec` specializes before translating: llama.cpp's mul_mm with 8x8x8 fragments is padded
+/// for the H100 (which lists no 8x8x8 shape) and native as it is with 16x16x16 ones; a bad
 /// `--spec` is a usage error naming it.
 #[test]
 fn translate_specializes_with_spec() {
@@ -756,7 +756,7 @@ fn translate_specializes_with_spec() {
     let dir = tempdir();
     let out = dir.join("out.spv");
     let input = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kernels/khr_mul_mm.spvasm");
-    let emulated = |frag: &str| {
+    let changed = |frag: &str, pass: &str| {
         let mut cmd = matbridge();
         cmd.args(["translate", input, "--report", "--target", "h100", "-o"]).arg(&out);
         for s in ["0=128", "1=64", "2=64", "4=32", "5=32", "9=32"] {
@@ -768,10 +768,10 @@ fn translate_specializes_with_spec() {
         let r = cmd.output().unwrap();
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
         let report: Value = serde_json::from_slice(&r.stdout).unwrap();
-        report["passes"].as_array().unwrap().iter().any(|p| p["name"] == "emulate-cooperative-matrix" && p["changed"] == true)
+        report["passes"].as_array().unwrap().iter().any(|p| p["name"] == pass && p["changed"] == true)
     };
-    assert!(emulated("8"));
-    assert!(!emulated("16"));
+    assert!(changed("8", "pad-cooperative-matrix") && !changed("8", "emulate-cooperative-matrix"));
+    assert!(!changed("16", "pad-cooperative-matrix") && !changed("16", "emulate-cooperative-matrix"));
     let r = matbridge().args(["translate", input, "--target", "h100", "--spec", "6:16", "-o"]).arg(&out).output().unwrap();
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("`6:16` is not ID=VALUE"));
