@@ -51,18 +51,11 @@ impl Pass for FuseKChains {
             return Ok(outcome);
         }
         while let Some(fusion) = find(module, cx.target) {
-            outcome.notes.push(format!(
-                "MulAdds at words {} and {}: {}x{}x{} fused over K into {}x{}x{}",
-                fusion.first_at,
-                fusion.second_at,
-                fusion.m,
-                fusion.n,
-                fusion.k,
-                fusion.m,
-                fusion.n,
-                2 * fusion.k
-            ));
-            fuse(module, &fusion);
+            if !fuse(module, &fusion) {
+                break;
+            }
+            let (m, n, k) = (fusion.m, fusion.n, fusion.k);
+            outcome.notes.push(format!("MulAdds at words {} and {}: {m}x{n}x{k} fused over K into {m}x{n}x{}", fusion.first_at, fusion.second_at, 2 * k));
             outcome.count(Op::CooperativeMatrixMulAddKHR as u32);
         }
         if outcome.changed {
@@ -247,14 +240,14 @@ fn writes_or_synchronizes(inst: &Inst) -> bool {
 }
 
 /// Replaces the pair: wide loads of A and B at the second MulAdd, which takes them and the
-/// first's C; the first goes.
-fn fuse(module: &mut Module, f: &Fusion) {
+/// first's C; the first goes. `false` (nothing changed) where a half's type cannot be widened.
+fn fuse(module: &mut Module, f: &Fusion) -> bool {
     let wide = |module: &mut Module, half: &Inst, rows: u32, cols: u32| -> Option<Word> {
         let [component, scope, _, _, usage] = half.ids().ok()?;
         let (r, c) = (module.constant_u32(rows), module.constant_u32(cols));
         Some(module.intern(Op::TypeCooperativeMatrixKHR, None, vec![Operand::Id(component), Operand::Id(scope), Operand::Id(r), Operand::Id(c), Operand::Id(usage)]))
     };
-    let (Some(ta), Some(tb)) = (wide(module, &f.halves[0], f.m, 2 * f.k), wide(module, &f.halves[1], 2 * f.k, f.n)) else { return };
+    let (Some(ta), Some(tb)) = (wide(module, &f.halves[0], f.m, 2 * f.k), wide(module, &f.halves[1], 2 * f.k, f.n)) else { return false };
     let c = module.functions[f.function].blocks[f.block].insts[f.first].id(2).unwrap_or(0);
     let mut loads = Vec::new();
     for (load, ty) in f.loads.iter().zip([ta, tb]) {
@@ -274,6 +267,7 @@ fn fuse(module: &mut Module, f: &Fusion) {
     }
     let first = block.insts.remove(f.first);
     forget(module, &first.result_id.into_iter().collect());
+    true
 }
 
 /// Removes cooperative-matrix loads whose results no instruction of a function uses (the halves
