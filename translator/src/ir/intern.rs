@@ -252,9 +252,7 @@ impl Module {
             }
             self.interner.clear();
             self.globals.retain(|g| !g.result_id.is_some_and(|r| replace.contains_key(&r)));
-            let gone = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| replace.contains_key(&t));
-            self.annotations.retain(|a| !gone(a));
-            self.debug_names.retain(|a| !gone(a));
+            self.forget(&replace.keys().copied().collect());
             self.for_each_inst_mut(|inst| inst.map_used_ids(|id| replace.get(&id).copied().unwrap_or(id)));
         }
     }

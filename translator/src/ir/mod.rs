@@ -416,10 +416,32 @@ impl Module {
                 return;
             }
             self.globals_mut().retain(|g| !g.result_id.is_some_and(|r| gone.contains(&r)));
-            let refers = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| gone.contains(&t));
-            self.annotations.retain(|a| !refers(a));
-            self.debug_names.retain(|a| !refers(a));
+            self.forget(&gone);
         }
+    }
+
+    /// Removes the function instructions that `removable` accepts and whose results no
+    /// instruction of a function uses, with their names and decorations.
+    pub fn remove_unused_values(&mut self, removable: impl Fn(&Inst) -> bool) {
+        let used: std::collections::HashSet<Word> = self.functions.iter().flat_map(|f| f.insts()).flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect();
+        let mut gone = std::collections::HashSet::new();
+        for block in self.functions.iter_mut().flat_map(|f| f.blocks.iter_mut()) {
+            block.insts.retain(|i| match i.result_id {
+                Some(r) if !used.contains(&r) && removable(i) => {
+                    gone.insert(r);
+                    false
+                }
+                _ => true,
+            });
+        }
+        self.forget(&gone);
+    }
+
+    /// Removes the debug names and decorations of `ids`.
+    pub fn forget(&mut self, ids: &std::collections::HashSet<Word>) {
+        let refers = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| ids.contains(&t));
+        self.annotations.retain(|a| !refers(a));
+        self.debug_names.retain(|a| !refers(a));
     }
 
     /// SPIR-V version as (major, minor).

@@ -79,7 +79,8 @@ impl Pass for FoldWidenedOperands {
             }
         }
         if outcome.changed {
-            remove_dead_conversions(module, &folded);
+            // Conversions nothing uses any more, with their names and decorations.
+            module.remove_unused_values(|i| i.result_id.is_some_and(|r| folded.contains(&r)) && matches!(i.op(), Some(Op::FConvert | Op::SConvert | Op::UConvert)));
             remove_unused_matrix_types(module);
         }
         Ok(outcome)
@@ -129,21 +130,6 @@ fn fold(types: &Types, conversions: &HashMap<Word, (Op, Word)>, mul_add: &Inst) 
         flags.set(Flags::MATRIX_B_SIGNED_COMPONENTS_KHR, sb);
     }
     Some((na, nb, flags))
-}
-
-/// Removes the conversions in `candidates` that no instruction of a function uses any more, with
-/// their names and decorations.
-fn remove_dead_conversions(module: &mut Module, candidates: &HashSet<Word>) {
-    let used: HashSet<Word> = module.functions.iter().flat_map(|f| f.insts()).flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect();
-    let dead = |i: &Inst| i.result_id.is_some_and(|r| candidates.contains(&r) && !used.contains(&r)) && matches!(i.op(), Some(Op::FConvert | Op::SConvert | Op::UConvert));
-    for f in &mut module.functions {
-        for block in &mut f.blocks {
-            block.insts.retain(|i| !dead(i));
-        }
-    }
-    let gone = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| candidates.contains(&t) && !used.contains(&t));
-    module.debug_names.retain(|i| !gone(i));
-    module.annotations.retain(|i| !gone(i));
 }
 
 /// Removes cooperative-matrix types, and pointer types to them, that no instruction uses.

@@ -32,7 +32,7 @@ use crate::passes::fold_widened_operands::remove_unused_matrix_types;
 use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, per_element, MulAddTypes};
 use crate::profile::DeviceCaps;
 use spirv::{CooperativeMatrixLayout, Op, Word};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 pub struct FuseKChains;
 
@@ -59,7 +59,8 @@ impl Pass for FuseKChains {
             outcome.count(Op::CooperativeMatrixMulAddKHR as u32);
         }
         if outcome.changed {
-            remove_unused_loads(module);
+            // The halves' loads a fusion replaced.
+            module.remove_unused_values(|i| i.is(Op::CooperativeMatrixLoadKHR));
             remove_unused_matrix_types(module);
         }
         Ok(outcome)
@@ -119,7 +120,7 @@ fn pair(values: &Values<'_>, uses: &HashMap<Word, usize>, index: &HashMap<Word, 
     let [a1, b1, c] = second.ids().ok()?;
     let &fi = index.get(&c)?;
     let first = &block.insts[fi];
-    if !first.is(Op::CooperativeMatrixMulAddKHR) || uses.get(&c) != Some(&1) || first.word_opt(3) != second.word_opt(3) || first.result_type != second.result_type {
+    if !first.is(Op::CooperativeMatrixMulAddKHR) || uses.get(&c) != Some(&1) || first.word_opt(3) != second.word_opt(3) {
         return None;
     }
     let [a0, b0, _] = first.ids().ok()?;
@@ -266,30 +267,6 @@ fn fuse(module: &mut Module, f: &Fusion) -> bool {
         block.insts.insert(f.second, wide);
     }
     let first = block.insts.remove(f.first);
-    forget(module, &first.result_id.into_iter().collect());
+    module.forget(&first.result_id.into_iter().collect());
     true
-}
-
-/// Removes cooperative-matrix loads whose results no instruction of a function uses (the halves
-/// a fusion replaced), with their names and decorations.
-fn remove_unused_loads(module: &mut Module) {
-    let used: HashSet<Word> = module.functions.iter().flat_map(|f| f.insts()).flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect();
-    let mut removed = HashSet::new();
-    for block in module.functions.iter_mut().flat_map(|f| f.blocks.iter_mut()) {
-        block.insts.retain(|i| match i.result_id {
-            Some(r) if i.is(Op::CooperativeMatrixLoadKHR) && !used.contains(&r) => {
-                removed.insert(r);
-                false
-            }
-            _ => true,
-        });
-    }
-    forget(module, &removed);
-}
-
-/// Removes the debug names and decorations of `ids`.
-fn forget(module: &mut Module, ids: &HashSet<Word>) {
-    let names = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| ids.contains(&t));
-    module.debug_names.retain(|i| !names(i));
-    module.annotations.retain(|i| !names(i));
 }
