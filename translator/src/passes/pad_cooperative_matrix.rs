@@ -752,18 +752,17 @@ impl Stager<'_> {
             ops.extend(operands.iter().cloned());
             let w = bld.emit(Op::Load, mem.word, ops);
             let values: Vec<Word> = match part {
-                Some(_) if run == mem.per_word => {
-                    let parts = bld.module.type_vector(p.component, mem.per_word);
-                    let parts = bld.bitcast(parts, w);
-                    (0..run).map(|j| bld.emit(Op::CompositeExtract, p.component, vec![Operand::Id(parts), Operand::Literal(j)])).collect()
-                }
+                None if mem.word == p.component => vec![w],
+                None => vec![bld.bitcast(p.component, w)],
                 Some(part) => {
                     let parts = bld.module.type_vector(p.component, mem.per_word);
                     let parts = bld.bitcast(parts, w);
-                    vec![bld.op(Op::VectorExtractDynamic, p.component, &[parts, part])]
+                    if run == mem.per_word {
+                        (0..run).map(|j| bld.emit(Op::CompositeExtract, p.component, vec![Operand::Id(parts), Operand::Literal(j)])).collect()
+                    } else {
+                        vec![bld.op(Op::VectorExtractDynamic, p.component, &[parts, part])]
+                    }
                 }
-                None if mem.word == p.component => vec![w],
-                None => vec![bld.bitcast(p.component, w)],
             };
             for (j, v) in (0u32..).zip(values) {
                 let d = if column_major { (j, 0) } else { (0, j) };
@@ -786,57 +785,30 @@ impl Stager<'_> {
         let pcols = bld.module.constant_u32(p.padded_cols);
         bld.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(start), Operand::Id(value), Operand::Id(self.c.row_major), Operand::Id(pcols)]);
         self.barrier(bld);
-        let elem_ptr = bld.module.type_pointer(StorageClass::Workgroup, p.component);
         let operands = self.memory_operands(mem);
-        let uint = self.c.uint;
-        if mem.per_word == 1 {
-            self.for_each_element(bld, p, |bld, index, row, col| {
-                let inside = self.in_matrix(bld, p, row, col);
-                bld.if_then(inside, |bld| {
-                    let at = bld.iadd(uint, base, index);
-                    let slot = bld.access_chain(elem_ptr, array, &[at]);
-                    let v = bld.load(p.component, slot);
-                    let v = if mem.word == p.component { v } else { bld.bitcast(mem.word, v) };
-                    let (dst, _) = self.word(bld, ptr, mem, column_major, stride, row, col);
-                    let mut ops = vec![Operand::Id(dst), Operand::Id(v)];
-                    ops.extend(operands.iter().cloned());
-                    bld.emit_void(Op::Store, ops);
-                });
-            });
-        } else {
-            // Words hold several components: each lane writes whole words (the plan checked that
-            // the matrix's lines fill them), so that no two lanes write parts of one word.
-            let (lines, line) = if column_major { (p.cols, p.rows) } else { (p.rows, p.cols) };
-            let words_per_line = line / mem.per_word;
-            let (wpl, per_word, pcols_c) = (bld.module.constant_u32(words_per_line), bld.module.constant_u32(mem.per_word), bld.module.constant_u32(p.padded_cols));
-            let parts_ty = bld.module.type_vector(p.component, mem.per_word);
-            self.for_each(bld, lines * words_per_line, |bld, index| {
-                let major = bld.op(Op::UDiv, uint, &[index, wpl]);
-                let w = bld.op(Op::UMod, uint, &[index, wpl]);
-                let first = bld.imul(uint, w, per_word);
-                let mut parts = Vec::new();
-                let mut at_first = (0, 0);
-                for j in 0..mem.per_word {
-                    let j = bld.module.constant_u32(j);
-                    let minor = bld.iadd(uint, first, j);
-                    let (row, col) = if column_major { (minor, major) } else { (major, minor) };
-                    if parts.is_empty() {
-                        at_first = (row, col);
-                    }
-                    let scaled = bld.imul(uint, row, pcols_c);
-                    let slot_index = bld.iadd(uint, scaled, col);
-                    let at = bld.iadd(uint, base, slot_index);
-                    let slot = bld.access_chain(elem_ptr, array, &[at]);
-                    parts.push(bld.load(p.component, slot));
+        // Element by element, or whole words where words hold several components (the plan
+        // checked that the matrix's lines fill them), so that no two lanes write parts of one.
+        self.for_each_run(bld, p, column_major, mem.per_word, |bld, row, col, run| {
+            let parts: Vec<Word> = (0..run)
+                .map(|j| {
+                    let slot = self.slot(bld, p, array, base, (row, col), if column_major { (j, 0) } else { (0, j) });
+                    bld.load(p.component, slot)
+                })
+                .collect();
+            let v = match parts[..] {
+                [v] if mem.word == p.component => v,
+                [v] => bld.bitcast(mem.word, v),
+                _ => {
+                    let ty = bld.module.type_vector(p.component, run);
+                    let word = bld.op(Op::CompositeConstruct, ty, &parts);
+                    bld.bitcast(mem.word, word)
                 }
-                let parts = bld.op(Op::CompositeConstruct, parts_ty, &parts);
-                let v = bld.bitcast(mem.word, parts);
-                let (dst, _) = self.word(bld, ptr, mem, column_major, stride, at_first.0, at_first.1);
-                let mut ops = vec![Operand::Id(dst), Operand::Id(v)];
-                ops.extend(operands.iter().cloned());
-                bld.emit_void(Op::Store, ops);
-            });
-        }
+            };
+            let (dst, _) = self.word(bld, ptr, mem, column_major, stride, row, col);
+            let mut ops = vec![Operand::Id(dst), Operand::Id(v)];
+            ops.extend(operands.iter().cloned());
+            bld.emit_void(Op::Store, ops);
+        });
         self.barrier(bld);
         Ok(())
     }
