@@ -8,7 +8,7 @@
 //! written out and compared with expected files. The README documents the format.
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use matbridge_runtime::{Context, KernelArg, NdRange, PipelineDesc, SpecConstant};
+use matbridge_runtime::{Context, KernelArg, NdRange, PipelineDesc, RunStats, SpecConstant};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -441,6 +441,35 @@ fn dims3(v: &[u32], field: &str) -> Result<[u32; 3]> {
 }
 
 /// Runs a launch file on `ctx`. Returns whether every expected file matched.
+/// The times of a launch file's launches: the first alone (where a driver compiles its
+/// pipelines at the first dispatch, as lavapipe does, that time is in it) and the rest together.
+struct LaunchTimes {
+    first: RunStats,
+    rest: Option<(RunStats, u32)>,
+}
+
+/// Runs `iterations` launches through `run(n)` (n launches in one submission): the first by
+/// itself, then the others, so that the per-launch time leaves out a first launch's compile.
+fn timed_launches(mut run: impl FnMut(u32) -> Result<RunStats>, iterations: u32) -> Result<LaunchTimes> {
+    let first = run(1)?;
+    let rest = if iterations > 1 { Some((run(iterations - 1)?, iterations - 1)) } else { None };
+    Ok(LaunchTimes { first, rest })
+}
+
+impl LaunchTimes {
+    fn describe(&self) -> String {
+        let ms = |d: std::time::Duration, n: u32| d.as_secs_f64() * 1e3 / f64::from(n);
+        let per = |s: &RunStats, n: u32| match s.gpu_time {
+            Some(g) => format!("{:.3} ms GPU, {:.3} ms with submission", ms(g, n), ms(s.wall_time, n)),
+            None => format!("{:.3} ms", ms(s.wall_time, n)),
+        };
+        match &self.rest {
+            None => format!("{} (one launch)", per(&self.first, 1)),
+            Some((rest, n)) => format!("{} (per launch, {n} launches after a first of {})", per(rest, *n), per(&self.first, 1)),
+        }
+    }
+}
+
 pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let launch: LaunchFile = toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
@@ -526,7 +555,8 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
                 Prepared::Local(n) => KernelArg::Local(*n),
             })
             .collect();
-        ctx.launch_specialized(&kernel, &range, &args, &specs, iterations)?
+        let prepared = ctx.prepare_launch(&kernel, &range, &args, &specs)?;
+        timed_launches(|n| Ok(ctx.run_repeated(&[prepared.dispatch()], n)?), iterations)?
     } else {
         // A Vulkan compute shader: buffers at bindings 0.., scalars packed into push constants.
         if launch.offset.is_some() {
@@ -579,21 +609,10 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
             label: &launch.entry,
             ..Default::default()
         })?;
-        ctx.run_repeated(&[matbridge_runtime::Dispatch { pipeline: &pipeline, buffers: &buffers, push_constants: &push, groups }], iterations)?
+        let dispatch = matbridge_runtime::Dispatch { pipeline: &pipeline, buffers: &buffers, push_constants: &push, groups };
+        timed_launches(|n| Ok(ctx.run_repeated(&[dispatch], n)?), iterations)?
     };
-    let per = |d: std::time::Duration| d.as_secs_f64() * 1e3 / iterations as f64;
-    match stats.gpu_time {
-        Some(g) => println!(
-            "{}: `{}` over {:?} on {}: {:.3} ms GPU, {:.3} ms with submission (per launch, {iterations} launches)",
-            path.display(),
-            launch.entry,
-            launch.global,
-            ctx.caps().name,
-            per(g),
-            per(stats.wall_time)
-        ),
-        None => println!("{}: `{}` over {:?} on {}: {:.3} ms (per launch, {iterations} launches)", path.display(), launch.entry, launch.global, ctx.caps().name, per(stats.wall_time)),
-    }
+    println!("{}: `{}` over {:?} on {}: {}", path.display(), launch.entry, launch.global, ctx.caps().name, stats.describe());
     let mut all_ok = true;
     for (k, (a, p)) in launch.args.iter().zip(prepared.iter_mut()).enumerate() {
         let (ArgSpec::Buffer { name, write, expect, tolerance, .. }, Prepared::Buffer { dt, buffer }) = (a, p) else { continue };

@@ -259,6 +259,34 @@ value = 100
 }
 
 #[test]
+fn run_times_the_first_launch_apart_and_launches_each_iteration() {
+    if common::opencl("vector_add").is_none() {
+        return;
+    }
+    let dir = tempdir();
+    std::fs::write(dir.join("accumulate.cl"), "kernel void accumulate(global float *c, global const float *a) { size_t i = get_global_id(0); c[i] += a[i]; }\n").unwrap();
+    let want = |n: u32| -> Vec<f32> { (0..64).map(|i| n as f32 * i as f32 * 0.25).collect() };
+    std::fs::write(dir.join("three.bin"), bytemuck::cast_slice::<f32, u8>(&want(3))).unwrap();
+    std::fs::write(dir.join("one.bin"), bytemuck::cast_slice::<f32, u8>(&want(1))).unwrap();
+    let launch = |iterations: &str, expect: &str| {
+        format!(
+            "module = \"accumulate.cl\"\nentry = \"accumulate\"\nglobal = [64]\n{iterations}\n[[arg]]\nkind = \"buffer\"\ndtype = \"f32\"\nlen = 64\nfill = 0.0\nexpect = \"{expect}\"\n[[arg]]\nkind = \"buffer\"\ndtype = \"f32\"\nlen = 64\nsequence = {{ start = 0.0, step = 0.25 }}\n"
+        )
+    };
+    for device in common::device_names() {
+        // Three launches add `a` three times; the time of the first is printed apart.
+        let r = run_launch(&dir, &launch("iterations = 3", "three.bin"), &device);
+        let stdout = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success(), "{device}: {stdout}{}", String::from_utf8_lossy(&r.stderr));
+        assert!(stdout.contains("arg 0: matches three.bin"), "{device}: {stdout}");
+        assert!(stdout.contains("(per launch, 2 launches after a first of "), "{device}: {stdout}");
+        let r = run_launch(&dir, &launch("", "one.bin"), &device);
+        let stdout = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success() && stdout.contains("arg 0: matches one.bin") && stdout.contains("(one launch)"), "{device}: {stdout}");
+    }
+}
+
+#[test]
 fn run_names_the_field_of_a_bad_launch_file() {
     let Some(spirv) = common::opencl("vector_add") else { return };
     let dir = tempdir();
