@@ -465,7 +465,10 @@ impl LaunchTimes {
         };
         match &self.rest {
             None => format!("{} (one launch)", per(&self.first, 1)),
-            Some((rest, n)) => format!("{} (per launch, {n} launches after a first of {})", per(rest, *n), per(&self.first, 1)),
+            Some((rest, n)) => {
+                let launches = if *n == 1 { "launch" } else { "launches" };
+                format!("{} (per launch, {n} {launches} after a first of {})", per(rest, *n), per(&self.first, 1))
+            }
         }
     }
 }

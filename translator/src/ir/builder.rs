@@ -274,6 +274,11 @@ impl<'m> Builder<'m> {
     /// `for (i = start; i < end; i++) { body(.., i) }` over 32-bit unsigned `i`, at the cursor,
     /// as a structured loop (header with `OpLoopMerge`, body, continue block, merge block).
     pub fn counted_loop(&mut self, start: Word, end: Word, body: impl FnOnce(&mut Builder<'_>, Word)) {
+        self.counted_loop_with(start, end, spirv::LoopControl::NONE, body);
+    }
+
+    /// [`Builder::counted_loop`] with the loop's `control` (`DontUnroll`, for one).
+    pub fn counted_loop_with(&mut self, start: Word, end: Word, control: spirv::LoopControl, body: impl FnOnce(&mut Builder<'_>, Word)) {
         let uint = self.module.type_int(32, false);
         let boolean = self.module.type_bool();
         let one = self.module.constant_u32(1);
@@ -284,7 +289,7 @@ impl<'m> Builder<'m> {
         self.cursor = Cursor { function: f, block: header, index: 0 };
         self.insert(Inst::new(Op::Phi, Some(uint), Some(i), vec![Operand::Id(start), Operand::Id(pre_label), Operand::Id(next), Operand::Id(cont_label)]));
         let cond = self.op(Op::ULessThan, boolean, &[i, end]);
-        self.emit_void(Op::LoopMerge, vec![Operand::Id(merge_label), Operand::Id(cont_label), Operand::Enum(OperandKind::LoopControl, 0)]);
+        self.emit_void(Op::LoopMerge, vec![Operand::Id(merge_label), Operand::Id(cont_label), Operand::Enum(OperandKind::LoopControl, control.bits())]);
         self.emit_void(Op::BranchConditional, vec![Operand::Id(cond), Operand::Id(body_label), Operand::Id(merge_label)]);
         self.cursor = Cursor { function: f, block: body_block, index: 0 };
         body(self, i);

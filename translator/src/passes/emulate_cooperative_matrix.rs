@@ -49,7 +49,9 @@
 //!   compilers do not survive megabytes of straight-line code);
 //! - `OpCooperativeMatrixLengthKHR` (and its `OpSpecConstantOp` form) becomes the constant `L`;
 //! - on drivers that unroll every loop marked `Unroll` (`Workarounds::unrolls_hinted_loops`),
-//!   loops holding a MulAdd lose that hint: the emulated MulAdd is already unrolled;
+//!   loops holding a MulAdd lose that hint: the emulated MulAdd is already unrolled; on drivers
+//!   that unroll small loops and access memory lane by lane (`Workarounds::unrolls_element_loops`),
+//!   the loops of loads and stores over a lane's elements are marked `DontUnroll`;
 //! - every other instruction producing a matrix (arithmetic, conversions, `OpMatrixTimesScalar`,
 //!   `OpSelect`, extended instructions) is applied element by element.
 //!
@@ -745,7 +747,7 @@ impl Emulator<'_> {
     /// Emits `body(bld, element, row, col0)` for every element of the lane: unrolled with
     /// constant ids where there is one element or the cursor is in a loop header (which a loop
     /// cannot split), otherwise as one counted loop, which keeps the module small (the driver
-    /// may still unroll it).
+    /// may still unroll it, unless the target's `unrolls_element_loops` marks it `DontUnroll`).
     fn for_each_element(&self, bld: &mut Builder<'_>, l: &Layout, mut body: impl FnMut(&mut Builder<'_>, Element, Word, Word) -> Result<()>) -> Result<()> {
         let in_header = bld.module.functions[bld.cursor.function].blocks[bld.cursor.block].insts.iter().any(|i| i.is(Op::LoopMerge));
         if l.len == 1 || in_header {
@@ -760,13 +762,22 @@ impl Emulator<'_> {
         let (zero, len) = (bld.module.constant_u32(0), bld.module.constant_u32(l.len));
         let (lanes, cols) = (bld.module.constant_u32(l.lanes), bld.module.constant_u32(l.cols));
         let mut result = Ok(());
-        bld.counted_loop(zero, len, |bld, e| {
+        bld.counted_loop_with(zero, len, self.element_loop_control(), |bld, e| {
             let i = bld.op(Op::IMul, uint, &[e, lanes]);
             let row = bld.op(Op::UDiv, uint, &[i, cols]);
             let col0 = bld.op(Op::UMod, uint, &[i, cols]);
             result = body(bld, Element::Dynamic(e), row, col0);
         });
         result
+    }
+
+    /// The control of loops over a lane's elements.
+    fn element_loop_control(&self) -> spirv::LoopControl {
+        if self.target.workarounds.unrolls_element_loops {
+            spirv::LoopControl::DONT_UNROLL
+        } else {
+            spirv::LoopControl::NONE
+        }
     }
 
     /// A new `Function` variable of type `ty` at the top of the cursor's function.

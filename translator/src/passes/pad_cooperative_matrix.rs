@@ -32,7 +32,8 @@
 //! Staging arrays (one per loaded padded type, and one per component type of stored or
 //! re-masked matrices, each `NumSubgroups x` the largest such padded matrix) are sized from the workgroup size (`LocalSize`, `LocalSizeId` or a `WorkgroupSize`
 //! constant, specialization constants included) and the target's smallest sub-group; copies
-//! are followed by sub-group barriers.
+//! are followed by sub-group barriers, and their loops are marked `DontUnroll` where the target
+//! unrolls small loops into per-lane memory branches (`Workarounds::unrolls_element_loops`).
 //!
 //! Preconditions: a target with cooperative matrices; one entry point; matrix dimensions
 //! constants or specialization constants (frozen to their defaults, as the tiling and the
@@ -308,6 +309,9 @@ struct Staging {
     scratch: HashMap<Word, (Word, u32)>,
     /// Iterations over a subgroup's elements: the target's smallest subgroup size.
     min_subgroup: u32,
+    /// The control of loops over a matrix's elements (`DontUnroll` where the target's
+    /// `unrolls_element_loops` says so).
+    element_loops: spirv::LoopControl,
 }
 
 impl Staging {
@@ -365,7 +369,8 @@ impl Staging {
         };
         let loads = loaded.iter().map(|t| (*t, array(plan[t].component, plan[t].elements()))).collect();
         let scratch = components.into_iter().map(|(c, e)| (c, array(c, e))).collect();
-        Ok(Staging { loads, scratch, min_subgroup })
+        let element_loops = if target.workarounds.unrolls_element_loops { spirv::LoopControl::DONT_UNROLL } else { spirv::LoopControl::NONE };
+        Ok(Staging { loads, scratch, min_subgroup, element_loops })
     }
 }
 
@@ -643,7 +648,7 @@ impl Stager<'_> {
         let size = bld.load(uint, size_var);
         let (zero, rounds, total_c) = (bld.module.constant_u32(0), bld.module.constant_u32(total.div_ceil(self.stage.min_subgroup)), bld.module.constant_u32(total));
         let boolean = self.c.boolean;
-        bld.counted_loop(zero, rounds, |bld, round| {
+        bld.counted_loop_with(zero, rounds, self.stage.element_loops, |bld, round| {
             let first = bld.imul(uint, round, size);
             let index = bld.iadd(uint, first, lane);
             let inside = bld.op(Op::ULessThan, boolean, &[index, total_c]);
