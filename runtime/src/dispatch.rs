@@ -13,6 +13,11 @@ const SPIN_WAIT: Duration = Duration::from_micros(500);
 /// Default time a submission may take before [`Error::Timeout`].
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// Default time a submission may take on a CPU device (lavapipe, SwiftShader): these drivers
+/// compile a pipeline at its first dispatch, inside the wait (an IREE 256^3 matmul emulated
+/// took 112 s there), and cannot hang a GPU.
+pub const CPU_DEVICE_TIMEOUT: Duration = Duration::from_secs(1800);
+
 /// One dispatch of a pipeline over buffers bound at set 0, bindings 0.. in order.
 #[derive(Clone, Copy, Debug)]
 pub struct Dispatch<'a> {
@@ -35,7 +40,7 @@ impl Context {
     /// Records commands with `record`, submits them and waits for the fence.
     pub(crate) fn submit_and_wait(&self, what: &'static str, record: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<()> {
         let mut res = self.shared.submit.lock().unwrap_or_else(|p| p.into_inner());
-        let result = self.submit_locked(&mut res, what, DEFAULT_TIMEOUT, record).map(|_| ());
+        let result = self.submit_locked(&mut res, what, self.default_timeout(), record).map(|_| ());
         drop(res);
         self.check_validation()?;
         result
@@ -103,7 +108,17 @@ impl Context {
     /// Records `dispatches` `repeat` times in one command buffer and times the whole batch on the
     /// GPU; `RunStats::gpu_time` is for all repetitions together.
     pub fn run_repeated(&self, dispatches: &[Dispatch<'_>], repeat: u32) -> Result<RunStats> {
-        self.run_with_timeout(dispatches, repeat, DEFAULT_TIMEOUT)
+        self.run_with_timeout(dispatches, repeat, self.default_timeout())
+    }
+
+    /// The fence timeout of submissions that name none: [`CPU_DEVICE_TIMEOUT`] on a CPU device,
+    /// [`DEFAULT_TIMEOUT`] elsewhere.
+    pub fn default_timeout(&self) -> Duration {
+        if self.shared.caps.device_type == matbridge_translator::profile::DeviceType::Cpu {
+            CPU_DEVICE_TIMEOUT
+        } else {
+            DEFAULT_TIMEOUT
+        }
     }
 
     /// As [`Context::run_repeated`] with an explicit fence timeout.

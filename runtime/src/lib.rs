@@ -22,7 +22,7 @@ mod pipeline;
 
 pub use buffer::{Buffer, MemoryKind};
 pub use device::{enumerate_devices, resolve_target, Context, ContextOptions, CooperativeMatrix2, DeviceSelector, EnabledFeatures};
-pub use dispatch::{Dispatch, RunStats, DEFAULT_TIMEOUT};
+pub use dispatch::{Dispatch, RunStats, CPU_DEVICE_TIMEOUT, DEFAULT_TIMEOUT};
 pub use distrust::{device_key, DistrustReason, DistrustRecord, DistrustedShape};
 pub use error::{Error, Result, VkResult};
 pub use instance::{Instance, InstanceOptions};
