@@ -440,7 +440,6 @@ fn dims3(v: &[u32], field: &str) -> Result<[u32; 3]> {
     Ok(out)
 }
 
-/// Runs a launch file on `ctx`. Returns whether every expected file matched.
 /// The times of a launch file's launches: the first alone (where a driver compiles its
 /// pipelines at the first dispatch, as lavapipe does, that time is in it) and the rest together.
 struct LaunchTimes {
@@ -473,6 +472,7 @@ impl LaunchTimes {
     }
 }
 
+/// Runs a launch file on `ctx`. Returns whether every expected file matched.
 pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let launch: LaunchFile = toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
