@@ -615,7 +615,7 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
         let dispatch = matbridge_runtime::Dispatch { pipeline: &pipeline, buffers: &buffers, push_constants: &push, groups };
         timed_launches(|n| Ok(ctx.run_repeated(&[dispatch], n)?), iterations)?
     };
-    println!("{}: `{}` over {:?} on {}: {}", path.display(), launch.entry, launch.global, ctx.caps().name, stats.describe());
+    outln!("{}: `{}` over {:?} on {}: {}", path.display(), launch.entry, launch.global, ctx.caps().name, stats.describe())?;
     let mut all_ok = true;
     for (k, (a, p)) in launch.args.iter().zip(prepared.iter_mut()).enumerate() {
         let (ArgSpec::Buffer { name, write, expect, tolerance, .. }, Prepared::Buffer { dt, buffer }) = (a, p) else { continue };
@@ -626,7 +626,7 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
         let data: Vec<u8> = ctx.read_buffer(buffer).with_context(|| format!("{label}: reading the buffer back"))?;
         if let Some(w) = write {
             write_data(&base.join(w), *dt, &data)?;
-            println!("{label}: wrote {}", base.join(w).display());
+            outln!("{label}: wrote {}", base.join(w).display())?;
         }
         if let Some(e) = expect {
             let want = read_data(&base.join(e), *dt).with_context(|| format!("{label}.expect"))?;
@@ -647,12 +647,12 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
                 }
             }
             if bad.is_empty() {
-                println!("{label}: matches {} (largest relative error {worst:.3e}, tolerance {tol:e})", e.display());
+                outln!("{label}: matches {} (largest relative error {worst:.3e}, tolerance {tol:e})", e.display())?;
             } else {
                 all_ok = false;
-                println!("{label}: {} of {n} values differ from {} (tolerance {tol:e}); first differences:", bad.len(), e.display());
+                outln!("{label}: {} of {n} values differ from {} (tolerance {tol:e}); first differences:", bad.len(), e.display())?;
                 for (i, g, w) in bad.iter().take(10) {
-                    println!("  [{i}] got {g}, expected {w}");
+                    outln!("  [{i}] got {g}, expected {w}")?;
                 }
             }
         }

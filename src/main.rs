@@ -2,6 +2,7 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
+use matbridge::{out, outln};
 use matbridge_runtime::{Instance, InstanceOptions};
 use std::path::{Path, PathBuf};
 
@@ -158,6 +159,8 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        // The reader of our output went away (`| head`): nothing is left to tell it.
+        Err(e) if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", error_chain(&e));
             std::process::ExitCode::from(2)
@@ -237,9 +240,9 @@ fn probe(device: Option<&str>, json: bool, no_timing: bool, record: Option<&Path
         all.save(path).with_context(|| format!("writing {}", path.display()))?;
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", matbridge::cli_probe::render_probe(&report, record));
+        out!("{}", matbridge::cli_probe::render_probe(&report, record))?;
     }
     let wrong = report.shapes.iter().any(|s| s.verdict == matbridge::probe::Verdict::WrongResults || s.emulation_mismatch.is_some());
     Ok(if wrong { std::process::ExitCode::from(1) } else { std::process::ExitCode::SUCCESS })
@@ -249,10 +252,10 @@ fn info(json: bool) -> Result<()> {
     let instance = Instance::new(&InstanceOptions::from_env()).context("creating the Vulkan instance")?;
     let devices = matbridge_runtime::enumerate_devices(&instance).context("enumerating Vulkan devices")?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&devices)?);
+        outln!("{}", serde_json::to_string_pretty(&devices)?)?;
     } else {
         for d in &devices {
-            println!("{}", matbridge::cli_info::render_device(d));
+            outln!("{}", matbridge::cli_info::render_device(d))?;
         }
     }
     Ok(())
@@ -324,7 +327,7 @@ fn translate(
     let bytes: Vec<u8> = out.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(output, bytes).with_context(|| format!("writing {}", output.display()))?;
     if report {
-        println!("{}", serde_json::to_string_pretty(&rep)?);
+        outln!("{}", serde_json::to_string_pretty(&rep)?)?;
     }
     Ok(())
 }
@@ -355,9 +358,9 @@ fn matmul(args: &MatmulArgs, context: &matbridge_runtime::ContextOptions) -> Res
     };
     let r = run_matmul(&mb, &options)?;
     if args.json {
-        println!("{}", serde_json::to_string(&r)?);
+        outln!("{}", serde_json::to_string(&r)?)?;
     } else {
-        println!("{}", describe(&r));
+        outln!("{}", describe(&r))?;
     }
     Ok(if r.check == Some("fail") { std::process::ExitCode::from(1) } else { std::process::ExitCode::SUCCESS })
 }
@@ -391,7 +394,7 @@ fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<Str
                 Ok(r) => {
                     if !json {
                         if bar.is_hidden() {
-                            println!("{}", describe(&r));
+                            outln!("{}", describe(&r))?;
                         } else {
                             bar.println(describe(&r));
                         }
@@ -406,7 +409,7 @@ fn bench(device: Option<&str>, sizes: Option<Vec<usize>>, dtypes: Option<Vec<Str
     }
     bar.finish_and_clear();
     if json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        outln!("{}", serde_json::to_string_pretty(&results)?)?;
     }
     Ok(())
 }
@@ -415,12 +418,12 @@ fn peak(device: Option<&str>, json: bool, context: &matbridge_runtime::ContextOp
     let mb = open_matbridge(device, context)?;
     let peaks = mb.coop_peak()?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&peaks)?);
+        outln!("{}", serde_json::to_string_pretty(&peaks)?)?;
     } else if peaks.is_empty() {
-        println!("{}: no cooperative-matrix shapes to measure", mb.device_name());
+        outln!("{}: no cooperative-matrix shapes to measure", mb.device_name())?;
     } else {
         for p in &peaks {
-            println!("{} cooperative-matrix ceiling {}: {:.1} T(FL)OP/s", mb.device_name(), p.shape, p.tops);
+            outln!("{} cooperative-matrix ceiling {}: {:.1} T(FL)OP/s", mb.device_name(), p.shape, p.tops)?;
         }
     }
     Ok(())
@@ -431,7 +434,7 @@ fn naive_baseline(device: Option<&str>, size: usize, iters: u32, context: &matbr
     let mb = open_matbridge(device, context)?;
     let (naive, sub) = naive_vs_subgroup(&mb, size, iters)?;
     let flops = 2.0 * (size as f64).powi(3);
-    println!(
+    outln!(
         "{} f32 {size}^3: naive per-element kernel {:.3} ms ({:.2} GFLOP/s), subgroup path {:.3} ms ({:.2} GFLOP/s): {:.1}x",
         mb.device_name(),
         naive * 1e3,
@@ -439,6 +442,6 @@ fn naive_baseline(device: Option<&str>, size: usize, iters: u32, context: &matbr
         sub * 1e3,
         flops / sub / 1e9,
         naive / sub
-    );
+    )?;
     Ok(())
 }

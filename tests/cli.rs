@@ -287,6 +287,16 @@ fn run_times_the_first_launch_apart_and_launches_each_iteration() {
 }
 
 #[test]
+fn output_to_a_closed_pipe_ends_quietly() {
+    // The reader goes away before the program prints (`matbridge info | head -0`).
+    let mut child = matbridge().arg("info").stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !stderr.contains("panicked"), "{:?}: {stderr}", out.status);
+}
+
+#[test]
 fn run_names_the_field_of_a_bad_launch_file() {
     let Some(spirv) = common::opencl("vector_add") else { return };
     let dir = tempdir();
