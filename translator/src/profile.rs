@@ -375,6 +375,18 @@ pub struct Workarounds {
     pub unrolls_element_loops: bool,
 }
 
+impl Workarounds {
+    /// The control of loops over a matrix's elements: `DontUnroll` where the driver
+    /// `unrolls_element_loops`.
+    pub fn element_loop_control(&self) -> spirv::LoopControl {
+        if self.unrolls_element_loops {
+            spirv::LoopControl::DONT_UNROLL
+        } else {
+            spirv::LoopControl::NONE
+        }
+    }
+}
+
 /// PCI vendor id of NVIDIA.
 pub const VENDOR_NVIDIA: u32 = 0x10de;
 /// Vendor id of Mesa's software drivers (lavapipe).

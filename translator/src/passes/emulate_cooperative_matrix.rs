@@ -762,22 +762,13 @@ impl Emulator<'_> {
         let (zero, len) = (bld.module.constant_u32(0), bld.module.constant_u32(l.len));
         let (lanes, cols) = (bld.module.constant_u32(l.lanes), bld.module.constant_u32(l.cols));
         let mut result = Ok(());
-        bld.counted_loop_with(zero, len, self.element_loop_control(), |bld, e| {
+        bld.counted_loop_with(zero, len, self.target.workarounds.element_loop_control(), |bld, e| {
             let i = bld.op(Op::IMul, uint, &[e, lanes]);
             let row = bld.op(Op::UDiv, uint, &[i, cols]);
             let col0 = bld.op(Op::UMod, uint, &[i, cols]);
             result = body(bld, Element::Dynamic(e), row, col0);
         });
         result
-    }
-
-    /// The control of loops over a lane's elements.
-    fn element_loop_control(&self) -> spirv::LoopControl {
-        if self.target.workarounds.unrolls_element_loops {
-            spirv::LoopControl::DONT_UNROLL
-        } else {
-            spirv::LoopControl::NONE
-        }
     }
 
     /// A new `Function` variable of type `ty` at the top of the cursor's function.

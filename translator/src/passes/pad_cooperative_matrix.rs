@@ -369,8 +369,7 @@ impl Staging {
         };
         let loads = loaded.iter().map(|t| (*t, array(plan[t].component, plan[t].elements()))).collect();
         let scratch = components.into_iter().map(|(c, e)| (c, array(c, e))).collect();
-        let element_loops = if target.workarounds.unrolls_element_loops { spirv::LoopControl::DONT_UNROLL } else { spirv::LoopControl::NONE };
-        Ok(Staging { loads, scratch, min_subgroup, element_loops })
+        Ok(Staging { loads, scratch, min_subgroup, element_loops: target.workarounds.element_loop_control() })
     }
 }
 
