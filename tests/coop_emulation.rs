@@ -892,11 +892,11 @@ fn shared_memory_gemm_with_references_matches_the_reference() {
         for (target, expect_emulated) in targets(&ctx) {
             let f = if target.has_cooperative_matrix() { 16 } else { 8 };
             for b_col_major in [false, true] {
-                let spec = ShmemGemm { f, subgroup: sg, b_col_major }.spec();
+                let spec = ShmemGemm { f, subgroup: sg, b_col_major, in_place: false }.spec();
                 let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
                 tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {f}: {e}", target.name));
                 let what = format!("{} ({}) {f}x{f}x{f} fragments, B {}", ctx.caps().name, mode(&report, expect_emulated), if b_col_major { "column-major" } else { "row-major" });
-                ShmemGemm { f, subgroup: sg, b_col_major }.run(&ctx, &words, None, &what);
+                ShmemGemm { f, subgroup: sg, b_col_major, in_place: false }.run(&ctx, &words, None, &what);
             }
         }
     }
@@ -905,7 +905,9 @@ fn shared_memory_gemm_with_references_matches_the_reference() {
 /// The same GEMM written for sub-groups of 32 (four of them, its tiles picked by `SubgroupId`)
 /// and created with that required size, untranslated: on lavapipe (8) and SwiftShader (4) the
 /// runtime virtualizes the size (joined sub-groups, each physical one computing its logical
-/// one's matrices) and emulates the matrices; on the H100 it runs as it is.
+/// one's matrices, the first storing them) and emulates the matrices; on the H100 it runs as it
+/// is. Once with D in place of C: each tile of C is loaded, scaled into the product and stored
+/// back where it was, which a physical sub-group storing after another had would read back.
 #[test]
 fn shared_memory_gemm_at_a_required_subgroup_size_matches_the_reference() {
     let input = common::assembled("khr_shmem_gemm");
@@ -915,18 +917,21 @@ fn shared_memory_gemm_at_a_required_subgroup_size_matches_the_reference() {
             continue;
         }
         let f = if ctx.caps().has_cooperative_matrix() { 16 } else { 8 };
-        for b_col_major in [false, true] {
-            let what = format!("{} at sub-groups of 32, {f}x{f}x{f} fragments, B {}", ctx.caps().name, if b_col_major { "column-major" } else { "row-major" });
-            ShmemGemm { f, subgroup: 32, b_col_major }.run(&ctx, &input, Some(32), &what);
+        for (b_col_major, in_place) in [(false, false), (true, false), (false, true)] {
+            let place = if in_place { ", D in place of C" } else { "" };
+            let what = format!("{} at sub-groups of 32, {f}x{f}x{f} fragments, B {}{place}", ctx.caps().name, if b_col_major { "column-major" } else { "row-major" });
+            ShmemGemm { f, subgroup: 32, b_col_major, in_place }.run(&ctx, &input, Some(32), &what);
         }
     }
 }
 
-/// One `khr_shmem_gemm` launch: f x f x f fragments, four sub-groups of `subgroup`.
+/// One `khr_shmem_gemm` launch: f x f x f fragments, four sub-groups of `subgroup`; D in C's
+/// buffer (and stride) when `in_place`.
 struct ShmemGemm {
     f: u32,
     subgroup: u32,
     b_col_major: bool,
+    in_place: bool,
 }
 
 impl ShmemGemm {
@@ -938,7 +943,7 @@ impl ShmemGemm {
     fn sizes(&self) -> ((usize, usize, usize), (usize, usize, usize, usize)) {
         let (tile, fu) = (4 * self.f as usize, self.f as usize);
         let (m, n, k) = (2 * tile, 2 * tile, 4 * fu);
-        ((m, n, k), (k + 8, if self.b_col_major { k + 8 } else { n + 8 }, n + 4, n + 2))
+        ((m, n, k), (k + 8, if self.b_col_major { k + 8 } else { n + 8 }, n + 4, if self.in_place { n + 4 } else { n + 2 }))
     }
 
     fn spec(&self) -> Vec<(u32, u32)> {
@@ -981,8 +986,8 @@ impl ShmemGemm {
         let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
         let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
         let bc = ctx.buffer_from_slice(&c, "c").unwrap();
-        let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; m * ldd], "d").unwrap();
-        let params: Vec<u64> = [&ba, &bb, &bc, &bd].iter().map(|b| b.device_address().unwrap()).collect();
+        let mut bd = ctx.buffer_from_slice(&if self.in_place { c.clone() } else { vec![f32::NAN; m * ldd] }, "d").unwrap();
+        let params: Vec<u64> = [&ba, &bb, if self.in_place { &bd } else { &bc }, &bd].iter().map(|b| b.device_address().unwrap()).collect();
         let bp = ctx.buffer_from_slice(&params, "params").unwrap();
         ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bp], push_constants: &[], groups: [(n / tile) as u32, (m / tile) as u32, 1] }], 1, FIRST_DISPATCH)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -991,7 +996,8 @@ impl ShmemGemm {
             for j in 0..ldd {
                 let g = got[i * ldd + j];
                 if j >= n {
-                    assert!(g.is_nan(), "{what}: D[{i}][{j}] (padding) = {g}");
+                    let kept = if self.in_place { g == c[i * ldc + j] } else { g.is_nan() };
+                    assert!(kept, "{what}: D[{i}][{j}] (padding) = {g}");
                     continue;
                 }
                 let bkj = |p: usize| if b_col_major { b[j * ldb + p] } else { b[p * ldb + j] };

@@ -3,7 +3,7 @@
 
 mod common;
 
-use matbridge_runtime::{Dispatch, Error, MemoryKind, PipelineDesc};
+use matbridge_runtime::{Dispatch, Error, MemoryKind, PipelineDesc, SpecConstant};
 
 #[test]
 fn axpy_with_subgroup_reduction_matches_cpu() {
@@ -94,5 +94,44 @@ fn missing_capability_is_reported_before_the_driver_sees_the_module() {
         let words = [spirv::MAGIC_NUMBER, 0x0001_0300, 0, 10, 0, capability, spirv::Capability::Shader as u32, capability, spirv::Capability::Int64 as u32, type_int, 1, 64, 0];
         let err = ctx.create_pipeline(&PipelineDesc { spirv: &words, ..Default::default() }).unwrap_err();
         assert!(err.to_string().contains("shaderInt64"), "{err}");
+    }
+}
+
+/// `workgroup_reverse`, whose workgroup array and local size are specialization constants: an
+/// array of exactly the device's `maxComputeSharedMemorySize` runs (and reverses the buffer);
+/// four bytes more is refused, naming the array and both sizes, before the driver sees the
+/// module; so is a workgroup wider than `maxComputeWorkGroupSize`.
+#[test]
+fn workgroups_past_the_device_limits_are_refused_by_name() {
+    let spirv = common::assembled("workgroup_reverse");
+    for ctx in common::contexts() {
+        let name = ctx.caps().name.clone();
+        let limits = ctx.caps().limits;
+        let len = limits.max_shared_memory_size / 4;
+        let spec = |len: u32, wg: u32| [SpecConstant::u32(0, len), SpecConstant::u32(1, wg)];
+        let desc = |spec_constants| PipelineDesc { spirv: &spirv, bindings: 1, spec_constants, label: "workgroup_reverse", ..Default::default() };
+        let fits = spec(len, 64);
+        let pipeline = ctx.create_pipeline(&desc(&fits)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let data: Vec<f32> = (0..len).map(|i| i as f32).collect();
+        let mut b = ctx.buffer_from_slice(&data, "data").unwrap();
+        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&b], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
+        let got: Vec<f32> = ctx.read_buffer(&mut b).unwrap();
+        let want: Vec<f32> = data.iter().rev().copied().collect();
+        assert!(got == want, "{name}: the buffer reversed through {} bytes of workgroup memory", 4 * len);
+
+        let over = spec(len + 1, 64);
+        let err = ctx.create_pipeline(&desc(&over)).map(|_| ()).unwrap_err();
+        let text = err.to_string();
+        let named = text.contains(&format!("at least {} bytes of workgroup memory (tile {})", 4 * (len + 1), 4 * (len + 1)));
+        assert!(matches!(err, Error::OverLimit { .. }) && named && text.contains(&format!("maxComputeSharedMemorySize {}", limits.max_shared_memory_size)), "{name}: {text}");
+
+        let wide = spec(64, limits.max_workgroup_size[0] + 1);
+        let err = ctx.create_pipeline(&desc(&wide)).map(|_| ()).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(err, Error::OverLimit { .. }) && text.contains(&format!("a workgroup of [{}, 1, 1]", limits.max_workgroup_size[0] + 1)) && text.contains("maxComputeWorkGroupSize"),
+            "{name}: {text}"
+        );
+        ctx.check_validation().unwrap();
     }
 }

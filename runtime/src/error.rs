@@ -32,6 +32,8 @@ pub enum Error {
     Translation { device: String, source: matbridge_translator::Error },
     #[error("the module does not fit the pipeline: {0}")]
     InterfaceMismatch(String),
+    #[error("{what} needs {needed}, over device {device}'s {limit}")]
+    OverLimit { what: String, needed: String, limit: String, device: String },
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     #[error("Vulkan validation reported {} message(s):\n{}", .0.len(), .0.join("\n"))]

@@ -243,6 +243,44 @@ fn missing_for(cap: u32, enabled: &EnabledFeatures, caps: &matbridge_translator:
 }
 
 impl Context {
+    /// Refuses an entry point whose workgroup (with the pipeline's specialization constants in
+    /// `module`) has more invocations than the device runs, or uses more workgroup memory than
+    /// it has (`maxComputeSharedMemorySize`): Vulkan leaves both to the application, drivers
+    /// need not check them (lavapipe runs 46 KiB on its 32), and the error names the variables.
+    fn check_workgroup_limits(&self, module: &matbridge_translator::ir::Module, entry: &str) -> Result<()> {
+        let caps = &self.shared.caps;
+        let l = &caps.limits;
+        let over = |what: String, needed: String, limit: String| Error::OverLimit { what, needed, limit, device: caps.name.clone() };
+        if let Some(size) = matbridge_translator::specialize::workgroup_size(module, entry) {
+            let invocations: u64 = size.iter().map(|&d| u64::from(d)).product();
+            if (0..3).any(|d| size[d] > l.max_workgroup_size[d]) {
+                return Err(over(format!("entry point `{entry}`"), format!("a workgroup of {size:?}"), format!("maxComputeWorkGroupSize {:?}", l.max_workgroup_size)));
+            }
+            if invocations > u64::from(l.max_workgroup_invocations) {
+                return Err(over(
+                    format!("entry point `{entry}`"),
+                    format!("{invocations} invocations per workgroup ({size:?})"),
+                    format!("maxComputeWorkGroupInvocations {}", l.max_workgroup_invocations),
+                ));
+            }
+        }
+        let Some((bytes, vars)) = matbridge_translator::specialize::workgroup_memory(module, entry) else { return Ok(()) };
+        if bytes > u64::from(l.max_shared_memory_size) {
+            let (named, added): (Vec<_>, Vec<_>) = vars.iter().partition(|v| v.name.is_some());
+            let mut parts: Vec<String> = named.iter().map(|v| format!("{} {}", v.name.as_deref().unwrap_or_default(), v.bytes)).collect();
+            let added: u64 = added.iter().map(|v| v.bytes).sum();
+            if added > 0 {
+                parts.push(format!("{added} unnamed, as translation adds them"));
+            }
+            return Err(over(
+                format!("entry point `{entry}`"),
+                format!("at least {bytes} bytes of workgroup memory ({})", parts.join(", ")),
+                format!("maxComputeSharedMemorySize {}", l.max_shared_memory_size),
+            ));
+        }
+        Ok(())
+    }
+
     /// Builds a compute pipeline. Fails with [`Error::MissingCapability`] when the module declares
     /// a capability whose feature the device lacks.
     pub fn create_pipeline(&self, desc: &PipelineDesc<'_>) -> Result<Pipeline> {
@@ -264,6 +302,7 @@ impl Context {
             None => (module, desc.spirv),
         };
         let desc = &PipelineDesc { spirv, ..desc.clone() };
+        self.check_workgroup_limits(if translated.is_some() { &module } else { &specialized }, desc.entry_point)?;
         for cap in module.declared_capabilities() {
             if let Some(needed) = missing_for(cap, &shared.enabled, &shared.caps) {
                 return Err(Error::MissingCapability { needed, device: shared.caps.name.clone() });

@@ -142,3 +142,88 @@ fn workgroup_size_with(module: &Module, entry: &str, value: impl Fn(Word) -> Opt
     }
     ids(mode, 2)
 }
+
+/// One workgroup variable an entry point uses and the bytes it takes at least.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkgroupVariable {
+    pub id: Word,
+    /// Its `OpName`, where it has one (variables a translation added have none).
+    pub name: Option<String>,
+    pub bytes: u64,
+    /// Decorated `Block` (SPV_KHR_workgroup_memory_explicit_layout): such variables share
+    /// their memory.
+    pub aliased: bool,
+}
+
+/// The workgroup memory that entry point `entry` uses with its specialization constants at
+/// their defaults: the `Workgroup` variables of the functions it reaches, largest first, and
+/// the bytes they take together: the unaliased ones added up, beside the largest of the `Block`
+/// ones (which alias one another). Sizes leave padding out (a vector of three takes three
+/// components, a struct without offsets the sum of its members), so the total is the least any
+/// driver can use. `None` when the entry point is missing or a variable has no size (a
+/// runtime array, an opaque type, a length that is not a constant expression).
+pub fn workgroup_memory(module: &Module, entry: &str) -> Option<(u64, Vec<WorkgroupVariable>)> {
+    let function = module.entry_points.iter().find(|e| e.string(2).as_deref() == Some(entry)).and_then(|e| e.operands.get(1).and_then(Operand::id))?;
+    let mut reached: Vec<Word> = vec![function];
+    let mut k = 0;
+    while let Some(&f) = reached.get(k) {
+        k += 1;
+        let callees = module.functions.iter().filter(|x| x.id() == f).flat_map(|x| x.insts()).filter(|i| i.is(Op::FunctionCall)).filter_map(|i| i.id(0).ok());
+        let new: Vec<Word> = callees.collect();
+        for c in new {
+            if !reached.contains(&c) {
+                reached.push(c);
+            }
+        }
+    }
+    let used: std::collections::HashSet<Word> = module.functions.iter().filter(|f| reached.contains(&f.id())).flat_map(|f| f.insts()).flat_map(|i| i.operands.iter().filter_map(Operand::id)).collect();
+    let defs: HashMap<Word, &crate::ir::Inst> = module.globals().iter().filter_map(|g| Some((g.result_id?, g))).collect();
+    let mut vars = Vec::new();
+    for g in module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(spirv::StorageClass::Workgroup as u32)) {
+        let Some(id) = g.result_id.filter(|v| used.contains(v)) else { continue };
+        let pointee = g.result_type.and_then(|p| defs.get(&p)).and_then(|p| p.id(1).ok())?;
+        let bytes = least_size(module, &defs, pointee, 0)?;
+        let aliased = module.decoration(pointee, Decoration::Block).is_some();
+        vars.push(WorkgroupVariable { id, name: module.name_of(id), bytes, aliased });
+    }
+    vars.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.id.cmp(&b.id)));
+    let separate: u64 = vars.iter().filter(|v| !v.aliased).map(|v| v.bytes).sum();
+    let shared = vars.iter().filter(|v| v.aliased).map(|v| v.bytes).max().unwrap_or(0);
+    Some((separate + shared, vars))
+}
+
+/// The bytes type `ty` takes without padding (explicit `Offset`s and `ArrayStride`s count).
+fn least_size(module: &Module, defs: &HashMap<Word, &crate::ir::Inst>, ty: Word, depth: u32) -> Option<u64> {
+    let def = defs.get(&ty).filter(|_| depth < 64)?;
+    let sub = |t: Word| least_size(module, defs, t, depth + 1);
+    match def.op()? {
+        Op::TypeInt | Op::TypeFloat => Some(u64::from(def.word_opt(0)?.div_ceil(8))),
+        Op::TypeBool => Some(1),
+        Op::TypeVector | Op::TypeMatrix => Some(sub(def.id(0).ok()?)? * u64::from(def.word_opt(1)?)),
+        Op::TypeArray => {
+            let len = default_value(module, def.id(1).ok()?)?;
+            let element = match module.decoration(ty, Decoration::ArrayStride).and_then(|s| s.first().copied()) {
+                Some(stride) => u64::from(stride),
+                None => sub(def.id(0).ok()?)?,
+            };
+            element.checked_mul(len)
+        }
+        Op::TypeStruct => {
+            let mut size = 0u64;
+            for (m, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
+                let offset = module
+                    .annotations
+                    .iter()
+                    .find(|a| a.is(Op::MemberDecorate) && a.word_opt(0) == Some(ty) && a.word_opt(1) == Some(m as u32) && a.word_opt(2) == Some(Decoration::Offset as u32))
+                    .and_then(|a| a.word_opt(3));
+                let s = sub(member)?;
+                size = match offset {
+                    Some(o) => size.max(u64::from(o) + s),
+                    None => size + s,
+                };
+            }
+            Some(size)
+        }
+        _ => None,
+    }
+}

@@ -20,8 +20,10 @@
 //!
 //! Cooperative matrices stay the physical sub-group's (native, or emulated later at `P`): in
 //! join mode each physical sub-group of a logical one computes the same matrices, since a
-//! matrix operation's operands are uniform across the logical sub-group, and stores the same
-//! results; split mode is refused for modules with matrices. The logical values live in the
+//! matrix operation's operands are uniform across the logical sub-group, and only the first of
+//! them stores them (were all to store, a later one could read back what an earlier one had
+//! stored: an accumulator loaded, multiplied into and stored back in place would get the product
+//! once per physical sub-group); split mode is refused for modules with matrices. The logical values live in the
 //! entry point's function: a sub-group built-in or operation in a function it calls is refused.
 //!
 //! Clustered reductions whose clusters fit both sizes, and quad operations, reach the same lanes
@@ -107,6 +109,7 @@ impl Pass for VirtualizeSubgroupSize {
                 refuse_divergent_barriers(module, &types, &functions, target, (s, p))?;
                 hoist_divergent_moves(module, &types, fi, s.min(p), &mut outcome);
                 widen_subgroup_barriers(module, &types, &functions, &mut outcome);
+                store_matrices_once(module, &functions, (s, p), &entry, &mut outcome)?;
             }
             let uint = module.type_int(32, false);
             let marker = module.alloc_id();
@@ -467,6 +470,78 @@ fn widen_subgroup_barriers(module: &mut Module, types: &Types, fs: &[usize], out
             }
         }
     }
+}
+
+/// Join mode: every physical sub-group of a logical one computes the logical one's matrices, so
+/// only the first of them stores them. Were all to store, a later one would read back what an
+/// earlier one had already stored: an accumulator loaded from memory, multiplied into and stored
+/// back would get the product once per physical sub-group. Each matrix store (KHR or NV) of the
+/// functions `fs` moves under `if ((LocalInvocationIndex & (s - 1)) < p)`, a condition uniform
+/// in each physical sub-group (they are consecutive runs of `p` local indices). A store in a loop
+/// header moves out of it first; one that cannot, or one in a function another entry point
+/// also reaches, is refused by name.
+fn store_matrices_once(module: &mut Module, fs: &[usize], (s, p): (u32, u32), entry: &str, outcome: &mut Outcome) -> Result<()> {
+    let is_store = |i: &Inst| i.is(Op::CooperativeMatrixStoreKHR) || i.is(Op::CooperativeMatrixStoreNV);
+    let shared = reached_from_other_entries(module, entry);
+    for &f in fs {
+        let mut b = 0;
+        while b < module.functions[f].blocks.len() {
+            let Some(k) = module.functions[f].blocks[b].insts.iter().position(is_store) else {
+                b += 1;
+                continue;
+            };
+            let site = module.site(&module.functions[f].blocks[b].insts[k]);
+            let function = module.functions[f].id();
+            if shared.contains(&function) {
+                let name = module.name_of(function).unwrap_or_else(|| format!("%{function}"));
+                return Err(Error::Invalid {
+                    site,
+                    message: format!("a cooperative-matrix store in function {name}, which `{entry}` (sub-groups of {s} joined from {p}) shares with another entry point"),
+                });
+            }
+            if module.functions[f].blocks[b].insts.iter().any(|i| i.is(Op::LoopMerge)) {
+                let id = module.alloc_id();
+                if crate::ir::cfg::separate_loop_header(&mut module.functions[f], b, id, false).is_none() {
+                    return Err(Error::Invalid {
+                        site,
+                        message: format!("a cooperative-matrix store in a loop header that branches inside the loop, which `{entry}` (sub-groups of {s} joined from {p}) cannot put under a condition"),
+                    });
+                }
+                b += 1;
+                continue;
+            }
+            let store = module.functions[f].blocks[b].insts.remove(k);
+            outcome.count(store.opcode);
+            let mut bld = Builder::new(module, Cursor { function: f, block: b, index: k }).with_origin(store.origin);
+            let uint = bld.module.type_int(32, false);
+            let boolean = bld.module.type_bool();
+            let var = bld.module.get_or_add_builtin(BuiltIn::LocalInvocationIndex, uint);
+            let index = bld.load(uint, var);
+            let mask = bld.module.constant_u32(s - 1);
+            let lane = bld.op(Op::BitwiseAnd, uint, &[index, mask]);
+            let width = bld.module.constant_u32(p);
+            let first = bld.op(Op::ULessThan, boolean, &[lane, width]);
+            bld.if_then(first, |bld| bld.insert(store));
+            // The rest of the block is the merge block, after the condition's block.
+            b = bld.cursor.block;
+        }
+    }
+    Ok(())
+}
+
+/// The functions that entry points other than `entry` call, directly or not, with their own.
+fn reached_from_other_entries(module: &Module, entry: &str) -> HashSet<Word> {
+    let mut reached: HashSet<Word> = module.entry_points.iter().filter(|e| e.string(2).as_deref() != Some(entry)).filter_map(|e| e.id(1).ok()).collect();
+    let mut todo: Vec<Word> = reached.iter().copied().collect();
+    while let Some(f) = todo.pop() {
+        let Some(function) = module.functions.iter().find(|x| x.id() == f) else { continue };
+        for callee in function.insts().filter(|i| i.is(Op::FunctionCall)).filter_map(|i| i.id(0).ok()) {
+            if reached.insert(callee) {
+                todo.push(callee);
+            }
+        }
+    }
+    reached
 }
 
 /// The logical values live in the entry point's function: a sub-group built-in or operation in
