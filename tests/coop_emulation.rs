@@ -906,8 +906,9 @@ fn shared_memory_gemm_with_references_matches_the_reference() {
 /// and created with that required size, untranslated: on lavapipe (8) and SwiftShader (4) the
 /// runtime virtualizes the size (joined sub-groups, each physical one computing its logical
 /// one's matrices, the first storing them) and emulates the matrices; on the H100 it runs as it
-/// is. Once with D in place of C: each tile of C is loaded, scaled into the product and stored
-/// back where it was, which a physical sub-group storing after another had would read back.
+/// is. With D in place of C, at 32 and at 64 (joined on the H100 too): each tile of C is
+/// loaded, scaled into the product and stored back where it was, which a physical sub-group
+/// storing after another had would read back.
 #[test]
 fn shared_memory_gemm_at_a_required_subgroup_size_matches_the_reference() {
     let input = common::assembled("khr_shmem_gemm");
@@ -917,10 +918,10 @@ fn shared_memory_gemm_at_a_required_subgroup_size_matches_the_reference() {
             continue;
         }
         let f = if ctx.caps().has_cooperative_matrix() { 16 } else { 8 };
-        for (b_col_major, in_place) in [(false, false), (true, false), (false, true)] {
+        for (subgroup, b_col_major, in_place) in [(32, false, false), (32, true, false), (32, false, true), (64, false, true)] {
             let place = if in_place { ", D in place of C" } else { "" };
-            let what = format!("{} at sub-groups of 32, {f}x{f}x{f} fragments, B {}{place}", ctx.caps().name, if b_col_major { "column-major" } else { "row-major" });
-            ShmemGemm { f, subgroup: 32, b_col_major, in_place }.run(&ctx, &input, Some(32), &what);
+            let what = format!("{} at sub-groups of {subgroup}, {f}x{f}x{f} fragments, B {}{place}", ctx.caps().name, if b_col_major { "column-major" } else { "row-major" });
+            ShmemGemm { f, subgroup, b_col_major, in_place }.run(&ctx, &input, Some(subgroup), &what);
         }
     }
 }
@@ -1836,5 +1837,49 @@ impl IreeMatmul {
         }
         ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
         eprintln!("{what}: matches");
+    }
+}
+
+/// `khr_shared_blocks`: a fragment written into workgroup memory as `uvec4` words through one
+/// block and loaded as f16 halves through another that views the same bytes
+/// (GL_EXT_shared_memory_block), at M = 8 and 16. Where the device has
+/// `workgroupMemoryExplicitLayout` (the H100, Mesa 26 lavapipe) it runs, padded to 16x16x16 on
+/// the H100 at M = 8 with the staging arrays placed past the module's blocks, and C = A * B + C
+/// matches the CPU exactly; elsewhere the pipeline is refused, naming the feature.
+#[test]
+fn aliased_workgroup_blocks_run_or_are_refused_by_name() {
+    let input = common::assembled("khr_shared_blocks");
+    for ctx in common::contexts() {
+        let caps = ctx.caps().clone();
+        for m in [8usize, 16] {
+            let spec = [matbridge_runtime::SpecConstant::u32(0, caps.subgroup_size), matbridge_runtime::SpecConstant::u32(1, m as u32)];
+            let desc = PipelineDesc { spirv: &input, bindings: 3, spec_constants: &spec, label: "khr_shared_blocks", ..Default::default() };
+            let what = format!("{} M = {m}", caps.name);
+            if !caps.workgroup_explicit_layout {
+                let err = ctx.create_pipeline(&desc).map(|_| ()).unwrap_err().to_string();
+                assert!(err.contains("workgroupMemoryExplicitLayout"), "{what}: {err}");
+                eprintln!("{what}: refused ({err})");
+                continue;
+            }
+            let pipeline = ctx.create_pipeline(&desc).unwrap_or_else(|e| panic!("{what}: {e}"));
+            // Multiples of 1/4 below 2 in magnitude: products and sums are exact in f32.
+            let a: Vec<f32> = (0..m * 16).map(|i| ((i * 7 % 16) as f32 - 8.0) / 4.0).collect();
+            let b: Vec<f32> = (0..256).map(|i| ((i * 5 % 16) as f32 - 8.0) / 4.0).collect();
+            let c: Vec<f32> = (0..m * 16).map(|i| (i % 9) as f32 - 4.0).collect();
+            let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
+            let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+            let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+            let mut bc = ctx.buffer_from_slice(&c, "c").unwrap();
+            ctx.run_with_timeout(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+            for r in 0..m {
+                for j in 0..16 {
+                    let want = c[r * 16 + j] + (0..16).map(|k| a[r * 16 + k] * b[k * 16 + j]).sum::<f32>();
+                    assert_eq!(got[r * 16 + j], want, "{what}: C[{r}][{j}]");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: matches");
+        }
     }
 }

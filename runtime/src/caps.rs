@@ -124,6 +124,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
     let mut coop2 = CooperativeMatrix2Features::default();
     let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
     let mut atomic_float2 = vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT::default();
+    let mut workgroup_layout = vk::PhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR::default();
     let mut features2 = vk::PhysicalDeviceFeatures2::default();
     let has_coop_ext = has_ext(ash::khr::cooperative_matrix::NAME);
     if v12 {
@@ -139,6 +140,9 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         }
         if has_ext(ash::ext::shader_atomic_float2::NAME) {
             features2 = features2.push_next(&mut atomic_float2);
+        }
+        if has_ext(ash::khr::workgroup_memory_explicit_layout::NAME) {
+            features2 = features2.push_next(&mut workgroup_layout);
         }
         if has_ext(BFLOAT16_EXT) {
             // Chain by hand at the front: ash has no push_next for this struct.
@@ -213,6 +217,9 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         atomic_float32_min_max: atomic_float2.shader_buffer_float32_atomic_min_max == vk::TRUE && atomic_float2.shader_shared_float32_atomic_min_max == vk::TRUE,
         buffer_device_address: f12.buffer_device_address == vk::TRUE,
         vulkan_memory_model: f12.vulkan_memory_model == vk::TRUE,
+        workgroup_explicit_layout: workgroup_layout.workgroup_memory_explicit_layout == vk::TRUE,
+        workgroup_explicit_layout_8bit: workgroup_layout.workgroup_memory_explicit_layout8_bit_access == vk::TRUE,
+        workgroup_explicit_layout_16bit: workgroup_layout.workgroup_memory_explicit_layout16_bit_access == vk::TRUE,
         variable_pointers_storage_buffer: f11.variable_pointers_storage_buffer == vk::TRUE,
         variable_pointers: f11.variable_pointers == vk::TRUE,
         integer_dot_product: f13.shader_integer_dot_product == vk::TRUE,

@@ -119,6 +119,10 @@ pub struct EnabledFeatures {
     pub atomic_float16_min_max: bool,
     pub buffer_device_address: bool,
     pub vulkan_memory_model: bool,
+    /// VK_KHR_workgroup_memory_explicit_layout: blocks, 8- and 16-bit accesses.
+    pub workgroup_explicit_layout: bool,
+    pub workgroup_explicit_layout_8bit: bool,
+    pub workgroup_explicit_layout_16bit: bool,
     pub variable_pointers_storage_buffer: bool,
     pub variable_pointers: bool,
     pub subgroup_size_control: bool,
@@ -385,6 +389,9 @@ impl Context {
             atomic_float16_min_max: caps.atomic_float16_min_max,
             buffer_device_address: caps.buffer_device_address,
             vulkan_memory_model: caps.vulkan_memory_model,
+            workgroup_explicit_layout: caps.workgroup_explicit_layout,
+            workgroup_explicit_layout_8bit: caps.workgroup_explicit_layout_8bit,
+            workgroup_explicit_layout_16bit: caps.workgroup_explicit_layout_16bit,
             variable_pointers_storage_buffer: caps.variable_pointers_storage_buffer,
             variable_pointers: caps.variable_pointers,
             subgroup_size_control: caps.subgroup_size_control,
@@ -432,6 +439,14 @@ impl Context {
         if enabled.pipeline_statistics {
             ext_names.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
             info_ci = info_ci.push_next(&mut exec_props);
+        }
+        let mut workgroup_layout = vk::PhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR::default()
+            .workgroup_memory_explicit_layout(enabled.workgroup_explicit_layout)
+            .workgroup_memory_explicit_layout8_bit_access(enabled.workgroup_explicit_layout_8bit)
+            .workgroup_memory_explicit_layout16_bit_access(enabled.workgroup_explicit_layout_16bit);
+        if enabled.workgroup_explicit_layout {
+            ext_names.push(ash::khr::workgroup_memory_explicit_layout::NAME.as_ptr());
+            info_ci = info_ci.push_next(&mut workgroup_layout);
         }
         let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default()
             .shader_buffer_float32_atomics(enabled.atomic_float32)

@@ -306,6 +306,15 @@ pub struct DeviceCaps {
     pub buffer_device_address: bool,
     #[serde(default)]
     pub vulkan_memory_model: bool,
+    /// VK_KHR_workgroup_memory_explicit_layout: workgroup variables in blocks with explicit
+    /// layouts, aliasing one another (`workgroupMemoryExplicitLayout`), and 8- and 16-bit
+    /// accesses through them.
+    #[serde(default)]
+    pub workgroup_explicit_layout: bool,
+    #[serde(default)]
+    pub workgroup_explicit_layout_8bit: bool,
+    #[serde(default)]
+    pub workgroup_explicit_layout_16bit: bool,
     /// `variablePointersStorageBuffer` and `variablePointers` (VkPhysicalDeviceVulkan11Features).
     #[serde(default)]
     pub variable_pointers_storage_buffer: bool,
@@ -474,6 +483,9 @@ impl DeviceCaps {
             atomic_float32_min_max: false,
             buffer_device_address: true,
             vulkan_memory_model: true,
+            workgroup_explicit_layout: false,
+            workgroup_explicit_layout_8bit: false,
+            workgroup_explicit_layout_16bit: false,
             variable_pointers_storage_buffer: true,
             variable_pointers: true,
             integer_dot_product: true,
@@ -537,6 +549,9 @@ impl DeviceCaps {
         caps.device_type = DeviceType::DiscreteGpu;
         caps.vendor_id = VENDOR_NVIDIA;
         caps.workarounds = Workarounds::for_driver(VENDOR_NVIDIA, "580");
+        caps.workgroup_explicit_layout = true;
+        caps.workgroup_explicit_layout_8bit = true;
+        caps.workgroup_explicit_layout_16bit = true;
         caps.subgroup_operations = vec![
             SubgroupOp::Basic,
             SubgroupOp::Vote,

@@ -192,6 +192,13 @@ pub fn workgroup_memory(module: &Module, entry: &str) -> Option<(u64, Vec<Workgr
     Some((separate + shared, vars))
 }
 
+/// The bytes a workgroup variable of type `ty` takes at least, with the specialization constants
+/// at their defaults (see [`workgroup_memory`]); `None` where it has no size.
+pub fn workgroup_memory_of(module: &Module, ty: Word) -> Option<u64> {
+    let defs: HashMap<Word, &crate::ir::Inst> = module.globals().iter().filter_map(|g| Some((g.result_id?, g))).collect();
+    least_size(module, &defs, ty, 0)
+}
+
 /// The bytes type `ty` takes without padding (explicit `Offset`s and `ArrayStride`s count).
 fn least_size(module: &Module, defs: &HashMap<Word, &crate::ir::Inst>, ty: Word, depth: u32) -> Option<u64> {
     let def = defs.get(&ty).filter(|_| depth < 64)?;

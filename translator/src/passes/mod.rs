@@ -6,6 +6,7 @@ pub mod emulate_float_atomics;
 pub mod fold_widened_operands;
 pub mod fuse_k_chains;
 pub mod inline_functions;
+pub mod lay_out_added_workgroup_variables;
 pub mod legalize_narrow_types;
 pub mod lower_async_copies;
 pub mod lower_bfloat16_conversions;

@@ -2,9 +2,10 @@
 //! variables use.
 //!
 //! naga writes explicit layouts on every array, and Vulkan forbids them in Workgroup storage
-//! (VUID-StandaloneSpirv-None-10684) unless workgroupMemoryExplicitLayout is enabled, which
-//! matbridge does not enable. An array type that a non-Workgroup pointer or another aggregate
-//! also uses keeps its stride.
+//! (VUID-StandaloneSpirv-None-10684) unless the module declares
+//! `WorkgroupMemoryExplicitLayoutKHR` (for a device with the feature), and such a module keeps
+//! them. An array type that a non-Workgroup pointer or another aggregate also uses keeps its
+//! stride.
 //!
 //! Preconditions: none. Applies to every target.
 
@@ -32,6 +33,10 @@ impl Pass for StripWorkgroupLayouts {
 
     fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
+        // A module that lays workgroup memory out itself keeps its layouts.
+        if module.has_capability(spirv::Capability::WorkgroupMemoryExplicitLayoutKHR) {
+            return Ok(outcome);
+        }
         let mut workgroup_only: HashSet<Word> = HashSet::new();
         let mut used_elsewhere: HashSet<Word> = HashSet::new();
         for inst in module.globals() {
