@@ -33,6 +33,7 @@ pub fn render_device(d: &DeviceCaps) -> String {
     row("f32 atomics add/minmax", format!("{} / {}", yes(d.atomic_float32_add), yes(d.atomic_float32_min_max)));
     row("bufferDeviceAddress", yes(d.buffer_device_address).into());
     row("vulkanMemoryModel", yes(d.vulkan_memory_model).into());
+    row("workgroup explicit layout / 8-bit / 16-bit", format!("{} / {} / {}", yes(d.workgroup_explicit_layout), yes(d.workgroup_explicit_layout_8bit), yes(d.workgroup_explicit_layout_16bit)));
     row("variablePointers storage buffer / all", format!("{} / {}", yes(d.variable_pointers_storage_buffer), yes(d.variable_pointers)));
     let acc = &d.integer_dot_product_accelerated;
     row(
