@@ -271,7 +271,7 @@ impl Context {
         if bytes > u64::from(l.max_shared_memory_size) {
             let (named, added): (Vec<_>, Vec<_>) = vars.iter().partition(|v| v.name.is_some());
             let mut parts: Vec<String> = named.iter().map(|v| format!("{} {}", v.name.as_deref().unwrap_or_default(), v.bytes)).collect();
-            let added: u64 = added.iter().map(|v| v.bytes).sum();
+            let added = added.iter().fold(0u64, |n, v| n.saturating_add(v.bytes));
             if added > 0 {
                 parts.push(format!("{added} unnamed, as translation adds them"));
             }

@@ -187,9 +187,9 @@ pub fn workgroup_memory(module: &Module, entry: &str) -> Option<(u64, Vec<Workgr
         vars.push(WorkgroupVariable { id, name: module.name_of(id), bytes, aliased });
     }
     vars.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.id.cmp(&b.id)));
-    let separate: u64 = vars.iter().filter(|v| !v.aliased).map(|v| v.bytes).sum();
+    let separate = vars.iter().filter(|v| !v.aliased).fold(0u64, |n, v| n.saturating_add(v.bytes));
     let shared = vars.iter().filter(|v| v.aliased).map(|v| v.bytes).max().unwrap_or(0);
-    Some((separate + shared, vars))
+    Some((separate.saturating_add(shared), vars))
 }
 
 /// The bytes a workgroup variable of type `ty` takes at least, with the specialization constants
@@ -206,7 +206,7 @@ fn least_size(module: &Module, defs: &HashMap<Word, &crate::ir::Inst>, ty: Word,
     match def.op()? {
         Op::TypeInt | Op::TypeFloat => Some(u64::from(def.word_opt(0)?.div_ceil(8))),
         Op::TypeBool => Some(1),
-        Op::TypeVector | Op::TypeMatrix => Some(sub(def.id(0).ok()?)? * u64::from(def.word_opt(1)?)),
+        Op::TypeVector | Op::TypeMatrix => sub(def.id(0).ok()?)?.checked_mul(u64::from(def.word_opt(1)?)),
         Op::TypeArray => {
             let len = default_value(module, def.id(1).ok()?)?;
             let element = match module.decoration(ty, Decoration::ArrayStride).and_then(|s| s.first().copied()) {
@@ -225,8 +225,8 @@ fn least_size(module: &Module, defs: &HashMap<Word, &crate::ir::Inst>, ty: Word,
                     .and_then(|a| a.word_opt(3));
                 let s = sub(member)?;
                 size = match offset {
-                    Some(o) => size.max(u64::from(o) + s),
-                    None => size + s,
+                    Some(o) => size.max(u64::from(o).saturating_add(s)),
+                    None => size.saturating_add(s),
                 };
             }
             Some(size)

@@ -80,10 +80,10 @@ impl Pass for LayOutAddedWorkgroupVariables {
             if !uses_ok {
                 return Err(refuse("is used other than through access chains"));
             }
-            let offset = end.next_multiple_of(16);
-            let size = u64::from(stride) * len;
+            let offset = end.checked_next_multiple_of(16).ok_or_else(|| refuse("would start past the end of memory"))?;
+            let size = u64::from(stride).checked_mul(len).ok_or_else(|| refuse("has no size that fits 64 bits"))?;
             let literal = u32::try_from(offset).map_err(|_| refuse("would start past 4 GiB"))?;
-            end = offset + size;
+            end = offset.saturating_add(size);
             // A copy of the array type with a stride, in a block of its own at `offset`.
             let array = module.alloc_id();
             module.add_global(Inst::new(Op::TypeArray, None, Some(array), vec![Operand::Id(element), Operand::Id(length)]));
