@@ -483,6 +483,7 @@ fn widen_subgroup_barriers(module: &mut Module, types: &Types, fs: &[usize], out
 fn store_matrices_once(module: &mut Module, fs: &[usize], (s, p): (u32, u32), entry: &str, outcome: &mut Outcome) -> Result<()> {
     let is_store = |i: &Inst| i.is(Op::CooperativeMatrixStoreKHR) || i.is(Op::CooperativeMatrixStoreNV);
     let shared = reached_from_other_entries(module, entry);
+    let mut moved = 0;
     for &f in fs {
         let mut b = 0;
         while b < module.functions[f].blocks.len() {
@@ -512,6 +513,7 @@ fn store_matrices_once(module: &mut Module, fs: &[usize], (s, p): (u32, u32), en
             }
             let store = module.functions[f].blocks[b].insts.remove(k);
             outcome.count(store.opcode);
+            moved += 1;
             let mut bld = Builder::new(module, Cursor { function: f, block: b, index: k }).with_origin(store.origin);
             let uint = bld.module.type_int(32, false);
             let boolean = bld.module.type_bool();
@@ -525,6 +527,9 @@ fn store_matrices_once(module: &mut Module, fs: &[usize], (s, p): (u32, u32), en
             // The rest of the block is the merge block, after the condition's block.
             b = bld.cursor.block;
         }
+    }
+    if moved > 0 {
+        outcome.notes.push(format!("kernel `{entry}`: {moved} matrix store(s) made by the first physical sub-group of each logical one only"));
     }
     Ok(())
 }
