@@ -80,6 +80,7 @@ impl Pipeline {
             Box::new(passes::split_wide_vectors::SplitWideVectors),
             Box::new(passes::lower_byte_pointers::LowerBytePointers),
             Box::new(passes::structurize_control_flow::StructurizeControlFlow),
+            Box::new(passes::lower_workgroup_blocks::LowerWorkgroupBlocks),
             Box::new(passes::virtualize_subgroup_size::VirtualizeSubgroupSize),
             Box::new(passes::lower_clustered_reductions::LowerClusteredReductions),
             Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),

@@ -57,3 +57,32 @@ fn sizes_follow_specialization_and_aliasing() {
     assert!(added > 0 && ends.len() == added && ends[0] > 256 + 16, "{vars:?}");
     assert_eq!(bytes, ends[added - 1]);
 }
+
+/// Without `workgroupMemoryExplicitLayout` the blocks become one array of words; a matrix
+/// loaded from them must start and stride at multiples of four bytes, and one whose stride is
+/// three halves is refused, naming the instruction and the reason.
+#[test]
+fn blocks_lower_to_words_and_unprovable_strides_are_refused_by_name() {
+    if !tools_present() {
+        eprintln!("SPIRV-Tools not found: skipped");
+        return;
+    }
+    let path = format!("{}/../tests/kernels/khr_shared_blocks.spvasm", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let words = tools::assemble(&text, "vulkan1.3").unwrap();
+    for target in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader()] {
+        let (out, _) = translate_specialized(&words, &target, &[(1, 16)]).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+        tools::validate(&out, "vulkan1.3").unwrap();
+        let module = Module::from_words(&out).unwrap();
+        assert!(!module.has_capability(spirv::Capability::WorkgroupMemoryExplicitLayoutKHR), "{}", target.name);
+        let (bytes, vars) = workgroup_memory(&module, "main").unwrap();
+        assert!(vars.len() == 1 && !vars[0].aliased && bytes == 512, "{}: {vars:?}", target.name);
+    }
+    // The matrix of halves loaded with a stride of three halves (6 bytes) cannot be read in words.
+    let load = "OpCooperativeMatrixLoadKHR %55 %64 %int_0 %uint_16";
+    assert!(text.contains(load), "the kernel's workgroup load");
+    let odd = text.replace(load, "OpCooperativeMatrixLoadKHR %55 %64 %int_0 %uint_3");
+    let words = tools::assemble(&odd, "vulkan1.3").unwrap();
+    let err = translate_specialized(&words, &DeviceCaps::lavapipe(), &[]).unwrap_err().to_string();
+    assert!(err.contains("OpCooperativeMatrixLoadKHR") && err.contains("multiple of four bytes") && err.contains("word offset"), "{err}");
+}

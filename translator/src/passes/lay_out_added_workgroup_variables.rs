@@ -16,7 +16,8 @@
 //! through access chains only; the blocks' sizes and the arrays' lengths are constant
 //! expressions (specialization constants at the pipeline's values: offsets are literals).
 //! Anything else is an error naming the variable. Applies to targets with
-//! `workgroupMemoryExplicitLayout` (elsewhere such modules are refused).
+//! `workgroupMemoryExplicitLayout` (elsewhere `lower-workgroup-blocks` has turned the blocks
+//! into one array of words).
 
 use crate::error::{Error, Result};
 use crate::ir::{Inst, Module, Operand};

@@ -20,6 +20,7 @@ pub mod lower_kernel_synchronization;
 pub mod lower_opencl_std;
 pub mod lower_subgroup_extended_types;
 pub mod lower_work_group_collectives;
+pub mod lower_workgroup_blocks;
 pub mod match_accumulator_signedness;
 pub mod materialize_matrix_length;
 pub mod narrow_kernel_int64;
