@@ -102,7 +102,7 @@ impl KernelAbi {
             }
             let members: Vec<Word> = types.defs.get(&st).map(|d| d.operands.iter().filter_map(Operand::id).collect()).unwrap_or_default();
             for (m, &ty) in members.iter().enumerate() {
-                let offset = member_offset(module, st, m as u32).ok_or_else(|| not_kernel(format!("member {m} of {ARGS_STRUCT} has no Offset")))?;
+                let offset = module.member_offset(st, m as u32).ok_or_else(|| not_kernel(format!("member {m} of {ARGS_STRUCT} has no Offset")))?;
                 let (size, _) = size_align(&types, ty).ok_or_else(|| not_kernel(format!("member {m} of {ARGS_STRUCT} has no size")))?;
                 push_constant_bytes = push_constant_bytes.max(offset + size);
                 let Some(name) = member_name(module, st, m as u32) else { continue };
@@ -261,14 +261,6 @@ pub fn mark_argument_members(module: &mut Module, retyped: impl Fn(Word) -> bool
 
 fn not_kernel(message: String) -> Error {
     Error::Invalid { site: Box::new(Site { opcode: "OpEntryPoint".into(), ..Site::default() }), message }
-}
-
-fn member_offset(module: &Module, st: Word, member: u32) -> Option<u32> {
-    module
-        .annotations
-        .iter()
-        .find(|a| a.is(Op::MemberDecorate) && a.word_opt(0) == Some(st) && a.word_opt(1) == Some(member) && a.word_opt(2) == Some(Decoration::Offset as u32))
-        .and_then(|a| a.word_opt(3))
 }
 
 fn member_name(module: &Module, st: Word, member: u32) -> Option<String> {

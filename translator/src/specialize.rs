@@ -218,11 +218,7 @@ fn least_size(module: &Module, defs: &HashMap<Word, &crate::ir::Inst>, ty: Word,
         Op::TypeStruct => {
             let mut size = 0u64;
             for (m, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
-                let offset = module
-                    .annotations
-                    .iter()
-                    .find(|a| a.is(Op::MemberDecorate) && a.word_opt(0) == Some(ty) && a.word_opt(1) == Some(m as u32) && a.word_opt(2) == Some(Decoration::Offset as u32))
-                    .and_then(|a| a.word_opt(3));
+                let offset = module.member_offset(ty, m as u32);
                 let s = sub(member)?;
                 size = match offset {
                     Some(o) => size.max(u64::from(o).saturating_add(s)),

@@ -26,6 +26,14 @@ impl Module {
         self.annotations.push(Inst::new(Op::Decorate, None, None, ops));
     }
 
+    /// The `Offset` of member `member` of struct type `st`, if it has one.
+    pub fn member_offset(&self, st: Word, member: u32) -> Option<u32> {
+        self.annotations
+            .iter()
+            .find(|a| a.is(Op::MemberDecorate) && a.word_opt(0) == Some(st) && a.word_opt(1) == Some(member) && a.word_opt(2) == Some(Decoration::Offset as u32))
+            .and_then(|a| a.word_opt(3))
+    }
+
     /// The variable decorated `BuiltIn b`, if any.
     pub fn builtin_variable(&self, b: BuiltIn) -> Option<Word> {
         self.annotations

@@ -199,7 +199,7 @@ impl Lowering<'_> {
             let (step, step_align, next) = match def.op() {
                 Some(Op::TypeStruct) => {
                     let m = types.const_u32(index).ok_or_else(|| refuse(bld, "a struct member chosen at run time"))?;
-                    let offset = member_offset(bld.module, l.ty, m).ok_or_else(|| refuse(bld, "a struct member without an Offset"))?;
+                    let offset = bld.module.member_offset(l.ty, m).ok_or_else(|| refuse(bld, "a struct member without an Offset"))?;
                     let next = def.operands.get(m as usize).and_then(Operand::id).ok_or_else(|| refuse(bld, "a struct member past the struct's end"))?;
                     (bld.module.constant_u32(offset), align_of(offset), next)
                 }
@@ -351,15 +351,6 @@ fn narrow_to_bits(bld: &mut Builder<'_>, types: &Types, ty: Word, v: Word, size:
     let unsigned = bld.module.type_int(width, false);
     let u = if types.int(ty).is_some_and(|(_, s)| s) { bld.bitcast(unsigned, v) } else { v };
     bld.op(Op::UConvert, uint, &[u])
-}
-
-/// The `Offset` of member `m` of struct `ty`.
-fn member_offset(module: &Module, ty: Word, m: u32) -> Option<u32> {
-    module
-        .annotations
-        .iter()
-        .find(|a| a.is(Op::MemberDecorate) && a.word_opt(0) == Some(ty) && a.word_opt(1) == Some(m) && a.word_opt(2) == Some(Decoration::Offset as u32))
-        .and_then(|a| a.word_opt(3))
 }
 
 /// The largest power of two dividing `x` (1 << 16 for zero).
