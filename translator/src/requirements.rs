@@ -265,6 +265,8 @@ fn instruction_derived() -> &'static HashSet<C> {
         set.extend([C::DotProductInputAll, C::DotProductInput4x8Bit, C::DotProductInput4x8BitPacked]);
         // 8- and 16-bit storage: derived from the pointer types that hold such data.
         set.extend(STORAGE_CAPABILITIES.iter().flat_map(|(_, caps)| caps.iter().copied()));
+        // Explicit workgroup layouts: derived from workgroup pointers to blocks.
+        set.extend([C::WorkgroupMemoryExplicitLayoutKHR, C::WorkgroupMemoryExplicitLayout8BitAccessKHR, C::WorkgroupMemoryExplicitLayout16BitAccessKHR]);
         set
     })
 }
@@ -379,7 +381,18 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
             // 8- and 16-bit data in a storage class needs its storage capability.
             (Some(Op::TypePointer), _) => {
                 let class = inst.word_opt(0).and_then(StorageClass::from_u32);
-                let held = inst.operands.get(1).and_then(Operand::id).and_then(|t| narrow.get(&t)).copied().unwrap_or_default();
+                let pointee = inst.operands.get(1).and_then(Operand::id);
+                let held = pointee.and_then(|t| narrow.get(&t)).copied().unwrap_or_default();
+                // A workgroup block is an explicit layout, with its 8- and 16-bit accesses.
+                if class == Some(StorageClass::Workgroup) && pointee.is_some_and(|t| module.decoration(t, spirv::Decoration::Block).is_some()) {
+                    push(&[C::WorkgroupMemoryExplicitLayoutKHR], inst);
+                    if held.0 {
+                        push(&[C::WorkgroupMemoryExplicitLayout8BitAccessKHR], inst);
+                    }
+                    if held.1 {
+                        push(&[C::WorkgroupMemoryExplicitLayout16BitAccessKHR], inst);
+                    }
+                }
                 if let Some((_, [c8, c16])) = STORAGE_CAPABILITIES.iter().find(|(c, _)| Some(*c) == class) {
                     if held.0 {
                         push(&[*c8], inst);

@@ -75,16 +75,14 @@ impl Pass for LowerWorkgroupBlocks {
         for f in 0..module.functions.len() {
             lowering.function(module, f, &blocks, &mut outcome)?;
         }
-        // The blocks are gone: their variables, and the capabilities that only they needed.
+        // The blocks are gone, with the types only they used (the requirement step then drops
+        // the explicit-layout capabilities, which workgroup pointers to blocks need).
         let gone: HashSet<Word> = blocks.keys().copied().collect();
         module.globals_mut().retain(|g| !g.result_id.is_some_and(|id| gone.contains(&id)));
         module.forget(&gone);
         // With them the types only they used: pointers to workgroup memory and the blocks.
         let block_types: HashSet<Word> = blocks.values().copied().collect();
         module.remove_unused_globals(|g| (g.is(Op::TypePointer) && g.word_opt(0) == Some(StorageClass::Workgroup as u32)) || g.result_id.is_some_and(|id| block_types.contains(&id)));
-        let explicit = [Capability::WorkgroupMemoryExplicitLayoutKHR, Capability::WorkgroupMemoryExplicitLayout8BitAccessKHR, Capability::WorkgroupMemoryExplicitLayout16BitAccessKHR];
-        module.capabilities.retain(|c| !c.word_opt(0).is_some_and(|w| explicit.iter().any(|e| *e as u32 == w)));
-        module.extensions.retain(|e| e.string(0).as_deref() != Some("SPV_KHR_workgroup_memory_explicit_layout"));
         module.rebuild_entry_interfaces();
         outcome.changed = true;
         outcome.notes.push(format!("{} workgroup block(s) lowered to {words_len} words", blocks.len()));
