@@ -8,19 +8,8 @@ pub use matbridge_runtime as runtime;
 pub use matbridge_translator as translator;
 pub use matbridge_translator::profile::DeviceCaps;
 
-/// `println!` that returns the write's error instead of panicking (stdout closed early:
+/// `print!` that returns the write's error instead of panicking (stdout closed early:
 /// `matbridge run ... | head -1`).
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        writeln!(std::io::stdout().lock(), $($arg)*)
-    }};
-}
-
-/// `print!` that returns the write's error instead of panicking.
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 #[macro_export]
@@ -29,6 +18,16 @@ macro_rules! out {
         use std::io::Write as _;
         write!(std::io::stdout().lock(), $($arg)*)
     }};
+}
+
+/// `println!` that returns the write's error instead of panicking.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::out!("{}\n", format_args!($($arg)*))
+    };
 }
 
 #[cfg(feature = "cli")]

@@ -164,18 +164,7 @@ pub struct WorkgroupVariable {
 /// runtime array, an opaque type, a length that is not a constant expression).
 pub fn workgroup_memory(module: &Module, entry: &str) -> Option<(u64, Vec<WorkgroupVariable>)> {
     let function = module.entry_points.iter().find(|e| e.string(2).as_deref() == Some(entry)).and_then(|e| e.operands.get(1).and_then(Operand::id))?;
-    let mut reached: Vec<Word> = vec![function];
-    let mut k = 0;
-    while let Some(&f) = reached.get(k) {
-        k += 1;
-        let callees = module.functions.iter().filter(|x| x.id() == f).flat_map(|x| x.insts()).filter(|i| i.is(Op::FunctionCall)).filter_map(|i| i.id(0).ok());
-        let new: Vec<Word> = callees.collect();
-        for c in new {
-            if !reached.contains(&c) {
-                reached.push(c);
-            }
-        }
-    }
+    let reached = module.functions_reached_from([function]);
     let used: std::collections::HashSet<Word> = module.functions.iter().filter(|f| reached.contains(&f.id())).flat_map(|f| f.insts()).flat_map(|i| i.operands.iter().filter_map(Operand::id)).collect();
     let defs: HashMap<Word, &crate::ir::Inst> = module.globals().iter().filter_map(|g| Some((g.result_id?, g))).collect();
     let mut vars = Vec::new();

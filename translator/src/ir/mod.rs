@@ -524,6 +524,21 @@ impl Module {
         self.globals = order.into_iter().filter_map(|i| slots[i].take()).collect();
     }
 
+    /// The functions that `roots` call, directly or not, with the roots themselves.
+    pub fn functions_reached_from(&self, roots: impl IntoIterator<Item = Word>) -> std::collections::HashSet<Word> {
+        let mut reached: std::collections::HashSet<Word> = roots.into_iter().collect();
+        let mut todo: Vec<Word> = reached.iter().copied().collect();
+        while let Some(f) = todo.pop() {
+            let Some(function) = self.functions.iter().find(|x| x.id() == f) else { continue };
+            for callee in function.insts().filter(|i| i.is(Op::FunctionCall)).filter_map(|i| i.id(0).ok()) {
+                if reached.insert(callee) {
+                    todo.push(callee);
+                }
+            }
+        }
+        reached
+    }
+
     /// Replaces every use of `old` by `new` across the module (result ids stay).
     pub fn replace_all_uses(&mut self, old: Word, new: Word) {
         self.for_each_inst_mut(|inst| inst.map_used_ids(|id| if id == old { new } else { id }));

@@ -31,6 +31,7 @@ use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use crate::specialize::{default_value, workgroup_memory_of};
 use spirv::{Capability, Decoration, MemorySemantics, Op, Scope, StorageClass, Word};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 pub struct LowerWorkgroupBlocks;
@@ -71,7 +72,8 @@ impl Pass for LowerWorkgroupBlocks {
         let array = module.type_array(uint, len);
         let ptr = module.type_pointer(StorageClass::Workgroup, array);
         let words = module.add_global_variable(ptr, StorageClass::Workgroup, None);
-        let mut lowering = Lowering { words, uint, word_ptr: module.type_pointer(StorageClass::Workgroup, uint), pointers: HashMap::new(), target: cx.target };
+        let word_ptr = module.type_pointer(StorageClass::Workgroup, uint);
+        let mut lowering = Lowering { words, uint, word_ptr, pointers: HashMap::new(), types: Types::new(module), multiples: Multiples::new(module), target: cx.target };
         for f in 0..module.functions.len() {
             lowering.function(module, f, &blocks, &mut outcome)?;
         }
@@ -108,6 +110,9 @@ struct Lowering<'t> {
     uint: Word,
     word_ptr: Word,
     pointers: HashMap<Word, Lowered>,
+    /// The module's types before the rewrite (the blocks' and their members', the indices').
+    types: Types,
+    multiples: Multiples,
     target: &'t DeviceCaps,
 }
 
@@ -116,13 +121,12 @@ impl Lowering<'_> {
         for b in 0..module.functions[f].blocks.len() {
             let mut k = 0;
             while k < module.functions[f].blocks[b].insts.len() {
-                let inst = module.functions[f].blocks[b].insts[k].clone();
-                let touches = inst.operands.iter().filter_map(Operand::id).any(|id| blocks.contains_key(&id) || self.pointers.contains_key(&id));
+                let touches = module.functions[f].blocks[b].insts[k].operands.iter().filter_map(Operand::id).any(|id| blocks.contains_key(&id) || self.pointers.contains_key(&id));
                 if !touches {
                     k += 1;
                     continue;
                 }
-                module.functions[f].blocks[b].insts.remove(k);
+                let inst = module.functions[f].blocks[b].insts.remove(k);
                 let mut bld = Builder::new(module, Cursor { function: f, block: b, index: k }).with_origin(inst.origin);
                 self.rewrite(&mut bld, &inst, blocks)?;
                 outcome.count(inst.opcode);
@@ -158,28 +162,27 @@ impl Lowering<'_> {
                 self.store(bld, inst, l, inst.id(1)?)
             }
             Some(Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR) => {
-                let at = 0;
-                let Some(l) = inst.id(at).ok().and_then(|p| self.pointers.get(&p).copied()) else {
+                let Some(l) = inst.id(0).ok().and_then(|p| self.pointers.get(&p).copied()) else {
                     return Err(refuse(bld, "a cooperative-matrix access to a workgroup block other than through its pointer operand"));
                 };
-                let types = Types::new(bld.module);
-                let size = scalar_bytes(&types, l.ty).ok_or_else(|| refuse(bld, "a cooperative-matrix access through a pointer to a type that is not a number or vector of numbers"))?;
+                let types = &self.types;
+                let size = scalar_bytes(types, l.ty).ok_or_else(|| refuse(bld, "a cooperative-matrix access through a pointer to a type that is not a number or vector of numbers"))?;
                 // The stride counts elements of the pointee; in words it is stride * size / 4.
                 let stride_at = if inst.is(Op::CooperativeMatrixLoadKHR) { 2 } else { 3 };
                 let stride = inst.id(stride_at).map_err(|_| refuse(bld, "a cooperative-matrix access without a stride"))?;
-                let stride_align = known_multiple(bld.module, stride, 0).saturating_mul(size);
+                let stride_align = self.multiples.of(bld.module, stride).saturating_mul(size);
                 if l.align % 4 != 0 || stride_align % 4 != 0 {
                     return Err(refuse(bld, "a cooperative-matrix access at an address or with a stride not known to be a multiple of four bytes"));
                 }
                 let word = self.word_index(bld, l.address);
                 let pointer = bld.access_chain(self.word_ptr, self.words, &[word]);
                 let size_c = bld.module.constant_u32(size);
-                let stride_u = as_uint(bld, &types, stride, self.uint);
+                let stride_u = as_uint(bld, types, stride, self.uint);
                 let stride_bytes = bld.imul(self.uint, stride_u, size_c);
                 let four = bld.module.constant_u32(4);
                 let stride_words = bld.op(Op::UDiv, self.uint, &[stride_bytes, four]);
                 let mut rewritten = inst.clone();
-                rewritten.operands[at] = Operand::Id(pointer);
+                rewritten.operands[0] = Operand::Id(pointer);
                 rewritten.operands[stride_at] = Operand::Id(stride_words);
                 bld.insert(rewritten);
                 Ok(())
@@ -191,8 +194,8 @@ impl Lowering<'_> {
     /// Follows `indices` from `l` (an access chain's steps).
     fn walk(&self, bld: &mut Builder<'_>, inst: &Inst, mut l: Lowered, indices: &[Word]) -> Result<Lowered> {
         let refuse = |bld: &Builder<'_>, what: &str| unsupported(bld.module, inst, self.target, what);
+        let types = &self.types;
         for &index in indices {
-            let types = Types::new(bld.module);
             let def = types.defs.get(&l.ty).cloned().ok_or_else(|| refuse(bld, "an access chain through an unknown type"))?;
             let (step, step_align, next) = match def.op() {
                 Some(Op::TypeStruct) => {
@@ -203,17 +206,17 @@ impl Lowering<'_> {
                 }
                 Some(Op::TypeArray | Op::TypeRuntimeArray) => {
                     let stride = bld.module.decoration(l.ty, Decoration::ArrayStride).and_then(|s| s.first().copied()).ok_or_else(|| refuse(bld, "an array without an ArrayStride"))?;
-                    let i = as_uint(bld, &types, index, self.uint);
+                    let i = as_uint(bld, types, index, self.uint);
                     let s = bld.module.constant_u32(stride);
                     let step = bld.imul(self.uint, i, s);
-                    (step, align_of(stride).saturating_mul(known_multiple(bld.module, index, 0)), def.id(0)?)
+                    (step, align_of(stride).saturating_mul(self.multiples.of(bld.module, index)), def.id(0)?)
                 }
                 Some(Op::TypeVector) => {
                     let component = def.id(0)?;
-                    let size = scalar_bytes(&types, component).ok_or_else(|| refuse(bld, "a vector of other than 8-, 16- or 32-bit numbers"))?;
-                    let i = as_uint(bld, &types, index, self.uint);
+                    let size = scalar_bytes(types, component).ok_or_else(|| refuse(bld, "a vector of other than 8-, 16- or 32-bit numbers"))?;
+                    let i = as_uint(bld, types, index, self.uint);
                     let s = bld.module.constant_u32(size);
-                    (bld.imul(self.uint, i, s), size.saturating_mul(known_multiple(bld.module, index, 0)), component)
+                    (bld.imul(self.uint, i, s), size.saturating_mul(self.multiples.of(bld.module, index)), component)
                 }
                 _ => return Err(refuse(bld, "an access chain through other than structs, arrays and vectors")),
             };
@@ -229,9 +232,9 @@ impl Lowering<'_> {
     }
 
     fn load(&self, bld: &mut Builder<'_>, inst: &Inst, l: Lowered) -> Result<Word> {
-        let types = Types::new(bld.module);
+        let types = &self.types;
         if let Some((component, n)) = types.vector(l.ty) {
-            let size = scalar_bytes(&types, component).ok_or_else(|| unsupported(bld.module, inst, self.target, "a load of a vector of other than 8-, 16- or 32-bit numbers"))?;
+            let size = scalar_bytes(types, component).ok_or_else(|| unsupported(bld.module, inst, self.target, "a load of a vector of other than 8-, 16- or 32-bit numbers"))?;
             let parts: Vec<Word> = (0..n)
                 .map(|c| {
                     let at = offset(bld, l.address, c * size, self.uint);
@@ -240,7 +243,7 @@ impl Lowering<'_> {
                 .collect::<Result<_>>()?;
             return Ok(bld.emit(Op::CompositeConstruct, l.ty, parts.into_iter().map(Operand::Id).collect()));
         }
-        let size = scalar_bytes(&types, l.ty).ok_or_else(|| unsupported(bld.module, inst, self.target, "a load of other than an 8-, 16- or 32-bit number or vector"))?;
+        let size = scalar_bytes(types, l.ty).ok_or_else(|| unsupported(bld.module, inst, self.target, "a load of other than an 8-, 16- or 32-bit number or vector"))?;
         let word_index = self.word_index(bld, l.address);
         let pointer = bld.access_chain(self.word_ptr, self.words, &[word_index]);
         let word = bld.load(self.uint, pointer);
@@ -249,13 +252,13 @@ impl Lowering<'_> {
         }
         let shift = self.shift(bld, l.address, size);
         let bits = bld.op(Op::ShiftRightLogical, self.uint, &[word, shift]);
-        Ok(narrow_from_bits(bld, &types, l.ty, bits, size))
+        Ok(narrow_from_bits(bld, types, l.ty, bits, size))
     }
 
     fn store(&self, bld: &mut Builder<'_>, inst: &Inst, l: Lowered, value: Word) -> Result<()> {
-        let types = Types::new(bld.module);
+        let types = &self.types;
         if let Some((component, n)) = types.vector(l.ty) {
-            let size = scalar_bytes(&types, component).ok_or_else(|| unsupported(bld.module, inst, self.target, "a store of a vector of other than 8-, 16- or 32-bit numbers"))?;
+            let size = scalar_bytes(types, component).ok_or_else(|| unsupported(bld.module, inst, self.target, "a store of a vector of other than 8-, 16- or 32-bit numbers"))?;
             for c in 0..n {
                 let part = bld.composite_extract(component, value, c);
                 let at = offset(bld, l.address, c * size, self.uint);
@@ -263,7 +266,7 @@ impl Lowering<'_> {
             }
             return Ok(());
         }
-        let size = scalar_bytes(&types, l.ty).ok_or_else(|| unsupported(bld.module, inst, self.target, "a store of other than an 8-, 16- or 32-bit number or vector"))?;
+        let size = scalar_bytes(types, l.ty).ok_or_else(|| unsupported(bld.module, inst, self.target, "a store of other than an 8-, 16- or 32-bit number or vector"))?;
         let word_index = self.word_index(bld, l.address);
         let pointer = bld.access_chain(self.word_ptr, self.words, &[word_index]);
         if size == 4 {
@@ -271,7 +274,7 @@ impl Lowering<'_> {
             bld.store(pointer, word);
             return Ok(());
         }
-        let bits = narrow_to_bits(bld, &types, l.ty, value, size, self.uint);
+        let bits = narrow_to_bits(bld, types, l.ty, value, size, self.uint);
         let shift = self.shift(bld, l.address, size);
         let placed = bld.op(Op::ShiftLeftLogical, self.uint, &[bits, shift]);
         let ones = bld.module.constant_u32(if size == 2 { 0xffff } else { 0xff });
@@ -360,49 +363,75 @@ fn align_of(x: u32) -> u32 {
     }
 }
 
-/// A power of two that integer `id` is known to be a multiple of: from constants (and
-/// specialization constants' values), products, sums, shifts left and copies of them.
-fn known_multiple(module: &Module, id: Word, depth: u32) -> u32 {
-    if depth > 16 {
-        return 1;
-    }
-    // Constants and specialization constants (at the pipeline's values, as the sizes are).
-    if let Some(v) = default_value(module, id) {
-        return align_of(v as u32);
-    }
-    let Some(def) = module.functions.iter().flat_map(|f| f.insts()).find(|i| i.result_id == Some(id)) else {
-        return 1;
-    };
-    let arg = |k: usize| def.id(k).map(|a| known_multiple(module, a, depth + 1)).unwrap_or(1);
-    match def.op() {
-        Some(Op::IMul) => arg(0).saturating_mul(arg(1)).min(1 << 16),
-        Some(Op::IAdd | Op::ISub) => arg(0).min(arg(1)),
-        Some(Op::ShiftLeftLogical) => {
-            let k = def.id(1).ok().and_then(|s| default_value(module, s)).unwrap_or(0).min(16) as u32;
-            arg(0).saturating_mul(1 << k).min(1 << 16)
-        }
-        Some(Op::CopyObject | Op::Bitcast | Op::UConvert | Op::SConvert) => arg(0),
-        // A load of a function-local variable that only loads and stores reach: every value
-        // stored into it (glslang keeps `const uint a_off = ...` in such variables).
-        Some(Op::Load) => {
-            let Ok(var) = def.id(0) else { return 1 };
-            let Some(function) = module.functions.iter().find(|f| f.blocks.first().is_some_and(|b| b.insts.iter().any(|i| i.is(Op::Variable) && i.result_id == Some(var)))) else {
-                return 1;
-            };
-            let mut stored = u32::MAX;
-            for i in function.insts().filter(|i| i.operands.iter().any(|o| o.id() == Some(var))) {
-                match i.op() {
-                    Some(Op::Load) => {}
-                    Some(Op::Store) if i.id(0).ok() == Some(var) => stored = stored.min(i.id(1).map(|v| known_multiple(module, v, depth + 1)).unwrap_or(1)),
-                    _ => return 1,
+/// Powers of two that integer values are known to be multiples of: from constants (and
+/// specialization constants, at the pipeline's values as the sizes are), products, sums, shifts
+/// left, conversions and copies of them, and loads of function variables that are only stored
+/// and loaded (every value stored into them; glslang keeps `const uint a_off = ...` in such
+/// variables). Read from the functions as they were before the rewrite, each value once.
+struct Multiples {
+    defs: HashMap<Word, Inst>,
+    /// Function variables only loaded and stored through: the values stored into them.
+    stored: HashMap<Word, Vec<Word>>,
+    memo: RefCell<HashMap<Word, u32>>,
+}
+
+impl Multiples {
+    fn new(module: &Module) -> Multiples {
+        let insts = || module.functions.iter().flat_map(|f| f.insts());
+        let defs = insts().filter_map(|i| Some((i.result_id?, i.clone()))).collect();
+        let mut stored: HashMap<Word, Option<Vec<Word>>> = insts().filter(|i| i.is(Op::Variable)).filter_map(|i| Some((i.result_id?, Some(Vec::new())))).collect();
+        for i in insts() {
+            for (k, id) in i.operands.iter().enumerate().filter_map(|(k, o)| Some((k, o.id()?))) {
+                let Some(values) = stored.get_mut(&id) else { continue };
+                match (i.op(), k) {
+                    (Some(Op::Load), 0) => {}
+                    (Some(Op::Store), 0) => {
+                        if let (Some(list), Ok(v)) = (values.as_mut(), i.id(1)) {
+                            list.push(v);
+                        }
+                    }
+                    _ => *values = None,
                 }
             }
-            if stored == u32::MAX {
-                1
-            } else {
-                stored
-            }
         }
-        _ => 1,
+        Multiples { defs, stored: stored.into_iter().filter_map(|(v, s)| Some((v, s?))).collect(), memo: RefCell::default() }
+    }
+
+    /// A power of two that integer `id` is a multiple of (1 where nothing is known).
+    fn of(&self, module: &Module, id: Word) -> u32 {
+        self.at(module, id, 0)
+    }
+
+    fn at(&self, module: &Module, id: Word, depth: u32) -> u32 {
+        if depth > 16 {
+            return 1;
+        }
+        if let Some(&m) = self.memo.borrow().get(&id) {
+            return m;
+        }
+        let m = self.compute(module, id, depth);
+        self.memo.borrow_mut().insert(id, m);
+        m
+    }
+
+    fn compute(&self, module: &Module, id: Word, depth: u32) -> u32 {
+        let Some(def) = self.defs.get(&id) else {
+            return default_value(module, id).map_or(1, |v| align_of(v as u32));
+        };
+        let arg = |k: usize| def.id(k).map(|a| self.at(module, a, depth + 1)).unwrap_or(1);
+        match def.op() {
+            Some(Op::IMul) => arg(0).saturating_mul(arg(1)).min(1 << 16),
+            Some(Op::IAdd | Op::ISub) => arg(0).min(arg(1)),
+            Some(Op::ShiftLeftLogical) => {
+                let k = def.id(1).ok().and_then(|s| default_value(module, s)).unwrap_or(0).min(16) as u32;
+                arg(0).saturating_mul(1 << k).min(1 << 16)
+            }
+            Some(Op::CopyObject | Op::Bitcast | Op::UConvert | Op::SConvert) => arg(0),
+            Some(Op::Load) => match def.id(0).ok().and_then(|var| self.stored.get(&var)) {
+                Some(values) if !values.is_empty() => values.iter().map(|v| self.at(module, *v, depth + 1)).min().unwrap_or(1),
+                _ => 1,
+            },
+            _ => 1,
+        }
     }
 }

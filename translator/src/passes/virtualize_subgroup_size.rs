@@ -22,9 +22,10 @@
 //! join mode each physical sub-group of a logical one computes the same matrices, since a
 //! matrix operation's operands are uniform across the logical sub-group, and only the first of
 //! them stores them (were all to store, a later one could read back what an earlier one had
-//! stored: an accumulator loaded, multiplied into and stored back in place would get the product
-//! once per physical sub-group); split mode is refused for modules with matrices. The logical values live in the
-//! entry point's function: a sub-group built-in or operation in a function it calls is refused.
+//! stored: an accumulator loaded, multiplied into and stored back in place would get the
+//! product once per physical sub-group); split mode is refused for modules with matrices. The
+//! logical values live in the entry point's function: a sub-group built-in or operation in a
+//! function it calls is refused.
 //!
 //! Clustered reductions whose clusters fit both sizes, and quad operations, reach the same lanes
 //! in both and stay as they are. Join mode turns sub-group barriers (`OpControlBarrier`,
@@ -482,7 +483,8 @@ fn widen_subgroup_barriers(module: &mut Module, types: &Types, fs: &[usize], out
 /// also reaches, is refused by name.
 fn store_matrices_once(module: &mut Module, fs: &[usize], (s, p): (u32, u32), entry: &str, outcome: &mut Outcome) -> Result<()> {
     let is_store = |i: &Inst| i.is(Op::CooperativeMatrixStoreKHR) || i.is(Op::CooperativeMatrixStoreNV);
-    let shared = reached_from_other_entries(module, entry);
+    // The functions entry points other than `entry` reach.
+    let shared = module.functions_reached_from(module.entry_points.iter().filter(|e| e.string(2).as_deref() != Some(entry)).filter_map(|e| e.id(1).ok()));
     let mut moved = 0;
     for &f in fs {
         let mut b = 0;
@@ -534,21 +536,6 @@ fn store_matrices_once(module: &mut Module, fs: &[usize], (s, p): (u32, u32), en
     Ok(())
 }
 
-/// The functions that entry points other than `entry` call, directly or not, with their own.
-fn reached_from_other_entries(module: &Module, entry: &str) -> HashSet<Word> {
-    let mut reached: HashSet<Word> = module.entry_points.iter().filter(|e| e.string(2).as_deref() != Some(entry)).filter_map(|e| e.id(1).ok()).collect();
-    let mut todo: Vec<Word> = reached.iter().copied().collect();
-    while let Some(f) = todo.pop() {
-        let Some(function) = module.functions.iter().find(|x| x.id() == f) else { continue };
-        for callee in function.insts().filter(|i| i.is(Op::FunctionCall)).filter_map(|i| i.id(0).ok()) {
-            if reached.insert(callee) {
-                todo.push(callee);
-            }
-        }
-    }
-    reached
-}
-
 /// The logical values live in the entry point's function: a sub-group built-in or operation in
 /// a function it calls (a shader's helper; kernels are inlined first) is refused by name.
 /// Returns the functions it calls, directly or not.
@@ -556,15 +543,8 @@ fn refuse_subgroup_use_outside(module: &Module, types: &Types, fi: usize, entry:
     let builtins: HashSet<Word> =
         [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
     // The functions the entry point calls, directly or not.
-    let mut called: HashSet<Word> = HashSet::new();
-    let mut todo = vec![fi];
-    while let Some(k) = todo.pop() {
-        for callee in module.functions[k].insts().filter(|i| i.is(Op::FunctionCall)).filter_map(|i| i.id(0).ok()) {
-            if called.insert(callee) {
-                todo.extend(module.functions.iter().position(|f| f.id() == callee));
-            }
-        }
-    }
+    let mut called = module.functions_reached_from([module.functions[fi].id()]);
+    called.remove(&module.functions[fi].id());
     for (k, f) in module.functions.iter().enumerate().filter(|(k, f)| *k != fi && called.contains(&f.id())) {
         let used = f.insts().find(|i| (i.is(Op::Load) && i.operands.first().and_then(Operand::id).is_some_and(|v| builtins.contains(&v))) || subgroup_operation(types, i));
         if let Some(inst) = used {
