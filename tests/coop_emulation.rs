@@ -307,41 +307,69 @@ fn int32_saturating_mul_add_matches_the_reference() {
     }
 }
 
-/// A kernel that declares VariablePointers (`khr_variable_pointers`, as glslang writes
-/// `#pragma use_variable_pointers`): the capability survives translation, the runtime enables
-/// the device's variable-pointer features (validation checks it), and the result is right.
-#[test]
-fn kernels_declaring_variable_pointers_run() {
+/// Runs `kernel` (16x16 f16 A row-major, B column-major, C = A * B + C in f32 over bindings 0-2)
+/// translated for `target` on `ctx` and checks C exactly.
+fn check_staged_f16_gemm(ctx: &Context, words: &[u32], what: &str) {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(31);
     let mut value = || (rng.random_range(-8i32..8) as f32) / 8.0;
     let a: Vec<f32> = (0..256).map(|_| value()).collect();
     let b: Vec<f32> = (0..256).map(|_| value()).collect();
     let c: Vec<f32> = (0..256).map(|_| value()).collect();
     let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
-    for ctx in common::contexts() {
-        if !ctx.caps().variable_pointers {
-            eprintln!("{}: no variablePointers, skipped", ctx.caps().name);
-            continue;
+    let p = pipeline(ctx, words, 3, 0);
+    let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
+    let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
+    let mut bc = ctx.buffer_from_slice(&c, "c").unwrap();
+    ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+    for i in 0..16 {
+        for j in 0..16 {
+            // B column-major: element (k, j) at j * 16 + k. Multiples of 1/64: exact.
+            let want = (0..16).map(|k| a[i * 16 + k] * b[j * 16 + k]).sum::<f32>() + c[i * 16 + j];
+            assert_eq!(got[i * 16 + j], want, "{what}: C[{i}][{j}]");
         }
+    }
+    ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+/// A kernel that declares VariablePointers without needing it (`khr_variable_pointers`, as
+/// glslang writes `#pragma use_variable_pointers`, as the Vulkan CTS's `*_varptr` cases do):
+/// translation drops the capability, so the kernel runs on every device, SwiftShader (which has
+/// no variable pointers) included, and the result is right.
+#[test]
+fn kernels_declaring_unused_variable_pointers_run_everywhere() {
+    for ctx in common::contexts() {
         for (target, expect_emulated) in targets(&ctx) {
             let (words, mode) = kernel_for("khr_variable_pointers", &target, expect_emulated);
             let what = format!("{} ({mode})", ctx.caps().name);
             let module = matbridge_translator::Module::from_words(&words).unwrap();
-            assert!(module.has_capability(spirv::Capability::VariablePointers), "{what}: the capability was dropped");
-            let p = pipeline(&ctx, &words, 3, 0);
-            let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
-            let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
-            let mut bc = ctx.buffer_from_slice(&c, "c").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
-            let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
-            for i in 0..16 {
-                for j in 0..16 {
-                    // B column-major: element (k, j) at j * 16 + k. Multiples of 1/64: exact.
-                    let want = (0..16).map(|k| a[i * 16 + k] * b[j * 16 + k]).sum::<f32>() + c[i * 16 + j];
-                    assert_eq!(got[i * 16 + j], want, "{what}: C[{i}][{j}]");
-                }
+            for cap in [spirv::Capability::VariablePointers, spirv::Capability::VariablePointersStorageBuffer] {
+                assert!(!module.has_capability(cap), "{what}: {cap:?} stayed though nothing needs it");
             }
-            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            check_staged_f16_gemm(&ctx, &words, &what);
+        }
+    }
+}
+
+/// A kernel that needs variable pointers (`khr_selected_pointers`: a workgroup array and a
+/// storage-buffer element chosen by OpSelect): translation keeps `VariablePointers`, the
+/// runtime enables the device's variable-pointer features (validation checks it) and the
+/// result is right; a device without them refuses the pipeline naming the capability.
+#[test]
+fn kernels_selecting_pointers_keep_variable_pointers() {
+    for ctx in common::contexts() {
+        for (target, expect_emulated) in targets(&ctx) {
+            let input = common::assembled("khr_selected_pointers");
+            if !ctx.caps().variable_pointers {
+                let err = translate(&input, &target).expect_err("translated for a device without variable pointers").to_string();
+                assert!(err.contains("VariablePointers") && err.contains("OpSelect"), "{}: {err}", ctx.caps().name);
+                continue;
+            }
+            let (words, mode) = kernel_for("khr_selected_pointers", &target, expect_emulated);
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let module = matbridge_translator::Module::from_words(&words).unwrap();
+            assert!(module.has_capability(spirv::Capability::VariablePointers), "{what}: the capability was dropped");
+            check_staged_f16_gemm(&ctx, &words, &what);
         }
     }
 }

@@ -524,6 +524,8 @@ impl DeviceCaps {
         caps.workarounds = Workarounds::for_driver(VENDOR_GOOGLE, "5.0.0");
         caps.shader_int64 = false;
         caps.shader_float64 = false;
+        caps.variable_pointers_storage_buffer = false;
+        caps.variable_pointers = false;
         caps
     }
 

@@ -260,13 +260,13 @@ fn instruction_derived() -> &'static HashSet<C> {
         set.remove(&C::Kernel);
         set.remove(&C::Addresses);
         set.remove(&C::Linkage);
-        set.remove(&C::VariablePointers);
-        set.remove(&C::VariablePointersStorageBuffer);
         set.extend([C::DotProductInputAll, C::DotProductInput4x8Bit, C::DotProductInput4x8BitPacked]);
         // 8- and 16-bit storage: derived from the pointer types that hold such data.
         set.extend(STORAGE_CAPABILITIES.iter().flat_map(|(_, caps)| caps.iter().copied()));
         // Explicit workgroup layouts: derived from workgroup pointers to blocks.
         set.extend([C::WorkgroupMemoryExplicitLayoutKHR, C::WorkgroupMemoryExplicitLayout8BitAccessKHR, C::WorkgroupMemoryExplicitLayout16BitAccessKHR]);
+        // Variable pointers: derived from the logical pointers only they allow.
+        set.extend([C::VariablePointers, C::VariablePointersStorageBuffer]);
         set
     })
 }
@@ -341,6 +341,7 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
     let storage16 = [C::StorageBuffer16BitAccess, C::UniformAndStorageBuffer16BitAccess, C::StoragePushConstant16, C::StorageInputOutput16].iter().any(|c| declared.contains(c));
     let mut bf16_types = HashSet::new();
     let narrow = narrow_types(module);
+    let variable_pointers = variable_pointers(module);
     // The grammar's capabilities of an enumerant, looked up once per distinct operand.
     let mut enum_caps: HashMap<(K, Word), Vec<C>> = HashMap::new();
     for inst in module.all_insts() {
@@ -350,6 +351,9 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
         }
         if let Some(info) = inst.info() {
             push(info.capabilities, inst);
+        }
+        if let Some(need) = variable_pointers.need(inst) {
+            push(need, inst);
         }
         for o in &inst.operands {
             if let Operand::Enum(kind, w) = o {
@@ -416,6 +420,99 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
         }
     }
     out
+}
+
+/// What logical addressing allows only with variable pointers (SPIR-V 2.16.1, "logical pointer
+/// type" rules, and SPV_KHR_variable_pointers): a `StorageBuffer` pointer needs
+/// `VariablePointersStorageBuffer`, a `Workgroup` one `VariablePointers`, where it is the
+/// result of an instruction other than a variable, an access chain, a parameter or a copy
+/// (`OpSelect`, `OpPhi`, `OpFunctionCall`, `OpPtrAccessChain`, `OpLoad`, `OpConstantNull`, ...),
+/// where it is compared, where a call takes one that is not a memory object declaration, and
+/// where memory or a composite holds one. glslang declares `VariablePointers` for
+/// `#pragma use_variable_pointers` whether or not the code needs it; a module that does not
+/// keeps running on devices without the feature.
+struct VariablePointers {
+    /// Logical addressing: PhysicalStorageBuffer64 counts, kernels' physical addressing does not.
+    logical: bool,
+    /// Pointer type id -> the storage class of a pointer variable pointers can make.
+    classes: HashMap<Word, StorageClass>,
+    /// Value id -> (defining opcode, result type).
+    defs: HashMap<Word, (Option<Op>, Word)>,
+    /// Composite and pointer types that hold such pointers (a variable of such a pointer type
+    /// needs them).
+    holders: HashSet<Word>,
+}
+
+fn variable_pointers(module: &Module) -> VariablePointers {
+    let logical = module.memory_model.first().and_then(|i| i.word_opt(0)).is_none_or(|a| a == spirv::AddressingModel::Logical as u32 || a == spirv::AddressingModel::PhysicalStorageBuffer64 as u32);
+    let mut classes = HashMap::new();
+    let mut holders = HashSet::new();
+    for inst in module.globals() {
+        let Some(id) = inst.result_id.filter(|_| inst.result_type.is_none()) else {
+            continue;
+        };
+        let members: Vec<Word> = match inst.op() {
+            Some(Op::TypePointer) => {
+                let class = inst.word_opt(0).and_then(StorageClass::from_u32);
+                if let Some(c) = class.filter(|c| matches!(c, StorageClass::StorageBuffer | StorageClass::Workgroup)) {
+                    classes.insert(id, c);
+                }
+                inst.operands.get(1).and_then(Operand::id).into_iter().collect()
+            }
+            Some(Op::TypeStruct) => inst.operands.iter().filter_map(Operand::id).collect(),
+            Some(Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector) => inst.operands.first().and_then(Operand::id).into_iter().collect(),
+            _ => continue,
+        };
+        if members.iter().any(|m| classes.contains_key(m) || holders.contains(m)) {
+            holders.insert(id);
+        }
+    }
+    let defs = module.all_insts().filter_map(|i| Some((i.result_id?, (i.op(), i.result_type?)))).collect();
+    VariablePointers { logical, classes, defs, holders }
+}
+
+impl VariablePointers {
+    fn capability(class: StorageClass) -> &'static [C] {
+        if class == StorageClass::StorageBuffer {
+            &[C::VariablePointersStorageBuffer]
+        } else {
+            &[C::VariablePointers]
+        }
+    }
+
+    /// The class of a value's pointer type, where variable pointers could make it.
+    fn class_of(&self, value: Word) -> Option<StorageClass> {
+        self.defs.get(&value).and_then(|(_, ty)| self.classes.get(ty)).copied()
+    }
+
+    fn need(&self, inst: &Inst) -> Option<&'static [C]> {
+        if !self.logical {
+            return None;
+        }
+        let op = inst.op()?;
+        // Memory that holds logical pointers.
+        if op == Op::Variable && inst.result_type.is_some_and(|t| self.holders.contains(&t)) {
+            return Some(&[C::VariablePointers]);
+        }
+        if let Some(class) = inst.result_type.and_then(|t| self.classes.get(&t)) {
+            let allowed = matches!(op, Op::Variable | Op::AccessChain | Op::InBoundsAccessChain | Op::FunctionParameter | Op::CopyObject);
+            if !allowed {
+                return Some(Self::capability(*class));
+            }
+        }
+        match op {
+            Op::PtrEqual | Op::PtrNotEqual | Op::PtrDiff => inst.operands.iter().filter_map(Operand::id).find_map(|v| self.class_of(v)).map(Self::capability),
+            Op::FunctionCall => inst
+                .operands
+                .iter()
+                .skip(1)
+                .filter_map(Operand::id)
+                .filter(|v| !matches!(self.defs.get(v), Some((Some(Op::Variable | Op::FunctionParameter), _))))
+                .find_map(|v| self.class_of(v))
+                .map(Self::capability),
+            _ => None,
+        }
+    }
 }
 
 /// Lowest SPIR-V version whose core covers what the module uses.

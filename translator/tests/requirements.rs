@@ -273,3 +273,112 @@ fn integer_wrap_decorations_raise_the_version() {
         tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
     }
 }
+
+/// A compute shader declaring VariablePointers, over a storage buffer `%var` of floats and a
+/// workgroup array `%wg`, with function variables `locals` and body `body`; `%cond` is a
+/// runtime condition.
+fn pointer_kernel(functions: &str, locals: &str, body: &str) -> String {
+    format!(
+        r#"
+               OpCapability Shader
+               OpCapability VariablePointers
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %var %wg %lid
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %lid BuiltIn LocalInvocationIndex
+               OpDecorate %rt ArrayStride 4
+               OpDecorate %buf Block
+               OpMemberDecorate %buf 0 Offset 0
+               OpDecorate %var DescriptorSet 0
+               OpDecorate %var Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %bool = OpTypeBool
+       %uint = OpTypeInt 32 0
+      %float = OpTypeFloat 32
+         %c0 = OpConstant %uint 0
+         %c1 = OpConstant %uint 1
+         %c4 = OpConstant %uint 4
+         %rt = OpTypeRuntimeArray %float
+        %buf = OpTypeStruct %rt
+       %pbuf = OpTypePointer StorageBuffer %buf
+        %psb = OpTypePointer StorageBuffer %float
+        %arr = OpTypeArray %float %c4
+       %parr = OpTypePointer Workgroup %arr
+        %pwg = OpTypePointer Workgroup %float
+      %puint = OpTypePointer Input %uint
+       %ppsb = OpTypePointer Function %psb
+       %f_sb = OpTypeFunction %float %psb
+        %var = OpVariable %pbuf StorageBuffer
+         %wg = OpVariable %parr Workgroup
+        %lid = OpVariable %puint Input
+{functions}
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+{locals}
+          %i = OpLoad %uint %lid
+       %cond = OpULessThan %bool %i %c1
+         %e0 = OpAccessChain %psb %var %c0 %c0
+         %e1 = OpAccessChain %psb %var %c0 %c1
+         %w0 = OpAccessChain %pwg %wg %c0
+{body}
+               OpReturn
+               OpFunctionEnd
+"#
+    )
+}
+
+/// Variable pointers stay only where the code needs them: glslang declares `VariablePointers`
+/// for `#pragma use_variable_pointers` whatever the code does (the Vulkan CTS's `*_varptr`
+/// cooperative-matrix cases), and such a module runs on SwiftShader, which has none. Pointers
+/// that only variable pointers allow keep the capability for their storage class, and a target
+/// without it names the instruction.
+#[test]
+fn variable_pointers_stay_only_where_the_code_needs_them() {
+    if !tools_present() {
+        return;
+    }
+    let caps_of = |text: &str, target: &DeviceCaps| -> Result<Vec<String>, String> {
+        let words = tools::assemble(text, "vulkan1.3").unwrap();
+        let (out, _) = translate(&words, target).map_err(|e| e.to_string())?;
+        tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let dis = tools::disassemble(&out).unwrap();
+        Ok(dis.lines().filter_map(|l| l.trim().strip_prefix("OpCapability VariablePointers")).map(|c| format!("VariablePointers{c}")).collect())
+    };
+    let (lavapipe, swiftshader) = (DeviceCaps::lavapipe(), DeviceCaps::swiftshader());
+    // Declared, not needed: dropped for every target.
+    let plain = pointer_kernel("", "", "          %x = OpLoad %float %e0\n               OpStore %w0 %x");
+    assert_eq!(caps_of(&plain, &lavapipe).unwrap(), Vec::<String>::new());
+    assert_eq!(caps_of(&plain, &swiftshader).unwrap(), Vec::<String>::new());
+    // (functions, locals, body, capability it needs, instruction named where the target lacks it)
+    let cases = [
+        ("", "", "          %p = OpSelect %psb %cond %e0 %e1\n          %x = OpLoad %float %p\n               OpStore %w0 %x", "VariablePointersStorageBuffer", "OpSelect"),
+        (
+            "",
+            "",
+            "          %q = OpAccessChain %pwg %wg %c1\n          %p = OpSelect %pwg %cond %w0 %q\n          %x = OpLoad %float %e0\n               OpStore %p %x",
+            "VariablePointers",
+            "OpSelect",
+        ),
+        (
+            "",
+            "          %v = OpVariable %ppsb Function",
+            "               OpStore %v %e1\n          %p = OpLoad %psb %v\n          %x = OpLoad %float %p\n               OpStore %w0 %x",
+            "VariablePointers",
+            "OpVariable",
+        ),
+        (
+            "        %get = OpFunction %float None %f_sb\n         %pp = OpFunctionParameter %psb\n         %gl = OpLabel\n         %gx = OpLoad %float %pp\n               OpReturnValue %gx\n               OpFunctionEnd",
+            "",
+            "          %x = OpFunctionCall %float %get %e1\n               OpStore %w0 %x",
+            "VariablePointersStorageBuffer",
+            "OpFunctionCall",
+        ),
+    ];
+    for (functions, locals, body, cap, inst) in cases {
+        let text = pointer_kernel(functions, locals, body);
+        assert_eq!(caps_of(&text, &lavapipe).unwrap(), vec![cap.to_string()], "{body}");
+        let err = caps_of(&text, &swiftshader).unwrap_err();
+        assert!(err.contains(&format!("capability {cap} ")) && err.contains(inst), "{body}: {err}");
+    }
+}

@@ -72,7 +72,7 @@ use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::{component_type, first_unlisted, use_name};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
-use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, GlslStd450Op, MemoryAccess, Op, Scope, StorageClass, Word};
+use spirv::{BuiltIn, Capability, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, Decoration, GlslStd450Op, MemoryAccess, Op, Scope, StorageClass, Word};
 use std::collections::HashMap;
 
 pub struct EmulateCooperativeMatrix;
@@ -461,8 +461,9 @@ enum Element {
 enum PointerBase {
     /// An access chain whose last index selects an array element: rebuilt with that index moved.
     Chain { op: Op, base: Word, indices: Vec<Word>, last: Word, last_width: u32 },
-    /// A PhysicalStorageBuffer pointer stepped with `OpPtrAccessChain`.
-    Physical { pointer: Word },
+    /// A pointer stepped with `OpPtrAccessChain`: a PhysicalStorageBuffer one, or one variable
+    /// pointers made (`OpSelect`, `OpPhi`, ...) in a module that declares them.
+    Stepped { pointer: Word },
 }
 
 impl Emulator<'_> {
@@ -601,12 +602,27 @@ impl Emulator<'_> {
                 let last_width = self.types.type_of(last).and_then(|t| self.types.int(t)).map_or(32, |(w, _)| w);
                 PointerBase::Chain { op: d.op().unwrap_or(Op::AccessChain), base: ids[0], indices: rest, last, last_width }
             }
-            _ if class == StorageClass::PhysicalStorageBuffer => PointerBase::Physical { pointer },
+            _ if class == StorageClass::PhysicalStorageBuffer => PointerBase::Stepped { pointer },
+            _ if self.variable_pointer(bld, class) => PointerBase::Stepped { pointer },
             _ => {
-                return Err(self.unsupported(bld, inst, format!("cooperative-matrix access through %{pointer}, which is not an access chain into an array or a PhysicalStorageBuffer pointer")));
+                return Err(self.unsupported(
+                    bld,
+                    inst,
+                    format!("cooperative-matrix access through %{pointer}, which is not an access chain into an array, a PhysicalStorageBuffer pointer or a variable pointer"),
+                ));
             }
         };
         Ok(Access { class, ptr_ty: ptr_ty.result()?, word_ty, word_scalar, word_count, per_word, parts, base })
+    }
+
+    /// Whether a `class` pointer that is not an access chain may be stepped with
+    /// `OpPtrAccessChain`: the module declares the variable pointers that cover the class.
+    fn variable_pointer(&self, bld: &Builder<'_>, class: StorageClass) -> bool {
+        match class {
+            StorageClass::StorageBuffer => bld.module.has_capability(Capability::VariablePointersStorageBuffer) || bld.module.has_capability(Capability::VariablePointers),
+            StorageClass::Workgroup => bld.module.has_capability(Capability::VariablePointers),
+            _ => false,
+        }
     }
 
     /// Whether the last index of access chain `d` selects an element of an array.
@@ -663,8 +679,10 @@ impl Emulator<'_> {
                 ids.extend(component);
                 bld.op(*op, ty, &ids)
             }
-            PointerBase::Physical { pointer } => {
-                if bld.module.decoration(a.ptr_ty, Decoration::ArrayStride).is_none() {
+            PointerBase::Stepped { pointer } => {
+                // Explicitly laid-out classes step by the pointer type's ArrayStride; plain
+                // workgroup memory has no layout to decorate.
+                if a.class != StorageClass::Workgroup && bld.module.decoration(a.ptr_ty, Decoration::ArrayStride).is_none() {
                     let bytes = a.word_scalar.width() / 8 * a.word_count;
                     bld.module.decorate(a.ptr_ty, Decoration::ArrayStride, &[bytes]);
                 }
