@@ -70,6 +70,9 @@ pub enum ArgSpec {
         /// Largest accepted |got - expected| / max(1, |expected|); default 0 (exact).
         #[serde(default)]
         tolerance: Option<f64>,
+        /// Shaders: the binding (set 0); default the one after the previous bound buffer's.
+        #[serde(default)]
+        binding: Option<u32>,
     },
     Scalar {
         dtype: String,
@@ -86,7 +89,36 @@ pub enum ArgSpec {
     /// shader's uniform or storage block of buffer references).
     Addresses {
         of: Vec<usize>,
+        /// As a buffer argument's `binding`.
+        #[serde(default)]
+        binding: Option<u32>,
     },
+}
+
+impl ArgSpec {
+    fn binding(&self) -> Option<u32> {
+        match self {
+            ArgSpec::Buffer { binding, .. } | ArgSpec::Addresses { binding, .. } => *binding,
+            _ => None,
+        }
+    }
+}
+
+/// The bindings (set 0) of the storage and uniform buffers `module`'s functions use.
+fn used_bindings(module: &matbridge_translator::Module) -> std::collections::BTreeSet<u32> {
+    use spirv::{Decoration, Op, StorageClass};
+    let used: std::collections::HashSet<u32> = module.functions.iter().flat_map(|f| f.insts()).flat_map(|i| i.used_ids()).collect();
+    let decoration = |id: u32, d: Decoration| {
+        module.annotations.iter().find(|i| i.is(Op::Decorate) && i.operands.first().and_then(|o| o.id()) == Some(id) && i.word_opt(1) == Some(d as u32)).and_then(|i| i.word_opt(2))
+    };
+    module
+        .globals()
+        .iter()
+        .filter(|v| v.is(Op::Variable) && matches!(v.word_opt(0), Some(c) if c == StorageClass::StorageBuffer as u32 || c == StorageClass::Uniform as u32))
+        .filter_map(|v| v.result_id.filter(|id| used.contains(id)))
+        .filter(|id| decoration(*id, Decoration::DescriptorSet).unwrap_or(0) == 0)
+        .filter_map(|id| decoration(id, Decoration::Binding))
+        .collect()
 }
 
 #[derive(Debug, Deserialize)]
@@ -520,7 +552,7 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
     for (k, a) in launch.args.iter().enumerate() {
         let of: &[usize] = match a {
             ArgSpec::Address { of } => std::slice::from_ref(of),
-            ArgSpec::Addresses { of } => of,
+            ArgSpec::Addresses { of, .. } => of,
             _ => continue,
         };
         let mut addresses = Vec::new();
@@ -545,6 +577,9 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
     let stats = if is_kernel {
         if let Some(k) = launch.args.iter().position(|a| matches!(a, ArgSpec::Address { .. } | ArgSpec::Addresses { .. })) {
             bail!("arg {k}: a kernel takes its buffers as buffer arguments, not as addresses");
+        }
+        if let Some(k) = launch.args.iter().position(|a| a.binding().is_some()) {
+            bail!("arg {k}.binding: a kernel takes its arguments by position, not at bindings");
         }
         let options = matbridge_runtime::KernelOptions { subgroup_size: launch.subgroup_size };
         let kernel = ctx.load_kernel_with(&words, &launch.entry, &options)?;
@@ -585,11 +620,27 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
             groups[d] = global[d] / wg[d];
         }
         let mut push = Vec::new();
-        let mut buffers = Vec::new();
+        // Bound buffers by binding: each at its `binding`, else after the previous one.
+        let mut slots: Vec<Option<&matbridge_runtime::Buffer>> = Vec::new();
         for (k, p) in prepared.iter().enumerate() {
             match p {
-                Prepared::Buffer { .. } if addressed[k] => {}
-                Prepared::Buffer { buffer, .. } => buffers.push(buffer),
+                Prepared::Buffer { .. } if addressed[k] => {
+                    if launch.args[k].binding().is_some() {
+                        bail!("arg {k}.binding: a buffer passed by address is not bound");
+                    }
+                }
+                Prepared::Buffer { buffer, .. } => {
+                    let at = launch.args[k].binding().unwrap_or(slots.len() as u32) as usize;
+                    if at >= 4096 {
+                        bail!("arg {k}.binding: {at} is past the 4096 bindings a launch file can give");
+                    }
+                    if slots.len() <= at {
+                        slots.resize(at + 1, None);
+                    }
+                    if slots[at].replace(buffer).is_some() {
+                        bail!("arg {k}.binding: binding {at} is given twice");
+                    }
+                }
                 Prepared::Bytes(b) => {
                     while !push.len().is_multiple_of(b.len().min(8)) {
                         push.push(0);
@@ -602,6 +653,14 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
         while !push.len().is_multiple_of(4) {
             push.push(0);
         }
+        // Bindings between the given ones that the shader does not use get a small unused
+        // buffer; one it uses must be given.
+        let used = used_bindings(&module);
+        if let Some(b) = used.iter().find(|b| slots.get(**b as usize).is_none_or(Option::is_none)) {
+            bail!("args: the shader uses a buffer at set 0, binding {b}, which no argument gives (bound: {:?})", (0..slots.len()).filter(|i| slots[*i].is_some()).collect::<Vec<_>>());
+        }
+        let filler = if slots.iter().any(Option::is_none) { Some(ctx.zeroed_buffer::<u32>(4, "unused binding").context("creating a buffer for unused bindings")?) } else { None };
+        let buffers: Vec<&matbridge_runtime::Buffer> = slots.iter().map(|s| s.or(filler.as_ref())).collect::<Option<_>>().ok_or_else(|| anyhow!("args: an unused binding without its buffer"))?;
         let pipeline = ctx.create_pipeline(&PipelineDesc {
             spirv: &words,
             entry_point: &launch.entry,

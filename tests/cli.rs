@@ -586,6 +586,27 @@ fill = 3.0
         let stderr = String::from_utf8_lossy(&r.stderr);
         assert!(r.status.code() == Some(2) && stderr.contains("arg 3.of: argument 0 is not a buffer argument"), "{device}: {stderr}");
     }
+    // The same shader with its blocks at bindings 3 and 5 (as the Vulkan CTS's cooperative-matrix
+    // shaders put their block of buffer references at binding 4): `binding` places them, and
+    // the bindings the shader leaves unused get a placeholder.
+    std::fs::write(dir.join("sparse.spvasm"), shader.replace("%ub Binding 0", "%ub Binding 3").replace("%sb Binding 1", "%sb Binding 5")).unwrap();
+    let sparse = toml.replace("by_address.spvasm", "sparse.spvasm").replace("of = [2]\n", "of = [2]\nbinding = 3\n").replace("fill = 3.0\n", "fill = 3.0\nbinding = 5\n");
+    for device in common::device_names() {
+        let r = run_launch(&dir, &sparse, &device);
+        let stdout = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success() && stdout.contains("arg 2 (`dst`): matches want.bin"), "{device}: {stdout}{}", String::from_utf8_lossy(&r.stderr));
+        // A binding the shader uses and no argument gives, and one given twice, are named.
+        let r = run_launch(&dir, &sparse.replace("binding = 5\n", ""), &device);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert!(r.status.code() == Some(2) && stderr.contains("binding 5, which no argument gives"), "{device}: {stderr}");
+        let r = run_launch(&dir, &sparse.replace("binding = 5\n", "binding = 3\n"), &device);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert!(r.status.code() == Some(2) && stderr.contains("arg 4.binding: binding 3 is given twice"), "{device}: {stderr}");
+        // A buffer passed by address has no binding.
+        let r = run_launch(&dir, &sparse.replace("sequence = { start = 0.0, step = 1.0 }\n", "sequence = { start = 0.0, step = 1.0 }\nbinding = 1\n"), &device);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert!(r.status.code() == Some(2) && stderr.contains("arg 1.binding: a buffer passed by address is not bound"), "{device}: {stderr}");
+    }
 }
 
 /// `printf` in an OpenCL kernel through `matbridge run`: with the validation layer's debug
