@@ -424,13 +424,12 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
 
 /// What logical addressing allows only with variable pointers (SPIR-V 2.16.1, "logical pointer
 /// type" rules, and SPV_KHR_variable_pointers): a `StorageBuffer` pointer needs
-/// `VariablePointersStorageBuffer`, a `Workgroup` one `VariablePointers`, where it is the
-/// result of an instruction other than a variable, an access chain, a parameter or a copy
-/// (`OpSelect`, `OpPhi`, `OpFunctionCall`, `OpPtrAccessChain`, `OpLoad`, `OpConstantNull`, ...),
-/// where it is compared, where a call takes one that is not a memory object declaration, and
-/// where memory or a composite holds one. glslang declares `VariablePointers` for
-/// `#pragma use_variable_pointers` whether or not the code needs it; a module that does not
-/// keeps running on devices without the feature.
+/// `VariablePointersStorageBuffer`, a `Workgroup` one `VariablePointers`, where `OpSelect`,
+/// `OpPhi`, `OpFunctionCall`, `OpPtrAccessChain` or `OpLoad` makes it, where it is compared,
+/// where a call takes one that is not a memory object declaration, and where a variable holds
+/// one (an `OpUndef` pointer, which lowering can leave unused, needs nothing). glslang declares
+/// `VariablePointers` for `#pragma use_variable_pointers` whether or not the code needs it; a
+/// module that does not keeps running on devices without the feature.
 struct VariablePointers {
     /// Logical addressing: PhysicalStorageBuffer64 counts, kernels' physical addressing does not.
     logical: bool,
@@ -495,8 +494,7 @@ impl VariablePointers {
             return Some(&[C::VariablePointers]);
         }
         if let Some(class) = inst.result_type.and_then(|t| self.classes.get(&t)) {
-            let allowed = matches!(op, Op::Variable | Op::AccessChain | Op::InBoundsAccessChain | Op::FunctionParameter | Op::CopyObject);
-            if !allowed {
+            if matches!(op, Op::Select | Op::Phi | Op::FunctionCall | Op::PtrAccessChain | Op::Load) {
                 return Some(Self::capability(*class));
             }
         }
