@@ -108,9 +108,7 @@ impl ArgSpec {
 fn used_bindings(module: &matbridge_translator::Module) -> std::collections::BTreeSet<u32> {
     use spirv::{Decoration, Op, StorageClass};
     let used: std::collections::HashSet<u32> = module.functions.iter().flat_map(|f| f.insts()).flat_map(|i| i.used_ids()).collect();
-    let decoration = |id: u32, d: Decoration| {
-        module.annotations.iter().find(|i| i.is(Op::Decorate) && i.operands.first().and_then(|o| o.id()) == Some(id) && i.word_opt(1) == Some(d as u32)).and_then(|i| i.word_opt(2))
-    };
+    let decoration = |id: u32, d: Decoration| module.decoration(id, d).and_then(|p| p.first().copied());
     module
         .globals()
         .iter()
