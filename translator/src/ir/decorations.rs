@@ -50,9 +50,16 @@ impl Module {
     }
 
     /// The `Input` variable of built-in `b` with pointee type `ty`: the module's own, or a new
-    /// one added to every entry point's interface.
+    /// one; either way listed in every entry point's interface (an earlier pass may have dropped
+    /// the module's own from an entry point that no longer used it).
     pub fn get_or_add_builtin(&mut self, b: BuiltIn, ty: Word) -> Word {
         if let Some(v) = self.builtin_variable(b) {
+            for ep in &mut self.entry_points {
+                let fixed = 2 + ep.operands.iter().skip(2).take_while(|o| matches!(o, Operand::String(_))).count();
+                if !ep.operands.iter().skip(fixed).any(|o| o.id() == Some(v)) {
+                    ep.operands.push(Operand::Id(v));
+                }
+            }
             return v;
         }
         let ptr = self.type_pointer(StorageClass::Input, ty);
@@ -77,17 +84,19 @@ impl Module {
         id
     }
 
-    /// Makes every entry point's interface list exactly the global variables its function uses
-    /// (Input and Output only before SPIR-V 1.4, every storage class from 1.4 on). Passes that
-    /// add or remove globals call it once at the end.
+    /// Makes every entry point's interface list exactly the global variables its function and
+    /// the functions it calls use (Input and Output only before SPIR-V 1.4, every storage class
+    /// from 1.4 on). Passes that add or remove globals call it once at the end.
     pub fn rebuild_entry_interfaces(&mut self) {
         let all_classes = self.version() >= (1, 4);
         let vars: std::collections::HashMap<Word, u32> = self.globals().iter().filter(|g| g.is(Op::Variable)).filter_map(|g| Some((g.result_id?, g.word_opt(0)?))).collect();
         for e in 0..self.entry_points.len() {
             let Some(f) = self.entry_points[e].operands.get(1).and_then(Operand::id) else { continue };
-            let Some(func) = self.functions.iter().find(|x| x.id() == f) else { continue };
+            let reached = self.functions_reached_from([f]);
+            // The entry function first, then its callees in module order.
+            let funcs = self.functions.iter().filter(|x| x.id() == f).chain(self.functions.iter().filter(|x| x.id() != f && reached.contains(&x.id())));
             let mut used: Vec<Word> = Vec::new();
-            for inst in func.insts() {
+            for inst in funcs.flat_map(|func| func.insts()) {
                 for id in inst.used_ids() {
                     if let Some(class) = vars.get(&id) {
                         let io = *class == StorageClass::Input as u32 || *class == StorageClass::Output as u32;

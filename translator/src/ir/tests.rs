@@ -221,3 +221,71 @@ fn types_that_contain_themselves_are_malformed() {
     let forward = [word(Op::TypeForwardPointer, 3), 3, 5349, word(Op::TypeStruct, 3), 2, 3, word(Op::TypePointer, 4), 3, 5349, 2];
     Module::from_words(&[&[MAGIC, 0x10300, 0, 10, 0][..], &forward].concat()).unwrap();
 }
+
+/// `main` reads a storage buffer only through a function it calls, and the sub-group built-in
+/// only in a block a pass is about to rewrite.
+const CALLEE_GLOBALS: &str = r#"
+               OpCapability Shader
+               OpCapability GroupNonUniform
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %buf %lane
+               OpExecutionMode %main LocalSize 8 1 1
+               OpDecorate %lane BuiltIn SubgroupLocalInvocationId
+               OpDecorate %arr ArrayStride 4
+               OpMemberDecorate %Block 0 Offset 0
+               OpDecorate %Block Block
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %uint_0 = OpConstant %uint 0
+        %arr = OpTypeRuntimeArray %uint
+      %Block = OpTypeStruct %arr
+     %ptr_sb = OpTypePointer StorageBuffer %Block
+    %ptr_elt = OpTypePointer StorageBuffer %uint
+   %ptr_lane = OpTypePointer Input %uint
+        %buf = OpVariable %ptr_sb StorageBuffer
+       %lane = OpVariable %ptr_lane Input
+     %fn_get = OpTypeFunction %uint %uint
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %l = OpLoad %uint %lane
+          %x = OpFunctionCall %uint %get %l
+               OpReturn
+               OpFunctionEnd
+        %get = OpFunction %uint None %fn_get
+          %i = OpFunctionParameter %uint
+      %gentr = OpLabel
+          %p = OpAccessChain %ptr_elt %buf %uint_0 %i
+          %v = OpLoad %uint %p
+               OpReturnValue %v
+               OpFunctionEnd
+"#;
+
+#[test]
+fn entry_interfaces_cover_callees_and_reused_builtins() {
+    if !tools_present() {
+        return;
+    }
+    let mut m = Module::from_words(&tools::assemble(CALLEE_GLOBALS, "vulkan1.3").unwrap()).unwrap();
+    let interface = |m: &Module| -> Vec<spirv::Word> { m.entry_points[0].operands.iter().skip(3).filter_map(Operand::id).collect() };
+    let (buf, lane) = (interface(&m)[0], interface(&m)[1]);
+    // The buffer is used only in `get`: a rebuild keeps it.
+    m.rebuild_entry_interfaces();
+    assert_eq!(interface(&m), vec![lane, buf]);
+    // A pass replaces the lane id by a constant: the rebuild drops the built-in ...
+    let zero = m.constant_u32(0);
+    let load = m.functions[0].insts().find(|i| i.is(Op::Load)).and_then(|i| i.result_id).unwrap();
+    m.functions[0].blocks[0].insts.retain(|i| !i.is(Op::Load));
+    m.replace_all_uses(load, zero);
+    m.rebuild_entry_interfaces();
+    assert_eq!(interface(&m), vec![buf]);
+    // ... and a later pass that reads it again gets the module's variable back in the interface.
+    let uint = m.type_int(32, false);
+    assert_eq!(m.get_or_add_builtin(spirv::BuiltIn::SubgroupLocalInvocationId, uint), lane);
+    let mut b = Builder::new(&mut m, Cursor { function: 0, block: 0, index: 0 });
+    b.load(uint, lane);
+    assert_eq!(interface(&m), vec![buf, lane]);
+    body(&m.to_words());
+}

@@ -30,7 +30,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
-use spirv::{BuiltIn, Capability, Decoration, Op, Scope, StorageClass, Word};
+use spirv::{BuiltIn, Capability, Op, Scope, Word};
 
 pub struct LowerKernelSubgroups;
 
@@ -122,15 +122,7 @@ pub(crate) fn builtin(b: &mut Builder<'_>, which: BuiltIn) -> Word {
 /// variable, added when the module has none, loaded and narrowed where the producer declared
 /// 64-bit components.
 pub(crate) fn builtin_as(b: &mut Builder<'_>, which: BuiltIn, ty: Word) -> Word {
-    let var = match b.module.builtin_variable(which) {
-        Some(v) => v,
-        None => {
-            let ptr = b.module.type_pointer(StorageClass::Input, ty);
-            let v = b.module.add_global_variable(ptr, StorageClass::Input, None);
-            b.module.decorate(v, Decoration::BuiltIn, &[which as u32]);
-            v
-        }
-    };
+    let var = b.module.get_or_add_builtin(which, ty);
     let declared = b.module.variable_pointee(var).unwrap_or(ty);
     let v = b.load(declared, var);
     if declared == ty {
