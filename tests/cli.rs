@@ -838,7 +838,9 @@ fn translate_specializes_with_spec() {
 
 /// `matbridge translate --subgroup-size`: a shader written for sub-groups of 32 gets them joined
 /// from lavapipe's 8 and SwiftShader's 4 and keeps the H100's own; splitting the H100's for 16
-/// would cut its matrices in two and is refused by name, as is a size that is not a power of two.
+/// would cut its matrices in two and is refused by name, as is a size that is not a power of two,
+/// a sub-group barrier under a divergent branch, and a helper with sub-group values that another
+/// entry point also calls.
 #[test]
 fn translate_virtualizes_a_required_subgroup_size() {
     if !tools_present() {
@@ -878,6 +880,19 @@ fn translate_virtualizes_a_required_subgroup_size() {
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.code() == Some(2) && stderr.contains("OpControlBarrier") && stderr.contains("a sub-group barrier under a branch that depends on the invocation"), "{stderr}");
     assert!(translate("h100").status.success());
+    // Helpers with sub-group values get the logical ones, unless another entry point calls them
+    // too: refused, naming the helper.
+    let helpers = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/translator/tests/in/virtualize_subgroup_size/shader_helpers.spvasm")).unwrap();
+    let shared = helpers.replacen("         %s2 = OpFunctionCall", "         %t2 = OpFunctionCall %uint %lane_sum %me2\n         %s2 = OpFunctionCall", 1);
+    assert_ne!(shared, helpers);
+    for (name, text) in [("helpers", &helpers), ("shared", &shared)] {
+        std::fs::write(dir.join(format!("{name}.spvasm")), text).unwrap();
+    }
+    let r = matbridge().arg("translate").arg(dir.join("helpers.spvasm")).args(["--target", "lavapipe", "-o"]).arg(&out).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let r = matbridge().arg("translate").arg(dir.join("shared.spvasm")).args(["--target", "lavapipe", "-o"]).arg(&out).output().unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.code() == Some(2) && stderr.contains("OpGroupNonUniformIAdd") && stderr.contains("function lane_sum, which `main`"), "{stderr}");
 }
 
 /// A shader written for sub-groups of 32 that exchanges values through workgroup memory behind

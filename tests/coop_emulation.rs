@@ -955,11 +955,13 @@ fn shared_memory_gemm_at_a_required_subgroup_size_matches_the_reference() {
 }
 
 /// `khr_lane_staging`: a block-quantized linear layer written for sub-groups of 64 (staging loops
-/// stepping by 64 from the sub-group invocation id, the weights read only in a function of its
-/// own), at a required size of 64 on every device: joined from 8 on lavapipe, 4 on SwiftShader
-/// and 32 on the H100, its matrices native or emulated. Translated for each profile at that size
-/// and checked with spirv-val (the weight buffer and the sub-group id stay in the entry point's
-/// interface through the rewrites); through the runtime, every output matches the CPU.
+/// stepping by 64 from the sub-group invocation id, helper functions that read the weights, read
+/// the sub-group id and size, and reduce a checksum over the sub-group), at a required size of
+/// 64 on every device: joined from 8 on lavapipe, 4 on SwiftShader and 32 on the H100, its
+/// matrices native or emulated, the helpers computing the logical values themselves and sharing
+/// the entry point's exchanges. Translated for each profile at that size and checked with
+/// spirv-val (the weight buffer and the sub-group id stay in the entry point's interface through
+/// the rewrites); through the runtime, every output and checksum matches the CPU.
 #[test]
 fn lane_strided_staging_at_a_required_subgroup_size_matches_the_reference() {
     let input = common::assembled("khr_lane_staging");
@@ -989,22 +991,28 @@ fn lane_strided_staging_at_a_required_subgroup_size_matches_the_reference() {
     for ctx in common::contexts() {
         let what = format!("{} at sub-groups of 64", ctx.caps().name);
         let p = ctx
-            .create_pipeline(&PipelineDesc { spirv: &input, bindings: 3, push_constant_bytes: 12, required_subgroup_size: Some(64), label: "khr_lane_staging", ..Default::default() })
+            .create_pipeline(&PipelineDesc { spirv: &input, bindings: 4, push_constant_bytes: 12, required_subgroup_size: Some(64), label: "khr_lane_staging", ..Default::default() })
             .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (tiles_m, tiles_n) = (m.div_ceil(16), n.div_ceil(16));
         let bx = ctx.buffer_from_slice(&x, "x").unwrap();
         let bw = ctx.buffer_from_slice(&w, "w").unwrap();
         let mut by = ctx.buffer_from_slice(&vec![f32::NAN; m * n], "y").unwrap();
+        let mut bt = ctx.buffer_from_slice(&vec![u32::MAX; tiles_m * tiles_n], "tile sums").unwrap();
         let push: Vec<u8> = [m, k, n].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
-        let groups = [m.div_ceil(16) as u32, n.div_ceil(16) as u32, 1];
-        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bx, &bw, &by], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let groups = [tiles_m as u32, tiles_n as u32, 1];
+        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bx, &bw, &by, &bt], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
         let got: Vec<f32> = ctx.read_buffer(&mut by).unwrap();
+        let mut sums = vec![0u32; tiles_m * tiles_n];
         for i in 0..m {
             for j in 0..n {
                 // Multiples of 1/128 below 2^12 (the weights exact in f16): exact in f32 sums.
                 let want: f32 = (0..k).map(|c| x[i * k + c] * weight[j * k + c]).sum();
                 assert_eq!(got[i * n + j], want, "{what}: y[{i}][{j}]");
+                sums[(j / 16) * tiles_m + i / 16] += (want.abs() * 128.0) as u32;
             }
         }
+        let got_sums: Vec<u32> = ctx.read_buffer(&mut bt).unwrap();
+        assert_eq!(got_sums, sums, "{what}: tile checksums");
         ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
         eprintln!("{what}: matches");
     }

@@ -23,9 +23,12 @@
 //! matrix operation's operands are uniform across the logical sub-group, and only the first of
 //! them stores them (were all to store, a later one could read back what an earlier one had
 //! stored: an accumulator loaded, multiplied into and stored back in place would get the
-//! product once per physical sub-group); split mode is refused for modules with matrices. The
-//! logical values live in the entry point's function: a sub-group built-in or operation in a
-//! function it calls is refused.
+//! product once per physical sub-group); split mode is refused for modules with matrices. Each
+//! function that reads a sub-group built-in or runs a sub-group operation (the entry point's,
+//! and a shader's helpers it calls; kernels are inlined first) computes the logical values at
+//! its start; join mode's exchange array and turn are shared by all of them (the turn a
+//! `Private` variable). A helper that uses them and that another entry point also calls is
+//! refused by name.
 //!
 //! Clustered reductions whose clusters fit both sizes, and quad operations, reach the same lanes
 //! in both and stay as they are. Join mode turns sub-group barriers (`OpControlBarrier`,
@@ -104,11 +107,13 @@ impl Pass for VirtualizeSubgroupSize {
                 }
             }
             let types = Types::new(module);
-            let callees = refuse_subgroup_use_outside(module, &types, fi, &entry)?;
+            let (callees, users) = subgroup_users(module, &types, fi, &entry)?;
             if s > p {
                 let functions: Vec<usize> = std::iter::once(fi).chain(callees).collect();
                 refuse_divergent_barriers(module, &types, &functions, target, (s, p))?;
-                hoist_divergent_moves(module, &types, fi, s.min(p), &mut outcome);
+                for &f in &users {
+                    hoist_divergent_moves(module, &types, f, s.min(p), &mut outcome);
+                }
                 widen_subgroup_barriers(module, &types, &functions, &mut outcome);
                 store_matrices_once(module, &functions, (s, p), &entry, &mut outcome)?;
             }
@@ -116,7 +121,7 @@ impl Pass for VirtualizeSubgroupSize {
             let marker = module.alloc_id();
             module.add_global(Inst::new(Op::Constant, Some(uint), Some(marker), vec![Operand::Literal(p)]));
             module.debug_names.push(Inst::new(Op::Name, None, None, vec![Operand::Id(marker), Operand::string(&format!("{VIRTUAL_SUBGROUP_PREFIX}{entry}"))]));
-            virtualize(module, fi, s, p, &mut outcome)?;
+            virtualize(module, fi, &users, (s, p), &mut outcome)?;
             outcome.notes.push(format!("kernel `{entry}`: sub-groups of {s} emulated on {p} ({})", if s < p { "split" } else { "joined through workgroup memory" }));
         }
         if outcome.changed {
@@ -146,9 +151,54 @@ struct Logical {
     words: u32,
 }
 
-fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outcome) -> Result<()> {
+/// Rewrites the sub-group built-ins and operations of functions `fs` (the entry point's `fi`
+/// among them, or only helpers it calls) for logical sub-groups of `s` on physical ones of `p`.
+fn virtualize(module: &mut Module, fi: usize, fs: &[usize], (s, p): (u32, u32), outcome: &mut Outcome) -> Result<()> {
     let uint = module.type_int(32, false);
     let split = s < p;
+    // Join mode's exchange array (sized for the widest operation of any function) and turn,
+    // shared by the functions: every invocation runs the same sequence of exchanges.
+    let types = Types::new(module);
+    let exchanges = fs.iter().any(|&f| module.functions[f].insts().any(|i| subgroup_operation(&types, i)));
+    let words = fs.iter().map(|&f| exchange_words(module, &types, f, s.min(p))).max().unwrap_or(1);
+    let (mut scratch, mut toggle, mut total) = (0, 0, None);
+    if !split {
+        let origin = module.functions[fi].def.origin;
+        let mut b = Builder::new(module, Cursor { function: fi, block: 0, index: 0 }).with_origin(origin);
+        let invocations = workgroup_invocations(&mut b)?;
+        total = Some(invocations.1);
+        if exchanges {
+            let two = module.constant_u32(2 * words);
+            let doubled = module.alloc_id();
+            module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(doubled), vec![Operand::Literal(Op::IMul as u32), Operand::Id(invocations.0), Operand::Id(two)]));
+            let array = module.type_array(uint, doubled);
+            let ptr = module.type_pointer(StorageClass::Workgroup, array);
+            scratch = module.add_global_variable(ptr, StorageClass::Workgroup, None);
+            let zero = module.constant_u32(0);
+            let private = module.type_pointer(StorageClass::Private, uint);
+            toggle = module.add_global_variable(private, StorageClass::Private, Some(zero));
+        }
+    }
+    for &f in fs {
+        let shared = Shared { split, scratch, toggle, total, words };
+        virtualize_function(module, f, (s, p), &shared, outcome)?;
+    }
+    Ok(())
+}
+
+/// What the functions of one entry point share (join mode): the exchange array, the turn
+/// variable, the number of invocations of a work-group, the words per invocation.
+struct Shared {
+    split: bool,
+    scratch: Word,
+    toggle: Word,
+    total: Option<Word>,
+    words: u32,
+}
+
+fn virtualize_function(module: &mut Module, fi: usize, (s, p): (u32, u32), shared: &Shared, outcome: &mut Outcome) -> Result<()> {
+    let uint = module.type_int(32, false);
+    let split = shared.split;
     // Built-in loads the function makes, before the pass adds its own.
     let vars: HashMap<Word, BuiltIn> =
         [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups].into_iter().filter_map(|b| module.builtin_variable(b).map(|v| (v, b))).collect();
@@ -156,16 +206,7 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
         .into_iter()
         .filter_map(|b| module.builtin_variable(b).map(|v| (v, b)))
         .collect();
-    // The join mode's turn variable, then the logical values at the top of the entry block. A
-    // function without sub-group operations (built-ins only) needs no exchange array.
-    let types = Types::new(module);
-    let exchanges = module.functions[fi].insts().any(|i| subgroup_operation(&types, i));
-    let words = exchange_words(module, &types, fi, s.min(p));
-    let toggle = module.alloc_id();
-    let fn_ptr = module.type_pointer(StorageClass::Function, uint);
-    if !split && exchanges {
-        module.functions[fi].blocks[0].insts.insert(0, Inst::new(Op::Variable, Some(fn_ptr), Some(toggle), vec![Operand::storage_class(StorageClass::Function)]));
-    }
+    // The logical values at the top of the entry block.
     let at = module.functions[fi].blocks[0].insts.iter().take_while(|i| i.is(Op::Variable)).count();
     let origin = module.functions[fi].def.origin;
     let mut b = Builder::new(module, Cursor { function: fi, block: 0, index: at }).with_origin(origin);
@@ -192,30 +233,23 @@ fn virtualize(module: &mut Module, fi: usize, s: u32, p: u32, outcome: &mut Outc
             [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)],
         )
     } else {
+        let Some(total) = shared.total else {
+            return Err(Error::Invalid { site: Box::default(), message: "joined sub-groups without a workgroup size".into() });
+        };
         let index = load_builtin(&mut b, BuiltIn::LocalInvocationIndex);
         let lid = b.op(Op::BitwiseAnd, uint, &[index, mask]);
         let base = b.op(Op::ISub, uint, &[index, lid]);
         let sgid = b.op(Op::UDiv, uint, &[index, sc]);
-        let total = workgroup_invocations(&mut b)?;
-        let num = b.op(Op::UDiv, uint, &[total.1, sc]);
-        let mut scratch = 0;
-        let mut half = total.1;
-        if exchanges {
-            if words > 1 {
-                let per = b.module.constant_u32(words);
-                half = b.imul(uint, total.1, per);
-            }
-            let two = b.module.constant_u32(2 * words);
-            let doubled = b.module.alloc_id();
-            b.module.add_global(Inst::new(Op::SpecConstantOp, Some(uint), Some(doubled), vec![Operand::Literal(Op::IMul as u32), Operand::Id(total.0), Operand::Id(two)]));
-            let array = b.module.type_array(uint, doubled);
-            let ptr = b.module.type_pointer(StorageClass::Workgroup, array);
-            scratch = b.module.add_global_variable(ptr, StorageClass::Workgroup, None);
-            let zero = b.module.constant_u32(0);
-            b.store(toggle, zero);
-        }
+        let num = b.op(Op::UDiv, uint, &[total, sc]);
+        let words = shared.words;
+        let half = if words > 1 && shared.scratch != 0 {
+            let per = b.module.constant_u32(words);
+            b.imul(uint, total, per)
+        } else {
+            total
+        };
         (
-            Logical { s, p, split, lid, base, scratch, index, half, toggle, glsl, words },
+            Logical { s, p, split, lid, base, scratch: shared.scratch, index, half, toggle: shared.toggle, glsl, words },
             [(BuiltIn::SubgroupLocalInvocationId, lid), (BuiltIn::SubgroupSize, sc), (BuiltIn::SubgroupId, sgid), (BuiltIn::NumSubgroups, num)],
         )
     };
@@ -536,28 +570,39 @@ fn store_matrices_once(module: &mut Module, fs: &[usize], (s, p): (u32, u32), en
     Ok(())
 }
 
-/// The logical values live in the entry point's function: a sub-group built-in or operation in
-/// a function it calls (a shader's helper; kernels are inlined first) is refused by name.
-/// Returns the functions it calls, directly or not.
-fn refuse_subgroup_use_outside(module: &Module, types: &Types, fi: usize, entry: &str) -> Result<Vec<usize>> {
-    let builtins: HashSet<Word> =
-        [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups].into_iter().filter_map(|b| module.builtin_variable(b)).collect();
-    // The functions the entry point calls, directly or not.
-    let mut called = module.functions_reached_from([module.functions[fi].id()]);
-    called.remove(&module.functions[fi].id());
-    for (k, f) in module.functions.iter().enumerate().filter(|(k, f)| *k != fi && called.contains(&f.id())) {
-        let used = f.insts().find(|i| (i.is(Op::Load) && i.operands.first().and_then(Operand::id).is_some_and(|v| builtins.contains(&v))) || subgroup_operation(types, i));
-        if let Some(inst) = used {
+/// The functions the entry point `fi` calls, directly or not, and those of them and `fi` that
+/// read a sub-group built-in or run a sub-group operation (`fi` first where it does). A helper
+/// among the latter that another entry point also reaches is refused by name: its logical
+/// values would be `entry`'s in both.
+fn subgroup_users(module: &Module, types: &Types, fi: usize, entry: &str) -> Result<(Vec<usize>, Vec<usize>)> {
+    let builtins: HashSet<Word> = [BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupSize, BuiltIn::SubgroupId, BuiltIn::NumSubgroups]
+        .into_iter()
+        .chain([BuiltIn::SubgroupEqMask, BuiltIn::SubgroupGeMask, BuiltIn::SubgroupGtMask, BuiltIn::SubgroupLeMask, BuiltIn::SubgroupLtMask])
+        .filter_map(|b| module.builtin_variable(b))
+        .collect();
+    let entry_id = module.functions[fi].id();
+    let mut called = module.functions_reached_from([entry_id]);
+    called.remove(&entry_id);
+    let others = module.functions_reached_from(module.entry_points.iter().filter(|e| e.id(1).ok() != Some(entry_id)).filter_map(|e| e.id(1).ok()));
+    let first_use =
+        |f: &crate::ir::Function| f.insts().find(|i| (i.is(Op::Load) && i.operands.first().and_then(Operand::id).is_some_and(|v| builtins.contains(&v))) || subgroup_operation(types, i)).cloned();
+    let callees: Vec<usize> = module.functions.iter().enumerate().filter(|(_, f)| called.contains(&f.id())).map(|(k, _)| k).collect();
+    let mut users: Vec<usize> = first_use(&module.functions[fi]).map(|_| fi).into_iter().collect();
+    for &k in &callees {
+        let function = &module.functions[k];
+        let Some(inst) = first_use(function) else { continue };
+        if others.contains(&function.id()) {
             return Err(Error::Invalid {
-                site: module.site(inst),
+                site: module.site(&inst),
                 message: format!(
-                    "a sub-group built-in or operation in function {} (not `{entry}`'s own), where a virtualized sub-group size cannot reach",
-                    module.name_of(module.functions[k].id()).unwrap_or_else(|| format!("%{}", module.functions[k].id()))
+                    "a sub-group built-in or operation in function {}, which `{entry}` (sub-groups of a virtualized size) shares with another entry point",
+                    module.name_of(function.id()).unwrap_or_else(|| format!("%{}", function.id()))
                 ),
             });
         }
+        users.push(k);
     }
-    Ok(module.functions.iter().enumerate().filter(|(_, f)| called.contains(&f.id())).map(|(k, _)| k).collect())
+    Ok((callees, users))
 }
 
 /// Whether `inst` only reaches lanes of aligned clusters of at most `lanes` invocations (a
