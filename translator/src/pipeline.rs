@@ -142,6 +142,12 @@ impl Pipeline {
             let rewritten = outcome.rewritten.into_iter().map(|(op, n)| (crate::ir::grammar::op_name(op), n)).collect();
             reports.push(PassReport { name: pass.name(), changed: outcome.changed, rewritten, notes: outcome.notes });
         }
+        // Every pass keeps the interface lists whole; one that did not is mended here rather
+        // than left to spirv-val or the driver.
+        let listed = module.complete_entry_interfaces();
+        if listed > 0 {
+            log::warn!("{listed} variable(s) missing from entry point interfaces after the passes (a translator bug); added");
+        }
         module.reorder_globals();
         requirements::derive(module, &input_caps, target)?;
         requirements::check_target(module, target)?;

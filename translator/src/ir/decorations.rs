@@ -88,12 +88,40 @@ impl Module {
     /// the functions it calls use (Input and Output only before SPIR-V 1.4, every storage class
     /// from 1.4 on). Passes that add or remove globals call it once at the end.
     pub fn rebuild_entry_interfaces(&mut self) {
+        for (e, used) in self.interface_uses() {
+            let ep = &mut self.entry_points[e];
+            let fixed = 2 + ep.operands.iter().skip(2).take_while(|o| matches!(o, Operand::String(_))).count();
+            ep.operands.truncate(fixed);
+            ep.operands.extend(used.into_iter().map(Operand::Id));
+        }
+    }
+
+    /// Adds to every entry point's interface the global variables its functions use and it does
+    /// not list yet (as [`Module::rebuild_entry_interfaces`] counts them), keeping the rest.
+    /// Returns how many it added.
+    pub fn complete_entry_interfaces(&mut self) -> usize {
+        let mut added = 0;
+        for (e, used) in self.interface_uses() {
+            let ep = &mut self.entry_points[e];
+            let fixed = 2 + ep.operands.iter().skip(2).take_while(|o| matches!(o, Operand::String(_))).count();
+            let listed: std::collections::HashSet<Word> = ep.operands[fixed..].iter().filter_map(Operand::id).collect();
+            for id in used.into_iter().filter(|id| !listed.contains(id)) {
+                ep.operands.push(Operand::Id(id));
+                added += 1;
+            }
+        }
+        added
+    }
+
+    /// For each entry point (by index), the global variables its interface must list, in order
+    /// of first use: its function's, then those of the functions it calls in module order.
+    fn interface_uses(&self) -> Vec<(usize, Vec<Word>)> {
         let all_classes = self.version() >= (1, 4);
         let vars: std::collections::HashMap<Word, u32> = self.globals().iter().filter(|g| g.is(Op::Variable)).filter_map(|g| Some((g.result_id?, g.word_opt(0)?))).collect();
-        for e in 0..self.entry_points.len() {
-            let Some(f) = self.entry_points[e].operands.get(1).and_then(Operand::id) else { continue };
+        let mut out = Vec::new();
+        for (e, ep) in self.entry_points.iter().enumerate() {
+            let Some(f) = ep.operands.get(1).and_then(Operand::id) else { continue };
             let reached = self.functions_reached_from([f]);
-            // The entry function first, then its callees in module order.
             let funcs = self.functions.iter().filter(|x| x.id() == f).chain(self.functions.iter().filter(|x| x.id() != f && reached.contains(&x.id())));
             let mut used: Vec<Word> = Vec::new();
             for inst in funcs.flat_map(|func| func.insts()) {
@@ -106,10 +134,8 @@ impl Module {
                     }
                 }
             }
-            let ep = &mut self.entry_points[e];
-            let fixed = 2 + ep.operands.iter().skip(2).take_while(|o| matches!(o, Operand::String(_))).count();
-            ep.operands.truncate(fixed);
-            ep.operands.extend(used.into_iter().map(Operand::Id));
+            out.push((e, used));
         }
+        out
     }
 }

@@ -5,8 +5,8 @@
 //! store whose `Aligned` operand is below the size of the largest scalar it moves gets that size
 //! (glslang 12 loads 8-byte references with `Aligned 4`); Vulkan's layouts align every scalar to
 //! its size, so the raised operand still holds. Interface lists that miss a variable
-//! an entry point uses (llvm-spirv can leave out `__local` variables) are completed by the
-//! kernel passes, which rebuild every interface list. Memory accesses through an undefined
+//! an entry point or a function it calls uses (llvm-spirv can leave out `__local` variables)
+//! are completed. Memory accesses through an undefined
 //! pointer (`OpUndef`, or an access chain, bitcast or copy of one: LLVM leaves them where it
 //! proves an access undefined) read undefined values and write nothing: a load or an atomic
 //! becomes an `OpUndef` of its result type, a store or a result-less atomic goes (Mesa refuses
@@ -136,6 +136,11 @@ impl Pass for RepairProducerOutput {
         }
         raise_alignments(module, &mut outcome);
         drop_undefined_accesses(module, &mut outcome);
+        let listed = module.complete_entry_interfaces();
+        if listed > 0 {
+            outcome.count(Op::EntryPoint as u32);
+            outcome.notes.push(format!("{listed} variable(s) an entry point uses added to its interface list"));
+        }
         Ok(outcome)
     }
 }
