@@ -165,6 +165,8 @@ pub(crate) struct DeviceShared {
     pub translations: Mutex<std::collections::HashMap<u64, Arc<Vec<u32>>>>,
     /// Where to save the driver's internal representations of pipelines (statistics on).
     pub pipeline_ir: Option<std::path::PathBuf>,
+    /// Check each translated module with spirv-val before a driver sees it.
+    pub check_translations: bool,
 }
 
 /// How a context is opened beyond which device. `Default` reads nothing from the environment
@@ -185,12 +187,18 @@ pub struct ContextOptions {
     /// With `pipeline_statistics`: save the driver's internal representations of each pipeline
     /// into this folder (where the driver offers them).
     pub pipeline_ir: Option<std::path::PathBuf>,
+    /// Check every module the context translates with `spirv-val` (SPIRV-Tools, found as
+    /// [`matbridge_translator::tools::find`] finds it) before a driver sees it: a translation
+    /// it rejects fails pipeline creation with its message instead of reaching the driver (which
+    /// may fail obscurely or compute garbage).
+    pub check_translations: bool,
 }
 
 impl ContextOptions {
     /// The options the environment asks for: `MATBRIDGE_VALIDATION`,
     /// `MATBRIDGE_PIPELINE_CACHE` (false: not persisted; otherwise `$XDG_CACHE_HOME/matbridge`
-    /// or `~/.cache/matbridge`), `MATBRIDGE_PIPELINE_STATS`, `MATBRIDGE_PIPELINE_IR` (a folder).
+    /// or `~/.cache/matbridge`), `MATBRIDGE_PIPELINE_STATS`, `MATBRIDGE_PIPELINE_IR` (a folder);
+    /// translations are checked where SPIRV-Tools are installed.
     /// The distrust record is the command line's business (a file it names).
     pub fn from_env() -> ContextOptions {
         let cache = crate::env_flag("MATBRIDGE_PIPELINE_CACHE") != Some(false);
@@ -201,6 +209,7 @@ impl ContextOptions {
             pipeline_cache: base.filter(|_| cache).map(|b| b.join("matbridge")),
             pipeline_statistics: crate::env_flag("MATBRIDGE_PIPELINE_STATS").unwrap_or(false),
             pipeline_ir: std::env::var_os("MATBRIDGE_PIPELINE_IR").map(std::path::PathBuf::from),
+            check_translations: matbridge_translator::tools::find("spirv-val").is_some(),
         }
     }
 }
@@ -551,6 +560,7 @@ impl Context {
             cache_path,
             translations: Mutex::new(std::collections::HashMap::new()),
             pipeline_ir: options.pipeline_ir.clone(),
+            check_translations: options.check_translations,
         };
         let ctx = Context { shared: Arc::new(shared) };
         ctx.check_validation()?;

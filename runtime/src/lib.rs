@@ -61,6 +61,6 @@ mod tests {
         assert_eq!(super::parse_flag("maybe"), None);
         // Defaults read nothing from the environment.
         let o = super::ContextOptions::default();
-        assert!(!o.instance.validation && o.pipeline_cache.is_none() && !o.pipeline_statistics && o.pipeline_ir.is_none() && o.distrust.is_none());
+        assert!(!o.instance.validation && o.pipeline_cache.is_none() && !o.pipeline_statistics && o.pipeline_ir.is_none() && o.distrust.is_none() && !o.check_translations);
     }
 }

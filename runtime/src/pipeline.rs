@@ -136,6 +136,12 @@ impl Context {
             None => desc.spirv,
         };
         let (words, report) = matbridge_translator::translate_specialized(input, &target, &values).map_err(|source| Error::Translation { device: shared.caps.name.clone(), source })?;
+        if shared.check_translations {
+            let (major, minor) = api_major_minor(&shared.caps.api_version);
+            let env = format!("vulkan{major}.{minor}");
+            matbridge_translator::tools::validate(&words, &env)
+                .map_err(|e| Error::InvalidSpirv(format!("pipeline `{}` translated for {} fails spirv-val (a translator bug): {e}", desc.label, shared.caps.name)))?;
+        }
         let changed: Vec<&str> = report.passes.iter().filter(|p| p.changed).map(|p| p.name).collect();
         log::info!("pipeline `{}` translated for {} ({})", desc.label, shared.caps.name, changed.join(", "));
         let words = Arc::new(words);
@@ -480,5 +486,28 @@ fn save_representations(ext: &ash::khr::pipeline_executable_properties::Device, 
     for (i, (r, b)) in reps.iter().zip(&buffers).enumerate() {
         let name = r.name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default().replace(['/', ' '], "_");
         let _ = std::fs::write(dir.join(format!("{label}.{i}.{name}.txt")), b);
+    }
+}
+
+/// (major, minor) of a Vulkan version string ("1.3.280"), within the versions spirv-val knows
+/// as target environments (1.0 to 1.4).
+fn api_major_minor(version: &str) -> (u32, u32) {
+    let mut parts = version.split('.').map(|p| p.trim().parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(1), Some(minor)) => (1, minor.min(4)),
+        (Some(major), _) if major > 1 => (1, 4),
+        _ => (1, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn api_versions_name_spirv_val_environments() {
+        assert_eq!(super::api_major_minor("1.3.280"), (1, 3));
+        assert_eq!(super::api_major_minor("1.4.309"), (1, 4));
+        assert_eq!(super::api_major_minor("1.5"), (1, 4));
+        assert_eq!(super::api_major_minor("2.0.0"), (1, 4));
+        assert_eq!(super::api_major_minor("garbage"), (1, 0));
     }
 }

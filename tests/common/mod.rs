@@ -1,7 +1,7 @@
 //! Shared helpers of the execution tests: which Vulkan devices to run on, with validation.
 #![allow(dead_code)]
 
-use matbridge_runtime::{Context, DeviceSelector, Instance, InstanceOptions};
+use matbridge_runtime::{Context, ContextOptions, DeviceSelector, Instance, InstanceOptions};
 use std::sync::{Arc, Once};
 
 static SETUP: Once = Once::new();
@@ -22,8 +22,9 @@ pub fn device_names() -> Vec<String> {
     std::env::var("MATBRIDGE_TEST_DEVICES").unwrap_or_else(|_| "llvmpipe,swiftshader".into()).split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
 }
 
-/// Opens every test device with validation on. A device that cannot be opened is skipped
-/// (with a message) outside CI and fails the test in CI.
+/// Opens every test device with validation on (the Khronos layer, and spirv-val on every module
+/// the runtime translates). A device that cannot be opened is skipped (with a message) outside
+/// CI and fails the test in CI.
 pub fn contexts() -> Vec<Context> {
     setup();
     let instance = match Instance::new(&InstanceOptions { validation: true }) {
@@ -39,7 +40,8 @@ pub fn contexts() -> Vec<Context> {
     }
     let mut out = Vec::new();
     for name in device_names() {
-        match Context::with_instance(instance.clone(), &DeviceSelector::Name(name.clone())) {
+        let options = ContextOptions { check_translations: matbridge_translator::tools::find("spirv-val").is_some(), ..Default::default() };
+        match Context::with_options(instance.clone(), &DeviceSelector::Name(name.clone()), &options) {
             Ok(ctx) => out.push(ctx),
             Err(e) => {
                 assert!(!in_ci(), "CI: test device `{name}` is missing: {e}");
