@@ -55,8 +55,7 @@ impl Module {
     pub fn get_or_add_builtin(&mut self, b: BuiltIn, ty: Word) -> Word {
         if let Some(v) = self.builtin_variable(b) {
             for ep in &mut self.entry_points {
-                let fixed = 2 + ep.operands.iter().skip(2).take_while(|o| matches!(o, Operand::String(_))).count();
-                if !ep.operands.iter().skip(fixed).any(|o| o.id() == Some(v)) {
+                if !ep.operands.iter().skip(interface_start(ep)).any(|o| o.id() == Some(v)) {
                     ep.operands.push(Operand::Id(v));
                 }
             }
@@ -90,8 +89,7 @@ impl Module {
     pub fn rebuild_entry_interfaces(&mut self) {
         for (e, used) in self.interface_uses() {
             let ep = &mut self.entry_points[e];
-            let fixed = 2 + ep.operands.iter().skip(2).take_while(|o| matches!(o, Operand::String(_))).count();
-            ep.operands.truncate(fixed);
+            ep.operands.truncate(interface_start(ep));
             ep.operands.extend(used.into_iter().map(Operand::Id));
         }
     }
@@ -103,8 +101,7 @@ impl Module {
         let mut added = 0;
         for (e, used) in self.interface_uses() {
             let ep = &mut self.entry_points[e];
-            let fixed = 2 + ep.operands.iter().skip(2).take_while(|o| matches!(o, Operand::String(_))).count();
-            let listed: std::collections::HashSet<Word> = ep.operands[fixed..].iter().filter_map(Operand::id).collect();
+            let listed: std::collections::HashSet<Word> = ep.operands[interface_start(ep)..].iter().filter_map(Operand::id).collect();
             for id in used.into_iter().filter(|id| !listed.contains(id)) {
                 ep.operands.push(Operand::Id(id));
                 added += 1;
@@ -138,4 +135,10 @@ impl Module {
         }
         out
     }
+}
+
+/// The index of the first interface operand of `OpEntryPoint` `ep` (after the execution model,
+/// the function and the name).
+fn interface_start(ep: &Inst) -> usize {
+    2 + ep.operands.iter().skip(2).take_while(|o| matches!(o, Operand::String(_))).count()
 }
