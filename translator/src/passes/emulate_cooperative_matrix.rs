@@ -48,6 +48,8 @@
 //!   for one MulAdd and for all of a function's together, a loop over K past that (CPU drivers'
 //!   compilers do not survive megabytes of straight-line code);
 //! - `OpCooperativeMatrixLengthKHR` (and its `OpSpecConstantOp` form) becomes the constant `L`;
+//!   element indices at or past it (undefined in SPIR-V) are clamped to `L - 1`, dynamic ones
+//!   with an unsigned minimum, so that none reaches past the invocation's array;
 //! - on drivers that unroll every loop marked `Unroll` (`Workarounds::unrolls_hinted_loops`),
 //!   loops holding a MulAdd lose that hint: the emulated MulAdd is already unrolled; on drivers
 //!   that unroll small loops and access memory lane by lane (`Workarounds::unrolls_element_loops`),
@@ -238,6 +240,7 @@ impl Pass for EmulateCooperativeMatrix {
             let replicas = if l.lanes < max_subgroup { format!(", replicated on sub-groups wider than {}", l.lanes) } else { String::new() };
             outcome.notes.push(format!("{name} ({}x{} {comp} {}): emulated over {} lanes, {} elements per invocation{replicas}", l.rows, l.cols, use_name(l.usage), l.lanes, l.len));
         }
+        clamp_element_indices(module, &types, &layouts, &mut outcome);
         let mut emu = Emulator { types, layouts, target, max_subgroup, replace: HashMap::new(), unrolled_left: std::cell::Cell::new(0) };
 
         let mut rolled = 0;
@@ -303,6 +306,83 @@ impl Pass for EmulateCooperativeMatrix {
             outcome.notes.push(format!("{rolled} loop(s) holding matrix multiply-adds lose their Unroll hint (the driver unrolls hinted loops whatever their size)"));
         }
         Ok(outcome)
+    }
+}
+
+/// Element indices into matrices (an access chain's step into a matrix, a composite extract or
+/// insert's literal) at or past the per-invocation length `L` are undefined in SPIR-V; emulated,
+/// they would reach past the invocation's array (a CPU driver's stack). A dynamic index becomes
+/// `min(index, L - 1)` (unsigned: a negative one clamps too), a constant or literal one `L - 1`.
+fn clamp_element_indices(module: &mut Module, types: &Types, layouts: &HashMap<Word, Layout>, outcome: &mut Outcome) {
+    for f in 0..module.functions.len() {
+        for b in 0..module.functions[f].blocks.len() {
+            let mut i = 0;
+            while i < module.functions[f].blocks[b].insts.len() {
+                let inst = module.functions[f].blocks[b].insts[i].clone();
+                // (operand, L) of the indices to clamp; all of an access chain's operands are ids.
+                let mut clamps: Vec<(usize, u32)> = Vec::new();
+                match inst.op() {
+                    Some(op @ (Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain)) => {
+                        let ids: Vec<Word> = inst.operands.iter().filter_map(Operand::id).collect();
+                        let first = if matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain) { 2 } else { 1 };
+                        let mut ty = ids.first().and_then(|&base| types.type_of(base)).and_then(|p| types.defs.get(&p)).filter(|d| d.is(Op::TypePointer)).and_then(|d| d.id(1).ok());
+                        for (k, &index) in ids.iter().enumerate().skip(first) {
+                            let Some(t) = ty else { break };
+                            if let Some(l) = layouts.get(&t) {
+                                if types.const_u32(index).is_none_or(|c| c >= l.len) {
+                                    clamps.push((k, l.len));
+                                }
+                            }
+                            ty = types.element_type(t, index);
+                        }
+                    }
+                    Some(Op::CompositeExtract | Op::CompositeInsert) => {
+                        let (composite, first) = if inst.is(Op::CompositeExtract) { (inst.operands.first().and_then(Operand::id), 1) } else { (inst.operands.get(1).and_then(Operand::id), 2) };
+                        let mut ty = composite.and_then(|c| types.type_of(c));
+                        for k in first..inst.operands.len() {
+                            let (Some(t), Some(index)) = (ty, inst.word_opt(k)) else { break };
+                            if let Some(l) = layouts.get(&t) {
+                                if index >= l.len {
+                                    module.functions[f].blocks[b].insts[i].operands[k] = Operand::Literal(l.len - 1);
+                                    outcome.count(inst.opcode);
+                                }
+                                ty = Some(l.component);
+                                continue;
+                            }
+                            ty = types.defs.get(&t).and_then(|d| match d.op() {
+                                Some(Op::TypeStruct) => d.id(index as usize).ok(),
+                                Some(Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector | Op::TypeMatrix) => d.id(0).ok(),
+                                _ => None,
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+                for (k, len) in clamps {
+                    let index = inst.operands[k].id().unwrap_or_default();
+                    let uint = module.type_int(32, false);
+                    let last = module.constant_u32(len - 1);
+                    let clamped = if types.const_u32(index).is_some() {
+                        last
+                    } else {
+                        // `L - 1` of the index's type: a signed index compares as unsigned all the same.
+                        let ity = types.type_of(index).unwrap_or(uint);
+                        let (width, signed) = types.int(ity).unwrap_or((32, false));
+                        let bound = if ity == uint { last } else { module.constant_int(ity, width, signed, u64::from(len - 1)) };
+                        let glsl = module.ext_inst_import("GLSL.std.450");
+                        let id = module.alloc_id();
+                        let min = Inst::new(Op::ExtInst, Some(ity), Some(id), vec![Operand::Id(glsl), Operand::Literal(GlslStd450Op::UMin as u32), Operand::Id(index), Operand::Id(bound)])
+                            .from_origin(inst.origin);
+                        module.functions[f].blocks[b].insts.insert(i, min);
+                        i += 1;
+                        id
+                    };
+                    module.functions[f].blocks[b].insts[i].operands[k] = Operand::Id(clamped);
+                    outcome.count(inst.opcode);
+                }
+                i += 1;
+            }
+        }
     }
 }
 
