@@ -98,10 +98,16 @@ impl Types {
     /// an array, vector, matrix or cooperative matrix, or the member of a struct (whose index
     /// must then be a constant).
     pub fn element_type(&self, ty: Word, index: Word) -> Option<Word> {
+        let is_struct = self.defs.get(&ty)?.is(Op::TypeStruct);
+        self.element_type_at(ty, if is_struct { self.const_u32(index)? } else { 0 })
+    }
+
+    /// [`Types::element_type`] for a literal index (`OpCompositeExtract`, `OpCompositeInsert`).
+    pub fn element_type_at(&self, ty: Word, index: u32) -> Option<Word> {
         let d = self.defs.get(&ty)?;
         match d.op()? {
             Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector | Op::TypeMatrix | Op::TypeCooperativeMatrixKHR | Op::TypeCooperativeMatrixNV => d.id(0).ok(),
-            Op::TypeStruct => d.operands.get(self.const_u32(index)? as usize)?.id(),
+            Op::TypeStruct => d.operands.get(index as usize)?.id(),
             _ => None,
         }
     }

@@ -318,72 +318,82 @@ fn clamp_element_indices(module: &mut Module, types: &Types, layouts: &HashMap<W
         for b in 0..module.functions[f].blocks.len() {
             let mut i = 0;
             while i < module.functions[f].blocks[b].insts.len() {
-                let inst = module.functions[f].blocks[b].insts[i].clone();
-                // (operand, L) of the indices to clamp; all of an access chain's operands are ids.
-                let mut clamps: Vec<(usize, u32)> = Vec::new();
-                match inst.op() {
-                    Some(op @ (Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain)) => {
-                        let ids: Vec<Word> = inst.operands.iter().filter_map(Operand::id).collect();
-                        let first = if matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain) { 2 } else { 1 };
-                        let mut ty = ids.first().and_then(|&base| types.type_of(base)).and_then(|p| types.defs.get(&p)).filter(|d| d.is(Op::TypePointer)).and_then(|d| d.id(1).ok());
-                        for (k, &index) in ids.iter().enumerate().skip(first) {
-                            let Some(t) = ty else { break };
-                            if let Some(l) = layouts.get(&t) {
-                                if types.const_u32(index).is_none_or(|c| c >= l.len) {
-                                    clamps.push((k, l.len));
-                                }
-                            }
-                            ty = types.element_type(t, index);
-                        }
+                let inst = &mut module.functions[f].blocks[b].insts[i];
+                if inst.is(Op::CompositeExtract) || inst.is(Op::CompositeInsert) {
+                    if clamp_literals(types, layouts, inst) {
+                        outcome.count(inst.opcode);
                     }
-                    Some(Op::CompositeExtract | Op::CompositeInsert) => {
-                        let (composite, first) = if inst.is(Op::CompositeExtract) { (inst.operands.first().and_then(Operand::id), 1) } else { (inst.operands.get(1).and_then(Operand::id), 2) };
-                        let mut ty = composite.and_then(|c| types.type_of(c));
-                        for k in first..inst.operands.len() {
-                            let (Some(t), Some(index)) = (ty, inst.word_opt(k)) else { break };
-                            if let Some(l) = layouts.get(&t) {
-                                if index >= l.len {
-                                    module.functions[f].blocks[b].insts[i].operands[k] = Operand::Literal(l.len - 1);
-                                    outcome.count(inst.opcode);
-                                }
-                                ty = Some(l.component);
-                                continue;
+                } else if let Some(first) = chain_first_index(inst) {
+                    let (opcode, origin) = (inst.opcode, inst.origin);
+                    for (k, len) in chain_steps_past(types, layouts, inst, first) {
+                        let index = module.functions[f].blocks[b].insts[i].operands[k].id().unwrap_or_default();
+                        let clamped = match types.const_u32(index) {
+                            Some(_) => module.constant_u32(len - 1),
+                            None => {
+                                // `L - 1` of the index's type: a signed index compares as unsigned all the same.
+                                let ity = types.type_of(index).unwrap_or_else(|| module.type_int(32, false));
+                                let (width, signed) = types.int(ity).unwrap_or((32, false));
+                                let bound = module.constant_int(ity, width, signed, u64::from(len - 1));
+                                let glsl = module.ext_inst_import("GLSL.std.450");
+                                let id = module.alloc_id();
+                                let min = Inst::new(Op::ExtInst, Some(ity), Some(id), vec![Operand::Id(glsl), Operand::Literal(GlslStd450Op::UMin as u32), Operand::Id(index), Operand::Id(bound)]);
+                                module.functions[f].blocks[b].insts.insert(i, min.from_origin(origin));
+                                i += 1;
+                                id
                             }
-                            ty = types.defs.get(&t).and_then(|d| match d.op() {
-                                Some(Op::TypeStruct) => d.id(index as usize).ok(),
-                                Some(Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector | Op::TypeMatrix) => d.id(0).ok(),
-                                _ => None,
-                            });
-                        }
+                        };
+                        module.functions[f].blocks[b].insts[i].operands[k] = Operand::Id(clamped);
+                        outcome.count(opcode);
                     }
-                    _ => {}
-                }
-                for (k, len) in clamps {
-                    let index = inst.operands[k].id().unwrap_or_default();
-                    let uint = module.type_int(32, false);
-                    let last = module.constant_u32(len - 1);
-                    let clamped = if types.const_u32(index).is_some() {
-                        last
-                    } else {
-                        // `L - 1` of the index's type: a signed index compares as unsigned all the same.
-                        let ity = types.type_of(index).unwrap_or(uint);
-                        let (width, signed) = types.int(ity).unwrap_or((32, false));
-                        let bound = if ity == uint { last } else { module.constant_int(ity, width, signed, u64::from(len - 1)) };
-                        let glsl = module.ext_inst_import("GLSL.std.450");
-                        let id = module.alloc_id();
-                        let min = Inst::new(Op::ExtInst, Some(ity), Some(id), vec![Operand::Id(glsl), Operand::Literal(GlslStd450Op::UMin as u32), Operand::Id(index), Operand::Id(bound)])
-                            .from_origin(inst.origin);
-                        module.functions[f].blocks[b].insts.insert(i, min);
-                        i += 1;
-                        id
-                    };
-                    module.functions[f].blocks[b].insts[i].operands[k] = Operand::Id(clamped);
-                    outcome.count(inst.opcode);
                 }
                 i += 1;
             }
         }
     }
+}
+
+/// The operand of an access chain's first step into its base's pointee type, if `inst` is one.
+fn chain_first_index(inst: &Inst) -> Option<usize> {
+    match inst.op()? {
+        Op::AccessChain | Op::InBoundsAccessChain => Some(1),
+        Op::PtrAccessChain | Op::InBoundsPtrAccessChain => Some(2),
+        _ => None,
+    }
+}
+
+/// (operand, L) of the steps of access chain `inst` into a matrix whose index is dynamic or at
+/// least `L` (every operand of an access chain is an id).
+fn chain_steps_past(types: &Types, layouts: &HashMap<Word, Layout>, inst: &Inst, first: usize) -> Vec<(usize, u32)> {
+    let mut out = Vec::new();
+    let pointer = inst.operands.first().and_then(Operand::id).and_then(|base| types.type_of(base));
+    let mut ty = pointer.and_then(|p| types.defs.get(&p)).filter(|d| d.is(Op::TypePointer)).and_then(|d| d.id(1).ok());
+    for (k, index) in inst.operands.iter().enumerate().skip(first).filter_map(|(k, o)| Some((k, o.id()?))) {
+        let Some(t) = ty else { break };
+        if let Some(l) = layouts.get(&t) {
+            if types.const_u32(index).is_none_or(|c| c >= l.len) {
+                out.push((k, l.len));
+            }
+        }
+        ty = types.element_type(t, index);
+    }
+    out
+}
+
+/// Clamps the literal indices of `OpCompositeExtract`/`Insert` `inst` that step into a matrix at
+/// or past its `L`; whether it changed any.
+fn clamp_literals(types: &Types, layouts: &HashMap<Word, Layout>, inst: &mut Inst) -> bool {
+    let first = if inst.is(Op::CompositeExtract) { 1 } else { 2 };
+    let mut ty = inst.operands.get(first - 1).and_then(Operand::id).and_then(|c| types.type_of(c));
+    let mut changed = false;
+    for k in first..inst.operands.len() {
+        let (Some(t), Some(index)) = (ty, inst.word_opt(k)) else { break };
+        if let Some(l) = layouts.get(&t).filter(|l| index >= l.len) {
+            inst.operands[k] = Operand::Literal(l.len - 1);
+            changed = true;
+        }
+        ty = types.element_type_at(t, index);
+    }
+    changed
 }
 
 /// The layout of every KHR matrix type; freezes specialization-constant dimensions.
