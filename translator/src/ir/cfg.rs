@@ -2,7 +2,8 @@
 //!
 //! Successors come from each block's terminator (`OpBranch`, `OpBranchConditional`,
 //! `OpSwitch`); dominators by Cooper, Harvey and Kennedy's iterative algorithm over the
-//! reverse post-order of the blocks reachable from the entry.
+//! reverse post-order of the blocks reachable from the entry, post-dominators by the same
+//! algorithm on the reversed graph.
 
 use super::{Function, Operand};
 use spirv::{Op, Word};
@@ -109,6 +110,88 @@ impl Cfg {
             }
         }
         Cfg { labels, succs, preds, rpo, idom }
+    }
+
+    /// The immediate post-dominator of each block: the first block every path from it to the
+    /// function's end passes through. `None` where that is the end itself (a block that returns,
+    /// or whose paths leave by different returns) or where no path reaches an end (a block only
+    /// an endless loop follows).
+    pub fn post_dominators(&self) -> Vec<Option<usize>> {
+        let n = self.labels.len();
+        // The reversed graph, rooted at a virtual end `n` whose predecessors (in the original
+        // graph) are the blocks without successors.
+        let exit = n;
+        let rsuccs = |b: usize| -> Vec<usize> {
+            if b == exit {
+                (0..n).filter(|&i| self.succs[i].is_empty()).collect()
+            } else {
+                self.preds[b].clone()
+            }
+        };
+        let rpreds = |b: usize| -> Vec<usize> {
+            if self.succs[b].is_empty() {
+                vec![exit]
+            } else {
+                self.succs[b].clone()
+            }
+        };
+        let mut post = Vec::with_capacity(n + 1);
+        let mut seen = vec![false; n + 1];
+        let mut stack = vec![(exit, rsuccs(exit), 0usize)];
+        seen[exit] = true;
+        while let Some((b, next, k)) = stack.pop() {
+            if let Some(&s) = next.get(k) {
+                stack.push((b, next, k + 1));
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, rsuccs(s), 0));
+                }
+            } else {
+                post.push(b);
+            }
+        }
+        let order: Vec<usize> = {
+            let mut order = vec![usize::MAX; n + 1];
+            for (k, b) in post.iter().rev().enumerate() {
+                order[*b] = k;
+            }
+            order
+        };
+        let mut ipdom: Vec<Option<usize>> = vec![None; n + 1];
+        ipdom[exit] = Some(exit);
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in post.iter().rev().skip(1) {
+                let mut new: Option<usize> = None;
+                for p in rpreds(b) {
+                    if ipdom[p].is_none() {
+                        continue;
+                    }
+                    new = Some(match new {
+                        None => p,
+                        Some(mut x) => {
+                            let mut y = p;
+                            while x != y {
+                                while order[x] > order[y] {
+                                    x = ipdom[x].unwrap_or(exit);
+                                }
+                                while order[y] > order[x] {
+                                    y = ipdom[y].unwrap_or(exit);
+                                }
+                            }
+                            x
+                        }
+                    });
+                }
+                if new.is_some() && ipdom[b] != new {
+                    ipdom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        ipdom.truncate(n);
+        ipdom.into_iter().map(|d| d.filter(|&d| d != exit)).collect()
     }
 
     /// Whether block `a` dominates block `b` (both by index).

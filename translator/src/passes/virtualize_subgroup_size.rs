@@ -49,9 +49,11 @@
 //! (by `lower-kernel-interface` for a kernel, by `kernel::require_shader_subgroup_size` for a
 //! shader); the device's sub-group size is fixed (`min == max`) unless it can request one.
 
+use crate::analysis::divergence::Divergence;
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
+use crate::ir::cfg::Cfg;
 use crate::ir::words::{join_words, packing_of, to_words};
 use crate::ir::{Inst, Module, Operand};
 use crate::kernel::{SUBGROUP_SIZE_PREFIX, VIRTUAL_SUBGROUP_PREFIX};
@@ -112,7 +114,7 @@ impl Pass for VirtualizeSubgroupSize {
                 let functions: Vec<usize> = std::iter::once(fi).chain(callees).collect();
                 refuse_divergent_barriers(module, &types, &functions, target, (s, p))?;
                 for &f in &users {
-                    hoist_divergent_moves(module, &types, f, s.min(p), &mut outcome);
+                    hoist_divergent_moves(module, &types, &functions, f, s.min(p), &mut outcome);
                 }
                 widen_subgroup_barriers(module, &types, &functions, &mut outcome);
                 store_matrices_once(module, &functions, (s, p), &entry, &mut outcome)?;
@@ -320,10 +322,10 @@ fn virtualize_function(module: &mut Module, fi: usize, (s, p): (u32, u32), share
 }
 
 /// Join mode: a sub-group barrier becomes a work-group one, which every invocation of the
-/// work-group must reach. One that only some invocations may reach (in the region of a
-/// selection or loop whose condition depends on the invocation: its built-in ids, through
-/// values and `Function`/`Private` variables) is refused by name instead of left to hang. The
-/// functions `fs` are the entry point's and those it calls.
+/// work-group must reach. One that only some invocations may reach (in the region of a branch
+/// on a value that depends on the invocation, before its invocations meet again: see
+/// [`Divergence`]) is refused by name instead of left to hang. The functions `fs` are the entry
+/// point's and those it calls.
 fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], target: &DeviceCaps, (s, p): (u32, u32)) -> Result<()> {
     let is_barrier = |i: &Inst| i.is(Op::ControlBarrier) && subgroup_scope(types, i, 0);
     // Functions that reach a sub-group barrier, directly or through calls.
@@ -340,11 +342,12 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], targe
         }
         reaching.extend(more);
     }
+    let divergence = Divergence::new(module, fs);
     for &f in fs {
         let function = &module.functions[f];
         let index: HashMap<Word, usize> = function.blocks.iter().enumerate().map(|(k, b)| (b.id(), k)).collect();
-        for (_, construct) in divergent_constructs(module, f) {
-            for inst in construct.iter().filter_map(|b| index.get(b)).flat_map(|&k| &function.blocks[k].insts) {
+        for region in divergence.regions(f) {
+            for inst in region.blocks.iter().filter_map(|b| index.get(b)).flat_map(|&k| &function.blocks[k].insts) {
                 if is_barrier(inst) || (inst.is(Op::FunctionCall) && inst.id(0).is_ok_and(|c| reaching.contains(&c))) {
                     return Err(Error::Unsupported {
                         site: module.site(inst),
@@ -360,82 +363,13 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], targe
     Ok(())
 }
 
-/// The selection and loop constructs of function `f` whose branch depends on the invocation
-/// (its built-in ids, through values and `Function`/`Private` variables): (header block index,
-/// the construct's blocks, header and merge left out).
-fn divergent_constructs(module: &Module, f: usize) -> Vec<(usize, HashSet<Word>)> {
-    let per_invocation: HashSet<Word> = [BuiltIn::LocalInvocationId, BuiltIn::LocalInvocationIndex, BuiltIn::GlobalInvocationId, BuiltIn::SubgroupLocalInvocationId, BuiltIn::SubgroupId]
-        .into_iter()
-        .filter_map(|b| module.builtin_variable(b))
-        .collect();
-    let function = &module.functions[f];
-    // Values (and Function or Private variables) that depend on the invocation.
-    let defs: HashMap<Word, &Inst> = function.insts().filter_map(|i| Some((i.result_id?, i))).collect();
-    let root = |mut ptr: Word| {
-        while let Some(d) = defs.get(&ptr).filter(|d| matches!(d.op(), Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::CopyObject))) {
-            match d.id(0) {
-                Ok(base) => ptr = base,
-                Err(_) => break,
-            }
-        }
-        ptr
-    };
-    let mut tainted: HashSet<Word> = per_invocation;
-    loop {
-        let before = tainted.len();
-        for inst in function.insts() {
-            if inst.is(Op::Store) {
-                if let (Ok(ptr), Ok(v)) = (inst.id(0), inst.id(1)) {
-                    if tainted.contains(&v) {
-                        tainted.insert(root(ptr));
-                    }
-                }
-                continue;
-            }
-            let Some(r) = inst.result_id else { continue };
-            let reads = |v: Word| tainted.contains(&v) || (inst.is(Op::Load) && tainted.contains(&root(v)));
-            if !tainted.contains(&r) && inst.used_ids().any(reads) {
-                tainted.insert(r);
-            }
-        }
-        if tainted.len() == before {
-            break;
-        }
-    }
-    let index: HashMap<Word, usize> = function.blocks.iter().enumerate().map(|(k, b)| (b.id(), k)).collect();
-    let mut out = Vec::new();
-    for (h, block) in function.blocks.iter().enumerate() {
-        let Some(merge) = block.insts.iter().find(|i| i.is(Op::SelectionMerge) || i.is(Op::LoopMerge)).and_then(|m| m.id(0).ok()) else { continue };
-        let divergent = block.terminator().is_some_and(|t| (t.is(Op::BranchConditional) || t.is(Op::Switch)) && t.id(0).is_ok_and(|c| tainted.contains(&c)));
-        if !divergent {
-            continue;
-        }
-        // The construct's blocks: those reached from the header's successors before its merge.
-        let mut seen: HashSet<Word> = [merge, block.id()].into_iter().collect();
-        let mut construct = HashSet::new();
-        let mut todo: Vec<Word> = block.terminator().map(|t| t.operands.iter().skip(1).filter_map(Operand::id).collect()).unwrap_or_default();
-        while let Some(b) = todo.pop() {
-            if !seen.insert(b) {
-                continue;
-            }
-            let Some(&k) = index.get(&b) else { continue };
-            construct.insert(b);
-            if let Some(t) = function.blocks[k].terminator() {
-                todo.extend(t.operands.iter().filter_map(Operand::id).filter(|id| index.contains_key(id)));
-            }
-        }
-        out.push((h, construct));
-    }
-    out
-}
-
 /// Join mode: a sub-group operation that only moves values (a shuffle or broadcast from a given
-/// lane) under a selection whose condition depends on the invocation moves up to the
-/// selection's header when its operands are defined outside the selection: exchanges need every
-/// invocation of the work-group, and reading a lane is the same wherever it happens (a lane
-/// outside the branch has no value the operation may read anyway). Nested selections are left
-/// one at a time.
-fn hoist_divergent_moves(module: &mut Module, types: &Types, f: usize, lanes: u32, outcome: &mut Outcome) {
+/// lane) in the region of a selection whose condition depends on the invocation, in a block only
+/// reached through the selection's header, moves up to the header when its operands are defined
+/// outside the region: exchanges need every invocation of the work-group, and reading a lane is
+/// the same wherever it happens (a lane outside the branch has no value the operation may read
+/// anyway). Nested selections are left one at a time.
+fn hoist_divergent_moves(module: &mut Module, types: &Types, fs: &[usize], f: usize, lanes: u32, outcome: &mut Outcome) {
     let moves = |i: &Inst| {
         matches!(
             i.op(),
@@ -452,14 +386,19 @@ fn hoist_divergent_moves(module: &mut Module, types: &Types, f: usize, lanes: u3
     };
     loop {
         let mut moved = false;
-        for (h, construct) in divergent_constructs(module, f) {
+        let divergence = Divergence::new(module, fs);
+        for region in divergence.regions(f) {
+            let h = region.header;
             let function = &mut module.functions[f];
-            if function.blocks[h].insts.iter().any(|i| i.is(Op::LoopMerge)) {
+            if !function.blocks[h].insts.iter().any(|i| i.is(Op::SelectionMerge)) || region.blocks.contains(&function.blocks[h].id()) {
                 continue;
             }
-            let inside: HashSet<Word> = function.blocks.iter().filter(|b| construct.contains(&b.id())).flat_map(|b| b.insts.iter().filter_map(|i| i.result_id)).collect();
+            // Blocks only reached through the header: the same invocations reach them.
+            let cfg = Cfg::new(function);
+            let dominated: HashSet<Word> = (0..function.blocks.len()).filter(|&b| region.blocks.contains(&cfg.labels[b]) && cfg.dominates(h, b)).map(|b| cfg.labels[b]).collect();
+            let inside: HashSet<Word> = function.blocks.iter().filter(|b| region.blocks.contains(&b.id())).flat_map(|b| b.insts.iter().filter_map(|i| i.result_id)).collect();
             let mut lifted = Vec::new();
-            for block in function.blocks.iter_mut().filter(|b| construct.contains(&b.label.result_id.unwrap_or(0))) {
+            for block in function.blocks.iter_mut().filter(|b| dominated.contains(&b.id())) {
                 let (take, keep): (Vec<Inst>, Vec<Inst>) = std::mem::take(&mut block.insts).into_iter().partition(|i| moves(i) && !i.used_ids().any(|v| inside.contains(&v)));
                 block.insts = keep;
                 lifted.extend(take);

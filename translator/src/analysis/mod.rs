@@ -1,5 +1,7 @@
 //! Read-only facts about a module: the type of every value and the shape of every type.
 
+pub mod divergence;
+
 use crate::ir::{Inst, Module, Operand};
 use spirv::{Op, Word};
 use std::collections::HashMap;
