@@ -112,9 +112,15 @@ impl Pass for VirtualizeSubgroupSize {
             let (callees, users) = subgroup_users(module, &types, fi, &entry)?;
             if s > p {
                 let functions: Vec<usize> = std::iter::once(fi).chain(callees).collect();
-                refuse_divergent_barriers(module, &types, &functions, target, (s, p))?;
+                // A work-group that is one logical sub-group needs values uniform in it only.
+                let among = if crate::specialize::fixed_workgroup_size(module, &entry).is_some_and(|[x, y, z]| u64::from(x) * u64::from(y) * u64::from(z) == u64::from(s)) {
+                    Scope::Subgroup
+                } else {
+                    Scope::Workgroup
+                };
+                refuse_divergent_barriers(module, &types, &functions, target, (s, p), among)?;
                 for &f in &users {
-                    hoist_divergent_moves(module, &types, &functions, f, s.min(p), &mut outcome);
+                    hoist_divergent_moves(module, &types, &functions, f, s.min(p), among, &mut outcome);
                 }
                 widen_subgroup_barriers(module, &types, &functions, &mut outcome);
                 store_matrices_once(module, &functions, (s, p), &entry, &mut outcome)?;
@@ -325,8 +331,9 @@ fn virtualize_function(module: &mut Module, fi: usize, (s, p): (u32, u32), share
 /// work-group must reach. One that only some invocations may reach (in the region of a branch
 /// on a value that depends on the invocation, before its invocations meet again: see
 /// [`Divergence`]) is refused by name instead of left to hang. The functions `fs` are the entry
-/// point's and those it calls.
-fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], target: &DeviceCaps, (s, p): (u32, u32)) -> Result<()> {
+/// point's and those it calls; values need to be uniform `among` the work-group, or only among
+/// the logical sub-group where the work-group is one.
+fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], target: &DeviceCaps, (s, p): (u32, u32), among: Scope) -> Result<()> {
     let is_barrier = |i: &Inst| i.is(Op::ControlBarrier) && subgroup_scope(types, i, 0);
     // Functions that reach a sub-group barrier, directly or through calls.
     let mut reaching: HashSet<Word> = fs.iter().filter(|&&f| module.functions[f].insts().any(is_barrier)).map(|&f| module.functions[f].id()).collect();
@@ -342,7 +349,7 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], targe
         }
         reaching.extend(more);
     }
-    let divergence = Divergence::new(module, fs);
+    let divergence = Divergence::new(module, fs, among);
     for &f in fs {
         let function = &module.functions[f];
         let index: HashMap<Word, usize> = function.blocks.iter().enumerate().map(|(k, b)| (b.id(), k)).collect();
@@ -369,7 +376,7 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], targe
 /// outside the region: exchanges need every invocation of the work-group, and reading a lane is
 /// the same wherever it happens (a lane outside the branch has no value the operation may read
 /// anyway). Nested selections are left one at a time.
-fn hoist_divergent_moves(module: &mut Module, types: &Types, fs: &[usize], f: usize, lanes: u32, outcome: &mut Outcome) {
+fn hoist_divergent_moves(module: &mut Module, types: &Types, fs: &[usize], f: usize, lanes: u32, among: Scope, outcome: &mut Outcome) {
     let moves = |i: &Inst| {
         matches!(
             i.op(),
@@ -386,7 +393,7 @@ fn hoist_divergent_moves(module: &mut Module, types: &Types, fs: &[usize], f: us
     };
     loop {
         let mut moved = false;
-        let divergence = Divergence::new(module, fs);
+        let divergence = Divergence::new(module, fs, among);
         for region in divergence.regions(f) {
             let h = region.header;
             let function = &mut module.functions[f];
