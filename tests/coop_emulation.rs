@@ -1561,7 +1561,12 @@ fn slang_neural_layer_matches_the_reference() {
 /// cooperative-matrix product with transposed loads, checked on every device. The gradients
 /// of W and b are not: Slang 2026.12 reduces them over the sub-group's vectors in K-tiles of
 /// 16, which adds nothing below 16 lanes, and at 32 the H100's own driver returns weight
-/// gradients unlike `dy x^T`. (`narrow_types` checks both rewrites exactly.)
+/// gradients unlike `dy x^T`. (`narrow_types` checks both rewrites exactly.) The kernel
+/// compiled for 32 also runs at a required size of 32 everywhere: one work-group is one logical
+/// sub-group, so the sub-group barrier Slang puts under `if (subgroupId == 0)` is reached by
+/// all of it once joined. That kernel stores a tile past its 128-entry workgroup pool (Slang
+/// sizes the pool too small for training at 32), which corrupted lavapipe's heap before
+/// `bound-workgroup-indices`; the process now survives it and `dx` is still exact.
 #[test]
 fn slang_neural_layer_backward_matches_the_reference() {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(71);
@@ -1605,6 +1610,29 @@ fn slang_neural_layer_backward_matches_the_reference() {
             }
             ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
         }
+        let what = format!("{} at sub-groups of 32", ctx.caps().name);
+        let vectors = 64;
+        let x: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
+        let dy: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
+        let input = common::assembled("slang_mlp_backward_sg32");
+        let desc = PipelineDesc { spirv: &input, push_constant_bytes: 40, required_subgroup_size: Some(32), label: "slang_mlp_backward_sg32", ..Default::default() };
+        let p = ctx.create_pipeline(&desc).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let bw = ctx.buffer_from_slice(&h(&params), "weights").unwrap();
+        let bg = ctx.zeroed_buffer::<u16>(params.len(), "grads").unwrap();
+        let bx = ctx.buffer_from_slice(&h(&x), "inputs").unwrap();
+        let bdy = ctx.buffer_from_slice(&h(&dy), "dOutputs").unwrap();
+        let mut bdx = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "dInputs").unwrap();
+        let push: Vec<u8> = [&bw, &bg, &bx, &bdy, &bdx].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
+        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [(vectors / 32) as u32, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let dx: Vec<u16> = ctx.read_buffer(&mut bdx).unwrap();
+        for t in 0..vectors {
+            for i in 0..32 {
+                let want: f32 = (0..32).map(|o| params[o * 32 + i] * dy[t * 32 + o]).sum();
+                assert_eq!(half::f16::from_bits(dx[t * 32 + i]).to_f32(), want, "{what}: dx[{t}][{i}]");
+            }
+        }
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        eprintln!("{what}: matches");
     }
 }
 

@@ -72,3 +72,26 @@ fn integer_dot_products_kept_and_lowered_match_the_reference() {
         }
     }
 }
+
+/// A kernel that stores past its workgroup arrays (undefined in SPIR-V) runs as it is on lavapipe
+/// and SwiftShader in every other respect, but their workgroup memory is the process's heap:
+/// the runtime bounds the indices by itself (`bound-workgroup-indices`), the process survives,
+/// and what the kernel computed before the stray stores is exact.
+#[test]
+fn stores_past_workgroup_arrays_stay_inside_them() {
+    let text = include_str!("../translator/tests/in/bound_workgroup_indices/past_the_array.spvasm");
+    let input = tools::assemble(text, "vulkan1.3").expect("SPIRV-Tools assemble the test input (bash .ci/install-deps.sh)");
+    for ctx in common::contexts() {
+        let what = ctx.caps().name.clone();
+        assert!(ctx.caps().workarounds.workgroup_memory_on_host, "{what}: a CPU driver");
+        let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 1, label: "past_the_array", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        for _ in 0..3 {
+            let mut out = ctx.buffer_from_slice(&[u32::MAX; 64], "out").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&out], push_constants: &[], groups: [4, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<u32> = ctx.read_buffer(&mut out).unwrap();
+            let want: Vec<u32> = (0..64).map(|id| (id + 1) % 64 * 3).collect();
+            assert_eq!(got, want, "{what}");
+        }
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+}

@@ -102,7 +102,17 @@ impl Context {
             SubgroupPlan::Virtual(size) => Some(size),
             _ => None,
         };
-        if !missing && unlisted.is_none() && virtual_size.is_none() {
+        // A CPU driver's workgroup memory is the process's: a kernel indexing past a workgroup
+        // array would corrupt it, so such modules (not matbridge's own) get their indices
+        // bounded even where the device needs nothing else (and run as they are if that
+        // translation fails).
+        let bound_only = !missing
+            && !desc.trusted
+            && unlisted.is_none()
+            && virtual_size.is_none()
+            && shared.caps.workarounds.workgroup_memory_on_host
+            && matbridge_translator::passes::bound_workgroup_indices::has_unbounded_index(specialized);
+        if !missing && unlisted.is_none() && virtual_size.is_none() && !bound_only {
             return Ok(None);
         }
         // A translation (cooperative-matrix emulation above all) is written for the sub-group
@@ -135,7 +145,14 @@ impl Context {
             }
             None => desc.spirv,
         };
-        let (words, report) = matbridge_translator::translate_specialized(input, &target, &values).map_err(|source| Error::Translation { device: shared.caps.name.clone(), source })?;
+        let (words, report) = match matbridge_translator::translate_specialized(input, &target, &values) {
+            Ok(translated) => translated,
+            Err(e) if bound_only => {
+                log::warn!("pipeline `{}`: bounding its workgroup indices for {} failed ({e}); it runs as it is", desc.label, shared.caps.name);
+                return Ok(None);
+            }
+            Err(source) => return Err(Error::Translation { device: shared.caps.name.clone(), source }),
+        };
         if shared.check_translations {
             let (major, minor) = api_major_minor(&shared.caps.api_version);
             let env = format!("vulkan{major}.{minor}");

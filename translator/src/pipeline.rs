@@ -101,6 +101,7 @@ impl Pipeline {
             Box::new(passes::pointer_bitcasts_through_words::PointerBitcastsThroughWords),
             Box::new(passes::pointer_variables_through_words::PointerVariablesThroughWords),
             Box::new(passes::lay_out_added_workgroup_variables::LayOutAddedWorkgroupVariables),
+            Box::new(passes::bound_workgroup_indices::BoundWorkgroupIndices),
             Box::new(passes::check_cooperative_matrix::CheckCooperativeMatrix),
         ]
     }

@@ -382,6 +382,12 @@ pub struct Workarounds {
     /// faster, so it keeps them.
     #[serde(default)]
     pub unrolls_element_loops: bool,
+    /// The driver keeps workgroup memory in the host process's memory (lavapipe, SwiftShader):
+    /// an access past a workgroup array, undefined in SPIR-V, overwrites the process's heap and
+    /// crashes it. `bound-workgroup-indices` keeps dynamic indices inside their arrays, and the
+    /// runtime translates every module that has such an index.
+    #[serde(default)]
+    pub workgroup_memory_on_host: bool,
 }
 
 impl Workarounds {
@@ -416,6 +422,7 @@ impl Workarounds {
             pointer_variables_through_words: vendor_id == VENDOR_GOOGLE,
             unrolls_hinted_loops: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
             unrolls_element_loops: vendor_id == VENDOR_MESA && mesa_major < 26,
+            workgroup_memory_on_host: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
         }
     }
 }

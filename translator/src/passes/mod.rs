@@ -1,5 +1,6 @@
 //! Translator passes, one rewrite per file, each under the [`crate::pass::Pass`] contract.
 
+pub mod bound_workgroup_indices;
 pub mod check_cooperative_matrix;
 pub mod emulate_cooperative_matrix;
 pub mod emulate_float_atomics;
