@@ -83,7 +83,11 @@ fn stores_past_workgroup_arrays_stay_inside_them() {
     let input = tools::assemble(text, "vulkan1.3").expect("SPIRV-Tools assemble the test input (bash .ci/install-deps.sh)");
     for ctx in common::contexts() {
         let what = ctx.caps().name.clone();
-        assert!(ctx.caps().workarounds.workgroup_memory_on_host, "{what}: a CPU driver");
+        if !ctx.caps().workarounds.workgroup_memory_on_host {
+            // A GPU may fault on the stray stores (they are the kernel's bug, left as written).
+            eprintln!("{what}: workgroup memory is the device's own; not run");
+            continue;
+        }
         let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 1, label: "past_the_array", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
         for _ in 0..3 {
             let mut out = ctx.buffer_from_slice(&[u32::MAX; 64], "out").unwrap();
