@@ -512,7 +512,13 @@ fn rewrite(module: &mut Module, types: &Types, chains: &HashMap<Word, Inst>, mut
                         // Checked by the plan: the matrix's element index is the chain's last.
                         let Some((k, pointee)) = into_tiled else { continue };
                         let len = e.emit(None, Op::CooperativeMatrixLengthKHR, uint, vec![Operand::Id(grids[&pointee].tile)]);
+                        // The element index as a 32-bit unsigned integer (Slang indexes with `int`).
                         let index = inst.id(k)?;
+                        let index = match types.type_of(index).and_then(|t| types.int(t)) {
+                            Some((32, false)) | None => index,
+                            Some((32, true)) => e.emit(None, Op::Bitcast, uint, vec![Operand::Id(index)]),
+                            Some((_, signed)) => e.emit(None, if signed { Op::SConvert } else { Op::UConvert }, uint, vec![Operand::Id(index)]),
+                        };
                         let tile = e.emit(None, Op::UDiv, uint, vec![Operand::Id(index), Operand::Id(len)]);
                         let elem = e.emit(None, Op::UMod, uint, vec![Operand::Id(index), Operand::Id(len)]);
                         let mut ops = inst.operands[..k].to_vec();
