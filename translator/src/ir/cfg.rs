@@ -86,21 +86,7 @@ impl Cfg {
                         if idom[p].is_none() {
                             continue;
                         }
-                        new = Some(match new {
-                            None => p,
-                            Some(mut x) => {
-                                let mut y = p;
-                                while x != y {
-                                    while order[x] > order[y] {
-                                        x = idom[x].unwrap_or(0);
-                                    }
-                                    while order[y] > order[x] {
-                                        y = idom[y].unwrap_or(0);
-                                    }
-                                }
-                                x
-                            }
-                        });
+                        new = Some(new.map_or(p, |x| intersect(&idom, &order, x, p, 0)));
                     }
                     if new.is_some() && idom[b] != new {
                         idom[b] = new;
@@ -168,21 +154,7 @@ impl Cfg {
                     if ipdom[p].is_none() {
                         continue;
                     }
-                    new = Some(match new {
-                        None => p,
-                        Some(mut x) => {
-                            let mut y = p;
-                            while x != y {
-                                while order[x] > order[y] {
-                                    x = ipdom[x].unwrap_or(exit);
-                                }
-                                while order[y] > order[x] {
-                                    y = ipdom[y].unwrap_or(exit);
-                                }
-                            }
-                            x
-                        }
-                    });
+                    new = Some(new.map_or(p, |x| intersect(&ipdom, &order, x, p, exit)));
                 }
                 if new.is_some() && ipdom[b] != new {
                     ipdom[b] = new;
@@ -209,6 +181,21 @@ impl Cfg {
             }
         }
     }
+}
+
+/// The nearest common dominator of `a` and `b` in the (post-)dominator tree `idom` under
+/// construction, by Cooper, Harvey and Kennedy's walk up the reverse post-order `order`
+/// (`root` stands in where a block has no dominator yet).
+fn intersect(idom: &[Option<usize>], order: &[usize], mut a: usize, mut b: usize, root: usize) -> usize {
+    while a != b {
+        while order[a] > order[b] {
+            a = idom[a].unwrap_or(root);
+        }
+        while order[b] > order[a] {
+            b = idom[b].unwrap_or(root);
+        }
+    }
+    a
 }
 
 /// Moves the body of loop header block `block` of `function` into a block of its own, so that

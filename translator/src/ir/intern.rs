@@ -147,6 +147,19 @@ impl Module {
         self.intern(Op::Constant, Some(ty), words.into_iter().map(Operand::Literal).collect())
     }
 
+    /// `UMin(index, max)` in `index`'s integer type (`types` knows it; 32-bit unsigned where it
+    /// does not): the instruction to insert before the index's use, and its result. A signed
+    /// index compares as unsigned, so a negative one clamps too.
+    pub fn umin_index(&mut self, types: &crate::analysis::Types, index: Word, max: u32) -> (Inst, Word) {
+        let ity = types.type_of(index).unwrap_or_else(|| self.type_int(32, false));
+        let (width, signed) = types.int(ity).unwrap_or((32, false));
+        let bound = self.constant_int(ity, width, signed, u64::from(max));
+        let glsl = self.ext_inst_import("GLSL.std.450");
+        let id = self.alloc_id();
+        let min = Inst::new(Op::ExtInst, Some(ity), Some(id), vec![Operand::Id(glsl), Operand::Literal(spirv::GlslStd450Op::UMin as u32), Operand::Id(index), Operand::Id(bound)]);
+        (min, id)
+    }
+
     /// An unsigned 32-bit `OpConstant`.
     pub fn constant_u32(&mut self, value: u32) -> Word {
         let ty = self.type_int(32, false);

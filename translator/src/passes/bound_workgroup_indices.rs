@@ -51,12 +51,7 @@ impl Pass for BoundWorkgroupIndices {
                     let (opcode, origin) = (module.functions[f].blocks[b].insts[i].opcode, module.functions[f].blocks[b].insts[i].origin);
                     for (k, len) in steps {
                         let index = module.functions[f].blocks[b].insts[i].operands[k].id().unwrap_or_default();
-                        let ity = types.type_of(index).unwrap_or_else(|| module.type_int(32, false));
-                        let (width, signed) = types.int(ity).unwrap_or((32, false));
-                        let bound = module.constant_int(ity, width, signed, u64::from(len - 1));
-                        let glsl = module.ext_inst_import("GLSL.std.450");
-                        let id = module.alloc_id();
-                        let min = Inst::new(Op::ExtInst, Some(ity), Some(id), vec![Operand::Id(glsl), Operand::Literal(GlslStd450Op::UMin as u32), Operand::Id(index), Operand::Id(bound)]);
+                        let (min, id) = module.umin_index(&types, index, len - 1);
                         module.functions[f].blocks[b].insts.insert(i, min.from_origin(origin));
                         i += 1;
                         module.functions[f].blocks[b].insts[i].operands[k] = Operand::Id(id);
