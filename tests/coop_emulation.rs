@@ -1483,6 +1483,54 @@ fn slang_structured_and_groupshared_matrices_match_the_reference() {
     }
 }
 
+fn f16_bits(v: &[f32]) -> Vec<u16> {
+    v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect()
+}
+
+/// Runs a Slang MLP layer kernel (`desc`, buffers passed by device address) on 32-wide vectors
+/// `x` with `params` (W row-major, then the biases) in `groups` work-groups, and checks
+/// `y = ReLU(W x + b)` exactly: multiples of 1/32 below 2^6 are exact in f16 however the sum is
+/// ordered.
+fn check_mlp_layer(ctx: &Context, desc: &PipelineDesc<'_>, params: &[f32], x: &[f32], groups: u32, what: &str) {
+    let vectors = x.len() / 32;
+    let p = ctx.create_pipeline(desc).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let bw = ctx.buffer_from_slice(&f16_bits(params), "weights").unwrap();
+    let bx = ctx.buffer_from_slice(&f16_bits(x), "inputs").unwrap();
+    let mut by = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "outputs").unwrap();
+    let push: Vec<u8> = [&bw, &bx, &by].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
+    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [groups, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let y: Vec<u16> = ctx.read_buffer(&mut by).unwrap();
+    for t in 0..vectors {
+        for o in 0..32 {
+            let want: f32 = (0..32).map(|i| params[o * 32 + i] * x[t * 32 + i]).sum::<f32>() + params[32 * 32 + o];
+            assert_eq!(half::f16::from_bits(y[t * 32 + o]).to_f32(), want.max(0.0), "{what}: y[{t}][{o}]");
+        }
+    }
+    ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+/// Runs a Slang MLP layer's backward kernel on inputs `x` and output gradients `dy` in `groups`
+/// work-groups and checks `dx = W^T dy` exactly (multiples of 1/32 below 2^4).
+fn check_mlp_layer_backward(ctx: &Context, desc: &PipelineDesc<'_>, params: &[f32], x: &[f32], dy: &[f32], groups: u32, what: &str) {
+    let vectors = x.len() / 32;
+    let p = ctx.create_pipeline(desc).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let bw = ctx.buffer_from_slice(&f16_bits(params), "weights").unwrap();
+    let bg = ctx.zeroed_buffer::<u16>(params.len(), "grads").unwrap();
+    let bx = ctx.buffer_from_slice(&f16_bits(x), "inputs").unwrap();
+    let bdy = ctx.buffer_from_slice(&f16_bits(dy), "dOutputs").unwrap();
+    let mut bdx = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "dInputs").unwrap();
+    let push: Vec<u8> = [&bw, &bg, &bx, &bdy, &bdx].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
+    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [groups, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let dx: Vec<u16> = ctx.read_buffer(&mut bdx).unwrap();
+    for t in 0..vectors {
+        for i in 0..32 {
+            let want: f32 = (0..32).map(|o| params[o * 32 + i] * dy[t * 32 + o]).sum();
+            assert_eq!(half::f16::from_bits(dx[t * 32 + i]).to_f32(), want, "{what}: dx[{t}][{i}]");
+        }
+    }
+    ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
 /// Slang's `neural` module as slangpy ships it (`tests/kernels/slang/mlp.slang`): one
 /// fully-connected layer, `y = ReLU(W x + b)` for 32-wide half vectors, evaluated with
 /// `WaveTangledVector`, which gathers a sub-group's vectors into cooperative matrices through
@@ -1496,7 +1544,6 @@ fn slang_neural_layer_matches_the_reference() {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(67);
     // W is 32x32 row-major, then the 32 biases.
     let params: Vec<f32> = (0..32 * 32 + 32).map(|_| rng.random_range(-4i32..4) as f32 / 8.0).collect();
-    let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
     for ctx in common::contexts() {
         let sg = ctx.caps().subgroup_size as usize;
         if ![4, 8, 32].contains(&sg) {
@@ -1508,48 +1555,18 @@ fn slang_neural_layer_matches_the_reference() {
         }
         let kernel = format!("slang_mlp_sg{sg}");
         let groups = 4;
-        let vectors = groups * sg;
-        let x: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
+        let x: Vec<f32> = (0..groups * sg * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
         for (target, expect_emulated) in targets(&ctx) {
             let (words, mode) = kernel_for(&kernel, &target, expect_emulated);
-            let what = format!("{} ({mode})", ctx.caps().name);
-            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, push_constant_bytes: 24, label: "slang_mlp", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
-            let bw = ctx.buffer_from_slice(&h(&params), "weights").unwrap();
-            let bx = ctx.buffer_from_slice(&h(&x), "inputs").unwrap();
-            let mut by = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "outputs").unwrap();
-            let push: Vec<u8> = [&bw, &bx, &by].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
-            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [groups as u32, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
-            let y: Vec<u16> = ctx.read_buffer(&mut by).unwrap();
-            for t in 0..vectors {
-                for o in 0..32 {
-                    // Multiples of 1/32 below 2^6: exact in f16 however the sum is ordered.
-                    let want: f32 = (0..32).map(|i| params[o * 32 + i] * x[t * 32 + i]).sum::<f32>() + params[32 * 32 + o];
-                    let got = half::f16::from_bits(y[t * 32 + o]).to_f32();
-                    assert_eq!(got, want.max(0.0), "{what}: y[{t}][{o}]");
-                }
-            }
-            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            let desc = PipelineDesc { spirv: &words, push_constant_bytes: 24, label: "slang_mlp", ..Default::default() };
+            check_mlp_layer(&ctx, &desc, &params, &x, groups as u32, &format!("{} ({mode})", ctx.caps().name));
         }
         // The kernel written for sub-groups of 32, at that required size.
         let what = format!("{} at sub-groups of 32", ctx.caps().name);
-        let vectors = 4 * 32;
-        let x: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
+        let x: Vec<f32> = (0..4 * 32 * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
         let input = common::assembled("slang_mlp_sg32");
         let desc = PipelineDesc { spirv: &input, push_constant_bytes: 24, required_subgroup_size: Some(32), label: "slang_mlp_sg32", ..Default::default() };
-        let p = ctx.create_pipeline(&desc).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let bw = ctx.buffer_from_slice(&h(&params), "weights").unwrap();
-        let bx = ctx.buffer_from_slice(&h(&x), "inputs").unwrap();
-        let mut by = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "outputs").unwrap();
-        let push: Vec<u8> = [&bw, &bx, &by].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
-        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [4, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let y: Vec<u16> = ctx.read_buffer(&mut by).unwrap();
-        for t in 0..vectors {
-            for o in 0..32 {
-                let want: f32 = (0..32).map(|i| params[o * 32 + i] * x[t * 32 + i]).sum::<f32>() + params[32 * 32 + o];
-                assert_eq!(half::f16::from_bits(y[t * 32 + o]).to_f32(), want.max(0.0), "{what}: y[{t}][{o}]");
-            }
-        }
-        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        check_mlp_layer(&ctx, &desc, &params, &x, 4, &what);
         eprintln!("{what}: matches");
     }
 }
@@ -1571,13 +1588,13 @@ fn slang_neural_layer_matches_the_reference() {
 fn slang_neural_layer_backward_matches_the_reference() {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(71);
     let params: Vec<f32> = (0..32 * 32 + 32).map(|_| rng.random_range(-4i32..4) as f32 / 8.0).collect();
-    let h = |v: &[f32]| -> Vec<u16> { v.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect() };
     for profile in matbridge_translator::profile::BUILTIN_PROFILES.iter().filter(|p| **p != "generic-subgroup") {
         let caps = DeviceCaps::builtin(profile).unwrap();
         let input = common::assembled(&format!("slang_mlp_backward_sg{}", caps.subgroup_size));
         let (words, _) = translate(&input, &caps).unwrap_or_else(|e| panic!("{profile}: {e}"));
         tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{profile}: {e}"));
     }
+    let vectors = 64;
     for ctx in common::contexts() {
         let sg = ctx.caps().subgroup_size as usize;
         if ![4, 8, 32].contains(&sg) || !ctx.caps().buffer_device_address {
@@ -1585,53 +1602,18 @@ fn slang_neural_layer_backward_matches_the_reference() {
             continue;
         }
         let kernel = format!("slang_mlp_backward_sg{sg}");
-        let vectors = 64;
-        let groups = vectors / sg;
-        let x: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
-        let dy: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
+        let mut vector = || -> Vec<f32> { (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect() };
+        let (x, dy) = (vector(), vector());
         for (target, expect_emulated) in targets(&ctx) {
             let (words, mode) = kernel_for(&kernel, &target, expect_emulated);
-            let what = format!("{} ({mode})", ctx.caps().name);
-            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, push_constant_bytes: 40, label: "slang_mlp_backward", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
-            let bw = ctx.buffer_from_slice(&h(&params), "weights").unwrap();
-            let bg = ctx.zeroed_buffer::<u16>(params.len(), "grads").unwrap();
-            let bx = ctx.buffer_from_slice(&h(&x), "inputs").unwrap();
-            let bdy = ctx.buffer_from_slice(&h(&dy), "dOutputs").unwrap();
-            let mut bdx = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "dInputs").unwrap();
-            let push: Vec<u8> = [&bw, &bg, &bx, &bdy, &bdx].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
-            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [groups as u32, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
-            let dx: Vec<u16> = ctx.read_buffer(&mut bdx).unwrap();
-            for t in 0..vectors {
-                for i in 0..32 {
-                    // Multiples of 1/32 below 2^4: exact in f16 however the sum is ordered.
-                    let want: f32 = (0..32).map(|o| params[o * 32 + i] * dy[t * 32 + o]).sum();
-                    assert_eq!(half::f16::from_bits(dx[t * 32 + i]).to_f32(), want, "{what}: dx[{t}][{i}]");
-                }
-            }
-            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            let desc = PipelineDesc { spirv: &words, push_constant_bytes: 40, label: "slang_mlp_backward", ..Default::default() };
+            check_mlp_layer_backward(&ctx, &desc, &params, &x, &dy, (vectors / sg) as u32, &format!("{} ({mode})", ctx.caps().name));
         }
         let what = format!("{} at sub-groups of 32", ctx.caps().name);
-        let vectors = 64;
-        let x: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
-        let dy: Vec<f32> = (0..vectors * 32).map(|_| rng.random_range(-4i32..4) as f32 / 4.0).collect();
+        let (x, dy) = (vector(), vector());
         let input = common::assembled("slang_mlp_backward_sg32");
         let desc = PipelineDesc { spirv: &input, push_constant_bytes: 40, required_subgroup_size: Some(32), label: "slang_mlp_backward_sg32", ..Default::default() };
-        let p = ctx.create_pipeline(&desc).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let bw = ctx.buffer_from_slice(&h(&params), "weights").unwrap();
-        let bg = ctx.zeroed_buffer::<u16>(params.len(), "grads").unwrap();
-        let bx = ctx.buffer_from_slice(&h(&x), "inputs").unwrap();
-        let bdy = ctx.buffer_from_slice(&h(&dy), "dOutputs").unwrap();
-        let mut bdx = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "dInputs").unwrap();
-        let push: Vec<u8> = [&bw, &bg, &bx, &bdy, &bdx].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
-        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [(vectors / 32) as u32, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let dx: Vec<u16> = ctx.read_buffer(&mut bdx).unwrap();
-        for t in 0..vectors {
-            for i in 0..32 {
-                let want: f32 = (0..32).map(|o| params[o * 32 + i] * dy[t * 32 + o]).sum();
-                assert_eq!(half::f16::from_bits(dx[t * 32 + i]).to_f32(), want, "{what}: dx[{t}][{i}]");
-            }
-        }
-        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        check_mlp_layer_backward(&ctx, &desc, &params, &x, &dy, (vectors / 32) as u32, &what);
         eprintln!("{what}: matches");
     }
 }

@@ -88,11 +88,13 @@ impl Divergence {
             .collect();
         let params: HashMap<Word, Vec<Word>> = fs.iter().map(|&f| &module.functions[f]).map(|f| (f.id(), f.params.iter().filter_map(|p| p.result_id).collect())).collect();
         let globals: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::Variable)).filter_map(|g| g.result_id).collect();
+        // What does not depend on the other functions is built once.
+        let facts: HashMap<usize, Facts<'_>> = fs.iter().map(|&f| (f, Facts::new(&module.functions[f], &params))).collect();
         let mut functions = HashMap::new();
         loop {
             let mut next = Shared { globals: shared.globals.clone(), ..Shared::default() };
             for &f in fs {
-                let (d, tainted) = analyse(module, f, &shared, &private, &params, &uniform_in_subgroup);
+                let (d, tainted) = analyse(&module.functions[f], &facts[&f], &shared, &private, &params, &uniform_in_subgroup);
                 let function = &module.functions[f];
                 next.globals.extend(d.values.iter().filter(|v| globals.contains(v)));
                 next.stored_params.extend(function.params.iter().filter_map(|p| p.result_id).filter(|p| d.values.contains(p) && stores_through(function, *p)));
@@ -163,18 +165,42 @@ fn is_atomic_write(inst: &Inst) -> bool {
     )
 }
 
+/// The facts about one function the analysis needs on every round: its control flow, where
+/// each value is defined, and the writes reaching each read of its followed variables.
+struct Facts<'m> {
+    cfg: Cfg,
+    ipdom: Vec<Option<usize>>,
+    /// The block defining each value.
+    block_of: HashMap<Word, usize>,
+    label_index: HashMap<Word, usize>,
+    defs: HashMap<Word, &'m Inst>,
+    memory: Memory,
+}
+
+impl<'m> Facts<'m> {
+    fn new(function: &'m crate::ir::Function, params: &HashMap<Word, Vec<Word>>) -> Facts<'m> {
+        let cfg = Cfg::new(function);
+        let ipdom = cfg.post_dominators();
+        let block_of = function.blocks.iter().enumerate().flat_map(|(k, b)| b.insts.iter().filter_map(move |i| Some((i.result_id?, k)))).collect();
+        let defs: HashMap<Word, &Inst> = function.insts().filter_map(|i| Some((i.result_id?, i))).collect();
+        let memory = Memory::new(function, &cfg, &defs, params);
+        Facts { cfg, ipdom, block_of, label_index: block_of_label(function), defs, memory }
+    }
+}
+
 /// One function's divergence given what the others tell it. `private` holds the variables
 /// private to an invocation (`Function` and `Private` ones), `params` each function's
 /// parameters. Also returns the parameters of called functions that get divergent arguments.
-fn analyse(module: &Module, f: usize, shared: &Shared, private: &HashSet<Word>, params: &HashMap<Word, Vec<Word>>, uniform: &dyn Fn(&Inst) -> bool) -> (FunctionDivergence, HashSet<Word>) {
-    let function = &module.functions[f];
-    let cfg = Cfg::new(function);
-    let ipdom = cfg.post_dominators();
-    let block_of: HashMap<Word, usize> = function.blocks.iter().enumerate().flat_map(|(k, b)| b.insts.iter().filter_map(move |i| Some((i.result_id?, k)))).collect();
-    let label_index = block_of_label(function);
-    let defs: HashMap<Word, &Inst> = function.insts().filter_map(|i| Some((i.result_id?, i))).collect();
-    let root = |ptr: Word| root_of(&defs, ptr);
-    let memory = Memory::new(function, &cfg, &defs, params);
+fn analyse(
+    function: &crate::ir::Function,
+    facts: &Facts<'_>,
+    shared: &Shared,
+    private: &HashSet<Word>,
+    params: &HashMap<Word, Vec<Word>>,
+    uniform: &dyn Fn(&Inst) -> bool,
+) -> (FunctionDivergence, HashSet<Word>) {
+    let Facts { cfg, ipdom, block_of, label_index, defs, memory } = facts;
+    let root = |ptr: Word| root_of(defs, ptr);
     let mut values: HashSet<Word> = shared.globals.iter().copied().chain(function.params.iter().filter_map(|p| p.result_id).filter(|p| shared.params.contains(p))).collect();
     let mut regions: Vec<Region> = Vec::new();
     // Per block: the regions it lies in, by index into `regions`.
@@ -244,7 +270,7 @@ fn analyse(module: &Module, f: usize, shared: &Shared, private: &HashSet<Word>, 
                     || (is_atomic_write(inst) && !inst.is(Op::AtomicStore))
                     || inst.is(Op::GroupNonUniformElect)
                     || (inst.is(Op::FunctionCall) && inst.id(0).is_ok_and(|c| shared.returns.contains(&c)))
-                    || (inst.is(Op::Phi) && phi_meets_divergence(inst, k, &regions, &inside, &label_index));
+                    || (inst.is(Op::Phi) && phi_meets_divergence(inst, k, &regions, &inside, label_index));
                 if divergent {
                     values.insert(r);
                 }
@@ -470,7 +496,16 @@ impl Memory {
                 }
             }
             let mut record = |i: usize, var: usize, state: &[u64]| {
-                let reaching: Vec<usize> = (0..n).filter(|&w| writes[w].var == var && state[w / 64] & (1 << (w % 64)) != 0).collect();
+                let reaching = state.iter().zip(&var_mask[var]).enumerate().flat_map(|(word, (s, m))| {
+                    let mut bits = s & m;
+                    std::iter::from_fn(move || {
+                        (bits != 0).then(|| {
+                            let b = bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            word * 64 + b
+                        })
+                    })
+                });
                 reads_of_block.entry(i).or_insert_with(Vec::new).extend(reaching);
             };
             transfer(&mut state, b, Some(&mut record));

@@ -49,7 +49,7 @@
 //! (by `lower-kernel-interface` for a kernel, by `kernel::require_shader_subgroup_size` for a
 //! shader); the device's sub-group size is fixed (`min == max`) unless it can request one.
 
-use crate::analysis::divergence::Divergence;
+use crate::analysis::divergence::{Divergence, Region};
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
@@ -375,7 +375,7 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], targe
 /// reached through the selection's header, moves up to the header when its operands are defined
 /// outside the region: exchanges need every invocation of the work-group, and reading a lane is
 /// the same wherever it happens (a lane outside the branch has no value the operation may read
-/// anyway). Nested selections are left one at a time.
+/// anyway). Nested selections are left from the innermost out.
 fn hoist_divergent_moves(module: &mut Module, types: &Types, fs: &[usize], f: usize, lanes: u32, among: Scope, outcome: &mut Outcome) {
     let moves = |i: &Inst| {
         matches!(
@@ -391,17 +391,23 @@ fn hoist_divergent_moves(module: &mut Module, types: &Types, fs: &[usize], f: us
         ) && subgroup_scope(types, i, 0)
             && !within_physical_clusters(types, i, lanes)
     };
+    // Moving values up changes no branch, so one analysis serves every region of a round; the
+    // regions go innermost (fewest blocks) first, so a move lifted to an inner header can go on
+    // to an outer one in the same round. Another round runs only while something moved: a value
+    // lifted out may leave a branch uniform.
     loop {
-        let mut moved = false;
         let divergence = Divergence::new(module, fs, among);
-        for region in divergence.regions(f) {
+        let mut regions: Vec<&Region> = divergence.regions(f).iter().collect();
+        regions.sort_by_key(|r| r.blocks.len());
+        let function = &mut module.functions[f];
+        let cfg = Cfg::new(function);
+        let mut moved = false;
+        for region in regions {
             let h = region.header;
-            let function = &mut module.functions[f];
             if !function.blocks[h].insts.iter().any(|i| i.is(Op::SelectionMerge)) || region.blocks.contains(&function.blocks[h].id()) {
                 continue;
             }
             // Blocks only reached through the header: the same invocations reach them.
-            let cfg = Cfg::new(function);
             let dominated: HashSet<Word> = (0..function.blocks.len()).filter(|&b| region.blocks.contains(&cfg.labels[b]) && cfg.dominates(h, b)).map(|b| cfg.labels[b]).collect();
             let inside: HashSet<Word> = function.blocks.iter().filter(|b| region.blocks.contains(&b.id())).flat_map(|b| b.insts.iter().filter_map(|i| i.result_id)).collect();
             let mut lifted = Vec::new();
@@ -420,7 +426,6 @@ fn hoist_divergent_moves(module: &mut Module, types: &Types, fs: &[usize], f: us
                 header.insert(at, inst);
             }
             moved = true;
-            break;
         }
         if !moved {
             return;
