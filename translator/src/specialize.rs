@@ -52,10 +52,19 @@ pub fn specialize(module: &mut Module, values: &[(u32, u32)]) -> Result<usize> {
 /// them, as 64-bit integers (booleans 0 or 1). `None` for anything else.
 pub fn default_value(module: &Module, id: Word) -> Option<u64> {
     let defs: HashMap<Word, &crate::ir::Inst> = module.globals().iter().filter_map(|g| Some((g.result_id?, g))).collect();
-    evaluate(&defs, id, 0)
+    evaluate(&defs, id, true, 0)
 }
 
-fn evaluate(defs: &HashMap<Word, &crate::ir::Inst>, id: Word, depth: u32) -> Option<u64> {
+/// The value `id` has whatever the pipeline's specialization constants: constants and
+/// `OpSpecConstantOp`s over them only, as [`default_value`] evaluates them. `defs` maps ids to
+/// their defining instructions (the module's globals at least).
+pub fn fixed_value(defs: &HashMap<Word, &crate::ir::Inst>, id: Word) -> Option<u64> {
+    evaluate(defs, id, false, 0)
+}
+
+/// Evaluates `id`; specialization constants take their defaults where `defaults` holds, and
+/// make the value unknown otherwise.
+fn evaluate(defs: &HashMap<Word, &crate::ir::Inst>, id: Word, defaults: bool, depth: u32) -> Option<u64> {
     // Valid modules define before use; a damaged one may not: stop at a depth no real
     // expression reaches.
     if depth > 64 {
@@ -64,13 +73,16 @@ fn evaluate(defs: &HashMap<Word, &crate::ir::Inst>, id: Word, depth: u32) -> Opt
     let def = defs.get(&id)?;
     let word = |k: usize| def.word_opt(k).map(u64::from);
     match def.op()? {
-        Op::Constant | Op::SpecConstant => Some(word(0)? | word(1).unwrap_or(0) << 32),
-        Op::ConstantTrue | Op::SpecConstantTrue => Some(1),
-        Op::ConstantFalse | Op::SpecConstantFalse => Some(0),
+        Op::Constant => Some(word(0)? | word(1).unwrap_or(0) << 32),
+        Op::ConstantTrue => Some(1),
+        Op::ConstantFalse => Some(0),
+        Op::SpecConstant if defaults => Some(word(0)? | word(1).unwrap_or(0) << 32),
+        Op::SpecConstantTrue if defaults => Some(1),
+        Op::SpecConstantFalse if defaults => Some(0),
         Op::SpecConstantOp => {
             let op = Op::from_u32(def.word_opt(0)?)?;
             let args: Vec<Word> = def.operands[1..].iter().filter_map(Operand::id).collect();
-            let arg = |k: usize| args.get(k).and_then(|a| evaluate(defs, *a, depth + 1));
+            let arg = |k: usize| args.get(k).and_then(|a| evaluate(defs, *a, defaults, depth + 1));
             let (a, b) = (arg(0), arg(1));
             let bool = |c: bool| Some(c as u64);
             match op {

@@ -154,6 +154,13 @@ impl Module {
         let ity = types.type_of(index).unwrap_or_else(|| self.type_int(32, false));
         let (width, signed) = types.int(ity).unwrap_or((32, false));
         let bound = self.constant_int(ity, width, signed, u64::from(max));
+        self.umin_index_to(types, index, bound)
+    }
+
+    /// [`Module::umin_index`] with the bound an id of `index`'s type (a specialization-constant
+    /// expression where the bound is set when the pipeline is created).
+    pub fn umin_index_to(&mut self, types: &crate::analysis::Types, index: Word, bound: Word) -> (Inst, Word) {
+        let ity = types.type_of(index).unwrap_or_else(|| self.type_int(32, false));
         let glsl = self.ext_inst_import("GLSL.std.450");
         let id = self.alloc_id();
         let min = Inst::new(Op::ExtInst, Some(ity), Some(id), vec![Operand::Id(glsl), Operand::Literal(spirv::GlslStd450Op::UMin as u32), Operand::Id(index), Operand::Id(bound)]);
