@@ -839,8 +839,8 @@ fn translate_specializes_with_spec() {
 /// `matbridge translate --subgroup-size`: a shader written for sub-groups of 32 gets them joined
 /// from lavapipe's 8 and SwiftShader's 4 and keeps the H100's own; splitting the H100's for 16
 /// would cut its matrices in two and is refused by name, as is a size that is not a power of two,
-/// a sub-group barrier under a divergent branch, and a helper with sub-group values that another
-/// entry point also calls.
+/// a sub-group barrier or an exchange under a divergent branch, and a helper with sub-group values
+/// that another entry point also calls.
 #[test]
 fn translate_virtualizes_a_required_subgroup_size() {
     if !tools_present() {
@@ -880,6 +880,26 @@ fn translate_virtualizes_a_required_subgroup_size() {
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.code() == Some(2) && stderr.contains("OpControlBarrier") && stderr.contains("a sub-group barrier under a branch that depends on the invocation"), "{stderr}");
     assert!(translate("h100").status.success());
+    // Joined, a sub-group operation exchanges at a work-group barrier. Lane moves of values from
+    // before a divergent branch move up out of it; a reduction, or a move of a value computed
+    // under the branch, cannot, and is refused by name.
+    let moves = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/translator/tests/in/virtualize_subgroup_size/divergent_moves.spvasm")).unwrap();
+    let reduced = moves.replacen("OpCapability GroupNonUniformBallot\n", "OpCapability GroupNonUniformBallot\n               OpCapability GroupNonUniformArithmetic\n", 1).replacen(
+        "%moved = OpGroupNonUniformShuffle %uint %u3 %i %peer",
+        "%moved = OpGroupNonUniformIAdd %uint %u3 Reduce %i",
+        1,
+    );
+    let computed = moves.replacen("%moved = OpGroupNonUniformShuffle %uint %u3 %i %peer", "%twice = OpIAdd %uint %i %i\n      %moved = OpGroupNonUniformShuffle %uint %u3 %twice %peer", 1);
+    for (name, text, op) in [("moves", &moves, None), ("reduced", &reduced, Some("OpGroupNonUniformIAdd")), ("computed", &computed, Some("OpGroupNonUniformShuffle"))] {
+        assert!(op.is_none() || text != &moves, "{name}: the edit applies");
+        std::fs::write(dir.join(format!("{name}.spvasm")), text).unwrap();
+        let r = matbridge().arg("translate").arg(dir.join(format!("{name}.spvasm"))).args(["--target", "swiftshader", "-o"]).arg(&out).output().unwrap();
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        match op {
+            None => assert!(r.status.success(), "{name}: {stderr}"),
+            Some(op) => assert!(r.status.code() == Some(2) && stderr.contains(op) && stderr.contains("a sub-group operation under a branch that depends on the invocation"), "{name}: {stderr}"),
+        }
+    }
     // Helpers with sub-group values get the logical ones, unless another entry point calls them
     // too: refused, naming the helper.
     let helpers = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/translator/tests/in/virtualize_subgroup_size/shader_helpers.spvasm")).unwrap();

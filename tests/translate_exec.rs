@@ -99,3 +99,32 @@ fn stores_past_workgroup_arrays_stay_inside_them() {
         ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
     }
 }
+
+/// An f32 accumulator loaded from one f16 buffer and stored to another (each component two f16
+/// words),
+/// multiplied into from f16 operands, in a module that declares 16-bit storage and f16
+/// arithmetic but no 16-bit integers, as glslang writes llama.cpp's mul_mm: created as it is
+/// on every device (emulated on lavapipe and SwiftShader, native on the H100), D = A B + C is
+/// exact for small integers.
+#[test]
+fn f32_accumulators_through_f16_words_match_the_reference() {
+    let text = include_str!("../translator/tests/in/emulate_cooperative_matrix/f16_storage_only.spvasm");
+    let input = tools::assemble(text, "vulkan1.3").expect("SPIRV-Tools assemble the test input (bash .ci/install-deps.sh)");
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(97);
+    // A row-major at 0, B column-major at 256, both 16x16 with a stride of 16.
+    let a: Vec<f32> = (0..512).map(|_| rng.random_range(-8i32..8) as f32).collect();
+    let c: Vec<f32> = (0..256).map(|_| rng.random_range(-64i32..64) as f32).collect();
+    let want: Vec<f32> = (0..256).map(|e| (0..16).map(|k| a[e / 16 * 16 + k] * a[256 + e % 16 * 16 + k]).sum::<f32>() + c[e]).collect();
+    let halves: Vec<u16> = a.iter().map(|x| half::f16::from_f32(*x).to_bits()).collect();
+    for ctx in common::contexts() {
+        let what = ctx.caps().name.clone();
+        let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 3, label: "f16_storage_only", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let ba = ctx.buffer_from_slice(&halves, "a").unwrap();
+        let bc = ctx.buffer_from_slice(&c, "c").unwrap();
+        let mut bd = ctx.buffer_from_slice(&[f32::NAN; 256], "d").unwrap();
+        ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bc, &bd], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+        assert_eq!(got, want, "{what}");
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+}

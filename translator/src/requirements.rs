@@ -303,6 +303,50 @@ pub(crate) fn narrow_types(module: &Module) -> HashMap<Word, (bool, bool)> {
     out
 }
 
+/// The 8- and 16-bit scalar types (`OpTypeInt`, `OpTypeFloat`) the functions compute with: a
+/// value of the type (or of a vector of it) that an instruction other than a load, a store, a
+/// copy or a width-only conversion makes or takes. A module with only the 8- or 16-bit storage
+/// capabilities may use such types for nothing else; a pass that, say, bit-casts an f16 to a
+/// `ushort` needs `Int16` too.
+fn narrow_computed(module: &Module) -> HashSet<Word> {
+    let scalars: HashMap<Word, Word> = {
+        let mut m = HashMap::new();
+        for g in module.globals() {
+            let Some(id) = g.result_id else { continue };
+            match g.op() {
+                Some(Op::TypeInt | Op::TypeFloat) if matches!(g.word_opt(0), Some(8 | 16)) => {
+                    m.insert(id, id);
+                }
+                Some(Op::TypeVector) => {
+                    if let Some(&c) = g.operands.first().and_then(Operand::id).and_then(|c| m.get(&c)) {
+                        m.insert(id, c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        m
+    };
+    let mut value_type: HashMap<Word, Word> = HashMap::new();
+    for inst in module.globals().iter().chain(module.functions.iter().flat_map(|f| f.params.iter().chain(f.insts()))) {
+        if let (Some(id), Some(ty)) = (inst.result_id, inst.result_type) {
+            if let Some(&s) = scalars.get(&ty) {
+                value_type.insert(id, s);
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    for inst in module.functions.iter().flat_map(|f| f.insts()) {
+        let moves = matches!(inst.op(), Some(Op::Load | Op::Store | Op::CopyObject | Op::UConvert | Op::SConvert | Op::FConvert));
+        if moves {
+            continue;
+        }
+        out.extend(inst.result_type.and_then(|t| scalars.get(&t)).copied());
+        out.extend(inst.operands.iter().filter_map(Operand::id).filter_map(|v| value_type.get(&v)).copied());
+    }
+    out
+}
+
 /// Extensions that became core, with the version.
 fn core_since(ext: &str) -> Option<(u8, u8)> {
     Some(match ext {
@@ -340,6 +384,7 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
     let storage8 = [C::StorageBuffer8BitAccess, C::UniformAndStorageBuffer8BitAccess, C::StoragePushConstant8].iter().any(|c| declared.contains(c));
     let storage16 = [C::StorageBuffer16BitAccess, C::UniformAndStorageBuffer16BitAccess, C::StoragePushConstant16, C::StorageInputOutput16].iter().any(|c| declared.contains(c));
     let mut bf16_types = HashSet::new();
+    let computed = narrow_computed(module);
     let narrow = narrow_types(module);
     let variable_pointers = variable_pointers(module);
     // The grammar's capabilities of an enumerant, looked up once per distinct operand.
@@ -407,12 +452,12 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
                 }
             }
             // Width rules for types.
-            (Some(Op::TypeInt), Some(8)) if !storage8 || input_closure.contains(&C::Int8) => push(&[C::Int8], inst),
-            (Some(Op::TypeInt), Some(16)) if !storage16 || input_closure.contains(&C::Int16) => push(&[C::Int16], inst),
+            (Some(Op::TypeInt), Some(8)) if !storage8 || input_closure.contains(&C::Int8) || inst.result_id.is_some_and(|t| computed.contains(&t)) => push(&[C::Int8], inst),
+            (Some(Op::TypeInt), Some(16)) if !storage16 || input_closure.contains(&C::Int16) || inst.result_id.is_some_and(|t| computed.contains(&t)) => push(&[C::Int16], inst),
             (Some(Op::TypeInt), Some(64)) => push(&[C::Int64], inst),
             // Vectors of 8 or 16 components (OpenCL's `float8`, `char16`).
             (Some(Op::TypeVector), _) if matches!(inst.word_opt(1), Some(8 | 16)) => push(&[C::Vector16], inst),
-            (Some(Op::TypeFloat), Some(16)) if !encoded && (!storage16 || input_closure.contains(&C::Float16)) => push(&[C::Float16], inst),
+            (Some(Op::TypeFloat), Some(16)) if !encoded && (!storage16 || input_closure.contains(&C::Float16) || inst.result_id.is_some_and(|t| computed.contains(&t))) => push(&[C::Float16], inst),
             (Some(Op::TypeFloat), Some(16)) if inst.word_opt(1) == Some(spirv::FPEncoding::BFloat16KHR as u32) => bf16_types.extend(inst.result_id),
             (Some(Op::TypeFloat), Some(64)) => push(&[C::Float64], inst),
             (Some(Op::TypeCooperativeMatrixKHR), _) if inst.operands.first().and_then(Operand::id).is_some_and(|t| bf16_types.contains(&t)) => push(&[C::BFloat16CooperativeMatrixKHR], inst),

@@ -16,11 +16,14 @@
 //!    header to merge) is linearized in topological order: the entry runs; every other node runs
 //!    under a guard (`if (flag) node`), and a branch inside the region sets the target's flag
 //!    instead of jumping. A node whose only predecessor is the previous node, reached by an
-//!    unconditional branch, runs unguarded right after it. Branches out of the region (to the
-//!    loop's continue or merge block) and returns stay branches, under their own selection when
-//!    conditional. Each thread therefore runs exactly the blocks it ran before, in the same order,
-//!    and all threads of a subgroup meet again at every guard: subgroup operations see the same
-//!    threads as in the original.
+//!    unconditional branch, runs unguarded right after it; so does a node every path from the
+//!    entry reaches before it leaves the region (where the two ways of an `if` meet again),
+//!    which every thread runs: the guards before it merge there. Branches out of the region (to
+//!    the loop's continue or merge block) and returns stay branches, under their own selection
+//!    when conditional. Each thread therefore runs exactly the blocks it ran before, in the same
+//!    order, and all threads of a subgroup meet again at every guard: subgroup operations see
+//!    the same threads as in the original, and a divergence analysis sees the threads meet again
+//!    where they did.
 //! 5. Values whose definition no longer dominates a use go through a `Function` variable; blocks
 //!    are put in reverse post-order.
 //!
@@ -493,12 +496,16 @@ impl Structurizer<'_> {
                 }
             }
         }
-        // Which nodes need a guard.
+        // Which nodes need a guard: not one chained to the node before it, nor one every path
+        // from the entry reaches before it leaves the region (where the two ways of an `if`
+        // meet again), which every thread runs and the linear order enters directly.
         let mut guarded = vec![false; order.len()];
+        let mut met = vec![false; order.len()];
         for j in 1..order.len() {
             let p = preds.get(&order[j]).cloned().unwrap_or_default();
             let chained = p.len() == 1 && p[0] == order[j - 1] && self.block(tail(order[j - 1])).and_then(Block::terminator).is_some_and(|t| t.is(Op::Branch));
-            guarded[j] = !chained;
+            met[j] = !chained && !child_merges.contains_key(&order[j]) && self.reached_on_every_path(order, &in_region, &tail, order[j]);
+            guarded[j] = !chained && !met[j];
         }
         if guarded.iter().all(|g| !g) && order.len() <= 1 {
             return Ok(());
@@ -534,6 +541,8 @@ impl Structurizer<'_> {
             next_guard[j] = after;
             if guarded[j] {
                 after = guards[&order[j]];
+            } else if met[j] {
+                after = order[j];
             }
         }
         // Flags start false at the region's entry.
@@ -652,7 +661,36 @@ impl Structurizer<'_> {
             blk.insts.pop();
             blk.insts.extend(out);
         }
+        // Where the last node is one every path reaches, nothing branches to the end.
+        let referenced = self.func().blocks.iter().flat_map(|b| &b.insts).any(|i| i.operands.iter().any(|o| o.id() == Some(end)));
+        if !referenced {
+            self.func().blocks.retain(|b| b.id() != end);
+        }
         Ok(())
+    }
+
+    /// Whether every path from the region's entry `order[0]` reaches node `n` before it leaves
+    /// the region (a branch out of it, or a block that ends the invocation): the nodes reached
+    /// without passing `n` all branch only to nodes of the region.
+    fn reached_on_every_path(&self, order: &[Word], in_region: &HashSet<Word>, tail: &dyn Fn(Word) -> Word, n: Word) -> bool {
+        let mut seen: HashSet<Word> = HashSet::from([order[0]]);
+        let mut todo = vec![order[0]];
+        while let Some(b) = todo.pop() {
+            if b == n {
+                continue;
+            }
+            let Some(t) = self.block(tail(b)).and_then(Block::terminator) else { return false };
+            let ts = targets(t);
+            if ts.is_empty() || ts.iter().any(|s| !in_region.contains(s)) {
+                return false;
+            }
+            for s in ts {
+                if seen.insert(s) {
+                    todo.push(s);
+                }
+            }
+        }
+        seen.contains(&n)
     }
 
     /// Whether `label` is a block outside every region that just ends the invocation.

@@ -13,10 +13,11 @@
 //!   (`LocalInvocationIndex / S`), made of `S / P` physical sub-groups. Shuffles and broadcasts
 //!   write the value to a workgroup array, wait at a work-group barrier and read the lane they
 //!   need; reductions and scans run on the physical sub-group first and exchange only its `S / P`
-//!   partial results; the array is fenced by barriers before it is reused. Preconditions: the
-//!   whole work-group reaches each sub-group operation (as it must reach barriers), and physical
-//!   sub-groups are consecutive runs of `P` local invocation indices (as on the devices this
-//!   project runs on).
+//!   partial results; the array is fenced by barriers before it is reused. The whole work-group
+//!   must reach each such exchange (as it must reach barriers): lane moves of values computed
+//!   before a branch that depends on the invocation move up out of it, and an exchange left
+//!   under such a branch is refused by name. Precondition: physical sub-groups are consecutive
+//!   runs of `P` local invocation indices (as on the devices this project runs on).
 //!
 //! Cooperative matrices stay the physical sub-group's (native, or emulated later at `P`): in
 //! join mode each physical sub-group of a logical one computes the same matrices, since a
@@ -118,10 +119,10 @@ impl Pass for VirtualizeSubgroupSize {
                 } else {
                     Scope::Workgroup
                 };
-                refuse_divergent_barriers(module, &types, &functions, target, (s, p), among)?;
                 for &f in &users {
                     hoist_divergent_moves(module, &types, &functions, f, s.min(p), among, &mut outcome);
                 }
+                refuse_divergent_barriers(module, &types, &functions, target, (s, p), among)?;
                 widen_subgroup_barriers(module, &types, &functions, &mut outcome);
                 store_matrices_once(module, &functions, (s, p), &entry, &mut outcome)?;
             }
@@ -327,16 +328,22 @@ fn virtualize_function(module: &mut Module, fi: usize, (s, p): (u32, u32), share
     Ok(())
 }
 
-/// Join mode: a sub-group barrier becomes a work-group one, which every invocation of the
-/// work-group must reach. One that only some invocations may reach (in the region of a branch
-/// on a value that depends on the invocation, before its invocations meet again: see
-/// [`Divergence`]) is refused by name instead of left to hang. The functions `fs` are the entry
-/// point's and those it calls; values need to be uniform `among` the work-group, or only among
-/// the logical sub-group where the work-group is one.
+/// Join mode: a sub-group barrier becomes a work-group one, and a sub-group operation that
+/// reaches past the physical sub-group exchanges through workgroup memory at a work-group
+/// barrier; every invocation of the work-group must reach both. One that only some invocations
+/// may reach (in the region of a branch on a value that depends on the invocation, before its
+/// invocations meet again: see [`Divergence`]), directly or through a call, is refused by name
+/// instead of left to hang or to read partial results the other physical sub-groups never
+/// wrote. Runs after [`hoist_divergent_moves`], which lifts the lane moves it can out of such
+/// branches. The functions `fs` are the entry point's and those it calls; values need to be
+/// uniform `among` the work-group, or only among the logical sub-group where the work-group is
+/// one.
 fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], target: &DeviceCaps, (s, p): (u32, u32), among: Scope) -> Result<()> {
     let is_barrier = |i: &Inst| i.is(Op::ControlBarrier) && subgroup_scope(types, i, 0);
-    // Functions that reach a sub-group barrier, directly or through calls.
-    let mut reaching: HashSet<Word> = fs.iter().filter(|&&f| module.functions[f].insts().any(is_barrier)).map(|&f| module.functions[f].id()).collect();
+    let exchanges = |i: &Inst| subgroup_operation(types, i) && !within_physical_clusters(types, i, p) && !computed_per_invocation(i);
+    let meets = |i: &Inst| is_barrier(i) || exchanges(i);
+    // Functions that reach a sub-group barrier or exchange, directly or through calls.
+    let mut reaching: HashSet<Word> = fs.iter().filter(|&&f| module.functions[f].insts().any(meets)).map(|&f| module.functions[f].id()).collect();
     loop {
         let more: Vec<Word> = fs
             .iter()
@@ -355,15 +362,22 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], targe
         let index: HashMap<Word, usize> = function.blocks.iter().enumerate().map(|(k, b)| (b.id(), k)).collect();
         for region in divergence.regions(f) {
             for inst in region.blocks.iter().filter_map(|b| index.get(b)).flat_map(|&k| &function.blocks[k].insts) {
-                if is_barrier(inst) || (inst.is(Op::FunctionCall) && inst.id(0).is_ok_and(|c| reaching.contains(&c))) {
-                    return Err(Error::Unsupported {
-                        site: module.site(inst),
-                        target: target.name.clone(),
-                        missing: format!(
-                            "sub-groups of {s} invocations (joined from {p}) for a sub-group barrier under a branch that depends on the invocation: joined, it becomes a work-group barrier that every invocation must reach"
-                        ),
-                    });
-                }
+                let what = if is_barrier(inst) {
+                    "a sub-group barrier"
+                } else if exchanges(inst) {
+                    "a sub-group operation"
+                } else if inst.is(Op::FunctionCall) && inst.id(0).is_ok_and(|c| reaching.contains(&c)) {
+                    "a call to a function with a sub-group barrier or operation"
+                } else {
+                    continue;
+                };
+                return Err(Error::Unsupported {
+                    site: module.site(inst),
+                    target: target.name.clone(),
+                    missing: format!(
+                        "sub-groups of {s} invocations (joined from {p}) for {what} under a branch that depends on the invocation: joined, it meets the other physical sub-groups at a work-group barrier that every invocation must reach"
+                    ),
+                });
             }
         }
     }
@@ -568,6 +582,23 @@ fn within_physical_clusters(types: &Types, inst: &Inst, lanes: u32) -> bool {
                 && inst.operands.get(3).and_then(Operand::id).and_then(|c| types.const_u32(c)).is_some_and(|c| c <= lanes)
         }
     }
+}
+
+/// Whether join mode computes sub-group operation `inst` from the invocation's own values and
+/// the logical lane id, without an exchange: `Elect`, and the ballot queries (bit count, bit
+/// extract, find LSB/MSB, inverse ballot) on a ballot already gathered.
+fn computed_per_invocation(inst: &Inst) -> bool {
+    matches!(
+        inst.op(),
+        Some(
+            Op::GroupNonUniformElect
+                | Op::GroupNonUniformBallotBitCount
+                | Op::GroupNonUniformBallotBitExtract
+                | Op::GroupNonUniformBallotFindLSB
+                | Op::GroupNonUniformBallotFindMSB
+                | Op::GroupNonUniformInverseBallot
+        )
+    )
 }
 
 /// Whether operand `k` of `inst` is the Subgroup scope.
