@@ -75,8 +75,8 @@ pub fn wgsl(name: &str, source: &str) -> Vec<u32> {
 /// (`-cl-std=CL2.0 -target spir64 -O2`, plus the flags of the source's `// clang:` line) and
 /// llvm-spirv (plus its `// llvm-spirv:` line) as real OpenCL producers do. Where
 /// `MATBRIDGE_OPENCL_SPV` names a folder holding `<name>.spv`, that file is used instead (for
-/// machines without the producers). `None` (with a message) when the producers are missing
-/// outside CI; in CI that fails the test.
+/// machines without the producers), and a module compiled here is saved there. `None` (with a
+/// message) when the producers are missing outside CI; in CI that fails the test.
 pub fn opencl(name: &str) -> Option<Vec<u32>> {
     opencl_with(name, &[])
 }
@@ -84,15 +84,18 @@ pub fn opencl(name: &str) -> Option<Vec<u32>> {
 /// [`opencl`] with more clang flags (`-O0`); the `MATBRIDGE_OPENCL_SPV` file is then
 /// `<name><flags>.spv` (`control_flow-O0.spv`).
 pub fn opencl_with(name: &str, clang_flags: &[&str]) -> Option<Vec<u32>> {
-    if let Some(dir) = std::env::var_os("MATBRIDGE_OPENCL_SPV") {
-        let p = std::path::Path::new(&dir).join(format!("{name}{}.spv", clang_flags.concat()));
-        if let Ok(bytes) = std::fs::read(&p) {
-            return Some(bytemuck::pod_collect_to_vec(&bytes));
-        }
+    let saved = std::env::var_os("MATBRIDGE_OPENCL_SPV").map(|dir| std::path::Path::new(&dir).join(format!("{name}{}.spv", clang_flags.concat())));
+    if let Some(bytes) = saved.as_ref().and_then(|p| std::fs::read(p).ok()) {
+        return Some(bytemuck::pod_collect_to_vec(&bytes));
     }
     let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/opencl").join(format!("{name}.cl"));
     match matbridge::cli_run::compile_opencl_with(&source, clang_flags) {
-        Ok(words) => Some(words),
+        Ok(words) => {
+            if let Some(p) = saved {
+                let _ = std::fs::write(p, bytemuck::cast_slice::<u32, u8>(&words));
+            }
+            Some(words)
+        }
         Err(e) if !in_ci() && matbridge::cli_run::opencl_producers_missing(&e) => {
             eprintln!("skipping OpenCL kernel `{name}`: {e:#}");
             None
