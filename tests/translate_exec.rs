@@ -101,11 +101,10 @@ fn stores_past_workgroup_arrays_stay_inside_them() {
 }
 
 /// An f32 accumulator loaded from one f16 buffer and stored to another (each component two f16
-/// words),
-/// multiplied into from f16 operands, in a module that declares 16-bit storage and f16
-/// arithmetic but no 16-bit integers, as glslang writes llama.cpp's mul_mm: created as it is
-/// on every device (emulated on lavapipe and SwiftShader, native on the H100), D = A B + C is
-/// exact for small integers.
+/// words), multiplied into from f16 operands, in a module that declares 16-bit storage and f16
+/// arithmetic but no 16-bit integers, as glslang writes public GEMMs with f16 buffers: created
+/// as it is on every device (emulated on lavapipe and SwiftShader, native on the H100), D = A B
+/// + C is exact for small integers.
 #[test]
 fn f32_accumulators_through_f16_words_match_the_reference() {
     let text = include_str!("../translator/tests/in/emulate_cooperative_matrix/f16_storage_only.spvasm");

@@ -46,7 +46,7 @@ impl Pass for BoundWorkgroupIndices {
         for f in 0..module.functions.len() {
             let steps: Vec<Vec<Vec<(usize, Length)>>> = {
                 let function = &module.functions[f];
-                let defs: HashMap<Word, &Inst> = module.globals().iter().chain(function.insts()).filter_map(|i| Some((i.result_id?, i))).collect();
+                let defs: HashMap<Word, &Inst> = module.ext_inst_imports.iter().chain(module.globals()).chain(function.insts()).filter_map(|i| Some((i.result_id?, i))).collect();
                 function.blocks.iter().map(|b| b.insts.iter().map(|i| unbounded_steps(&defs, &types, i)).collect()).collect()
             };
             for (b, steps) in steps.into_iter().enumerate() {
@@ -81,7 +81,7 @@ impl Pass for BoundWorkgroupIndices {
 pub fn has_unbounded_index(module: &Module) -> bool {
     let types = Types::new(module);
     module.functions.iter().any(|f| {
-        let defs: HashMap<Word, &Inst> = module.globals().iter().chain(f.insts()).filter_map(|i| Some((i.result_id?, i))).collect();
+        let defs: HashMap<Word, &Inst> = module.ext_inst_imports.iter().chain(module.globals()).chain(f.insts()).filter_map(|i| Some((i.result_id?, i))).collect();
         f.blocks.iter().flat_map(|b| &b.insts).any(|i| !unbounded_steps(&defs, &types, i).is_empty())
     })
 }
@@ -168,13 +168,20 @@ fn largest(defs: &HashMap<Word, &Inst>, types: &Types, value: Word, depth: u32) 
         Op::ShiftRightLogical => of(0),
         Op::ShiftLeftLogical => fits(of(1).filter(|s| *s < 64).and_then(|s| of(0)?.checked_mul(1 << s))),
         Op::Select => Some(of(1)?.max(of(2)?)),
-        Op::ExtInst if def.word_opt(1) == Some(GlslStd450Op::UMin as u32) => match (of(2), of(3)) {
+        Op::ExtInst if glsl(defs, def, GlslStd450Op::UMin) => match (of(2), of(3)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         },
-        Op::ExtInst if def.word_opt(1) == Some(GlslStd450Op::UMax as u32) => Some(of(2)?.max(of(3)?)),
+        Op::ExtInst if glsl(defs, def, GlslStd450Op::UMax) => Some(of(2)?.max(of(3)?)),
         _ => None,
     }
+}
+
+/// Whether `def` is GLSL.std.450 instruction `op` (`defs` holds the extended-instruction imports).
+fn glsl(defs: &HashMap<Word, &Inst>, def: &Inst, op: GlslStd450Op) -> bool {
+    def.is(Op::ExtInst)
+        && def.word_opt(1) == Some(op as u32)
+        && def.id(0).ok().and_then(|set| defs.get(&set)).is_some_and(|i| i.is(Op::ExtInstImport) && i.string(0).as_deref() == Some("GLSL.std.450"))
 }
 
 /// Whether `value` is `UMin(x, len - 1)` for specialization-constant length `len` (a bound this
@@ -184,7 +191,7 @@ fn clamped_to_spec_length(defs: &HashMap<Word, &Inst>, mut value: Word, len: Wor
         let Ok(v) = d.id(0) else { return false };
         value = v;
     }
-    let Some(def) = defs.get(&value).filter(|d| d.is(Op::ExtInst) && d.word_opt(1) == Some(GlslStd450Op::UMin as u32)) else { return false };
+    let Some(def) = defs.get(&value).filter(|d| glsl(defs, d, GlslStd450Op::UMin)) else { return false };
     [2, 3].into_iter().filter_map(|k| def.id(k).ok()).any(|b| {
         defs.get(&b).is_some_and(|s| {
             s.is(Op::SpecConstantOp) && s.word_opt(0) == Some(Op::ISub as u32) && {
