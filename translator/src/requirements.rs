@@ -309,40 +309,16 @@ pub(crate) fn narrow_types(module: &Module) -> HashMap<Word, (bool, bool)> {
 /// capabilities may use such types for nothing else; a pass that, say, bit-casts an f16 to a
 /// `ushort` needs `Int16` too.
 fn narrow_computed(module: &Module) -> HashSet<Word> {
-    let scalars: HashMap<Word, Word> = {
-        let mut m = HashMap::new();
-        for g in module.globals() {
-            let Some(id) = g.result_id else { continue };
-            match g.op() {
-                Some(Op::TypeInt | Op::TypeFloat) if matches!(g.word_opt(0), Some(8 | 16)) => {
-                    m.insert(id, id);
-                }
-                Some(Op::TypeVector) => {
-                    if let Some(&c) = g.operands.first().and_then(Operand::id).and_then(|c| m.get(&c)) {
-                        m.insert(id, c);
-                    }
-                }
-                _ => {}
-            }
-        }
-        m
-    };
-    let mut value_type: HashMap<Word, Word> = HashMap::new();
-    for inst in module.globals().iter().chain(module.functions.iter().flat_map(|f| f.params.iter().chain(f.insts()))) {
-        if let (Some(id), Some(ty)) = (inst.result_id, inst.result_type) {
-            if let Some(&s) = scalars.get(&ty) {
-                value_type.insert(id, s);
-            }
-        }
-    }
+    let types = crate::analysis::Types::new(module);
+    // The 8- or 16-bit scalar type of a value, or of its vector's components.
+    let narrow = |ty: Word| Some(types.vector(ty).map_or(ty, |(c, _)| c)).filter(|&c| matches!(types.scalar_width(c), Some(8 | 16)));
     let mut out = HashSet::new();
     for inst in module.functions.iter().flat_map(|f| f.insts()) {
-        let moves = matches!(inst.op(), Some(Op::Load | Op::Store | Op::CopyObject | Op::UConvert | Op::SConvert | Op::FConvert));
-        if moves {
+        if matches!(inst.op(), Some(Op::Load | Op::Store | Op::CopyObject | Op::UConvert | Op::SConvert | Op::FConvert)) {
             continue;
         }
-        out.extend(inst.result_type.and_then(|t| scalars.get(&t)).copied());
-        out.extend(inst.operands.iter().filter_map(Operand::id).filter_map(|v| value_type.get(&v)).copied());
+        out.extend(inst.result_type.and_then(narrow));
+        out.extend(inst.operands.iter().filter_map(Operand::id).filter_map(|v| types.type_of(v)).filter_map(narrow));
     }
     out
 }

@@ -119,10 +119,8 @@ impl Pass for VirtualizeSubgroupSize {
                 } else {
                     Scope::Workgroup
                 };
-                for &f in &users {
-                    hoist_divergent_moves(module, &types, &functions, f, s.min(p), among, &mut outcome);
-                }
-                refuse_divergent_barriers(module, &types, &functions, target, (s, p), among)?;
+                let divergence = hoist_divergent_moves(module, &types, &functions, &users, s.min(p), among, &mut outcome);
+                refuse_divergent_barriers(module, &types, &functions, &divergence, target, (s, p))?;
                 widen_subgroup_barriers(module, &types, &functions, &mut outcome);
                 store_matrices_once(module, &functions, (s, p), &entry, &mut outcome)?;
             }
@@ -335,10 +333,9 @@ fn virtualize_function(module: &mut Module, fi: usize, (s, p): (u32, u32), share
 /// invocations meet again: see [`Divergence`]), directly or through a call, is refused by name
 /// instead of left to hang or to read partial results the other physical sub-groups never
 /// wrote. Runs after [`hoist_divergent_moves`], which lifts the lane moves it can out of such
-/// branches. The functions `fs` are the entry point's and those it calls; values need to be
-/// uniform `among` the work-group, or only among the logical sub-group where the work-group is
-/// one.
-fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], target: &DeviceCaps, (s, p): (u32, u32), among: Scope) -> Result<()> {
+/// branches and gives the `divergence` of the functions `fs` (the entry point's and those it
+/// calls) as they are then.
+fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], divergence: &Divergence, target: &DeviceCaps, (s, p): (u32, u32)) -> Result<()> {
     let is_barrier = |i: &Inst| i.is(Op::ControlBarrier) && subgroup_scope(types, i, 0);
     let exchanges = |i: &Inst| subgroup_operation(types, i) && !within_physical_clusters(types, i, p) && !computed_per_invocation(i);
     let meets = |i: &Inst| is_barrier(i) || exchanges(i);
@@ -356,7 +353,6 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], targe
         }
         reaching.extend(more);
     }
-    let divergence = Divergence::new(module, fs, among);
     for &f in fs {
         let function = &module.functions[f];
         let index: HashMap<Word, usize> = function.blocks.iter().enumerate().map(|(k, b)| (b.id(), k)).collect();
@@ -389,8 +385,11 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], targe
 /// reached through the selection's header, moves up to the header when its operands are defined
 /// outside the region: exchanges need every invocation of the work-group, and reading a lane is
 /// the same wherever it happens (a lane outside the branch has no value the operation may read
-/// anyway). Nested selections are left from the innermost out.
-fn hoist_divergent_moves(module: &mut Module, types: &Types, fs: &[usize], f: usize, lanes: u32, among: Scope, outcome: &mut Outcome) {
+/// anyway). Nested selections are left from the innermost out. `users` are the functions of
+/// `fs` with sub-group values; values need to be uniform `among` the work-group, or only among
+/// the logical sub-group where the work-group is one. Returns the divergence of `fs` once
+/// nothing more moves.
+fn hoist_divergent_moves(module: &mut Module, types: &Types, fs: &[usize], users: &[usize], lanes: u32, among: Scope, outcome: &mut Outcome) -> Divergence {
     let moves = |i: &Inst| {
         matches!(
             i.op(),
@@ -411,40 +410,50 @@ fn hoist_divergent_moves(module: &mut Module, types: &Types, fs: &[usize], f: us
     // lifted out may leave a branch uniform.
     loop {
         let divergence = Divergence::new(module, fs, among);
-        let mut regions: Vec<&Region> = divergence.regions(f).iter().collect();
-        regions.sort_by_key(|r| r.blocks.len());
-        let function = &mut module.functions[f];
-        let cfg = Cfg::new(function);
         let mut moved = false;
-        for region in regions {
-            let h = region.header;
-            if !function.blocks[h].insts.iter().any(|i| i.is(Op::SelectionMerge)) || region.blocks.contains(&function.blocks[h].id()) {
-                continue;
-            }
-            // Blocks only reached through the header: the same invocations reach them.
-            let dominated: HashSet<Word> = (0..function.blocks.len()).filter(|&b| region.blocks.contains(&cfg.labels[b]) && cfg.dominates(h, b)).map(|b| cfg.labels[b]).collect();
-            let inside: HashSet<Word> = function.blocks.iter().filter(|b| region.blocks.contains(&b.id())).flat_map(|b| b.insts.iter().filter_map(|i| i.result_id)).collect();
-            let mut lifted = Vec::new();
-            for block in function.blocks.iter_mut().filter(|b| dominated.contains(&b.id())) {
-                let (take, keep): (Vec<Inst>, Vec<Inst>) = std::mem::take(&mut block.insts).into_iter().partition(|i| moves(i) && !i.used_ids().any(|v| inside.contains(&v)));
-                block.insts = keep;
-                lifted.extend(take);
-            }
-            if lifted.is_empty() {
-                continue;
-            }
-            let header = &mut function.blocks[h].insts;
-            let at = header.iter().position(|i| i.is(Op::SelectionMerge)).unwrap_or(header.len().saturating_sub(1));
-            for inst in lifted.into_iter().rev() {
-                outcome.count(inst.opcode);
-                header.insert(at, inst);
-            }
-            moved = true;
+        for &f in users {
+            moved |= hoist_from_regions(&mut module.functions[f], divergence.regions(f), &moves, outcome);
         }
         if !moved {
-            return;
+            return divergence;
         }
     }
+}
+
+/// One round of [`hoist_divergent_moves`] in `function`: the lane moves (`moves`) of each of
+/// its divergent `regions`, innermost first, go up to the region's selection header. Returns
+/// whether any moved.
+fn hoist_from_regions(function: &mut crate::ir::Function, regions: &[Region], moves: &dyn Fn(&Inst) -> bool, outcome: &mut Outcome) -> bool {
+    let mut regions: Vec<&Region> = regions.iter().collect();
+    regions.sort_by_key(|r| r.blocks.len());
+    let cfg = Cfg::new(function);
+    let mut moved = false;
+    for region in regions {
+        let h = region.header;
+        if !function.blocks[h].insts.iter().any(|i| i.is(Op::SelectionMerge)) || region.blocks.contains(&function.blocks[h].id()) {
+            continue;
+        }
+        // Blocks only reached through the header: the same invocations reach them.
+        let dominated: HashSet<Word> = (0..function.blocks.len()).filter(|&b| region.blocks.contains(&cfg.labels[b]) && cfg.dominates(h, b)).map(|b| cfg.labels[b]).collect();
+        let inside: HashSet<Word> = function.blocks.iter().filter(|b| region.blocks.contains(&b.id())).flat_map(|b| b.insts.iter().filter_map(|i| i.result_id)).collect();
+        let mut lifted = Vec::new();
+        for block in function.blocks.iter_mut().filter(|b| dominated.contains(&b.id())) {
+            let (take, keep): (Vec<Inst>, Vec<Inst>) = std::mem::take(&mut block.insts).into_iter().partition(|i| moves(i) && !i.used_ids().any(|v| inside.contains(&v)));
+            block.insts = keep;
+            lifted.extend(take);
+        }
+        if lifted.is_empty() {
+            continue;
+        }
+        let header = &mut function.blocks[h].insts;
+        let at = header.iter().position(|i| i.is(Op::SelectionMerge)).unwrap_or(header.len().saturating_sub(1));
+        for inst in lifted.into_iter().rev() {
+            outcome.count(inst.opcode);
+            header.insert(at, inst);
+        }
+        moved = true;
+    }
+    moved
 }
 
 /// Join mode: a sub-group barrier must hold every physical sub-group of the logical one, so in
