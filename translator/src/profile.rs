@@ -620,6 +620,23 @@ impl DeviceCaps {
         caps
     }
 
+    /// Whether the capabilities are ones a device can have, as the passes assume: sub-group
+    /// sizes that are powers of two up to 128 with `min <= size <= max`, and cooperative-matrix
+    /// rows whose dimensions are 1 to 256. A capability file edited by hand can break either.
+    pub fn check(&self) -> Result<(), String> {
+        let sizes = [("subgroup_size", self.subgroup_size), ("min_subgroup_size", self.min_subgroup_size), ("max_subgroup_size", self.max_subgroup_size)];
+        if let Some((name, size)) = sizes.into_iter().find(|(_, s)| !s.is_power_of_two() || *s > 128) {
+            return Err(format!("{name} {size} (a power of two up to 128 is needed)"));
+        }
+        if !(self.min_subgroup_size..=self.max_subgroup_size).contains(&self.subgroup_size) {
+            return Err(format!("subgroup_size {} outside min_subgroup_size {} to max_subgroup_size {}", self.subgroup_size, self.min_subgroup_size, self.max_subgroup_size));
+        }
+        if let Some(row) = self.cooperative_matrix.iter().find(|r| [r.m, r.n, r.k].iter().any(|d| !(1..=256).contains(d))) {
+            return Err(format!("cooperative-matrix row {}x{}x{} (dimensions of 1 to 256 are needed)", row.m, row.n, row.k));
+        }
+        Ok(())
+    }
+
     /// Parses the JSON `matbridge info --json` prints: one object, or an array from which
     /// `index` picks (by position; the first when `None`).
     pub fn from_json(text: &str, index: Option<usize>) -> Result<DeviceCaps, serde_json::Error> {
@@ -655,6 +672,7 @@ pub fn resolve_target(spec: &str, file_index: Option<usize>, live: &dyn Fn(Optio
     if path.is_file() {
         let text = std::fs::read_to_string(path).map_err(|e| err(format!("reading the capability file: {e}")))?;
         let mut caps = DeviceCaps::from_json(&text, file_index).map_err(|e| err(format!("parsing the capability file: {e}")))?;
+        caps.check().map_err(|e| err(format!("the capability file: {e}")))?;
         if caps.workarounds == Workarounds::default() {
             caps.workarounds = Workarounds::for_driver(caps.vendor_id, &caps.driver_version);
         }
@@ -703,6 +721,30 @@ mod tests {
     #[test]
     fn h100_profile_lists_eleven_rows() {
         assert_eq!(DeviceCaps::h100().cooperative_matrix.len(), 11);
+    }
+
+    #[test]
+    fn impossible_capability_files_are_refused_by_field() {
+        let live = |_: Option<&str>| -> Result<DeviceCaps, String> { Err("no live devices here".into()) };
+        let dir = std::env::temp_dir().join(format!("matbridge-caps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        type Edit = fn(&mut DeviceCaps);
+        let edits: [(&str, Edit, &str); 4] = [
+            ("zero", |c| c.subgroup_size = 0, "subgroup_size 0 (a power of two"),
+            ("three", |c| (c.subgroup_size, c.min_subgroup_size, c.max_subgroup_size) = (3, 3, 3), "subgroup_size 3 (a power of two"),
+            ("outside", |c| c.max_subgroup_size = 16, "subgroup_size 32 outside min_subgroup_size 32 to max_subgroup_size 16"),
+            ("empty row", |c| c.cooperative_matrix[0].k = 0, "cooperative-matrix row 16x16x0"),
+        ];
+        for (what, edit, expected) in edits {
+            let mut caps = DeviceCaps::h100();
+            assert_eq!(caps.check(), Ok(()));
+            edit(&mut caps);
+            let path = dir.join("caps.json");
+            std::fs::write(&path, serde_json::to_string(&caps).unwrap()).unwrap();
+            let e = resolve_target(path.to_str().unwrap(), None, &live).unwrap_err().to_string();
+            assert!(e.contains(expected), "{what}: {e}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -199,23 +199,8 @@ fn capability(word: Word) -> Option<C> {
     C::from_u32(word)
 }
 
-/// The capabilities declaring `cap` implicitly declares (the grammar's "depends on"), itself
-/// included.
-fn implied(cap: C, out: &mut HashSet<C>) {
-    if out.insert(cap) {
-        for c in DrOperand::Capability(cap).required_capabilities() {
-            implied(c, out);
-        }
-    }
-}
-
-fn closure(caps: impl IntoIterator<Item = C>) -> HashSet<C> {
-    let mut out = HashSet::new();
-    for c in caps {
-        implied(c, &mut out);
-    }
-    out
-}
+use crate::ir::capability_closure as closure;
+use crate::ir::implied_capabilities as implied;
 
 /// An enumerant operand as rspirv's data representation, to ask the grammar what it needs.
 fn dr_operand(kind: K, w: Word) -> Option<DrOperand> {

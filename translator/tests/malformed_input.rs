@@ -1,7 +1,7 @@
 //! Damaged real modules never make the translator panic: every mutation of a valid kernel either
 //! translates or fails with an error, for every built-in target profile.
 
-use matbridge_translator::{translate, DeviceCaps};
+use matbridge_translator::{translate, translate_with, DeviceCaps, Request};
 use proptest::prelude::*;
 
 /// Real kernels: NV cooperative matrices (f16 and int8, the general and the wide GEMM, the
@@ -93,6 +93,48 @@ fn corpus() -> &'static [Vec<u32>] {
         }
         all
     })
+}
+
+/// A snapshot input with the targets and rewrites its sidecar lines name: every
+/// `tests/in/<pass>/<case>.spvasm`, so that damage reaches each pass the way its snapshot does
+/// (required sub-group sizes, kernels, requested rewrites), whatever the lists above hold.
+struct Case {
+    name: String,
+    words: Vec<u32>,
+    targets: Vec<DeviceCaps>,
+    requests: Vec<Request>,
+}
+
+fn snapshot_cases() -> &'static [Case] {
+    static CASES: std::sync::OnceLock<Vec<Case>> = std::sync::OnceLock::new();
+    CASES.get_or_init(|| {
+        if matbridge_translator::tools::find("spirv-as").is_none() {
+            assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+            return Vec::new();
+        }
+        let sidecar = |text: &str, key: &str| text.lines().find_map(|l| l.strip_prefix(&format!("; {key}:")).map(|v| v.trim().to_owned()));
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/in");
+        let mut files: Vec<_> =
+            std::fs::read_dir(&root).unwrap().flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap()).map(|f| f.unwrap().path()).filter(|f| f.extension().is_some_and(|e| e == "spvasm")).collect();
+        files.sort();
+        files
+            .into_iter()
+            .map(|file| {
+                let text = std::fs::read_to_string(&file).unwrap();
+                let name = file.strip_prefix(&root).unwrap().display().to_string();
+                let env = sidecar(&text, "assemble").unwrap_or_else(|| "vulkan1.3".into());
+                let words = matbridge_translator::tools::assemble(&text, &env).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let targets = sidecar(&text, "targets").unwrap_or_else(|| "lavapipe".into()).split_whitespace().map(|t| DeviceCaps::builtin(t).unwrap()).collect();
+                let requests = sidecar(&text, "requests").unwrap_or_default().split_whitespace().map(|r| Request::from_name(r).unwrap()).collect();
+                Case { name, words, targets, requests }
+            })
+            .collect()
+    })
+}
+
+/// Damaged modules per property: 400, or `MATBRIDGE_DAMAGE_CASES` for longer campaigns.
+fn damage_cases() -> u32 {
+    std::env::var("MATBRIDGE_DAMAGE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
 }
 
 fn targets() -> [DeviceCaps; 4] {
@@ -187,7 +229,7 @@ fn every_module_translates_undamaged() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(damage_cases()))]
 
     #[test]
     fn damaged_modules_translate_or_fail_without_panicking(
@@ -209,9 +251,38 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(damage_cases()))]
+
+    /// The same for every snapshot input, translated for its own targets with its own requests.
+    #[test]
+    fn damaged_snapshot_inputs_translate_or_fail_without_panicking(
+        which in any::<prop::sample::Index>(),
+        damages in prop::collection::vec(damage(), 1..4),
+    ) {
+        let cases = snapshot_cases();
+        if !cases.is_empty() {
+            let case = which.get(cases);
+            let mut words = case.words.clone();
+            for d in &damages {
+                if words.len() > 5 {
+                    apply(&mut words, d);
+                }
+            }
+            for target in &case.targets {
+                if let Err(e) = translate_with(&words, target, &case.requests) {
+                    prop_assert!(!e.to_string().is_empty(), "{}", case.name);
+                }
+            }
+        }
+    }
+}
+
 /// Damaged modules that still validate must translate into modules that validate, for every
 /// target the translation succeeds for (one operand word replaced by a small value: mostly
-/// another id or literal). 6,000 seeds were run once: 610 valid inputs, no invalid output.
+/// another id or literal). The modules are the lists above, for the built-in targets, and the
+/// snapshot inputs, for their own targets and requests. 6,000 seeds were run once on the lists:
+/// 610 valid inputs, no invalid output.
 #[test]
 fn valid_damaged_modules_translate_to_valid_modules() {
     if matbridge_translator::tools::find("spirv-val").is_none() {
@@ -219,11 +290,15 @@ fn valid_damaged_modules_translate_to_valid_modules() {
         return;
     }
     let seeds: u64 = std::env::var("MATBRIDGE_VALID_DAMAGE_SEEDS").ok().and_then(|v| v.parse().ok()).unwrap_or(120);
+    let listed: Vec<Case> =
+        corpus().iter().enumerate().map(|(i, words)| Case { name: format!("listed module {i}"), words: words.clone(), targets: targets().to_vec(), requests: Vec::new() }).collect();
+    let modules: Vec<&Case> = listed.iter().chain(snapshot_cases()).collect();
     let mut valid_inputs = 0;
     let mut rng = proptest::test_runner::TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha);
     for seed in 0..seeds {
         let mut r = |n: usize| rng.random_range(0..n);
-        let mut words = corpus()[r(corpus().len())].clone();
+        let Case { name, words, targets, requests } = modules[r(modules.len())];
+        let mut words = words.clone();
         // Operand words only: every word after an instruction's first.
         let mut operands = Vec::new();
         let mut i = 5;
@@ -238,10 +313,10 @@ fn valid_damaged_modules_translate_to_valid_modules() {
             continue;
         }
         valid_inputs += 1;
-        for target in targets() {
-            if let Ok((out, _)) = translate(&words, &target) {
+        for target in targets {
+            if let Ok((out, _)) = translate_with(&words, target, requests) {
                 if let Err(e) = matbridge_translator::tools::validate(&out, "vulkan1.3") {
-                    panic!("seed {seed}: word {at} = {}: valid input, invalid output for {}: {e}", words[at], target.name);
+                    panic!("seed {seed}: {name}: word {at} = {}: valid input, invalid output for {}: {e}", words[at], target.name);
                 }
             }
         }

@@ -21,7 +21,26 @@ pub use inst::{string_words, words_to_string, Inst, Operand, Origin};
 use crate::error::{Error, Result, Site};
 use grammar::{op_name, DecodeContext};
 use spirv::{Op, Word};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+/// Adds `cap` and the capabilities declaring it implicitly declares (the grammar's "depends
+/// on") to `out`.
+pub fn implied_capabilities(cap: spirv::Capability, out: &mut HashSet<spirv::Capability>) {
+    if out.insert(cap) {
+        for c in rspirv::dr::Operand::Capability(cap).required_capabilities() {
+            implied_capabilities(c, out);
+        }
+    }
+}
+
+/// The capabilities declaring `caps` declares, themselves and implicitly.
+pub fn capability_closure(caps: impl IntoIterator<Item = spirv::Capability>) -> HashSet<spirv::Capability> {
+    let mut out = HashSet::new();
+    for c in caps {
+        implied_capabilities(c, &mut out);
+    }
+    out
+}
 
 pub const MAGIC: Word = spirv::MAGIC_NUMBER;
 
@@ -460,8 +479,11 @@ impl Module {
         id
     }
 
+    /// Whether the module declares `cap`, itself or implicitly (through a capability that
+    /// depends on it, as `WorkgroupMemoryExplicitLayout16BitAccessKHR` declares
+    /// `WorkgroupMemoryExplicitLayoutKHR`).
     pub fn has_capability(&self, cap: spirv::Capability) -> bool {
-        self.capabilities.iter().any(|i| i.word_opt(0) == Some(cap as u32))
+        capability_closure(self.declared_capabilities().filter_map(spirv::Capability::from_u32)).contains(&cap)
     }
 
     pub fn has_extension(&self, name: &str) -> bool {

@@ -81,6 +81,9 @@ impl Pass for VirtualizeSubgroupSize {
         let required: Vec<(String, u32)> =
             module.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| Some((n.string(1)?.strip_prefix(SUBGROUP_SIZE_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?))).collect();
         for (entry, s) in required {
+            if !s.is_power_of_two() || s > 128 {
+                return Err(Error::Invalid { site: Box::default(), message: format!("`{SUBGROUP_SIZE_PREFIX}{entry}` records a required sub-group size of {s} (a power of two up to 128 is needed)") });
+            }
             let native = s == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(&s));
             if native {
                 continue;

@@ -58,7 +58,7 @@ impl Legalize<'_> {
                     Operand::Id(v) => Operand::Id(*renamed.get(v).unwrap_or(v)),
                     other => other.clone(),
                 });
-                code.push(Inst::new(op, g.result_type, Some(new), operands.collect()));
+                code.push(Inst::new(op, g.result_type, Some(new), operands.collect()).from_origin(g.origin));
             }
             let function = &mut m.functions[f];
             for inst in function.blocks.iter_mut().flat_map(|b| b.insts.iter_mut()) {
