@@ -388,6 +388,16 @@ pub struct Workarounds {
     /// runtime translates every module that has such an index.
     #[serde(default)]
     pub workgroup_memory_on_host: bool,
+    /// The driver runs a work-group's sub-groups in turns from one barrier to the next
+    /// (lavapipe, SwiftShader: each sub-group is a coroutine that yields at every barrier, the
+    /// others take their turn before it resumes, and one that has finished takes none), so
+    /// sub-groups that take the same branches meet at each barrier they reach even where others
+    /// skip it. `virtualize-subgroup-size` then joins sub-group operations under branches that
+    /// are uniform in each logical sub-group, such as the second level of a reduction that only
+    /// the first sub-group runs, which it refuses on other devices (where such a barrier is
+    /// undefined and can hang).
+    #[serde(default)]
+    pub barriers_in_turns: bool,
 }
 
 impl Workarounds {
@@ -423,6 +433,7 @@ impl Workarounds {
             unrolls_hinted_loops: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
             unrolls_element_loops: vendor_id == VENDOR_MESA && mesa_major < 26,
             workgroup_memory_on_host: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
+            barriers_in_turns: vendor_id == VENDOR_GOOGLE,
         }
     }
 }

@@ -16,8 +16,11 @@
 //!   partial results; the array is fenced by barriers before it is reused. The whole work-group
 //!   must reach each such exchange (as it must reach barriers): lane moves of values computed
 //!   before a branch that depends on the invocation move up out of it, and an exchange left
-//!   under such a branch is refused by name. Precondition: physical sub-groups are consecutive
-//!   runs of `P` local invocation indices (as on the devices this project runs on).
+//!   under such a branch is refused by name. On a driver that runs sub-groups in turns between
+//!   barriers (`Workarounds::barriers_in_turns`: lavapipe, SwiftShader), and where the
+//!   work-group is one logical sub-group, the logical sub-group is enough: only branches that
+//!   differ within one count. Precondition: physical sub-groups are consecutive runs of `P`
+//!   local invocation indices (as on the devices this project runs on).
 //!
 //! Cooperative matrices stay the physical sub-group's (native, or emulated later at `P`): in
 //! join mode each physical sub-group of a logical one computes the same matrices, since a
@@ -116,14 +119,13 @@ impl Pass for VirtualizeSubgroupSize {
             let (callees, users) = subgroup_users(module, &types, fi, &entry)?;
             if s > p {
                 let functions: Vec<usize> = std::iter::once(fi).chain(callees).collect();
-                // A work-group that is one logical sub-group needs values uniform in it only.
-                let among = if crate::specialize::fixed_workgroup_size(module, &entry).is_some_and(|[x, y, z]| u64::from(x) * u64::from(y) * u64::from(z) == u64::from(s)) {
-                    Scope::Subgroup
-                } else {
-                    Scope::Workgroup
-                };
+                // Exchanges need values uniform in the logical sub-group only where the
+                // work-group is one, or where the driver lets the sub-groups that reach a
+                // barrier meet there without the others.
+                let one = crate::specialize::fixed_workgroup_size(module, &entry).is_some_and(|[x, y, z]| u64::from(x) * u64::from(y) * u64::from(z) == u64::from(s));
+                let among = if one || target.workarounds.barriers_in_turns { Scope::Subgroup } else { Scope::Workgroup };
                 let divergence = hoist_divergent_moves(module, &types, &functions, &users, s.min(p), among, &mut outcome);
-                refuse_divergent_barriers(module, &types, &functions, &divergence, target, (s, p))?;
+                refuse_divergent_barriers(module, &types, &functions, &divergence, target, (s, p), among)?;
                 widen_subgroup_barriers(module, &types, &functions, &mut outcome);
                 store_matrices_once(module, &functions, (s, p), &entry, &mut outcome)?;
             }
@@ -331,14 +333,16 @@ fn virtualize_function(module: &mut Module, fi: usize, (s, p): (u32, u32), share
 
 /// Join mode: a sub-group barrier becomes a work-group one, and a sub-group operation that
 /// reaches past the physical sub-group exchanges through workgroup memory at a work-group
-/// barrier; every invocation of the work-group must reach both. One that only some invocations
-/// may reach (in the region of a branch on a value that depends on the invocation, before its
+/// barrier; every invocation of the work-group must reach both (`among` = `Workgroup`), or, on
+/// a driver that runs [`barriers_in_turns`](crate::profile::Workarounds::barriers_in_turns),
+/// every invocation of the logical sub-group (`Subgroup`). One that only some of them may
+/// reach (in the region of a branch on a value that is not uniform among them, before its
 /// invocations meet again: see [`Divergence`]), directly or through a call, is refused by name
 /// instead of left to hang or to read partial results the other physical sub-groups never
 /// wrote. Runs after [`hoist_divergent_moves`], which lifts the lane moves it can out of such
 /// branches and gives the `divergence` of the functions `fs` (the entry point's and those it
 /// calls) as they are then.
-fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], divergence: &Divergence, target: &DeviceCaps, (s, p): (u32, u32)) -> Result<()> {
+fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], divergence: &Divergence, target: &DeviceCaps, (s, p): (u32, u32), among: Scope) -> Result<()> {
     let is_barrier = |i: &Inst| i.is(Op::ControlBarrier) && subgroup_scope(types, i, 0);
     let exchanges = |i: &Inst| subgroup_operation(types, i) && !within_physical_clusters(types, i, p) && !computed_per_invocation(i);
     let meets = |i: &Inst| is_barrier(i) || exchanges(i);
@@ -373,9 +377,15 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], diver
                 return Err(Error::Unsupported {
                     site: module.site(inst),
                     target: target.name.clone(),
-                    missing: format!(
-                        "sub-groups of {s} invocations (joined from {p}) for {what} under a branch that depends on the invocation: joined, it meets the other physical sub-groups at a work-group barrier that every invocation must reach"
-                    ),
+                    missing: if among == Scope::Subgroup {
+                        format!(
+                            "sub-groups of {s} invocations (joined from {p}) for {what} under a branch that differs within a sub-group: joined, it meets the other physical sub-groups of its logical one at a barrier that all of them must reach"
+                        )
+                    } else {
+                        format!(
+                            "sub-groups of {s} invocations (joined from {p}) for {what} under a branch that depends on the invocation: joined, it meets the other physical sub-groups at a work-group barrier that every invocation must reach"
+                        )
+                    },
                 });
             }
         }
