@@ -867,7 +867,7 @@ fn translate_virtualizes_a_required_subgroup_size() {
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("a required sub-group size of 24"), "{}", String::from_utf8_lossy(&r.stderr));
     // A sub-group barrier only the first sub-group reaches would be a work-group barrier that
     // the others never reach: refused by name where the sub-groups are joined, kept where not,
-    // and joined on SwiftShader, whose sub-groups take turns between barriers.
+    // and joined on SwiftShader, whose sub-groups all run every selection's barriers.
     let exchange = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kernels/subgroup_exchange.spvasm")).unwrap();
     let divergent = exchange.replacen(
         "               OpControlBarrier %uint_3 %uint_3 %uint_3400\n",
@@ -903,6 +903,28 @@ fn translate_virtualizes_a_required_subgroup_size() {
             Some(op) => assert!(r.status.code() == Some(2) && stderr.contains(op) && stderr.contains("a sub-group operation under a branch that differs within a sub-group"), "{name}: {stderr}"),
         }
     }
+    // SwiftShader runs every selection's barriers in every sub-group, so a reduction only the
+    // first logical sub-group runs is joined there (not on lavapipe). Under a loop that starts
+    // inside that selection the sub-groups would reach different numbers of barriers: refused.
+    let first = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/translator/tests/in/virtualize_subgroup_size/first_subgroup_reduces.spvasm")).unwrap();
+    let looped = first.replacen("         %u3 = OpConstant %uint 3\n", "         %u3 = OpConstant %uint 3\n         %u1 = OpConstant %uint 1\n", 1).replacen(
+        "       %then = OpLabel\n        %sum = OpGroupNonUniformIAdd %uint %u3 Reduce %v\n               OpStore %at %sum\n               OpBranch %done\n",
+        "       %then = OpLabel\n               OpBranch %head\n       %head = OpLabel\n          %n = OpPhi %uint %u0 %then %next %body\n       %more = OpULessThan %bool %n %u3\n               OpLoopMerge %exit %body None\n               OpBranchConditional %more %body %exit\n       %body = OpLabel\n        %sum = OpGroupNonUniformIAdd %uint %u3 Reduce %v\n               OpStore %at %sum\n       %next = OpIAdd %uint %n %u1\n               OpBranch %head\n       %exit = OpLabel\n               OpBranch %done\n",
+        1,
+    );
+    assert!(looped.contains("OpLoopMerge"), "the edit applies");
+    for (name, text) in [("first", &first), ("looped", &looped)] {
+        std::fs::write(dir.join(format!("{name}.spvasm")), text).unwrap();
+    }
+    let joined = |name: &str, target: &str| matbridge().arg("translate").arg(dir.join(format!("{name}.spvasm"))).args(["--target", target, "-o"]).arg(&out).output().unwrap();
+    let r = joined("first", "swiftshader");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let r = joined("first", "lavapipe");
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.code() == Some(2) && stderr.contains("OpGroupNonUniformIAdd") && stderr.contains("under a branch that depends on the invocation"), "{stderr}");
+    let r = joined("looped", "swiftshader");
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.code() == Some(2) && stderr.contains("OpGroupNonUniformIAdd") && stderr.contains("in a loop that sub-groups run different numbers of times"), "{stderr}");
     // Helpers with sub-group values get the logical ones, unless another entry point calls them
     // too: refused, naming the helper.
     let helpers = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/translator/tests/in/virtualize_subgroup_size/shader_helpers.spvasm")).unwrap();

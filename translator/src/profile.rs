@@ -388,16 +388,18 @@ pub struct Workarounds {
     /// runtime translates every module that has such an index.
     #[serde(default)]
     pub workgroup_memory_on_host: bool,
-    /// The driver runs a work-group's sub-groups in turns from one barrier to the next
-    /// (lavapipe, SwiftShader: each sub-group is a coroutine that yields at every barrier, the
-    /// others take their turn before it resumes, and one that has finished takes none), so
-    /// sub-groups that take the same branches meet at each barrier they reach even where others
-    /// skip it. `virtualize-subgroup-size` then joins sub-group operations under branches that
-    /// are uniform in each logical sub-group, such as the second level of a reduction that only
-    /// the first sub-group runs, which it refuses on other devices (where such a barrier is
-    /// undefined and can hang).
+    /// The driver runs the blocks of every selection for every sub-group, masking off the lanes
+    /// that did not take the branch, and runs a work-group's sub-groups in turns from one
+    /// barrier to the next (SwiftShader: each sub-group is a coroutine that yields at every
+    /// barrier; only loops skip their body, after one pass, once no lane is left). A barrier
+    /// under a selection is thereby reached by every sub-group, whichever way it went.
+    /// `virtualize-subgroup-size` then joins sub-group operations under selections that are
+    /// uniform in each logical sub-group, such as the second level of a reduction that only one
+    /// sub-group runs, which it refuses on other devices (where such a barrier is undefined and
+    /// can hang; lavapipe stops running a work-group's invocations once one has finished, so
+    /// those that reach more barriers never finish).
     #[serde(default)]
-    pub barriers_in_turns: bool,
+    pub selections_run_masked: bool,
 }
 
 impl Workarounds {
@@ -433,7 +435,7 @@ impl Workarounds {
             unrolls_hinted_loops: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
             unrolls_element_loops: vendor_id == VENDOR_MESA && mesa_major < 26,
             workgroup_memory_on_host: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
-            barriers_in_turns: vendor_id == VENDOR_GOOGLE,
+            selections_run_masked: vendor_id == VENDOR_GOOGLE,
         }
     }
 }

@@ -16,11 +16,12 @@
 //!   partial results; the array is fenced by barriers before it is reused. The whole work-group
 //!   must reach each such exchange (as it must reach barriers): lane moves of values computed
 //!   before a branch that depends on the invocation move up out of it, and an exchange left
-//!   under such a branch is refused by name. On a driver that runs sub-groups in turns between
-//!   barriers (`Workarounds::barriers_in_turns`: lavapipe, SwiftShader), and where the
-//!   work-group is one logical sub-group, the logical sub-group is enough: only branches that
-//!   differ within one count. Precondition: physical sub-groups are consecutive runs of `P`
-//!   local invocation indices (as on the devices this project runs on).
+//!   under such a branch is refused by name. Where the work-group is one logical sub-group,
+//!   only branches that differ within it count. On a driver that runs every selection's blocks
+//!   for every sub-group, lanes masked off (`Workarounds::selections_run_masked`: SwiftShader),
+//!   an exchange under a selection that is uniform in each logical sub-group runs too, unless a
+//!   loop around it starts under the selection. Precondition: physical sub-groups are
+//!   consecutive runs of `P` local invocation indices (as on the devices this project runs on).
 //!
 //! Cooperative matrices stay the physical sub-group's (native, or emulated later at `P`): in
 //! join mode each physical sub-group of a logical one computes the same matrices, since a
@@ -119,13 +120,12 @@ impl Pass for VirtualizeSubgroupSize {
             let (callees, users) = subgroup_users(module, &types, fi, &entry)?;
             if s > p {
                 let functions: Vec<usize> = std::iter::once(fi).chain(callees).collect();
-                // Exchanges need values uniform in the logical sub-group only where the
-                // work-group is one, or where the driver lets the sub-groups that reach a
-                // barrier meet there without the others.
+                // A work-group that is one logical sub-group needs values uniform in it only.
                 let one = crate::specialize::fixed_workgroup_size(module, &entry).is_some_and(|[x, y, z]| u64::from(x) * u64::from(y) * u64::from(z) == u64::from(s));
-                let among = if one || target.workarounds.barriers_in_turns { Scope::Subgroup } else { Scope::Workgroup };
+                let among = if one { Scope::Subgroup } else { Scope::Workgroup };
                 let divergence = hoist_divergent_moves(module, &types, &functions, &users, s.min(p), among, &mut outcome);
-                refuse_divergent_barriers(module, &types, &functions, &divergence, target, (s, p), among)?;
+                let masked = (!one && target.workarounds.selections_run_masked).then(|| Divergence::new(module, &functions, Scope::Subgroup));
+                refuse_divergent_barriers(module, &types, &functions, (&divergence, masked.as_ref()), target, (s, p))?;
                 widen_subgroup_barriers(module, &types, &functions, &mut outcome);
                 store_matrices_once(module, &functions, (s, p), &entry, &mut outcome)?;
             }
@@ -333,16 +333,20 @@ fn virtualize_function(module: &mut Module, fi: usize, (s, p): (u32, u32), share
 
 /// Join mode: a sub-group barrier becomes a work-group one, and a sub-group operation that
 /// reaches past the physical sub-group exchanges through workgroup memory at a work-group
-/// barrier; every invocation of the work-group must reach both (`among` = `Workgroup`), or, on
-/// a driver that runs [`barriers_in_turns`](crate::profile::Workarounds::barriers_in_turns),
-/// every invocation of the logical sub-group (`Subgroup`). One that only some of them may
-/// reach (in the region of a branch on a value that is not uniform among them, before its
+/// barrier; every invocation of the work-group must reach both. One that only some invocations
+/// may reach (in the region of a branch on a value that depends on the invocation, before its
 /// invocations meet again: see [`Divergence`]), directly or through a call, is refused by name
 /// instead of left to hang or to read partial results the other physical sub-groups never
 /// wrote. Runs after [`hoist_divergent_moves`], which lifts the lane moves it can out of such
 /// branches and gives the `divergence` of the functions `fs` (the entry point's and those it
 /// calls) as they are then.
-fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], divergence: &Divergence, target: &DeviceCaps, (s, p): (u32, u32), among: Scope) -> Result<()> {
+///
+/// On a driver whose [`selections_run_masked`](crate::profile::Workarounds::selections_run_masked),
+/// `per_subgroup` (the divergence among each logical sub-group) is given, and a branch only
+/// needs to be uniform in each logical sub-group when it is a selection and no loop around the
+/// operation starts under it: every sub-group then runs the branch's barriers, lanes masked off
+/// where it did not take it, and the whole logical sub-group takes it or none of it does.
+fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], (divergence, per_subgroup): (&Divergence, Option<&Divergence>), target: &DeviceCaps, (s, p): (u32, u32)) -> Result<()> {
     let is_barrier = |i: &Inst| i.is(Op::ControlBarrier) && subgroup_scope(types, i, 0);
     let exchanges = |i: &Inst| subgroup_operation(types, i) && !within_physical_clusters(types, i, p) && !computed_per_invocation(i);
     let meets = |i: &Inst| is_barrier(i) || exchanges(i);
@@ -363,34 +367,59 @@ fn refuse_divergent_barriers(module: &Module, types: &Types, fs: &[usize], diver
     for &f in fs {
         let function = &module.functions[f];
         let index: HashMap<Word, usize> = function.blocks.iter().enumerate().map(|(k, b)| (b.id(), k)).collect();
+        let loops = per_subgroup.map(|_| natural_loops(&Cfg::new(function)));
         for region in divergence.regions(f) {
-            for inst in region.blocks.iter().filter_map(|b| index.get(b)).flat_map(|&k| &function.blocks[k].insts) {
-                let what = if is_barrier(inst) {
-                    "a sub-group barrier"
-                } else if exchanges(inst) {
-                    "a sub-group operation"
-                } else if inst.is(Op::FunctionCall) && inst.id(0).is_ok_and(|c| reaching.contains(&c)) {
-                    "a call to a function with a sub-group barrier or operation"
-                } else {
-                    continue;
-                };
-                return Err(Error::Unsupported {
-                    site: module.site(inst),
-                    target: target.name.clone(),
-                    missing: if among == Scope::Subgroup {
-                        format!(
-                            "sub-groups of {s} invocations (joined from {p}) for {what} under a branch that differs within a sub-group: joined, it meets the other physical sub-groups of its logical one at a barrier that all of them must reach"
-                        )
+            for &k in region.blocks.iter().filter_map(|b| index.get(b)) {
+                for inst in &function.blocks[k].insts {
+                    let what = if is_barrier(inst) {
+                        "a sub-group barrier"
+                    } else if exchanges(inst) {
+                        "a sub-group operation"
+                    } else if inst.is(Op::FunctionCall) && inst.id(0).is_ok_and(|c| reaching.contains(&c)) {
+                        "a call to a function with a sub-group barrier or operation"
                     } else {
-                        format!(
-                            "sub-groups of {s} invocations (joined from {p}) for {what} under a branch that depends on the invocation: joined, it meets the other physical sub-groups at a work-group barrier that every invocation must reach"
-                        )
-                    },
-                });
+                        continue;
+                    };
+                    let why = match (per_subgroup, &loops) {
+                        (Some(sub), Some(loops)) => {
+                            let label = function.blocks[k].id();
+                            if sub.regions(f).iter().any(|r| r.blocks.contains(&label)) {
+                                "under a branch that differs within a sub-group: joined, it meets the other physical sub-groups of its logical one at a barrier that all of them must reach"
+                            } else if region.blocks.contains(&function.blocks[region.header].id())
+                                || loops.iter().any(|(header, body)| body.contains(&k) && region.blocks.contains(&function.blocks[*header].id()))
+                            {
+                                "in a loop that sub-groups run different numbers of times: joined, it meets the other physical sub-groups at a barrier, which each sub-group reaches once per iteration"
+                            } else {
+                                continue;
+                            }
+                        }
+                        _ => "under a branch that depends on the invocation: joined, it meets the other physical sub-groups at a work-group barrier that every invocation must reach",
+                    };
+                    return Err(Error::Unsupported { site: module.site(inst), target: target.name.clone(), missing: format!("sub-groups of {s} invocations (joined from {p}) for {what} {why}") });
+                }
             }
         }
     }
     Ok(())
+}
+
+/// The natural loops of a function: each loop header's block index with the indices of the
+/// blocks of its body (the header, and every block that reaches one of its back edges without
+/// passing through it).
+fn natural_loops(cfg: &Cfg) -> Vec<(usize, HashSet<usize>)> {
+    let mut loops: HashMap<usize, HashSet<usize>> = HashMap::new();
+    for (tail, succs) in cfg.succs.iter().enumerate() {
+        for &header in succs.iter().filter(|&&h| cfg.idom[tail].is_some() && cfg.dominates(h, tail)) {
+            let body = loops.entry(header).or_insert_with(|| HashSet::from([header]));
+            let mut stack = vec![tail];
+            while let Some(b) = stack.pop() {
+                if body.insert(b) {
+                    stack.extend(cfg.preds[b].iter().copied());
+                }
+            }
+        }
+    }
+    loops.into_iter().collect()
 }
 
 /// Join mode: a sub-group operation that only moves values (a shuffle or broadcast from a given
