@@ -295,8 +295,13 @@ pub(crate) fn narrow_types(module: &Module) -> HashMap<Word, (bool, bool)> {
 /// `ushort` needs `Int16` too.
 fn narrow_computed(module: &Module) -> HashSet<Word> {
     let types = crate::analysis::Types::new(module);
-    // The 8- or 16-bit scalar type of a value, or of its vector's components.
-    let narrow = |ty: Word| Some(types.vector(ty).map_or(ty, |(c, _)| c)).filter(|&c| matches!(types.scalar_width(c), Some(8 | 16)));
+    // The 8- or 16-bit scalar type of a value, or of its vector's or cooperative matrix's
+    // components.
+    let component = |ty: Word| match types.defs.get(&ty) {
+        Some(t) if t.is(Op::TypeCooperativeMatrixKHR) || t.is(Op::TypeCooperativeMatrixNV) => t.id(0).ok(),
+        _ => Some(types.vector(ty).map_or(ty, |(c, _)| c)),
+    };
+    let narrow = |ty: Word| component(ty).filter(|&c| matches!(types.scalar_width(c), Some(8 | 16)));
     let mut out = HashSet::new();
     for inst in module.functions.iter().flat_map(|f| f.insts()) {
         if matches!(inst.op(), Some(Op::Load | Op::Store | Op::CopyObject | Op::UConvert | Op::SConvert | Op::FConvert)) {

@@ -148,6 +148,19 @@ pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Err
                 let name = comp.map_or_else(|| format!("component type %{component}"), |c| format!("{c}"));
                 return Ok(Some(unsupported(inst, format!("cooperative matrices of {name} (no listed shape uses it)"))));
             }
+            // The scope must be a constant a listed shape has (spirv-val does not look into a
+            // specialization constant there).
+            let scope = inst.id(1)?;
+            let listed_scope = |s: MatrixScope| target.cooperative_matrix.iter().any(|r| r.scope == s);
+            let known = match types.const_u32(scope) {
+                Some(s) if s == Scope::Subgroup as u32 => listed_scope(MatrixScope::Subgroup),
+                Some(s) if s == Scope::Workgroup as u32 => listed_scope(MatrixScope::Workgroup),
+                _ => false,
+            };
+            if !known {
+                let given = types.const_u32(scope).map_or_else(|| format!("%{scope}, not a constant"), |s| s.to_string());
+                return Ok(Some(unsupported(inst, format!("cooperative matrices of scope {given} (no listed shape has it)"))));
+            }
         }
         // A dimension: a constant, or a specialization constant's default (what the pipeline
         // runs unless it specializes it; the runtime specializes before it checks).
