@@ -208,6 +208,20 @@ impl Pass for NvToKhrCooperativeMatrix {
             return Ok(outcome);
         }
         let types = Types::new(module);
+        // A length of anything but a matrix type (spirv-val does not look into the operation of
+        // an `OpSpecConstantOp`).
+        // `None` for other instructions, `Some(operand id)` for a length.
+        let length_of = |i: &Inst| -> Option<Option<Word>> {
+            match i.op() {
+                Some(Op::CooperativeMatrixLengthNV) => Some(i.operands.first().and_then(Operand::id)),
+                Some(Op::SpecConstantOp) if i.word_opt(0) == Some(Op::CooperativeMatrixLengthNV as u32) => Some(i.operands.get(1).and_then(Operand::id)),
+                _ => None,
+            }
+        };
+        let bad = |i: &&Inst| length_of(i).is_some_and(|t| !t.and_then(|t| types.defs.get(&t)).is_some_and(|d| d.is(Op::TypeCooperativeMatrixNV)));
+        if let Some(bad) = module.globals().iter().find(bad).or_else(|| module.functions.iter().flat_map(|f| f.insts()).find(bad)) {
+            return Err(Error::Invalid { site: module.site(bad), message: "the length of an operand that is not a cooperative-matrix type".into() });
+        }
 
         // NV matrix types and types built on them.
         let nv_defs: Vec<Inst> = module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixNV)).cloned().collect();
