@@ -221,6 +221,17 @@ fn apply(words: &mut Vec<u32>, d: &Damage) {
     }
 }
 
+/// `words` with each of `damages` applied in turn (none once only the header is left).
+fn damaged(words: &[u32], damages: &[Damage]) -> Vec<u32> {
+    let mut words = words.to_vec();
+    for d in damages {
+        if words.len() > 5 {
+            apply(&mut words, d);
+        }
+    }
+    words
+}
+
 #[test]
 fn every_module_translates_undamaged() {
     for (i, words) in corpus().iter().enumerate() {
@@ -236,12 +247,7 @@ proptest! {
         which in any::<prop::sample::Index>(),
         damages in prop::collection::vec(damage(), 1..4),
     ) {
-        let mut words = which.get(corpus()).clone();
-        for d in &damages {
-            if words.len() > 5 {
-                apply(&mut words, d);
-            }
-        }
+        let words = damaged(which.get::<Vec<u32>>(corpus()), &damages);
         for target in targets() {
             // Either outcome is fine; a panic fails the property.
             if let Err(e) = translate(&words, &target) {
@@ -249,10 +255,6 @@ proptest! {
             }
         }
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(damage_cases()))]
 
     /// The same for every snapshot input, translated for its own targets with its own requests.
     #[test]
@@ -263,12 +265,7 @@ proptest! {
         let cases = snapshot_cases();
         if !cases.is_empty() {
             let case = which.get(cases);
-            let mut words = case.words.clone();
-            for d in &damages {
-                if words.len() > 5 {
-                    apply(&mut words, d);
-                }
-            }
+            let words = damaged(&case.words, &damages);
             for target in &case.targets {
                 if let Err(e) = translate_with(&words, target, &case.requests) {
                     prop_assert!(!e.to_string().is_empty(), "{}", case.name);
