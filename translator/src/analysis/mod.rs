@@ -86,6 +86,53 @@ impl Types {
         self.int(ty).map(|(w, _)| w).or_else(|| self.float(ty).map(|(w, _)| w))
     }
 
+    /// Whether `op` (the operation of an `OpSpecConstantOp`, or an instruction made from one)
+    /// can have a result of type `result` and operands `operands`, as far as their kinds go:
+    /// comparisons and logical operations make booleans, integer arithmetic takes and makes
+    /// integers, conversions go between the kinds their names say. spirv-val does not look
+    /// into the operation of an `OpSpecConstantOp`, so a pass that turns one into an
+    /// instruction checks it here first. `Err` names what disagrees.
+    pub fn spec_operation_kinds(&self, op: Op, result: Word, operands: &[Word]) -> std::result::Result<(), String> {
+        #[derive(Clone, Copy, PartialEq, Debug)]
+        enum Kind {
+            Bool,
+            Int,
+            Float,
+        }
+        let kind = |ty: Word| {
+            let c = self.vector(ty).map_or(ty, |(c, _)| c);
+            if self.defs.get(&c).is_some_and(|d| d.is(Op::TypeBool)) {
+                Some(Kind::Bool)
+            } else if self.int(c).is_some() {
+                Some(Kind::Int)
+            } else {
+                self.float(c).map(|_| Kind::Float)
+            }
+        };
+        use Kind::*;
+        use Op::*;
+        let (want_result, want_operands) = match op {
+            IEqual | INotEqual | ULessThan | SLessThan | UGreaterThan | SGreaterThan | ULessThanEqual | SLessThanEqual | UGreaterThanEqual | SGreaterThanEqual => (Bool, Some(Int)),
+            LogicalEqual | LogicalNotEqual | LogicalOr | LogicalAnd | LogicalNot => (Bool, Some(Bool)),
+            IAdd | ISub | IMul | UDiv | SDiv | UMod | SRem | SMod | ShiftRightLogical | ShiftRightArithmetic | ShiftLeftLogical | BitwiseOr | BitwiseXor | BitwiseAnd | Not | SNegate | SConvert
+            | UConvert => (Int, Some(Int)),
+            FConvert => (Float, Some(Float)),
+            ConvertSToF | ConvertUToF => (Float, Some(Int)),
+            ConvertFToS | ConvertFToU => (Int, Some(Float)),
+            _ => return Ok(()),
+        };
+        let name = |k: Option<Kind>| k.map_or_else(|| "neither a number nor a boolean".to_string(), |k| format!("{k:?}").to_lowercase());
+        if kind(result) != Some(want_result) {
+            return Err(format!("Op{op:?} with a result that is {}", name(kind(result))));
+        }
+        if let Some(want) = want_operands {
+            if let Some(bad) = operands.iter().map(|&v| self.type_of(v).and_then(kind)).find(|&k| k != Some(want)) {
+                return Err(format!("Op{op:?} with an operand that is {}", name(bad)));
+            }
+        }
+        Ok(())
+    }
+
     /// (storage class, pointee type) of an OpTypePointer.
     pub fn pointer(&self, ty: Word) -> Option<(u32, Word)> {
         let d = self.defs.get(&ty).filter(|d| d.is(Op::TypePointer))?;
