@@ -89,7 +89,8 @@ impl Types {
     /// Whether `op` (the operation of an `OpSpecConstantOp`, or an instruction made from one)
     /// can have a result of type `result` and operands `operands`, as far as their kinds go:
     /// comparisons and logical operations make booleans, integer arithmetic takes and makes
-    /// integers, conversions go between the kinds their names say. spirv-val does not look
+    /// integers, conversions go between the kinds their names say, shuffles take and make
+    /// vectors, selections choose between values of their result type. spirv-val does not look
     /// into the operation of an `OpSpecConstantOp`, so a pass that turns one into an
     /// instruction checks it here first. `Err` names what disagrees.
     pub fn spec_operation_kinds(&self, op: Op, result: Word, operands: &[Word]) -> std::result::Result<(), String> {
@@ -119,6 +120,14 @@ impl Types {
             FConvert => (Float, Some(Float)),
             ConvertSToF | ConvertUToF => (Float, Some(Int)),
             ConvertFToS | ConvertFToU => (Int, Some(Float)),
+            VectorShuffle => {
+                let vectors = std::iter::once(result).chain(operands.iter().take(2).filter_map(|&v| self.type_of(v))).all(|t| self.vector(t).is_some());
+                return if vectors { Ok(()) } else { Err("OpVectorShuffle of or into a type that is not a vector".into()) };
+            }
+            Select => {
+                let same = operands.get(1..3).is_some_and(|ab| ab.iter().all(|&v| self.type_of(v) == Some(result)));
+                return if same { Ok(()) } else { Err("OpSelect whose objects are not of its result type".into()) };
+            }
             _ => return Ok(()),
         };
         let name = |k: Option<Kind>| k.map_or_else(|| "neither a number nor a boolean".to_string(), |k| format!("{k:?}").to_lowercase());
