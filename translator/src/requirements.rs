@@ -15,7 +15,7 @@
 //! extensions that became core.
 
 use crate::error::{Error, Result, Site};
-use crate::ir::{Inst, Module, Operand};
+use crate::ir::{capability_closure as closure, implied_capabilities as implied, Inst, Module, Operand};
 use crate::profile::{DeviceCaps, SubgroupOp};
 use rspirv::dr::Operand as DrOperand;
 use rspirv::grammar::OperandKind as K;
@@ -198,9 +198,6 @@ pub fn target_has(target: &DeviceCaps, feature: Feature) -> bool {
 fn capability(word: Word) -> Option<C> {
     C::from_u32(word)
 }
-
-use crate::ir::capability_closure as closure;
-use crate::ir::implied_capabilities as implied;
 
 /// An enumerant operand as rspirv's data representation, to ask the grammar what it needs.
 fn dr_operand(kind: K, w: Word) -> Option<DrOperand> {

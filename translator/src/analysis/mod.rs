@@ -86,6 +86,14 @@ impl Types {
         self.int(ty).map(|(w, _)| w).or_else(|| self.float(ty).map(|(w, _)| w))
     }
 
+    /// Whether `OpSpecConstantOp` `inst` is one a pass can turn into an instruction: an error at
+    /// its place naming what disagrees where [`Types::spec_operation_kinds`] finds one.
+    pub fn check_spec_constant_op(&self, module: &Module, inst: &Inst) -> crate::error::Result<()> {
+        let (Some(op), Some(ty)) = (inst.word_opt(0).and_then(Op::from_u32), inst.result_type) else { return Ok(()) };
+        let operands: Vec<Word> = inst.operands.iter().skip(1).filter_map(Operand::id).collect();
+        self.spec_operation_kinds(op, ty, &operands).map_err(|message| crate::error::Error::Invalid { site: module.site(inst), message })
+    }
+
     /// Whether `op` (the operation of an `OpSpecConstantOp`, or an instruction made from one)
     /// can have a result of type `result` and operands `operands`, as far as their kinds go:
     /// comparisons and logical operations make booleans, integer arithmetic takes and makes

@@ -53,11 +53,7 @@ impl Pass for MaterializeMatrixLength {
         }
         let types = crate::analysis::Types::new(module);
         for c in &moved {
-            let (Some(op), Some(ty)) = (c.word_opt(0).and_then(Op::from_u32), c.result_type) else { continue };
-            let operands: Vec<Word> = c.operands[1..].iter().filter_map(Operand::id).collect();
-            if let Err(message) = types.spec_operation_kinds(op, ty, &operands) {
-                return Err(crate::error::Error::Invalid { site: module.site(c), message });
-            }
+            types.check_spec_constant_op(module, c)?;
         }
         for fi in 0..module.functions.len() {
             let uses = module.functions[fi].insts().any(|inst| inst.used_ids().any(|v| ids.contains(&v)));

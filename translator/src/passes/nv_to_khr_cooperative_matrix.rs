@@ -208,9 +208,8 @@ impl Pass for NvToKhrCooperativeMatrix {
             return Ok(outcome);
         }
         let types = Types::new(module);
-        // A length of anything but a matrix type (spirv-val does not look into the operation of
-        // an `OpSpecConstantOp`).
-        // `None` for other instructions, `Some(operand id)` for a length.
+        // A length of anything but a matrix type is an error (spirv-val does not look into the
+        // operation of an `OpSpecConstantOp`): `length_of` is `Some(operand)` for a length.
         let length_of = |i: &Inst| -> Option<Option<Word>> {
             match i.op() {
                 Some(Op::CooperativeMatrixLengthNV) => Some(i.operands.first().and_then(Operand::id)),

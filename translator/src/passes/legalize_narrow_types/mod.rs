@@ -346,22 +346,6 @@ impl Legalize<'_> {
         Error::Unsupported { site: module.site(inst), target: self.target.name.clone(), missing: what }
     }
 
-    /// Whether scalar or vector type `ty` holds integers (`true`) or floats (`false`).
-    fn is_integer(&self, ty: Word) -> Option<bool> {
-        match self.lanes_of(ty) {
-            Some((Narrow::Int { .. }, _)) => Some(true),
-            Some(_) => Some(false),
-            None => {
-                let c = self.component(ty);
-                if self.types.int(c).is_some() {
-                    Some(true)
-                } else {
-                    self.types.float(c).map(|_| false)
-                }
-            }
-        }
-    }
-
     /// The narrow scalar kind and lane count of a scalar or vector type.
     fn lanes_of(&self, ty: Word) -> Option<(Narrow, u32)> {
         if let Some(k) = self.scalars.get(&ty) {
@@ -561,27 +545,6 @@ impl Legalize<'_> {
         let n = self.count(old_ty);
         let args: Vec<Word> = inst.operands.iter().filter_map(Operand::id).collect();
         let result = self.lanes_of(old_ty);
-        // spirv-val does not check the operand types of `OpSpecConstantOp` conversions, which
-        // arrive here as instructions.
-        let (int, float) = (Some(true), Some(false));
-        let classes = match op {
-            Op::SConvert | Op::UConvert => Some((int, int)),
-            Op::FConvert => Some((float, float)),
-            Op::ConvertSToF | Op::ConvertUToF => Some((float, int)),
-            Op::ConvertFToS | Op::ConvertFToU => Some((int, float)),
-            _ => None,
-        };
-        if let Some((to, from)) = classes {
-            let given = (self.is_integer(old_ty), args.first().and_then(|&v| self.types.type_of(v)).and_then(|t| self.is_integer(t)));
-            if given != (to, from) {
-                let kind = |c: Option<bool>| match c {
-                    Some(true) => "an integer",
-                    Some(false) => "a float",
-                    None => "neither an integer nor a float",
-                };
-                return Err(Error::Invalid { site: e.m.site(&inst), message: format!("{} makes {} from {}", inst.name(), kind(given.0), kind(given.1)) });
-            }
-        }
         match (op, result) {
             // Float arithmetic: compute in f32, round.
             (Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::VectorTimesScalar | Op::Dot | Op::GroupNonUniformFAdd | Op::GroupNonUniformFMul, Some((kind, n))) => {

@@ -33,11 +33,7 @@ impl Legalize<'_> {
             return Ok(0);
         }
         for g in &moved {
-            let (Some(op), Some(ty)) = (g.word_opt(0).and_then(Op::from_u32), g.result_type) else { continue };
-            let operands: Vec<Word> = g.operands[1..].iter().filter_map(Operand::id).collect();
-            if let Err(message) = self.types.spec_operation_kinds(op, ty, &operands) {
-                return Err(crate::error::Error::Invalid { site: m.site(g), message });
-            }
+            self.types.check_spec_constant_op(m, g)?;
         }
         if let Some(user) = m.globals().iter().find(|g| !(g.is(Op::SpecConstantOp) && g.result_id.is_some_and(|r| ids.contains(&r))) && g.used_ids().any(|v| ids.contains(&v))) {
             return Err(self.unsupported(m, user, "a specialization-constant operation on 8- or 16-bit values used outside function code".into()));
