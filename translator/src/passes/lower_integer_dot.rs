@@ -97,6 +97,14 @@ fn lower_one(b: &mut Builder<'_>, types: &Types, bytes: &mut Option<(Word, [Word
     let packed = inst.operands.iter().any(|o| matches!(o, Operand::Enum(rspirv::grammar::OperandKind::PackedVectorFormat, _)));
     let Some((n, result_signed)) = types.int(result_ty) else { return Err(invalid(b, inst, format!("result type %{result_ty} is not an integer type"))) };
     let (Some(in_ty), Some(in_ty2)) = (types.type_of(v1), types.type_of(v2)) else { return Err(invalid(b, inst, "an operand has no known type".into())) };
+    // spirv-val does not compare the accumulator's type with the result type.
+    if let Some(acc) = acc {
+        let acc_ty = types.type_of(acc);
+        if acc_ty != Some(result_ty) {
+            let found = acc_ty.map_or("no known type".to_string(), |t| format!("type %{t}"));
+            return Err(invalid(b, inst, format!("accumulator %{acc} has {found}, not the result type %{result_ty}")));
+        }
+    }
 
     // Per-component values, already extended to the result type.
     let mut terms: Vec<(Word, Word)> = Vec::new();
@@ -113,7 +121,7 @@ fn lower_one(b: &mut Builder<'_>, types: &Types, bytes: &mut Option<(Word, [Word
             let c = extend(b, c, comp_ty2, w, s2, result_ty, n, result_signed);
             terms.push((a, c));
         }
-    } else if let Some((32, _)) = types.int(in_ty) {
+    } else if let (Some((32, _)), Some((32, _))) = (types.int(in_ty), types.int(in_ty2)) {
         if !packed {
             return Err(invalid(b, inst, "scalar operands need Packed Vector Format PackedVectorFormat4x8Bit".into()));
         }
@@ -128,7 +136,7 @@ fn lower_one(b: &mut Builder<'_>, types: &Types, bytes: &mut Option<(Word, [Word
             terms.push((a, c));
         }
     } else {
-        return Err(invalid(b, inst, format!("operand type %{in_ty} is neither an integer vector nor a 32-bit integer")));
+        return Err(invalid(b, inst, format!("operand types %{in_ty} and %{in_ty2} are neither integer vectors nor 32-bit integers")));
     }
 
     let mut sum = None;
