@@ -12,6 +12,11 @@
 //! becomes an `OpUndef` of its result type, a store or a result-less atomic goes (Mesa refuses
 //! to compile a load from an undefined pointer).
 //!
+//! Cooperative Matrix Operands that say nothing about a float matrix go: a signedness flag of a
+//! matrix with float components, and `SaturatingAccumulationKHR` of a MulAdd with a float
+//! result (spirv-val lets them through; Vulkan requires the signedness flags only and exactly
+//! for signed integer components, and no device lists a saturating float shape).
+//!
 //! Preconditions: none; a module without such defects is left as it is.
 
 use crate::analysis::Types;
@@ -109,6 +114,42 @@ fn drop_undefined_accesses(module: &mut Module, outcome: &mut Outcome) {
     }
 }
 
+/// Clears the Cooperative Matrix Operands of each `OpCooperativeMatrixMulAddKHR` that concern
+/// float matrices: signedness flags of float components, saturation of a float result.
+fn drop_float_matrix_flags(module: &mut Module, outcome: &mut Outcome) {
+    use spirv::CooperativeMatrixOperands as Flags;
+    let types = Types::new(module);
+    let float_components = |ty: Option<Word>| {
+        let def = ty.and_then(|t| types.defs.get(&t)).filter(|d| d.is(Op::TypeCooperativeMatrixKHR));
+        def.and_then(|d| d.operands.first()).and_then(Operand::id).is_some_and(|c| types.float(c).is_some())
+    };
+    module.for_each_inst_mut(|inst| {
+        if !inst.is(Op::CooperativeMatrixMulAddKHR) {
+            return;
+        }
+        let operand_ty = |i: usize| inst.operands.get(i).and_then(Operand::id).and_then(|v| types.type_of(v));
+        let result_float = float_components(inst.result_type);
+        let meaningless = [
+            (float_components(operand_ty(0)), Flags::MATRIX_A_SIGNED_COMPONENTS_KHR),
+            (float_components(operand_ty(1)), Flags::MATRIX_B_SIGNED_COMPONENTS_KHR),
+            (float_components(operand_ty(2)), Flags::MATRIX_C_SIGNED_COMPONENTS_KHR),
+            (result_float, Flags::MATRIX_RESULT_SIGNED_COMPONENTS_KHR),
+            (result_float, Flags::SATURATING_ACCUMULATION_KHR),
+        ]
+        .into_iter()
+        .filter(|(float, _)| *float)
+        .fold(0, |mask, (_, flag)| mask | flag.bits());
+        let Some(Operand::Enum(_, flags)) = inst.operands.get_mut(3) else { return };
+        if *flags & meaningless != 0 {
+            *flags &= !meaningless;
+            if *flags == 0 {
+                inst.operands.truncate(3);
+            }
+            outcome.count(inst.opcode);
+        }
+    });
+}
+
 pub struct RepairProducerOutput;
 
 impl Pass for RepairProducerOutput {
@@ -136,6 +177,7 @@ impl Pass for RepairProducerOutput {
         }
         raise_alignments(module, &mut outcome);
         drop_undefined_accesses(module, &mut outcome);
+        drop_float_matrix_flags(module, &mut outcome);
         let listed = module.complete_entry_interfaces();
         if listed > 0 {
             outcome.count(Op::EntryPoint as u32);

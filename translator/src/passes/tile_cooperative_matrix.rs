@@ -94,7 +94,6 @@ impl MulAddTypes {
         (self.matrices[0].rows, self.matrices[1].cols, self.matrices[0].cols)
     }
 
-    /// Whether listed shape `s` has this MulAdd's component types (and Subgroup scope).
     /// Whether listed shape `s` has these types and scope, and saturates exactly where this
     /// MulAdd does (Vulkan: a row's `saturatingAccumulation` says whether the operand must be
     /// present).
