@@ -598,7 +598,8 @@ fn bf16_matrices_run_emulated_and_widened() {
 /// zeros up to shapes listed ones divide where none does (8x8x8 onto 16x8x8; 24x40x24 and
 /// 20x12x20 onto grids of 16x8x8), emulated where the device has none (48x48x48 emulated is
 /// long enough to loop over K); exact against the CPU. The shifted kernel adds one to A and B
-/// before the product, so that padded operands hold ones in their padding until they are masked.
+/// before the product, so that padded operands hold ones in their padding until they are masked,
+/// and gives its strides as 8-, 16- and 32-bit integers of either signedness.
 #[test]
 fn unlisted_shapes_are_tiled_padded_or_emulated() {
     for (kernel, shift) in [("coop_tiles", 0.0f32), ("coop_shifted", 1.0)] {

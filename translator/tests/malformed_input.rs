@@ -294,7 +294,7 @@ fn valid_damaged_modules_translate_to_valid_modules() {
         None => (0, seeds.parse().unwrap_or(120)),
     };
     let listed: Vec<Case> =
-        corpus().iter().enumerate().map(|(i, words)| Case { name: format!("listed module {i}"), words: words.clone(), targets: targets().to_vec(), requests: Vec::new() }).collect();
+        corpus().iter().zip(MODULES.iter().chain(&ASSEMBLY)).map(|(words, name)| Case { name: name.to_string(), words: words.clone(), targets: targets().to_vec(), requests: Vec::new() }).collect();
     let modules: Vec<&Case> = listed.iter().chain(snapshot_cases()).collect();
     let mut valid_inputs = 0;
     let mut rng = proptest::test_runner::TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha);

@@ -81,6 +81,15 @@ impl Types {
         Some((d.word_opt(0)?, d.word_opt(1)))
     }
 
+    /// The conversion that makes integer value `v` 32 bits wide: `SConvert` for a signed type,
+    /// `UConvert` for an unsigned one, `None` where it is 32 bits wide already (integer
+    /// arithmetic needs equal widths, not equal signedness) or not an integer. Operands such as
+    /// a cooperative-matrix stride may have any integer type.
+    pub fn conversion_to_32(&self, v: Word) -> Option<Op> {
+        let (width, signed) = self.type_of(v).and_then(|t| self.int(t))?;
+        (width != 32).then_some(if signed { Op::SConvert } else { Op::UConvert })
+    }
+
     /// Bit width of an integer or float scalar type.
     pub fn scalar_width(&self, ty: Word) -> Option<u32> {
         self.int(ty).map(|(w, _)| w).or_else(|| self.float(ty).map(|(w, _)| w))

@@ -89,6 +89,13 @@ impl<'m> Builder<'m> {
     pub fn imul(&mut self, ty: Word, a: Word, b: Word) -> Word {
         self.op(Op::IMul, ty, &[a, b])
     }
+    /// Integer `v` made 32 bits wide (see [`Types::conversion_to_32`]), as a value of `uint`.
+    pub fn to_32_bits(&mut self, types: &crate::analysis::Types, uint: Word, v: Word) -> Word {
+        match types.conversion_to_32(v) {
+            Some(op) => self.op(op, uint, &[v]),
+            None => v,
+        }
+    }
     pub fn bitcast(&mut self, ty: Word, v: Word) -> Word {
         self.op(Op::Bitcast, ty, &[v])
     }

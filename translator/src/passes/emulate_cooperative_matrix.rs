@@ -791,8 +791,7 @@ impl Emulator<'_> {
         let per_element = a.word_count * a.per_word;
         let stride = match stride {
             Some(s) => {
-                let w = self.types.type_of(s).and_then(|t| self.types.int(t)).map_or(32, |(w, _)| w);
-                let s = if w == 64 { bld.op(Op::UConvert, uint, &[s]) } else { s };
+                let s = bld.to_32_bits(&self.types, uint, s);
                 if per_element == 1 {
                     s
                 } else {

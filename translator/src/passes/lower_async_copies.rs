@@ -98,9 +98,8 @@ fn copy(module: &mut Module, types: &Types, cursor: crate::ir::builder::Cursor, 
     }
     let size = size.unwrap_or(lid);
     // `size_t` operands (64-bit under spir64) as 32 bits; 32-bit ones as they are.
-    let to_u32 = |b: &mut Builder<'_>, v: Word| if types.type_of(v).and_then(|t| types.int(t)).is_none_or(|(w, _)| w == 32) { v } else { b.op(Op::UConvert, uint, &[v]) };
-    let count = to_u32(&mut b, count);
-    let stride = to_u32(&mut b, stride);
+    let count = b.to_32_bits(types, uint, count);
+    let stride = b.to_32_bits(types, uint, stride);
     let one = b.module.constant_u32(1);
     let zero = b.module.constant_u32(0);
     let rounded = b.iadd(uint, count, size);

@@ -743,6 +743,7 @@ impl Stager<'_> {
 
     fn load(&self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {
         let (ptr, layout, stride) = (inst.id(0)?, inst.id(1)?, inst.id(2)?);
+        let stride = bld.to_32_bits(self.types, self.c.uint, stride);
         let column_major = self.types.const_u32(layout) == Some(CooperativeMatrixLayout::ColumnMajorKHR as u32);
         let mem = Memory::of(self.types, ptr, p.component).ok_or_else(|| inst.malformed("a padded load's pointer (checked by the plan)".into()))?;
         let (array, per) = self.stage.loads.get(&inst.ty()?).copied().ok_or_else(|| inst.malformed("a padded load without a staging area".into()))?;
@@ -783,6 +784,7 @@ impl Stager<'_> {
 
     fn store(&self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {
         let (ptr, value, layout, stride) = (inst.id(0)?, inst.id(1)?, inst.id(2)?, inst.id(3)?);
+        let stride = bld.to_32_bits(self.types, self.c.uint, stride);
         let column_major = self.types.const_u32(layout) == Some(CooperativeMatrixLayout::ColumnMajorKHR as u32);
         let mem = Memory::of(self.types, ptr, p.component).ok_or_else(|| inst.malformed("a padded store's pointer (checked by the plan)".into()))?;
         let (start, array, base) = self.area(bld, p);

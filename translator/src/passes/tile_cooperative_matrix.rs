@@ -575,7 +575,13 @@ impl Tiles<'_> {
         let ptr_ty = types.type_of(ptr).unwrap_or(0);
         let psb = pointer_class(types, ptr) == Some(StorageClass::PhysicalStorageBuffer as u32);
         let per = per_element(types, ptr, ty).unwrap_or(1).max(1);
-        let stride = stride.unwrap_or_else(|| self.m.constant_u32(1));
+        let stride = match stride {
+            Some(s) => match types.conversion_to_32(s) {
+                Some(op) => self.emit(None, op, uint, vec![Operand::Id(s)]),
+                None => s,
+            },
+            None => self.m.constant_u32(1),
+        };
         let mut out = Vec::new();
         for i in 0..g.down {
             for j in 0..g.across {
