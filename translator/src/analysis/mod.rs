@@ -18,6 +18,15 @@ pub struct Types {
     pub bools: HashMap<Word, bool>,
 }
 
+/// What [`Types::index_sum`] found: the conversion of the index to `sum_ty` (if any), the
+/// conversion of the offset and the type it converts to (if any), and the type of the sum.
+#[derive(Clone, Copy, Debug)]
+pub struct IndexSum {
+    pub index: Option<Op>,
+    pub offset: Option<(Op, Word)>,
+    pub sum_ty: Word,
+}
+
 impl Types {
     pub fn new(module: &Module) -> Types {
         let mut t = Types { defs: HashMap::new(), value_type: HashMap::new(), constants: HashMap::new(), bools: HashMap::new() };
@@ -88,6 +97,17 @@ impl Types {
     pub fn conversion_to_32(&self, v: Word) -> Option<Op> {
         let (width, signed) = self.type_of(v).and_then(|t| self.int(t))?;
         (width != 32).then_some(if signed { Op::SConvert } else { Op::UConvert })
+    }
+
+    /// How to add a 32-bit unsigned offset to access-chain index `index`, which may have any
+    /// integer type: a 64-bit index takes the offset widened to 64 bits; a narrower one is
+    /// widened to 32 bits first, so that the sum cannot wrap at the index's width.
+    pub fn index_sum(&self, module: &mut Module, index: Word) -> IndexSum {
+        let uint = module.type_int(32, false);
+        match self.type_of(index).and_then(|t| Some((t, self.int(t)?))) {
+            Some((ty, (64, _))) => IndexSum { index: None, offset: Some((Op::UConvert, module.type_int(64, false))), sum_ty: ty },
+            _ => IndexSum { index: self.conversion_to_32(index), offset: None, sum_ty: uint },
+        }
     }
 
     /// Bit width of an integer or float scalar type.

@@ -89,12 +89,26 @@ impl<'m> Builder<'m> {
     pub fn imul(&mut self, ty: Word, a: Word, b: Word) -> Word {
         self.op(Op::IMul, ty, &[a, b])
     }
-    /// Integer `v` made 32 bits wide (see [`Types::conversion_to_32`]), as a value of `uint`.
+    /// Integer `v` made 32 bits wide (see [`crate::analysis::Types::conversion_to_32`]), as a value of `uint`.
     pub fn to_32_bits(&mut self, types: &crate::analysis::Types, uint: Word, v: Word) -> Word {
         match types.conversion_to_32(v) {
             Some(op) => self.op(op, uint, &[v]),
             None => v,
         }
+    }
+    /// Access-chain index `index` (any integer type) plus the 32-bit unsigned `offset` (see
+    /// [`Types::index_sum`]).
+    pub fn index_plus(&mut self, types: &crate::analysis::Types, index: Word, offset: Word) -> Word {
+        let plan = types.index_sum(self.module, index);
+        let index = match plan.index {
+            Some(op) => self.op(op, plan.sum_ty, &[index]),
+            None => index,
+        };
+        let offset = match plan.offset {
+            Some((op, ty)) => self.op(op, ty, &[offset]),
+            None => offset,
+        };
+        self.iadd(plan.sum_ty, index, offset)
     }
     pub fn bitcast(&mut self, ty: Word, v: Word) -> Word {
         self.op(Op::Bitcast, ty, &[v])

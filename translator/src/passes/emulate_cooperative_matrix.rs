@@ -544,7 +544,7 @@ enum Element {
 
 enum PointerBase {
     /// An access chain whose last index selects an array element: rebuilt with that index moved.
-    Chain { op: Op, base: Word, indices: Vec<Word>, last: Word, last_width: u32 },
+    Chain { op: Op, base: Word, indices: Vec<Word>, last: Word },
     /// A pointer stepped with `OpPtrAccessChain`: a PhysicalStorageBuffer one, or one variable
     /// pointers made (`OpSelect`, `OpPhi`, ...) in a module that declares them.
     Stepped { pointer: Word },
@@ -683,8 +683,7 @@ impl Emulator<'_> {
             Some(d) if self.chain_ends_in_array(d) => {
                 let ids: Vec<Word> = d.operands.iter().filter_map(Operand::id).collect();
                 let (last, rest) = ids[1..].split_last().map(|(l, r)| (*l, r.to_vec())).unwrap_or_default();
-                let last_width = self.types.type_of(last).and_then(|t| self.types.int(t)).map_or(32, |(w, _)| w);
-                PointerBase::Chain { op: d.op().unwrap_or(Op::AccessChain), base: ids[0], indices: rest, last, last_width }
+                PointerBase::Chain { op: d.op().unwrap_or(Op::AccessChain), base: ids[0], indices: rest, last }
             }
             _ if class == StorageClass::PhysicalStorageBuffer => PointerBase::Stepped { pointer },
             _ if self.variable_pointer(bld, class) => PointerBase::Stepped { pointer },
@@ -749,14 +748,8 @@ impl Emulator<'_> {
         };
         let ty = if component.is_some() { bld.module.type_pointer(a.class, a.word_ty) } else { a.ptr_ty };
         match &a.base {
-            PointerBase::Chain { op, base, indices, last, last_width } => {
-                let mut offset = element;
-                if *last_width == 64 {
-                    let u64t = bld.module.type_int(64, false);
-                    offset = bld.op(Op::UConvert, u64t, &[offset]);
-                }
-                let last_ty = self.types.type_of(*last).unwrap_or(uint);
-                let moved = bld.op(Op::IAdd, last_ty, &[*last, offset]);
+            PointerBase::Chain { op, base, indices, last } => {
+                let moved = bld.index_plus(&self.types, *last, element);
                 let mut ids = vec![*base];
                 ids.extend(indices);
                 ids.push(moved);

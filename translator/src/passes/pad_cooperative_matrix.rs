@@ -711,11 +711,7 @@ impl Stager<'_> {
                 let mut ops = chain.operands.clone();
                 let last = ops.len() - 1;
                 let idx = ops[last].id().unwrap_or(0);
-                let idx = match self.types.type_of(idx) {
-                    Some(t) if t != uint => bld.bitcast(uint, idx),
-                    _ => idx,
-                };
-                ops[last] = Operand::Id(bld.iadd(uint, idx, index));
+                ops[last] = Operand::Id(bld.index_plus(self.types, idx, index));
                 ops.extend(lane.map(Operand::Id));
                 bld.emit(chain.op().unwrap_or(Op::AccessChain), word_ptr, ops)
             }

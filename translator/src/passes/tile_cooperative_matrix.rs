@@ -597,13 +597,16 @@ impl Tiles<'_> {
                         let mut ops = c.operands.clone();
                         let last = ops.len() - 1;
                         let idx = ops[last].id().unwrap_or(0);
-                        let idx_ty = types.type_of(idx).unwrap_or(uint);
-                        let offset = if idx_ty == uint {
-                            offset
-                        } else {
-                            self.emit(None, if types.int(idx_ty).is_some_and(|(w, _)| w == 64) { Op::UConvert } else { Op::Bitcast }, idx_ty, vec![Operand::Id(offset)])
+                        let plan = types.index_sum(self.m, idx);
+                        let idx = match plan.index {
+                            Some(op) => self.emit(None, op, plan.sum_ty, vec![Operand::Id(idx)]),
+                            None => idx,
                         };
-                        let moved = self.emit(None, Op::IAdd, idx_ty, vec![Operand::Id(idx), Operand::Id(offset)]);
+                        let offset = match plan.offset {
+                            Some((op, ty)) => self.emit(None, op, ty, vec![Operand::Id(offset)]),
+                            None => offset,
+                        };
+                        let moved = self.emit(None, Op::IAdd, plan.sum_ty, vec![Operand::Id(idx), Operand::Id(offset)]);
                         ops[last] = Operand::Id(moved);
                         self.emit(None, c.op().unwrap_or(Op::AccessChain), ptr_ty, ops)
                     }
