@@ -44,7 +44,8 @@ pub(super) struct PendingAtomic {
 }
 
 /// The semantics of a failed compare-and-swap given those of the atomic: its release part
-/// dropped (a failed exchange writes nothing).
+/// dropped (a failed exchange writes nothing); where no ordering is left (a release-only
+/// atomic), relaxed with no storage classes, which Vulkan requires of relaxed semantics.
 pub(crate) fn unequal_semantics(m: &mut Module, types: &crate::analysis::Types, semantics: Word) -> Word {
     let value = types.const_u32(semantics).map_or(0, |s| {
         let mut s = MemorySemantics::from_bits_truncate(s);
@@ -53,6 +54,9 @@ pub(crate) fn unequal_semantics(m: &mut Module, types: &crate::analysis::Types, 
             s.insert(MemorySemantics::ACQUIRE);
         }
         s.remove(MemorySemantics::RELEASE | MemorySemantics::MAKE_AVAILABLE);
+        if !s.contains(MemorySemantics::ACQUIRE) {
+            s &= MemorySemantics::VOLATILE;
+        }
         s.bits()
     });
     m.constant_u32(value)
