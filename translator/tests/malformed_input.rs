@@ -405,8 +405,8 @@ fn muladds_whose_dimensions_disagree_are_refused() {
 
 /// Inputs that spirv-val accepts although the specs forbid them, found by damaging snapshot
 /// inputs: every target that rewrites the instruction refuses it by name (the others pass it
-/// through, as they found it). Each entry is a snapshot input, an edit of its text, the targets
-/// that rewrite the edited instruction, and what the error says beside the edited opcode's
+/// through, as they found it). Each entry is a snapshot input, edits of its text, the targets
+/// that rewrite the last edited instruction, and what the error says beside that opcode's
 /// name and word offset.
 #[test]
 fn spec_violations_spirv_val_misses_are_refused_by_name() {
@@ -414,16 +414,30 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
         assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
         return;
     }
-    type Entry = (&'static str, &'static str, &'static str, &'static [&'static str], &'static str);
+    type Entry = (&'static str, &'static [(&'static str, &'static str)], &'static [&'static str], &'static str);
     const ENTRIES: &[Entry] = &[
         // A vector accumulator for a scalar dot product.
-        ("lower_integer_dot/int_dot.spvasm", "OpSUDotAccSat %int %va %vb %c", "OpSUDotAccSat %int %va %vb %vbi", &["generic-subgroup"], "not the result type"),
+        ("lower_integer_dot/int_dot.spvasm", &[("OpSUDotAccSat %int %va %vb %c", "OpSUDotAccSat %int %va %vb %vbi")], &["generic-subgroup"], "not the result type"),
+        // A specialization constant as an NV load's memory scope (a KHR load's is checked).
+        (
+            "nv_to_khr/nv_array_f16.spvasm",
+            &[
+                ("%uint_1 = OpConstant %uint 1\n", "%uint_1 = OpConstant %uint 1\n%visible = OpSpecConstant %uint 1\n"),
+                ("OpCooperativeMatrixLoadNV %36 %60 %71 %false None", "OpCooperativeMatrixLoadNV %36 %60 %71 %false MakePointerVisible|NonPrivatePointer %visible"),
+            ],
+            &["h100", "lavapipe"],
+            "memory access scope %",
+        ),
     ];
-    for &(input, from, to, rewriting, expected) in ENTRIES {
+    for &(input, edits, rewriting, expected) in ENTRIES {
         let path = format!("{}/tests/in/{input}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        assert_eq!(text.matches(from).count(), 1, "{input}: `{from}` must occur once");
-        let text = text.replace(from, to);
+        let mut text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        for (from, to) in edits {
+            assert_eq!(text.matches(from).count(), 1, "{input}: `{from}` must occur once");
+            text = text.replace(from, to);
+        }
+        // The last edit holds the refused instruction.
+        let to = edits.last().map_or("", |e| e.1);
         let env = text.lines().find_map(|l| l.strip_prefix("; assemble:")).map_or("vulkan1.3", str::trim);
         let words = matbridge_translator::tools::assemble(&text, env).unwrap_or_else(|e| panic!("{input}: {e}"));
         matbridge_translator::tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{input}: spirv-val now rejects the edit; drop the entry: {e}"));
