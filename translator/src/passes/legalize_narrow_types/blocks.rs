@@ -520,14 +520,18 @@ impl Legalize<'_> {
         p
     }
 
-    /// An index as a 32-bit integer.
+    /// An index of any integer width as a 32-bit integer (a narrow one this pass widens is one
+    /// already).
     fn index_u32(&mut self, e: &mut Emit<'_>, index: Word) -> Word {
-        match self.types.type_of(index).and_then(|t| self.types.int(t)) {
-            Some((64, _)) => {
+        if self.types.type_of(index).is_some_and(|t| self.narrow.contains(&t)) {
+            return index;
+        }
+        match self.types.conversion_to_32(index) {
+            Some(op) => {
                 let u = e.uint(1);
-                e.op(Op::UConvert, u, &[index])
+                e.op(op, u, &[index])
             }
-            _ => index,
+            None => index,
         }
     }
 
