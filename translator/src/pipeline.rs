@@ -176,8 +176,28 @@ pub fn translate_specialized(words: &[u32], target: &DeviceCaps, values: &[(u32,
     translate_module(words, target, &[], values)
 }
 
+/// The work-group sizes of `LocalSizeId` and `LocalSizeHintId` are 32-bit integer constants
+/// (spirv-val only checks that they are constant instructions; passes read them as sizes and may
+/// turn other constants into code).
+fn check_execution_mode_ids(module: &Module) -> Result<()> {
+    use spirv::{ExecutionMode, Op};
+    let types = crate::analysis::Types::new(module);
+    let constant = |id: u32| module.globals().iter().any(|g| g.result_id == Some(id) && matches!(g.op(), Some(Op::Constant | Op::SpecConstant | Op::SpecConstantOp)));
+    for mode in module.execution_modes.iter().filter(|m| m.is(Op::ExecutionModeId)) {
+        if !matches!(mode.word_opt(1).and_then(ExecutionMode::from_u32), Some(ExecutionMode::LocalSizeId | ExecutionMode::LocalSizeHintId)) {
+            continue;
+        }
+        if let Some(size) = mode.operands.iter().skip(2).filter_map(crate::ir::Operand::id).find(|s| !constant(*s) || !matches!(types.type_of(*s).and_then(|t| types.int(t)), Some((32, _)))) {
+            let message = format!("work-group size %{size} is not a 32-bit integer constant");
+            return Err(crate::error::Error::Invalid { site: module.site(mode), message });
+        }
+    }
+    Ok(())
+}
+
 fn translate_module(words: &[u32], target: &DeviceCaps, requests: &[Request], values: &[(u32, u32)]) -> Result<(Vec<u32>, Report)> {
     let mut module = Module::from_words(words)?;
+    check_execution_mode_ids(&module)?;
     crate::specialize::specialize(&mut module, values)?;
     let input_version = version_string(module.version());
     let passes = Pipeline::with_requests(target, requests).run(&mut module, target)?;

@@ -370,10 +370,10 @@ fn muladds_whose_dimensions_disagree_are_refused() {
 }
 
 /// Inputs that spirv-val accepts although the specs forbid them, found by damaging snapshot
-/// inputs: every target that rewrites the instruction refuses it by name (the others pass it
-/// through, as they found it). Each entry is a snapshot input, edits of its text, the targets
-/// that rewrite the last edited instruction, and what the error says beside that opcode's
-/// name and word offset.
+/// inputs and test kernels: every target that rewrites the instruction refuses it by name (the
+/// others pass it through, as they found it). Each entry is a module, edits of its text, the
+/// targets that rewrite the last edited instruction, and what the error says beside that
+/// opcode's name and word offset.
 #[test]
 fn spec_violations_spirv_val_misses_are_refused_by_name() {
     if matbridge_translator::tools::find("spirv-as").is_none() {
@@ -394,6 +394,13 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
             &["h100", "lavapipe"],
             "memory access scope %",
         ),
+        // A half-precision specialization constant as a work-group size.
+        (
+            "../../../tests/kernels/khr_tiled_refs.spvasm",
+            &[("LocalSizeId %7 %uint_1 %uint_1", "LocalSizeId %7 %uint_1 %317")],
+            &["h100", "lavapipe", "swiftshader", "generic-subgroup"],
+            "work-group size %",
+        ),
     ];
     for &(input, edits, rewriting, expected) in ENTRIES {
         let path = format!("{}/tests/in/{input}", env!("CARGO_MANIFEST_DIR"));
@@ -402,15 +409,16 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
             assert_eq!(text.matches(from).count(), 1, "{input}: `{from}` must occur once");
             text = text.replace(from, to);
         }
-        // The last edit holds the refused instruction.
+        // The last edit is in the refused instruction.
         let to = edits.last().map_or("", |e| e.1);
+        let line = text.lines().find(|l| l.contains(to)).unwrap();
+        let opcode = line.split_whitespace().find(|w| w.starts_with("Op")).unwrap().to_owned();
         let env = text.lines().find_map(|l| l.strip_prefix("; assemble:")).map_or("vulkan1.3", str::trim);
         let words = matbridge_translator::tools::assemble(&text, env).unwrap_or_else(|e| panic!("{input}: {e}"));
         matbridge_translator::tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{input}: spirv-val now rejects the edit; drop the entry: {e}"));
         for &target in rewriting {
             let target = DeviceCaps::builtin(target).unwrap();
             let e = translate(&words, &target).expect_err(&format!("{input} for {}", target.name)).to_string();
-            let opcode = to.split_whitespace().find(|w| w.starts_with("Op")).unwrap();
             assert!(e.contains(&format!("{opcode} at word offset")) && e.contains(expected), "{input} for {}: {e}", target.name);
         }
     }
