@@ -149,6 +149,10 @@ impl Pipeline {
         if listed > 0 {
             log::warn!("{listed} variable(s) missing from entry point interfaces after the passes (a translator bug); added");
         }
+        let forgotten = module.forget_undefined();
+        if forgotten > 0 {
+            log::warn!("{forgotten} name(s) or decoration(s) of removed ids left after the passes (a translator bug); dropped");
+        }
         module.reorder_globals();
         requirements::derive(module, &input_caps, target)?;
         requirements::check_target(module, target)?;

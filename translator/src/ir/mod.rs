@@ -463,6 +463,17 @@ impl Module {
         self.debug_names.retain(|a| !refers(a));
     }
 
+    /// Removes the debug names and decorations of ids nothing defines any more; returns how many
+    /// it removed.
+    pub fn forget_undefined(&mut self) -> usize {
+        let defined: std::collections::HashSet<Word> = self.all_insts().filter_map(|i| i.result_id).collect();
+        let dangling = |i: &Inst| i.operands.first().and_then(Operand::id).is_some_and(|t| !defined.contains(&t));
+        let before = self.annotations.len() + self.debug_names.len();
+        self.annotations.retain(|a| !dangling(a));
+        self.debug_names.retain(|a| !dangling(a));
+        before - self.annotations.len() - self.debug_names.len()
+    }
+
     /// SPIR-V version as (major, minor).
     pub fn version(&self) -> (u8, u8) {
         (((self.header.version >> 16) & 0xff) as u8, ((self.header.version >> 8) & 0xff) as u8)

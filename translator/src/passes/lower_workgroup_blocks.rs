@@ -77,6 +77,9 @@ impl Pass for LowerWorkgroupBlocks {
         for f in 0..module.functions.len() {
             lowering.function(module, f, &blocks, &mut outcome)?;
         }
+        // The access chains into the blocks are gone (their names and decorations with them).
+        let chains: HashSet<Word> = lowering.pointers.keys().copied().collect();
+        module.forget(&chains);
         // The blocks are gone, with the types only they used (the requirement step then drops
         // the explicit-layout capabilities, which workgroup pointers to blocks need).
         let gone: HashSet<Word> = blocks.keys().copied().collect();
