@@ -97,7 +97,7 @@ impl<'m> Builder<'m> {
         }
     }
     /// Access-chain index `index` (any integer type) plus the 32-bit unsigned `offset` (see
-    /// [`Types::index_sum`]).
+    /// [`crate::analysis::Types::index_sum`]).
     pub fn index_plus(&mut self, types: &crate::analysis::Types, index: Word, offset: Word) -> Word {
         let plan = types.index_sum(self.module, index);
         let index = match plan.index {
