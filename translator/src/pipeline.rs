@@ -180,10 +180,11 @@ pub fn translate_specialized(words: &[u32], target: &DeviceCaps, values: &[(u32,
     translate_module(words, target, &[], values)
 }
 
-/// The work-group sizes of `LocalSizeId` and `LocalSizeHintId` are 32-bit integer constants
-/// (spirv-val only checks that they are constant instructions; passes read them as sizes and may
-/// turn other constants into code).
-fn check_execution_mode_ids(module: &Module) -> Result<()> {
+/// Operands spirv-val leaves unchecked that passes read: the work-group sizes of `LocalSizeId`
+/// and `LocalSizeHintId` are 32-bit integer constants (spirv-val only checks that they are
+/// constant instructions; passes read them as sizes and may turn other constants into code),
+/// and a spec-constant `CooperativeMatrixLengthKHR` names a cooperative-matrix type.
+fn check_unchecked_operands(module: &Module) -> Result<()> {
     use spirv::{ExecutionMode, Op};
     let types = crate::analysis::Types::new(module);
     let constant = |id: u32| module.globals().iter().any(|g| g.result_id == Some(id) && matches!(g.op(), Some(Op::Constant | Op::SpecConstant | Op::SpecConstantOp)));
@@ -196,12 +197,15 @@ fn check_execution_mode_ids(module: &Module) -> Result<()> {
             return Err(crate::error::Error::Invalid { site: module.site(mode), message });
         }
     }
+    for length in module.globals().iter().filter(|g| g.is(Op::SpecConstantOp) && g.word_opt(0) == Some(Op::CooperativeMatrixLengthKHR as u32)) {
+        types.check_spec_constant_op(module, length)?;
+    }
     Ok(())
 }
 
 fn translate_module(words: &[u32], target: &DeviceCaps, requests: &[Request], values: &[(u32, u32)]) -> Result<(Vec<u32>, Report)> {
     let mut module = Module::from_words(words)?;
-    check_execution_mode_ids(&module)?;
+    check_unchecked_operands(&module)?;
     crate::specialize::specialize(&mut module, values)?;
     let input_version = version_string(module.version());
     let passes = Pipeline::with_requests(target, requests).run(&mut module, target)?;

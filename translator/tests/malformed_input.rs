@@ -394,6 +394,13 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
             &["h100", "lavapipe"],
             "memory access scope %",
         ),
+        // A spec-constant matrix length of a pointer type.
+        (
+            "materialize_matrix_length/spec_constant_length.spvasm",
+            &[("CooperativeMatrixLengthKHR %mat_acc", "CooperativeMatrixLengthKHR %a_ptr")],
+            &["h100", "lavapipe", "swiftshader", "generic-subgroup"],
+            "not a cooperative matrix",
+        ),
         // A half-precision specialization constant as a work-group size.
         (
             "../../../tests/kernels/khr_tiled_refs.spvasm",
@@ -403,23 +410,53 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
         ),
     ];
     for &(input, edits, rewriting, expected) in ENTRIES {
-        let path = format!("{}/tests/in/{input}", env!("CARGO_MANIFEST_DIR"));
-        let mut text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        for (from, to) in edits {
-            assert_eq!(text.matches(from).count(), 1, "{input}: `{from}` must occur once");
-            text = text.replace(from, to);
-        }
+        let (text, words) = edited(input, edits);
         // The last edit is in the refused instruction.
         let to = edits.last().map_or("", |e| e.1);
         let line = text.lines().find(|l| l.contains(to)).unwrap();
         let opcode = line.split_whitespace().find(|w| w.starts_with("Op")).unwrap().to_owned();
-        let env = text.lines().find_map(|l| l.strip_prefix("; assemble:")).map_or("vulkan1.3", str::trim);
-        let words = matbridge_translator::tools::assemble(&text, env).unwrap_or_else(|e| panic!("{input}: {e}"));
-        matbridge_translator::tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{input}: spirv-val now rejects the edit; drop the entry: {e}"));
         for &target in rewriting {
             let target = DeviceCaps::builtin(target).unwrap();
             let e = translate(&words, &target).expect_err(&format!("{input} for {}", target.name)).to_string();
             assert!(e.contains(&format!("{opcode} at word offset")) && e.contains(expected), "{input} for {}: {e}", target.name);
+        }
+    }
+}
+
+/// Snapshot input or test kernel `input` (a path under `tests/in`) with `edits` made to its text,
+/// as text and assembled; spirv-val must accept it.
+fn edited(input: &str, edits: &[(&str, &str)]) -> (String, Vec<u32>) {
+    let path = format!("{}/tests/in/{input}", env!("CARGO_MANIFEST_DIR"));
+    let mut text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    for (from, to) in edits {
+        assert_eq!(text.matches(from).count(), 1, "{input}: `{from}` must occur once");
+        text = text.replace(from, to);
+    }
+    let env = text.lines().find_map(|l| l.strip_prefix("; assemble:")).map_or("vulkan1.3", str::trim);
+    let words = matbridge_translator::tools::assemble(&text, env).unwrap_or_else(|e| panic!("{input}: {e}"));
+    matbridge_translator::tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{input}: spirv-val rejects the edit: {e}"));
+    (text, words)
+}
+
+/// Valid inputs that damage found translated into invalid modules, kept as edits of snapshot
+/// inputs: each translates into a module spirv-val accepts for every listed target.
+#[test]
+fn edited_inputs_translate_to_valid_modules() {
+    if matbridge_translator::tools::find("spirv-as").is_none() {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    type Entry = (&'static str, &'static [(&'static str, &'static str)], &'static [&'static str]);
+    const ENTRIES: &[Entry] = &[
+        // A constant NV matrix as B beside loaded A and C: its type is needed as MatrixB too.
+        ("nv_to_khr/nv_square_f16.spvasm", &[("OpCooperativeMatrixMulAddNV %12 %32 %33 %34", "OpCooperativeMatrixMulAddNV %12 %32 %31 %34")], &["h100", "lavapipe", "swiftshader"]),
+    ];
+    for &(input, edits, targets) in ENTRIES {
+        let (_, words) = edited(input, edits);
+        for &target in targets {
+            let target = DeviceCaps::builtin(target).unwrap();
+            let (out, _) = translate(&words, &target).unwrap_or_else(|e| panic!("{input} for {}: {e}", target.name));
+            matbridge_translator::tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{input} for {}: {e}", target.name));
         }
     }
 }

@@ -127,7 +127,8 @@ impl Types {
     /// can have a result of type `result` and operands `operands`, as far as their kinds go:
     /// comparisons and logical operations make booleans, integer arithmetic takes and makes
     /// integers, conversions go between the kinds their names say, shuffles take and make
-    /// vectors, selections choose between values of their result type. spirv-val does not look
+    /// vectors, selections choose between values of their result type, matrix lengths are of
+    /// cooperative-matrix types. spirv-val does not look
     /// into the operation of an `OpSpecConstantOp`, so a pass that turns one into an
     /// instruction checks it here first. `Err` names what disagrees.
     pub fn spec_operation_kinds(&self, op: Op, result: Word, operands: &[Word]) -> std::result::Result<(), String> {
@@ -164,6 +165,10 @@ impl Types {
             Select => {
                 let same = operands.get(1..3).is_some_and(|ab| ab.iter().all(|&v| self.type_of(v) == Some(result)));
                 return if same { Ok(()) } else { Err("OpSelect whose objects are not of its result type".into()) };
+            }
+            CooperativeMatrixLengthKHR => {
+                let matrix = operands.first().and_then(|t| self.defs.get(t)).is_some_and(|d| d.is(TypeCooperativeMatrixKHR));
+                return if matrix { Ok(()) } else { Err("OpCooperativeMatrixLengthKHR of a type that is not a cooperative matrix".into()) };
             }
             _ => return Ok(()),
         };

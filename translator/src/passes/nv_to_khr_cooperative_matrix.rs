@@ -382,6 +382,22 @@ impl Pass for NvToKhrCooperativeMatrix {
             }
         }
 
+        // A constant operand of a MulAdd needs its type in the operand's role too (a constant
+        // B beside loaded A and C).
+        let free_operands: Vec<(Word, Role)> = module
+            .functions
+            .iter()
+            .flat_map(|f| f.insts())
+            .filter(|i| i.is(Op::CooperativeMatrixMulAddNV))
+            .flat_map(|i| i.operands.iter().filter_map(Operand::id).zip([Role::A, Role::B, Role::Acc]).collect::<Vec<_>>())
+            .filter(|(v, _)| free.contains(v))
+            .collect();
+        for (v, role) in free_operands {
+            if let Some(ty) = types.type_of(v) {
+                needed.insert((base_nv(ty), role));
+            }
+        }
+
         // KHR types: the NV type id keeps its first needed role (so names and decorations stay).
         let use_consts: Vec<Word> = [Role::A, Role::B, Role::Acc].iter().map(|r| module.constant_u32(r.use_value())).collect();
         let mut khr_type: HashMap<(Word, Role), Word> = HashMap::new();
