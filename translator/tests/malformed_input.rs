@@ -401,6 +401,14 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
             &["h100", "lavapipe", "swiftshader", "generic-subgroup"],
             "not a cooperative matrix",
         ),
+        // A spec-constant composite extract without an index, which narrow-type legalization
+        // turns into an instruction.
+        (
+            "../../../tests/kernels/khr_tiled_refs.spvasm",
+            &[("OpSpecConstantOp %half FConvert %alpha", "OpSpecConstantOp %half CompositeExtract %alpha")],
+            &["swiftshader", "generic-subgroup"],
+            "without an index",
+        ),
         // A half-precision specialization constant as a work-group size.
         (
             "../../../tests/kernels/khr_tiled_refs.spvasm",

@@ -120,7 +120,13 @@ impl Types {
     pub fn check_spec_constant_op(&self, module: &Module, inst: &Inst) -> crate::error::Result<()> {
         let (Some(op), Some(ty)) = (inst.word_opt(0).and_then(Op::from_u32), inst.result_type) else { return Ok(()) };
         let operands: Vec<Word> = inst.operands.iter().skip(1).filter_map(Operand::id).collect();
-        self.spec_operation_kinds(op, ty, &operands).map_err(|message| crate::error::Error::Invalid { site: module.site(inst), message })
+        let invalid = |message: String| crate::error::Error::Invalid { site: module.site(inst), message };
+        // Composite extracts and inserts need at least one index (spirv-val does not look).
+        let indices = inst.operands.iter().skip(1).filter(|o| matches!(o, Operand::Literal(_))).count();
+        if matches!(op, Op::CompositeExtract | Op::CompositeInsert) && indices == 0 {
+            return Err(invalid(format!("Op{op:?} without an index")));
+        }
+        self.spec_operation_kinds(op, ty, &operands).map_err(invalid)
     }
 
     /// Whether `op` (the operation of an `OpSpecConstantOp`, or an instruction made from one)
