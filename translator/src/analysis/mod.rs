@@ -27,6 +27,15 @@ pub struct IndexSum {
     pub sum_ty: Word,
 }
 
+impl IndexSum {
+    /// `index + offset` as this plan says, each instruction made by `emit(op, type, operands)`.
+    pub fn emit(&self, index: Word, offset: Word, mut emit: impl FnMut(Op, Word, &[Word]) -> Word) -> Word {
+        let index = self.index.map_or(index, |op| emit(op, self.sum_ty, &[index]));
+        let offset = self.offset.map_or(offset, |(op, ty)| emit(op, ty, &[offset]));
+        emit(Op::IAdd, self.sum_ty, &[index, offset])
+    }
+}
+
 impl Types {
     pub fn new(module: &Module) -> Types {
         let mut t = Types { defs: HashMap::new(), value_type: HashMap::new(), constants: HashMap::new(), bools: HashMap::new() };

@@ -100,15 +100,7 @@ impl<'m> Builder<'m> {
     /// [`crate::analysis::Types::index_sum`]).
     pub fn index_plus(&mut self, types: &crate::analysis::Types, index: Word, offset: Word) -> Word {
         let plan = types.index_sum(self.module, index);
-        let index = match plan.index {
-            Some(op) => self.op(op, plan.sum_ty, &[index]),
-            None => index,
-        };
-        let offset = match plan.offset {
-            Some((op, ty)) => self.op(op, ty, &[offset]),
-            None => offset,
-        };
-        self.iadd(plan.sum_ty, index, offset)
+        plan.emit(index, offset, |op, ty, args| self.op(op, ty, args))
     }
     pub fn bitcast(&mut self, ty: Word, v: Word) -> Word {
         self.op(Op::Bitcast, ty, &[v])

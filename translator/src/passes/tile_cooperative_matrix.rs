@@ -598,15 +598,7 @@ impl Tiles<'_> {
                         let last = ops.len() - 1;
                         let idx = ops[last].id().unwrap_or(0);
                         let plan = types.index_sum(self.m, idx);
-                        let idx = match plan.index {
-                            Some(op) => self.emit(None, op, plan.sum_ty, vec![Operand::Id(idx)]),
-                            None => idx,
-                        };
-                        let offset = match plan.offset {
-                            Some((op, ty)) => self.emit(None, op, ty, vec![Operand::Id(offset)]),
-                            None => offset,
-                        };
-                        let moved = self.emit(None, Op::IAdd, plan.sum_ty, vec![Operand::Id(idx), Operand::Id(offset)]);
+                        let moved = plan.emit(idx, offset, |op, ty, args| self.emit(None, op, ty, args.iter().copied().map(Operand::Id).collect()));
                         ops[last] = Operand::Id(moved);
                         self.emit(None, c.op().unwrap_or(Op::AccessChain), ptr_ty, ops)
                     }
