@@ -188,3 +188,52 @@ fn reductions_only_some_subgroups_run_match_cpu() {
         ctx.check_validation().unwrap();
     }
 }
+
+/// Threads that each open the test devices, run a kernel and close them again, all at once,
+/// finish with right results: the runtime keeps device creation and destruction apart from
+/// other threads' Vulkan calls (NVIDIA's driver 580 deadlocked in `vkDestroyDevice` otherwise,
+/// in about one run of three of the OpenCL kernel tests). The deadline only catches a stall.
+#[test]
+fn contexts_opened_and_closed_on_several_threads_finish() {
+    const THREADS: usize = 4;
+    const ROUNDS: usize = 3;
+    let spirv = std::sync::Arc::new(common::wgsl("axpy_reduce", include_str!("kernels/axpy_reduce.wgsl")));
+    let (done, finished) = std::sync::mpsc::channel();
+    for t in 0..THREADS {
+        let (spirv, done) = (spirv.clone(), done.clone());
+        std::thread::spawn(move || {
+            let result = std::panic::catch_unwind(|| {
+                for round in 0..ROUNDS {
+                    for ctx in common::contexts() {
+                        let n = 256u32 + 64 * (t * ROUNDS + round) as u32;
+                        let x: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+                        let xb = ctx.buffer_from_slice(&x, "x").unwrap();
+                        let mut yb = ctx.buffer_from_slice(&vec![1.0f32; n as usize], "y").unwrap();
+                        let sums = ctx.zeroed_buffer::<f32>(n as usize, "sums").unwrap();
+                        let info = ctx.zeroed_buffer::<u32>(1, "info").unwrap();
+                        let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &spirv, bindings: 4, push_constant_bytes: 8, label: "axpy", ..Default::default() }).unwrap();
+                        let push = [n.to_le_bytes(), 2.0f32.to_le_bytes()].concat();
+                        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&xb, &yb, &sums, &info], push_constants: &push, groups: [n.div_ceil(64), 1, 1] }]).unwrap();
+                        let y: Vec<f32> = ctx.read_buffer(&mut yb).unwrap();
+                        let want: Vec<f32> = x.iter().map(|x| 2.0 * x + 1.0).collect();
+                        assert_eq!(y, want, "{}: thread {t}, round {round}", ctx.caps().name);
+                    }
+                }
+            });
+            let _ = done.send((t, result.is_ok()));
+        });
+    }
+    drop(done);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    let mut left: Vec<usize> = (0..THREADS).collect();
+    while !left.is_empty() {
+        let wait = deadline.saturating_duration_since(std::time::Instant::now());
+        match finished.recv_timeout(wait) {
+            Ok((t, ok)) => {
+                assert!(ok, "thread {t} failed (its panic message is above)");
+                left.retain(|&u| u != t);
+            }
+            Err(_) => panic!("threads {left:?} stopped: none finished within 600 s"),
+        }
+    }
+}

@@ -54,6 +54,7 @@ impl Buffer {
             return Err(Error::MissingCapability { needed: "bufferDeviceAddress".into(), device: self.shared.caps.name.clone() });
         }
         let info = vk::BufferDeviceAddressInfo::default().buffer(self.raw);
+        let _gate = crate::driver_gate::shared();
         // SAFETY: the buffer was created with SHADER_DEVICE_ADDRESS usage when the feature is on.
         Ok(unsafe { self.shared.raw.get_buffer_device_address(&info) })
     }
@@ -66,6 +67,7 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
+        let _gate = crate::driver_gate::shared();
         if let Some(allocation) = self.allocation.take() {
             if let Err(e) = self.shared.allocator().free(allocation) {
                 log::error!("freeing buffer memory failed: {e}");
@@ -88,6 +90,7 @@ fn check_len(what: &str, expected: u64, given: u64) -> Result<()> {
 impl Context {
     /// Creates an uninitialised buffer of `size` bytes.
     pub fn create_buffer(&self, size: u64, kind: MemoryKind, name: &str) -> Result<Buffer> {
+        let _gate = crate::driver_gate::shared();
         let shared = &self.shared;
         let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
         if shared.enabled.buffer_device_address {

@@ -85,6 +85,7 @@ impl Default for CooperativeMatrix2Features {
 
 /// Queries every capability matbridge reports. Devices older than Vulkan 1.1 report core facts only.
 pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32) -> PhysicalInfo {
+    let _gate = crate::driver_gate::shared();
     let raw = &instance.raw;
     // SAFETY: `handle` was enumerated from this instance.
     let props = unsafe { raw.get_physical_device_properties(handle) };

@@ -305,6 +305,7 @@ impl DeviceShared {
 
 impl Drop for DeviceShared {
     fn drop(&mut self) {
+        let _gate = crate::driver_gate::exclusive();
         // SAFETY: buffers and pipelines hold an Arc of this struct, so none is alive; we wait for
         // the device to go idle, then destroy children before the device. The allocator is
         // dropped (freeing its memory blocks) before the device it allocated from.
@@ -359,6 +360,7 @@ impl Context {
     /// [`Context::with_instance`] with options: cooperative-matrix shapes a record distrusts
     /// for the device are left out of its capabilities (the translator then emulates them).
     pub fn with_options(instance: Arc<Instance>, selector: &DeviceSelector, options: &ContextOptions) -> Result<Context> {
+        let _gate = crate::driver_gate::exclusive();
         let infos = physical_infos(&instance)?;
         let all: Vec<DeviceCaps> = infos.iter().map(|p| p.caps.clone()).collect();
         let chosen = selector.choose(&all)?.index as usize;
@@ -589,6 +591,7 @@ impl Context {
 
     /// Returns the pipeline cache's contents, for saving to disk.
     pub fn pipeline_cache_data(&self) -> Result<Vec<u8>> {
+        let _gate = crate::driver_gate::shared();
         // SAFETY: the cache belongs to this device.
         unsafe { self.shared.raw.get_pipeline_cache_data(self.shared.pipeline_cache) }.map_err(Error::vk("vkGetPipelineCacheData"))
     }

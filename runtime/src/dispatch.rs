@@ -39,6 +39,7 @@ pub struct RunStats {
 impl Context {
     /// Records commands with `record`, submits them and waits for the fence.
     pub(crate) fn submit_and_wait(&self, what: &'static str, record: impl FnOnce(&ash::Device, vk::CommandBuffer)) -> Result<()> {
+        let _gate = crate::driver_gate::shared();
         let mut res = self.shared.submit.lock().unwrap_or_else(|p| p.into_inner());
         let result = self.submit_locked(&mut res, what, self.default_timeout(), record).map(|_| ());
         drop(res);
@@ -123,6 +124,7 @@ impl Context {
 
     /// As [`Context::run_repeated`] with an explicit fence timeout.
     pub fn run_with_timeout(&self, dispatches: &[Dispatch<'_>], repeat: u32, timeout: Duration) -> Result<RunStats> {
+        let _gate = crate::driver_gate::shared();
         let shared = &self.shared;
         let device = &shared.raw;
         for d in dispatches {

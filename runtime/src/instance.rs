@@ -92,6 +92,7 @@ unsafe extern "system" fn debug_callback(
 impl Instance {
     /// Loads the Vulkan loader and creates an instance for API 1.3.
     pub fn new(options: &InstanceOptions) -> Result<Instance> {
+        let _gate = crate::driver_gate::exclusive();
         // SAFETY: loading the system Vulkan loader runs its initialisers; the library is a
         // well-behaved shared object and the returned entry keeps it loaded while in use.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| Error::NoLoader(e.to_string()))?;
@@ -166,6 +167,7 @@ impl Instance {
 
     /// The physical devices the loader lists, in its order.
     pub(crate) fn physical_devices(&self) -> Result<Vec<vk::PhysicalDevice>> {
+        let _gate = crate::driver_gate::shared();
         // SAFETY: valid instance.
         unsafe { self.raw.enumerate_physical_devices() }.map_err(Error::vk("vkEnumeratePhysicalDevices"))
     }
@@ -173,6 +175,7 @@ impl Instance {
 
 impl Drop for Instance {
     fn drop(&mut self) {
+        let _gate = crate::driver_gate::exclusive();
         // SAFETY: children (devices) hold an Arc of this instance, so none is alive now; the
         // messenger is destroyed before the instance and the sink after the messenger.
         unsafe {

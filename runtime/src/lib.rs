@@ -4,7 +4,9 @@
 //!
 //! All `unsafe` Vulkan calls live in this crate behind safe types. Every child object (buffer,
 //! pipeline) holds an `Arc` of its device, which holds an `Arc` of its instance, so destruction
-//! is ordered: children, then allocator and device, then messenger and instance.
+//! is ordered: children, then allocator and device, then messenger and instance. Creating and
+//! destroying instances and devices is kept apart from every other Vulkan call of the process
+//! (a driver can deadlock otherwise; see `driver_gate.rs`).
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod buffer;
@@ -13,6 +15,7 @@ mod conv;
 mod device;
 mod dispatch;
 mod distrust;
+mod driver_gate;
 mod error;
 mod instance;
 mod interface;

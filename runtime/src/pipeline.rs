@@ -76,6 +76,7 @@ impl std::fmt::Debug for Pipeline {
 
 impl Drop for Pipeline {
     fn drop(&mut self) {
+        let _gate = crate::driver_gate::shared();
         // SAFETY: these objects belong to this device; submissions wait for completion before
         // returning, so no command buffer still uses them.
         unsafe {
@@ -350,6 +351,8 @@ impl Context {
         }
         let entry = CString::new(desc.entry_point).map_err(|_| Error::InvalidArgument("entry point name contains NUL".into()))?;
         let device = &shared.raw;
+        // Declared before `partial`, so that it is dropped after it.
+        let _gate = crate::driver_gate::shared();
 
         let bindings: Vec<_> = descriptor_types
             .iter()
