@@ -5,6 +5,8 @@
 //! date by these functions; [`Module::globals_mut`] drops it. Types that carry decorations
 //! (an array with an `ArrayStride`, a `Block` struct) are never handed out for an undecorated
 //! request, and structs are never shared: two structs with the same members are two types.
+//! Scalar, vector, matrix, function and cooperative-matrix types are handed out decorated or
+//! not: SPIR-V allows each only once.
 
 use super::{Inst, Module, Operand};
 use spirv::{Op, StorageClass, Word};
@@ -49,6 +51,12 @@ fn internable(op: Option<Op>) -> bool {
     )
 }
 
+/// Types SPIR-V allows once only: decorations (none gives them a meaning) cannot make a second.
+fn unique(op: Option<Op>) -> bool {
+    use Op::*;
+    matches!(op, Some(TypeVoid | TypeBool | TypeInt | TypeFloat | TypeVector | TypeMatrix | TypeFunction | TypeCooperativeMatrixKHR | TypeCooperativeMatrixNV))
+}
+
 impl Module {
     fn table(&mut self) -> &mut HashMap<Key, Word> {
         if self.interner.table.is_none() {
@@ -56,7 +64,7 @@ impl Module {
             let mut table = HashMap::new();
             for inst in self.globals() {
                 let Some(id) = inst.result_id else { continue };
-                if internable(inst.op()) && !decorated.contains(&id) {
+                if internable(inst.op()) && (!decorated.contains(&id) || unique(inst.op())) {
                     table.entry((inst.opcode, inst.result_type, inst.operands.clone())).or_insert(id);
                 }
             }

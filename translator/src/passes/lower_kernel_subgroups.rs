@@ -138,7 +138,11 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Option<Word>
     let boolean = b.module.type_bool();
     let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
     let scope_ok = |b: &Builder<'_>| -> Result<()> {
-        let s = inst.id(0).ok().and_then(|s| types.const_u32(s));
+        let id = inst.id(0)?;
+        let s = types.const_u32(id);
+        if s.is_none() {
+            return Err(invalid(b, inst, &format!("operand 0 (scope) %{id} is not a constant")));
+        }
         if s != Some(Scope::Subgroup as u32) {
             return Err(invalid(b, inst, "a group operation at a scope other than Subgroup and Workgroup"));
         }

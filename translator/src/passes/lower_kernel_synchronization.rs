@@ -1,8 +1,8 @@
 //! `LowerKernelSynchronization`: OpenCL scopes and memory semantics -> Vulkan's.
 //!
-//! Rewrite, on every barrier and atomic of a kernel module (`OpControlBarrier`,
-//! `OpMemoryBarrier`, the `OpAtomic*` instructions): the `CrossDevice` scope becomes `Device`;
-//! in the memory semantics, `CrossWorkgroupMemory` (global memory, now buffer device addresses)
+//! Rewrite, on every scope and memory-semantics operand of a kernel module (as the grammar types
+//! them: barriers, atomics, group and sub-group operations): the `CrossDevice` scope becomes
+//! `Device`; in the memory semantics, `CrossWorkgroupMemory` (global memory, now buffer device addresses)
 //! becomes `UniformMemory`, `SequentiallyConsistent` (which Vulkan forbids) becomes
 //! `AcquireRelease` (`Acquire` on atomic loads, `Release` on atomic stores), and semantics that
 //! name storage but no ordering get `AcquireRelease` (Vulkan requires an ordering there).
@@ -10,32 +10,18 @@
 //! the old constants are untouched.
 //!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`).
-//! Semantics or scopes that are not constants are an error naming the instruction.
+//! Semantics or scopes that are not `OpConstant`s (a kernel may compute them at run time; Vulkan
+//! needs constants) are an error naming the instruction.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
-use crate::ir::{Module, Operand};
+use crate::ir::{grammar, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
+use rspirv::grammar::{OperandKind, OperandQuantifier};
 use spirv::{Capability, MemorySemantics as MS, Op, Scope, Word};
 
 pub struct LowerKernelSynchronization;
-
-/// Positions of (scope operands, semantics operands) of a synchronizing instruction.
-fn operand_roles(op: Op) -> Option<(&'static [usize], &'static [usize])> {
-    use Op::*;
-    Some(match op {
-        ControlBarrier => (&[0, 1], &[2]),
-        MemoryBarrier => (&[0], &[1]),
-        AtomicLoad => (&[1], &[2]),
-        AtomicStore => (&[1], &[2]),
-        AtomicCompareExchange | AtomicCompareExchangeWeak => (&[1], &[2, 3]),
-        AtomicExchange | AtomicIIncrement | AtomicIDecrement | AtomicIAdd | AtomicISub | AtomicSMin | AtomicUMin | AtomicSMax | AtomicUMax | AtomicAnd | AtomicOr | AtomicXor | AtomicFAddEXT
-        | AtomicFMinEXT | AtomicFMaxEXT => (&[1], &[2]),
-        AtomicFlagTestAndSet | AtomicFlagClear => (&[1], &[2]),
-        _ => return None,
-    })
-}
 
 impl Pass for LowerKernelSynchronization {
     fn name(&self) -> &'static str {
@@ -56,18 +42,19 @@ impl Pass for LowerKernelSynchronization {
         for (f, func) in module.functions.iter().enumerate() {
             for (b, block) in func.blocks.iter().enumerate() {
                 for (i, inst) in block.insts.iter().enumerate() {
-                    let Some((scopes, semantics)) = inst.op().and_then(operand_roles) else { continue };
-                    for &k in scopes.iter().chain(semantics) {
-                        let id = inst.id(k)?;
-                        let value = types.const_u32(id).ok_or_else(|| Error::Invalid { site: module.site(inst), message: format!("operand {k} (scope or memory semantics) is not a constant") })?;
-                        let new = if scopes.contains(&k) {
-                            if value == Scope::CrossDevice as u32 {
-                                Scope::Device as u32
-                            } else {
-                                value
-                            }
-                        } else {
-                            semantics_for(inst.op().unwrap_or(Op::Nop), value)
+                    let Some(info) = grammar::info(inst.opcode) else { continue };
+                    for (k, spec) in info.operands.iter().take_while(|s| s.quantifier == OperandQuantifier::One).enumerate() {
+                        let what = match spec.kind {
+                            OperandKind::IdScope => "scope",
+                            OperandKind::IdMemorySemantics => "memory semantics",
+                            _ => continue,
+                        };
+                        let Some(id) = inst.operands.get(k).and_then(Operand::id) else { continue };
+                        let value = types.const_u32(id).ok_or_else(|| Error::Invalid { site: module.site(inst), message: format!("operand {k} ({what}) %{id} is not a constant") })?;
+                        let new = match spec.kind {
+                            OperandKind::IdScope if value == Scope::CrossDevice as u32 => Scope::Device as u32,
+                            OperandKind::IdScope => value,
+                            _ => semantics_for(inst.op().unwrap_or(Op::Nop), value),
                         };
                         if new != value {
                             edits.push((f, b, i, k, new));

@@ -12,7 +12,7 @@
 //! that the value fits.
 //!
 //! Instructions whose meaning needs 64 bits are errors naming them: pointer <-> integer
-//! conversions, extended multiplies and bitcasts of 64-bit values, shifts of a 64-bit value by a
+//! conversions (bitcasts too), extended multiplies and bitcasts of 64-bit values, shifts of a 64-bit value by a
 //! constant of 32 or more (except `(x << 32) >> k`, the extension of a low word LLVM writes,
 //! which folds), and any access to 64-bit integers in buffer memory, whose layout is the host's.
 //!
@@ -246,6 +246,15 @@ fn fold_extension_shifts(module: &mut Module, types: &Types, wide: &HashSet<Word
     }
 }
 
+/// Whether bitcast `inst` is between a pointer and an integer (of any width: an address is 64
+/// bits wide even where its integers become 32).
+fn pointer_and_integer(types: &Types, inst: &Inst) -> bool {
+    let pointer = |t: Word| types.defs.get(&t).is_some_and(|d| d.is(Op::TypePointer));
+    let integer = |t: Word| types.int(t).is_some();
+    let (Some(result), Some(operand)) = (inst.result_type, inst.operands.first().and_then(Operand::id).and_then(|v| types.type_of(v))) else { return false };
+    (pointer(result) && integer(operand)) || (integer(result) && pointer(operand))
+}
+
 /// Whether a 64-bit value (lo, hi) is its low word sign- or zero-extended.
 fn fits(lo: u32, hi: u32) -> bool {
     hi == 0 || (hi == u32::MAX && lo & 0x8000_0000 != 0)
@@ -259,6 +268,7 @@ fn check_instructions(module: &Module, types: &Types, is_wide: &dyn Fn(Word) -> 
             Some(Op::ConvertPtrToU | Op::ConvertUToPtr) if wide_result || wide_operand => Some("converts between a pointer and a 64-bit integer"),
             Some(Op::UMulExtended | Op::SMulExtended) if wide_operand => Some("multiplies 64-bit integers into a 128-bit result"),
             Some(Op::Bitcast) if wide_result != wide_operand => Some("reinterprets the bits of a 64-bit integer"),
+            Some(Op::Bitcast) if pointer_and_integer(types, inst) => Some("reinterprets an integer as a pointer or a pointer as an integer"),
             Some(Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic) if wide_result => {
                 let amount = inst.operands.get(1).and_then(Operand::id).and_then(|a| types.const_u32(a));
                 amount.filter(|a| *a >= 32).map(|_| "shifts a 64-bit integer by 32 or more")
