@@ -259,19 +259,25 @@ fn valid_damaged_modules_translate_to_valid_modules() {
         Some((a, b)) => (a.parse().unwrap_or(0), b.parse().unwrap_or(120)),
         None => (0, seeds.parse().unwrap_or(120)),
     };
-    // `MATBRIDGE_VALID_DAMAGE_MODULES` names a folder whose `.spv` files are damaged instead
-    // (real producers' modules, such as the OpenCL kernels the execution tests compile), for the
-    // built-in targets.
+    // `MATBRIDGE_VALID_DAMAGE_MODULES` names a folder whose `.spv` and `.spvasm` files are
+    // damaged instead (real producers' modules, such as the OpenCL kernels the execution tests
+    // compile, or the execution tests' own kernels), for the built-in targets.
     let listed: Vec<Case> = match std::env::var_os("MATBRIDGE_VALID_DAMAGE_MODULES") {
         Some(dir) => {
             let mut paths: Vec<_> =
-                std::fs::read_dir(&dir).expect("MATBRIDGE_VALID_DAMAGE_MODULES").filter_map(|e| Some(e.ok()?.path())).filter(|p| p.extension().is_some_and(|e| e == "spv")).collect();
+                std::fs::read_dir(&dir).expect("MATBRIDGE_VALID_DAMAGE_MODULES").filter_map(|e| Some(e.ok()?.path())).filter(|p| p.extension().is_some_and(|e| e == "spv" || e == "spvasm")).collect();
             paths.sort();
             paths
                 .iter()
                 .map(|p| {
-                    let bytes = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-                    let words = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                    let words = if p.extension().is_some_and(|e| e == "spvasm") {
+                        let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                        let env = text.lines().find_map(|l| l.strip_prefix("; assemble:")).map_or("vulkan1.3", str::trim);
+                        matbridge_translator::tools::assemble(&text, env).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+                    } else {
+                        let bytes = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                        bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+                    };
                     Case { name: p.display().to_string(), words, targets: targets().to_vec(), requests: Vec::new() }
                 })
                 .collect()
@@ -280,6 +286,7 @@ fn valid_damaged_modules_translate_to_valid_modules() {
             corpus().iter().zip(MODULES.iter().chain(&ASSEMBLY)).map(|(words, name)| Case { name: name.to_string(), words: words.clone(), targets: targets().to_vec(), requests: Vec::new() }).collect()
         }
     };
+    assert!(!listed.is_empty(), "no modules to damage");
     let extra = std::env::var_os("MATBRIDGE_VALID_DAMAGE_MODULES").is_some();
     let modules: Vec<&Case> = listed.iter().chain(snapshot_cases().iter().filter(|_| !extra)).collect();
     let mut valid_inputs = 0;
@@ -440,6 +447,13 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
         ),
         // An OpenCL kernel's sub-group scope computed at run time (Vulkan needs constants).
         ("lower_kernel_subgroups/subgroups.spvasm", &[("%32 = OpGroupIAdd %6 %31 Reduce %25", "%32 = OpGroupIAdd %6 %25 Reduce %25")], &["h100", "lavapipe", "swiftshader"], "(scope) %"),
+        // An INTEL sub-group shuffle of a pointer into an integer result.
+        (
+            "lower_kernel_subgroups/subgroups.spvasm",
+            &[("%83 = OpSubgroupShuffleXorINTEL %6 %25 %42", "%83 = OpSubgroupShuffleXorINTEL %6 %18 %42")],
+            &["h100", "lavapipe", "swiftshader"],
+            "not of the result type",
+        ),
         // A pointer as a kernel's `OpPtrAccessChain` element.
         (
             "lower_kernel_pointers/generic_local.spvasm",

@@ -155,6 +155,18 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Option<Word>
             Some(_) => b.op(Op::UConvert, uint, &[v]),
         }
     };
+    // SPV_INTEL_subgroups requires (spirv-val does not check it) shuffled values of the result
+    // type and integer scalar invocation ids, masks and deltas.
+    let operands_ok = |b: &Builder<'_>, values: &[Word], index: Word| -> Result<()> {
+        let ty = inst.ty()?;
+        if let Some(v) = values.iter().find(|&&v| types.type_of(v) != Some(ty)) {
+            return Err(invalid(b, inst, &format!("value %{v} is not of the result type")));
+        }
+        if types.type_of(index).and_then(|t| types.int(t)).is_none() {
+            return Err(invalid(b, inst, &format!("invocation id, mask or delta %{index} is not an integer scalar")));
+        }
+        Ok(())
+    };
     use Op::*;
     Ok(Some(match op {
         GroupIAdd | GroupFAdd | GroupFMin | GroupUMin | GroupSMin | GroupFMax | GroupUMax | GroupSMax => {
@@ -181,6 +193,9 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Option<Word>
         GroupBroadcast => {
             scope_ok(b)?;
             let (x, id) = (inst.id(1)?, inst.id(2)?);
+            if types.type_of(x) != Some(inst.ty()?) {
+                return Err(invalid(b, inst, &format!("value %{x} is not of the result type")));
+            }
             if types.vector(types.type_of(id).unwrap_or(0)).is_some() {
                 return Err(invalid(b, inst, "a sub-group broadcast with a vector invocation id"));
             }
@@ -189,17 +204,20 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Option<Word>
         }
         SubgroupShuffleINTEL => {
             let (x, id) = (inst.id(0)?, inst.id(1)?);
+            operands_ok(b, &[x], id)?;
             let id = to_u32(b, id);
             b.op(GroupNonUniformShuffle, inst.ty()?, &[subgroup, x, id])
         }
         SubgroupShuffleXorINTEL => {
             let (x, mask) = (inst.id(0)?, inst.id(1)?);
+            operands_ok(b, &[x], mask)?;
             let mask = to_u32(b, mask);
             b.op(GroupNonUniformShuffleXor, inst.ty()?, &[subgroup, x, mask])
         }
         SubgroupShuffleDownINTEL | SubgroupShuffleUpINTEL => {
             let ty = inst.ty()?;
             let (first, second, delta) = (inst.id(0)?, inst.id(1)?, inst.id(2)?);
+            operands_ok(b, &[first, second], delta)?;
             let delta = to_u32(b, delta);
             let lid = builtin(b, BuiltIn::SubgroupLocalInvocationId);
             let size = builtin(b, BuiltIn::SubgroupSize);
