@@ -15,6 +15,7 @@
 
 pub mod analysis;
 pub mod error;
+mod input_checks;
 pub mod ir;
 pub mod kernel;
 pub mod pass;

@@ -180,45 +180,9 @@ pub fn translate_specialized(words: &[u32], target: &DeviceCaps, values: &[(u32,
     translate_module(words, target, &[], values)
 }
 
-/// Operands spirv-val leaves unchecked that passes read: the work-group sizes of `LocalSizeId`
-/// and `LocalSizeHintId` are 32-bit integer constants (spirv-val only checks that they are
-/// constant instructions; passes read them as sizes and may turn other constants into code),
-/// a spec-constant `CooperativeMatrixLengthKHR` names a cooperative-matrix type, and the
-/// indices and `Element` operand of access chains are integer scalars (spirv-val lets a pointer
-/// through as a kernel's `OpPtrAccessChain` element), and an `OpTypeInt`'s signedness is 0 or 1
-/// (spirv-val checks it only for Vulkan).
-fn check_unchecked_operands(module: &Module) -> Result<()> {
-    use spirv::{ExecutionMode, Op};
-    let types = crate::analysis::Types::new(module);
-    let constant = |id: u32| module.globals().iter().any(|g| g.result_id == Some(id) && matches!(g.op(), Some(Op::Constant | Op::SpecConstant | Op::SpecConstantOp)));
-    for mode in module.execution_modes.iter().filter(|m| m.is(Op::ExecutionModeId)) {
-        if !matches!(mode.word_opt(1).and_then(ExecutionMode::from_u32), Some(ExecutionMode::LocalSizeId | ExecutionMode::LocalSizeHintId)) {
-            continue;
-        }
-        if let Some(size) = mode.operands.iter().skip(2).filter_map(crate::ir::Operand::id).find(|s| !constant(*s) || !matches!(types.type_of(*s).and_then(|t| types.int(t)), Some((32, _)))) {
-            let message = format!("work-group size %{size} is not a 32-bit integer constant");
-            return Err(crate::error::Error::Invalid { site: module.site(mode), message });
-        }
-    }
-    for length in module.globals().iter().filter(|g| g.is(Op::SpecConstantOp) && g.word_opt(0) == Some(Op::CooperativeMatrixLengthKHR as u32)) {
-        types.check_spec_constant_op(module, length)?;
-    }
-    if let Some(int) = module.globals().iter().find(|g| g.is(Op::TypeInt) && g.word_opt(1).is_some_and(|s| s > 1)) {
-        let message = format!("integer type with signedness {} (0 or 1)", int.word_opt(1).unwrap_or_default());
-        return Err(crate::error::Error::Invalid { site: module.site(int), message });
-    }
-    for chain in module.all_insts().filter(|i| matches!(i.op(), Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain))) {
-        if let Some(index) = chain.operands.iter().skip(1).filter_map(crate::ir::Operand::id).find(|&i| types.type_of(i).and_then(|t| types.int(t)).is_none()) {
-            let message = format!("index %{index} is not an integer scalar");
-            return Err(crate::error::Error::Invalid { site: module.site(chain), message });
-        }
-    }
-    Ok(())
-}
-
 fn translate_module(words: &[u32], target: &DeviceCaps, requests: &[Request], values: &[(u32, u32)]) -> Result<(Vec<u32>, Report)> {
     let mut module = Module::from_words(words)?;
-    check_unchecked_operands(&module)?;
+    crate::input_checks::check(&module)?;
     crate::specialize::specialize(&mut module, values)?;
     let input_version = version_string(module.version());
     let passes = Pipeline::with_requests(target, requests).run(&mut module, target)?;

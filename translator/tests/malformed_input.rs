@@ -447,6 +447,13 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
         ),
         // An OpenCL kernel's sub-group scope computed at run time (Vulkan needs constants).
         ("lower_kernel_subgroups/subgroups.spvasm", &[("%32 = OpGroupIAdd %6 %31 Reduce %25", "%32 = OpGroupIAdd %6 %25 Reduce %25")], &["h100", "lavapipe", "swiftshader"], "(scope) %"),
+        // A sub-group scan of a pointer into an integer result.
+        (
+            "lower_kernel_subgroups/subgroups.spvasm",
+            &[("%38 = OpGroupUMax %6 %31 ExclusiveScan %25", "%38 = OpGroupUMax %6 %31 ExclusiveScan %24")],
+            &["h100", "lavapipe", "swiftshader"],
+            "not of the result type",
+        ),
         // An INTEL sub-group shuffle of a pointer into an integer result.
         (
             "lower_kernel_subgroups/subgroups.spvasm",

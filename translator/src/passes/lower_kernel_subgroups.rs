@@ -193,9 +193,6 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Option<Word>
         GroupBroadcast => {
             scope_ok(b)?;
             let (x, id) = (inst.id(1)?, inst.id(2)?);
-            if types.type_of(x) != Some(inst.ty()?) {
-                return Err(invalid(b, inst, &format!("value %{x} is not of the result type")));
-            }
             if types.vector(types.type_of(id).unwrap_or(0)).is_some() {
                 return Err(invalid(b, inst, "a sub-group broadcast with a vector invocation id"));
             }

@@ -1,0 +1,78 @@
+//! Rules of SPIR-V that spirv-val leaves unchecked (in every environment or in kernels only),
+//! checked on the input before any pass: passes read these operands and would otherwise write
+//! invalid modules from them. Each broken rule is an error naming the instruction.
+//!
+//! - The work-group sizes of `LocalSizeId` and `LocalSizeHintId` are 32-bit integer constants
+//!   (spirv-val only checks that they are constant instructions; passes read them as sizes and
+//!   may turn other constants into code).
+//! - A spec-constant `CooperativeMatrixLengthKHR` names a cooperative-matrix type.
+//! - An `OpTypeInt`'s signedness is 0 or 1 (checked for Vulkan only).
+//! - The indices and `Element` operand of access chains are integer scalars (a pointer passes
+//!   as a kernel's `OpPtrAccessChain` element).
+//! - The value a kernel's group operation reduces, scans or broadcasts has the result type, and
+//!   `OpGroupAny`/`OpGroupAll` take a boolean.
+
+use crate::analysis::Types;
+use crate::error::{Error, Result};
+use crate::ir::{Module, Operand};
+use spirv::{ExecutionMode, Op};
+
+/// Checks every rule above.
+pub(crate) fn check(module: &Module) -> Result<()> {
+    let types = Types::new(module);
+    work_group_sizes(module, &types)?;
+    for length in module.globals().iter().filter(|g| g.is(Op::SpecConstantOp) && g.word_opt(0) == Some(Op::CooperativeMatrixLengthKHR as u32)) {
+        types.check_spec_constant_op(module, length)?;
+    }
+    if let Some(int) = module.globals().iter().find(|g| g.is(Op::TypeInt) && g.word_opt(1).is_some_and(|s| s > 1)) {
+        let message = format!("integer type with signedness {} (0 or 1)", int.word_opt(1).unwrap_or_default());
+        return Err(Error::Invalid { site: module.site(int), message });
+    }
+    access_chain_indices(module, &types)?;
+    group_operands(module, &types)
+}
+
+fn work_group_sizes(module: &Module, types: &Types) -> Result<()> {
+    let constant = |id: u32| module.globals().iter().any(|g| g.result_id == Some(id) && matches!(g.op(), Some(Op::Constant | Op::SpecConstant | Op::SpecConstantOp)));
+    for mode in module.execution_modes.iter().filter(|m| m.is(Op::ExecutionModeId)) {
+        if !matches!(mode.word_opt(1).and_then(ExecutionMode::from_u32), Some(ExecutionMode::LocalSizeId | ExecutionMode::LocalSizeHintId)) {
+            continue;
+        }
+        if let Some(size) = mode.operands.iter().skip(2).filter_map(Operand::id).find(|s| !constant(*s) || !matches!(types.type_of(*s).and_then(|t| types.int(t)), Some((32, _)))) {
+            let message = format!("work-group size %{size} is not a 32-bit integer constant");
+            return Err(Error::Invalid { site: module.site(mode), message });
+        }
+    }
+    Ok(())
+}
+
+fn access_chain_indices(module: &Module, types: &Types) -> Result<()> {
+    for chain in module.all_insts().filter(|i| matches!(i.op(), Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain))) {
+        if let Some(index) = chain.operands.iter().skip(1).filter_map(Operand::id).find(|&i| types.type_of(i).and_then(|t| types.int(t)).is_none()) {
+            let message = format!("index %{index} is not an integer scalar");
+            return Err(Error::Invalid { site: module.site(chain), message });
+        }
+    }
+    Ok(())
+}
+
+fn group_operands(module: &Module, types: &Types) -> Result<()> {
+    use Op::*;
+    for inst in module.all_insts() {
+        // The operand that must have the result type (or be a boolean).
+        let (k, boolean) = match inst.op() {
+            Some(GroupIAdd | GroupFAdd | GroupFMin | GroupUMin | GroupSMin | GroupFMax | GroupUMax | GroupSMax) => (2, false),
+            Some(GroupBroadcast) => (1, false),
+            Some(GroupAny | GroupAll) => (1, true),
+            _ => continue,
+        };
+        let Some(value) = inst.operands.get(k).and_then(Operand::id) else { continue };
+        let ty = types.type_of(value);
+        let ok = if boolean { ty.and_then(|t| types.defs.get(&t)).is_some_and(|d| d.is(TypeBool)) } else { ty.is_some() && ty == inst.result_type };
+        if !ok {
+            let message = format!("value %{value} is not {}", if boolean { "a boolean" } else { "of the result type" });
+            return Err(Error::Invalid { site: module.site(inst), message });
+        }
+    }
+    Ok(())
+}
