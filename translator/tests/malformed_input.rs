@@ -517,6 +517,17 @@ fn edited_inputs_translate_to_valid_modules() {
     const ENTRIES: &[Entry] = &[
         // A constant NV matrix as B beside loaded A and C: its type is needed as MatrixB too.
         ("nv_to_khr/nv_square_f16.spvasm", &[("OpCooperativeMatrixMulAddNV %12 %32 %33 %34", "OpCooperativeMatrixMulAddNV %12 %32 %31 %34")], &["h100", "lavapipe", "swiftshader"]),
+        // An OpenCL 2.0-style ordering that names no storage, on an atomic and a barrier
+        // (Vulkan requires a storage bit beside an ordering).
+        (
+            "lower_kernel_synchronization/atomics.spvasm",
+            &[
+                ("%37 = OpConstant %9 0\n", "%37 = OpConstant %9 0\n%seq_cst = OpConstant %9 16\n%acquire = OpConstant %9 2\n"),
+                ("%38 = OpAtomicIIncrement %9 %36 %28 %37", "%38 = OpAtomicIIncrement %9 %36 %28 %seq_cst"),
+                ("OpControlBarrier %28 %28 %29\n               OpBranchConditional %27", "OpControlBarrier %28 %28 %acquire\n               OpBranchConditional %27"),
+            ],
+            &["h100", "lavapipe", "swiftshader"],
+        ),
         // A decorated `OpTypeVoid`: the passes that ask for void must get it, not a second one.
         (
             "lower_kernel_pointers/generic_local.spvasm",

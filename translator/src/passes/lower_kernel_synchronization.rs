@@ -4,8 +4,10 @@
 //! them: barriers, atomics, group and sub-group operations): the `CrossDevice` scope becomes
 //! `Device`; in the memory semantics, `CrossWorkgroupMemory` (global memory, now buffer device addresses)
 //! becomes `UniformMemory`, `SequentiallyConsistent` (which Vulkan forbids) becomes
-//! `AcquireRelease` (`Acquire` on atomic loads, `Release` on atomic stores), and semantics that
-//! name storage but no ordering get `AcquireRelease` (Vulkan requires an ordering there).
+//! `AcquireRelease` (`Acquire` on atomic loads, `Release` on atomic stores), semantics that
+//! name storage but no ordering get `AcquireRelease` (Vulkan requires an ordering there), and an
+//! ordering that names no storage orders `UniformMemory` and `WorkgroupMemory` (Vulkan requires
+//! a storage bit beside an ordering).
 //! Scope and semantics operands are ids: the rewritten values are new constants, other uses of
 //! the old constants are untouched.
 //!
@@ -82,6 +84,11 @@ fn semantics_for(op: Op, value: Word) -> Word {
     let storage = MS::UNIFORM_MEMORY | MS::WORKGROUP_MEMORY | MS::SUBGROUP_MEMORY | MS::IMAGE_MEMORY | MS::ATOMIC_COUNTER_MEMORY | MS::OUTPUT_MEMORY;
     let orders = MS::ACQUIRE | MS::RELEASE | MS::ACQUIRE_RELEASE | MS::SEQUENTIALLY_CONSISTENT;
     let had_order = s.intersects(orders);
+    // An ordering that names no storage (OpenCL 2.0 atomics name only their memory order) orders
+    // both kinds a kernel has: Vulkan requires one storage bit beside an ordering.
+    if had_order && !s.intersects(storage) {
+        s.insert(MS::UNIFORM_MEMORY | MS::WORKGROUP_MEMORY);
+    }
     s.remove(orders);
     if had_order || s.intersects(storage) {
         s.insert(match op {
