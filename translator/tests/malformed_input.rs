@@ -505,6 +505,23 @@ fn edited(input: &str, edits: &[(&str, &str)]) -> (String, Vec<u32>) {
     (text, words)
 }
 
+/// A kernel's buffer access aligned below its scalars (a packed struct's member): Vulkan needs
+/// buffer-address accesses aligned to their scalars, so every target refuses it by name rather
+/// than promise an alignment the data may not have (found by damaging the OpenCL kernels).
+#[test]
+fn underaligned_kernel_buffer_accesses_are_refused_by_name() {
+    if matbridge_translator::tools::find("spirv-as").is_none() {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    let (_, words) = edited("lower_kernel_pointers/generic_local.spvasm", &[("%42 = OpLoad %8 %41 Aligned 4", "%42 = OpLoad %8 %41 Aligned 1")]);
+    for target in ["h100", "lavapipe", "swiftshader"] {
+        let target = DeviceCaps::builtin(target).unwrap();
+        let e = translate(&words, &target).expect_err(&target.name).to_string();
+        assert!(e.contains("OpLoad at word offset") && e.contains("`Aligned 1` moves 4-byte scalars"), "{}: {e}", target.name);
+    }
+}
+
 /// Valid inputs that damage found translated into invalid modules, kept as edits of snapshot
 /// inputs: each translates into a module spirv-val accepts for every listed target.
 #[test]

@@ -65,7 +65,7 @@ impl Pass for LowerKernelPointers {
         bitcasts_to_member_chains(module, &mut outcome);
         flatten_logical(module, &mut outcome)?;
         remove_unused_globals(module);
-        lay_out_buffers(module, &mut outcome);
+        lay_out_buffers(module, &mut outcome)?;
         module.rebuild_entry_interfaces();
         Ok(outcome)
     }
@@ -242,8 +242,11 @@ fn bitcasts_to_member_chains(module: &mut Module, outcome: &mut Outcome) {
     }
 }
 
-/// Buffer pointer types: ArrayStride, layouts of what they point to, Aligned accesses.
-pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) {
+/// Buffer pointer types: ArrayStride, layouts of what they point to, Aligned accesses. An access
+/// whose `Aligned` is below the largest scalar it moves (a packed struct's member) is an error:
+/// Vulkan requires buffer-address accesses aligned to their scalars, and raising the value would
+/// promise an alignment the data may not have.
+pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     let types = Types::new(module);
     let psb = StorageClass::PhysicalStorageBuffer as u32;
     let mut laid_out: HashSet<Word> = HashSet::new();
@@ -258,6 +261,7 @@ pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) {
     }
     // Aligned memory operands on buffer accesses.
     let ptr_types: HashMap<Word, Word> = pointers.into_iter().collect();
+    let mut underaligned = None;
     for f in &mut module.functions {
         for b in &mut f.blocks {
             for inst in &mut b.insts {
@@ -269,6 +273,12 @@ pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) {
                 let Some(pointee) = inst.operands.get(ptr_at).and_then(Operand::id).and_then(|p| types.type_of(p)).and_then(|t| ptr_types.get(&t)) else { continue };
                 let mask = inst.operands.get(mem_at).and_then(Operand::word).unwrap_or(0);
                 if mask & MemoryAccess::ALIGNED.bits() != 0 {
+                    let value_ty = if inst.is(Op::Load) { inst.result_type } else { inst.operands.get(1).and_then(Operand::id).and_then(|v| types.type_of(v)) };
+                    let need = value_ty.map_or(0, |t| crate::passes::repair_producer_output::largest_scalar(&types, t, 0));
+                    let given = inst.operands.get(mem_at + 1).and_then(Operand::word).unwrap_or(0);
+                    if given < need {
+                        underaligned.get_or_insert((inst.clone(), given, need));
+                    }
                     continue;
                 }
                 let align = size_align(&types, *pointee).map_or(4, |s| s.1);
@@ -288,6 +298,12 @@ pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) {
                 outcome.count(inst.opcode);
             }
         }
+    }
+    match underaligned {
+        Some((inst, given, need)) => {
+            Err(Error::Invalid { site: module.site(&inst), message: format!("a buffer access with `Aligned {given}` moves {need}-byte scalars (Vulkan needs them aligned to their size)") })
+        }
+        None => Ok(()),
     }
 }
 

@@ -28,7 +28,7 @@ use spirv::{MemoryAccess, Op, StorageClass, Word};
 use std::collections::HashSet;
 
 /// Bytes of the largest scalar in a value of `ty` (a pointer counts as its 8-byte address).
-fn largest_scalar(types: &Types, ty: Word, depth: u32) -> u32 {
+pub(crate) fn largest_scalar(types: &Types, ty: Word, depth: u32) -> u32 {
     let Some(def) = types.defs.get(&ty).filter(|_| depth < 64) else { return 0 };
     match def.op() {
         Some(Op::TypeInt | Op::TypeFloat) => def.word_opt(0).unwrap_or(0) / 8,
