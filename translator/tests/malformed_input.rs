@@ -505,20 +505,30 @@ fn edited(input: &str, edits: &[(&str, &str)]) -> (String, Vec<u32>) {
     (text, words)
 }
 
-/// A kernel's buffer access aligned below its scalars (a packed struct's member): Vulkan needs
-/// buffer-address accesses aligned to their scalars, so every target refuses it by name rather
-/// than promise an alignment the data may not have (found by damaging the OpenCL kernels).
+/// Valid kernels that Vulkan cannot express (found by damaging the OpenCL kernels): every target
+/// refuses them by name rather than guess. Each entry is an edit of a snapshot input, the
+/// refused instruction's opcode and what the error says.
+/// - A buffer access aligned below its scalars (a packed struct's member): Vulkan needs
+///   buffer-address accesses aligned to their scalars, and raising the value would promise an
+///   alignment the data may not have.
+/// - An integer reinterpreted as a pointer into local memory, which has no address in Vulkan.
 #[test]
-fn underaligned_kernel_buffer_accesses_are_refused_by_name() {
+fn kernels_vulkan_cannot_express_are_refused_by_name() {
     if matbridge_translator::tools::find("spirv-as").is_none() {
         assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
         return;
     }
-    let (_, words) = edited("lower_kernel_pointers/generic_local.spvasm", &[("%42 = OpLoad %8 %41 Aligned 4", "%42 = OpLoad %8 %41 Aligned 1")]);
-    for target in ["h100", "lavapipe", "swiftshader"] {
-        let target = DeviceCaps::builtin(target).unwrap();
-        let e = translate(&words, &target).expect_err(&target.name).to_string();
-        assert!(e.contains("OpLoad at word offset") && e.contains("`Aligned 1` moves 4-byte scalars"), "{}: {e}", target.name);
+    const ENTRIES: &[(&str, &str, &str, &str)] = &[
+        ("%42 = OpLoad %8 %41 Aligned 4", "%42 = OpLoad %8 %41 Aligned 1", "OpLoad", "`Aligned 1` moves 4-byte scalars"),
+        ("%32 = OpBitcast %31 %17", "%32 = OpBitcast %31 %26", "OpBitcast", "pointer into local, private or function memory"),
+    ];
+    for &(from, to, opcode, expected) in ENTRIES {
+        let (_, words) = edited("lower_kernel_pointers/generic_local.spvasm", &[(from, to)]);
+        for target in ["h100", "lavapipe", "swiftshader"] {
+            let target = DeviceCaps::builtin(target).unwrap();
+            let e = translate(&words, &target).expect_err(&target.name).to_string();
+            assert!(e.contains(&format!("{opcode} at word offset")) && e.contains(expected), "{}: {e}", target.name);
+        }
     }
 }
 

@@ -59,6 +59,7 @@ impl Pass for LowerKernelPointers {
         if !crate::kernel::is_lowered_kernel(module) {
             return Ok(outcome);
         }
+        logical_pointers_from_integers(module)?;
         infer_generic_origins(module, &mut outcome)?;
         lower_generic_casts(module, &mut outcome)?;
         in_bounds_to_plain(module, &mut outcome);
@@ -69,6 +70,21 @@ impl Pass for LowerKernelPointers {
         module.rebuild_entry_interfaces();
         Ok(outcome)
     }
+}
+
+/// Integers reinterpreted as pointers into local, private or function memory, and such pointers
+/// as integers: Vulkan's pointers there are logical, with no address to convert.
+fn logical_pointers_from_integers(module: &Module) -> Result<()> {
+    let types = Types::new(module);
+    let logical = |t: Word| types.defs.get(&t).is_some_and(|d| d.is(Op::TypePointer) && d.word_opt(0).is_some_and(is_logical));
+    let integer = |t: Word| types.int(t).is_some();
+    for inst in module.all_insts().filter(|i| matches!(i.op(), Some(Op::Bitcast | Op::ConvertUToPtr | Op::ConvertPtrToU))) {
+        let (Some(result), Some(operand)) = (inst.result_type, inst.operands.first().and_then(Operand::id).and_then(|v| types.type_of(v))) else { continue };
+        if (logical(result) && integer(operand)) || (integer(result) && logical(operand)) {
+            return Err(Error::Invalid { site: module.site(inst), message: "converts between an integer and a pointer into local, private or function memory, which has no address in Vulkan".into() });
+        }
+    }
+    Ok(())
 }
 
 fn is_logical(class: u32) -> bool {
