@@ -9,6 +9,8 @@
 //! - An `OpTypeInt`'s signedness is 0 or 1 (checked for Vulkan only).
 //! - The indices and `Element` operand of access chains are integer scalars (a pointer passes
 //!   as a kernel's `OpPtrAccessChain` element).
+//! - `OpBitcast` keeps a pointer's storage class (a kernel's built-in variable passes as a
+//!   global pointer).
 //! - The value a kernel's group operation reduces, scans or broadcasts has the result type, and
 //!   `OpGroupAny`/`OpGroupAll` take a boolean.
 
@@ -29,6 +31,7 @@ pub(crate) fn check(module: &Module) -> Result<()> {
         return Err(Error::Invalid { site: module.site(int), message });
     }
     access_chain_indices(module, &types)?;
+    pointer_bitcasts(module, &types)?;
     group_operands(module, &types)
 }
 
@@ -72,6 +75,19 @@ fn group_operands(module: &Module, types: &Types) -> Result<()> {
         if !ok {
             let message = format!("value %{value} is not {}", if boolean { "a boolean" } else { "of the result type" });
             return Err(Error::Invalid { site: module.site(inst), message });
+        }
+    }
+    Ok(())
+}
+
+fn pointer_bitcasts(module: &Module, types: &Types) -> Result<()> {
+    let class = |t: u32| types.defs.get(&t).filter(|d| d.is(Op::TypePointer)).and_then(|d| d.word_opt(0));
+    for cast in module.all_insts().filter(|i| i.is(Op::Bitcast)) {
+        let from = cast.operands.first().and_then(Operand::id).and_then(|v| types.type_of(v)).and_then(class);
+        if let (Some(to), Some(from)) = (cast.result_type.and_then(class), from) {
+            if to != from {
+                return Err(Error::Invalid { site: module.site(cast), message: "reinterprets a pointer as one of another storage class".into() });
+            }
         }
     }
     Ok(())

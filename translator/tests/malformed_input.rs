@@ -511,7 +511,8 @@ fn edited(input: &str, edits: &[(&str, &str)]) -> (String, Vec<u32>) {
 /// - A buffer access aligned below its scalars (a packed struct's member): Vulkan needs
 ///   buffer-address accesses aligned to their scalars, and raising the value would promise an
 ///   alignment the data may not have.
-/// - An integer reinterpreted as a pointer into local memory, which has no address in Vulkan.
+/// - An integer reinterpreted as a pointer into local memory, which has no address in Vulkan,
+///   and a pointer reinterpreted as one of another storage class.
 #[test]
 fn kernels_vulkan_cannot_express_are_refused_by_name() {
     if matbridge_translator::tools::find("spirv-as").is_none() {
@@ -521,6 +522,8 @@ fn kernels_vulkan_cannot_express_are_refused_by_name() {
     const ENTRIES: &[(&str, &str, &str, &str)] = &[
         ("%42 = OpLoad %8 %41 Aligned 4", "%42 = OpLoad %8 %41 Aligned 1", "OpLoad", "`Aligned 1` moves 4-byte scalars"),
         ("%32 = OpBitcast %31 %17", "%32 = OpBitcast %31 %26", "OpBitcast", "pointer into local, private or function memory"),
+        // A built-in variable's pointer reinterpreted as a global one.
+        ("%58 = OpBitcast %9 %16", "%58 = OpBitcast %9 %5", "OpBitcast", "pointer as one of another storage class"),
     ];
     for &(from, to, opcode, expected) in ENTRIES {
         let (_, words) = edited("lower_kernel_pointers/generic_local.spvasm", &[(from, to)]);
