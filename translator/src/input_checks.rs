@@ -11,8 +11,9 @@
 //!   as a kernel's `OpPtrAccessChain` element).
 //! - `OpBitcast` keeps a pointer's storage class (a kernel's built-in variable passes as a
 //!   global pointer).
-//! - The value a kernel's group operation reduces, scans or broadcasts has the result type, and
-//!   `OpGroupAny`/`OpGroupAll` take a boolean.
+//! - The value a kernel's group operation reduces, scans, broadcasts or shuffles has the result
+//!   type, `OpGroupAny`/`OpGroupAll` take a boolean, and an INTEL shuffle's invocation id, mask
+//!   or delta is an integer scalar (SPV_INTEL_subgroups requires it).
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -62,18 +63,26 @@ fn access_chain_indices(module: &Module, types: &Types) -> Result<()> {
 fn group_operands(module: &Module, types: &Types) -> Result<()> {
     use Op::*;
     for inst in module.all_insts() {
-        // The operand that must have the result type (or be a boolean).
-        let (k, boolean) = match inst.op() {
-            Some(GroupIAdd | GroupFAdd | GroupFMin | GroupUMin | GroupSMin | GroupFMax | GroupUMax | GroupSMax) => (2, false),
-            Some(GroupBroadcast) => (1, false),
-            Some(GroupAny | GroupAll) => (1, true),
+        // The operands that must have the result type (or be a boolean), and the invocation id,
+        // mask or delta that must be an integer scalar.
+        let (values, boolean, index): (&[usize], bool, Option<usize>) = match inst.op() {
+            Some(GroupIAdd | GroupFAdd | GroupFMin | GroupUMin | GroupSMin | GroupFMax | GroupUMax | GroupSMax) => (&[2], false, None),
+            Some(GroupBroadcast) => (&[1], false, None),
+            Some(GroupAny | GroupAll) => (&[1], true, None),
+            Some(SubgroupShuffleINTEL | SubgroupShuffleXorINTEL) => (&[0], false, Some(1)),
+            Some(SubgroupShuffleDownINTEL | SubgroupShuffleUpINTEL) => (&[0, 1], false, Some(2)),
             _ => continue,
         };
-        let Some(value) = inst.operands.get(k).and_then(Operand::id) else { continue };
-        let ty = types.type_of(value);
-        let ok = if boolean { ty.and_then(|t| types.defs.get(&t)).is_some_and(|d| d.is(TypeBool)) } else { ty.is_some() && ty == inst.result_type };
-        if !ok {
-            let message = format!("value %{value} is not {}", if boolean { "a boolean" } else { "of the result type" });
+        for value in values.iter().filter_map(|&k| inst.operands.get(k).and_then(Operand::id)) {
+            let ty = types.type_of(value);
+            let ok = if boolean { ty.and_then(|t| types.defs.get(&t)).is_some_and(|d| d.is(TypeBool)) } else { ty.is_some() && ty == inst.result_type };
+            if !ok {
+                let message = format!("value %{value} is not {}", if boolean { "a boolean" } else { "of the result type" });
+                return Err(Error::Invalid { site: module.site(inst), message });
+            }
+        }
+        if let Some(index) = index.and_then(|k| inst.operands.get(k)).and_then(Operand::id).filter(|&i| types.type_of(i).and_then(|t| types.int(t)).is_none()) {
+            let message = format!("invocation id, mask or delta %{index} is not an integer scalar");
             return Err(Error::Invalid { site: module.site(inst), message });
         }
     }
@@ -81,7 +90,7 @@ fn group_operands(module: &Module, types: &Types) -> Result<()> {
 }
 
 fn pointer_bitcasts(module: &Module, types: &Types) -> Result<()> {
-    let class = |t: u32| types.defs.get(&t).filter(|d| d.is(Op::TypePointer)).and_then(|d| d.word_opt(0));
+    let class = |t: u32| types.pointer(t).map(|(class, _)| class);
     for cast in module.all_insts().filter(|i| i.is(Op::Bitcast)) {
         let from = cast.operands.first().and_then(Operand::id).and_then(|v| types.type_of(v)).and_then(class);
         if let (Some(to), Some(from)) = (cast.result_type.and_then(class), from) {

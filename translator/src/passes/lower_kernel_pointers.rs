@@ -76,8 +76,7 @@ impl Pass for LowerKernelPointers {
 /// as integers: Vulkan's pointers there are logical, with no address to convert.
 fn logical_pointers_from_integers(module: &Module) -> Result<()> {
     let types = Types::new(module);
-    let class = |t: Word| types.defs.get(&t).filter(|d| d.is(Op::TypePointer)).and_then(|d| d.word_opt(0));
-    let logical = |t: Word| class(t).is_some_and(is_logical);
+    let logical = |t: Word| types.pointer(t).is_some_and(|(class, _)| is_logical(class));
     let integer = |t: Word| types.int(t).is_some();
     for inst in module.all_insts().filter(|i| matches!(i.op(), Some(Op::Bitcast | Op::ConvertUToPtr | Op::ConvertPtrToU))) {
         let (Some(result), Some(operand)) = (inst.result_type, inst.operands.first().and_then(Operand::id).and_then(|v| types.type_of(v))) else { continue };

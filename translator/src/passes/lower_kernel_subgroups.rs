@@ -21,7 +21,8 @@
 //! Preconditions: the module declares `Kernel`; runs before `lower-kernel-interface` and after
 //! `lower-work-group-collectives` (which takes the group operations at `Workgroup` scope).
 //! Group operations at other scopes and the image block reads and writes are errors naming
-//! them.
+//! them. Operand types (shuffled values of the result type, integer ids, masks and deltas) are
+//! checked before any pass runs (`input_checks`).
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -155,18 +156,6 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Option<Word>
             Some(_) => b.op(Op::UConvert, uint, &[v]),
         }
     };
-    // SPV_INTEL_subgroups requires (spirv-val does not check it) shuffled values of the result
-    // type and integer scalar invocation ids, masks and deltas.
-    let operands_ok = |b: &Builder<'_>, values: &[Word], index: Word| -> Result<()> {
-        let ty = inst.ty()?;
-        if let Some(v) = values.iter().find(|&&v| types.type_of(v) != Some(ty)) {
-            return Err(invalid(b, inst, &format!("value %{v} is not of the result type")));
-        }
-        if types.type_of(index).and_then(|t| types.int(t)).is_none() {
-            return Err(invalid(b, inst, &format!("invocation id, mask or delta %{index} is not an integer scalar")));
-        }
-        Ok(())
-    };
     use Op::*;
     Ok(Some(match op {
         GroupIAdd | GroupFAdd | GroupFMin | GroupUMin | GroupSMin | GroupFMax | GroupUMax | GroupSMax => {
@@ -201,20 +190,17 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst) -> Result<Option<Word>
         }
         SubgroupShuffleINTEL => {
             let (x, id) = (inst.id(0)?, inst.id(1)?);
-            operands_ok(b, &[x], id)?;
             let id = to_u32(b, id);
             b.op(GroupNonUniformShuffle, inst.ty()?, &[subgroup, x, id])
         }
         SubgroupShuffleXorINTEL => {
             let (x, mask) = (inst.id(0)?, inst.id(1)?);
-            operands_ok(b, &[x], mask)?;
             let mask = to_u32(b, mask);
             b.op(GroupNonUniformShuffleXor, inst.ty()?, &[subgroup, x, mask])
         }
         SubgroupShuffleDownINTEL | SubgroupShuffleUpINTEL => {
             let ty = inst.ty()?;
             let (first, second, delta) = (inst.id(0)?, inst.id(1)?, inst.id(2)?);
-            operands_ok(b, &[first, second], delta)?;
             let delta = to_u32(b, delta);
             let lid = builtin(b, BuiltIn::SubgroupLocalInvocationId);
             let size = builtin(b, BuiltIn::SubgroupSize);

@@ -2,8 +2,8 @@
 //!
 //! Rewrite, on every scope and memory-semantics operand of a kernel module (as the grammar types
 //! them: barriers, atomics, group and sub-group operations): the `CrossDevice` scope becomes
-//! `Device`; in the memory semantics, `CrossWorkgroupMemory` (global memory, now buffer device addresses)
-//! becomes `UniformMemory`, `SequentiallyConsistent` (which Vulkan forbids) becomes
+//! `Device`; in the memory semantics, `CrossWorkgroupMemory` (global memory, now buffer device
+//! addresses) becomes `UniformMemory`, `SequentiallyConsistent` (which Vulkan forbids) becomes
 //! `AcquireRelease` (`Acquire` on atomic loads, `Release` on atomic stores), semantics that
 //! name storage but no ordering get `AcquireRelease` (Vulkan requires an ordering there), and an
 //! ordering that names no storage orders `UniformMemory` and `WorkgroupMemory` (Vulkan requires

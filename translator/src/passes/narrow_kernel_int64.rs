@@ -12,9 +12,10 @@
 //! that the value fits.
 //!
 //! Instructions whose meaning needs 64 bits are errors naming them: pointer <-> integer
-//! conversions (bitcasts too), extended multiplies and bitcasts of 64-bit values, shifts of a 64-bit value by a
-//! constant of 32 or more (except `(x << 32) >> k`, the extension of a low word LLVM writes,
-//! which folds), and any access to 64-bit integers in buffer memory, whose layout is the host's.
+//! conversions (bitcasts too), extended multiplies and bitcasts of 64-bit values, shifts of a
+//! 64-bit value by a constant of 32 or more (except `(x << 32) >> k`, the extension of a low word
+//! LLVM writes, which folds), and any access to 64-bit integers in buffer memory, whose layout
+//! is the host's.
 //!
 //! Preconditions: the module is a lowered kernel (`lower-kernel-interface` and
 //! `lower-kernel-pointers` ran). Applies where the target lacks `shader_int64`.
@@ -249,7 +250,7 @@ fn fold_extension_shifts(module: &mut Module, types: &Types, wide: &HashSet<Word
 /// Whether bitcast `inst` is between a pointer and an integer (of any width: an address is 64
 /// bits wide even where its integers become 32).
 fn pointer_and_integer(types: &Types, inst: &Inst) -> bool {
-    let pointer = |t: Word| types.defs.get(&t).is_some_and(|d| d.is(Op::TypePointer));
+    let pointer = |t: Word| types.pointer(t).is_some();
     let integer = |t: Word| types.int(t).is_some();
     let (Some(result), Some(operand)) = (inst.result_type, inst.operands.first().and_then(Operand::id).and_then(|v| types.type_of(v))) else { return false };
     (pointer(result) && integer(operand)) || (integer(result) && pointer(operand))
