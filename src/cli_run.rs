@@ -81,6 +81,13 @@ pub enum ArgSpec {
     Local {
         bytes: u64,
     },
+    /// A struct passed by value: its fields in order, laid out as OpenCL C lays out a struct
+    /// (each at its alignment, the size a multiple of the largest), or packed.
+    Struct {
+        fields: Vec<FieldSpec>,
+        #[serde(default)]
+        packed: bool,
+    },
     /// A buffer argument's device address, 8 bytes in a shader's push constants.
     Address {
         of: usize,
@@ -93,6 +100,50 @@ pub enum ArgSpec {
         #[serde(default)]
         binding: Option<u32>,
     },
+}
+
+/// One field of a struct argument: a number, or a vector of 2, 3, 4, 8 or 16 (an array value).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldSpec {
+    dtype: String,
+    value: toml::Value,
+    /// Bytes to align the field to instead of its own alignment (a nested struct's first field).
+    #[serde(default)]
+    align: Option<usize>,
+}
+
+/// The bytes of struct argument `k`: its fields at OpenCL C's offsets (a 3-component vector
+/// takes four components' room and alignment), or one after another where `packed`.
+fn struct_bytes(k: usize, fields: &[FieldSpec], packed: bool) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut largest = 1;
+    for (j, f) in fields.iter().enumerate() {
+        let at = format!("arg {k}.fields[{j}]");
+        let dt = dtype(&f.dtype, &format!("{at}.dtype"))?;
+        let values: Vec<&toml::Value> = match &f.value {
+            toml::Value::Array(a) => a.iter().collect(),
+            v => vec![v],
+        };
+        if matches!(f.value, toml::Value::Array(_)) && !matches!(values.len(), 2 | 3 | 4 | 8 | 16) {
+            bail!("{at}.value: a vector of {} components (OpenCL C's vectors have 2, 3, 4, 8 or 16)", values.len());
+        }
+        let lanes = if values.len() == 3 { 4 } else { values.len() };
+        let align = match f.align {
+            Some(a) if !a.is_power_of_two() => bail!("{at}.align: {a} is not a power of two"),
+            Some(a) => a,
+            None if packed => 1,
+            None => dt.bytes() * lanes,
+        };
+        bytes.resize(bytes.len().next_multiple_of(align), 0);
+        for (c, v) in values.iter().enumerate() {
+            dt.encode(number(v, &format!("{at}.value[{c}]"))?, &mut bytes);
+        }
+        bytes.resize(bytes.len() + (lanes - values.len()) * dt.bytes(), 0);
+        largest = largest.max(align);
+    }
+    bytes.resize(bytes.len().next_multiple_of(largest), 0);
+    Ok(bytes)
 }
 
 impl ArgSpec {
@@ -542,6 +593,7 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
                 Prepared::Bytes(bytes)
             }
             ArgSpec::Local { bytes } => Prepared::Local(*bytes),
+            ArgSpec::Struct { fields, packed } => Prepared::Bytes(struct_bytes(k, fields, *packed)?),
             ArgSpec::Address { .. } | ArgSpec::Addresses { .. } => Prepared::Bytes(Vec::new()),
         });
     }

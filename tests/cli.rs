@@ -286,6 +286,42 @@ fn run_times_the_first_launch_apart_and_launches_each_iteration() {
     }
 }
 
+/// Struct arguments in a launch file: fields laid out as OpenCL C lays out the kernel's struct
+/// (a `float3` at 16, the size rounded to 16) and a packed one; a struct of the wrong size names
+/// the argument.
+#[test]
+fn run_passes_structs_by_value() {
+    if common::opencl("vector_add").is_none() {
+        return;
+    }
+    let dir = tempdir();
+    let source = "typedef struct { int n; float scale; float3 shift; char bias; } P;\n\
+                  typedef struct __attribute__((packed)) { char c; int v; } Q;\n\
+                  kernel void scaled(global float *out, P p, Q q) { int i = get_global_id(0); if (i < p.n) out[i] = i * p.scale + p.shift.z + p.bias + q.v * q.c; }\n";
+    std::fs::write(dir.join("scaled.cl"), source).unwrap();
+    let want: Vec<f32> = (0..64).map(|i| if i < 40 { i as f32 * 1.5 + 2.0 - 3.0 + 1000.0 * 3.0 } else { -1.0 }).collect();
+    std::fs::write(dir.join("want.bin"), bytemuck::cast_slice::<f32, u8>(&want)).unwrap();
+    let launch = |p_fields: &str| {
+        format!(
+            "module = \"scaled.cl\"\nentry = \"scaled\"\nglobal = [64]\n[[arg]]\nkind = \"buffer\"\ndtype = \"f32\"\nlen = 64\nfill = -1.0\nexpect = \"want.bin\"\n\
+             [[arg]]\nkind = \"struct\"\nfields = [{p_fields}]\n\
+             [[arg]]\nkind = \"struct\"\npacked = true\nfields = [{{ dtype = \"i8\", value = 3 }}, {{ dtype = \"i32\", value = 1000 }}]\n"
+        )
+    };
+    let good = r#"{ dtype = "i32", value = 40 }, { dtype = "f32", value = 1.5 }, { dtype = "f32", value = [0.0, 0.0, 2.0] }, { dtype = "i8", value = -3 }"#;
+    // Without the char: 32 bytes, not the kernel's 48.
+    let short = r#"{ dtype = "i32", value = 40 }, { dtype = "f32", value = 1.5 }, { dtype = "f32", value = [0.0, 0.0, 2.0] }"#;
+    for device in common::device_names() {
+        let r = run_launch(&dir, &launch(good), &device);
+        let stdout = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success(), "{device}: {stdout}{}", String::from_utf8_lossy(&r.stderr));
+        assert!(stdout.contains("arg 0: matches want.bin"), "{device}: {stdout}");
+        let r = run_launch(&dir, &launch(short), &device);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert!(!r.status.success() && stderr.contains("argument 1") && stderr.contains("48") && stderr.contains("32"), "{device}: {stderr}");
+    }
+}
+
 #[test]
 fn output_to_a_closed_pipe_ends_quietly() {
     // The reader goes away before the program prints (`matbridge info | head -0`).

@@ -1749,3 +1749,127 @@ fn half_work_group_collectives() {
         }
     }
 }
+
+/// `Params` of `by_value_structs.cl` in OpenCL C's layout: int n, float scale, float2 offset
+/// (at 8), char bias (at 16); 24 bytes.
+fn params_bytes(n: i32, scale: f32, offset: [f32; 2], bias: i8) -> Vec<u8> {
+    let mut b = Vec::with_capacity(24);
+    b.extend(n.to_le_bytes());
+    b.extend(scale.to_le_bytes());
+    b.extend(offset[0].to_le_bytes());
+    b.extend(offset[1].to_le_bytes());
+    b.push(bias as u8);
+    b.resize(24, 0xAB);
+    b
+}
+
+/// Structs passed by value (`by_value_structs.cl`): kernel arguments read in place (members of
+/// mixed sizes, a nested struct, an array and a `float3`), a kernel that changes its own copy,
+/// and a helper function that changes its copy, which the caller must not see; optimized and at
+/// -O0. Devices without 64-bit integers refuse the optimized module by name (LLVM copies the
+/// two-float struct as one `long`); a struct of the wrong size is an error naming the argument.
+#[test]
+fn structs_passed_by_value() {
+    let (Some(optimized), Some(unoptimized)) = (common::opencl("by_value_structs"), common::opencl_with("by_value_structs", &["-O0"])) else { return };
+    let n = 61usize;
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 7.0).collect();
+    let (scale, offset, bias, shift) = (1.5f32, [0.25f32, -2.0f32], -3i8, 5i32);
+    let (inner_n, inner_offset, table, weights) = (4i32, [8.0f32, 0.5f32], [10i32, 20, 30], [0.0f32, 0.0, 0.75]);
+    let params = params_bytes(n as i32, scale, offset, bias);
+    // Outer: Params p (0..24), int table[3] (24..36), float3 weights (at 48); 64 bytes.
+    let mut outer = params_bytes(inner_n, 9.0, inner_offset, 1);
+    for t in table {
+        outer.extend(t.to_le_bytes());
+    }
+    outer.resize(48, 0xCD);
+    for w in weights {
+        outer.extend(w.to_le_bytes());
+    }
+    outer.resize(64, 0xCD);
+    let want: Vec<f32> =
+        (0..64).map(|i| if i < n { x[i].mul_add(scale, offset[1]) + bias as f32 + shift as f32 + (table[i % 3] as f32 + inner_n as f32 * weights[2] - inner_offset[0]) } else { -7.0 }).collect();
+    let (a, b, steps) = (3.5f32, 0.25f32, 4i32);
+    let mut pair = Vec::new();
+    pair.extend(a.to_le_bytes());
+    pair.extend(b.to_le_bytes());
+    let items = 16usize;
+    let want_changed: Vec<f32> = (0..items)
+        .flat_map(|i| {
+            let b = b + i as f32;
+            let drained = (0..steps).map(|k| (a - k as f32) * b).sum::<f32>() + (a - steps as f32);
+            [drained, drained, 2.0 * a + b]
+        })
+        .collect();
+    for ctx in &common::contexts() {
+        for (build, spirv) in [("-O2", &optimized), ("-O0", &unoptimized)] {
+            let name = format!("{} ({build})", ctx.caps().name);
+            if build == "-O2" && !ctx.caps().shader_int64 {
+                let err = ctx.load_kernel(spirv, "by_value").err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(err.contains("64-bit integers"), "{name}: {err}");
+                eprintln!("{name}: refused: {err}");
+                continue;
+            }
+            let k = ctx.load_kernel(spirv, "by_value").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+            let mut bout = ctx.buffer_from_slice(&vec![-7.0f32; 64], "out").unwrap();
+            let args = [KernelArg::Buffer(&bx), KernelArg::Buffer(&bout), KernelArg::Bytes(&params), KernelArg::Bytes(&shift.to_le_bytes()), KernelArg::Bytes(&outer)];
+            ctx.launch(&k, &NdRange::linear(64, None), &args).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bout).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!((g - w).abs() <= 1e-5 * w.abs().max(1.0), "{name}: out[{i}] = {g}, want {w}");
+            }
+            // A struct of the wrong size names the argument and both sizes.
+            let short = &params[..20];
+            let wrong = [KernelArg::Buffer(&bx), KernelArg::Buffer(&bout), KernelArg::Bytes(short), KernelArg::Bytes(&shift.to_le_bytes()), KernelArg::Bytes(&outer)];
+            let err = ctx.launch(&k, &NdRange::linear(64, None), &wrong).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains("argument 2") && err.contains("24") && err.contains("20"), "{name}: {err}");
+
+            let k = ctx.load_kernel(spirv, "by_value_changed").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut bout = ctx.buffer_from_slice(&vec![-7.0f32; 3 * items], "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(items as u32, None), &[KernelArg::Buffer(&bout), KernelArg::Bytes(&pair), KernelArg::Bytes(&steps.to_le_bytes())])
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bout).unwrap();
+            assert_eq!(got, want_changed, "{name}");
+            eprintln!("{name}: structs passed by value match");
+        }
+    }
+}
+
+/// Members of packed structs in a buffer (`packed_structs.cl`): loads and stores aligned below
+/// their scalars, at odd addresses, split into aligned pieces; optimized and at -O0.
+#[test]
+fn packed_struct_members() {
+    let (Some(optimized), Some(unoptimized)) = (common::opencl("packed_structs"), common::opencl_with("packed_structs", &["-O0"])) else { return };
+    let n = 37usize;
+    // struct __attribute__((packed)) { char tag; float value; short count; int extra; }: 11 bytes.
+    let records: Vec<(i8, f32, i16, i32)> = (0..n).map(|i| ((i as i8) * 5 - 40, i as f32 * 0.75 - 9.0, (i as i16) * 300 - 4000, (i as i32) * 70_001 - 1_000_000)).collect();
+    let pack = |r: &[(i8, f32, i16, i32)]| -> Vec<u8> {
+        let mut b = Vec::new();
+        for (t, v, c, e) in r {
+            b.push(*t as u8);
+            b.extend(v.to_le_bytes());
+            b.extend(c.to_le_bytes());
+            b.extend(e.to_le_bytes());
+        }
+        b.resize(b.len().next_multiple_of(4), 0);
+        b
+    };
+    let want_out: Vec<f32> = records.iter().map(|(t, v, c, e)| v.mul_add(*c as f32, *t as f32) + *e as f32).collect();
+    let want_records = pack(&records.iter().map(|(t, v, c, e)| (*t, v + 1.0, c.wrapping_sub(2), e.wrapping_mul(3).wrapping_sub(*t as i32))).collect::<Vec<_>>());
+    for ctx in &common::contexts() {
+        for (build, spirv) in [("-O2", &optimized), ("-O0", &unoptimized)] {
+            let name = format!("{} ({build})", ctx.caps().name);
+            let k = ctx.load_kernel(spirv, "packed_members").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut br = ctx.buffer_from_slice(&pack(&records), "records").unwrap();
+            let mut bout = ctx.buffer_from_slice(&vec![-7.0f32; n], "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(1)), &[KernelArg::Buffer(&br), KernelArg::Buffer(&bout)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bout).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want_out).enumerate() {
+                assert!((g - w).abs() <= 1e-6 * w.abs().max(1.0), "{name}: out[{i}] = {g}, want {w}");
+            }
+            let got: Vec<u8> = ctx.read_buffer(&mut br).unwrap();
+            assert_eq!(got, want_records, "{name}: records");
+            eprintln!("{name}: packed members match");
+        }
+    }
+}

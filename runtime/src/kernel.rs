@@ -8,7 +8,7 @@
 //! offset and work dimension), and specializes the pipeline for the local size and local-memory
 //! sizes; pipelines are cached per specialization.
 
-use crate::buffer::Buffer;
+use crate::buffer::{Buffer, MemoryKind};
 use crate::device::Context;
 use crate::dispatch::{Dispatch, RunStats};
 use crate::error::{Error, Result};
@@ -23,7 +23,8 @@ use std::sync::{Arc, Mutex};
 pub enum KernelArg<'a> {
     /// A global or constant pointer argument: the buffer's device address.
     Buffer(&'a Buffer),
-    /// A scalar or vector argument: its bytes (little-endian, as many as the type has).
+    /// A scalar or vector argument: its bytes (little-endian, as many as the type has); or a
+    /// struct passed by value: its bytes in OpenCL C's layout (as `clSetKernelArg` takes them).
     Bytes(&'a [u8]),
     /// A local-memory argument of this many bytes.
     Local(u64),
@@ -70,6 +71,8 @@ pub struct PreparedLaunch<'a> {
     groups: [u32; 3],
     /// The buffers whose addresses the push constants hold stay borrowed while it lives.
     borrows: std::marker::PhantomData<&'a Buffer>,
+    /// The copies of the structs passed by value, whose addresses the push constants hold.
+    _by_value: Option<Buffer>,
 }
 
 impl PreparedLaunch<'_> {
@@ -197,6 +200,8 @@ impl Context {
             specs.extend(ids.iter().zip(local).map(|(i, v)| (*i, v)));
         }
         let mut shared_bytes = 0u64;
+        // Structs passed by value: (push-constant offset, bytes), copied after the loop.
+        let mut by_value: Vec<(usize, &[u8])> = Vec::new();
         for (k, (a, given)) in abi.args.iter().zip(args).enumerate() {
             match (a, given) {
                 (AbiArg::Buffer { offset }, KernelArg::Buffer(b)) => {
@@ -238,10 +243,17 @@ impl Context {
                     shared_bytes += bytes;
                     specs.push((*spec_id, u32::try_from(bytes / e).map_err(|_| bad(format!("argument {k} of `{name}`: {bytes} bytes of local memory is too large")))?));
                 }
+                (AbiArg::Struct { offset, bytes }, KernelArg::Bytes(v)) => {
+                    if v.len() != *bytes as usize {
+                        return Err(Error::SizeMismatch { what: format!("argument {k} of `{name}` (a struct passed by value)"), expected: u64::from(*bytes), given: v.len() as u64 });
+                    }
+                    by_value.push((*offset as usize, v));
+                }
                 (expected, _) => {
                     let what = match expected {
                         AbiArg::Buffer { .. } => "a buffer",
                         AbiArg::Scalar { .. } => "a scalar value",
+                        AbiArg::Struct { .. } => "the bytes of a struct",
                         AbiArg::Local { .. } => "a local-memory size",
                     };
                     return Err(bad(format!("argument {k} of `{name}` must be {what}")));
@@ -272,7 +284,30 @@ impl Context {
                 }
             }
         };
-        Ok(PreparedLaunch { pipeline, push, groups, borrows: std::marker::PhantomData })
+        let by_value = self.copy_by_value(name, &by_value, &mut push)?;
+        Ok(PreparedLaunch { pipeline, push, groups, borrows: std::marker::PhantomData, _by_value: by_value })
+    }
+
+    /// One buffer holding the structs passed by value, each at a multiple of 128 bytes (the
+    /// largest alignment of an OpenCL C type); their addresses go into `push`.
+    fn copy_by_value(&self, name: &str, structs: &[(usize, &[u8])], push: &mut [u8]) -> Result<Option<Buffer>> {
+        const ALIGN: u64 = 128;
+        if structs.is_empty() {
+            return Ok(None);
+        }
+        let starts: Vec<u64> = structs.iter().scan(0u64, |at, (_, bytes)| Some(std::mem::replace(at, (*at + bytes.len() as u64).next_multiple_of(ALIGN)))).collect();
+        let used = starts.last().copied().unwrap_or(0) + structs.last().map_or(0, |s| s.1.len() as u64);
+        let mut buffer = self.create_buffer(used + ALIGN, MemoryKind::Upload, &format!("{name} arguments by value"))?;
+        let base = buffer.device_address()?;
+        let pad = (ALIGN - base % ALIGN) % ALIGN;
+        let mut data = vec![0u8; (used + ALIGN) as usize];
+        for ((offset, bytes), start) in structs.iter().zip(&starts) {
+            let at = (pad + start) as usize;
+            data[at..at + bytes.len()].copy_from_slice(bytes);
+            push[*offset..*offset + 8].copy_from_slice(&(base + pad + start).to_le_bytes());
+        }
+        self.write_buffer(&mut buffer, &data)?;
+        Ok(Some(buffer))
     }
 
     /// The local size of a launch: the given one (which must match a required one and fit the

@@ -9,7 +9,9 @@
 //!   (`uvec3`, offset 0), member 1 the work dimension (`uint`, offset 12); each kernel argument
 //!   `k` that is a buffer or a scalar is a member named `arg<k>` with its `Offset`; a buffer is a
 //!   `PhysicalStorageBuffer` pointer (its device address, 8 bytes), or a `uvec2` named
-//!   `arg<k>.addr` where `lower-byte-pointers` turned byte pointers into addresses;
+//!   `arg<k>.addr` where `lower-byte-pointers` turned byte pointers into addresses; a struct
+//!   passed by value is the address of a copy of its bytes (made by the launch), a member named
+//!   `arg<k>.struct<bytes>`;
 //! - a local-memory argument `k` is a specialization constant named `local<k>` (its `SpecId`
 //!   holds the array length in elements), the length of a workgroup array whose element type
 //!   gives the element size;
@@ -32,6 +34,9 @@ pub const ARGS_STRUCT: &str = "matbridge.kernel_args";
 pub const SUBGROUP_SIZE_PREFIX: &str = "matbridge.subgroup_size.";
 /// Name prefix of the constant that records that the size is emulated on the device's own.
 pub const VIRTUAL_SUBGROUP_PREFIX: &str = "matbridge.virtual_subgroup.";
+/// Member-name suffix of a struct argument passed by value: `arg<k>.struct<bytes>` holds the
+/// address of a copy of its bytes.
+pub const BY_VALUE: &str = "struct";
 /// Bytes before the first argument: the global offset and the work dimension.
 pub const ARGS_HEADER_BYTES: u32 = 16;
 
@@ -56,6 +61,9 @@ pub enum KernelArg {
     /// Local memory: its size in bytes sets specialization constant `spec_id` to
     /// `size / element_bytes` elements.
     Local { spec_id: u32, element_bytes: u32 },
+    /// A struct passed by value, `bytes` long in OpenCL C's layout: the launch copies it into
+    /// device memory and writes that copy's address at `offset`.
+    Struct { offset: u32, bytes: u32 },
 }
 
 /// The launch interface of one lowered kernel entry point.
@@ -108,7 +116,10 @@ impl KernelAbi {
                 let Some(name) = member_name(module, st, m as u32) else { continue };
                 let Some(k) = name.strip_prefix("arg").and_then(|k| k.split('.').next()?.parse::<u32>().ok()) else { continue };
                 let def = types.defs.get(&ty);
-                let arg = if def.is_some_and(|d| d.is(Op::TypePointer)) || name.ends_with(".addr") {
+                let by_value = name.split('.').nth(1).and_then(|s| s.strip_prefix(BY_VALUE)).and_then(|b| b.parse::<u32>().ok());
+                let arg = if let Some(bytes) = by_value {
+                    KernelArg::Struct { offset, bytes }
+                } else if def.is_some_and(|d| d.is(Op::TypePointer)) || name.ends_with(".addr") {
                     KernelArg::Buffer { offset }
                 } else {
                     let (scalar_ty, components) = types.vector(ty).unwrap_or((ty, 1));
@@ -282,8 +293,9 @@ fn narrow_scalar(module: &Module, st: Word, member: u32) -> Option<(ScalarKind, 
 }
 
 /// Size and alignment in bytes of a type under OpenCL C's layout rules (a 3-component vector
-/// is as large and aligned as a 4-component one; structs align members naturally). `None`
-/// for types without a size (runtime arrays, opaque types, spec-constant lengths).
+/// is as large and aligned as a 4-component one; structs align members naturally, packed ones
+/// not at all). `None` for types without a size (runtime arrays, opaque types, spec-constant
+/// lengths).
 pub fn size_align(types: &Types, ty: Word) -> Option<(u32, u32)> {
     let def = types.defs.get(&ty)?;
     match def.op()? {
@@ -305,17 +317,34 @@ pub fn size_align(types: &Types, ty: Word) -> Option<(u32, u32)> {
             Some((s.checked_mul(len)?, a))
         }
         Op::TypeStruct => {
-            let mut size = 0u32;
+            let offsets = member_offsets(types, ty)?;
+            let mut end = 0u32;
             let mut align = 1u32;
-            for m in def.operands.iter().filter_map(Operand::id) {
+            for (m, offset) in def.operands.iter().filter_map(Operand::id).zip(offsets) {
                 let (s, a) = size_align(types, m)?;
-                size = size.next_multiple_of(a) + s;
-                align = align.max(a);
+                end = offset.checked_add(s)?;
+                align = align.max(if types.packed.contains(&ty) { 1 } else { a });
             }
-            Some((size.next_multiple_of(align), align))
+            Some((end.next_multiple_of(align), align))
         }
         _ => None,
     }
+}
+
+/// The byte offsets of the members of struct `ty` under OpenCL C's layout rules (each member
+/// at its alignment, or right after the previous one in a packed struct).
+pub fn member_offsets(types: &Types, ty: Word) -> Option<Vec<u32>> {
+    let def = types.defs.get(&ty).filter(|d| d.is(Op::TypeStruct))?;
+    let packed = types.packed.contains(&ty);
+    let mut offset = 0u32;
+    let mut offsets = Vec::new();
+    for m in def.operands.iter().filter_map(Operand::id) {
+        let (s, a) = size_align(types, m)?;
+        offset = if packed { offset } else { offset.next_multiple_of(a) };
+        offsets.push(offset);
+        offset = offset.checked_add(s)?;
+    }
+    Some(offsets)
 }
 
 impl Module {

@@ -77,6 +77,7 @@ impl Pipeline {
             Box::new(passes::lower_kernel_interface::LowerKernelInterface),
             Box::new(passes::lower_kernel_pointers::LowerKernelPointers),
             Box::new(passes::narrow_kernel_int64::NarrowKernelInt64),
+            Box::new(passes::split_underaligned_accesses::SplitUnderalignedAccesses),
             Box::new(passes::split_wide_vectors::SplitWideVectors),
             Box::new(passes::lower_byte_pointers::LowerBytePointers),
             Box::new(passes::structurize_control_flow::StructurizeControlFlow),

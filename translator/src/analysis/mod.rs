@@ -1,10 +1,11 @@
 //! Read-only facts about a module: the type of every value and the shape of every type.
 
+pub mod derived_pointers;
 pub mod divergence;
 
 use crate::ir::{Inst, Module, Operand};
 use spirv::{Op, Word};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Types and value types of a module, computed in one walk.
 pub struct Types {
@@ -16,6 +17,9 @@ pub struct Types {
     pub constants: HashMap<Word, Vec<Word>>,
     /// Boolean constants: id -> value (OpConstantTrue/False only, not spec constants).
     pub bools: HashMap<Word, bool>,
+    /// Structs decorated `CPacked` (OpenCL C's packed structs: no padding), or that were
+    /// ([`Module::packed_structs`]).
+    pub packed: HashSet<Word>,
 }
 
 /// What [`Types::index_sum`] found: the conversion of the index to `sum_ty` (if any), the
@@ -38,7 +42,10 @@ impl IndexSum {
 
 impl Types {
     pub fn new(module: &Module) -> Types {
-        let mut t = Types { defs: HashMap::new(), value_type: HashMap::new(), constants: HashMap::new(), bools: HashMap::new() };
+        let mut packed: HashSet<Word> =
+            module.annotations.iter().filter(|a| a.is(Op::Decorate) && a.word_opt(1) == Some(spirv::Decoration::CPacked as u32)).filter_map(|a| a.operands.first().and_then(Operand::id)).collect();
+        packed.extend(&module.packed_structs);
+        let mut t = Types { defs: HashMap::new(), value_type: HashMap::new(), constants: HashMap::new(), bools: HashMap::new(), packed };
         for inst in module.globals() {
             t.note(inst);
         }

@@ -128,6 +128,9 @@ pub struct Module {
     /// Types, constants, global variables, module-scope undefs and debug lines, in order.
     globals: Vec<Inst>,
     pub functions: Vec<Function>,
+    /// Structs an OpenCL module declared `CPacked` (no padding), remembered after the
+    /// decoration, which Vulkan does not have, is dropped: their buffer layout stays packed.
+    pub packed_structs: std::collections::HashSet<Word>,
     pub(crate) interner: intern::Interner,
 }
 
@@ -191,6 +194,7 @@ impl Module {
             annotations: vec![],
             globals: vec![],
             functions: vec![],
+            packed_structs: Default::default(),
             interner: Default::default(),
         };
         m.set_version(version.0, version.1);

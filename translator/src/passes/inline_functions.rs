@@ -3,7 +3,8 @@
 //!
 //! Rewrite: the calling block is split at the call; the callee's blocks are cloned with fresh ids
 //! (parameters mapped to the arguments, decorations of its results copied to the clones), its
-//! `OpVariable`s move to the caller's first block, each `OpReturn`/`OpReturnValue` branches to the
+//! `OpVariable`s move to the caller's first block (with a copy of each struct passed by value
+//! that the callee writes to: `FuncParamAttr ByVal` gives the callee its own), each `OpReturn`/`OpReturnValue` branches to the
 //! second half of the split block, where an `OpPhi` collects return values. `OpPhi`s in the
 //! successors of the split block name its second half. Callees are inlined before their callers'
 //! own calls are looked at again, so nested calls unfold completely.
@@ -16,11 +17,14 @@
 //! calls of functions without a body (imports, which no Vulkan module can link) are errors
 //! naming the function.
 
+use crate::analysis::derived_pointers::{derived_pointers, first_write};
+use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::{Block, Function, Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
+use crate::passes::lower_kernel_interface::is_by_value;
 use crate::profile::DeviceCaps;
-use spirv::{Capability, Op, Word};
+use spirv::{Capability, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 pub struct InlineFunctions;
@@ -98,12 +102,31 @@ fn inline_call(module: &mut Module, f: usize, b: usize, i: usize, call: &Inst) -
     if args.len() != callee.params.iter().filter(|p| p.is(Op::FunctionParameter)).count() {
         return Err(Error::Invalid { site: module.site(call), message: format!("passes {} arguments to a function of {} parameters", args.len(), callee.params.len()) });
     }
-    // Fresh ids for every result and label of the callee; parameters become the arguments.
+    // Fresh ids for every result and label of the callee; parameters become the arguments,
+    // except a struct passed by value that the callee writes to: that becomes a copy.
     let mut map: HashMap<Word, Word> = HashMap::new();
+    let mut by_value: Vec<(Inst, Word)> = Vec::new();
     for (p, a) in callee.params.iter().filter(|p| p.is(Op::FunctionParameter)).zip(&args) {
-        if let Some(id) = p.result_id {
+        let Some(id) = p.result_id else { continue };
+        if is_by_value(module, id) && first_write(module, &callee, &derived_pointers(&callee, id)).is_some() {
+            let copy = module.alloc_id();
+            by_value.push((Inst::new(Op::Variable, p.result_type, Some(copy), vec![Operand::storage_class(StorageClass::Function)]).from_origin(call.origin), *a));
+            map.insert(id, copy);
+        } else {
             map.insert(id, *a);
         }
+    }
+    let types = (!by_value.is_empty()).then(|| Types::new(module));
+    let mut copy_insts = Vec::new();
+    for (var, arg) in &by_value {
+        let pointee = types
+            .as_ref()
+            .and_then(|t| t.pointer(var.result_type.unwrap_or(0)))
+            .map(|(_, pointee)| pointee)
+            .ok_or_else(|| Error::Invalid { site: module.site(call), message: "passes a struct by value through a parameter that is not a pointer".into() })?;
+        let value = module.alloc_id();
+        copy_insts.push(Inst::new(Op::Load, Some(pointee), Some(value), vec![Operand::Id(*arg)]).from_origin(call.origin));
+        copy_insts.push(Inst::new(Op::Store, None, None, vec![Operand::Id(var.result_id.unwrap_or(0)), Operand::Id(value)]).from_origin(call.origin));
     }
     for block in &callee.blocks {
         map.insert(block.id(), module.alloc_id());
@@ -151,10 +174,11 @@ fn inline_call(module: &mut Module, f: usize, b: usize, i: usize, call: &Inst) -
         }
     }
     let entry_label = map[&callee.blocks[0].id()];
+    func.blocks[b].insts.extend(copy_insts);
     func.blocks[b].insts.push(Inst::new(Op::Branch, None, None, vec![Operand::Id(entry_label)]).from_origin(origin));
 
     let mut returns: Vec<(Word, Word)> = Vec::new();
-    let mut variables = Vec::new();
+    let mut variables: Vec<Inst> = by_value.into_iter().map(|(v, _)| v).collect();
     let mut clones = Vec::new();
     let mut calls = Vec::new();
     for block in &callee.blocks {

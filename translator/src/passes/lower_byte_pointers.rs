@@ -61,19 +61,34 @@ impl Pass for LowerBytePointers {
         if !crate::kernel::is_lowered_kernel(module) {
             return Ok(outcome);
         }
-        let types = Types::new(module);
-        let psb = StorageClass::PhysicalStorageBuffer as u32;
         let t = cx.target;
         let lower8 = !(t.shader_int8 && t.storage_buffer_8bit);
         let lower16 = |float: bool| !(t.storage_buffer_16bit && if float { t.shader_float16 } else { t.shader_int16 });
-        // Narrow pointer type -> its pointee's shape: bytes per component, components (1 for a
-        // scalar) and the bytes one element takes (a 3-component vector takes four components').
-        let narrow_scalar = |t: Word| match (types.int(t), types.float(t)) {
+        // Narrow scalar type -> its bytes, where it is lowered.
+        let narrow_of = |types: &Types, t: Word| match (types.int(t), types.float(t)) {
             (Some((8, _)), _) if lower8 => Some(1),
             (Some((16, _)), _) if lower16(false) => Some(2),
             (_, Some((16, None))) if lower16(true) => Some(2),
             _ => None,
         };
+        // Chains down to a narrow member become byte offsets (`s[i].c` for a `char` member, as
+        // unoptimized producers write it): the forms lowered below.
+        let psb = StorageClass::PhysicalStorageBuffer as u32;
+        crate::passes::byte_offsets::chains_through_byte_offsets(module, |types, inst| {
+            let narrow_result = inst.result_type.and_then(|t| types.pointer(t)).is_some_and(|(c, p)| c == psb && narrow_of(types, types.vector(p).map_or(p, |(c, _)| c)).is_some());
+            let aggregate_base = inst
+                .id(0)
+                .ok()
+                .and_then(|b| types.type_of(b))
+                .and_then(|t| types.pointer(t))
+                .is_some_and(|(_, p)| types.defs.get(&p).is_some_and(|d| matches!(d.op(), Some(Op::TypeStruct | Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector))));
+            let steps_only = matches!(inst.op(), Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain)) && inst.operands.len() == 2;
+            narrow_result && aggregate_base && !steps_only
+        })?;
+        let types = Types::new(module);
+        // Narrow pointer type -> its pointee's shape: bytes per component, components (1 for a
+        // scalar) and the bytes one element takes (a 3-component vector takes four components').
+        let narrow_scalar = |t: Word| narrow_of(&types, t);
         let sizes: HashMap<Word, Pointee> = module
             .globals()
             .iter()
@@ -85,8 +100,9 @@ impl Pass for LowerBytePointers {
                     None => (p, 1),
                 };
                 let bytes = narrow_scalar(scalar)?;
-                // OpenCL C's layout: a 3-component vector takes as much as a 4-component one.
-                let (stride, _) = crate::kernel::size_align(&types, p)?;
+                // OpenCL C's layout: a 3-component vector takes as much as a 4-component one;
+                // a pointer that stands for a packed struct's bytes steps by its size.
+                let stride = module.decoration(g.result_id?, Decoration::ArrayStride).and_then(|w| w.first().copied()).or_else(|| crate::kernel::size_align(&types, p).map(|s| s.0))?;
                 Some((g.result_id?, Pointee { bytes, lanes, stride }))
             })
             .collect();
@@ -151,9 +167,17 @@ impl Pass for LowerBytePointers {
                                 }
                                 _ => return Err(Error::Invalid { site: module.site(&inst), message: "steps a byte pointer by an offset that is not a 32- or 64-bit integer".into() }),
                             };
-                            // Elements of 2^s bytes: the offset shifted left by s, across both words.
+                            // Elements of 2^s bytes: the offset shifted left by s, across both
+                            // words; of other sizes (packed structs), multiplied.
                             let stride = sizes.get(&inst.result_type.unwrap_or(0)).map_or(1, |p| p.stride);
-                            let (off_lo, off_hi) = if stride > 1 {
+                            let (off_lo, off_hi) = if stride > 1 && !stride.is_power_of_two() {
+                                let c = module.constant_u32(stride);
+                                let wide = emit(Op::UMulExtended, carry_ty, vec![Operand::Id(off_lo), Operand::Id(c)], module);
+                                let lo = emit(Op::CompositeExtract, uint, vec![Operand::Id(wide), Operand::Literal(0)], module);
+                                let carried = emit(Op::CompositeExtract, uint, vec![Operand::Id(wide), Operand::Literal(1)], module);
+                                let hi = emit(Op::IMul, uint, vec![Operand::Id(off_hi), Operand::Id(c)], module);
+                                (lo, emit(Op::IAdd, uint, vec![Operand::Id(hi), Operand::Id(carried)], module))
+                            } else if stride > 1 {
                                 let shift = stride.trailing_zeros();
                                 let (s, back) = (module.constant_u32(shift), module.constant_u32(32 - shift));
                                 let top = emit(Op::ShiftRightLogical, uint, vec![Operand::Id(off_lo), Operand::Id(back)], module);
@@ -306,7 +330,8 @@ struct Pointee {
     bytes: u32,
     /// Components: 1 for a scalar.
     lanes: u32,
-    /// Bytes between consecutive elements (a power of two: OpenCL C's size of the pointee).
+    /// Bytes between consecutive elements (OpenCL C's size of the pointee, or the size of the
+    /// packed struct a byte pointer stands for).
     stride: u32,
 }
 

@@ -10,7 +10,9 @@
 //!   parameters become one push-constant block ([`crate::kernel`] documents its layout): a buffer
 //!   (global or constant pointer) is its device address, a scalar or vector its value (8- and
 //!   16-bit scalars travel as 32-bit words and are converted back), both loaded once at the top
-//!   of the function. A local-memory parameter (a `Workgroup` pointer) becomes a workgroup array
+//!   of the function. A struct passed by value (`FuncParamAttr ByVal`) is the address of a copy
+//!   of its bytes that the launch makes: read in place (pointers derived from it become buffer
+//!   pointers) or, where the kernel writes to its copy, loaded into a variable of its own. A local-memory parameter (a `Workgroup` pointer) becomes a workgroup array
 //!   whose length is a specialization constant set at launch.
 //! - OpenCL built-ins (64-bit or 32-bit `Input` variables) are computed from Vulkan's 32-bit ones
 //!   where they are loaded: the global id adds the launch's global offset, the global size is the
@@ -19,22 +21,24 @@
 //! - The workgroup size: a kernel's `LocalSize` (`reqd_work_group_size`) stays; when a kernel
 //!   has none, the module gets a `WorkgroupSize` built-in made of three specialization constants.
 //! - The memory model becomes `PhysicalStorageBuffer64 GLSL450`; `Kernel`, `Addresses`, `Linkage`,
-//!   `GenericPointer` and the other kernel-only capabilities and decorations go (`Shader` comes);
+//!   `GenericPointer` and the other kernel-only capabilities and decorations go (`Shader` comes;
+//!   packed structs are remembered in [`Module::packed_structs`]);
 //!   execution modes compute shaders cannot have are dropped, a required sub-group size the
 //!   target does not run is an error.
 //!
-//! Preconditions: `inline-functions` ran (entry functions call nothing). Parameters passed by
-//! value as structs, images and samplers are errors naming the parameter.
+//! Preconditions: `inline-functions` ran (entry functions call nothing). Images and samplers
+//! are errors naming the parameter, as is a struct argument read in place that a phi or select
+//! joins with pointers into other memory.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
-use crate::kernel::{size_align, ARGS_HEADER_BYTES, ARGS_STRUCT};
+use crate::kernel::{size_align, ARGS_HEADER_BYTES, ARGS_STRUCT, BY_VALUE};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
-use spirv::{AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, MemoryModel, Op, StorageClass, Word};
+use spirv::{AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, FunctionParameterAttribute, MemoryModel, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 pub struct LowerKernelInterface;
@@ -216,8 +220,21 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
     let v3 = module.type_vector(uint, 3);
     // Member types and what each parameter becomes.
     enum Lowered {
-        Member { member: u32, narrow: Option<(Word, bool)> },
-        Local { var: Word, element_ptr: Word },
+        Member {
+            member: u32,
+            narrow: Option<(Word, bool)>,
+        },
+        Local {
+            var: Word,
+            element_ptr: Word,
+        },
+        /// A struct passed by value: its bytes' address, read in place or (where the kernel
+        /// writes to its copy) copied into a variable.
+        ByValue {
+            member: u32,
+            pointee: Word,
+            written: bool,
+        },
     }
     let mut members: Vec<(Word, u32, String)> = vec![(v3, 0, "global_offset".into()), (uint, 12, "work_dim".into())];
     let mut offset = ARGS_HEADER_BYTES;
@@ -226,8 +243,17 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
         let ty = p.ty()?;
         let def = types.defs.get(&ty).cloned();
         let bad = |what: &str| Error::Invalid { site: module.site(p), message: format!("parameter {k} of kernel `{name}` is {what}, which has no Vulkan lowering yet") };
-        if module.decorations_of(p.result_id.unwrap_or(0)).any(|d| d.word_opt(1) == Some(Decoration::FuncParamAttr as u32) && d.word_opt(2) == Some(spirv::FunctionParameterAttribute::ByVal as u32)) {
-            return Err(bad("a struct passed by value"));
+        if is_by_value(module, p.result_id.unwrap_or(0)) {
+            let pointee = types.pointer(ty).map(|(_, pointee)| pointee).ok_or_else(|| bad("passed by value but not a pointer"))?;
+            let (size, _) = size_align(&types, pointee).ok_or_else(|| bad("a value passed by value whose type has no OpenCL C size"))?;
+            let function = &module.functions[fi];
+            let written = crate::analysis::derived_pointers::first_write(module, function, &crate::analysis::derived_pointers::derived_pointers(function, p.result()?)).is_some();
+            let address = module.type_pointer(StorageClass::PhysicalStorageBuffer, pointee);
+            offset = offset.next_multiple_of(8);
+            members.push((address, offset, format!("arg{k}.{BY_VALUE}{size}")));
+            lowered.push(Lowered::ByValue { member: members.len() as u32 - 1, pointee, written });
+            offset += 8;
+            continue;
         }
         match def.as_ref().and_then(|d| d.op()) {
             Some(Op::TypePointer) => {
@@ -298,7 +324,8 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
     let origin = module.functions[fi].def.origin;
     let mut b = Builder::new(module, Cursor { function: fi, block: 0, index }).with_origin(origin);
     let zero = b.module.constant_u32(0);
-    for (p, l) in params.iter().zip(lowered) {
+    let (mut copies, mut in_place) = (Vec::new(), Vec::new());
+    for (k, (p, l)) in params.iter().zip(lowered).enumerate() {
         let pid = p.result()?;
         let ty = p.ty()?;
         let value = match l {
@@ -323,8 +350,29 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
                 }
             }
             Lowered::Local { var, element_ptr } => b.access_chain(element_ptr, var, &[zero]),
+            Lowered::ByValue { member, pointee, written } => {
+                let mty = members[member as usize].0;
+                let ptr = b.module.type_pointer(StorageClass::PushConstant, mty);
+                let idx = b.module.constant_u32(member);
+                let chain = b.access_chain(ptr, var, &[idx]);
+                let address = b.load(mty, chain);
+                if written {
+                    let copy = b.module.alloc_id();
+                    copies.push(Inst::new(Op::Variable, Some(ty), Some(copy), vec![Operand::storage_class(StorageClass::Function)]));
+                    let v = b.load(pointee, address);
+                    b.store(copy, v);
+                    copy
+                } else {
+                    in_place.push((k, address));
+                    address
+                }
+            }
         };
         b.module.replace_all_uses(pid, value);
+    }
+    module.functions[fi].blocks[0].insts.splice(0..0, copies);
+    for (k, address) in in_place {
+        read_in_place(module, fi, k, name, address)?;
     }
     let void = module.type_void();
     let fn_ty = module.type_function(void, &[]);
@@ -335,6 +383,43 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
     module.annotations.retain(|a| !a.operands.first().and_then(Operand::id).is_some_and(|t| param_ids.contains(&t)));
     module.debug_names.retain(|a| !a.operands.first().and_then(Operand::id).is_some_and(|t| param_ids.contains(&t)));
     Ok(EntryArgs { var })
+}
+
+/// Whether parameter `param` is a struct passed by value (`FuncParamAttr ByVal`).
+pub(crate) fn is_by_value(module: &Module, param: Word) -> bool {
+    module.decorations_of(param).any(|d| d.word_opt(1) == Some(Decoration::FuncParamAttr as u32) && d.word_opt(2) == Some(FunctionParameterAttribute::ByVal as u32))
+}
+
+/// A struct argument read in place: every pointer derived from its address (a buffer pointer)
+/// becomes a buffer pointer too, where producers made it a function-memory one. A phi or select
+/// that joins it with pointers into other memory is an error.
+fn read_in_place(module: &mut Module, fi: usize, k: usize, name: &str, address: Word) -> Result<()> {
+    use crate::analysis::derived_pointers::{derived_pointers, pointer_sources};
+    let derived = derived_pointers(&module.functions[fi], address);
+    if let Some(join) = module.functions[fi].insts().find(|i| {
+        let sources = pointer_sources(i);
+        sources.iter().any(|s| derived.contains(s)) && !sources.iter().all(|s| derived.contains(s))
+    }) {
+        return Err(Error::Invalid { site: module.site(join), message: format!("joins the struct argument {k} of kernel `{name}` (passed by value) with pointers into other memory") });
+    }
+    let types = Types::new(module);
+    let mut retyped: HashMap<Word, Word> = HashMap::new();
+    for inst in module.functions[fi].insts() {
+        let (Some(r), Some(ty)) = (inst.result_id, inst.result_type) else { continue };
+        if r == address || !derived.contains(&r) {
+            continue;
+        }
+        if let Some((_, pointee)) = types.pointer(ty).filter(|(class, _)| *class != StorageClass::PhysicalStorageBuffer as u32) {
+            retyped.insert(r, pointee);
+        }
+    }
+    let new_types: HashMap<Word, Word> = retyped.into_iter().map(|(r, pointee)| (r, module.type_pointer(StorageClass::PhysicalStorageBuffer, pointee))).collect();
+    module.functions[fi].for_each_inst_mut(|inst| {
+        if let Some(ty) = inst.result_id.and_then(|r| new_types.get(&r)) {
+            inst.result_type = Some(*ty);
+        }
+    });
+    Ok(())
 }
 
 fn class_name(class: u32) -> String {
@@ -513,6 +598,8 @@ fn finish_module(module: &mut Module, builtins: &HashMap<Word, BuiltIn>) {
         Decoration::CPacked,
         Decoration::FPFastMathMode,
     ];
+    let packed: Vec<Word> = module.annotations.iter().filter(|a| a.is(Op::Decorate) && a.word_opt(1) == Some(Decoration::CPacked as u32)).filter_map(|a| a.word_opt(0)).collect();
+    module.packed_structs.extend(packed);
     module.annotations.retain(|a| !(matches!(a.op(), Some(Op::Decorate | Op::DecorateId)) && dropped.iter().any(|d| a.word_opt(1) == Some(*d as u32))));
     let vars: HashSet<Word> = builtins.keys().copied().collect();
     module.globals_mut().retain(|g| !g.result_id.is_some_and(|r| vars.contains(&r)));

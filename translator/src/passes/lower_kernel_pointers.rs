@@ -66,7 +66,7 @@ impl Pass for LowerKernelPointers {
         bitcasts_to_member_chains(module, &mut outcome);
         flatten_logical(module, &mut outcome)?;
         remove_unused_globals(module);
-        lay_out_buffers(module, &mut outcome)?;
+        lay_out_buffers(module, &mut outcome);
         module.rebuild_entry_interfaces();
         Ok(outcome)
     }
@@ -108,9 +108,52 @@ fn infer_generic_origins(module: &mut Module, outcome: &mut Outcome) -> Result<(
     }
     let derived = [Op::Bitcast, Op::AccessChain, Op::InBoundsAccessChain, Op::PtrAccessChain, Op::InBoundsPtrAccessChain, Op::CopyObject];
     let psb = StorageClass::PhysicalStorageBuffer as u32;
+    // Function variables holding generic pointers (unoptimized producers spill every pointer
+    // parameter to one), used only by loads and stores: variable -> the values stored to it.
+    let mut pointer_vars: HashMap<Word, Vec<Word>> = HashMap::new();
+    for f in &module.functions {
+        let candidates: HashSet<Word> = f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .filter(|i| i.is(Op::Variable) && i.operands.len() == 1)
+            .filter(|i| i.result_type.and_then(|t| types.pointer(t)).and_then(|(_, pointee)| types.pointer(pointee)).is_some_and(|(c, _)| c == psb))
+            .filter_map(|i| i.result_id)
+            .collect();
+        let mut escaped = HashSet::new();
+        for inst in f.insts() {
+            match inst.op() {
+                Some(Op::Store) if inst.id(0).is_ok_and(|v| candidates.contains(&v)) => {
+                    pointer_vars.entry(inst.id(0)?).or_default().extend(inst.id(1));
+                    escaped.extend(inst.id(1).ok().filter(|v| candidates.contains(v)));
+                }
+                Some(Op::Load) => {}
+                _ => escaped.extend(inst.operands.iter().filter_map(Operand::id).filter(|v| candidates.contains(v))),
+            }
+        }
+        pointer_vars.retain(|v, _| !escaped.contains(v));
+    }
+    let mut var_origin: HashMap<Word, u32> = HashMap::new();
     loop {
         let mut changed = false;
+        for (var, stored) in &pointer_vars {
+            if var_origin.contains_key(var) {
+                continue;
+            }
+            if let Some(c) = stored.first().and_then(|v| origin.get(v)).copied().filter(|c| stored.iter().all(|v| origin.get(v) == Some(c))) {
+                var_origin.insert(*var, c);
+                changed = true;
+            }
+        }
         for inst in module.functions.iter().flat_map(|f| f.insts()) {
+            if inst.is(Op::Load) {
+                if let (Some(r), Some(c)) = (inst.result_id, inst.id(0).ok().and_then(|v| var_origin.get(&v))) {
+                    if origin.insert(r, *c).is_none() {
+                        changed = true;
+                    }
+                }
+                continue;
+            }
             let (Some(op), Some(r), Some(ty)) = (inst.op(), inst.result_id, inst.result_type) else { continue };
             if origin.contains_key(&r) || types.pointer(ty).map(|(c, _)| c) != Some(psb) {
                 continue;
@@ -141,7 +184,15 @@ fn infer_generic_origins(module: &mut Module, outcome: &mut Outcome) -> Result<(
             }
         }
     }
-    let new_types: HashMap<Word, Word> = retype.into_iter().map(|(r, class, pointee)| (r, module.type_pointer(StorageClass::from_u32(class).unwrap_or(StorageClass::Function), pointee))).collect();
+    let mut new_types: HashMap<Word, Word> = retype.into_iter().map(|(r, class, pointee)| (r, module.type_pointer(StorageClass::from_u32(class).unwrap_or(StorageClass::Function), pointee))).collect();
+    // The pointer variables now hold pointers of their values' class.
+    for (var, class) in &var_origin {
+        let var_ty = module.functions.iter().flat_map(|f| f.insts()).find(|i| i.result_id == Some(*var)).and_then(|i| i.result_type);
+        let Some(held) = var_ty.and_then(|t| types.pointer(t)).and_then(|(_, p)| types.pointer(p)).map(|(_, pointee)| pointee) else { continue };
+        let class = StorageClass::from_u32(*class).unwrap_or(StorageClass::Function);
+        let inner = module.type_pointer(class, held);
+        new_types.insert(*var, module.type_pointer(StorageClass::Function, inner));
+    }
     for f in &mut module.functions {
         for b in &mut f.blocks {
             for inst in &mut b.insts {
@@ -259,10 +310,10 @@ fn bitcasts_to_member_chains(module: &mut Module, outcome: &mut Outcome) {
 }
 
 /// Buffer pointer types: ArrayStride, layouts of what they point to, Aligned accesses. An access
-/// whose `Aligned` is below the largest scalar it moves (a packed struct's member) is an error:
-/// Vulkan requires buffer-address accesses aligned to their scalars, and raising the value would
-/// promise an alignment the data may not have.
-pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
+/// whose `Aligned` is below the largest scalar it moves (a packed struct's member) keeps it:
+/// raising the value would promise an alignment the data may not have, and
+/// `split-underaligned-accesses` splits the access instead.
+pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) {
     let types = Types::new(module);
     let psb = StorageClass::PhysicalStorageBuffer as u32;
     let mut laid_out: HashSet<Word> = HashSet::new();
@@ -273,11 +324,15 @@ pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) -> Res
                 module.decorate(*ptr, Decoration::ArrayStride, &[size]);
             }
         }
-        lay_out(module, &types, *pointee, &mut laid_out);
+        // A packed struct without a Vulkan layout is addressed in bytes instead
+        // (`split-underaligned-accesses`).
+        if !crate::passes::split_underaligned_accesses::without_layout(&types, *pointee, 0) {
+            lay_out(module, &types, *pointee, &mut laid_out);
+        }
     }
-    // Aligned memory operands on buffer accesses.
+    // Aligned memory operands on buffer accesses (those aligned below their scalars are left
+    // to `split-underaligned-accesses`).
     let ptr_types: HashMap<Word, Word> = pointers.into_iter().collect();
-    let mut underaligned = None;
     for f in &mut module.functions {
         for b in &mut f.blocks {
             for inst in &mut b.insts {
@@ -289,12 +344,6 @@ pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) -> Res
                 let Some(pointee) = inst.operands.get(ptr_at).and_then(Operand::id).and_then(|p| types.type_of(p)).and_then(|t| ptr_types.get(&t)) else { continue };
                 let mask = inst.operands.get(mem_at).and_then(Operand::word).unwrap_or(0);
                 if mask & MemoryAccess::ALIGNED.bits() != 0 {
-                    let value_ty = if inst.is(Op::Load) { inst.result_type } else { inst.operands.get(1).and_then(Operand::id).and_then(|v| types.type_of(v)) };
-                    let need = value_ty.map_or(0, |t| crate::passes::repair_producer_output::largest_scalar(&types, t, 0));
-                    let given = inst.operands.get(mem_at + 1).and_then(Operand::word).unwrap_or(0);
-                    if given < need {
-                        underaligned.get_or_insert((inst.clone(), given, need));
-                    }
                     continue;
                 }
                 let align = size_align(&types, *pointee).map_or(4, |s| s.1);
@@ -315,12 +364,6 @@ pub(crate) fn lay_out_buffers(module: &mut Module, outcome: &mut Outcome) -> Res
             }
         }
     }
-    match underaligned {
-        Some((inst, given, need)) => {
-            Err(Error::Invalid { site: module.site(&inst), message: format!("a buffer access with `Aligned {given}` moves {need}-byte scalars (Vulkan needs them aligned to their size)") })
-        }
-        None => Ok(()),
-    }
 }
 
 /// OpenCL C layout decorations on arrays and structs reachable from a buffer pointer.
@@ -338,10 +381,8 @@ fn lay_out(module: &mut Module, types: &Types, ty: Word, done: &mut HashSet<Word
             lay_out(module, types, e, done);
         }
         Some(Op::TypeStruct) => {
-            let mut offset = 0u32;
-            for (m, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
-                let Some((s, a)) = size_align(types, member) else { return };
-                offset = offset.next_multiple_of(a);
+            let Some(offsets) = crate::kernel::member_offsets(types, ty) else { return };
+            for ((m, member), offset) in def.operands.iter().filter_map(Operand::id).enumerate().zip(offsets) {
                 let has =
                     module.annotations.iter().any(|x| x.is(Op::MemberDecorate) && x.word_opt(0) == Some(ty) && x.word_opt(1) == Some(m as u32) && x.word_opt(2) == Some(Decoration::Offset as u32));
                 if !has {
@@ -352,7 +393,6 @@ fn lay_out(module: &mut Module, types: &Types, ty: Word, done: &mut HashSet<Word
                         vec![Operand::Id(ty), Operand::Literal(m as u32), Operand::decoration(Decoration::Offset), Operand::Literal(offset)],
                     ));
                 }
-                offset += s;
                 lay_out(module, types, member, done);
             }
         }
@@ -478,17 +518,8 @@ fn span(types: &Types, ty: Word, unit: u32) -> Option<u32> {
 
 /// The offset, in units of `unit` bytes, of member `k` of struct `ty` in OpenCL C's layout.
 fn member_offset(types: &Types, ty: Word, k: u32, unit: u32) -> Option<u32> {
-    let d = types.defs.get(&ty).filter(|d| d.is(Op::TypeStruct))?;
-    let mut offset = 0u32;
-    for (i, m) in d.operands.iter().filter_map(Operand::id).enumerate() {
-        let (size, align) = size_align(types, m)?;
-        offset = offset.next_multiple_of(align);
-        if i as u32 == k {
-            return offset.is_multiple_of(unit).then_some(offset / unit);
-        }
-        offset += size;
-    }
-    None
+    let offset = *crate::kernel::member_offsets(types, ty)?.get(k as usize)?;
+    offset.is_multiple_of(unit).then_some(offset / unit)
 }
 
 /// Variables of local and private memory used through anything but plain loads and stores are
@@ -872,7 +903,7 @@ fn rewrite_function(
                     let unit = roots[&base.root].unit;
                     // A byte view (what producers make for lifetime markers and memcpy) keeps
                     // the index; accesses through it fail below.
-                    if !matches!(leaf_size(types, d.pointee), Some(size) if size == unit || size == 1) {
+                    if !matches!(leaf_size(types, d.pointee), Some(size) if size == unit || size == 1 || wide_parts(size, unit).is_some()) {
                         return Err(bad(&bl, "casts a pointer into local or private memory to a pointer to elements of another size (not lowered yet)"));
                     }
                     bl.insert(Inst::new(Op::CopyObject, Some(uint), Some(d.index), vec![Operand::Id(base.index)]));
@@ -1082,12 +1113,62 @@ fn leaf_pointer(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, inde
     Some(bl.access_chain(ptr_ty, var, &[index]))
 }
 
+/// How many leaves of `unit` bytes a number of `size` bytes spans when it is wider than them
+/// (two or four: a struct of two floats copied as one `long`, as LLVM copies small structs).
+fn wide_parts(size: u32, unit: u32) -> Option<u32> {
+    (size > unit && size.is_multiple_of(unit)).then_some(size / unit).filter(|m| matches!(m, 2 | 4))
+}
+
+/// The number of type `ty` at `index` made of the leaves it spans, when it is wider than them:
+/// the leaves as unsigned integers of their size, gathered in a vector and bitcast.
+fn load_wide(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index: Word, ty: Word) -> Option<Word> {
+    let m = wide_parts(size_align(types, ty)?.0, root.unit)?;
+    let part = bl.module.type_int(root.unit * 8, false);
+    let class = StorageClass::from_u32(root.class)?;
+    let ptr_ty = bl.module.type_pointer(class, root.leaf);
+    let parts: Vec<Word> = (0..m)
+        .map(|k| {
+            let i = index_plus(bl, index, k);
+            let chain = bl.access_chain(ptr_ty, var, &[i]);
+            let v = bl.load(root.leaf, chain);
+            if root.leaf == part {
+                v
+            } else {
+                bl.bitcast(part, v)
+            }
+        })
+        .collect();
+    let vector = bl.module.type_vector(part, m);
+    let gathered = bl.op(Op::CompositeConstruct, vector, &parts);
+    Some(bl.bitcast(ty, gathered))
+}
+
+/// Stores `value`, a number of type `ty` wider than the leaves, over the leaves it spans (the
+/// inverse of [`load_wide`]).
+fn store_wide(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index: Word, ty: Word, value: Word) -> Option<()> {
+    let m = wide_parts(size_align(types, ty)?.0, root.unit)?;
+    let part = bl.module.type_int(root.unit * 8, false);
+    let class = StorageClass::from_u32(root.class)?;
+    let ptr_ty = bl.module.type_pointer(class, root.leaf);
+    let vector = bl.module.type_vector(part, m);
+    let parts = bl.bitcast(vector, value);
+    for k in 0..m {
+        let v = bl.composite_extract(part, parts, k);
+        let v = if root.leaf == part { v } else { bl.bitcast(root.leaf, v) };
+        let i = index_plus(bl, index, k);
+        let chain = bl.access_chain(ptr_ty, var, &[i]);
+        bl.store(chain, v);
+    }
+    Some(())
+}
+
 /// The value of type `ty` at `index` of flattened variable `var`: numbers of the variable's
-/// element size (bitcast where their type differs), and vectors, arrays and structs of them
-/// in OpenCL C's layout.
+/// element size (bitcast where their type differs) or of two or four of them, and vectors,
+/// arrays and structs of them in OpenCL C's layout.
 fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index: Word, ty: Word) -> Option<Word> {
     let d = types.defs.get(&ty)?;
     let parts: Vec<Word> = match d.op()? {
+        Op::TypeInt | Op::TypeFloat if size_align(types, ty)?.0 > root.unit => return load_wide(bl, types, root, var, index, ty),
         Op::TypeInt | Op::TypeFloat => {
             let chain = leaf_pointer(bl, types, root, var, index, ty)?;
             let v = bl.load(root.leaf, chain);
@@ -1136,6 +1217,7 @@ fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index
 fn store_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index: Word, ty: Word, value: Word) -> Option<()> {
     let d = types.defs.get(&ty)?;
     let parts: Vec<(Word, u32)> = match d.op()? {
+        Op::TypeInt | Op::TypeFloat if size_align(types, ty)?.0 > root.unit => return store_wide(bl, types, root, var, index, ty, value),
         Op::TypeInt | Op::TypeFloat => {
             let chain = leaf_pointer(bl, types, root, var, index, ty)?;
             let v = if ty == root.leaf { value } else { bl.bitcast(root.leaf, value) };

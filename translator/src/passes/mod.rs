@@ -1,6 +1,7 @@
 //! Translator passes, one rewrite per file, each under the [`crate::pass::Pass`] contract.
 
 pub mod bound_workgroup_indices;
+pub(crate) mod byte_offsets;
 pub mod check_cooperative_matrix;
 pub mod emulate_cooperative_matrix;
 pub mod emulate_float_atomics;
@@ -32,6 +33,7 @@ pub mod pointer_variables_through_words;
 pub mod remainder_from_quotient;
 pub mod repair_producer_output;
 pub mod retype_float16_to_bfloat16;
+pub mod split_underaligned_accesses;
 pub mod split_wide_vectors;
 pub mod strip_workgroup_layouts;
 pub mod structurize_control_flow;

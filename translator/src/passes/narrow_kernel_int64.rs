@@ -103,7 +103,7 @@ impl Pass for NarrowKernelInt64 {
         strip_buffer_layouts(module);
         module.merge_duplicate_types();
         fix_conversions(module, &mut outcome);
-        crate::passes::lower_kernel_pointers::lay_out_buffers(module, &mut outcome)?;
+        crate::passes::lower_kernel_pointers::lay_out_buffers(module, &mut outcome);
         module.merge_duplicate_types();
 
         outcome.changed = true;

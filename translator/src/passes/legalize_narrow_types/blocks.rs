@@ -416,8 +416,8 @@ impl Legalize<'_> {
                 Ok(true)
             }
             // A buffer-reference pointer derived from another one, used as a value (stored,
-            // put into a composite): made an address again.
-            Op::Store | Op::CompositeConstruct | Op::CopyObject | Op::CopyLogical | Op::Select if self.derived_references(inst).next().is_some() => {
+            // put into a composite, bitcast to an address): made an address again.
+            Op::Store | Op::CompositeConstruct | Op::CopyObject | Op::CopyLogical | Op::Select | Op::Bitcast if self.derived_references(inst).next().is_some() => {
                 let mut inst = inst.clone();
                 let derived: Vec<Word> = self.derived_references(&inst).collect();
                 for id in derived {
