@@ -14,6 +14,8 @@
 //! - The value a kernel's group operation reduces, scans, broadcasts or shuffles has the result
 //!   type, `OpGroupAny`/`OpGroupAll` take a boolean, and an INTEL shuffle's invocation id, mask
 //!   or delta is an integer scalar (SPV_INTEL_subgroups requires it).
+//! - A kernel's `BuiltIn` decoration names an `Input` variable (spirv-val accepts one on a
+//!   function variable; Vulkan does not, and no pass can give it a meaning).
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -33,7 +35,24 @@ pub(crate) fn check(module: &Module) -> Result<()> {
     }
     access_chain_indices(module, &types)?;
     pointer_bitcasts(module, &types)?;
+    kernel_builtins(module, &types)?;
     group_operands(module, &types)
+}
+
+fn kernel_builtins(module: &Module, types: &Types) -> Result<()> {
+    if !module.has_capability(spirv::Capability::Kernel) {
+        return Ok(());
+    }
+    let inputs: std::collections::HashSet<u32> =
+        module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(spirv::StorageClass::Input as u32)).filter_map(|g| g.result_id).collect();
+    for d in module.annotations.iter().filter(|a| a.is(Op::Decorate) && a.word_opt(1) == Some(spirv::Decoration::BuiltIn as u32)) {
+        let target = d.operands.first().and_then(Operand::id).unwrap_or(0);
+        // Built-in constants (`WorkgroupSize`) are Vulkan's, not a kernel's, but harmless.
+        if !inputs.contains(&target) && types.type_of(target).is_some_and(|t| types.pointer(t).is_some()) {
+            return Err(Error::Invalid { site: module.site(d), message: format!("decorates %{target}, which is not an Input variable, as a built-in") });
+        }
+    }
+    Ok(())
 }
 
 fn work_group_sizes(module: &Module, types: &Types) -> Result<()> {

@@ -471,6 +471,14 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
         ),
         // An integer type whose signedness is neither 0 nor 1.
         ("lower_kernel_pointers/generic_local.spvasm", &[("%2 = OpTypeInt 64 0", "%2 = OpTypeInt 64 21")], &["h100", "lavapipe", "swiftshader"], "signedness 21"),
+        // A kernel's function variable decorated as a built-in (spirv-val accepts it in
+        // kernels; Vulkan allows built-ins on Input variables only).
+        (
+            "lower_opencl_std/special.spvasm",
+            &[("OpDecorate %__spirv_BuiltInGlobalInvocationId Constant", "OpDecorate %27 BuiltIn GlobalInvocationId")],
+            &["h100", "lavapipe", "swiftshader"],
+            "not an Input variable",
+        ),
         // A 32-bit integer reinterpreted as a 64-bit global pointer, where pointers are held as
         // two words and 64-bit integers are narrowed.
         ("lower_kernel_pointers/generic_local.spvasm", &[("%58 = OpBitcast %9 %16", "%58 = OpBitcast %9 %26")], &["swiftshader"], "reinterprets an integer as a pointer"),
