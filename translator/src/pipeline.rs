@@ -9,6 +9,7 @@ use crate::passes;
 use crate::profile::DeviceCaps;
 use crate::requirements;
 use serde::Serialize;
+use spirv::Op;
 use std::collections::BTreeMap;
 
 /// Rewrites a caller asks for beyond what the target needs.
@@ -149,6 +150,18 @@ impl Pipeline {
         let listed = module.complete_entry_interfaces();
         if listed > 0 {
             log::warn!("{listed} variable(s) missing from entry point interfaces after the passes (a translator bug); added");
+        }
+        // A bitcast to its operand's own type is valid SPIR-V, but NVIDIA's compiler (580)
+        // crashed on byte pointers cast to the same byte pointer type: it becomes a copy.
+        let types = crate::analysis::Types::new(module);
+        for f in &mut module.functions {
+            for b in &mut f.blocks {
+                for inst in b.insts.iter_mut().filter(|i| i.is(Op::Bitcast)) {
+                    if inst.result_type.is_some() && inst.operands.first().and_then(crate::ir::Operand::id).and_then(|v| types.type_of(v)) == inst.result_type {
+                        inst.opcode = Op::CopyObject as u32;
+                    }
+                }
+            }
         }
         let forgotten = module.forget_undefined();
         if forgotten > 0 {

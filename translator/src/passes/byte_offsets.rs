@@ -51,9 +51,12 @@ pub(crate) fn chains_through_byte_offsets(module: &mut Module, select: impl Fn(&
                 module.functions[f].blocks[b].insts.remove(i);
                 let mut bl = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
                 let offset = byte_offset(&mut bl, &types, &inst)?;
-                let base = bl.bitcast(byte_ptr, inst.id(0)?);
+                // No bitcast to the type a value has (NVIDIA's compiler crashes on one).
+                let base = inst.id(0)?;
+                let base = if types.type_of(base) == Some(byte_ptr) { base } else { bl.bitcast(byte_ptr, base) };
                 let stepped = bl.emit(Op::PtrAccessChain, byte_ptr, vec![Operand::Id(base), Operand::Id(offset)]);
-                bl.insert(Inst::new(Op::Bitcast, inst.result_type, inst.result_id, vec![Operand::Id(stepped)]));
+                let op = if inst.result_type == Some(byte_ptr) { Op::CopyObject } else { Op::Bitcast };
+                bl.insert(Inst::new(op, inst.result_type, inst.result_id, vec![Operand::Id(stepped)]));
                 i = bl.cursor.index;
                 count += 1;
             }

@@ -14,9 +14,8 @@
 //!
 //! A packed struct (`CPacked`) with a member off its scalars' alignment, or a size that is not
 //! a multiple of it, has no Vulkan layout: a buffer pointer to one becomes a pointer to its
-//! first byte (stepping by its size, its `ArrayStride`, as before), access chains into it become byte
-//! offsets (the `byte_offsets` helpers), and loads and stores of it move its members one by
-//! one, as above.
+//! first byte, access chains into it and steps over it become byte offsets (the
+//! `byte_offsets` helpers), and loads and stores of it move its members one by one, as above.
 //!
 //! Preconditions: `lower-kernel-pointers` ran (buffer types are laid out, accesses carry
 //! `Aligned`), and `narrow-kernel-int64` where it applies (it lays buffers out again). An atomic has no alignment operand and is left alone. Applies to every target;
@@ -60,11 +59,7 @@ impl Pass for SplitUnderalignedAccesses {
             .filter(|(_, pointee)| without_layout(&types, *pointee, 0))
             .collect();
         if !packed_pointers.is_empty() {
-            let into_packed = |types: &Types, inst: &Inst| {
-                let base_ty = inst.id(0).ok().and_then(|b| types.type_of(b));
-                let steps_only = matches!(inst.op(), Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain)) && inst.operands.len() == 2;
-                base_ty.is_some_and(|t| packed_pointers.iter().any(|(p, _)| *p == t)) && !steps_only
-            };
+            let into_packed = |types: &Types, inst: &Inst| inst.id(0).ok().and_then(|b| types.type_of(b)).is_some_and(|t| packed_pointers.iter().any(|(p, _)| *p == t));
             let n = crate::passes::byte_offsets::chains_through_byte_offsets(module, into_packed)?;
             outcome.changed |= n > 0;
         }
@@ -96,17 +91,20 @@ impl Pass for SplitUnderalignedAccesses {
                 }
             }
         }
-        // The pointers to packed structs now point to their first bytes (their `ArrayStride`
-        // stays the struct's size).
+        // The pointers to packed structs now point to their first bytes.
         if !packed_pointers.is_empty() {
             let uchar = module.type_int(8, false);
             for (ptr, _) in packed_pointers {
                 if let Some(g) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(ptr)) {
                     g.operands[1] = Operand::Id(uchar);
                 }
+                module.annotations.retain(|a| !(a.is(Op::Decorate) && a.word_opt(0) == Some(ptr) && a.word_opt(1) == Some(spirv::Decoration::ArrayStride as u32)));
+                module.decorate(ptr, spirv::Decoration::ArrayStride, &[1]);
             }
-            // The byte type may come after the pointers now to it.
+            // The byte type may come after the pointers now to it; the pointers are byte
+            // pointers like those of the byte offsets, and merge with them.
             module.reorder_globals();
+            module.merge_duplicate_types();
             outcome.changed = true;
         }
         Ok(outcome)
@@ -224,7 +222,7 @@ impl Split<'_> {
             let bytes = bl.bitcast(byte_ptr, pointer);
             let at = bl.module.constant_u32(offset);
             let stepped = bl.emit(Op::PtrAccessChain, byte_ptr, vec![Operand::Id(bytes), Operand::Id(at)]);
-            return bl.bitcast(ptr_ty, stepped);
+            return if ptr_ty == byte_ptr { stepped } else { bl.bitcast(ptr_ty, stepped) };
         }
         let index = bl.module.constant_u32(k);
         bl.access_chain(ptr_ty, pointer, &[index])
