@@ -563,6 +563,15 @@ fn edited_inputs_translate_to_valid_modules() {
             ],
             &["h100", "lavapipe", "swiftshader"],
         ),
+        // A barrier ordering only sub-group memory, which Vulkan's storage bits do not include.
+        (
+            "lower_kernel_synchronization/atomics.spvasm",
+            &[
+                ("%37 = OpConstant %9 0\n", "%37 = OpConstant %9 0\n%subgroup_release = OpConstant %9 132\n"),
+                ("OpControlBarrier %28 %28 %29\n               OpBranchConditional %27", "OpControlBarrier %28 %28 %subgroup_release\n               OpBranchConditional %27"),
+            ],
+            &["h100", "lavapipe", "swiftshader"],
+        ),
         // A decorated `OpTypeVoid`: the passes that ask for void must get it, not a second one.
         (
             "lower_kernel_pointers/generic_local.spvasm",

@@ -6,8 +6,9 @@
 //! addresses) becomes `UniformMemory`, `SequentiallyConsistent` (which Vulkan forbids) becomes
 //! `AcquireRelease` (`Acquire` on atomic loads, `Release` on atomic stores), semantics that
 //! name storage but no ordering get `AcquireRelease` (Vulkan requires an ordering there), and an
-//! ordering that names no storage orders `UniformMemory` and `WorkgroupMemory` (Vulkan requires
-//! a storage bit beside an ordering).
+//! ordering that names no storage Vulkan knows (none, or only sub-group memory) orders
+//! `UniformMemory` and `WorkgroupMemory` (Vulkan requires one of its storage bits beside an
+//! ordering).
 //! Scope and semantics operands are ids: the rewritten values are new constants, other uses of
 //! the old constants are untouched.
 //!
@@ -82,15 +83,20 @@ fn semantics_for(op: Op, value: Word) -> Word {
         s.insert(MS::UNIFORM_MEMORY);
     }
     let storage = MS::UNIFORM_MEMORY | MS::WORKGROUP_MEMORY | MS::SUBGROUP_MEMORY | MS::IMAGE_MEMORY | MS::ATOMIC_COUNTER_MEMORY | MS::OUTPUT_MEMORY;
+    // The storage bits Vulkan knows (sub-group and atomic-counter memory are not among them).
+    let vulkan_storage = MS::UNIFORM_MEMORY | MS::WORKGROUP_MEMORY | MS::IMAGE_MEMORY | MS::OUTPUT_MEMORY;
     let orders = MS::ACQUIRE | MS::RELEASE | MS::ACQUIRE_RELEASE | MS::SEQUENTIALLY_CONSISTENT;
     let had_order = s.intersects(orders);
-    // An ordering that names no storage (OpenCL 2.0 atomics name only their memory order) orders
-    // both kinds a kernel has: Vulkan requires one storage bit beside an ordering.
-    if had_order && !s.intersects(storage) {
+    let named_storage = s.intersects(storage);
+    s.remove(MS::ATOMIC_COUNTER_MEMORY);
+    // An ordering that names no storage Vulkan knows (OpenCL 2.0 atomics name only their memory
+    // order, sub-group barriers sub-group memory) orders both kinds a kernel has: Vulkan requires
+    // one of its storage bits beside an ordering.
+    if (had_order || named_storage) && !s.intersects(vulkan_storage) {
         s.insert(MS::UNIFORM_MEMORY | MS::WORKGROUP_MEMORY);
     }
     s.remove(orders);
-    if had_order || s.intersects(storage) {
+    if had_order || named_storage {
         s.insert(match op {
             Op::AtomicLoad => MS::ACQUIRE,
             Op::AtomicStore => MS::RELEASE,
