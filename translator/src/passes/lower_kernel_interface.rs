@@ -325,16 +325,20 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
     let mut b = Builder::new(module, Cursor { function: fi, block: 0, index }).with_origin(origin);
     let zero = b.module.constant_u32(0);
     let (mut copies, mut in_place) = (Vec::new(), Vec::new());
+    // The value of push-constant member `member`.
+    let load_member = |b: &mut Builder<'_>, member: u32| {
+        let mty = members[member as usize].0;
+        let ptr = b.module.type_pointer(StorageClass::PushConstant, mty);
+        let idx = b.module.constant_u32(member);
+        let chain = b.access_chain(ptr, var, &[idx]);
+        b.load(mty, chain)
+    };
     for (k, (p, l)) in params.iter().zip(lowered).enumerate() {
         let pid = p.result()?;
         let ty = p.ty()?;
         let value = match l {
             Lowered::Member { member, narrow } => {
-                let mty = members[member as usize].0;
-                let ptr = b.module.type_pointer(StorageClass::PushConstant, mty);
-                let idx = b.module.constant_u32(member);
-                let chain = b.access_chain(ptr, var, &[idx]);
-                let v = b.load(mty, chain);
+                let v = load_member(&mut b, member);
                 match narrow {
                     None => v,
                     Some((_, is_float)) => {
@@ -351,11 +355,7 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
             }
             Lowered::Local { var, element_ptr } => b.access_chain(element_ptr, var, &[zero]),
             Lowered::ByValue { member, pointee, written } => {
-                let mty = members[member as usize].0;
-                let ptr = b.module.type_pointer(StorageClass::PushConstant, mty);
-                let idx = b.module.constant_u32(member);
-                let chain = b.access_chain(ptr, var, &[idx]);
-                let address = b.load(mty, chain);
+                let address = load_member(&mut b, member);
                 if written {
                     let copy = b.module.alloc_id();
                     copies.push(Inst::new(Op::Variable, Some(ty), Some(copy), vec![Operand::storage_class(StorageClass::Function)]));
