@@ -519,6 +519,7 @@ fn edited(input: &str, edits: &[(&str, &str)]) -> (String, Vec<u32>) {
 /// refused instruction's opcode and what the error says.
 /// - An integer reinterpreted as a pointer into local memory, which has no address in Vulkan,
 ///   and a pointer reinterpreted as one of another storage class.
+/// - A struct passed by value through a pointer into other than function memory.
 #[test]
 fn kernels_vulkan_cannot_express_are_refused_by_name() {
     if matbridge_translator::tools::find("spirv-as").is_none() {
@@ -527,6 +528,8 @@ fn kernels_vulkan_cannot_express_are_refused_by_name() {
     }
     const ENTRIES: &[(&str, &str, &str, &str)] = &[
         ("%32 = OpBitcast %31 %17", "%32 = OpBitcast %31 %26", "OpBitcast", "pointer into local, private or function memory"),
+        // A global pointer parameter decorated as passed by value (a copy is private memory).
+        ("OpDecorate %15 FuncParamAttr NoWrite", "OpDecorate %15 FuncParamAttr ByVal", "OpFunctionParameter", "passed by value through a pointer"),
         // A built-in variable's pointer reinterpreted as a global one.
         ("%58 = OpBitcast %9 %16", "%58 = OpBitcast %9 %5", "OpBitcast", "pointer as one of another storage class"),
     ];

@@ -244,7 +244,11 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
         let def = types.defs.get(&ty).cloned();
         let bad = |what: &str| Error::Invalid { site: module.site(p), message: format!("parameter {k} of kernel `{name}` is {what}, which has no Vulkan lowering yet") };
         if is_by_value(module, p.result_id.unwrap_or(0)) {
-            let pointee = types.pointer(ty).map(|(_, pointee)| pointee).ok_or_else(|| bad("passed by value but not a pointer"))?;
+            let pointee = match types.pointer(ty) {
+                Some((class, pointee)) if class == StorageClass::Function as u32 => pointee,
+                Some((class, _)) => return Err(bad(&format!("passed by value through a pointer into {} memory (a copy is private memory)", class_name(class)))),
+                None => return Err(bad("passed by value but not a pointer")),
+            };
             let (size, _) = size_align(&types, pointee).ok_or_else(|| bad("a value passed by value whose type has no OpenCL C size"))?;
             let function = &module.functions[fi];
             let written = crate::analysis::derived_pointers::first_write(module, function, &crate::analysis::derived_pointers::derived_pointers(function, p.result()?)).is_some();
