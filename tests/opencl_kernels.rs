@@ -1765,7 +1765,8 @@ fn params_bytes(n: i32, scale: f32, offset: [f32; 2], bias: i8) -> Vec<u8> {
 
 /// Structs passed by value (`by_value_structs.cl`): kernel arguments read in place (members of
 /// mixed sizes, a nested struct, an array and a `float3`), a kernel that changes its own copy,
-/// and a helper function that changes its copy, which the caller must not see; optimized and at
+/// a helper function that changes its copy, which the caller must not see, and structs copied
+/// whole between private memory, a buffer and the argument; optimized and at
 /// -O0. Devices without 64-bit integers refuse the optimized module by name (LLVM copies the
 /// two-float struct as one `long`); a struct of the wrong size is an error naming the argument.
 #[test]
@@ -1800,6 +1801,10 @@ fn structs_passed_by_value() {
             [drained, drained, 2.0 * a + b]
         })
         .collect();
+    // by_value_copied: q = p; r = pairs[i]; q.a += r.b; out = q.a * q.b + r.a; pairs[i] = q.
+    let pairs: Vec<f32> = (0..items).flat_map(|i| [i as f32 * 0.5 - 3.0, 1.25 + i as f32]).collect();
+    let want_copied: Vec<f32> = (0..items).map(|i| (a + pairs[2 * i + 1]) * b + pairs[2 * i]).collect();
+    let want_pairs: Vec<f32> = (0..items).flat_map(|i| [a + pairs[2 * i + 1], b]).collect();
     for ctx in &common::contexts() {
         for (build, spirv) in [("-O2", &optimized), ("-O0", &unoptimized)] {
             let name = format!("{} ({build})", ctx.caps().name);
@@ -1830,6 +1835,15 @@ fn structs_passed_by_value() {
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             let got: Vec<f32> = ctx.read_buffer(&mut bout).unwrap();
             assert_eq!(got, want_changed, "{name}");
+
+            let k = ctx.load_kernel(spirv, "by_value_copied").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut bpairs = ctx.buffer_from_slice(&pairs, "pairs").unwrap();
+            let mut bout = ctx.buffer_from_slice(&vec![-7.0f32; items], "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(items as u32, None), &[KernelArg::Buffer(&bpairs), KernelArg::Buffer(&bout), KernelArg::Bytes(&pair)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bout).unwrap();
+            assert_eq!(got, want_copied, "{name}: out");
+            let got: Vec<f32> = ctx.read_buffer(&mut bpairs).unwrap();
+            assert_eq!(got, want_pairs, "{name}: pairs");
             eprintln!("{name}: structs passed by value match");
         }
     }

@@ -52,3 +52,14 @@ kernel void by_value_changed(global float* out, Pair pair, int steps) {
     out[3 * i + 1] = second;
     out[3 * i + 2] = pair.a + local_pair.b;
 }
+
+// Structs copied whole between private memory, a buffer and an argument passed by value (at
+// -O0, memory copies of each).
+kernel void by_value_copied(global Pair* pairs, global float* out, Pair p) {
+    size_t i = get_global_id(0);
+    Pair q = p;
+    Pair r = pairs[i];
+    q.a += r.b;
+    out[i] = q.a * q.b + r.a;
+    pairs[i] = q;
+}

@@ -977,7 +977,9 @@ fn rewrite_function(
 /// `OpCopyMemorySized`/`OpCopyMemory` between flattened variables: element by element where
 /// both have leaves of one size, or, from a constant table (an initialized private variable,
 /// LLVM's memcpy initializer of a private array), as the table's bytes reinterpreted as the
-/// destination's leaves, stored as constants.
+/// destination's leaves, stored as constants. Between a flattened variable and buffer memory
+/// (a struct copied from a buffer or from an argument passed by value, at -O0): leaf by leaf,
+/// through a buffer pointer to the leaves.
 fn copy_memory(
     bl: &mut Builder<'_>,
     types: &Types,
@@ -988,6 +990,13 @@ fn copy_memory(
     inst: &Inst,
 ) -> std::result::Result<(), String> {
     let uint = bl.module.type_int(32, false);
+    let buffer = |v: Word| types.type_of(v).and_then(|t| types.pointer(t)).is_some_and(|(c, _)| c == StorageClass::PhysicalStorageBuffer as u32);
+    let (dst_id, src_id) = (inst.id(0).map_err(|e| e.to_string())?, inst.id(1).map_err(|e| e.to_string())?);
+    match (derived.get(&dst_id), derived.get(&src_id)) {
+        (Some(flat), None) if buffer(src_id) => return copy_with_buffer(bl, types, roots, *flat, src_id, inst, false),
+        (None, Some(flat)) if buffer(dst_id) => return copy_with_buffer(bl, types, roots, *flat, dst_id, inst, true),
+        _ => {}
+    }
     let dst = *inst.id(0).ok().and_then(|d| derived.get(&d)).ok_or("copies memory to a pointer that is not into local or private memory")?;
     let src_id = inst.id(1).map_err(|e| e.to_string())?;
     let dst_root = roots[&dst.root];
@@ -1051,6 +1060,53 @@ fn copy_memory(
         let di = bl.iadd(uint, dst.index, kc);
         let dp = bl.access_chain(dst_ptr, dst.root, &[di]);
         bl.store(dp, c);
+    }
+    Ok(())
+}
+
+/// A memory copy between flattened variable `flat` and buffer pointer `buffer` (into the buffer
+/// where `to_buffer`): the copy's bytes as the variable's leaves, one by one, through a buffer
+/// pointer to leaves at the copy's alignment (`split-underaligned-accesses` splits them where
+/// that is below the leaves' size).
+fn copy_with_buffer(bl: &mut Builder<'_>, types: &Types, roots: &HashMap<Word, Root>, flat: Derived, buffer: Word, inst: &Inst, to_buffer: bool) -> std::result::Result<(), String> {
+    let root = roots[&flat.root];
+    let bytes = if inst.is(Op::CopyMemorySized) {
+        types.const_u32(inst.id(2).map_err(|e| e.to_string())?).ok_or("copies a number of bytes that is not a constant")?
+    } else {
+        let pointee = types.type_of(inst.id(1).map_err(|e| e.to_string())?).and_then(|t| types.pointer(t)).map(|p| p.1).ok_or("copies from a value that is not a pointer")?;
+        size_align(types, pointee).map(|s| s.0).ok_or("copies a type without a size")?
+    };
+    if !bytes.is_multiple_of(root.unit) {
+        return Err(format!("copies {bytes} bytes, not a whole number of {}-byte elements", root.unit));
+    }
+    // The copy's own alignment: the literal after an `Aligned` mask among its memory operands.
+    let first_mask = if inst.is(Op::CopyMemorySized) { 3 } else { 2 };
+    let align = match (inst.operands.get(first_mask), inst.operands.get(first_mask + 1)) {
+        (Some(Operand::Enum(_, mask)), Some(Operand::Literal(a))) if mask & MemoryAccess::ALIGNED.bits() != 0 => (*a).min(root.unit),
+        _ => root.unit,
+    };
+    let uint = bl.module.type_int(32, false);
+    let leaf_ptr = crate::passes::byte_offsets::strided_pointer(bl.module, root.leaf, root.unit);
+    let base = if types.type_of(buffer) == Some(leaf_ptr) { buffer } else { bl.bitcast(leaf_ptr, buffer) };
+    let class = StorageClass::from_u32(root.class).unwrap_or(StorageClass::Function);
+    let var_ptr = bl.module.type_pointer(class, root.leaf);
+    let aligned = || vec![Operand::Enum(OperandKind::MemoryAccess, MemoryAccess::ALIGNED.bits()), Operand::Literal(align)];
+    for k in 0..bytes / root.unit {
+        let kc = bl.module.constant_u32(k);
+        let at = if k == 0 { base } else { bl.emit(Op::PtrAccessChain, leaf_ptr, vec![Operand::Id(base), Operand::Id(kc)]) };
+        let index = bl.iadd(uint, flat.index, kc);
+        let leaf = bl.access_chain(var_ptr, flat.root, &[index]);
+        if to_buffer {
+            let v = bl.load(root.leaf, leaf);
+            let mut ops = vec![Operand::Id(at), Operand::Id(v)];
+            ops.extend(aligned());
+            bl.emit_void(Op::Store, ops);
+        } else {
+            let mut ops = vec![Operand::Id(at)];
+            ops.extend(aligned());
+            let v = bl.emit(Op::Load, root.leaf, ops);
+            bl.store(leaf, v);
+        }
     }
     Ok(())
 }
