@@ -1887,3 +1887,50 @@ fn packed_struct_members() {
         }
     }
 }
+
+/// Structs in private memory that mix member sizes (`mixed_structs.cl`): a char and a short
+/// beside floats, through pointers, initialized from constants; a packed struct copied out of a
+/// buffer and changed through a pointer. Optimized and at -O0.
+#[test]
+fn structs_of_mixed_sizes_in_private_memory() {
+    let (Some(optimized), Some(unoptimized)) = (common::opencl("mixed_structs"), common::opencl_with("mixed_structs", &["-O0"])) else { return };
+    let xs: Vec<f32> = (0..16).map(|k| k as f32 * 3.7 - 20.0).collect();
+    let want: Vec<f32> = (0..64)
+        .map(|i| {
+            let (mut best, mut idx, mut w) = (1e30f32, -1i16, 0.0f32);
+            for (k, x) in xs.iter().enumerate() {
+                let d = (x - i as f32).abs();
+                if d < best {
+                    (best, idx, w) = (d, k as i16, d * 0.5);
+                }
+            }
+            best + idx as f32 * 1000.0 + w
+        })
+        .collect();
+    // Record: char tag, float value, short count, packed: 7 bytes.
+    let n = 24usize;
+    let recs: Vec<(i8, f32, i16)> = (0..n).map(|i| (i as i8 - 9, i as f32 * 1.25 - 4.0, i as i16 * 7 - 50)).collect();
+    let mut bytes: Vec<u8> = recs.iter().flat_map(|(t, v, c)| std::iter::once(*t as u8).chain(v.to_le_bytes()).chain(c.to_le_bytes())).collect();
+    bytes.resize(bytes.len().next_multiple_of(4), 0);
+    let want_records: Vec<f32> = recs.iter().map(|(t, v, c)| v.mul_add((c + 1) as f32, *t as f32)).collect();
+    for ctx in &common::contexts() {
+        for (build, spirv) in [("-O2", &optimized), ("-O0", &unoptimized)] {
+            let name = format!("{} ({build})", ctx.caps().name);
+            let k = ctx.load_kernel(spirv, "nearest").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let bx = ctx.buffer_from_slice(&xs, "xs").unwrap();
+            let mut bout = ctx.buffer_from_slice(&vec![-7.0f32; 64], "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(64, None), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bout), KernelArg::Bytes(&16i32.to_le_bytes())]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bout).unwrap();
+            assert_eq!(got, want, "{name}: nearest");
+            let k = ctx.load_kernel(spirv, "records").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let br = ctx.buffer_from_slice(&bytes, "records").unwrap();
+            let mut bout = ctx.buffer_from_slice(&vec![-7.0f32; n], "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(1)), &[KernelArg::Buffer(&br), KernelArg::Buffer(&bout)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bout).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want_records).enumerate() {
+                assert!((g - w).abs() <= 1e-6 * w.abs().max(1.0), "{name}: records out[{i}] = {g}, want {w}");
+            }
+            eprintln!("{name}: mixed-size structs match");
+        }
+    }
+}

@@ -17,7 +17,9 @@
 //!   more than a plain load or store is flattened to an array of its scalar leaves in OpenCL C's
 //!   layout (a `float3` spans four, structs their padded size; padding a producer spelled out as
 //!   bytes stays padding), of the leaves' type, or of an integer of their size where a struct
-//!   mixes types of one size (floats and ints). Every pointer derived from it becomes an index
+//!   mixes types of one size (floats and ints), or of the smallest leaf's size where sizes
+//!   differ (a char beside a float: the float spans four bytes, read and written as a vector of
+//!   them bitcast). Every pointer derived from it becomes an index
 //!   (a `uint` in leaf units): access chains (struct members at their offsets), pointer access
 //!   chains, byte offsets, bitcasts between types with leaves of the same size, phis, selects
 //!   and copies compute indices; loads, stores and atomics become access chains of the variable
@@ -26,8 +28,8 @@
 //!
 //! Preconditions: `lower-kernel-interface` ran. Errors name the instruction: generic pointers
 //! into local or private memory whose origin is not known where they are used (loaded from
-//! memory, or joined with pointers into other memory), variables there holding numbers of
-//! different sizes (a struct of a char and a float) or pointers, atomics on a member of another
+//! memory, or joined with pointers into other memory), variables there holding pointers, or
+//! numbers more than eight times as wide as the smallest, atomics on a member of another
 //! type than the variable's leaves, phis or selects of pointers into different variables, and
 //! any other use of such a pointer.
 
@@ -474,15 +476,27 @@ fn is_padding(types: &Types, ty: Word, k: usize) -> bool {
 /// type, or an integer of their common size where types differ (a struct of floats and ints);
 /// `None` where sizes differ or `ty` holds other than numbers.
 fn flat_leaf(module: &mut Module, types: &Types, ty: Word) -> Option<(Word, u32)> {
-    let unit = leaf_size(types, ty)?;
     let mut all = Vec::new();
     scalar_leaves(types, ty, &mut all)?;
-    let first = all[0];
+    let first = *all.first()?;
+    let sizes: Vec<u32> = all.iter().map(|l| size_align(types, *l).map(|s| s.0)).collect::<Option<_>>()?;
+    // Numbers of different sizes (a char beside a float): leaves of the smallest, the wider
+    // numbers spanning several.
+    let unit = *sizes.iter().min()?;
+    if !sizes.iter().all(|s| *s == unit || wide_parts(*s, unit).is_some()) {
+        return None;
+    }
     if all.iter().all(|l| *l == first) {
         Some((first, unit))
     } else {
         Some((module.type_int(unit * 8, false), unit))
     }
+}
+
+/// Whether every scalar leaf of `ty` is `unit` bytes or spans two, four or eight such units.
+fn fits_units(types: &Types, ty: Word, unit: u32) -> bool {
+    let mut all = Vec::new();
+    scalar_leaves(types, ty, &mut all).is_some() && all.iter().all(|l| size_align(types, *l).is_some_and(|(s, _)| s == unit || wide_parts(s, unit).is_some()))
 }
 
 /// The size in bytes of every scalar leaf of `ty`; `None` where it has none, or leaves of
@@ -554,7 +568,7 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
         let Some((leaf, unit)) = flat_leaf(module, &types, sized) else {
             return Err(Error::Invalid {
                 site: module.site(v),
-                message: "a variable of local or private memory used through pointers holds other than numbers, or numbers of different sizes (not lowered yet)".into(),
+                message: "a variable of local or private memory used through pointers holds other than numbers, or numbers more than eight times as wide as the smallest (not lowered yet)".into(),
             });
         };
         roots.insert(id, Root { leaf, class, unit });
@@ -742,7 +756,7 @@ fn flatten_constant(module: &mut Module, types: &Types, id: Word, root: Root, ou
         }
         (Op::ConstantComposite, _) => {
             let element = tdef.id(0).ok()?;
-            let per = if tdef.is(Op::TypeVector) { 1 } else { span(types, element, root.unit)? as usize };
+            let per = span(types, element, root.unit)? as usize;
             for (k, p) in def.operands.iter().filter_map(Operand::id).enumerate() {
                 let zero = module.constant_null(root.leaf);
                 out.resize(start + k * per, zero);
@@ -751,9 +765,21 @@ fn flatten_constant(module: &mut Module, types: &Types, id: Word, root: Root, ou
         }
         (Op::Constant, _) if ty == root.leaf => out.push(id),
         (Op::Constant, _) => {
-            // The same bits as the leaf type.
-            let words = def.operands.clone();
-            out.push(module.intern(Op::Constant, Some(root.leaf), words));
+            // The same bits as leaves: one of the leaf type, or several where the constant is
+            // wider (its little-endian bytes in leaf-sized pieces).
+            let bytes: Vec<u8> = def.operands.iter().filter_map(Operand::word).flat_map(u32::to_le_bytes).collect();
+            let size = size_align(types, ty)?.0 as usize;
+            let unit = root.unit as usize;
+            if size < unit || !size.is_multiple_of(unit) || bytes.len() < size {
+                return None;
+            }
+            for piece in bytes[..size].chunks(unit) {
+                let mut raw = [0u8; 8];
+                raw[..unit].copy_from_slice(piece);
+                let value = u64::from_le_bytes(raw);
+                let words = if unit > 4 { vec![Operand::Literal(value as u32), Operand::Literal((value >> 32) as u32)] } else { vec![Operand::Literal(value as u32)] };
+                out.push(module.intern(Op::Constant, Some(root.leaf), words));
+            }
         }
         _ => return None,
     }
@@ -903,7 +929,7 @@ fn rewrite_function(
                     let unit = roots[&base.root].unit;
                     // A byte view (what producers make for lifetime markers and memcpy) keeps
                     // the index; accesses through it fail below.
-                    if !matches!(leaf_size(types, d.pointee), Some(size) if size == unit || size == 1 || wide_parts(size, unit).is_some()) {
+                    if !(is_byte_view(types, d.pointee) || fits_units(types, d.pointee, unit)) {
                         return Err(bad(&bl, "casts a pointer into local or private memory to a pointer to elements of another size (not lowered yet)"));
                     }
                     bl.insert(Inst::new(Op::CopyObject, Some(uint), Some(d.index), vec![Operand::Id(base.index)]));
@@ -1172,7 +1198,7 @@ fn leaf_pointer(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, inde
 /// How many leaves of `unit` bytes a number of `size` bytes spans when it is wider than them
 /// (two or four: a struct of two floats copied as one `long`, as LLVM copies small structs).
 fn wide_parts(size: u32, unit: u32) -> Option<u32> {
-    (size > unit && size.is_multiple_of(unit)).then_some(size / unit).filter(|m| matches!(m, 2 | 4))
+    (size > unit && size.is_multiple_of(unit)).then_some(size / unit).filter(|m| matches!(m, 2 | 4) || (*m == 8 && unit == 1))
 }
 
 /// The number of type `ty` at `index` made of the leaves it spans, when it is wider than them:
@@ -1194,6 +1220,20 @@ fn load_wide(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index: 
             }
         })
         .collect();
+    if m == 8 {
+        // Bytes of a 64-bit number: two words of four, then the pair.
+        let (bytes4, uint) = (bl.module.type_vector(part, 4), bl.module.type_int(32, false));
+        let words: Vec<Word> = parts
+            .chunks(4)
+            .map(|c| {
+                let v = bl.op(Op::CompositeConstruct, bytes4, c);
+                bl.bitcast(uint, v)
+            })
+            .collect();
+        let uvec2 = bl.module.type_vector(uint, 2);
+        let pair = bl.op(Op::CompositeConstruct, uvec2, &words);
+        return Some(bl.bitcast(ty, pair));
+    }
     let vector = bl.module.type_vector(part, m);
     let gathered = bl.op(Op::CompositeConstruct, vector, &parts);
     Some(bl.bitcast(ty, gathered))
@@ -1206,10 +1246,23 @@ fn store_wide(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index:
     let part = bl.module.type_int(root.unit * 8, false);
     let class = StorageClass::from_u32(root.class)?;
     let ptr_ty = bl.module.type_pointer(class, root.leaf);
-    let vector = bl.module.type_vector(part, m);
-    let parts = bl.bitcast(vector, value);
-    for k in 0..m {
-        let v = bl.composite_extract(part, parts, k);
+    let parts: Vec<Word> = if m == 8 {
+        let (bytes4, uint) = (bl.module.type_vector(part, 4), bl.module.type_int(32, false));
+        let uvec2 = bl.module.type_vector(uint, 2);
+        let pair = bl.bitcast(uvec2, value);
+        (0..2)
+            .flat_map(|w| {
+                let word = bl.composite_extract(uint, pair, w);
+                let bytes = bl.bitcast(bytes4, word);
+                (0..4).map(|k| bl.composite_extract(part, bytes, k)).collect::<Vec<_>>()
+            })
+            .collect()
+    } else {
+        let vector = bl.module.type_vector(part, m);
+        let all = bl.bitcast(vector, value);
+        (0..m).map(|k| bl.composite_extract(part, all, k)).collect()
+    };
+    for (k, v) in (0..m).zip(parts) {
         let v = if root.leaf == part { v } else { bl.bitcast(root.leaf, v) };
         let i = index_plus(bl, index, k);
         let chain = bl.access_chain(ptr_ty, var, &[i]);
@@ -1232,9 +1285,10 @@ fn load_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, index
         }
         Op::TypeVector => {
             let (c, n) = types.vector(ty)?;
+            let per = span(types, c, root.unit)?;
             (0..n)
                 .map(|k| {
-                    let i = index_plus(bl, index, k);
+                    let i = index_plus(bl, index, k * per);
                     load_leaves(bl, types, root, var, i, c)
                 })
                 .collect::<Option<_>>()?
@@ -1282,7 +1336,8 @@ fn store_leaves(bl: &mut Builder<'_>, types: &Types, root: Root, var: Word, inde
         }
         Op::TypeVector => {
             let (c, n) = types.vector(ty)?;
-            (0..n).map(|k| (c, k)).collect()
+            let per = span(types, c, root.unit)?;
+            (0..n).map(|k| (c, k * per)).collect()
         }
         Op::TypeArray => {
             let e = d.id(0).ok()?;
