@@ -575,6 +575,16 @@ fn edited_inputs_translate_to_valid_modules() {
             ],
             &["h100", "lavapipe", "swiftshader"],
         ),
+        // A sub-group shuffle naming its lane in 64 bits, emulated on another sub-group size.
+        (
+            "virtualize_subgroup_size/divergent_moves.spvasm",
+            &[
+                ("OpCapability Shader\n", "OpCapability Shader\nOpCapability Int64\n"),
+                ("%u48 = OpConstant %uint 48\n", "%u48 = OpConstant %uint 48\n%ulong = OpTypeInt 64 0\n%lane64 = OpConstant %ulong 5\n"),
+                ("%moved = OpGroupNonUniformShuffle %uint %u3 %i %peer", "%moved = OpGroupNonUniformShuffle %uint %u3 %i %lane64"),
+            ],
+            &["lavapipe"],
+        ),
         // A decorated `OpTypeVoid`: the passes that ask for void must get it, not a second one.
         (
             "lower_kernel_pointers/generic_local.spvasm",

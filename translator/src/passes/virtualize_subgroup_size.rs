@@ -798,9 +798,11 @@ pub(crate) fn identity(b: &mut Builder<'_>, types: &Types, ty: Word, id: Identit
     }
 }
 
-/// The value `x` of the invocation at logical lane `lane` (a uint) of this invocation's group.
+/// The value `x` of the invocation at logical lane `lane` (an integer of any width: a kernel's
+/// shuffle may name the lane in 64 bits) of this invocation's group.
 fn read_lane(b: &mut Builder<'_>, types: &Types, l: &Logical, ty: Word, x: Word, lane: Word) -> Result<Word> {
     let uint = b.module.type_int(32, false);
+    let lane = b.to_32_bits(types, uint, lane);
     let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
     let mask = b.module.constant_u32(l.s - 1);
     let within = b.op(Op::BitwiseAnd, uint, &[lane, mask]);
@@ -913,11 +915,13 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, l: &Logical, inst: &Inst) -> Resu
         }
         Op::GroupNonUniformShuffleXor => {
             let (x, m) = (inst.id(1)?, inst.id(2)?);
+            let m = b.to_32_bits(types, uint, m);
             let lane = b.op(Op::BitwiseXor, uint, &[l.lid, m]);
             read_lane(b, types, l, ty, x, lane)
         }
         Op::GroupNonUniformShuffleUp | Op::GroupNonUniformShuffleDown => {
             let (x, d) = (inst.id(1)?, inst.id(2)?);
+            let d = b.to_32_bits(types, uint, d);
             let lane = if op == Op::GroupNonUniformShuffleUp { b.op(Op::ISub, uint, &[l.lid, d]) } else { b.iadd(uint, l.lid, d) };
             read_lane(b, types, l, ty, x, lane)
         }
