@@ -167,6 +167,12 @@ impl Pipeline {
         if forgotten > 0 {
             log::warn!("{forgotten} name(s) or decoration(s) of removed ids left after the passes (a translator bug); dropped");
         }
+        // Passes that rewrite arithmetic (widening, lowering OpenCL built-ins) may leave a
+        // wrap decoration on an instruction that no longer takes one.
+        let dropped = module.drop_wrap_decorations(|_| false);
+        if dropped > 0 {
+            log::debug!("{dropped} wrap decoration(s) on rewritten instructions dropped");
+        }
         module.reorder_globals();
         requirements::derive(module, &input_caps, target)?;
         requirements::check_target(module, target)?;

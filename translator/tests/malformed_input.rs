@@ -585,6 +585,8 @@ fn edited_inputs_translate_to_valid_modules() {
             ],
             &["lavapipe"],
         ),
+        // A wrap hint on a 16-bit add, which 32-bit code on SwiftShader computes with a mask.
+        ("lower_byte_pointers/narrow_buffers.spvasm", &[("OpDecorate %53 NoSignedWrap", "OpDecorate %39 NoSignedWrap")], &["lavapipe", "swiftshader"]),
         // A decorated `OpTypeVoid`: the passes that ask for void must get it, not a second one.
         (
             "lower_kernel_pointers/generic_local.spvasm",

@@ -20,7 +20,7 @@ pub use inst::{string_words, words_to_string, Inst, Operand, Origin};
 
 use crate::error::{Error, Result, Site};
 use grammar::{op_name, DecodeContext};
-use spirv::{Op, Word};
+use spirv::{Decoration, Op, Word};
 use std::collections::{HashMap, HashSet};
 
 /// Adds `cap` and the capabilities declaring it implicitly declares (the grammar's "depends
@@ -476,6 +476,21 @@ impl Module {
         self.annotations.retain(|a| !dangling(a));
         self.debug_names.retain(|a| !dangling(a));
         before - self.annotations.len() - self.debug_names.len()
+    }
+
+    /// Drops the `NoSignedWrap` and `NoUnsignedWrap` decorations of the ids `stale` selects, and
+    /// those on instructions that may not carry them (a pass rewrote the decorated result into
+    /// another opcode). They are hints: dropping one never changes a result. Returns how many went.
+    pub fn drop_wrap_decorations(&mut self, stale: impl Fn(Word) -> bool) -> usize {
+        const WRAPPING: [Op; 6] = [Op::IAdd, Op::ISub, Op::IMul, Op::ShiftLeftLogical, Op::SNegate, Op::ExtInst];
+        let opcode: HashMap<Word, u32> = self.all_insts().filter_map(|i| Some((i.result_id?, i.opcode))).collect();
+        let before = self.annotations.len();
+        self.annotations.retain(|a| {
+            let wrap = a.is(Op::Decorate) && matches!(a.word_opt(1), Some(d) if d == Decoration::NoSignedWrap as u32 || d == Decoration::NoUnsignedWrap as u32);
+            let Some(target) = a.word_opt(0).filter(|_| wrap) else { return true };
+            !stale(target) && opcode.get(&target).is_some_and(|&op| WRAPPING.iter().any(|w| *w as u32 == op))
+        });
+        before - self.annotations.len()
     }
 
     /// SPIR-V version as (major, minor).

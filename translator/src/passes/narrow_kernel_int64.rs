@@ -5,9 +5,9 @@
 //! 64 bits although its values fit in 32. Rewrite: every `OpTypeInt 64` becomes 32 bits wide;
 //! 64-bit constants, spec constants and `OpSwitch` literals keep their low word (an error names
 //! one whose value does not fit, sign- or zero-extended); conversions that no longer change the
-//! width become copies or bitcasts; buffer layouts (`ArrayStride`, `Offset`) are recomputed
-//! (to what they were: 64-bit integers in buffer memory are refused, below) and types that
-//! became identical merge. A narrowed scalar kernel argument keeps its 64-bit width in
+//! width become copies or bitcasts, and wrap decorations on narrowed results go; buffer
+//! layouts (`ArrayStride`, `Offset`) are recomputed (to what they were: 64-bit integers in
+//! buffer memory are refused, below) and types that became identical merge. A narrowed scalar kernel argument keeps its 64-bit width in
 //! the recorded interface (`arg<k>.u64`), so launches still pass 8 bytes and the runtime checks
 //! that the value fits.
 //!
@@ -57,6 +57,9 @@ impl Pass for NarrowKernelInt64 {
         let value_wide = |v: Word| types.type_of(v).is_some_and(|t| wide.contains(&t) || types.vector(t).is_some_and(|(c, _)| wide.contains(&c)));
         check_instructions(module, &types, &is_wide, &value_wide, &target)?;
         check_buffer_data(module, &types, &is_wide, &target)?;
+        // 32-bit arithmetic wraps where its 64-bit original did not: its wrap hints go.
+        let narrowed: HashSet<Word> = module.all_insts().filter(|i| i.result_type.is_some_and(&is_wide)).filter_map(|i| i.result_id).collect();
+        module.drop_wrap_decorations(|id| narrowed.contains(&id));
         // Argument names keep the 64-bit width.
         crate::kernel::mark_argument_members(module, |t| wide.contains(&t), |t| format!("{}64", if types.int(t).is_some_and(|i| i.1) { 'i' } else { 'u' }));
         // Constants and switch literals keep their low word.

@@ -9,7 +9,8 @@
 //! whose low bits do not depend on the high ones (add, subtract, multiply, shift left, not,
 //! negate) mask their result, operations that read a sign (signed division and remainder,
 //! arithmetic shift, signed comparison, min, max, abs, sign extension, conversion to float)
-//! sign-extend their operands first. Constants are rewritten; bit casts repack lanes.
+//! sign-extend their operands first. Constants are rewritten; bit casts repack lanes. Wrap
+//! decorations on widened results go: 32-bit arithmetic wraps elsewhere than narrow arithmetic.
 //!
 //! **Memory.** Function, private and workgroup variables hold the widened types (a workgroup
 //! array of f16 takes twice the room). Storage, uniform and push-constant blocks holding narrow
@@ -203,6 +204,10 @@ impl Pass for LegalizeNarrowTypes {
                 }
             }
         }
+        // Widened arithmetic wraps at 32 bits, not at the narrow width (the product of two
+        // zero-extended 16-bit values can overflow a signed 32-bit one): its wrap hints go.
+        let widened: HashSet<Word> = module.all_insts().filter(|i| i.result_type.is_some_and(|t| narrow.contains(&t))).filter_map(|i| i.result_id).collect();
+        module.drop_wrap_decorations(|id| widened.contains(&id));
         let glsl = module.ext_inst_import("GLSL.std.450");
         let mut lz = Legalize {
             target: cx.target,
