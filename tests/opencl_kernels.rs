@@ -1766,9 +1766,9 @@ fn params_bytes(n: i32, scale: f32, offset: [f32; 2], bias: i8) -> Vec<u8> {
 /// Structs passed by value (`by_value_structs.cl`): kernel arguments read in place (members of
 /// mixed sizes, a nested struct, an array and a `float3`), a kernel that changes its own copy,
 /// a helper function that changes its copy, which the caller must not see, and structs copied
-/// whole between private memory, a buffer and the argument; optimized and at
-/// -O0. Devices without 64-bit integers refuse the optimized module by name (LLVM copies the
-/// two-float struct as one `long`); a struct of the wrong size is an error naming the argument.
+/// whole between private memory, a buffer and the argument; optimized (LLVM copies the
+/// two-float struct as one `long`: a pair of words without 64-bit integers) and at -O0; a struct
+/// of the wrong size is an error naming the argument.
 #[test]
 fn structs_passed_by_value() {
     let (Some(optimized), Some(unoptimized)) = (common::opencl("by_value_structs"), common::opencl_with("by_value_structs", &["-O0"])) else { return };
@@ -1808,12 +1808,6 @@ fn structs_passed_by_value() {
     for ctx in &common::contexts() {
         for (build, spirv) in [("-O2", &optimized), ("-O0", &unoptimized)] {
             let name = format!("{} ({build})", ctx.caps().name);
-            if build == "-O2" && !ctx.caps().shader_int64 {
-                let err = ctx.load_kernel(spirv, "by_value").err().map(|e| e.to_string()).unwrap_or_default();
-                assert!(err.contains("64-bit integers"), "{name}: {err}");
-                eprintln!("{name}: refused: {err}");
-                continue;
-            }
             let k = ctx.load_kernel(spirv, "by_value").unwrap_or_else(|e| panic!("{name}: {e}"));
             let bx = ctx.buffer_from_slice(&x, "x").unwrap();
             let mut bout = ctx.buffer_from_slice(&vec![-7.0f32; 64], "out").unwrap();
@@ -1931,6 +1925,87 @@ fn structs_of_mixed_sizes_in_private_memory() {
                 assert!((g - w).abs() <= 1e-6 * w.abs().max(1.0), "{name}: records out[{i}] = {g}, want {w}");
             }
             eprintln!("{name}: mixed-size structs match");
+        }
+    }
+}
+
+/// 64-bit integers that need all their bits (`long_data.cl`): a hash and a random-number
+/// generator with wide constants and shifts, `long` buffers and arguments wider than 32 bits,
+/// signed and unsigned comparisons, division and remainders, narrowing and widening, and
+/// conversions to and from float; optimized and at -O0. Devices without 64-bit integers hold
+/// them as pairs of words; every device must give the host's results bit for bit.
+#[test]
+fn long_data_exact_everywhere() {
+    let (Some(optimized), Some(unoptimized)) = (common::opencl("long_data"), common::opencl_with("long_data", &["-O0"])) else { return };
+    let n = 96usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(64);
+    let input: Vec<i64> = (0..n).map(|i| if i % 4 == 0 { rng.random_range(-1000..1000) } else { rng.random_range(-(1i64 << 61)..(1i64 << 61)) }).collect();
+    let x: Vec<f32> = (0..n).map(|i| if i % 3 == 0 { rng.random_range(-1000.0..1000.0) } else { rng.random_range(-9.0e18f32..9.0e18) }).collect();
+    let (seed, bias) = (0x0123_4567_89ab_cdefu64, -0x123_4567_8912i64);
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut want = vec![0u64; 8 * n];
+    let mut want_f = vec![0u32; 2 * n];
+    let mut want_back = vec![0i64; 2 * n];
+    for i in 0..n {
+        let (iu, v) = (i as u64, input[i]);
+        let h = mix(seed.wrapping_add(iu.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        let mut s = h | 1;
+        for _ in 0..i % 5 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+        }
+        let flags = [v < bias, h > v as u64, v <= -bias, v as u64 >= h, v == bias, h != s];
+        want[8 * i..8 * i + 8].copy_from_slice(&[
+            h,
+            s,
+            (v + bias) as u64 - (-v) as u64,
+            ((v >> (i & 63)) ^ ((v as u64) << (i % 13)) as i64 ^ (h >> (63 - (i & 63))) as i64) as u64,
+            flags.iter().enumerate().map(|(k, f)| u64::from(*f) << k).sum(),
+            (h / (iu + 3)).wrapping_add(h % (iu + 7)),
+            (v / (i as i64 % 7 + 1) + v % -3) as u64,
+            (h as u32 as i32 as i64 as u64).wrapping_add((h >> 32) * u64::from(v as u16)),
+        ]);
+        want_f[2 * i] = (h as f32).to_bits();
+        want_f[2 * i + 1] = (v as f32).to_bits();
+        want_back[2 * i] = x[i] as i64;
+        want_back[2 * i + 1] = x[i].abs() as u64 as i64;
+    }
+    for ctx in &common::contexts() {
+        for (build, spirv) in [("-O2", &optimized), ("-O0", &unoptimized)] {
+            let name = format!("{} ({build})", ctx.caps().name);
+            let k = ctx.load_kernel(spirv, "long_data").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut out = ctx.zeroed_buffer::<u64>(8 * n, "out").unwrap();
+            let bin = ctx.buffer_from_slice(&input, "in").unwrap();
+            let mut f = ctx.zeroed_buffer::<f32>(2 * n, "f").unwrap();
+            let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+            let mut back = ctx.zeroed_buffer::<i64>(2 * n, "back").unwrap();
+            let args = [
+                KernelArg::Buffer(&out),
+                KernelArg::Buffer(&bin),
+                KernelArg::Bytes(&seed.to_le_bytes()),
+                KernelArg::Bytes(&bias.to_le_bytes()),
+                KernelArg::Buffer(&f),
+                KernelArg::Buffer(&bx),
+                KernelArg::Buffer(&back),
+            ];
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &args).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<u64> = ctx.read_buffer(&mut out).unwrap();
+            let got_f: Vec<f32> = ctx.read_buffer(&mut f).unwrap();
+            let got_back: Vec<i64> = ctx.read_buffer(&mut back).unwrap();
+            for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{name}: out[{j}] (item {}, value {}): {g:#x}, want {w:#x}", j / 8, j % 8);
+            }
+            for (j, (g, w)) in got_f.iter().zip(&want_f).enumerate() {
+                assert_eq!(g.to_bits(), *w, "{name}: f[{j}] = {g}, want {}", f32::from_bits(*w));
+            }
+            assert_eq!(got_back, want_back, "{name}: float to long");
+            ctx.check_validation().unwrap_or_else(|e| panic!("{name}: {e}"));
+            eprintln!("{name}: 64-bit data matches");
         }
     }
 }

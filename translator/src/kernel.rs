@@ -132,6 +132,8 @@ impl KernelAbi {
                     };
                     // Narrow scalars travel widened to 32 bits (see lower-kernel-interface).
                     let (scalar, bits) = narrow_scalar(module, st, m as u32).unwrap_or((scalar, bits));
+                    // A 64-bit integer held as a pair of words (no shaderInt64) is one value.
+                    let components = if bits == 64 && types.int(scalar_ty).is_some_and(|(w, _)| w == 32) { 1 } else { components };
                     KernelArg::Scalar { offset, bytes: size, scalar, bits, components }
                 };
                 args.push((k, arg));

@@ -108,17 +108,19 @@ fn inline_call(module: &mut Module, f: usize, b: usize, i: usize, call: &Inst) -
     let mut by_value: Vec<(Inst, Word)> = Vec::new();
     for (p, a) in callee.params.iter().filter(|p| p.is(Op::FunctionParameter)).zip(&args) {
         let Some(id) = p.result_id else { continue };
-        let function_pointer = module.globals().iter().find(|g| g.result_id == p.result_type).is_some_and(|t| t.is(Op::TypePointer) && t.word_opt(0) == Some(StorageClass::Function as u32));
-        if is_by_value(module, id) && !function_pointer {
-            return Err(Error::Invalid { site: module.site(p), message: "a parameter passed by value through a pointer into other than function memory (a copy is private memory)".into() });
+        if is_by_value(module, id) {
+            let function_pointer = module.globals().iter().find(|g| g.result_id == p.result_type).is_some_and(|t| t.is(Op::TypePointer) && t.word_opt(0) == Some(StorageClass::Function as u32));
+            if !function_pointer {
+                return Err(Error::Invalid { site: module.site(p), message: "a parameter passed by value through a pointer into other than function memory (a copy is private memory)".into() });
+            }
+            if first_write(module, &callee, &derived_pointers(&callee, id)).is_some() {
+                let copy = module.alloc_id();
+                by_value.push((Inst::new(Op::Variable, p.result_type, Some(copy), vec![Operand::storage_class(StorageClass::Function)]).from_origin(call.origin), *a));
+                map.insert(id, copy);
+                continue;
+            }
         }
-        if is_by_value(module, id) && first_write(module, &callee, &derived_pointers(&callee, id)).is_some() {
-            let copy = module.alloc_id();
-            by_value.push((Inst::new(Op::Variable, p.result_type, Some(copy), vec![Operand::storage_class(StorageClass::Function)]).from_origin(call.origin), *a));
-            map.insert(id, copy);
-        } else {
-            map.insert(id, *a);
-        }
+        map.insert(id, *a);
     }
     let types = (!by_value.is_empty()).then(|| Types::new(module));
     let mut copy_insts = Vec::new();

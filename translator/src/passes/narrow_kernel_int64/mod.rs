@@ -2,20 +2,23 @@
 //! without `shaderInt64` (SwiftShader).
 //!
 //! OpenCL's `size_t` is 64-bit in `spir64` modules, so nearly every kernel computes indices in
-//! 64 bits although its values fit in 32. Rewrite: every `OpTypeInt 64` becomes 32 bits wide;
-//! 64-bit constants, spec constants and `OpSwitch` literals keep their low word (an error names
-//! one whose value does not fit, sign- or zero-extended); conversions that no longer change the
-//! width become copies or bitcasts, and wrap decorations on narrowed results go; buffer
-//! layouts (`ArrayStride`, `Offset`) are recomputed (to what they were: 64-bit integers in
-//! buffer memory are refused, below) and types that became identical merge. A narrowed scalar kernel argument keeps its 64-bit width in
-//! the recorded interface (`arg<k>.u64`), so launches still pass 8 bytes and the runtime checks
-//! that the value fits.
+//! 64 bits although its values fit in 32. Values that need all 64 bits (read from or written to
+//! buffers, bit cast, shifted by 32 or more, meeting constants wider than 32 bits) are held as
+//! pairs of 32-bit words first, with everything they meet (`pairs.rs`). Then every other
+//! `OpTypeInt 64` becomes 32 bits wide: 64-bit constants, spec constants and `OpSwitch` literals
+//! keep their low word (an error names one whose value does not fit, sign- or zero-extended);
+//! conversions that no longer change the width become copies or bitcasts, and wrap decorations
+//! on narrowed results go; buffer layouts (`ArrayStride`, `Offset`) are recomputed (to what they
+//! were: structs with 64-bit members in buffer memory are refused, below) and types that became
+//! identical merge. A narrowed scalar kernel argument keeps its 64-bit width in the recorded
+//! interface (`arg<k>.u64`), so launches still pass 8 bytes and the runtime checks that the
+//! value fits; one held as a pair takes all 8 bytes.
 //!
-//! Instructions whose meaning needs 64 bits are errors naming them: pointer <-> integer
-//! conversions (bitcasts too), extended multiplies and bitcasts of 64-bit values, shifts of a
-//! 64-bit value by a constant of 32 or more (except `(x << 32) >> k`, the extension of a low word
-//! LLVM writes, which folds), and any access to 64-bit integers in buffer memory, whose layout
-//! is the host's.
+//! Instructions whose meaning needs 64 bits and that pairs do not cover are errors naming them:
+//! pointer <-> integer conversions (bitcasts too), extended multiplies of 64-bit values, and
+//! accesses through buffer pointers to structs or arrays holding 64-bit integers, whose layout is
+//! the host's. `(x << 32) >> k`, the extension of a low word LLVM writes, folds where `x` is
+//! narrowed.
 //!
 //! Preconditions: the module is a lowered kernel (`lower-kernel-interface` and
 //! `lower-kernel-pointers` ran). Applies where the target lacks `shader_int64`.
@@ -27,6 +30,8 @@ use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use spirv::{Decoration, Op, StorageClass, Word};
 use std::collections::HashSet;
+
+mod pairs;
 
 pub struct NarrowKernelInt64;
 
@@ -52,7 +57,12 @@ impl Pass for NarrowKernelInt64 {
         let is_wide = |ty: Word| wide.contains(&ty) || types.vector(ty).is_some_and(|(c, _)| wide.contains(&c));
         let target = cx.target.name.clone();
         lower_pointer_comparisons(module, &types, &mut outcome);
-        fold_extension_shifts(module, &types, &wide, &mut outcome);
+        // Extension shifts fold where their values are narrowed, not where they are pairs.
+        let types = Types::new(module);
+        let shifts = extension_shifts(module, &types, &wide);
+        let data = pairs::data_ids(module, &types, &wide, &shifts);
+        fold_extension_shifts(module, shifts.into_iter().filter(|(r, _)| !data.contains(r)).collect(), &mut outcome);
+        pairs::emulate(module, &data, &target, &mut outcome)?;
         let types = Types::new(module);
         let value_wide = |v: Word| types.type_of(v).is_some_and(|t| wide.contains(&t) || types.vector(t).is_some_and(|(c, _)| wide.contains(&c)));
         check_instructions(module, &types, &is_wide, &value_wide, &target)?;
@@ -62,13 +72,15 @@ impl Pass for NarrowKernelInt64 {
         module.drop_wrap_decorations(|id| narrowed.contains(&id));
         // Argument names keep the 64-bit width.
         crate::kernel::mark_argument_members(module, |t| wide.contains(&t), |t| format!("{}64", if types.int(t).is_some_and(|i| i.1) { 'i' } else { 'u' }));
-        // Constants and switch literals keep their low word.
+        // Constants and switch literals keep their low word (those that need all their bits
+        // were used only where values are held as pairs).
+        let used: HashSet<Word> = module.globals().iter().chain(module.functions.iter().flat_map(|f| f.insts())).flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect();
         let mut bad_constant = None;
         for g in module.globals_mut().iter_mut() {
             if matches!(g.op(), Some(Op::Constant | Op::SpecConstant)) && g.result_type.is_some_and(|t| wide.contains(&t)) {
                 let lo = g.word_opt(0).unwrap_or(0);
                 let hi = g.word_opt(1).unwrap_or(0);
-                if !fits(lo, hi) {
+                if !fits(lo, hi) && g.result_id.is_some_and(|r| used.contains(&r)) {
                     bad_constant.get_or_insert(g.clone());
                 }
                 g.operands.truncate(1);
@@ -199,7 +211,7 @@ fn lower_pointer_comparisons(module: &mut Module, types: &Types, outcome: &mut O
 /// low word, times `2^(32 - k)` where it folded a multiply into the shift: `(long)i * 4` is
 /// `(x << 32) >> 30`), is `x << (32 - k)` once the value is 32 bits wide: the left shift becomes
 /// a copy and the right shifts left shifts, where the left shift feeds only such shifts.
-fn fold_extension_shifts(module: &mut Module, types: &Types, wide: &HashSet<Word>, outcome: &mut Outcome) {
+fn extension_shifts(module: &Module, types: &Types, wide: &HashSet<Word>) -> std::collections::HashMap<Word, Word> {
     let amount = |inst: &Inst| inst.operands.get(1).and_then(Operand::id).and_then(|v| types.const_u32(v));
     let mut left: std::collections::HashMap<Word, Word> = std::collections::HashMap::new();
     let mut uses: std::collections::HashMap<Word, (usize, usize)> = std::collections::HashMap::new();
@@ -222,7 +234,13 @@ fn fold_extension_shifts(module: &mut Module, types: &Types, wide: &HashSet<Word
             }
         }
     }
-    let folded: std::collections::HashMap<Word, Word> = left.into_iter().filter(|(r, _)| uses.get(r).is_some_and(|(all, shifts)| all == shifts)).collect();
+    left.into_iter().filter(|(r, _)| uses.get(r).is_some_and(|(all, shifts)| all == shifts)).collect()
+}
+
+/// Folds the extension shifts `folded` (left shift -> its operand) found by [`extension_shifts`].
+fn fold_extension_shifts(module: &mut Module, folded: std::collections::HashMap<Word, Word>, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    let amount = |inst: &Inst| inst.operands.get(1).and_then(Operand::id).and_then(|v| types.const_u32(v));
     if folded.is_empty() {
         return;
     }
@@ -260,7 +278,7 @@ fn pointer_and_integer(types: &Types, inst: &Inst) -> bool {
 }
 
 /// Whether a 64-bit value (lo, hi) is its low word sign- or zero-extended.
-fn fits(lo: u32, hi: u32) -> bool {
+pub(super) fn fits(lo: u32, hi: u32) -> bool {
     hi == 0 || (hi == u32::MAX && lo & 0x8000_0000 != 0)
 }
 
@@ -315,17 +333,46 @@ fn check_buffer_data(module: &Module, types: &Types, is_wide: &dyn Fn(Word) -> b
     if holds_wide.is_empty() {
         return Ok(());
     }
-    let first = module
-        .functions
-        .iter()
-        .flat_map(|f| f.insts())
-        .find(|i| i.result_type.is_some_and(|t| holds_wide.contains(&t)) || i.used_ids().any(|v| types.type_of(v).is_some_and(|t| holds_wide.contains(&t))));
-    let site = match first {
-        Some(inst) => module.site(inst),
-        None => Box::default(),
+    // Pointers may be loaded, copied and cast (data that needs all 64 bits is reached through
+    // pointers cast to pairs); what reads, writes or steps through them is refused.
+    let accesses = |i: &Inst| {
+        matches!(
+            i.op(),
+            Some(
+                Op::Load
+                    | Op::Store
+                    | Op::AccessChain
+                    | Op::InBoundsAccessChain
+                    | Op::PtrAccessChain
+                    | Op::InBoundsPtrAccessChain
+                    | Op::CopyMemory
+                    | Op::CopyMemorySized
+                    | Op::AtomicLoad
+                    | Op::AtomicStore
+                    | Op::AtomicExchange
+                    | Op::AtomicCompareExchange
+                    | Op::AtomicIIncrement
+                    | Op::AtomicIDecrement
+                    | Op::AtomicIAdd
+                    | Op::AtomicISub
+                    | Op::AtomicSMin
+                    | Op::AtomicUMin
+                    | Op::AtomicSMax
+                    | Op::AtomicUMax
+                    | Op::AtomicAnd
+                    | Op::AtomicOr
+                    | Op::AtomicXor
+            )
+        ) && i
+            .operands
+            .iter()
+            .take(if matches!(i.op(), Some(Op::CopyMemory | Op::CopyMemorySized)) { 2 } else { 1 })
+            .filter_map(Operand::id)
+            .any(|v| types.type_of(v).is_some_and(|t| holds_wide.contains(&t)))
     };
+    let Some(first) = module.functions.iter().flat_map(|f| f.insts()).find(|i| accesses(i)) else { return Ok(()) };
     Err(Error::Unsupported {
-        site,
+        site: module.site(first),
         target: target.to_string(),
         missing: "64-bit integers: the kernel keeps 64-bit integers in buffer memory (a `long` or `size_t` array or struct member), whose layout narrowing would change".into(),
     })
