@@ -1,6 +1,6 @@
 // Bit casts (as_<type>n) into, out of and between vectors of 8 and 16 components, which no
-// Vulkan device has: the same bytes regrouped. Without 64-bit integers (-DNOLONG) the cast
-// through ulong is left out.
+// Vulkan device has: the same bytes regrouped. With -DNOLONG the cast through ulong is left
+// out.
 __kernel void wide_casts(__global const uchar16* c, __global uint4* w, __global ushort8* h, __global uint8* u, __global uchar8* b, __global float8* f) {
     size_t g = get_global_id(0);
     uchar16 x = c[g];

@@ -77,6 +77,14 @@ pub(super) fn emulate(module: &mut Module, data: &HashSet<Word>, target: &str, o
             b += 1;
         }
     }
+    // Vectors of 64-bit integers whose elements were all taken as pairs are left unused.
+    let types = Types::new(module);
+    let wide_vector = |i: &Inst| {
+        matches!(i.op(), Some(Op::Bitcast | Op::CopyObject | Op::UConvert | Op::SConvert)) && i.result_type.and_then(|t| types.vector(t)).and_then(|(c, _)| types.int(c)).is_some_and(|(w, _)| w == 64)
+    };
+    for _ in 0..3 {
+        module.remove_unused_values(wide_vector);
+    }
     Ok(())
 }
 
@@ -416,6 +424,19 @@ impl Pairs {
                 let mut from = arg(0)?;
                 while let Some(d) = self.defs.get(&from).filter(|d| d.is(Op::CopyObject)) {
                     from = d.operands.first().and_then(Operand::id).unwrap_or(0);
+                }
+                if let Some(cast) = self.defs.get(&from).filter(|d| d.is(Op::Bitcast)) {
+                    // An element of a 64-bit vector bit cast from a narrower one (LLVM's
+                    // `as_ulong(x.lo)`): two of the source's words.
+                    let source = cast.operands.first().and_then(Operand::id).unwrap_or(0);
+                    let (Some((_, n)), Some(Operand::Literal(k))) = (self.types.type_of(from).and_then(|t| self.types.vector(t)), inst.operands.get(1)) else { return Err(named()) };
+                    if n != 2 || inst.operands.len() != 2 {
+                        return Err(named());
+                    }
+                    let uvec4 = at.module.type_vector(self.uint, 4);
+                    let words = at.bitcast(uvec4, source);
+                    at.insert(Inst::new(Op::VectorShuffle, Some(self.uvec2), result, vec![Operand::Id(words), Operand::Id(words), Operand::Literal(2 * k), Operand::Literal(2 * k + 1)]));
+                    return Ok(());
                 }
                 let Some(extension) = self.defs.get(&from).filter(|d| matches!(d.op(), Some(Op::UConvert | Op::SConvert))) else { return Err(named()) };
                 let (source, how) = (extension.operands.first().and_then(Operand::id).unwrap_or(0), extension.opcode);
