@@ -33,3 +33,40 @@ kernel void long_data(global ulong* out, global const long* in, ulong seed, long
     back[2 * i] = (long)x[i];
     back[2 * i + 1] = (long)(ulong)fabs(x[i]);
 }
+
+ulong rotl(ulong x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
+
+typedef struct {
+    int tag;
+    long value;
+    uint count;
+} Record;
+
+// A private array of 64-bit state indexed by a variable (xoshiro256** steps), and a struct with
+// a `long` member read and written in a buffer (24 bytes: offsets 0, 8 and 16).
+kernel void long_records(global Record* records, ulong seed) {
+    size_t i = get_global_id(0);
+    ulong s[4];
+    for (int k = 0; k < 4; k++) {
+        s[k] = mix(seed + i * 4 + k);
+    }
+    ulong r = 0;
+    for (int k = 0; k <= (int)(i % 3); k++) {
+        ulong result = rotl(s[1] * 5, 7) * 9;
+        ulong t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = rotl(s[3], 45);
+        r ^= result;
+    }
+    Record rec = records[i];
+    rec.value = rec.value * 3 + (long)r + (long)s[i & 3];
+    rec.count += (uint)(r >> 60);
+    rec.tag = -rec.tag;
+    records[i] = rec;
+}

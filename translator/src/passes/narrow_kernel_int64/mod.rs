@@ -32,6 +32,7 @@ use spirv::{Decoration, Op, StorageClass, Word};
 use std::collections::HashSet;
 
 mod pairs;
+mod vectors;
 
 pub struct NarrowKernelInt64;
 
@@ -57,12 +58,13 @@ impl Pass for NarrowKernelInt64 {
         let is_wide = |ty: Word| wide.contains(&ty) || types.vector(ty).is_some_and(|(c, _)| wide.contains(&c));
         let target = cx.target.name.clone();
         lower_pointer_comparisons(module, &types, &mut outcome);
+        vectors::scalarize(module, &wide, &mut outcome);
         // Extension shifts fold where their values are narrowed, not where they are pairs.
         let types = Types::new(module);
         let shifts = extension_shifts(module, &types, &wide);
         let data = pairs::data_ids(module, &types, &wide, &shifts);
-        fold_extension_shifts(module, shifts.into_iter().filter(|(r, _)| !data.contains(r)).collect(), &mut outcome);
-        pairs::emulate(module, &data, &target, &mut outcome)?;
+        fold_extension_shifts(module, shifts.into_iter().filter(|(r, _)| !data.ids.contains(r)).collect(), &mut outcome);
+        pairs::emulate(module, &wide, &data, &target, &mut outcome)?;
         let types = Types::new(module);
         let value_wide = |v: Word| types.type_of(v).is_some_and(|t| wide.contains(&t) || types.vector(t).is_some_and(|(c, _)| wide.contains(&c)));
         check_instructions(module, &types, &is_wide, &value_wide, &target)?;
@@ -74,7 +76,15 @@ impl Pass for NarrowKernelInt64 {
         crate::kernel::mark_argument_members(module, |t| wide.contains(&t), |t| format!("{}64", if types.int(t).is_some_and(|i| i.1) { 'i' } else { 'u' }));
         // Constants and switch literals keep their low word (those that need all their bits
         // were used only where values are held as pairs).
-        let used: HashSet<Word> = module.globals().iter().chain(module.functions.iter().flat_map(|f| f.insts())).flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect();
+        let mut used: HashSet<Word> = module.functions.iter().flat_map(|f| f.insts()).flat_map(|i| i.used_ids().collect::<Vec<_>>()).collect();
+        loop {
+            let more: Vec<Word> =
+                module.globals().iter().filter(|g| g.result_id.is_some_and(|r| used.contains(&r))).flat_map(|g| g.used_ids().collect::<Vec<_>>()).filter(|v| !used.contains(v)).collect();
+            if more.is_empty() {
+                break;
+            }
+            used.extend(more);
+        }
         let mut bad_constant = None;
         for g in module.globals_mut().iter_mut() {
             if matches!(g.op(), Some(Op::Constant | Op::SpecConstant)) && g.result_type.is_some_and(|t| wide.contains(&t)) {

@@ -33,9 +33,9 @@ use spirv::{GlslStd450Op as GLOp, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 /// Rewrites `data`, the values and pointers of groups that need 64 bits, into word pairs.
-pub(super) fn emulate(module: &mut Module, data: &HashSet<Word>, target: &str, outcome: &mut Outcome) -> Result<()> {
+pub(super) fn emulate(module: &mut Module, wide: &HashSet<Word>, data: &Data, target: &str, outcome: &mut Outcome) -> Result<()> {
     let types = Types::new(module);
-    if data.is_empty() {
+    if data.ids.is_empty() && data.slots.is_empty() {
         return Ok(());
     }
     let uint = module.type_int(32, false);
@@ -45,7 +45,10 @@ pub(super) fn emulate(module: &mut Module, data: &HashSet<Word>, target: &str, o
         defs: module.functions.iter().flat_map(|f| f.insts()).filter_map(|i| Some((i.result_id?, i.clone()))).collect(),
         args: crate::kernel::args_structs(module).into_iter().collect(),
         types,
-        data: data.clone(),
+        wide: wide.clone(),
+        data: data.ids.clone(),
+        slots: data.slots.clone(),
+        aggregates: data.slots.iter().map(|(t, _)| *t).collect(),
         uint,
         uvec2: module.type_vector(uint, 2),
         boolean,
@@ -53,6 +56,7 @@ pub(super) fn emulate(module: &mut Module, data: &HashSet<Word>, target: &str, o
         glsl: module.ext_inst_import("GLSL.std.450"),
         products: None,
     };
+    pairs.retype_aggregates(module);
     for f in 0..module.functions.len() {
         let mut b = 0;
         while b < module.functions[f].blocks.len() {
@@ -116,16 +120,71 @@ impl Groups {
     }
 }
 
-/// Every value and pointer of a group that needs all 64 bits. `extensions` maps the left
-/// shifts of extension shifts (`(x << 32) >> k`, folded where values are narrowed) to their
-/// operands: those shifts alone do not need 64 bits.
-pub(super) fn data_ids(module: &Module, types: &Types, wide: &HashSet<Word>, extensions: &HashMap<Word, Word>) -> HashSet<Word> {
+/// What needs all 64 bits: values and pointers, and members of aggregate types (a struct's
+/// member, an array's elements) that hold 64-bit integers.
+#[derive(Default)]
+pub(super) struct Data {
+    pub ids: HashSet<Word>,
+    /// (struct type, member) or (array type, 0).
+    pub slots: HashSet<(Word, u32)>,
+}
+
+/// The aggregate member a chain of `indices` from type `ty` ends in, where it holds a 64-bit
+/// integer: `index` reads each index as a member number (a constant or a literal).
+fn slot_of(types: &Types, wide: &HashSet<Word>, mut ty: Word, indices: &[Operand], index: impl Fn(&Operand) -> Option<u32>) -> Option<(Word, u32)> {
+    let mut slot = None;
+    for i in indices {
+        let d = types.defs.get(&ty)?;
+        match d.op()? {
+            Op::TypeStruct => {
+                let m = index(i)?;
+                slot = Some((ty, m));
+                ty = d.operands.get(m as usize)?.id()?;
+            }
+            Op::TypeArray | Op::TypeRuntimeArray => {
+                slot = Some((ty, 0));
+                ty = d.operands.first()?.id()?;
+            }
+            _ => return None,
+        }
+    }
+    slot.filter(|_| wide.contains(&ty))
+}
+
+/// The aggregate member a chain instruction's result points to, if it holds a 64-bit integer.
+fn chain_slot(types: &Types, wide: &HashSet<Word>, inst: &Inst) -> Option<(Word, u32)> {
+    let base = inst.operands.first()?.id()?;
+    let (_, pointee) = types.pointer(types.type_of(base)?)?;
+    let skip = if matches!(inst.op(), Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain)) { 2 } else { 1 };
+    slot_of(types, wide, pointee, inst.operands.get(skip..)?, |o| o.id().and_then(|c| types.const_u32(c)))
+}
+
+/// The aggregate member `CompositeExtract` or `CompositeInsert` reaches, if it holds a 64-bit
+/// integer.
+fn composite_slot(types: &Types, wide: &HashSet<Word>, inst: &Inst) -> Option<(Word, u32)> {
+    let (composite, from) = if inst.is(Op::CompositeInsert) { (inst.operands.get(1)?.id()?, 2) } else { (inst.operands.first()?.id()?, 1) };
+    slot_of(types, wide, types.type_of(composite)?, inst.operands.get(from..)?, |o| if let Operand::Literal(k) = o { Some(*k) } else { None })
+}
+
+/// Every value, pointer and aggregate member of a group that needs all 64 bits. `extensions`
+/// maps the left shifts of extension shifts (`(x << 32) >> k`, folded where values are
+/// narrowed) to their operands: those shifts alone do not need 64 bits.
+pub(super) fn data_ids(module: &Module, types: &Types, wide: &HashSet<Word>, extensions: &HashMap<Word, Word>) -> Data {
     let constants: HashMap<Word, &Inst> = module.globals().iter().filter(|g| !g.is(Op::Variable)).filter_map(|g| Some((g.result_id?, g))).collect();
     let scalar = |v: Word| types.type_of(v).is_some_and(|t| wide.contains(&t));
     let pointer = |v: Word| types.type_of(v).and_then(|t| types.pointer(t)).is_some_and(|(_, p)| wide.contains(&p));
     let node = |v: Word| !constants.contains_key(&v) && (scalar(v) || pointer(v));
     let buffer = |v: Word| types.type_of(v).and_then(|t| types.pointer(t)).is_some_and(|(class, p)| class == StorageClass::PhysicalStorageBuffer as u32 && wide.contains(&p));
     let wider_constant = |v: Word| scalar(v) && constants.get(&v).is_some_and(|d| d.is(Op::Constant) && !fits(d.word_opt(0).unwrap_or(0), d.word_opt(1).unwrap_or(0)));
+    // Aggregates in buffer memory hold 64-bit members in the host's layout: those need 64 bits.
+    let psb = StorageClass::PhysicalStorageBuffer as u32;
+    let in_buffers = super::buffer_reach(types, module.globals().iter().filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb)).filter_map(|g| g.result_id));
+    // Aggregate members take ids past the module's bound in the groups.
+    let mut slot_ids: HashMap<(Word, u32), Word> = HashMap::new();
+    let mut slot_id = |slot: (Word, u32)| {
+        let next = module.header.bound + slot_ids.len() as u32;
+        *slot_ids.entry(slot).or_insert(next)
+    };
     let mut groups = Groups::default();
     let mut nodes = Vec::new();
     let mut roots = Vec::new();
@@ -135,10 +194,36 @@ pub(super) fn data_ids(module: &Module, types: &Types, wide: &HashSet<Word>, ext
             Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic) => {
                 &ids[..ids.len().min(1)]
             }
+            // The aggregate is no member of the group; its member is (below).
+            Some(Op::CompositeExtract) => &[][..],
+            Some(Op::CompositeInsert) => &ids[..ids.len().min(1)],
+            Some(Op::CompositeConstruct) if inst.result_type.is_some_and(|t| types.vector(t).is_none()) => &[][..],
             _ => &ids[..],
         };
         let mut members: Vec<Word> = joined.iter().copied().filter(|v| node(*v)).collect();
         members.extend(inst.result_id.filter(|r| node(*r)));
+        let slot = match inst.op() {
+            Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain) => chain_slot(types, wide, inst),
+            Some(Op::CompositeExtract | Op::CompositeInsert) => composite_slot(types, wide, inst),
+            _ => None,
+        };
+        if let Some(slot) = slot {
+            let id = slot_id(slot);
+            members.push(id);
+            if in_buffers.contains(&slot.0) {
+                roots.push(id);
+            }
+        }
+        if inst.is(Op::CompositeConstruct) {
+            if let Some(ty) = inst.result_type.filter(|t| types.vector(*t).is_none()) {
+                for (k, v) in ids.iter().enumerate().filter(|(_, v)| node(**v)) {
+                    let member = if types.defs.get(&ty).is_some_and(|d| d.is(Op::TypeStruct)) { k as u32 } else { 0 };
+                    let id = slot_id((ty, member));
+                    groups.union(*v, id);
+                    nodes.push(*v);
+                }
+            }
+        }
         for pair in members.windows(2) {
             groups.union(pair[0], pair[1]);
         }
@@ -161,8 +246,25 @@ pub(super) fn data_ids(module: &Module, types: &Types, wide: &HashSet<Word>, ext
         }
         nodes.extend(members);
     }
+    // Every 64-bit member of an aggregate in buffer memory keeps its 8 bytes, read or not: the
+    // aggregate's size and later members' offsets are the host's.
+    for ty in &in_buffers {
+        let Some(d) = types.defs.get(ty) else { continue };
+        let members: Vec<(u32, Word)> = match d.op() {
+            Some(Op::TypeStruct) => d.operands.iter().enumerate().filter_map(|(m, o)| Some((m as u32, o.id()?))).collect(),
+            Some(Op::TypeArray | Op::TypeRuntimeArray) => d.operands.first().and_then(Operand::id).map(|e| vec![(0, e)]).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        for (m, member) in members {
+            if wide.contains(&member) {
+                roots.push(slot_id((*ty, m)));
+            }
+        }
+    }
     let needed: HashSet<Word> = roots.into_iter().map(|r| groups.find(r)).collect();
-    nodes.into_iter().filter(|n| needed.contains(&groups.find(*n))).collect()
+    let ids = nodes.into_iter().filter(|n| *n < module.header.bound && needed.contains(&groups.find(*n))).collect();
+    let slots = slot_ids.into_iter().filter(|(_, id)| needed.contains(&groups.find(*id))).map(|(slot, _)| slot).collect();
+    Data { ids, slots }
 }
 
 /// What the rewrite needs to know.
@@ -174,7 +276,11 @@ struct Pairs {
     /// The kernel-argument structs.
     args: HashSet<Word>,
     types: Types,
+    wide: HashSet<Word>,
     data: HashSet<Word>,
+    slots: HashSet<(Word, u32)>,
+    /// The aggregate types with members in `slots`.
+    aggregates: HashSet<Word>,
     uint: Word,
     uvec2: Word,
     boolean: Word,
@@ -188,7 +294,62 @@ type Why = std::result::Result<(), String>;
 
 impl Pairs {
     fn touches(&self, inst: &Inst) -> bool {
-        inst.result_id.is_some_and(|r| self.data.contains(&r)) || inst.operands.iter().filter_map(Operand::id).any(|v| self.data.contains(&v))
+        inst.result_id.is_some_and(|r| self.data.contains(&r))
+            || inst.operands.iter().filter_map(Operand::id).any(|v| self.data.contains(&v))
+            || (matches!(inst.op(), Some(Op::CompositeConstruct | Op::CompositeInsert)) && inst.result_type.is_some_and(|t| self.aggregates.contains(&t)))
+    }
+
+    /// Aggregate members that hold 64-bit data become `uvec2`s, in their types and in constant
+    /// aggregates; a kernel argument's name says its width.
+    fn retype_aggregates(&self, module: &mut Module) {
+        let args: HashSet<Word> = self.args.clone();
+        for (ty, m) in &self.slots {
+            let was = self.types.defs.get(ty).and_then(|d| d.operands.get(*m as usize)).and_then(Operand::id);
+            if let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(*ty)) {
+                if let Some(o) = def.operands.get_mut(*m as usize) {
+                    *o = Operand::Id(self.uvec2);
+                }
+            }
+            if args.contains(ty) {
+                let suffix = if was.and_then(|t| self.types.int(t)).is_some_and(|(_, s)| s) { "i64" } else { "u64" };
+                for n in module.debug_names.iter_mut().filter(|n| n.is(Op::MemberName) && n.word_opt(0) == Some(*ty) && n.word_opt(1) == Some(*m)) {
+                    let name = n.string(2).unwrap_or_default();
+                    if let (false, Some(o)) = (name.contains('.'), n.operands.get_mut(2)) {
+                        *o = Operand::string(&format!("{name}.{suffix}"));
+                    }
+                }
+            }
+        }
+        let composites: Vec<usize> =
+            module.globals().iter().enumerate().filter(|(_, g)| g.is(Op::ConstantComposite) && g.result_type.is_some_and(|t| self.aggregates.contains(&t))).map(|(k, _)| k).collect();
+        for k in composites {
+            let g = module.globals()[k].clone();
+            let ty = g.result_type.unwrap_or_default();
+            let mut operands = g.operands.clone();
+            for (m, o) in operands.iter_mut().enumerate() {
+                let member = if self.types.defs.get(&ty).is_some_and(|d| d.is(Op::TypeStruct)) { m as u32 } else { 0 };
+                if let (true, Operand::Id(v)) = (self.slots.contains(&(ty, member)), &o) {
+                    if let Some(p) = self.pair_constant(module, *v) {
+                        *o = Operand::Id(p);
+                    }
+                }
+            }
+            module.globals_mut()[k].operands = operands;
+        }
+    }
+
+    /// A 64-bit constant as a `uvec2` constant.
+    fn pair_constant(&self, module: &mut Module, v: Word) -> Option<Word> {
+        let d = self.constants.get(&v)?;
+        match d.op()? {
+            Op::Constant => {
+                let (lo, hi) = (module.constant_u32(d.word_opt(0).unwrap_or(0)), module.constant_u32(d.word_opt(1).unwrap_or(0)));
+                Some(module.intern(Op::ConstantComposite, Some(self.uvec2), vec![Operand::Id(lo), Operand::Id(hi)]))
+            }
+            Op::ConstantNull => Some(module.intern(Op::ConstantNull, Some(self.uvec2), vec![])),
+            Op::Undef => Some(module.intern(Op::Undef, Some(self.uvec2), vec![])),
+            _ => None,
+        }
     }
 
     fn is_data(&self, v: Word) -> bool {
@@ -213,15 +374,12 @@ impl Pairs {
         if self.is_data(v) || !self.wide_scalar(v) {
             return Ok(v);
         }
-        match self.constants.get(&v).map(|d| (d.op(), d.word_opt(0).unwrap_or(0), d.word_opt(1).unwrap_or(0))) {
-            Some((Some(Op::Constant), lo, hi)) => {
-                let (lo, hi) = (at.module.constant_u32(lo), at.module.constant_u32(hi));
-                Ok(at.module.intern(Op::ConstantComposite, Some(self.uvec2), vec![Operand::Id(lo), Operand::Id(hi)]))
-            }
-            Some((Some(Op::ConstantNull), ..)) => Ok(at.module.intern(Op::ConstantNull, Some(self.uvec2), vec![])),
-            Some((Some(Op::Undef), ..)) => Ok(at.module.intern(Op::Undef, Some(self.uvec2), vec![])),
-            Some((Some(op), ..)) => Err(format!("the specialization constant %{v} ({}) is used as a 64-bit value that needs all its bits", op_name(op as u32))),
-            _ => {
+        if let Some(p) = self.pair_constant(at.module, v) {
+            return Ok(p);
+        }
+        match self.constants.get(&v).and_then(Inst::op) {
+            Some(op) => Err(format!("the specialization constant %{v} ({}) is used as a 64-bit value that needs all its bits", op_name(op as u32))),
+            None => {
                 let lo = at.op(Op::UConvert, self.uint, &[v]);
                 let zero = at.module.constant_u32(0);
                 Ok(at.op(Op::CompositeConstruct, self.uvec2, &[lo, zero]))
@@ -320,8 +478,7 @@ impl Pairs {
                 }
                 if data_result {
                     let base = arg(0)?;
-                    if !self.is_data(base) && !self.retype_argument(at, base, ids.get(1).copied())? {
-                        // Into a buffer's struct or array: the element's pointer, cast.
+                    if !self.is_data(base) && !chain_slot(&self.types, &self.wide, inst).is_some_and(|slot| self.slots.contains(&slot)) {
                         return self.cast_pointer(at, &new);
                     }
                     new.result_type = Some(self.pair_type(at, result.unwrap_or_default()));
@@ -418,6 +575,30 @@ impl Pairs {
                     _ => Op::SConvert,
                 };
                 at.insert(Inst::new(op, Some(ty), result, vec![Operand::Id(lo)]));
+            }
+            Op::CompositeExtract if data_result && composite_slot(&self.types, &self.wide, inst).is_some_and(|slot| self.slots.contains(&slot)) => {
+                let mut new = inst.clone();
+                new.result_type = Some(self.uvec2);
+                at.insert(new);
+            }
+            Op::CompositeInsert if composite_slot(&self.types, &self.wide, inst).is_some_and(|slot| self.slots.contains(&slot)) => {
+                let mut new = inst.clone();
+                new.operands[0] = Operand::Id(self.pair(at, arg(0)?)?);
+                at.insert(new);
+            }
+            Op::CompositeInsert if !self.is_data(arg(0)?) => at.insert(inst.clone()),
+            Op::CompositeConstruct if inst.result_type.is_some_and(|t| self.aggregates.contains(&t)) => {
+                let ty = inst.result_type.unwrap_or_default();
+                let structure = self.types.defs.get(&ty).is_some_and(|d| d.is(Op::TypeStruct));
+                let mut new = inst.clone();
+                for (m, o) in new.operands.iter_mut().enumerate() {
+                    if let Operand::Id(v) = o {
+                        if self.slots.contains(&(ty, if structure { m as u32 } else { 0 })) {
+                            *v = self.pair(at, *v)?;
+                        }
+                    }
+                }
+                at.insert(new);
             }
             Op::CompositeExtract if data_result => {
                 // An element of a 64-bit vector extended from a 32-bit one (a kernel's ids).
@@ -550,24 +731,6 @@ impl Pairs {
         let ty = self.pair_type(at, r);
         at.insert(Inst::new(Op::Bitcast, Some(ty), Some(r), vec![Operand::Id(fresh)]));
         Ok(())
-    }
-
-    /// A chain from a kernel-argument block to a 64-bit argument that needs all its bits: the
-    /// member becomes a `uvec2` named `.u64` or `.i64`. False for a chain from anything else.
-    fn retype_argument(&self, at: &mut Builder<'_>, base: Word, member: Option<Word>) -> std::result::Result<bool, String> {
-        let block = self.types.type_of(base).and_then(|t| self.types.pointer(t)).map(|(_, p)| p).filter(|p| self.args.contains(p));
-        let (Some(block), Some(m)) = (block, member.and_then(|m| self.types.const_u32(m))) else { return Ok(false) };
-        let Some(def) = at.module.globals_mut().iter_mut().find(|g| g.result_id == Some(block)) else { return Err("the kernel-argument block has no definition".into()) };
-        let Some(Operand::Id(ty)) = def.operands.get(m as usize).cloned() else { return Err(format!("the kernel-argument block has no member {m}")) };
-        def.operands[m as usize] = Operand::Id(self.uvec2);
-        let suffix = if self.types.int(ty).is_some_and(|(_, s)| s) { "i64" } else { "u64" };
-        for n in at.module.debug_names.iter_mut().filter(|n| n.is(Op::MemberName) && n.word_opt(0) == Some(block) && n.word_opt(1) == Some(m)) {
-            let name = n.string(2).unwrap_or_default();
-            if !name.contains('.') {
-                n.operands[2] = Operand::string(&format!("{name}.{suffix}"));
-            }
-        }
-        Ok(true)
     }
 
     /// A narrower integer `v` of type `ty` as a 32-bit unsigned word, sign- or zero-extended as
