@@ -3,24 +3,29 @@
 //!
 //! **Groups.** Values and pointers to 64-bit integers that meet in an instruction (its operands
 //! and its result) form groups; access-chain indices, shift amounts and constants join none. A
-//! group needs all 64 bits where one of its values is read from or written to buffer memory (a
-//! `long` array, a struct's bytes copied as one `long`, as LLVM copies small structs), is bit
-//! cast to or from another type, is shifted by 32 or more, or meets a constant wider than 32
-//! bits (a hash, a random-number generator). Every other group is an index, narrowed.
+//! struct member or array element that holds a 64-bit integer is a member of the group of every
+//! value and pointer that reaches it (through chains, extracts, inserts and constructs). A group
+//! needs all 64 bits where one of its values is read from or written to buffer memory (a `long`
+//! array, a struct's bytes copied as one `long`, as LLVM copies small structs), is bit cast to
+//! or from another type, is shifted by 32 or more, or meets a constant wider than 32 bits (a
+//! hash, a random-number generator), and where it holds a member of an aggregate in buffer
+//! memory (the host's layout). Every other group is an index, narrowed.
 //!
 //! **Pairs.** Each value of a group that needs 64 bits becomes a `uvec2` (low word, high word:
 //! the bytes of a little-endian 64-bit integer, so memory keeps its layout), each pointer a
-//! pointer to one. Loads, stores, copies, phis and selects change type; add, subtract and
-//! multiply carry between the words; bitwise operations act on both; shifts move bits across;
-//! comparisons compare the high words first; conversions from and to narrower integers extend
-//! and truncate; conversions to and from 32-bit floats round as the 64-bit conversion rounds. A
-//! buffer pointer whose definition cannot change type (loaded from memory) is bit-cast; a scalar
-//! kernel argument in such a group travels as a `uvec2` member named `arg<k>.u64` (or `.i64`).
-//! Where such a value is used as an index, its low word is.
+//! pointer to one, each aggregate member a `uvec2` member (constant aggregates follow). Loads,
+//! stores, copies, phis and selects change type; add, subtract and multiply carry between the
+//! words; bitwise operations act on both; shifts move bits across; comparisons compare the high
+//! words first; division and remainders call a helper that divides bit by bit; conversions from
+//! and to narrower integers extend and truncate; conversions to and from 32-bit floats round as
+//! the 64-bit conversion rounds. A buffer pointer whose definition cannot change type (loaded
+//! from memory) is bit-cast; a scalar kernel argument in such a group travels as a `uvec2`
+//! member named `arg<k>.u64` (or `.i64`). Where such a value is used as an index, its low word
+//! is.
 //!
-//! Refused by name: other instructions on such values (division, atomics, extended
-//! instructions, vectors of them) and pointers to them into other than buffer memory (a
-//! private array of them).
+//! Refused by name: other instructions on such values (atomics, sub-group operations, extended
+//! instructions, vectors of them other than those `vectors.rs` takes apart) and pointers to them
+//! that cannot be retyped outside buffer memory.
 
 use super::fits;
 use crate::analysis::Types;
