@@ -137,9 +137,6 @@ impl Pipeline {
         let mut analyses = Analyses::default();
         let mut reports = Vec::new();
         for pass in &self.passes {
-            if std::env::var("MB_DUMP").ok().as_deref() == Some(pass.name()) {
-                let _ = std::fs::write("/tmp/dump.spv", module.to_words().iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
-            }
             let outcome = pass.run(module, &mut Context { target, analyses: &mut analyses })?;
             if outcome.changed {
                 analyses.invalidate(pass.preserves());
