@@ -2032,6 +2032,26 @@ fn long_data_exact_everywhere() {
             for i in 0..n {
                 assert_eq!(got[24 * i..24 * i + 24], want_records[24 * i..24 * i + 24], "{name}: record {i}");
             }
+            // long_builtins: each item's values, the broadcast against its sub-group's first.
+            let k = ctx.load_kernel(spirv, "long_builtins").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut out = ctx.zeroed_buffer::<u64>(8 * n, "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &[KernelArg::Buffer(&out), KernelArg::Buffer(&bin), KernelArg::Bytes(&seed.to_le_bytes())]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<u64> = ctx.read_buffer(&mut out).unwrap();
+            for i in 0..n {
+                let (h, v) = (mix(seed.wrapping_add(i as u64)), input[i]);
+                let first = got[8 * i + 7];
+                assert!(first <= i as u64 && i as u64 - first < 64, "{name}: item {i}: first item of its sub-group {first}");
+                let want = [
+                    mix(seed.wrapping_add(first)),
+                    u64::from(h.count_ones() + h.leading_zeros() * 100 + h.trailing_zeros() * 10000),
+                    h.rotate_left((i & 63) as u32),
+                    ((u128::from(h) * u128::from(v as u64)) >> 64) as u64,
+                    ((i128::from(h as i64) * i128::from(v)) >> 64) as u64,
+                    h.max(v as u64) - h.min(v as u64) + h.abs_diff(v as u64),
+                    ((h as i64).max(v).wrapping_add((h as i64).min(v)) as u64) ^ v.unsigned_abs(),
+                ];
+                assert_eq!(got[8 * i..8 * i + 7], want, "{name}: long_builtins item {i}");
+            }
             ctx.check_validation().unwrap_or_else(|e| panic!("{name}: {e}"));
             eprintln!("{name}: 64-bit data matches");
         }

@@ -71,6 +71,7 @@ impl Pipeline {
             Box::new(passes::inline_functions::InlineFunctions),
             Box::new(passes::lower_bfloat16_conversions::LowerBfloat16Conversions),
             Box::new(passes::lower_opencl_std::LowerOpenclStd),
+            Box::new(passes::widen_bit_instructions::WidenBitInstructions),
             Box::new(passes::lower_work_group_collectives::LowerWorkGroupCollectives),
             Box::new(passes::lower_kernel_subgroups::LowerKernelSubgroups),
             Box::new(passes::lower_kernel_synchronization::LowerKernelSynchronization),

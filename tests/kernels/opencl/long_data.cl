@@ -2,6 +2,7 @@
 // wide constants and shifts, `long` buffers and arguments, signed and unsigned comparisons,
 // division, and conversions to and from float. The work-item id meets the hash, so index
 // arithmetic shares its 64-bit values.
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
 
 ulong mix(ulong z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9UL;
@@ -69,4 +70,20 @@ kernel void long_records(global Record* records, ulong seed) {
     rec.count += (uint)(r >> 60);
     rec.tag = -rec.tag;
     records[i] = rec;
+}
+
+// Built-ins on 64-bit data: a sub-group broadcast, bit counts, rotations, high halves of
+// products, minimum, maximum and absolute differences.
+kernel void long_builtins(global ulong* out, global const long* in, ulong seed) {
+    size_t i = get_global_id(0);
+    ulong h = mix(seed + i);
+    long v = in[i];
+    out[8 * i] = sub_group_broadcast(h, 0);
+    out[8 * i + 1] = popcount(h) + clz(h) * 100 + ctz(h) * 10000;
+    out[8 * i + 2] = rotate(h, (ulong)(i & 63));
+    out[8 * i + 3] = mul_hi(h, (ulong)v);
+    out[8 * i + 4] = (ulong)mul_hi((long)h, v);
+    out[8 * i + 5] = max(h, (ulong)v) - min(h, (ulong)v) + abs_diff(h, (ulong)v);
+    out[8 * i + 6] = (ulong)(max((long)h, v) + min((long)h, v)) ^ abs(v);
+    out[8 * i + 7] = i - get_sub_group_local_id();
 }

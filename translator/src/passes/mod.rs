@@ -40,3 +40,4 @@ pub mod structurize_control_flow;
 pub mod tile_cooperative_matrix;
 pub mod upgrade_memory_model;
 pub mod virtualize_subgroup_size;
+pub mod widen_bit_instructions;

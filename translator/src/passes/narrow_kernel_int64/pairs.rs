@@ -212,6 +212,14 @@ pub(super) fn data_ids(module: &Module, types: &Types, wide: &HashSet<Word>, ext
             Some(Op::CompositeExtract | Op::CompositeInsert) => composite_slot(types, wide, inst),
             _ => None,
         };
+        // A 128-bit product's halves are its struct's members.
+        if matches!(inst.op(), Some(Op::UMulExtended | Op::SMulExtended)) && ids.iter().any(|v| scalar(*v)) {
+            if let Some(ty) = inst.result_type {
+                members.push(slot_id((ty, 0)));
+                members.push(slot_id((ty, 1)));
+                roots.extend(members.iter().copied());
+            }
+        }
         if let Some(slot) = slot {
             let id = slot_id(slot);
             members.push(id);
@@ -570,16 +578,8 @@ impl Pairs {
             }
             Op::UConvert | Op::SConvert => {
                 // To a narrower integer: the low word, truncated further.
-                let ty = inst.result_type.unwrap_or(self.uint);
                 let lo = at.composite_extract(self.uint, arg(0)?, 0);
-                let (width, signed) = self.types.int(ty).unwrap_or((32, false));
-                let op = match (width, signed) {
-                    (32, false) => Op::CopyObject,
-                    (32, true) => Op::Bitcast,
-                    (_, false) => Op::UConvert,
-                    _ => Op::SConvert,
-                };
-                at.insert(Inst::new(op, Some(ty), result, vec![Operand::Id(lo)]));
+                self.word_as(at, lo, inst.result_type.unwrap_or(self.uint), result);
             }
             Op::CompositeExtract if data_result && composite_slot(&self.types, &self.wide, inst).is_some_and(|slot| self.slots.contains(&slot)) => {
                 let mut new = inst.clone();
@@ -679,6 +679,91 @@ impl Pairs {
                 };
                 at.insert(Inst::new(Op::CopyObject, Some(self.uvec2), result, vec![Operand::Id(value)]));
             }
+            Op::GroupNonUniformShuffle
+            | Op::GroupNonUniformShuffleXor
+            | Op::GroupNonUniformShuffleUp
+            | Op::GroupNonUniformShuffleDown
+            | Op::GroupNonUniformBroadcast
+            | Op::GroupNonUniformBroadcastFirst
+            | Op::GroupNonUniformQuadBroadcast
+            | Op::GroupNonUniformQuadSwap
+                if data_result =>
+            {
+                // The pair moves between lanes whole; a lane index held as a pair gives its low word.
+                let mut new = inst.clone();
+                new.result_type = Some(self.uvec2);
+                for (k, o) in new.operands.iter_mut().enumerate() {
+                    if let Operand::Id(v) = o {
+                        if k == 1 {
+                            *v = self.pair(at, *v)?;
+                        } else if self.is_data(*v) {
+                            *v = at.composite_extract(self.uint, *v, 0);
+                        }
+                    }
+                }
+                at.insert(new);
+            }
+            Op::ExtInst if data_result && ids.first() == Some(&self.glsl) => {
+                let which = inst.operands.get(1).and_then(|o| if let Operand::Literal(k) = o { Some(*k) } else { None }).unwrap_or(u32::MAX);
+                let (umin, smin, umax, smax, sabs) = (GLOp::UMin as u32, GLOp::SMin as u32, GLOp::UMax as u32, GLOp::SMax as u32, GLOp::SAbs as u32);
+                if which == sabs {
+                    let a = self.pair(at, arg(1)?)?;
+                    let hi = at.composite_extract(self.uint, a, 1);
+                    let zero = at.module.constant_u32(0);
+                    let negative = at.op(Op::SLessThan, self.boolean, &[hi, zero]);
+                    let v = self.negated_if(at, negative, a)?;
+                    at.insert(Inst::new(Op::CopyObject, Some(self.uvec2), result, vec![Operand::Id(v)]));
+                } else if [umin, smin, umax, smax].contains(&which) {
+                    let (a, b) = (self.pair(at, arg(1)?)?, self.pair(at, arg(2)?)?);
+                    let less = at.module.alloc_id();
+                    let compare = if which == umin || which == umax { Op::ULessThan } else { Op::SLessThan };
+                    self.rewrite(at, &Inst::new(compare, Some(self.boolean), Some(less), vec![Operand::Id(a), Operand::Id(b)]))?;
+                    let both = at.op(Op::CompositeConstruct, self.bvec2, &[less, less]);
+                    let (first, second) = if which == umin || which == smin { (a, b) } else { (b, a) };
+                    at.insert(Inst::new(Op::Select, Some(self.uvec2), result, vec![Operand::Id(both), Operand::Id(first), Operand::Id(second)]));
+                } else {
+                    return Err(named());
+                }
+            }
+            Op::UMulExtended | Op::SMulExtended => {
+                // The 128-bit product from four 32 x 32-bit ones, words carried upward.
+                let ((a0, a1), (b0, b1)) = (self.words(at, arg(0)?)?, self.words(at, arg(1)?)?);
+                let products = *self.products.get_or_insert_with(|| at.module.type_struct(&[self.uint, self.uint]));
+                let product = |at: &mut Builder<'_>, x: Word, y: Word| {
+                    let p = at.op(Op::UMulExtended, products, &[x, y]);
+                    (at.composite_extract(self.uint, p, 0), at.composite_extract(self.uint, p, 1))
+                };
+                let ((l00, h00), (l01, h01), (l10, h10), (l11, h11)) = (product(at, a0, b0), product(at, a0, b1), product(at, a1, b0), product(at, a1, b1));
+                let zero = at.module.constant_u32(0);
+                let wide = |at: &mut Builder<'_>, w: Word| at.op(Op::CompositeConstruct, self.uvec2, &[w, zero]);
+                let sum = |at: &mut Builder<'_>, words: &[Word]| {
+                    let mut total = wide(at, words[0]);
+                    for w in &words[1..] {
+                        let next = wide(at, *w);
+                        let (lo, hi) = self.carried(at, Op::IAdd, total, next);
+                        total = at.op(Op::CompositeConstruct, self.uvec2, &[lo, hi]);
+                    }
+                    (at.composite_extract(self.uint, total, 0), at.composite_extract(self.uint, total, 1))
+                };
+                let (word1, carry1) = sum(at, &[h00, l01, l10]);
+                let (word2, carry2) = sum(at, &[h01, h10, l11, carry1]);
+                let word3 = at.op(Op::IAdd, self.uint, &[h11, carry2]);
+                let low = at.op(Op::CompositeConstruct, self.uvec2, &[l00, word1]);
+                let mut high = at.op(Op::CompositeConstruct, self.uvec2, &[word2, word3]);
+                if op == Op::SMulExtended {
+                    // Signed: less b where a is negative, less a where b is.
+                    let null = at.module.intern(Op::ConstantNull, Some(self.uvec2), vec![]);
+                    for (y, x_hi) in [(arg(1)?, a1), (arg(0)?, b1)] {
+                        let negative = at.op(Op::SLessThan, self.boolean, &[x_hi, zero]);
+                        let both = at.op(Op::CompositeConstruct, self.bvec2, &[negative, negative]);
+                        let y = self.pair(at, y)?;
+                        let less = at.op(Op::Select, self.uvec2, &[both, y, null]);
+                        let (lo, hi) = self.carried(at, Op::ISub, high, less);
+                        high = at.op(Op::CompositeConstruct, self.uvec2, &[lo, hi]);
+                    }
+                }
+                at.insert(Inst::new(Op::CompositeConstruct, inst.result_type, result, vec![Operand::Id(low), Operand::Id(high)]));
+            }
             Op::ConvertUToF | Op::ConvertSToF if self.types.float(inst.result_type.unwrap_or(0)).is_some_and(|(w, _)| w == 32) => {
                 let v = arg(0)?;
                 let float = inst.result_type.unwrap_or(0);
@@ -736,6 +821,17 @@ impl Pairs {
         let ty = self.pair_type(at, r);
         at.insert(Inst::new(Op::Bitcast, Some(ty), Some(r), vec![Operand::Id(fresh)]));
         Ok(())
+    }
+
+    /// Word `w` as integer type `ty` (32 bits or narrower, truncated), with id `result`.
+    fn word_as(&self, at: &mut Builder<'_>, w: Word, ty: Word, result: Option<Word>) {
+        let op = match self.types.int(ty).unwrap_or((32, false)) {
+            (32, false) => Op::CopyObject,
+            (32, true) => Op::Bitcast,
+            (_, false) => Op::UConvert,
+            _ => Op::SConvert,
+        };
+        at.insert(Inst::new(op, Some(ty), result, vec![Operand::Id(w)]));
     }
 
     /// A narrower integer `v` of type `ty` as a 32-bit unsigned word, sign- or zero-extended as

@@ -170,7 +170,10 @@ pub(super) fn scalarize(module: &mut Module, wide: &HashSet<Word>, outcome: &mut
                         let mut pool = parts(module, &mut out, a, count(a), c);
                         pool.extend(parts(module, &mut out, b, count(b), c));
                         let undef = module.intern(Op::Undef, Some(c), vec![]);
-                        copy(&mut out, inst.operands.get(2..).unwrap_or_default().iter().map(|o| if let Operand::Literal(k) = o { pool.get(*k as usize).copied().unwrap_or(undef) } else { undef }).collect());
+                        copy(
+                            &mut out,
+                            inst.operands.get(2..).unwrap_or_default().iter().map(|o| if let Operand::Literal(k) = o { pool.get(*k as usize).copied().unwrap_or(undef) } else { undef }).collect(),
+                        );
                     }
                     Op::Select => {
                         let cond = ids.first().copied().unwrap_or_default();
