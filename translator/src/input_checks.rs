@@ -16,6 +16,9 @@
 //!   or delta is an integer scalar (SPV_INTEL_subgroups requires it).
 //! - A kernel's `BuiltIn` decoration names an `Input` variable (spirv-val accepts one on a
 //!   function variable; Vulkan does not, and no pass can give it a meaning).
+//! - No load, store or atomic goes through an `OpUndef` pointer: its result would be undefined,
+//!   and a store could write anywhere. (llvm-spirv writes `OpUndef` for the constant address of
+//!   an element of a kernel's local array, which clang's -O2 unrolling makes.)
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -36,7 +39,31 @@ pub(crate) fn check(module: &Module) -> Result<()> {
     access_chain_indices(module, &types)?;
     pointer_bitcasts(module, &types)?;
     kernel_builtins(module, &types)?;
+    undefined_pointers(module, &types)?;
     group_operands(module, &types)
+}
+
+fn undefined_pointers(module: &Module, types: &Types) -> Result<()> {
+    let undefined: std::collections::HashSet<u32> = module.all_insts().filter(|i| i.is(Op::Undef) && i.result_type.is_some_and(|t| types.pointer(t).is_some())).filter_map(|i| i.result_id).collect();
+    if undefined.is_empty() {
+        return Ok(());
+    }
+    let accesses = |i: &crate::ir::Inst| {
+        let pointers = match i.op() {
+            Some(Op::Load | Op::Store) => 1,
+            Some(Op::CopyMemory | Op::CopyMemorySized) => 2,
+            Some(op) if crate::ir::grammar::op_name(op as u32).starts_with("OpAtomic") => 1,
+            _ => 0,
+        };
+        i.operands.iter().take(pointers).filter_map(Operand::id).find(|p| undefined.contains(p))
+    };
+    for f in &module.functions {
+        if let Some((inst, pointer)) = f.insts().find_map(|i| Some((i, accesses(i)?))) {
+            let message = format!("accesses memory through %{pointer}, an undefined pointer (OpUndef): llvm-spirv writes one for the constant address of an element of a local array");
+            return Err(Error::Invalid { site: module.site(inst), message });
+        }
+    }
+    Ok(())
 }
 
 fn kernel_builtins(module: &Module, types: &Types) -> Result<()> {

@@ -520,6 +520,7 @@ fn edited(input: &str, edits: &[(&str, &str)]) -> (String, Vec<u32>) {
 /// - An integer reinterpreted as a pointer into local memory, which has no address in Vulkan,
 ///   and a pointer reinterpreted as one of another storage class.
 /// - A struct passed by value through a pointer into other than function memory.
+/// - A load through an `OpUndef` pointer.
 #[test]
 fn kernels_vulkan_cannot_express_are_refused_by_name() {
     if matbridge_translator::tools::find("spirv-as").is_none() {
@@ -532,6 +533,8 @@ fn kernels_vulkan_cannot_express_are_refused_by_name() {
         ("OpDecorate %15 FuncParamAttr NoWrite", "OpDecorate %15 FuncParamAttr ByVal", "OpFunctionParameter", "passed by value through a pointer"),
         // A built-in variable's pointer reinterpreted as a global one.
         ("%58 = OpBitcast %9 %16", "%58 = OpBitcast %9 %5", "OpBitcast", "pointer as one of another storage class"),
+        // A load through an undefined pointer (llvm-spirv's constant address into local memory).
+        ("%42 = OpLoad %8 %41 Aligned 4", "%undefined = OpUndef %9\n%42 = OpLoad %8 %undefined Aligned 4", "OpLoad", "an undefined pointer (OpUndef)"),
     ];
     for &(from, to, opcode, expected) in ENTRIES {
         let (_, words) = edited("lower_kernel_pointers/generic_local.spvasm", &[(from, to)]);

@@ -87,3 +87,20 @@ kernel void long_builtins(global ulong* out, global const long* in, ulong seed) 
     out[8 * i + 6] = (ulong)(max((long)h, v) + min((long)h, v)) ^ abs(v);
     out[8 * i + 7] = i - get_sub_group_local_id();
 }
+
+// A work-group's sum of 64-bit values by a tree in local memory (its size not known to the
+// compiler: unrolled, llvm-spirv would write the last step's constant address as undefined).
+kernel void long_sums(global ulong* sums, global const long* in, ulong seed) {
+    local ulong partial[32];
+    size_t l = get_local_id(0);
+    partial[l] = (ulong)in[get_global_id(0)] ^ seed;
+    for (size_t step = get_local_size(0) / 2; step > 0; step >>= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l < step) {
+            partial[l] += partial[l + step];
+        }
+    }
+    if (l == 0) {
+        sums[get_group_id(0)] = partial[0];
+    }
+}
