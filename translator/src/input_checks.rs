@@ -52,7 +52,7 @@ fn undefined_pointers(module: &Module, types: &Types) -> Result<()> {
         let pointers = match i.op() {
             Some(Op::Load | Op::Store) => 1,
             Some(Op::CopyMemory | Op::CopyMemorySized) => 2,
-            Some(op) if crate::ir::grammar::op_name(op as u32).starts_with("OpAtomic") => 1,
+            Some(op) if crate::passes::lower_kernel_pointers::is_atomic(op) => 1,
             _ => 0,
         };
         i.operands.iter().take(pointers).filter_map(Operand::id).find(|p| undefined.contains(p))

@@ -346,39 +346,17 @@ fn check_buffer_data(module: &Module, types: &Types, is_wide: &dyn Fn(Word) -> b
     // Pointers may be loaded, copied and cast (data that needs all 64 bits is reached through
     // pointers cast to pairs); what reads, writes or steps through them is refused.
     let accesses = |i: &Inst| {
-        matches!(
-            i.op(),
-            Some(
-                Op::Load
-                    | Op::Store
-                    | Op::AccessChain
-                    | Op::InBoundsAccessChain
-                    | Op::PtrAccessChain
-                    | Op::InBoundsPtrAccessChain
-                    | Op::CopyMemory
-                    | Op::CopyMemorySized
-                    | Op::AtomicLoad
-                    | Op::AtomicStore
-                    | Op::AtomicExchange
-                    | Op::AtomicCompareExchange
-                    | Op::AtomicIIncrement
-                    | Op::AtomicIDecrement
-                    | Op::AtomicIAdd
-                    | Op::AtomicISub
-                    | Op::AtomicSMin
-                    | Op::AtomicUMin
-                    | Op::AtomicSMax
-                    | Op::AtomicUMax
-                    | Op::AtomicAnd
-                    | Op::AtomicOr
-                    | Op::AtomicXor
-            )
-        ) && i
-            .operands
-            .iter()
-            .take(if matches!(i.op(), Some(Op::CopyMemory | Op::CopyMemorySized)) { 2 } else { 1 })
-            .filter_map(Operand::id)
-            .any(|v| types.type_of(v).is_some_and(|t| holds_wide.contains(&t)))
+        let access = match i.op() {
+            Some(Op::Load | Op::Store | Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::CopyMemory | Op::CopyMemorySized) => true,
+            Some(op) => crate::passes::lower_kernel_pointers::is_atomic(op),
+            None => false,
+        };
+        access
+            && i.operands
+                .iter()
+                .take(if matches!(i.op(), Some(Op::CopyMemory | Op::CopyMemorySized)) { 2 } else { 1 })
+                .filter_map(Operand::id)
+                .any(|v| types.type_of(v).is_some_and(|t| holds_wide.contains(&t)))
     };
     let Some(first) = module.functions.iter().flat_map(|f| f.insts()).find(|i| accesses(i)) else { return Ok(()) };
     Err(Error::Unsupported {
