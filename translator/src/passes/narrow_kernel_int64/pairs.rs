@@ -187,7 +187,7 @@ pub(super) fn data_ids(module: &Module, types: &Types, wide: &HashSet<Word>, ext
     // Aggregate members take ids past the module's bound in the groups.
     let mut slot_ids: HashMap<(Word, u32), Word> = HashMap::new();
     let mut slot_id = |slot: (Word, u32)| {
-        let next = module.header.bound + slot_ids.len() as u32;
+        let next = module.header.bound.saturating_add(slot_ids.len() as u32);
         *slot_ids.entry(slot).or_insert(next)
     };
     let mut groups = Groups::default();
@@ -616,7 +616,7 @@ impl Pairs {
                     // `as_ulong(x.lo)`): two of the source's words.
                     let source = cast.operands.first().and_then(Operand::id).unwrap_or(0);
                     let (Some((_, n)), Some(Operand::Literal(k))) = (self.types.type_of(from).and_then(|t| self.types.vector(t)), inst.operands.get(1)) else { return Err(named()) };
-                    if n != 2 || inst.operands.len() != 2 {
+                    if n != 2 || inst.operands.len() != 2 || *k >= n {
                         return Err(named());
                     }
                     let uvec4 = at.module.type_vector(self.uint, 4);
