@@ -315,7 +315,6 @@ impl Pairs {
     /// Aggregate members that hold 64-bit data become `uvec2`s, in their types and in constant
     /// aggregates; a kernel argument's name says its width.
     fn retype_aggregates(&self, module: &mut Module) {
-        let args: HashSet<Word> = self.args.clone();
         for (ty, m) in &self.slots {
             let was = self.types.defs.get(ty).and_then(|d| d.operands.get(*m as usize)).and_then(Operand::id);
             if let Some(def) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(*ty)) {
@@ -323,7 +322,7 @@ impl Pairs {
                     *o = Operand::Id(self.uvec2);
                 }
             }
-            if args.contains(ty) {
+            if self.args.contains(ty) {
                 let suffix = if was.and_then(|t| self.types.int(t)).is_some_and(|(_, s)| s) { "i64" } else { "u64" };
                 for n in module.debug_names.iter_mut().filter(|n| n.is(Op::MemberName) && n.word_opt(0) == Some(*ty) && n.word_opt(1) == Some(*m)) {
                     let name = n.string(2).unwrap_or_default();
@@ -999,7 +998,7 @@ impl Pairs {
     }
 
     /// `-v` where `negative` holds, `v` elsewhere, as a pair.
-    fn negated_if(&mut self, at: &mut Builder<'_>, negative: Word, v: Word) -> std::result::Result<Word, String> {
+    fn negated_if(&self, at: &mut Builder<'_>, negative: Word, v: Word) -> std::result::Result<Word, String> {
         let p = self.pair(at, v)?;
         let null = at.module.intern(Op::ConstantNull, Some(self.uvec2), vec![]);
         let (lo, hi) = self.carried(at, Op::ISub, null, p);
