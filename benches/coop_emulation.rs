@@ -68,7 +68,7 @@ fn time_gemm(ctx: &Context, wgsl: &str, elem: &str, push: &[u8], groups: [u32; 3
     let a = ctx.zeroed_buffer::<u8>(n * n * bytes, "a").expect("a");
     let b = ctx.zeroed_buffer::<u8>(n * n * bytes, "b").expect("b");
     let c = ctx.zeroed_buffer::<f32>(n * n, "c").expect("c");
-    let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&a, &b, &c], push_constants: push, groups }], 3);
+    let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&a, &b, &c], images: &[], push_constants: push, groups }], 3);
     let how = if native { "native (driver)" } else { "emulated (matbridge)" };
     println!("  {what}, {how}: pipeline {created:.2} s, {:.2} GFLOP/s ({:.1} ms)", 2.0 * (n * n * n) as f64 / secs / 1e9, secs * 1e3);
 }
@@ -152,7 +152,7 @@ fn llama_mul_mm(ctx: &Context, frag: u32, native: bool) {
     let mut push: Vec<u8> = [n; 6].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
     push.extend(1f32.to_le_bytes());
     let blocks = (n / (2 * wm as usize)) as u32;
-    let run = [Dispatch { pipeline: &p, buffers: &[&a, &b, &d], push_constants: &push, groups: [blocks * blocks, 1, 1] }];
+    let run = [Dispatch { pipeline: &p, buffers: &[&a, &b, &d], images: &[], push_constants: &push, groups: [blocks * blocks, 1, 1] }];
     report(ctx, &run, &format!("llama.cpp-style mul_mm f16->f32 {frag}x{frag}x{frag} fragments"), native, created);
 }
 
@@ -189,7 +189,7 @@ fn perf_shmem(ctx: &Context, frag: u32, native: bool) {
     let params: Vec<u64> = [&a, &b, &c, &d].iter().map(|x| x.device_address().expect("address")).collect();
     let params = ctx.buffer_from_slice(&params, "params").expect("params");
     let tiles = n / (4 * frag);
-    let run = [Dispatch { pipeline: &p, buffers: &[&params], push_constants: &[], groups: [tiles, tiles, 1] }];
+    let run = [Dispatch { pipeline: &p, buffers: &[&params], images: &[], push_constants: &[], groups: [tiles, tiles, 1] }];
     report(ctx, &run, &format!("vk_cooperative_matrix_perf-style shmem f16->f32 {frag}x{frag}x{frag} fragments"), native, created);
 }
 
@@ -226,7 +226,7 @@ fn muladd_cost(ctx: &Context, elem: &str, frag: u32) {
         let groups = 64u32;
         let subgroups = groups * (64 / sg);
         let out = ctx.zeroed_buffer::<f32>((subgroups * frag * frag) as usize, "out").expect("out");
-        let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&out], push_constants: &[], groups: [groups, 1, 1] }], 3);
+        let secs = time(ctx, &[Dispatch { pipeline: &pipeline, buffers: &[&out], images: &[], push_constants: &[], groups: [groups, 1, 1] }], 3);
         let per = secs / (subgroups * reps) as f64;
         let flops = 2.0 * (frag * frag * frag) as f64 / per / 1e9;
         println!("  one {frag}x{frag}x{frag} {elem} MulAdd + 2 fragment loads, {label}: {:.3} us per sub-group ({flops:.2} GFLOP/s per sub-group; pipeline {created:.2} s)", per * 1e6);

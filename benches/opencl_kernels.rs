@@ -60,7 +60,7 @@ fn gemm(ctx: &Context, size: usize) {
     let t_cl = best(|| ctx.launch_specialized(&kernel, &range, &args, &[], reps).unwrap().gpu_time.unwrap_or_default(), reps);
     let groups = [(size / 16) as u32, (size / 16) as u32, 1];
     let bufs = [&ba, &bb, &c2, &dims];
-    let d = [Dispatch { pipeline: &native, buffers: &bufs, push_constants: &[], groups }];
+    let d = [Dispatch { pipeline: &native, buffers: &bufs, images: &[], push_constants: &[], groups }];
     ctx.run(&d).unwrap();
     let t_vk = best(|| ctx.run_repeated(&d, reps).unwrap().gpu_time.unwrap_or_default(), reps);
     let r1: Vec<f32> = ctx.read_buffer(&mut c1).unwrap();

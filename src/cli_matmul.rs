@@ -243,7 +243,7 @@ pub fn naive_vs_subgroup(mb: &Matbridge, size: usize, iters: u32) -> Result<(f64
     let params: Vec<u8> = [s, s, s, 1f32.to_bits(), 0f32.to_bits()].iter().flat_map(|v| v.to_le_bytes()).collect();
     let mut bp = ctx.create_buffer(params.len() as u64, MemoryKind::Upload, "naive params")?;
     ctx.write_buffer(&mut bp, &params)?;
-    let d = Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc, &bp], push_constants: &[], groups: [s.div_ceil(8), s.div_ceil(8), 1] };
+    let d = Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc, &bp], images: &[], push_constants: &[], groups: [s.div_ceil(8), s.div_ceil(8), 1] };
     ctx.run(&[d])?;
     let (mut naive, mut sub) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..3 {

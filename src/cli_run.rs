@@ -721,7 +721,7 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
             label: &launch.entry,
             ..Default::default()
         })?;
-        let dispatch = matbridge_runtime::Dispatch { pipeline: &pipeline, buffers: &buffers, push_constants: &push, groups };
+        let dispatch = matbridge_runtime::Dispatch { pipeline: &pipeline, buffers: &buffers, images: &[], push_constants: &push, groups };
         timed_launches(|n| Ok(ctx.run_repeated(&[dispatch], n)?), iterations)?
     };
     outln!("{}: `{}` over {:?} on {}: {}", path.display(), launch.entry, launch.global, ctx.caps().name, stats.describe())?;

@@ -91,7 +91,7 @@ fn run_gemm(ctx: &Context, target: &DeviceCaps, expect_emulated: Option<bool>, (
     push.extend(beta.to_le_bytes());
     let tile = 2 * frag as usize;
     let groups = [n.div_ceil(tile) as u32, m.div_ceil(tile) as u32, 1];
-    ctx.run_with_timeout(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+    ctx.run_with_timeout(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], images: &[], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
     eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
     let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
     for i in 0..m {
@@ -172,7 +172,7 @@ fn f16_epilogue_kernel_matches_the_reference() {
             let mut bg = ctx.zeroed_buffer::<u16>(16 * sd, "g").unwrap();
             let mut br = ctx.zeroed_buffer::<f32>(256, "r").unwrap();
             let push: Vec<u8> = [sa, sb, sc, sd].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bg, &br], push_constants: &push, groups: [1, 1, 1] }]).unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bg, &br], images: &[], push_constants: &push, groups: [1, 1, 1] }]).unwrap();
             let g: Vec<u16> = ctx.read_buffer(&mut bg).unwrap();
             let r: Vec<f32> = ctx.read_buffer(&mut br).unwrap();
             for i in 0..16 {
@@ -241,7 +241,7 @@ fn int8_operand_flags_and_saturation_match_the_reference() {
             let bc = ctx.buffer_from_slice(&c, "c").unwrap();
             let mut bo = ctx.zeroed_buffer::<u32>(768, "out").unwrap();
             let push: Vec<u8> = [sa as u32, sb_words as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bo], push_constants: &push, groups: [1, 1, 1] }]).unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bo], images: &[], push_constants: &push, groups: [1, 1, 1] }]).unwrap();
             let got: Vec<u32> = ctx.read_buffer(&mut bo).unwrap();
             let want = int8_reference(&a, sa, &b, sb, &c);
             for (n, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -295,7 +295,7 @@ fn int32_saturating_mul_add_matches_the_reference() {
             let mut sd = ctx.zeroed_buffer::<i32>(256, "sd").unwrap();
             let mut ud = ctx.zeroed_buffer::<u32>(256, "ud").unwrap();
             let buffers = [&inputs[0], &inputs[1], &inputs[2], &unsigned[0], &unsigned[1], &unsigned[2], &sd, &ud];
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let got_s: Vec<i32> = ctx.read_buffer(&mut sd).unwrap();
             let got_u: Vec<u32> = ctx.read_buffer(&mut ud).unwrap();
             for n in 0..256 {
@@ -320,7 +320,7 @@ fn check_staged_f16_gemm(ctx: &Context, words: &[u32], what: &str) {
     let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
     let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
     let mut bc = ctx.buffer_from_slice(&c, "c").unwrap();
-    ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+    ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
     let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
     for i in 0..16 {
         for j in 0..16 {
@@ -391,7 +391,7 @@ fn use_a_matrices_in_element_wise_arithmetic_match_the_reference() {
             let mut by = ctx.zeroed_buffer::<f32>(512, "y").unwrap();
             let bh = ctx.buffer_from_slice(&h, "h").unwrap();
             let mut bg = ctx.zeroed_buffer::<u16>(256, "g").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bx, &by, &bh, &bg], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bx, &by, &bh, &bg], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let y: Vec<f32> = ctx.read_buffer(&mut by).unwrap();
             let g: Vec<u16> = ctx.read_buffer(&mut bg).unwrap();
             for i in 0..16 {
@@ -425,7 +425,7 @@ fn operands_through_buffers_of_other_types_match_the_reference() {
             let bb = ctx.buffer_from_slice(&b, "b").unwrap();
             let bc = ctx.buffer_from_slice(&c, "c").unwrap();
             let mut bd = ctx.zeroed_buffer::<u32>(256, "d").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bd], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bd], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let d: Vec<u32> = ctx.read_buffer(&mut bd).unwrap();
             for i in 0..16 {
                 for j in 0..16 {
@@ -444,7 +444,7 @@ fn run_square(ctx: &Context, words: &[u32], a: &[u16]) -> Vec<u16> {
     let p = pipeline(ctx, words, 2, 0);
     let ba = ctx.buffer_from_slice(a, "a").unwrap();
     let mut bc = ctx.zeroed_buffer::<u16>(256, "c").unwrap();
-    ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
+    ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bc], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
     ctx.read_buffer(&mut bc).unwrap()
 }
 
@@ -497,7 +497,7 @@ fn nv_matrices_through_functions_match_the_reference() {
             let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
             let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
             let mut bc = ctx.buffer_from_slice(&c, "c").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &(k as u32).to_le_bytes(), groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], images: &[], push_constants: &(k as u32).to_le_bytes(), groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
             for i in 0..16 {
                 for j in 0..16 {
@@ -539,7 +539,7 @@ fn buffer_reference_gemm_runs_native_and_emulated() {
             let mut bh = ctx.buffer_from_slice(&vec![0x7e00u16; n * ldh], "h").unwrap();
             let mut push: Vec<u8> = [&ba, &bb, &bc, &bh].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
             push.extend([lda, ldb, ldc, ldh, k].iter().flat_map(|v| (*v as u32).to_le_bytes()));
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [(n / 16) as u32, (m / 16) as u32, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[], images: &[], push_constants: &push, groups: [(n / 16) as u32, (m / 16) as u32, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let got_c: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
             let got_h: Vec<u16> = ctx.read_buffer(&mut bh).unwrap();
             for i in 0..m {
@@ -657,7 +657,7 @@ fn unlisted_shapes(input: &[u32], kernel: &str, shift: f32) {
                 // Guard elements after E: a padded store must write the matrix only.
                 let mut be = ctx.buffer_from_slice(&vec![-7.0f32; m * n + 64], "e").unwrap();
                 // Mesa 26 lavapipe compiles 216 native 8x8x8 MulAdds (48x48x48 tiled) for minutes.
-                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &be], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &be], images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
                 let got: Vec<f32> = ctx.read_buffer(&mut be).unwrap();
                 assert!(got[m * n..].iter().all(|g| *g == -7.0), "{what}: a store went past E");
                 for i in 0..m {
@@ -688,7 +688,7 @@ fn pipelines_translate_untranslated_modules_with_their_specialization() {
             let mut data: Vec<f32> = (0..64 + 8 * n).map(|_| (rng.random_range(-8i32..8) as f32) / 4.0).collect();
             data.resize(64 + 16 * n, 0.0);
             let mut buf = ctx.buffer_from_slice(&data, "buf").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&buf], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&buf], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
             let got: Vec<f32> = ctx.read_buffer(&mut buf).unwrap();
             for i in 0..8 {
                 for j in 0..n {
@@ -729,7 +729,7 @@ fn run_tiled(ctx: &Context, target: &DeviceCaps, expect_emulated: Option<bool>, 
     let push: Vec<u8> = [m as u32, n as u32, k as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
     let (bm, bn) = (2 * per_subgroup.0 * frag, 2 * per_subgroup.1 * frag);
     let groups = [n as u32 / bn, m as u32 / bm, 1];
-    ctx.run_with_timeout(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+    ctx.run_with_timeout(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], images: &[], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
     eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
     let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
     for i in 0..m {
@@ -816,7 +816,7 @@ fn llama_style_mul_mm_matches_the_reference() {
                     push.extend(alpha.to_le_bytes());
                     let block = 2 * wm as usize;
                     let groups = [(m.div_ceil(block) * n.div_ceil(block)) as u32, 1, 1];
-                    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+                    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd], images: &[], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
                     let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
                     for j in 0..n {
                         for i in 0..sd {
@@ -871,7 +871,7 @@ fn packed_loads_and_stores_match_the_reference() {
                 let mut outs: Vec<_> = sizes.iter().map(|n| ctx.buffer_from_slice(&vec![0xabu8; *n], "out").unwrap()).collect();
                 let push: Vec<u8> = [lda, ldb, ldhr, ldhc, ldqr, ldqc].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
                 let buffers = [&ba, &bb, &outs[0], &outs[1], &outs[2], &outs[3]];
-                ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &push, groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+                ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, images: &[], push_constants: &push, groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
                 // D[i][j] = sum_k A[i][k] B[k][j]; A row-major, B column-major (strides in halves).
                 let d = |i: usize, j: usize| (0..t).map(|k| a[i * lda * 8 + k] * b[j * ldb * 2 + k]).sum::<f32>();
                 let got: Vec<Vec<u8>> = outs.iter_mut().map(|o| ctx.read_buffer::<u8>(o).unwrap()).collect();
@@ -1001,7 +1001,7 @@ fn lane_strided_staging_at_a_required_subgroup_size_matches_the_reference() {
         let mut bt = ctx.buffer_from_slice(&vec![u32::MAX; tiles_m * tiles_n], "tile sums").unwrap();
         let push: Vec<u8> = [m, k, n].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
         let groups = [tiles_m as u32, tiles_n as u32, 1];
-        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bx, &bw, &by, &bt], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bx, &bw, &by, &bt], images: &[], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
         let got: Vec<f32> = ctx.read_buffer(&mut by).unwrap();
         let mut sums = vec![0u32; tiles_m * tiles_n];
         for i in 0..m {
@@ -1083,7 +1083,7 @@ impl ShmemGemm {
         let mut bd = ctx.buffer_from_slice(&if self.in_place { c.clone() } else { vec![f32::NAN; m * ldd] }, "d").unwrap();
         let params: Vec<u64> = [&ba, &bb, if self.in_place { &bd } else { &bc }, &bd].iter().map(|b| b.device_address().unwrap()).collect();
         let bp = ctx.buffer_from_slice(&params, "params").unwrap();
-        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bp], push_constants: &[], groups: [(n / tile) as u32, (m / tile) as u32, 1] }], 1, FIRST_DISPATCH)
+        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bp], images: &[], push_constants: &[], groups: [(n / tile) as u32, (m / tile) as u32, 1] }], 1, FIRST_DISPATCH)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
         let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
         for i in 0..m {
@@ -1146,7 +1146,7 @@ fn packed_words_through_padding_match_the_reference() {
                 let mut outs: Vec<_> = sizes.iter().map(|n| ctx.buffer_from_slice(&vec![0xabu8; *n], "out").unwrap()).collect();
                 let push: Vec<u8> = [offset_a, lda, ldb, ldc, lddr, lddc, ldf].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
                 let buffers = [&inputs[0], &inputs[1], &inputs[2], &outs[0], &outs[1], &outs[2]];
-                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &push, groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &buffers, images: &[], push_constants: &push, groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
                 // Small integers: every sum is exact in f16.
                 let d = |i: usize, j: usize| (0..k).map(|p| a[offset_a * 8 + i * lda * 8 + p] * b[j * ldb * 2 + p]).sum::<f32>() + c[i * ldc * 4 + j];
                 let got: Vec<Vec<u8>> = outs.iter_mut().map(|o| ctx.read_buffer::<u8>(o).unwrap()).collect();
@@ -1232,7 +1232,7 @@ fn slang_kernel_runs_native_and_emulated() {
             let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
             let mut bd = ctx.buffer_from_slice(&vec![0x7e00u16; 16 * 32], "d").unwrap();
             let mut bf = ctx.zeroed_buffer::<f32>(16 * 16, "f").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd, &bf], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd, &bf], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let f: Vec<f32> = ctx.read_buffer(&mut bf).unwrap();
             let d: Vec<u16> = ctx.read_buffer(&mut bd).unwrap();
             for i in 0..16 {
@@ -1313,7 +1313,7 @@ fn attention_kernel_matches_the_reference() {
             let bv = ctx.buffer_from_slice(&h(&v), "v").unwrap();
             let mut bo = ctx.buffer_from_slice(&vec![f32::NAN; rows * d], "o").unwrap();
             let groups = [(rows / 16) as u32, 1, 1];
-            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bq, &bk, &bv, &bo], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bq, &bk, &bv, &bo], images: &[], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
             let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                 // f16 rounding of Q, P and the P V accumulators: outputs lie in [-1, 1].
@@ -1366,7 +1366,7 @@ fn quantized_blocks_feed_cooperative_matrices() {
             let ba = ctx.buffer_from_slice(&a_bytes, "a").unwrap();
             let bb = ctx.buffer_from_slice(&b16, "b").unwrap();
             let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; 256], "d").unwrap();
-            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd], push_constants: &(k as u32).to_le_bytes(), groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd], images: &[], push_constants: &(k as u32).to_le_bytes(), groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
             for i in 0..16 {
@@ -1415,7 +1415,7 @@ fn matrices_in_loop_headers_match_the_reference() {
             let mut bh = ctx.buffer_from_slice(&vec![0xffffu16; 4 * 256], "h").unwrap();
             let mut bf = ctx.buffer_from_slice(&vec![f32::NAN; 4 * 256], "f").unwrap();
             let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; 256], "d").unwrap();
-            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bh, &bf, &bd], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bh, &bf, &bd], images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             let (hs, fs, ds): (Vec<u16>, Vec<f32>, Vec<f32>) = (ctx.read_buffer(&mut bh).unwrap(), ctx.read_buffer(&mut bf).unwrap(), ctx.read_buffer(&mut bd).unwrap());
             for t in 0..4 {
@@ -1466,7 +1466,7 @@ fn slang_structured_and_groupshared_matrices_match_the_reference() {
             let bqa = ctx.buffer_from_slice(&qa, "QA").unwrap();
             let bqb = ctx.buffer_from_slice(&qb, "QB").unwrap();
             let mut bqd = ctx.zeroed_buffer::<i32>(256, "QD").unwrap();
-            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd, &bqa, &bqb, &bqd], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd, &bqa, &bqb, &bqd], images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             let d: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
             let qd: Vec<i32> = ctx.read_buffer(&mut bqd).unwrap();
@@ -1499,7 +1499,7 @@ fn check_mlp_layer(ctx: &Context, desc: &PipelineDesc<'_>, params: &[f32], x: &[
     let bx = ctx.buffer_from_slice(&f16_bits(x), "inputs").unwrap();
     let mut by = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "outputs").unwrap();
     let push: Vec<u8> = [&bw, &bx, &by].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
-    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [groups, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], images: &[], push_constants: &push, groups: [groups, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
     let y: Vec<u16> = ctx.read_buffer(&mut by).unwrap();
     for t in 0..vectors {
         for o in 0..32 {
@@ -1521,7 +1521,7 @@ fn check_mlp_layer_backward(ctx: &Context, desc: &PipelineDesc<'_>, params: &[f3
     let bdy = ctx.buffer_from_slice(&f16_bits(dy), "dOutputs").unwrap();
     let mut bdx = ctx.buffer_from_slice(&vec![0x7e00u16; vectors * 32], "dInputs").unwrap();
     let push: Vec<u8> = [&bw, &bg, &bx, &bdy, &bdx].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
-    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [groups, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[], images: &[], push_constants: &push, groups: [groups, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
     let dx: Vec<u16> = ctx.read_buffer(&mut bdx).unwrap();
     for t in 0..vectors {
         for i in 0..32 {
@@ -1657,7 +1657,7 @@ fn int8_tiles_in_unrolled_loops_match_the_reference() {
             let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; rows * n], "d").unwrap();
             let push: Vec<u8> = [n as u32, k as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
             let groups = [(n / 64) as u32, (rows / 64) as u32, 1];
-            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bw, &ba, &bws, &bas, &bb, &bd], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bw, &ba, &bws, &bas, &bb, &bd], images: &[], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
             let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
             for r in 0..rows {
                 for o in 0..n {
@@ -1726,7 +1726,7 @@ fn tiled_gemm_through_references_with_f16_results_matches_the_reference() {
                     let mut bd = ctx.buffer_from_slice(&vec![0x7e00u16; m * ldd], "d").unwrap();
                     let params: Vec<u64> = [&ba, &bb, &bc, &bd].iter().map(|b| b.device_address().unwrap()).collect();
                     let bp = ctx.buffer_from_slice(&params, "params").unwrap();
-                    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bp], push_constants: &[], groups: [(n / tile) as u32, (m / tile) as u32, 1] }], 1, FIRST_DISPATCH)
+                    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bp], images: &[], push_constants: &[], groups: [(n / tile) as u32, (m / tile) as u32, 1] }], 1, FIRST_DISPATCH)
                         .unwrap_or_else(|e| panic!("{what}: {e}"));
                     let got: Vec<u16> = ctx.read_buffer(&mut bd).unwrap();
                     for i in 0..m {
@@ -1766,7 +1766,7 @@ fn workgroups_smaller_than_a_subgroup_match_the_reference() {
             let ba = ctx.buffer_from_slice(&a, "a").unwrap();
             let bb = ctx.buffer_from_slice(&b, "b").unwrap();
             let mut bc = ctx.buffer_from_slice(&c, "c").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &[], groups: [2, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], images: &[], push_constants: &[], groups: [2, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
             for g in 0..2 {
                 for i in 0..8 {
@@ -1811,7 +1811,7 @@ fn matrices_through_narrower_words_match_the_reference() {
             }
             let mut bb = ctx.buffer_from_slice(&bytes, "bytes").unwrap();
             let mut bh = ctx.buffer_from_slice(&halves, "halves").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bb, &bh], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bb, &bh], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let mut want_bytes = bytes.clone();
             for c in 0..16 {
                 for r in 0..16 {
@@ -1868,7 +1868,7 @@ fn fragments_in_workgroup_struct_members_match_the_reference() {
                 let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
                 let mut bc = ctx.buffer_from_slice(&vec![f32::NAN; m * n], "c").unwrap();
                 let push: Vec<u8> = [m, n, k].iter().flat_map(|v| (*v as i32).to_le_bytes()).collect();
-                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &push, groups: [(n / 32) as u32, (m / 32) as u32, 1] }], 1, FIRST_DISPATCH)
+                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], images: &[], push_constants: &push, groups: [(n / 32) as u32, (m / 32) as u32, 1] }], 1, FIRST_DISPATCH)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
                 for i in 0..m {
@@ -1950,7 +1950,7 @@ impl IreeMatmul {
         let ba = ctx.buffer_from_slice(&bytes(&a), "a").unwrap();
         let bb = ctx.buffer_from_slice(&bytes(&b), "b").unwrap();
         let mut bc = ctx.buffer_from_slice(&vec![u32::MAX; m * n], "c").unwrap();
-        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], push_constants: &[], groups: [2, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc], images: &[], push_constants: &[], groups: [2, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
         let got: Vec<u32> = ctx.read_buffer(&mut bc).unwrap();
         for i in 0..m {
             for j in 0..n {
@@ -1992,7 +1992,7 @@ fn aliased_workgroup_blocks_match_the_reference() {
             let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
             let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
             let mut bc = ctx.buffer_from_slice(&c, "c").unwrap();
-            ctx.run_with_timeout(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run_with_timeout(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
             let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
             for r in 0..m {
                 for j in 0..16 {

@@ -29,7 +29,7 @@ fn run_nv_gemm(ctx: &matbridge_runtime::Context, words: &[u32], spec: &[SpecCons
     let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
     let bb = ctx.buffer_from_slice(&b.bytes, "b").unwrap();
     let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
-    ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], push_constants: push, groups }]).unwrap();
+    ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], images: &[], push_constants: push, groups }]).unwrap();
     let got = HostData { dtype: desc.out, bytes: ctx.read_buffer(&mut bc).unwrap() };
     check(desc, &a, &b, &c0, &got, 1).unwrap()
 }
@@ -83,7 +83,7 @@ fn translated_nv_kernels_match_the_reference() {
         let a = matbridge::cli_matmul::random_host(DType::F16, 256, 7);
         let ba = ctx.buffer_from_slice(&a.bytes, "a").unwrap();
         let mut bc = ctx.zeroed_buffer::<u16>(256, "c").unwrap();
-        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bc], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
+        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bc], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
         let got: Vec<u16> = ctx.read_buffer(&mut bc).unwrap();
         let av: Vec<f32> = a.to_f32();
         for i in 0..16 {

@@ -70,7 +70,7 @@ fn float_atomics_run_emulated_and_native() {
             push.extend((n as u32).to_le_bytes());
             push.extend(0u32.to_le_bytes());
             let groups = [n.div_ceil(64) as u32, 1, 1];
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bw, &bb, &bi], push_constants: &push, groups }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bw, &bb, &bi], images: &[], push_constants: &push, groups }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let got: Vec<u32> = ctx.read_buffer(&mut bb).unwrap();
             let f = |i: usize| f32::from_bits(got[i]);
             for b in 0..16 {

@@ -225,7 +225,7 @@ fn check_kernel_directly(ctx: &matbridge_runtime::Context, kernel: &str, tile: [
         let mut bc = ctx.buffer_from_slice(&c0.bytes, "c").unwrap();
         let bp = ctx.buffer_from_slice(&params, "params").unwrap();
         let groups = [n.div_ceil(tile[1]) as u32, m.div_ceil(tile[0]) as u32, 2];
-        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc, &bp], push_constants: &[], groups }]).unwrap();
+        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc, &bp], images: &[], push_constants: &[], groups }]).unwrap();
         let got = HostData { dtype: desc.out, bytes: ctx.read_buffer(&mut bc).unwrap() };
         let rep = check(&desc, &a, &b, &c0, &got, 1).unwrap();
         assert!(rep.pass, "{} {kernel} {m}x{n}x{k} {a_op:?} {b_op:?}: {rep:?}", ctx.caps().name);
@@ -309,7 +309,7 @@ fn repack_kernels_copy_strided_operands_into_padded_lines() {
                     // Filled with ones: every destination word must be written.
                     let mut bd = ctx.buffer_from_slice(&vec![u32::MAX; want.len()], "dst").unwrap();
                     let bp = ctx.buffer_from_slice(&params, "params").unwrap();
-                    ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&bs, &bd, &bp], push_constants: &[], groups }]).unwrap();
+                    ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&bs, &bd, &bp], images: &[], push_constants: &[], groups }]).unwrap();
                     let got: Vec<u32> = ctx.read_buffer(&mut bd).unwrap();
                     assert_eq!(got, want, "{} {name} lines {lines} len {len} ld {ld}", ctx.caps().name);
                 }

@@ -103,7 +103,7 @@ fn f16_arithmetic_matches_the_cpu_bit_for_bit() {
             let mut bquads = ctx.zeroed_buffer::<u16>(4 * n, "quads").unwrap();
             let mut bwide = ctx.zeroed_buffer::<f32>(n, "wide").unwrap();
             let buffers = [&ba, &bb, &bx, &braw, &bout, &bpairs, &bquads, &bwide];
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, images: &[], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let out: Vec<u16> = ctx.read_buffer(&mut bout).unwrap();
             let pairs: Vec<u16> = ctx.read_buffer(&mut bpairs).unwrap();
             let quads: Vec<u16> = ctx.read_buffer(&mut bquads).unwrap();
@@ -190,7 +190,7 @@ fn narrow_integer_arithmetic_matches_the_cpu() {
             let mut b8 = ctx.zeroed_buffer::<i8>(8 * n, "o8").unwrap();
             let mut b16 = ctx.zeroed_buffer::<i16>(4 * n, "o16").unwrap();
             let mut b32 = ctx.zeroed_buffer::<i32>(6 * n, "o32").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &b8, &b16, &b32], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &b8, &b16, &b32], images: &[], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let o8: Vec<i8> = ctx.read_buffer(&mut b8).unwrap();
             let o16: Vec<i16> = ctx.read_buffer(&mut b16).unwrap();
             let o32: Vec<i32> = ctx.read_buffer(&mut b32).unwrap();
@@ -240,7 +240,7 @@ fn integer_to_f16_conversions_round_once() {
                 ctx.buffer_from_slice(&u8s, "u8").unwrap(),
             ];
             let mut bh = ctx.zeroed_buffer::<u16>(5 * n, "h").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ins[0], &ins[1], &ins[2], &ins[3], &ins[4], &bh], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }])
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ins[0], &ins[1], &ins[2], &ins[3], &ins[4], &bh], images: &[], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }])
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             let h: Vec<u16> = ctx.read_buffer(&mut bh).unwrap();
             for i in 0..n {
@@ -291,7 +291,7 @@ fn integer_to_bf16_conversions_round_once() {
             let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 2, label: "narrow_int_to_bf16", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
             let ba = ctx.buffer_from_slice(&a, "a").unwrap();
             let mut bo = ctx.zeroed_buffer::<u16>(2 * n, "o").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bo], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bo], images: &[], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let o: Vec<u16> = ctx.read_buffer(&mut bo).unwrap();
             for i in 0..n {
                 for (j, v) in [a[i] as f64, a[i] as u32 as f64].iter().enumerate() {
@@ -374,7 +374,7 @@ fn buffer_references_to_narrow_data_match_the_cpu() {
             let mut push: Vec<u8> = [address(&bt), address(&bb), address(&bi), address(&bo), address(&bs), address(&bh2)].iter().flat_map(|a| a.to_le_bytes()).collect();
             push.extend(shift.to_le_bytes());
             push.resize(52, 0);
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[], images: &[], push_constants: &push, groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let o: Vec<u16> = ctx.read_buffer(&mut bo).unwrap();
             let s: Vec<i16> = ctx.read_buffer(&mut bs).unwrap();
             let after: Vec<u8> = ctx.read_buffer(&mut bi).unwrap();
@@ -445,7 +445,7 @@ fn f16_atomics_match_the_cpu() {
                 let mut bo = ctx.zeroed_buffer::<u16>(n, "olds").unwrap();
                 let push: Vec<u8> = if references { [&bs, &bx, &bo].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect() } else { Vec::new() };
                 let buffers: &[&matbridge_runtime::Buffer] = if references { &[] } else { &[&bs, &bx, &bo] };
-                ctx.run(&[Dispatch { pipeline: &p, buffers, push_constants: &push, groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+                ctx.run(&[Dispatch { pipeline: &p, buffers, images: &[], push_constants: &push, groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
                 let s: Vec<f16> = ctx.read_buffer(&mut bs).unwrap();
                 let olds: Vec<f16> = ctx.read_buffer(&mut bo).unwrap();
                 let mut want = start.clone();
@@ -503,7 +503,7 @@ fn narrow_integer_atomics_match_the_cpu() {
             let mut bc = ctx.buffer_from_slice(&c0, "c").unwrap();
             let mut bb = ctx.buffer_from_slice(&b0, "b").unwrap();
             let mut bo = ctx.zeroed_buffer::<u32>(2 * n, "o").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bc, &bb, &bo], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bc, &bb, &bo], images: &[], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let got_c: Vec<i16> = ctx.read_buffer(&mut bc).unwrap();
             let got_b: Vec<u8> = ctx.read_buffer(&mut bb).unwrap();
             let got_o: Vec<u32> = ctx.read_buffer(&mut bo).unwrap();
@@ -535,7 +535,7 @@ fn derived_f16_references_kept_in_variables_match_the_cpu() {
             let bs = ctx.buffer_from_slice(&src, "src").unwrap();
             let mut bd = ctx.buffer_from_slice(&vec![f16::from_f32(-1.5); n + 2], "dst").unwrap();
             let push: Vec<u8> = [&bs, &bd].iter().flat_map(|b| b.device_address().unwrap().to_le_bytes()).collect();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[], push_constants: &push, groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[], images: &[], push_constants: &push, groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let d: Vec<f16> = ctx.read_buffer(&mut bd).unwrap();
             assert_eq!(&d[..2], &[f16::from_f32(-1.5); 2], "{what}: dst[0..2] must stay");
             for i in 0..n {
@@ -577,7 +577,7 @@ fn f16_matrices_in_blocks_match_the_cpu() {
             let mut br = ctx.zeroed_buffer::<u16>(8 * n, "r").unwrap();
             let mut bs = ctx.zeroed_buffer::<u16>(n, "s").unwrap();
             let buffers = [&ba, &bb, &bc, &bo, &bz, &br, &bs];
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &buffers, images: &[], push_constants: &[], groups: [(n / 64) as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let o: Vec<f16> = ctx.read_buffer(&mut bo).unwrap();
             let z: Vec<f16> = ctx.read_buffer(&mut bz).unwrap();
             let r: Vec<f16> = ctx.read_buffer(&mut br).unwrap();

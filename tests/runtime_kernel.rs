@@ -22,7 +22,7 @@ fn axpy_with_subgroup_reduction_matches_cpu() {
         let mut push = Vec::new();
         push.extend_from_slice(&n.to_le_bytes());
         push.extend_from_slice(&alpha.to_le_bytes());
-        let stats = ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&xb, &yb, &sums, &info], push_constants: &push, groups: [n.div_ceil(64), 1, 1] }]).unwrap();
+        let stats = ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&xb, &yb, &sums, &info], images: &[], push_constants: &push, groups: [n.div_ceil(64), 1, 1] }]).unwrap();
         assert!(stats.wall_time.as_nanos() > 0);
         let y: Vec<f32> = ctx.read_buffer(&mut yb).unwrap();
         let expected: Vec<f32> = x.iter().zip(&y0).map(|(x, y)| alpha * x + y).collect();
@@ -50,9 +50,9 @@ fn wrong_sizes_and_bindings_are_errors_not_panics() {
         }
         assert!(matches!(ctx.read_buffer::<[u8; 3]>(&mut b), Err(Error::SizeMismatch { .. })));
         let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &spirv, bindings: 4, push_constant_bytes: 8, ..Default::default() }).unwrap();
-        let err = ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&b], push_constants: &[0; 8], groups: [1, 1, 1] }]).unwrap_err();
+        let err = ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&b], images: &[], push_constants: &[0; 8], groups: [1, 1, 1] }]).unwrap_err();
         assert!(err.to_string().contains("4 buffer bindings"), "{err}");
-        let err = ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&b, &b, &b, &b], push_constants: &[0; 4], groups: [1, 1, 1] }]).unwrap_err();
+        let err = ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&b, &b, &b, &b], images: &[], push_constants: &[0; 4], groups: [1, 1, 1] }]).unwrap_err();
         assert!(matches!(err, Error::SizeMismatch { expected: 8, given: 4, .. }), "{err}");
         let bad = ctx.create_pipeline(&PipelineDesc { spirv: &[1, 2, 3], ..Default::default() }).unwrap_err();
         assert!(matches!(bad, Error::InvalidSpirv(_)), "{bad}");
@@ -114,7 +114,7 @@ fn workgroups_past_the_device_limits_are_refused_by_name() {
         let pipeline = ctx.create_pipeline(&desc(&fits)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let data: Vec<f32> = (0..len).map(|i| i as f32).collect();
         let mut b = ctx.buffer_from_slice(&data, "data").unwrap();
-        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&b], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
+        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&b], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap();
         let got: Vec<f32> = ctx.read_buffer(&mut b).unwrap();
         let want: Vec<f32> = data.iter().rev().copied().collect();
         assert!(got == want, "{name}: the buffer reversed through {} bytes of workgroup memory", 4 * len);
@@ -180,7 +180,7 @@ fn reductions_only_some_subgroups_run_match_cpu() {
         let pipeline = ctx.create_pipeline(&desc).unwrap_or_else(|e| panic!("{name}: {e}"));
         let input = ctx.buffer_from_slice(&values, "values").unwrap();
         let mut result = ctx.zeroed_buffer::<u32>(4 * n, "result").unwrap();
-        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&input, &result], push_constants: &[], groups: [groups, 1, 1] }]).unwrap();
+        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&input, &result], images: &[], push_constants: &[], groups: [groups, 1, 1] }]).unwrap();
         let got: Vec<u32> = ctx.read_buffer(&mut result).unwrap();
         for (g, (got, want)) in got.chunks(4).zip(want.chunks(4)).enumerate() {
             assert_eq!(got, want, "{name}: invocation {g} (sum, scan or right neighbour, reversed or maximum, work-group sum)");
@@ -213,7 +213,7 @@ fn contexts_opened_and_closed_on_several_threads_finish() {
                         let info = ctx.zeroed_buffer::<u32>(1, "info").unwrap();
                         let pipeline = ctx.create_pipeline(&PipelineDesc { spirv: &spirv, bindings: 4, push_constant_bytes: 8, label: "axpy", ..Default::default() }).unwrap();
                         let push = [n.to_le_bytes(), 2.0f32.to_le_bytes()].concat();
-                        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&xb, &yb, &sums, &info], push_constants: &push, groups: [n.div_ceil(64), 1, 1] }]).unwrap();
+                        ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&xb, &yb, &sums, &info], images: &[], push_constants: &push, groups: [n.div_ceil(64), 1, 1] }]).unwrap();
                         let y: Vec<f32> = ctx.read_buffer(&mut yb).unwrap();
                         let want: Vec<f32> = x.iter().map(|x| 2.0 * x + 1.0).collect();
                         assert_eq!(y, want, "{}: thread {t}, round {round}", ctx.caps().name);

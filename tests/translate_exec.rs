@@ -64,7 +64,7 @@ fn integer_dot_products_kept_and_lowered_match_the_reference() {
             let bacc = ctx.buffer_from_slice(&acc, "acc").unwrap();
             let mut bout = ctx.zeroed_buffer::<u32>(n * 8, "out").unwrap();
             let push = (n as u32).to_le_bytes();
-            ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&bx, &by, &bacc, &bout], push_constants: &push, groups: [(n as u32).div_ceil(64), 1, 1] }]).unwrap();
+            ctx.run(&[Dispatch { pipeline: &pipeline, buffers: &[&bx, &by, &bacc, &bout], images: &[], push_constants: &push, groups: [(n as u32).div_ceil(64), 1, 1] }]).unwrap();
             let got: Vec<u32> = ctx.read_buffer(&mut bout).unwrap();
             for i in 0..n * 8 {
                 assert_eq!(got[i], expected[i], "{} lowered={lowered}: pair {} form {}: x={:#x} y={:#x} acc={}", ctx.caps().name, i / 8, i % 8, x[i / 8], y[i / 8], acc[i / 8]);
@@ -91,7 +91,7 @@ fn stores_past_workgroup_arrays_stay_inside_them() {
         let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 1, label: "past_the_array", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
         for _ in 0..3 {
             let mut out = ctx.buffer_from_slice(&[u32::MAX; 64], "out").unwrap();
-            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&out], push_constants: &[], groups: [4, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&out], images: &[], push_constants: &[], groups: [4, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
             let got: Vec<u32> = ctx.read_buffer(&mut out).unwrap();
             let want: Vec<u32> = (0..64).map(|id| (id + 1) % 64 * 3).collect();
             assert_eq!(got, want, "{what}");
@@ -121,7 +121,7 @@ fn f32_accumulators_through_f16_words_match_the_reference() {
         let ba = ctx.buffer_from_slice(&halves, "a").unwrap();
         let bc = ctx.buffer_from_slice(&c, "c").unwrap();
         let mut bd = ctx.buffer_from_slice(&[f32::NAN; 256], "d").unwrap();
-        ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bc, &bd], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+        ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bc, &bd], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
         let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
         assert_eq!(got, want, "{what}");
         ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));

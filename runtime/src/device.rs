@@ -167,6 +167,10 @@ pub(crate) struct DeviceShared {
     pub pipeline_ir: Option<std::path::PathBuf>,
     /// Check each translated module with spirv-val before a driver sees it.
     pub check_translations: bool,
+    /// The physical device (for format queries).
+    pub physical: vk::PhysicalDevice,
+    /// `shaderStorageImageExtendedFormats` is on (storage images of R8, RG16F and the like).
+    pub image_extended_formats: bool,
 }
 
 /// How a context is opened beyond which device. `Default` reads nothing from the environment
@@ -269,7 +273,7 @@ impl SubmitResources {
             return Ok(());
         }
         let cap = (sets.max(self.descriptor_capacity.0).next_power_of_two(), descriptors.max(self.descriptor_capacity.1).next_power_of_two());
-        let sizes = [vk::DescriptorType::STORAGE_BUFFER, vk::DescriptorType::UNIFORM_BUFFER].map(|ty| vk::DescriptorPoolSize { ty, descriptor_count: cap.1 });
+        let sizes = [vk::DescriptorType::STORAGE_BUFFER, vk::DescriptorType::UNIFORM_BUFFER, vk::DescriptorType::STORAGE_IMAGE].map(|ty| vk::DescriptorPoolSize { ty, descriptor_count: cap.1 });
         let info = vk::DescriptorPoolCreateInfo::default().max_sets(cap.0).pool_sizes(&sizes);
         // SAFETY: valid device; the old pool is not in use (submissions are serialised and waited).
         let pool = unsafe { device.create_descriptor_pool(&info, None) }.map_err(Error::vk("vkCreateDescriptorPool"))?;
@@ -414,7 +418,13 @@ impl Context {
             pipeline_statistics: info.pipeline_statistics && options.pipeline_statistics,
         };
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
-        let core = vk::PhysicalDeviceFeatures::default().shader_int16(enabled.int16).shader_int64(enabled.int64).shader_float64(enabled.float64);
+        // SAFETY: handle enumerated from this instance.
+        let image_extended_formats = unsafe { raw_instance.get_physical_device_features(info.handle) }.shader_storage_image_extended_formats == vk::TRUE;
+        let core = vk::PhysicalDeviceFeatures::default()
+            .shader_int16(enabled.int16)
+            .shader_int64(enabled.int64)
+            .shader_float64(enabled.float64)
+            .shader_storage_image_extended_formats(image_extended_formats);
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(enabled.storage16)
             .uniform_and_storage_buffer16_bit_access(enabled.uniform_storage16)
@@ -563,6 +573,8 @@ impl Context {
             translations: Mutex::new(std::collections::HashMap::new()),
             pipeline_ir: options.pipeline_ir.clone(),
             check_translations: options.check_translations,
+            physical: info.handle,
+            image_extended_formats,
         };
         let ctx = Context { shared: Arc::new(shared) };
         ctx.check_validation()?;

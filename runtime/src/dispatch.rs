@@ -1,6 +1,7 @@
 //! Recording, submitting and timing dispatches.
 
 use crate::buffer::Buffer;
+use crate::image::Image;
 use crate::device::{Context, SubmitResources};
 use crate::error::{Error, Result};
 use crate::pipeline::Pipeline;
@@ -22,7 +23,10 @@ pub const CPU_DEVICE_TIMEOUT: Duration = Duration::from_secs(1800);
 #[derive(Clone, Copy, Debug)]
 pub struct Dispatch<'a> {
     pub pipeline: &'a Pipeline,
+    /// Bound at bindings 0, 1, ... of set 0.
     pub buffers: &'a [&'a Buffer],
+    /// Storage images, bound at the bindings after the buffers'.
+    pub images: &'a [&'a Image],
     pub push_constants: &'a [u8],
     pub groups: [u32; 3],
 }
@@ -128,8 +132,22 @@ impl Context {
         let shared = &self.shared;
         let device = &shared.raw;
         for d in dispatches {
-            if d.buffers.len() != d.pipeline.bindings as usize {
-                return Err(Error::InvalidArgument(format!("pipeline `{}` has {} buffer bindings, the dispatch gives {} buffers", d.pipeline.label, d.pipeline.bindings, d.buffers.len())));
+            if d.buffers.len() + d.images.len() != d.pipeline.bindings as usize {
+                return Err(Error::InvalidArgument(format!(
+                    "pipeline `{}` has {} bindings, the dispatch gives {} buffers and {} images",
+                    d.pipeline.label,
+                    d.pipeline.bindings,
+                    d.buffers.len(),
+                    d.images.len()
+                )));
+            }
+            let kinds = d.pipeline.descriptor_types.iter().map(|t| *t == vk::DescriptorType::STORAGE_IMAGE);
+            if let Some((i, is_image)) = kinds.enumerate().find(|(i, is_image)| *is_image != (*i >= d.buffers.len())) {
+                let (wants, gets) = if is_image { ("an image", "a buffer") } else { ("a buffer", "an image") };
+                return Err(Error::InvalidArgument(format!("binding {i} of pipeline `{}` takes {wants}, the dispatch gives {gets}", d.pipeline.label)));
+            }
+            if d.images.iter().any(|b| !std::sync::Arc::ptr_eq(&b.shared, shared)) {
+                return Err(Error::InvalidArgument("an image belongs to another device".into()));
             }
             if d.push_constants.len() != d.pipeline.push_constant_bytes as usize {
                 return Err(Error::SizeMismatch {
@@ -172,12 +190,18 @@ impl Context {
                         [vk::DescriptorBufferInfo { buffer: b.raw, offset: 0, range }]
                     })
                     .collect();
-                let writes: Vec<_> = infos
+                let image_infos: Vec<[vk::DescriptorImageInfo; 1]> =
+                    d.images.iter().map(|im| [vk::DescriptorImageInfo { sampler: vk::Sampler::null(), image_view: im.view, image_layout: vk::ImageLayout::GENERAL }]).collect();
+                let mut writes: Vec<_> = infos
                     .iter()
                     .enumerate()
                     .map(|(i, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(i as u32).descriptor_type(d.pipeline.descriptor_types[i]).buffer_info(info))
                     .collect();
-                // SAFETY: the set and buffers are valid; `infos` outlives the call.
+                let first = d.buffers.len();
+                writes.extend(image_infos.iter().enumerate().map(|(i, info)| {
+                    vk::WriteDescriptorSet::default().dst_set(set).dst_binding((first + i) as u32).descriptor_type(vk::DescriptorType::STORAGE_IMAGE).image_info(info)
+                }));
+                // SAFETY: the set, buffers and images are valid; `infos` and `image_infos` outlive the call.
                 unsafe { device.update_descriptor_sets(&writes, &[]) };
                 sets.push(set);
             }

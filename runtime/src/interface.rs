@@ -69,10 +69,20 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<Vec<vk::
                 let pointee = defs.get(&ptr).filter(|p| p.is(Op::TypePointer)).and_then(|p| p.operands.get(1).and_then(Operand::id));
                 pointee.is_some_and(|s| decorations.contains_key(&(s, Decoration::BufferBlock as Word)))
             };
-            if storage == class(StorageClass::UniformConstant) {
-                return Err(mismatch(format!("{name} is an image, sampler or other opaque resource; the pipeline binds buffers only")));
-            }
             let Some(binding) = binding else { continue };
+            if storage == class(StorageClass::UniformConstant) {
+                // Storage images (Sampled 2) other than texel buffers are the one opaque kind.
+                let pointee = defs.get(&ptr).filter(|p| p.is(Op::TypePointer)).and_then(|p| p.operands.get(1).and_then(Operand::id)).and_then(|t| defs.get(&t));
+                let storage_image = pointee.is_some_and(|t| t.is(Op::TypeImage) && t.word_opt(5) == Some(2) && t.word_opt(1) != Some(spirv::Dim::DimBuffer as u32));
+                if !storage_image {
+                    return Err(mismatch(format!("{name} is a sampled image, sampler or other opaque resource; the pipeline binds buffers and storage images only")));
+                }
+                if let Some(other) = seen.insert(binding, id).filter(|_| types[binding as usize] != vk::DescriptorType::STORAGE_IMAGE) {
+                    return Err(mismatch(format!("{name} and variable %{other} share binding {binding} as an image and a buffer")));
+                }
+                types[binding as usize] = vk::DescriptorType::STORAGE_IMAGE;
+                continue;
+            }
             let is_uniform = storage == class(StorageClass::Uniform) && !buffer_block();
             // Variables may alias a binding, but only as one kind of descriptor.
             let kind = if is_uniform { vk::DescriptorType::UNIFORM_BUFFER } else { vk::DescriptorType::STORAGE_BUFFER };

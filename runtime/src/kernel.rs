@@ -12,6 +12,7 @@ use crate::buffer::{Buffer, MemoryKind};
 use crate::device::Context;
 use crate::dispatch::{Dispatch, RunStats};
 use crate::error::{Error, Result};
+use crate::image::{Image, ImageFormat};
 use crate::pipeline::{Pipeline, PipelineDesc, SpecConstant};
 use matbridge_translator::ir::Module;
 use matbridge_translator::kernel::{KernelAbi, KernelArg as AbiArg, ScalarKind};
@@ -28,6 +29,47 @@ pub enum KernelArg<'a> {
     Bytes(&'a [u8]),
     /// A local-memory argument of this many bytes.
     Local(u64),
+    /// An image argument.
+    Image(&'a Image),
+    /// A sampler argument.
+    Sampler(Sampler),
+}
+
+/// How a sampler addresses coordinates outside the image (`CLK_ADDRESS_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressMode {
+    /// Out of range is undefined in OpenCL; matbridge clamps.
+    None,
+    ClampToEdge,
+    /// The border color.
+    Clamp,
+    Repeat,
+    MirroredRepeat,
+}
+
+/// An OpenCL sampler (what `clCreateSampler` takes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampler {
+    pub normalized_coords: bool,
+    pub address: AddressMode,
+    /// Linear filtering (else nearest).
+    pub linear: bool,
+}
+
+impl Sampler {
+    /// The sampler's bits as OpenCL C writes them (`CLK_NORMALIZED_COORDS_TRUE | ...`).
+    pub fn bits(&self) -> u32 {
+        use matbridge_translator::passes::lower_kernel_images::sampler_bits as clk;
+        let address = match self.address {
+            AddressMode::None => clk::ADDRESS_NONE,
+            AddressMode::ClampToEdge => clk::ADDRESS_CLAMP_TO_EDGE,
+            AddressMode::Clamp => clk::ADDRESS_CLAMP,
+            AddressMode::Repeat => clk::ADDRESS_REPEAT,
+            AddressMode::MirroredRepeat => clk::ADDRESS_MIRRORED_REPEAT,
+        };
+        let normalized = if self.normalized_coords { clk::NORMALIZED_COORDS } else { 0 };
+        address | normalized | if self.linear { clk::FILTER_LINEAR } else { clk::FILTER_NEAREST }
+    }
 }
 
 /// How a kernel is loaded.
@@ -68,6 +110,8 @@ impl NdRange {
 pub struct PreparedLaunch<'a> {
     pipeline: Arc<Pipeline>,
     push: Vec<u8>,
+    /// The image arguments, by binding.
+    images: Vec<&'a Image>,
     groups: [u32; 3],
     /// The buffers whose addresses the push constants hold stay borrowed while it lives.
     borrows: std::marker::PhantomData<&'a Buffer>,
@@ -77,9 +121,9 @@ pub struct PreparedLaunch<'a> {
 
 impl PreparedLaunch<'_> {
     /// The dispatch that runs the launch (its buffers travel as device addresses in the push
-    /// constants, so it binds none).
+    /// constants, so it binds only its images).
     pub fn dispatch(&self) -> Dispatch<'_> {
-        Dispatch { pipeline: &self.pipeline, buffers: &[], push_constants: &self.push, groups: self.groups }
+        Dispatch { pipeline: &self.pipeline, buffers: &[], images: &self.images, push_constants: &self.push, groups: self.groups }
     }
 }
 
@@ -90,8 +134,9 @@ pub struct Kernel {
     pipelines: Mutex<HashMap<Specialization, Arc<Pipeline>>>,
 }
 
-/// A pipeline's specialization constants, `(SpecId, value)`: the key of its cache.
-type Specialization = Vec<(u32, u32)>;
+/// A pipeline's specialization constants, `(SpecId, value)`, and the formats of its images
+/// by binding: the key of its cache.
+type Specialization = (Vec<(u32, u32)>, Vec<(u32, ImageFormat)>);
 
 impl std::fmt::Debug for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -200,6 +245,8 @@ impl Context {
             specs.extend(ids.iter().zip(local).map(|(i, v)| (*i, v)));
         }
         let mut shared_bytes = 0u64;
+        let mut images: Vec<(u32, &'a Image)> = Vec::new();
+        let mut formats: Vec<(u32, ImageFormat)> = Vec::new();
         // Structs passed by value: (push-constant offset, bytes), copied after the loop.
         let mut by_value: Vec<(usize, &[u8])> = Vec::new();
         for (k, (a, given)) in abi.args.iter().zip(args).enumerate() {
@@ -243,6 +290,29 @@ impl Context {
                     shared_bytes += bytes;
                     specs.push((*spec_id, u32::try_from(bytes / e).map_err(|_| bad(format!("argument {k} of `{name}`: {bytes} bytes of local memory is too large")))?));
                 }
+                (AbiArg::Image { offset, binding, dims, arrayed, texel, .. }, KernelArg::Image(im)) => {
+                    if !Arc::ptr_eq(&im.shared, &self.shared) {
+                        return Err(bad(format!("argument {k} of `{name}`: the image belongs to another device")));
+                    }
+                    let desc = im.desc();
+                    if desc.kind.dims() != (*dims, *arrayed) {
+                        return Err(bad(format!("argument {k} of `{name}`: the kernel takes a {dims}-dimensional image{}, the launch gives a {:?} image", if *arrayed { " array" } else { "" }, desc.kind)));
+                    }
+                    if desc.format.texel() != *texel {
+                        return Err(bad(format!(
+                            "argument {k} of `{name}`: the kernel reads or writes {} texels, the launch gives a {:?} {:?} image",
+                            scalar_name(*texel),
+                            desc.format.order,
+                            desc.format.channel_type
+                        )));
+                    }
+                    push[*offset as usize..*offset as usize + 4].copy_from_slice(&desc.format.word().to_le_bytes());
+                    images.push((*binding, im));
+                    formats.push((*binding, desc.format));
+                }
+                (AbiArg::Sampler { offset }, KernelArg::Sampler(s)) => {
+                    push[*offset as usize..*offset as usize + 4].copy_from_slice(&s.bits().to_le_bytes());
+                }
                 (AbiArg::Struct { offset, bytes }, KernelArg::Bytes(v)) => {
                     if v.len() != *bytes as usize {
                         return Err(Error::SizeMismatch { what: format!("argument {k} of `{name}` (a struct passed by value)"), expected: u64::from(*bytes), given: v.len() as u64 });
@@ -255,6 +325,8 @@ impl Context {
                         AbiArg::Scalar { .. } => "a scalar value",
                         AbiArg::Struct { .. } => "the bytes of a struct",
                         AbiArg::Local { .. } => "a local-memory size",
+                        AbiArg::Image { .. } => "an image",
+                        AbiArg::Sampler { .. } => "a sampler",
                     };
                     return Err(bad(format!("argument {k} of `{name}` must be {what}")));
                 }
@@ -263,29 +335,41 @@ impl Context {
         if shared_bytes > u64::from(limits.max_shared_memory_size) {
             return Err(bad(format!("kernel `{name}`: {shared_bytes} bytes of local-memory arguments exceed the device's {} bytes", limits.max_shared_memory_size)));
         }
+        images.sort_by_key(|(b, _)| *b);
+        formats.sort_by_key(|(b, _)| *b);
+        let key = (specs, formats);
         let pipeline = {
             let mut cache = kernel.pipelines.lock().unwrap_or_else(|p| p.into_inner());
-            match cache.get(&specs) {
+            match cache.get(&key) {
                 Some(p) => p.clone(),
                 None => {
+                    let (specs, formats) = &key;
                     let spec_constants: Vec<SpecConstant> = specs.iter().map(|(i, v)| SpecConstant::u32(*i, *v)).collect();
+                    // Images get the formats bound to them (no read-without-format needed).
+                    let words = if formats.is_empty() {
+                        kernel.words.to_vec()
+                    } else {
+                        let mut module = Module::from_words(&kernel.words).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
+                        matbridge_translator::kernel::set_image_formats(&mut module, name, formats).map_err(|e| bad(format!("kernel `{name}`: {e}")))?;
+                        module.to_words()
+                    };
                     let p = Arc::new(self.create_pipeline(&PipelineDesc {
-                        spirv: &kernel.words,
+                        spirv: &words,
                         entry_point: name,
-                        bindings: 0,
+                        bindings: images.len() as u32,
                         push_constant_bytes: push.len() as u32,
                         spec_constants: &spec_constants,
                         required_subgroup_size,
                         label: name,
                         trusted: false,
                     })?);
-                    cache.insert(specs, p.clone());
+                    cache.insert(key.clone(), p.clone());
                     p
                 }
             }
         };
         let by_value = self.copy_by_value(name, &by_value, &mut push)?;
-        Ok(PreparedLaunch { pipeline, push, groups, borrows: std::marker::PhantomData, _by_value: by_value })
+        Ok(PreparedLaunch { pipeline, push, images: images.into_iter().map(|(_, im)| im).collect(), groups, borrows: std::marker::PhantomData, _by_value: by_value })
     }
 
     /// One buffer holding the structs passed by value, each at a multiple of 128 bytes (the

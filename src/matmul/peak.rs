@@ -42,7 +42,7 @@ pub fn measure(gpu: &Gpu) -> Result<Vec<Peak>> {
         let groups: u32 = 4096;
         let src = gpu.ctx.zeroed_buffer::<u32>(1024, "peak operands")?;
         let dst = gpu.ctx.create_buffer(groups as u64 * SUBGROUPS_PER_GROUP * 1024, MemoryKind::DeviceLocal, "peak results")?;
-        let dispatch = [Dispatch { pipeline: &pipeline, buffers: &[&src, &dst], push_constants: &[], groups: [groups, 1, 1] }];
+        let dispatch = [Dispatch { pipeline: &pipeline, buffers: &[&src, &dst], images: &[], push_constants: &[], groups: [groups, 1, 1] }];
         // Warm up (clocks), then time.
         let warm = std::time::Instant::now();
         while warm.elapsed().as_secs_f64() < 0.3 {

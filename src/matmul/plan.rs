@@ -167,6 +167,6 @@ pub(crate) struct Bound<'a> {
 
 impl Bound<'_> {
     pub(crate) fn dispatch(&self) -> Dispatch<'_> {
-        Dispatch { pipeline: self.pipeline, buffers: &self.buffers, push_constants: &[], groups: self.groups }
+        Dispatch { pipeline: self.pipeline, buffers: &self.buffers, images: &[], push_constants: &[], groups: self.groups }
     }
 }

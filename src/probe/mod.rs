@@ -190,7 +190,7 @@ fn run_once(ctx: &Context, words: &[u32], shape: &CoopMatShape, layouts: Layouts
     let c = ctx.buffer_from_slice(&reference::bytes(&ops.c, m, n, layouts, shape.c), "probe C")?;
     let d_bytes = (m * n * shape.result.bits() as usize / 8).next_multiple_of(4);
     let mut d = ctx.zeroed_buffer::<u8>(d_bytes, "probe D")?;
-    ctx.run(&[matbridge_runtime::Dispatch { pipeline: &p, buffers: &[&a, &b, &c, &d], push_constants: &[], groups: [1, 1, 1] }])?;
+    ctx.run(&[matbridge_runtime::Dispatch { pipeline: &p, buffers: &[&a, &b, &c, &d], images: &[], push_constants: &[], groups: [1, 1, 1] }])?;
     let bytes: Vec<u8> = ctx.read_buffer(&mut d)?;
     Ok(reference::values(&bytes, shape.result, m * n))
 }
@@ -207,12 +207,12 @@ fn time_muladd(ctx: &Context, words: &[u32], shape: &CoopMatShape, min_time: Dur
     let c = zeros(m * n, shape.c.bits(), "probe C")?;
     let d = zeros(m * n, shape.result.bits(), "probe D")?;
     // Drivers that compile at the first dispatch (lavapipe) do it here, untimed.
-    let warm = [matbridge_runtime::Dispatch { pipeline: &p, buffers: &[&a, &b, &c, &d], push_constants: &[], groups: [1, 1, 1] }];
+    let warm = [matbridge_runtime::Dispatch { pipeline: &p, buffers: &[&a, &b, &c, &d], images: &[], push_constants: &[], groups: [1, 1, 1] }];
     ctx.run_with_timeout(&warm, 1, Duration::from_secs(600))?;
     let mut groups = 1u32;
     let started = Instant::now();
     loop {
-        let dispatch = [matbridge_runtime::Dispatch { pipeline: &p, buffers: &[&a, &b, &c, &d], push_constants: &[], groups: [groups, 1, 1] }];
+        let dispatch = [matbridge_runtime::Dispatch { pipeline: &p, buffers: &[&a, &b, &c, &d], images: &[], push_constants: &[], groups: [groups, 1, 1] }];
         let stats = ctx.run_with_timeout(&dispatch, 1, Duration::from_secs(600))?;
         let t = stats.gpu_time.unwrap_or(stats.wall_time);
         if t >= min_time || groups >= 1 << 16 || started.elapsed() > Duration::from_secs(60) {

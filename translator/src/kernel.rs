@@ -26,7 +26,8 @@ use crate::analysis::Types;
 use crate::error::{Error, Result, Site};
 use crate::ir::{Module, Operand};
 use serde::Serialize;
-use spirv::{BuiltIn, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass, Word};
+use crate::passes::lower_kernel_images::{IMAGE_ROLE, SAMPLER_ROLE};
+use spirv::{BuiltIn, Capability, Decoration, Dim, ExecutionMode, ExecutionModel, Op, StorageClass, Word};
 
 /// Name of the push-constant struct of a lowered kernel.
 pub const ARGS_STRUCT: &str = "matbridge.kernel_args";
@@ -64,6 +65,166 @@ pub enum KernelArg {
     /// A struct passed by value, `bytes` long in OpenCL C's layout: the launch copies it into
     /// device memory and writes that copy's address at `offset`.
     Struct { offset: u32, bytes: u32 },
+    /// An image: a storage image at descriptor set 0, `binding`, with `dims` spatial
+    /// dimensions (and layers when `arrayed`), read or written with `texel` values; the launch
+    /// writes its channel order and data type ([`ImageFormat::word`]) at `offset` and sets its
+    /// format in the module ([`set_image_formats`]).
+    Image { offset: u32, binding: u32, dims: u32, arrayed: bool, texel: ScalarKind, access: ImageAccess },
+    /// A sampler: the launch writes OpenCL's sampler bits (`CLK_*`,
+    /// [`crate::passes::lower_kernel_images::sampler_bits`]) at `offset`.
+    Sampler { offset: u32 },
+}
+
+/// How a kernel uses an image argument (its access qualifier).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImageAccess {
+    ReadOnly,
+    WriteOnly,
+    ReadWrite,
+}
+
+/// The channels of an image's texels, as OpenCL names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ChannelOrder {
+    R,
+    RG,
+    RGBA,
+}
+
+/// The type of each channel, as OpenCL names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ChannelType {
+    UnormInt8,
+    UnormInt16,
+    SnormInt8,
+    SnormInt16,
+    SignedInt8,
+    SignedInt16,
+    SignedInt32,
+    UnsignedInt8,
+    UnsignedInt16,
+    UnsignedInt32,
+    HalfFloat,
+    Float,
+}
+
+/// An image format: channel order and channel type (OpenCL's `cl_image_format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct ImageFormat {
+    pub order: ChannelOrder,
+    pub channel_type: ChannelType,
+}
+
+impl ImageFormat {
+    pub const fn new(order: ChannelOrder, channel_type: ChannelType) -> ImageFormat {
+        ImageFormat { order, channel_type }
+    }
+
+    pub fn channels(&self) -> u32 {
+        match self.order {
+            ChannelOrder::R => 1,
+            ChannelOrder::RG => 2,
+            ChannelOrder::RGBA => 4,
+        }
+    }
+
+    /// Bytes of one texel.
+    pub fn texel_bytes(&self) -> u32 {
+        use ChannelType as T;
+        let channel = match self.channel_type {
+            T::UnormInt8 | T::SnormInt8 | T::SignedInt8 | T::UnsignedInt8 => 1,
+            T::UnormInt16 | T::SnormInt16 | T::SignedInt16 | T::UnsignedInt16 | T::HalfFloat => 2,
+            T::SignedInt32 | T::UnsignedInt32 | T::Float => 4,
+        };
+        channel * self.channels()
+    }
+
+    /// The texel values a kernel reads and writes: floats for normalized and float channels,
+    /// signed or unsigned integers for the integer ones.
+    pub fn texel(&self) -> ScalarKind {
+        use ChannelType as T;
+        match self.channel_type {
+            T::SignedInt8 | T::SignedInt16 | T::SignedInt32 => ScalarKind::Int,
+            T::UnsignedInt8 | T::UnsignedInt16 | T::UnsignedInt32 => ScalarKind::Uint,
+            _ => ScalarKind::Float,
+        }
+    }
+
+    /// The word a kernel reads its channel order (low half) and data type (high half) from,
+    /// numbered as SPIR-V's `OpImageQueryOrder` and `OpImageQueryFormat` return them.
+    pub fn word(&self) -> u32 {
+        use spirv::{ImageChannelDataType as D, ImageChannelOrder as O};
+        use ChannelType as T;
+        let order = match self.order {
+            ChannelOrder::R => O::R,
+            ChannelOrder::RG => O::RG,
+            ChannelOrder::RGBA => O::RGBA,
+        };
+        let data = match self.channel_type {
+            T::UnormInt8 => D::UnormInt8,
+            T::UnormInt16 => D::UnormInt16,
+            T::SnormInt8 => D::SnormInt8,
+            T::SnormInt16 => D::SnormInt16,
+            T::SignedInt8 => D::SignedInt8,
+            T::SignedInt16 => D::SignedInt16,
+            T::SignedInt32 => D::SignedInt32,
+            T::UnsignedInt8 => D::UnsignedInt8,
+            T::UnsignedInt16 => D::UnsignedInt16,
+            T::UnsignedInt32 => D::UnsignedInt32,
+            T::HalfFloat => D::HalfFloat,
+            T::Float => D::Float,
+        };
+        order as u32 | (data as u32) << 16
+    }
+
+    /// SPIR-V's name for the format of a storage image, and whether it needs
+    /// `StorageImageExtendedFormats`.
+    pub fn spirv(&self) -> (spirv::ImageFormat, bool) {
+        use spirv::ImageFormat as F;
+        use ChannelOrder::*;
+        use ChannelType as T;
+        let f = match (self.order, self.channel_type) {
+            (R, T::UnormInt8) => F::R8,
+            (R, T::UnormInt16) => F::R16,
+            (R, T::SnormInt8) => F::R8Snorm,
+            (R, T::SnormInt16) => F::R16Snorm,
+            (R, T::SignedInt8) => F::R8i,
+            (R, T::SignedInt16) => F::R16i,
+            (R, T::SignedInt32) => F::R32i,
+            (R, T::UnsignedInt8) => F::R8ui,
+            (R, T::UnsignedInt16) => F::R16ui,
+            (R, T::UnsignedInt32) => F::R32ui,
+            (R, T::HalfFloat) => F::R16f,
+            (R, T::Float) => F::R32f,
+            (RG, T::UnormInt8) => F::Rg8,
+            (RG, T::UnormInt16) => F::Rg16,
+            (RG, T::SnormInt8) => F::Rg8Snorm,
+            (RG, T::SnormInt16) => F::Rg16Snorm,
+            (RG, T::SignedInt8) => F::Rg8i,
+            (RG, T::SignedInt16) => F::Rg16i,
+            (RG, T::SignedInt32) => F::Rg32i,
+            (RG, T::UnsignedInt8) => F::Rg8ui,
+            (RG, T::UnsignedInt16) => F::Rg16ui,
+            (RG, T::UnsignedInt32) => F::Rg32ui,
+            (RG, T::HalfFloat) => F::Rg16f,
+            (RG, T::Float) => F::Rg32f,
+            (RGBA, T::UnormInt8) => F::Rgba8,
+            (RGBA, T::UnormInt16) => F::Rgba16,
+            (RGBA, T::SnormInt8) => F::Rgba8Snorm,
+            (RGBA, T::SnormInt16) => F::Rgba16Snorm,
+            (RGBA, T::SignedInt8) => F::Rgba8i,
+            (RGBA, T::SignedInt16) => F::Rgba16i,
+            (RGBA, T::SignedInt32) => F::Rgba32i,
+            (RGBA, T::UnsignedInt8) => F::Rgba8ui,
+            (RGBA, T::UnsignedInt16) => F::Rgba16ui,
+            (RGBA, T::UnsignedInt32) => F::Rgba32ui,
+            (RGBA, T::HalfFloat) => F::Rgba16f,
+            (RGBA, T::Float) => F::Rgba32f,
+        };
+        let base = matches!(f, F::Rgba32f | F::Rgba16f | F::R32f | F::Rgba8 | F::Rgba8Snorm | F::Rgba32i | F::Rgba16i | F::Rgba8i | F::R32i | F::Rgba32ui | F::Rgba16ui | F::Rgba8ui | F::R32ui);
+        (f, !base)
+    }
 }
 
 /// The launch interface of one lowered kernel entry point.
@@ -117,7 +278,12 @@ impl KernelAbi {
                 let Some(k) = name.strip_prefix("arg").and_then(|k| k.split('.').next()?.parse::<u32>().ok()) else { continue };
                 let def = types.defs.get(&ty);
                 let by_value = name.split('.').nth(1).and_then(|s| s.strip_prefix(BY_VALUE)).and_then(|b| b.parse::<u32>().ok());
-                let arg = if let Some(bytes) = by_value {
+                let role = name.split_once('.').map(|r| r.1);
+                let arg = if role == Some(IMAGE_ROLE) {
+                    image_arg(module, &types, function, k, offset)?
+                } else if role == Some(SAMPLER_ROLE) {
+                    KernelArg::Sampler { offset }
+                } else if let Some(bytes) = by_value {
                     KernelArg::Struct { offset, bytes }
                 } else if def.is_some_and(|d| d.is(Op::TypePointer)) || name.ends_with(".addr") {
                     KernelArg::Buffer { offset }
@@ -198,6 +364,108 @@ impl KernelAbi {
             subgroup_size_virtualized,
         })
     }
+}
+
+/// The image argument `k` of the entry function `function`: its storage image variable (named
+/// `arg<k>.image`), whose push-constant word is at `offset`.
+fn image_arg(module: &Module, types: &Types, function: Word, k: u32, offset: u32) -> Result<KernelArg> {
+    let name = format!("arg{k}.{IMAGE_ROLE}");
+    let uses = |var: Word| module.functions.iter().find(|f| f.id() == function).is_some_and(|f| f.insts().any(|i| i.used_ids().any(|u| u == var)));
+    let var = module
+        .globals()
+        .iter()
+        .filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::UniformConstant as u32))
+        .filter_map(|g| g.result_id.map(|id| (id, g)))
+        .find(|(id, _)| module.name_of(*id).as_deref() == Some(name.as_str()) && uses(*id));
+    let (var, g) = var.ok_or_else(|| not_kernel(format!("image argument {k} has no storage image variable that the kernel uses")))?;
+    let binding = module.decoration(var, Decoration::Binding).and_then(|w| w.first().copied()).ok_or_else(|| not_kernel(format!("image argument {k} has no Binding")))?;
+    let image = g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok()).and_then(|i| types.defs.get(&i)).filter(|i| i.is(Op::TypeImage));
+    let image = image.ok_or_else(|| not_kernel(format!("image argument {k} is not a storage image variable")))?;
+    let dims = match image.word_opt(1) {
+        Some(d) if d == Dim::Dim1D as u32 => 1,
+        Some(d) if d == Dim::Dim2D as u32 => 2,
+        Some(d) if d == Dim::Dim3D as u32 => 3,
+        other => return Err(not_kernel(format!("image argument {k} has dimension {other:?}"))),
+    };
+    let arrayed = image.word_opt(3) == Some(1);
+    let sampled = image.id(0).unwrap_or(0);
+    let texel = match types.int(sampled) {
+        Some((_, true)) => ScalarKind::Int,
+        Some((_, false)) => ScalarKind::Uint,
+        None => ScalarKind::Float,
+    };
+    let access = match (module.decoration(var, Decoration::NonWritable).is_some(), module.decoration(var, Decoration::NonReadable).is_some()) {
+        (true, _) => ImageAccess::ReadOnly,
+        (_, true) => ImageAccess::WriteOnly,
+        _ => ImageAccess::ReadWrite,
+    };
+    Ok(KernelArg::Image { offset, binding, dims, arrayed, texel, access })
+}
+
+/// Gives the storage images of entry point `entry` at the bindings in `formats` those formats
+/// (in place of `Unknown`), as the launch binds them: a device then needs no
+/// `shaderStorageImageReadWithoutFormat`. An image whose texels the kernel reads as another
+/// kind (a float image read with `read_imagei`) is an error naming the binding.
+pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, ImageFormat)]) -> Result<()> {
+    let function = module
+        .entry_points
+        .iter()
+        .find(|e| e.string(2).as_deref() == Some(entry) && e.word_opt(0) == Some(ExecutionModel::GLCompute as u32))
+        .and_then(|e| e.id(1).ok())
+        .ok_or_else(|| not_kernel(format!("the module has no GLCompute entry point named `{entry}`")))?;
+    let types = Types::new(module);
+    let used: std::collections::HashSet<Word> = module.functions.iter().filter(|f| f.id() == function).flat_map(|f| f.insts()).flat_map(|i| i.used_ids()).collect();
+    let mut retyped: Vec<(Word, Vec<Operand>)> = Vec::new();
+    let mut extended = false;
+    for g in module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::UniformConstant as u32)) {
+        let Some(var) = g.result_id.filter(|v| used.contains(v)) else { continue };
+        let Some(binding) = module.decoration(var, Decoration::Binding).and_then(|w| w.first().copied()) else { continue };
+        let Some((_, format)) = formats.iter().find(|(b, _)| *b == binding) else { continue };
+        let Some(image) = g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok()).and_then(|i| types.defs.get(&i)).filter(|i| i.is(Op::TypeImage)) else { continue };
+        let sampled = image.id(0).unwrap_or(0);
+        let kind = match types.int(sampled) {
+            Some((_, true)) => ScalarKind::Int,
+            Some((_, false)) => ScalarKind::Uint,
+            None => ScalarKind::Float,
+        };
+        if kind != format.texel() {
+            return Err(not_kernel(format!(
+                "the image at binding {binding} of `{entry}` is {:?} {:?}, whose texels are {:?}; the kernel reads or writes it as {kind:?}",
+                format.order,
+                format.channel_type,
+                format.texel()
+            )));
+        }
+        let (spv, ext) = format.spirv();
+        extended |= ext;
+        let mut operands = image.operands.clone();
+        if let Some(f) = operands.get_mut(6) {
+            *f = Operand::Enum(rspirv::grammar::OperandKind::ImageFormat, spv as u32);
+        }
+        retyped.push((var, operands));
+    }
+    for (var, operands) in retyped {
+        let image = module.intern(Op::TypeImage, None, operands);
+        let ptr = module.type_pointer(StorageClass::UniformConstant, image);
+        if let Some(g) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(var)) {
+            g.result_type = Some(ptr);
+        }
+        module.for_each_inst_mut(|i| {
+            if i.is(Op::Load) && i.operands.first() == Some(&Operand::Id(var)) {
+                i.result_type = Some(image);
+            }
+        });
+    }
+    module.remove_unused_globals(|g| matches!(g.op(), Some(Op::TypeImage | Op::TypePointer)));
+    let unknown = module.globals().iter().any(|g| g.is(Op::TypeImage) && g.word_opt(6) == Some(spirv::ImageFormat::Unknown as u32));
+    if !unknown {
+        let without = [Capability::StorageImageReadWithoutFormat as u32, Capability::StorageImageWriteWithoutFormat as u32];
+        module.capabilities.retain(|c| !c.word_opt(0).is_some_and(|w| without.contains(&w)));
+    }
+    if extended && !module.has_capability(Capability::StorageImageExtendedFormats) {
+        module.capabilities.push(crate::ir::Inst::new(Op::Capability, None, None, vec![Operand::Enum(rspirv::grammar::OperandKind::Capability, Capability::StorageImageExtendedFormats as u32)]));
+    }
+    Ok(())
 }
 
 /// Makes kernel `entry` of an OpenCL-style module require sub-groups of `size` (what

@@ -76,6 +76,7 @@ impl Pipeline {
             Box::new(passes::lower_kernel_subgroups::LowerKernelSubgroups),
             Box::new(passes::lower_kernel_synchronization::LowerKernelSynchronization),
             Box::new(passes::lower_async_copies::LowerAsyncCopies),
+            Box::new(passes::lower_kernel_images::LowerKernelImages),
             Box::new(passes::lower_kernel_interface::LowerKernelInterface),
             Box::new(passes::lower_kernel_pointers::LowerKernelPointers),
             Box::new(passes::narrow_kernel_int64::NarrowKernelInt64),

@@ -42,6 +42,9 @@ fn internable(op: Option<Op>) -> bool {
                 | TypeRuntimeArray
                 | TypeCooperativeMatrixKHR
                 | TypeCooperativeMatrixNV
+                | TypeImage
+                | TypeSampler
+                | TypeSampledImage
                 | ConstantTrue
                 | ConstantFalse
                 | Constant
@@ -54,7 +57,7 @@ fn internable(op: Option<Op>) -> bool {
 /// Types SPIR-V allows once only: decorations (none gives them a meaning) cannot make a second.
 fn unique(op: Option<Op>) -> bool {
     use Op::*;
-    matches!(op, Some(TypeVoid | TypeBool | TypeInt | TypeFloat | TypeVector | TypeMatrix | TypeFunction | TypeCooperativeMatrixKHR | TypeCooperativeMatrixNV))
+    matches!(op, Some(TypeVoid | TypeBool | TypeInt | TypeFloat | TypeVector | TypeMatrix | TypeFunction | TypeCooperativeMatrixKHR | TypeCooperativeMatrixNV | TypeImage | TypeSampler | TypeSampledImage))
 }
 
 impl Module {

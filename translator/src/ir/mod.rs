@@ -131,6 +131,10 @@ pub struct Module {
     /// Structs an OpenCL module declared `CPacked` (no padding), remembered after the
     /// decoration, which Vulkan does not have, is dropped: their buffer layout stays packed.
     pub packed_structs: std::collections::HashSet<Word>,
+    /// Kernel parameters that `lower-kernel-images` turned into 32-bit words describing an image
+    /// or a sampler, with the suffix their push-constant member's name takes (`image`,
+    /// `sampler`); read by `lower-kernel-interface`.
+    pub kernel_param_roles: std::collections::HashMap<Word, &'static str>,
     pub(crate) interner: intern::Interner,
 }
 
@@ -195,6 +199,7 @@ impl Module {
             globals: vec![],
             functions: vec![],
             packed_structs: Default::default(),
+            kernel_param_roles: Default::default(),
             interner: Default::default(),
         };
         m.set_version(version.0, version.1);

@@ -26,9 +26,10 @@
 //!   execution modes compute shaders cannot have are dropped, a required sub-group size the
 //!   target does not run is an error.
 //!
-//! Preconditions: `inline-functions` ran (entry functions call nothing). Images and samplers
-//! are errors naming the parameter, as is a struct argument read in place that a phi or select
-//! joins with pointers into other memory.
+//! Preconditions: `inline-functions` ran (entry functions call nothing) and
+//! `lower-kernel-images` turned images and samplers into words (named `arg<k>.image` and
+//! `arg<k>.sampler` here). A struct argument read in place that a phi or select joins with
+//! pointers into other memory is an error naming the parameter.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -133,7 +134,11 @@ fn check_execution_modes(module: &mut Module, kernels: &[(usize, Word, String)],
 
 /// CrossWorkgroup, Generic (and UniformConstant) pointers become PhysicalStorageBuffer ones.
 fn retype_pointer_classes(module: &mut Module) {
-    let constant_tables = module.globals().iter().any(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::UniformConstant as u32));
+    // Images (`lower-kernel-images`) stay UniformConstant: pointers to them, and their variables.
+    let images: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::TypeImage)).filter_map(|g| g.result_id).collect();
+    let image_pointers: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::TypePointer) && g.id(1).is_ok_and(|p| images.contains(&p))).filter_map(|g| g.result_id).collect();
+    let is_image = |g: &Inst| g.result_id.is_some_and(|id| image_pointers.contains(&id)) || g.is(Op::Variable) && g.result_type.is_some_and(|t| image_pointers.contains(&t));
+    let constant_tables = module.globals().iter().any(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::UniformConstant as u32) && !is_image(g));
     let constant_class = if constant_tables { StorageClass::Private } else { StorageClass::PhysicalStorageBuffer };
     let retype = |class: u32| -> Option<StorageClass> {
         match class {
@@ -143,6 +148,9 @@ fn retype_pointer_classes(module: &mut Module) {
         }
     };
     for g in module.globals_mut().iter_mut() {
+        if is_image(g) {
+            continue;
+        }
         let at = match g.op() {
             Some(Op::TypePointer) => 0,
             Some(Op::TypeForwardPointer) => 1,
@@ -304,7 +312,9 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
                     return Err(bad("a vector of 8- or 16-bit components"));
                 } else {
                     offset = offset.next_multiple_of(align);
-                    members.push((ty, offset, format!("arg{k}")));
+                    // An image's or sampler's word (`lower-kernel-images`) says which it is.
+                    let role = p.result_id.and_then(|id| module.kernel_param_roles.get(&id)).map_or(String::new(), |r| format!(".{r}"));
+                    members.push((ty, offset, format!("arg{k}{role}")));
                     lowered.push(Lowered::Member { member: members.len() as u32 - 1, narrow: None });
                     offset += size;
                 }

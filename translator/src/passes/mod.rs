@@ -15,6 +15,7 @@ pub mod lower_bfloat16_conversions;
 pub mod lower_byte_pointers;
 pub mod lower_clustered_reductions;
 pub mod lower_integer_dot;
+pub mod lower_kernel_images;
 pub mod lower_kernel_interface;
 pub mod lower_kernel_pointers;
 pub mod lower_kernel_subgroups;
