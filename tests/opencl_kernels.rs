@@ -3,7 +3,7 @@
 
 mod common;
 
-use matbridge_runtime::{Context, KernelArg, NdRange};
+use matbridge_runtime::{AddressMode, ChannelOrder, ChannelType, Context, Image, ImageDesc, ImageFormat, ImageKind, KernelArg, NdRange, Sampler};
 use rand::{Rng, SeedableRng};
 
 fn kernels_and_devices(name: &str) -> Option<(Vec<u32>, Vec<Context>)> {
@@ -2061,6 +2061,253 @@ fn long_data_exact_everywhere() {
             assert_eq!(got, want, "{name}: long_sums");
             ctx.check_validation().unwrap_or_else(|e| panic!("{name}: {e}"));
             eprintln!("{name}: 64-bit data matches");
+        }
+    }
+}
+
+/// OpenCL C 8.2's sampled read of a float image of `size` (per axis) at `coord`, with `border`
+/// for texels outside it under `CLK_ADDRESS_CLAMP`: the reference the translated kernels meet.
+/// An address mode of `None` clamps, as matbridge does (OpenCL leaves it undefined).
+fn sample_reference(size: &[i32], texel: &dyn Fn(&[i32]) -> [f32; 4], border: [f32; 4], s: Sampler, coord: &[f32]) -> [f32; 4] {
+    let n = size.len();
+    // Index after the address mode (None: outside, for the border color).
+    let address = |i: i32, z: i32| -> Option<i32> {
+        match s.address {
+            AddressMode::Clamp => (0..z).contains(&i).then_some(i),
+            _ => Some(i.clamp(0, z - 1)),
+        }
+    };
+    let fetch = |idx: &[i32]| -> [f32; 4] {
+        let mut at = Vec::new();
+        for (a, &i) in idx.iter().enumerate() {
+            match address(i, size[a]) {
+                Some(i) => at.push(i),
+                None => return border,
+            }
+        }
+        texel(&at)
+    };
+    let unnorm = |a: usize| if s.normalized_coords { coord[a] * size[a] as f32 } else { coord[a] };
+    let repeat_u = |a: usize| (coord[a] - coord[a].floor()) * size[a] as f32;
+    let mirror_u = |a: usize| (coord[a] - 2.0 * (0.5 * coord[a]).round_ties_even()).abs() * size[a] as f32;
+    if !s.linear {
+        let idx: Vec<i32> = (0..n)
+            .map(|a| {
+                let z = size[a];
+                match s.address {
+                    AddressMode::Repeat => {
+                        let i = repeat_u(a).floor() as i32;
+                        if i > z - 1 {
+                            i - z
+                        } else {
+                            i
+                        }
+                    }
+                    AddressMode::MirroredRepeat => (mirror_u(a).floor() as i32).min(z - 1),
+                    _ => unnorm(a).floor() as i32,
+                }
+            })
+            .collect();
+        return fetch(&idx);
+    }
+    let pairs: Vec<(i32, i32, f32)> = (0..n)
+        .map(|a| {
+            let z = size[a];
+            let u = match s.address {
+                AddressMode::Repeat => repeat_u(a),
+                AddressMode::MirroredRepeat => mirror_u(a),
+                _ => unnorm(a),
+            } - 0.5;
+            let (i0, w) = (u.floor() as i32, u - u.floor());
+            let i1 = i0 + 1;
+            match s.address {
+                AddressMode::Repeat => (if i0 < 0 { z + i0 } else { i0 }, if i1 > z - 1 { i1 - z } else { i1 }, w),
+                AddressMode::MirroredRepeat => (i0.max(0), i1.min(z - 1), w),
+                _ => (i0, i1, w),
+            }
+        })
+        .collect();
+    let mut total = [0.0f32; 4];
+    for corner in 0..1usize << n {
+        let mut idx = Vec::new();
+        let mut weight = 1.0f32;
+        for (a, (i0, i1, w)) in pairs.iter().enumerate() {
+            let high = corner >> a & 1 == 1;
+            idx.push(if high { *i1 } else { *i0 });
+            let f = if high { *w } else { 1.0 - *w };
+            weight = if a == 0 { f } else { weight * f };
+        }
+        let t = fetch(&idx);
+        for c in 0..4 {
+            total[c] += t[c] * weight;
+        }
+    }
+    total
+}
+
+/// Whether `coord` is far enough from the places where the index or the weight of a texel
+/// jumps that a fused multiply-add on the device cannot move it across one.
+fn clear_of_texel_edges(size: &[i32], s: Sampler, coord: &[f32]) -> bool {
+    size.iter().zip(coord).all(|(&z, &c)| {
+        let u = if s.normalized_coords { c * z as f32 } else { c };
+        [u, u - 0.5, c.fract() * z as f32, 0.5 * c].iter().all(|v| (v - v.round()).abs() > 2e-3)
+    })
+}
+
+fn close(a: [f32; 4], b: [f32; 4]) -> bool {
+    a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-4 * (1.0 + y.abs()))
+}
+
+fn image_of(ctx: &Context, desc: ImageDesc, bytes: &[u8], name: &str) -> Image {
+    let image = ctx.create_image(&desc, name).unwrap();
+    ctx.write_image(&image, bytes).unwrap();
+    image
+}
+
+fn floats_of(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+#[test]
+fn images_and_samplers() {
+    let rgba = |t| ImageFormat::new(ChannelOrder::RGBA, t);
+    let samplers: Vec<Sampler> = [false, true]
+        .into_iter()
+        .flat_map(|normalized_coords| {
+            let modes: &[AddressMode] =
+                if normalized_coords { &[AddressMode::ClampToEdge, AddressMode::Clamp, AddressMode::Repeat, AddressMode::MirroredRepeat] } else { &[AddressMode::ClampToEdge, AddressMode::Clamp] };
+            modes.iter().flat_map(move |&address| [false, true].map(|linear| Sampler { normalized_coords, address, linear }))
+        })
+        .collect();
+    for flags in [&[][..], &["-O0"][..]] {
+        let Some(spirv) = common::opencl_with("images", flags) else { return };
+        for ctx in common::contexts() {
+            let name = format!("{} {}", ctx.caps().name, flags.concat());
+            // box3: an 8-bit RGBA image filtered into a float one, edges clamped.
+            let (w, h) = (13usize, 7usize);
+            let src: Vec<u8> = (0..w * h * 4).map(|i| (i * 37 % 251) as u8).collect();
+            let bsrc = image_of(&ctx, ImageDesc::d2(rgba(ChannelType::UnormInt8), w as u32, h as u32), &src, "src");
+            let dst = ctx.create_image(&ImageDesc::d2(rgba(ChannelType::Float), w as u32, h as u32), "dst").unwrap();
+            let k = ctx.load_kernel(&spirv, "box3").unwrap();
+            let range = NdRange { dims: 2, global: [w as u32, h as u32, 1], local: Some([1, 1, 1]), offset: [0; 3] };
+            ctx.launch(&k, &range, &[KernelArg::Image(&bsrc), KernelArg::Image(&dst)]).unwrap();
+            let got = floats_of(&ctx.read_image(&dst).unwrap());
+            for y in 0..h as i32 {
+                for x in 0..w as i32 {
+                    for c in 0..4 {
+                        let mut sum = 0.0f32;
+                        for dy in -1..=1 {
+                            for dx in -1..=1 {
+                                let (xx, yy) = ((x + dx).clamp(0, w as i32 - 1) as usize, (y + dy).clamp(0, h as i32 - 1) as usize);
+                                sum += src[(yy * w + xx) * 4 + c] as f32 / 255.0;
+                            }
+                        }
+                        let g = got[(y as usize * w + x as usize) * 4 + c];
+                        assert!((g - sum / 9.0).abs() < 1e-5, "{name}: box3 at ({x}, {y}) channel {c}: {g} vs {}", sum / 9.0);
+                    }
+                }
+            }
+
+            // sample2d: every sampler the launch can pass, on a float RGBA image (border alpha 0).
+            let (w, h) = (5i32, 4i32);
+            let texel = |p: &[i32]| [p[0] as f32 + 10.0 * p[1] as f32, (p[0] * p[1]) as f32 * 0.25, 0.5 * p[0] as f32 - p[1] as f32, 1.0 + p[1] as f32];
+            let pixels: Vec<f32> = (0..h).flat_map(|y| (0..w).flat_map(move |x| texel(&[x, y]))).collect();
+            let img = image_of(&ctx, ImageDesc::d2(rgba(ChannelType::Float), w as u32, h as u32), bytemuck::cast_slice(&pixels), "sampled");
+            let k = ctx.load_kernel(&spirv, "sample2d").unwrap();
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+            for s in &samplers {
+                let (lo, hi) = if s.normalized_coords { (-0.7f32, 1.9f32) } else { (-2.3f32, 7.1f32) };
+                let coords: Vec<[f32; 2]> = std::iter::repeat_with(|| [rng.random_range(lo..hi), rng.random_range(lo..hi)]).filter(|c| clear_of_texel_edges(&[w, h], *s, c)).take(64).collect();
+                let bc = ctx.buffer_from_slice(&coords, "coords").unwrap();
+                let mut bo = ctx.zeroed_buffer::<[f32; 4]>(64, "out").unwrap();
+                ctx.launch(&k, &NdRange::linear(64, None), &[KernelArg::Image(&img), KernelArg::Sampler(*s), KernelArg::Buffer(&bc), KernelArg::Buffer(&bo)]).unwrap();
+                let out: Vec<[f32; 4]> = ctx.read_buffer(&mut bo).unwrap();
+                for (c, o) in coords.iter().zip(&out) {
+                    let want = sample_reference(&[w, h], &|p: &[i32]| texel(p), [0.0; 4], *s, c);
+                    assert!(close(*o, want), "{name}: {s:?} at {c:?}: {o:?}, want {want:?}");
+                }
+            }
+
+            // shifted: integer coordinates with the border color of a two-channel image (alpha 1),
+            // and writes that fall outside the destination.
+            let (w, h) = (6usize, 5usize);
+            let rg: Vec<u8> = (0..w * h * 2).map(|i| (i * 11 % 256) as u8).collect();
+            let img = image_of(&ctx, ImageDesc::d2(ImageFormat::new(ChannelOrder::RG, ChannelType::UnormInt8), w as u32, h as u32), &rg, "rg");
+            let fill = vec![-1.0f32; w * h * 4];
+            let dst = image_of(&ctx, ImageDesc::d2(rgba(ChannelType::Float), w as u32, h as u32), bytemuck::cast_slice(&fill), "shifted");
+            let k = ctx.load_kernel(&spirv, "shifted").unwrap();
+            let shift = 2i32;
+            let range = NdRange { dims: 2, global: [w as u32, h as u32, 1], local: Some([1, 1, 1]), offset: [0; 3] };
+            ctx.launch(&k, &range, &[KernelArg::Image(&img), KernelArg::Image(&dst), KernelArg::Bytes(&shift.to_le_bytes())]).unwrap();
+            let got = floats_of(&ctx.read_image(&dst).unwrap());
+            for y in 0..h as i32 {
+                for x in 0..w as i32 {
+                    let sx = x - shift; // the work-item that wrote (x, y) read (x - 2 shift, y + shift)
+                    let want = if sx < 0 {
+                        [-1.0; 4]
+                    } else {
+                        let (rx, ry) = (sx - shift, y + shift);
+                        if (0..w as i32).contains(&rx) && (0..h as i32).contains(&ry) {
+                            let at = (ry as usize * w + rx as usize) * 2;
+                            [rg[at] as f32 / 255.0, rg[at + 1] as f32 / 255.0, 0.0, 1.0]
+                        } else {
+                            [0.0, 0.0, 0.0, 1.0]
+                        }
+                    };
+                    let at = (y as usize * w + x as usize) * 4;
+                    assert!(close([got[at], got[at + 1], got[at + 2], got[at + 3]], want), "{name}: shifted at ({x}, {y}): {:?}, want {want:?}", &got[at..at + 4]);
+                }
+            }
+
+            // integers: unsigned and signed images, a read-write image, queries.
+            let (w, h) = (4usize, 3usize);
+            let a: Vec<u8> = (0..w * h * 4).map(|i| (i * 7 % 256) as u8).collect();
+            let b: Vec<i16> = (0..w * h * 4).map(|i| i as i16 * 100 - 2000).collect();
+            let ia = image_of(&ctx, ImageDesc::d2(rgba(ChannelType::UnsignedInt8), w as u32, h as u32), &a, "a");
+            let ib = image_of(&ctx, ImageDesc::d2(rgba(ChannelType::SignedInt16), w as u32, h as u32), bytemuck::cast_slice(&b), "b");
+            let mut binfo = ctx.zeroed_buffer::<i32>(8, "info").unwrap();
+            let k = ctx.load_kernel(&spirv, "integers").unwrap();
+            let range = NdRange { dims: 2, global: [w as u32, h as u32, 1], local: Some([1, 1, 1]), offset: [0; 3] };
+            ctx.launch(&k, &range, &[KernelArg::Image(&ia), KernelArg::Image(&ib), KernelArg::Buffer(&binfo)]).unwrap();
+            let got: Vec<i16> = bytemuck::pod_collect_to_vec(&ctx.read_image(&ib).unwrap());
+            for i in 0..w * h * 4 {
+                assert_eq!(got[i], (b[i] as i32 * 3 - a[i] as i32) as i16, "{name}: integers texel word {i}");
+            }
+            let info: Vec<i32> = ctx.read_buffer(&mut binfo).unwrap();
+            // CL_RGBA, CL_UNSIGNED_INT8, CL_RGBA, CL_SIGNED_INT16.
+            assert_eq!(&info[..7], &[4, 3, 403, 0x10B5, 0x10DA, 0x10B5, 0x10D8], "{name}: image queries");
+            // The kernel reads `a` as unsigned integers: a float image is refused by name.
+            let wrong = ctx.launch(&k, &range, &[KernelArg::Image(&dst), KernelArg::Image(&ib), KernelArg::Buffer(&binfo)]).unwrap_err().to_string();
+            assert!(wrong.contains("argument 0") && wrong.contains("uint"), "{name}: {wrong}");
+
+            // shapes: a 3D image at normalized coordinates, a 2D array and a 1D image.
+            let vol_size = [4i32, 4, 2];
+            let vtexel = |p: &[i32]| [p[0] as f32, p[1] as f32 * 2.0, p[2] as f32 * 4.0, (p[0] + p[1] + p[2]) as f32];
+            let vol: Vec<f32> = (0..2).flat_map(|z| (0..4).flat_map(move |y| (0..4).flat_map(move |x| vtexel(&[x, y, z])))).collect();
+            let ivol = image_of(&ctx, ImageDesc { kind: ImageKind::D3, format: rgba(ChannelType::Float), width: 4, height: 4, depth: 2 }, bytemuck::cast_slice(&vol), "vol");
+            let ltexel = |x: i32, y: i32, l: i32| [x as f32, y as f32, l as f32, 0.5];
+            let lay: Vec<f32> = (0..3).flat_map(|l| (0..2).flat_map(move |y| (0..4).flat_map(move |x| ltexel(x, y, l)))).collect();
+            let ilay = image_of(&ctx, ImageDesc { kind: ImageKind::D2Array, format: rgba(ChannelType::Float), width: 4, height: 2, depth: 3 }, bytemuck::cast_slice(&lay), "layers");
+            let line = ctx.create_image(&ImageDesc { kind: ImageKind::D1, format: rgba(ChannelType::Float), width: 32, height: 1, depth: 1 }, "line").unwrap();
+            let k = ctx.load_kernel(&spirv, "shapes").unwrap();
+            for linear in [false, true] {
+                let s = Sampler { normalized_coords: true, address: AddressMode::ClampToEdge, linear };
+                let mut bo = ctx.zeroed_buffer::<[f32; 4]>(32, "out").unwrap();
+                ctx.launch(&k, &NdRange::linear(32, None), &[KernelArg::Image(&ivol), KernelArg::Sampler(s), KernelArg::Image(&ilay), KernelArg::Image(&line), KernelArg::Buffer(&bo)]).unwrap();
+                let out: Vec<[f32; 4]> = ctx.read_buffer(&mut bo).unwrap();
+                for (i, o) in out.iter().enumerate() {
+                    let i = i as i32;
+                    let c = [((i % 4) as f32 + 0.5) / 4.0, ((i / 4 % 4) as f32 + 0.5) / 4.0, ((i / 16) as f32 + 0.25) / 2.0];
+                    let v = sample_reference(&vol_size, &|p: &[i32]| vtexel(p), [0.0; 4], s, &c);
+                    let l = ltexel(i % 4, i / 4 % 2, i / 8 % 3);
+                    let want = [v[0] + l[0] * 1000.0, v[1] + l[1] * 1000.0, v[2] + l[2] * 1000.0, v[3] + l[3] * 1000.0];
+                    assert!(close(*o, want), "{name}: shapes ({s:?}) item {i}: {o:?}, want {want:?}");
+                }
+                let got = floats_of(&ctx.read_image(&line).unwrap());
+                for i in 0..32 {
+                    assert_eq!(&got[i * 4..i * 4 + 4], &[i as f32, 2.0, 3.0, 1.0], "{name}: 1D image texel {i}");
+                }
+            }
         }
     }
 }

@@ -457,11 +457,23 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
         });
     }
     module.remove_unused_globals(|g| matches!(g.op(), Some(Op::TypeImage | Op::TypePointer)));
-    let unknown = module.globals().iter().any(|g| g.is(Op::TypeImage) && g.word_opt(6) == Some(spirv::ImageFormat::Unknown as u32));
-    if !unknown {
-        let without = [Capability::StorageImageReadWithoutFormat as u32, Capability::StorageImageWriteWithoutFormat as u32];
-        module.capabilities.retain(|c| !c.word_opt(0).is_some_and(|w| without.contains(&w)));
+    // The images of the module's other kernels, which this pipeline does not run, get a format
+    // of their texel type, so that the module declares no capability the device may lack.
+    let ints: std::collections::HashMap<Word, bool> = module.globals().iter().filter(|g| g.is(Op::TypeInt)).filter_map(|g| Some((g.result_id?, g.word_opt(1)? == 1))).collect();
+    for g in module.globals_mut().iter_mut().filter(|g| g.is(Op::TypeImage) && g.word_opt(6) == Some(spirv::ImageFormat::Unknown as u32)) {
+        let placeholder = match g.id(0).ok().and_then(|t| ints.get(&t)) {
+            Some(true) => spirv::ImageFormat::Rgba32i,
+            Some(false) => spirv::ImageFormat::Rgba32ui,
+            None => spirv::ImageFormat::Rgba32f,
+        };
+        g.operands[6] = Operand::Enum(rspirv::grammar::OperandKind::ImageFormat, placeholder as u32);
     }
+    module.interner.clear();
+    module.merge_duplicate_types();
+    // The new types come after the variables that use them: put definitions first.
+    module.reorder_globals();
+    let without = [Capability::StorageImageReadWithoutFormat as u32, Capability::StorageImageWriteWithoutFormat as u32];
+    module.capabilities.retain(|c| !c.word_opt(0).is_some_and(|w| without.contains(&w)));
     if extended && !module.has_capability(Capability::StorageImageExtendedFormats) {
         module.capabilities.push(crate::ir::Inst::new(Op::Capability, None, None, vec![Operand::Enum(rspirv::grammar::OperandKind::Capability, Capability::StorageImageExtendedFormats as u32)]));
     }

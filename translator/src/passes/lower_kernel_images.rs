@@ -657,12 +657,12 @@ impl<'b, 'm> Emit<'b, 'm> {
         self.b.emit(Op::CompositeConstruct, image.vec4, vec![Operand::Id(zero), Operand::Id(zero), Operand::Id(zero), Operand::Id(alpha)])
     }
 
-    /// A float coordinate turned into an index: floored, kept within `[-1, size]` (outside
-    /// stays outside; NaN goes to -1), converted.
+    /// A float coordinate turned into an index: floored, kept within `[-2, size]` (outside
+    /// stays outside, and so does the next index of a linear pair; NaN goes to -2), converted.
     fn floor_index(&mut self, u: Word, size_f: Word) -> Word {
         let float = self.float;
         let fl = self.gl(GLOp::Floor, float, &[u]);
-        let lo = self.f(-1.0);
+        let lo = self.f(-2.0);
         let clamped = self.gl(GLOp::NClamp, float, &[fl, lo, size_f]);
         let int = self.int;
         self.b.op(Op::ConvertFToS, int, &[clamped])
