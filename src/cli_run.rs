@@ -8,7 +8,7 @@
 //! written out and compared with expected files. The README documents the format.
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use matbridge_runtime::{Context, KernelArg, NdRange, PipelineDesc, RunStats, SpecConstant};
+use matbridge_runtime::{AddressMode, ChannelOrder, ChannelType, Context, Image, ImageDesc, ImageFormat, ImageKind, KernelArg, NdRange, PipelineDesc, RunStats, Sampler, SpecConstant};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -88,6 +88,44 @@ pub enum ArgSpec {
         #[serde(default)]
         packed: bool,
     },
+    /// An image (kernels): its shape (`1d`, `2d`, `3d`, `1d_array`, `2d_array`), format
+    /// (`<order>_<type>`: order `r`, `rg` or `rgba`; type `unorm8`, `unorm16`, `snorm8`,
+    /// `snorm16`, `s8`, `s16`, `s32`, `u8`, `u16`, `u32`, `f16` or `f32`), size (`depth`: a 3D
+    /// image's depth or an array's layers), and texels given as a buffer's values are (channel
+    /// values of the format's type, row after row), read back and checked as a buffer's.
+    Image {
+        #[serde(default)]
+        name: Option<String>,
+        shape: String,
+        format: String,
+        width: u32,
+        #[serde(default = "one_u32")]
+        height: u32,
+        #[serde(default = "one_u32")]
+        depth: u32,
+        #[serde(default)]
+        fill: Option<toml::Value>,
+        #[serde(default)]
+        sequence: Option<Sequence>,
+        #[serde(default)]
+        random: Option<Random>,
+        #[serde(default)]
+        file: Option<PathBuf>,
+        #[serde(default)]
+        write: Option<PathBuf>,
+        #[serde(default)]
+        expect: Option<PathBuf>,
+        #[serde(default)]
+        tolerance: Option<f64>,
+    },
+    /// A sampler (kernels): normalized coordinates or not, addressing (`none`,
+    /// `clamp_to_edge`, `clamp`, `repeat`, `mirrored_repeat`), filter (`nearest`, `linear`).
+    Sampler {
+        #[serde(default)]
+        normalized: bool,
+        address: String,
+        filter: String,
+    },
     /// A buffer argument's device address, 8 bytes in a shader's push constants.
     Address {
         of: usize,
@@ -144,6 +182,63 @@ fn struct_bytes(k: usize, fields: &[FieldSpec], packed: bool) -> Result<Vec<u8>>
     }
     bytes.resize(bytes.len().next_multiple_of(largest), 0);
     Ok(bytes)
+}
+
+fn one_u32() -> u32 {
+    1
+}
+
+/// An image argument's shape and format, and the element type its texels are given in.
+fn image_desc(k: usize, shape: &str, format: &str, size: [u32; 3]) -> Result<(ImageDesc, Dtype)> {
+    let kind = match shape {
+        "1d" => ImageKind::D1,
+        "2d" => ImageKind::D2,
+        "3d" => ImageKind::D3,
+        "1d_array" => ImageKind::D1Array,
+        "2d_array" => ImageKind::D2Array,
+        _ => bail!("arg {k}.shape: `{shape}` is not 1d, 2d, 3d, 1d_array or 2d_array"),
+    };
+    let (order, ty) = format.split_once('_').ok_or_else(|| anyhow!("arg {k}.format: `{format}` is not <order>_<type> (rgba_unorm8)"))?;
+    let order = match order {
+        "r" => ChannelOrder::R,
+        "rg" => ChannelOrder::RG,
+        "rgba" => ChannelOrder::RGBA,
+        _ => bail!("arg {k}.format: channel order `{order}` is not r, rg or rgba"),
+    };
+    let (channel_type, dt) = match ty {
+        "unorm8" => (ChannelType::UnormInt8, Dtype::U8),
+        "unorm16" => (ChannelType::UnormInt16, Dtype::U16),
+        "snorm8" => (ChannelType::SnormInt8, Dtype::I8),
+        "snorm16" => (ChannelType::SnormInt16, Dtype::I16),
+        "s8" => (ChannelType::SignedInt8, Dtype::I8),
+        "s16" => (ChannelType::SignedInt16, Dtype::I16),
+        "s32" => (ChannelType::SignedInt32, Dtype::I32),
+        "u8" => (ChannelType::UnsignedInt8, Dtype::U8),
+        "u16" => (ChannelType::UnsignedInt16, Dtype::U16),
+        "u32" => (ChannelType::UnsignedInt32, Dtype::U32),
+        "f16" => (ChannelType::HalfFloat, Dtype::F16),
+        "f32" => (ChannelType::Float, Dtype::F32),
+        _ => bail!("arg {k}.format: channel type `{ty}` is not unorm8, unorm16, snorm8, snorm16, s8, s16, s32, u8, u16, u32, f16 or f32"),
+    };
+    let [width, height, depth] = size;
+    Ok((ImageDesc { kind, format: ImageFormat::new(order, channel_type), width, height, depth }, dt))
+}
+
+fn sampler(k: usize, normalized: bool, address: &str, filter: &str) -> Result<Sampler> {
+    let address = match address {
+        "none" => AddressMode::None,
+        "clamp_to_edge" => AddressMode::ClampToEdge,
+        "clamp" => AddressMode::Clamp,
+        "repeat" => AddressMode::Repeat,
+        "mirrored_repeat" => AddressMode::MirroredRepeat,
+        _ => bail!("arg {k}.address: `{address}` is not none, clamp_to_edge, clamp, repeat or mirrored_repeat"),
+    };
+    let linear = match filter {
+        "nearest" => false,
+        "linear" => true,
+        _ => bail!("arg {k}.filter: `{filter}` is not nearest or linear"),
+    };
+    Ok(Sampler { normalized_coords: normalized, address, linear })
 }
 
 impl ArgSpec {
@@ -576,6 +671,8 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
         Buffer { dt: Dtype, buffer: matbridge_runtime::Buffer },
         Bytes(Vec<u8>),
         Local(u64),
+        Image { dt: Dtype, image: Image },
+        Sampler(Sampler),
     }
     let mut prepared = Vec::new();
     for (k, a) in launch.args.iter().enumerate() {
@@ -595,6 +692,15 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
             ArgSpec::Local { bytes } => Prepared::Local(*bytes),
             ArgSpec::Struct { fields, packed } => Prepared::Bytes(struct_bytes(k, fields, *packed)?),
             ArgSpec::Address { .. } | ArgSpec::Addresses { .. } => Prepared::Bytes(Vec::new()),
+            ArgSpec::Image { shape, format, width, height, depth, fill, sequence, random, file, .. } => {
+                let (desc, dt) = image_desc(k, shape, format, [*width, *height, *depth])?;
+                let len = (desc.byte_len() / dt.bytes() as u64) as usize;
+                let data = buffer_data(k, dt, Source { len: Some(len), fill, sequence, random, file }, base)?;
+                let image = ctx.create_image(&desc, &format!("arg{k}")).with_context(|| format!("arg {k}: creating the image"))?;
+                ctx.write_image(&image, &data).with_context(|| format!("arg {k}: writing the image"))?;
+                Prepared::Image { dt, image }
+            }
+            ArgSpec::Sampler { normalized, address, filter } => Prepared::Sampler(sampler(k, *normalized, address, filter)?),
         });
     }
     // Device addresses, once every buffer exists. A buffer passed by address is not bound.
@@ -641,6 +747,8 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
                 Prepared::Buffer { buffer, .. } => KernelArg::Buffer(buffer),
                 Prepared::Bytes(b) => KernelArg::Bytes(b),
                 Prepared::Local(n) => KernelArg::Local(*n),
+                Prepared::Image { image, .. } => KernelArg::Image(image),
+                Prepared::Sampler(s) => KernelArg::Sampler(*s),
             })
             .collect();
         let prepared = ctx.prepare_launch(&kernel, &range, &args, &specs)?;
@@ -698,6 +806,7 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
                     push.extend_from_slice(b);
                 }
                 Prepared::Local(_) => bail!("arg {k}: a Vulkan compute shader takes no local-memory arguments"),
+                Prepared::Image { .. } | Prepared::Sampler(_) => bail!("arg {k}: launch files give images and samplers to OpenCL kernels only"),
             }
         }
         while !push.len().is_multiple_of(4) {
@@ -727,12 +836,19 @@ pub fn run(ctx: &Context, path: &Path) -> Result<bool> {
     outln!("{}: `{}` over {:?} on {}: {}", path.display(), launch.entry, launch.global, ctx.caps().name, stats.describe())?;
     let mut all_ok = true;
     for (k, (a, p)) in launch.args.iter().zip(prepared.iter_mut()).enumerate() {
-        let (ArgSpec::Buffer { name, write, expect, tolerance, .. }, Prepared::Buffer { dt, buffer }) = (a, p) else { continue };
+        let (name, write, expect, tolerance) = match a {
+            ArgSpec::Buffer { name, write, expect, tolerance, .. } | ArgSpec::Image { name, write, expect, tolerance, .. } => (name, write, expect, tolerance),
+            _ => continue,
+        };
         if write.is_none() && expect.is_none() {
             continue;
         }
         let label = name.clone().map_or_else(|| format!("arg {k}"), |n| format!("arg {k} (`{n}`)"));
-        let data: Vec<u8> = ctx.read_buffer(buffer).with_context(|| format!("{label}: reading the buffer back"))?;
+        let (dt, data): (&Dtype, Vec<u8>) = match p {
+            Prepared::Buffer { dt, buffer } => (dt, ctx.read_buffer(buffer).with_context(|| format!("{label}: reading the buffer back"))?),
+            Prepared::Image { dt, image } => (dt, ctx.read_image(image).with_context(|| format!("{label}: reading the image back"))?),
+            _ => continue,
+        };
         if let Some(w) = write {
             write_data(&base.join(w), *dt, &data)?;
             outln!("{label}: wrote {}", base.join(w).display())?;

@@ -1004,3 +1004,87 @@ fn run_joins_subgroup_barriers_and_keeps_small_clusters() {
         assert!(r.status.success() && stdout.contains("matches want.bin"), "{device}: {stdout}{}", String::from_utf8_lossy(&r.stderr));
     }
 }
+
+/// Image and sampler arguments in a launch file: texels given and checked as a buffer's values.
+#[test]
+fn run_gives_kernels_images_and_samplers() {
+    let Some(spirv) = common::opencl("images") else { return };
+    let dir = tempdir();
+    std::fs::write(dir.join("images.spv"), bytemuck::cast_slice::<u32, u8>(&spirv)).unwrap();
+    // box3 over a 4x3 image whose texels count up: every channel c of texel i is 4i + c.
+    let (w, h) = (4i32, 3i32);
+    let src = |x: i32, y: i32, c: i32| ((y.clamp(0, h - 1) * w + x.clamp(0, w - 1)) * 4 + c) as f32 / 255.0;
+    let want: Vec<f32> = (0..h).flat_map(|y| (0..w).flat_map(move |x| (0..4).map(move |c| (-1..=1).flat_map(|dy| (-1..=1).map(move |dx| src(x + dx, y + dy, c))).sum::<f32>() / 9.0))).collect();
+    std::fs::write(dir.join("box.bin"), bytemuck::cast_slice::<f32, u8>(&want)).unwrap();
+    let boxed = |format: &str| {
+        format!(
+            r#"
+module = "images.spv"
+entry = "box3"
+global = [4, 3]
+local = [1, 1]
+[[arg]]
+kind = "image"
+shape = "2d"
+format = "{format}"
+width = 4
+height = 3
+sequence = {{ start = 0, step = 1 }}
+[[arg]]
+kind = "image"
+name = "dst"
+shape = "2d"
+format = "rgba_f32"
+width = 4
+height = 3
+expect = "box.bin"
+tolerance = 1e-5
+"#
+        )
+    };
+    // sample2d at the centers of texels 0, 1, 2, ... of a float image: their first channels.
+    let sampled = r#"
+module = "images.spv"
+entry = "sample2d"
+global = [8]
+[[arg]]
+kind = "image"
+shape = "2d"
+format = "r_f32"
+width = 8
+height = 1
+sequence = { start = 10, step = 2 }
+[[arg]]
+kind = "sampler"
+address = "clamp_to_edge"
+filter = "nearest"
+[[arg]]
+kind = "buffer"
+dtype = "f32"
+len = 16
+sequence = { start = 0.5, step = 0.5 }
+[[arg]]
+kind = "buffer"
+name = "out"
+dtype = "f32"
+len = 32
+write = "out.npy"
+"#;
+    for device in common::device_names() {
+        let r = run_launch(&dir, &boxed("rgba_unorm8"), &device);
+        let stdout = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success() && stdout.contains("arg 1 (`dst`): matches box.bin"), "{device}: {stdout}{}", String::from_utf8_lossy(&r.stderr));
+        let r = run_launch(&dir, &boxed("rgba_unorm7"), &device);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert!(!r.status.success() && stderr.contains("arg 0.format: channel type `unorm7`"), "{device}: {stderr}");
+        let r = run_launch(&dir, sampled, &device);
+        assert!(r.status.success(), "{device}: {}{}", String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
+        let npy = std::fs::read(dir.join("out.npy")).unwrap();
+        // Coordinates (0.5, 1), (1.5, 2), ...: texel i of row 0 (rows clamp to the one row).
+        let got: Vec<f32> = bytemuck::pod_collect_to_vec(&npy[npy.len() - 128..]);
+        for i in 0..8 {
+            let x = ((i as f32 * 1.0 + 0.5).floor() as i32).min(7);
+            assert_eq!(got[i * 4..i * 4 + 4], [10.0 + 2.0 * x as f32, 0.0, 0.0, 1.0], "{device}: sample2d item {i}");
+        }
+    }
+}

@@ -657,7 +657,8 @@ fn unlisted_shapes(input: &[u32], kernel: &str, shift: f32) {
                 // Guard elements after E: a padded store must write the matrix only.
                 let mut be = ctx.buffer_from_slice(&vec![-7.0f32; m * n + 64], "e").unwrap();
                 // Mesa 26 lavapipe compiles 216 native 8x8x8 MulAdds (48x48x48 tiled) for minutes.
-                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &be], images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &be], images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
                 let got: Vec<f32> = ctx.read_buffer(&mut be).unwrap();
                 assert!(got[m * n..].iter().all(|g| *g == -7.0), "{what}: a store went past E");
                 for i in 0..m {
@@ -816,7 +817,8 @@ fn llama_style_mul_mm_matches_the_reference() {
                     push.extend(alpha.to_le_bytes());
                     let block = 2 * wm as usize;
                     let groups = [(m.div_ceil(block) * n.div_ceil(block)) as u32, 1, 1];
-                    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd], images: &[], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+                    ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bd], images: &[], push_constants: &push, groups }], 1, FIRST_DISPATCH)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
                     let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
                     for j in 0..n {
                         for i in 0..sd {
@@ -1146,7 +1148,8 @@ fn packed_words_through_padding_match_the_reference() {
                 let mut outs: Vec<_> = sizes.iter().map(|n| ctx.buffer_from_slice(&vec![0xabu8; *n], "out").unwrap()).collect();
                 let push: Vec<u8> = [offset_a, lda, ldb, ldc, lddr, lddc, ldf].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
                 let buffers = [&inputs[0], &inputs[1], &inputs[2], &outs[0], &outs[1], &outs[2]];
-                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &buffers, images: &[], push_constants: &push, groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+                ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &buffers, images: &[], push_constants: &push, groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
                 // Small integers: every sum is exact in f16.
                 let d = |i: usize, j: usize| (0..k).map(|p| a[offset_a * 8 + i * lda * 8 + p] * b[j * ldb * 2 + p]).sum::<f32>() + c[i * ldc * 4 + j];
                 let got: Vec<Vec<u8>> = outs.iter_mut().map(|o| ctx.read_buffer::<u8>(o).unwrap()).collect();
@@ -1657,7 +1660,8 @@ fn int8_tiles_in_unrolled_loops_match_the_reference() {
             let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; rows * n], "d").unwrap();
             let push: Vec<u8> = [n as u32, k as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
             let groups = [(n / 64) as u32, (rows / 64) as u32, 1];
-            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bw, &ba, &bws, &bas, &bb, &bd], images: &[], push_constants: &push, groups }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bw, &ba, &bws, &bas, &bb, &bd], images: &[], push_constants: &push, groups }], 1, FIRST_DISPATCH)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
             let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
             for r in 0..rows {
                 for o in 0..n {
@@ -1992,7 +1996,8 @@ fn aliased_workgroup_blocks_match_the_reference() {
             let ba = ctx.buffer_from_slice(&h(&a), "a").unwrap();
             let bb = ctx.buffer_from_slice(&h(&b), "b").unwrap();
             let mut bc = ctx.buffer_from_slice(&c, "c").unwrap();
-            ctx.run_with_timeout(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            ctx.run_with_timeout(&[Dispatch { pipeline: &pipeline, buffers: &[&ba, &bb, &bc], images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
             let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
             for r in 0..m {
                 for j in 0..16 {

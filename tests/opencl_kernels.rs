@@ -2280,6 +2280,20 @@ fn images_and_samplers() {
             let wrong = ctx.launch(&k, &range, &[KernelArg::Image(&dst), KernelArg::Image(&ib), KernelArg::Buffer(&binfo)]).unwrap_err().to_string();
             assert!(wrong.contains("argument 0") && wrong.contains("uint"), "{name}: {wrong}");
 
+            // halves: half texels of a half image into a float one, through a helper function.
+            let (w, h) = (3usize, 2usize);
+            let hv: Vec<half::f16> = (0..w * h * 4).map(|i| half::f16::from_f32(i as f32 * 0.375 - 2.0)).collect();
+            let ih = image_of(&ctx, ImageDesc::d2(rgba(ChannelType::HalfFloat), w as u32, h as u32), bytemuck::cast_slice(&hv), "halves");
+            let out = ctx.create_image(&ImageDesc::d2(rgba(ChannelType::Float), w as u32, h as u32), "out").unwrap();
+            let k = ctx.load_kernel(&spirv, "halves").unwrap();
+            let range = NdRange { dims: 2, global: [w as u32, h as u32, 1], local: Some([1, 1, 1]), offset: [0; 3] };
+            ctx.launch(&k, &range, &[KernelArg::Image(&ih), KernelArg::Image(&out)]).unwrap();
+            let got = floats_of(&ctx.read_image(&out).unwrap());
+            for (i, g) in got.iter().enumerate() {
+                let want = (hv[i] * half::f16::from_f32(2.0) + half::f16::from_f32([0.25, 0.5, -1.0, 0.0][i % 4])).to_f32();
+                assert_eq!(*g, want, "{name}: halves channel value {i}");
+            }
+
             // shapes: a 3D image at normalized coordinates, a 2D array and a 1D image.
             let vol_size = [4i32, 4, 2];
             let vtexel = |p: &[i32]| [p[0] as f32, p[1] as f32 * 2.0, p[2] as f32 * 4.0, (p[0] + p[1] + p[2]) as f32];

@@ -420,11 +420,8 @@ impl Context {
         let b = |x: bool| if x { vk::TRUE } else { vk::FALSE };
         // SAFETY: handle enumerated from this instance.
         let image_extended_formats = unsafe { raw_instance.get_physical_device_features(info.handle) }.shader_storage_image_extended_formats == vk::TRUE;
-        let core = vk::PhysicalDeviceFeatures::default()
-            .shader_int16(enabled.int16)
-            .shader_int64(enabled.int64)
-            .shader_float64(enabled.float64)
-            .shader_storage_image_extended_formats(image_extended_formats);
+        let core =
+            vk::PhysicalDeviceFeatures::default().shader_int16(enabled.int16).shader_int64(enabled.int64).shader_float64(enabled.float64).shader_storage_image_extended_formats(image_extended_formats);
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(enabled.storage16)
             .uniform_and_storage_buffer16_bit_access(enabled.uniform_storage16)

@@ -1,9 +1,9 @@
 //! Recording, submitting and timing dispatches.
 
 use crate::buffer::Buffer;
-use crate::image::Image;
 use crate::device::{Context, SubmitResources};
 use crate::error::{Error, Result};
+use crate::image::Image;
 use crate::pipeline::Pipeline;
 use ash::vk;
 use std::time::Duration;
@@ -198,9 +198,12 @@ impl Context {
                     .map(|(i, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(i as u32).descriptor_type(d.pipeline.descriptor_types[i]).buffer_info(info))
                     .collect();
                 let first = d.buffers.len();
-                writes.extend(image_infos.iter().enumerate().map(|(i, info)| {
-                    vk::WriteDescriptorSet::default().dst_set(set).dst_binding((first + i) as u32).descriptor_type(vk::DescriptorType::STORAGE_IMAGE).image_info(info)
-                }));
+                writes.extend(
+                    image_infos
+                        .iter()
+                        .enumerate()
+                        .map(|(i, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding((first + i) as u32).descriptor_type(vk::DescriptorType::STORAGE_IMAGE).image_info(info)),
+                );
                 // SAFETY: the set, buffers and images are valid; `infos` and `image_infos` outlive the call.
                 unsafe { device.update_descriptor_sets(&writes, &[]) };
                 sets.push(set);

@@ -152,7 +152,8 @@ fn extent_of(desc: &ImageDesc) -> vk::Extent3D {
     vk::Extent3D { width: desc.width, height: desc.height, depth }
 }
 
-const COLOR: vk::ImageSubresourceRange = vk::ImageSubresourceRange { aspect_mask: vk::ImageAspectFlags::COLOR, base_mip_level: 0, level_count: 1, base_array_layer: 0, layer_count: vk::REMAINING_ARRAY_LAYERS };
+const COLOR: vk::ImageSubresourceRange =
+    vk::ImageSubresourceRange { aspect_mask: vk::ImageAspectFlags::COLOR, base_mip_level: 0, level_count: 1, base_array_layer: 0, layer_count: vk::REMAINING_ARRAY_LAYERS };
 
 impl Context {
     /// Creates a storage image (its texels undefined until written). The device must support
@@ -193,7 +194,8 @@ impl Context {
         let raw = unsafe { shared.raw.create_image(&info, None) }.map_err(Error::vk("vkCreateImage"))?;
         // SAFETY: `raw` was just created on this device.
         let requirements = unsafe { shared.raw.get_image_memory_requirements(raw) };
-        let allocation = shared.allocator().allocate(&AllocationCreateDesc { name, requirements, location: MemoryLocation::GpuOnly, linear: false, allocation_scheme: AllocationScheme::GpuAllocatorManaged });
+        let allocation =
+            shared.allocator().allocate(&AllocationCreateDesc { name, requirements, location: MemoryLocation::GpuOnly, linear: false, allocation_scheme: AllocationScheme::GpuAllocatorManaged });
         let allocation = match allocation {
             Ok(a) => a,
             Err(e) => {
@@ -273,7 +275,11 @@ impl Context {
         }
         let expected = image.desc.byte_len();
         if given != expected {
-            return Err(Error::SizeMismatch { what: format!("{what} ({}x{}x{} {:?} {:?})", image.desc.width, image.desc.height, image.desc.depth, image.desc.format.order, image.desc.format.channel_type), expected, given });
+            return Err(Error::SizeMismatch {
+                what: format!("{what} ({}x{}x{} {:?} {:?})", image.desc.width, image.desc.height, image.desc.depth, image.desc.format.order, image.desc.format.channel_type),
+                expected,
+                given,
+            });
         }
         Ok(())
     }

@@ -296,7 +296,11 @@ impl Context {
                     }
                     let desc = im.desc();
                     if desc.kind.dims() != (*dims, *arrayed) {
-                        return Err(bad(format!("argument {k} of `{name}`: the kernel takes a {dims}-dimensional image{}, the launch gives a {:?} image", if *arrayed { " array" } else { "" }, desc.kind)));
+                        return Err(bad(format!(
+                            "argument {k} of `{name}`: the kernel takes a {dims}-dimensional image{}, the launch gives a {:?} image",
+                            if *arrayed { " array" } else { "" },
+                            desc.kind
+                        )));
                     }
                     if desc.format.texel() != *texel {
                         return Err(bad(format!(

@@ -25,11 +25,11 @@ pub mod loader_env;
 mod pipeline;
 
 pub use buffer::{Buffer, MemoryKind};
-pub use image::{ChannelOrder, ChannelType, Image, ImageDesc, ImageFormat, ImageKind};
 pub use device::{enumerate_devices, resolve_target, Context, ContextOptions, CooperativeMatrix2, DeviceSelector, EnabledFeatures};
 pub use dispatch::{Dispatch, RunStats, CPU_DEVICE_TIMEOUT, DEFAULT_TIMEOUT};
 pub use distrust::{device_key, DistrustReason, DistrustRecord, DistrustedShape};
 pub use error::{Error, Result, VkResult};
+pub use image::{ChannelOrder, ChannelType, Image, ImageDesc, ImageFormat, ImageKind};
 pub use instance::{Instance, InstanceOptions};
 pub use kernel::{AddressMode, Kernel, KernelArg, KernelOptions, NdRange, PreparedLaunch, Sampler};
 pub use matbridge_translator::kernel::KernelAbi;

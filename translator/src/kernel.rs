@@ -12,6 +12,10 @@
 //!   `arg<k>.addr` where `lower-byte-pointers` turned byte pointers into addresses; a struct
 //!   passed by value is the address of a copy of its bytes (made by the launch), a member named
 //!   `arg<k>.struct<bytes>`;
+//! - an image argument `k` is a storage image at descriptor set 0 (bindings in argument order)
+//!   named `arg<k>.image`, whose channel order and data type travel in a member of that name; a
+//!   sampler argument is a member named `arg<k>.sampler` holding its `CLK_*` bits
+//!   (`lower-kernel-images`);
 //! - a local-memory argument `k` is a specialization constant named `local<k>` (its `SpecId`
 //!   holds the array length in elements), the length of a workgroup array whose element type
 //!   gives the element size;
@@ -25,8 +29,8 @@
 use crate::analysis::Types;
 use crate::error::{Error, Result, Site};
 use crate::ir::{Module, Operand};
-use serde::Serialize;
 use crate::passes::lower_kernel_images::{IMAGE_ROLE, SAMPLER_ROLE};
+use serde::Serialize;
 use spirv::{BuiltIn, Capability, Decoration, Dim, ExecutionMode, ExecutionModel, Op, StorageClass, Word};
 
 /// Name of the push-constant struct of a lowered kernel.

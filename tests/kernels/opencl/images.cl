@@ -1,6 +1,6 @@
 // Images and samplers: reads with a constant sampler at integer coordinates, reads at float
 // coordinates through a sampler the launch passes (every addressing and filter mode), integer
-// images, image queries, 1D, 3D and array images.
+// images, image queries, 1D, 3D and array images, half texels.
 
 __constant sampler_t edge = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
 __constant sampler_t border = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
@@ -54,4 +54,16 @@ __kernel void shapes(__read_only image3d_t vol, sampler_t s, __read_only image2d
     float4 l = read_imagef(layers, (int4)(i % 4, i / 4 % 2, i / 8 % 3, 0));
     out[i] = v + l * 1000.0f;
     write_imagef(line, i, (float4)(i, get_image_depth(vol), get_image_array_size(layers), 1.0f));
+}
+
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+
+// Half texels, through a helper function that takes the image (inlined by the translation).
+static half4 doubled(read_only image2d_t img, int2 p) {
+    return read_imageh(img, p) * (half)2.0f;
+}
+
+__kernel void halves(__read_only image2d_t src, __write_only image2d_t dst) {
+    int2 p = (int2)(get_global_id(0), get_global_id(1));
+    write_imageh(dst, p, doubled(src, p) + (half4)(0.25f, 0.5f, -1.0f, 0.0f));
 }

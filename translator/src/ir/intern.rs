@@ -57,7 +57,10 @@ fn internable(op: Option<Op>) -> bool {
 /// Types SPIR-V allows once only: decorations (none gives them a meaning) cannot make a second.
 fn unique(op: Option<Op>) -> bool {
     use Op::*;
-    matches!(op, Some(TypeVoid | TypeBool | TypeInt | TypeFloat | TypeVector | TypeMatrix | TypeFunction | TypeCooperativeMatrixKHR | TypeCooperativeMatrixNV | TypeImage | TypeSampler | TypeSampledImage))
+    matches!(
+        op,
+        Some(TypeVoid | TypeBool | TypeInt | TypeFloat | TypeVector | TypeMatrix | TypeFunction | TypeCooperativeMatrixKHR | TypeCooperativeMatrixNV | TypeImage | TypeSampler | TypeSampledImage)
+    )
 }
 
 impl Module {

@@ -78,8 +78,7 @@ impl Pass for LowerKernelImages {
         if !uses_images {
             return Ok(outcome);
         }
-        let kernels: Vec<(Word, String)> =
-            module.entry_points.iter().filter(|e| e.word_opt(0) == Some(ExecutionModel::Kernel as u32)).filter_map(|e| Some((e.id(1).ok()?, e.string(2)?))).collect();
+        let kernels: Vec<(Word, String)> = module.entry_points.iter().filter(|e| e.word_opt(0) == Some(ExecutionModel::Kernel as u32)).filter_map(|e| Some((e.id(1).ok()?, e.string(2)?))).collect();
         // After inlining, only kernels hold images.
         if let Some(f) = module.functions.iter().find(|f| !kernels.iter().any(|k| k.0 == f.id()) && f.params.iter().any(|p| p.result_type.is_some_and(opaque))) {
             return Err(Error::Invalid { site: module.site(&f.def), message: format!("function %{} takes an image or sampler but is not a kernel (it was not inlined)", f.id()) });
@@ -163,7 +162,8 @@ fn forward_opaque_values(module: &mut Module, fi: usize, name: &str) -> Result<(
     let types = Types::new(module);
     let opaque = |t: Word| types.defs.get(&t).is_some_and(|d| matches!(d.op(), Some(Op::TypeImage | Op::TypeSampler | Op::TypeSampledImage)));
     let function = &module.functions[fi];
-    let vars: Vec<Word> = function.insts().filter(|i| i.is(Op::Variable)).filter(|i| i.result_type.and_then(|p| types.pointer(p)).is_some_and(|(_, t)| opaque(t))).filter_map(|i| i.result_id).collect();
+    let vars: Vec<Word> =
+        function.insts().filter(|i| i.is(Op::Variable)).filter(|i| i.result_type.and_then(|p| types.pointer(p)).is_some_and(|(_, t)| opaque(t))).filter_map(|i| i.result_id).collect();
     let mut replace: Vec<(Word, Word)> = Vec::new();
     for var in &vars {
         let stored: Vec<Word> = function.insts().filter(|i| i.is(Op::Store) && i.id(0).ok() == Some(*var)).filter_map(|i| i.id(1).ok()).collect();
@@ -183,7 +183,7 @@ fn forward_opaque_values(module: &mut Module, fi: usize, name: &str) -> Result<(
     }
     let gone: std::collections::HashSet<Word> = replace.iter().map(|r| r.0).chain(vars.iter().copied()).collect();
     for block in &mut module.functions[fi].blocks {
-        block.insts.retain(|i| !i.result_id.is_some_and(|r| gone.contains(&r)) && !(i.is(Op::Store) && i.id(0).is_ok_and(|p| gone.contains(&p))));
+        block.insts.retain(|i| !(i.result_id.is_some_and(|r| gone.contains(&r)) || i.is(Op::Store) && i.id(0).is_ok_and(|p| gone.contains(&p))));
     }
     // Chains (a copy of a load) resolve to their end.
     let map: HashMap<Word, Word> = replace.into_iter().collect();
@@ -271,7 +271,13 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
                     Texel::Uint => uint,
                 };
                 let vec4 = module.type_vector(scalar, 4);
-                let dim_operand = if dims == 1 { Dim::Dim1D } else if dims == 2 { Dim::Dim2D } else { Dim::Dim3D };
+                let dim_operand = if dims == 1 {
+                    Dim::Dim1D
+                } else if dims == 2 {
+                    Dim::Dim2D
+                } else {
+                    Dim::Dim3D
+                };
                 let image_ty = module.intern(
                     Op::TypeImage,
                     None,
@@ -336,7 +342,7 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
             let address = g.word_opt(0)?; // SamplerAddressingMode: None, ClampToEdge, Clamp, Repeat, RepeatMirrored
             let normalized = g.word_opt(1)? & 1;
             let linear = g.word_opt(2)? == spirv::SamplerFilterMode::Linear as u32;
-            Some((g.result_id?, address * 2 | normalized | if linear { clk::FILTER_LINEAR } else { clk::FILTER_NEAREST }))
+            Some((g.result_id?, (address * 2) | normalized | if linear { clk::FILTER_LINEAR } else { clk::FILTER_NEAREST }))
         })
         .collect();
     for b in 0..module.functions[fi].blocks.len() {
