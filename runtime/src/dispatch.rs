@@ -134,9 +134,10 @@ impl Context {
         for d in dispatches {
             if d.buffers.len() + d.images.len() != d.pipeline.bindings as usize {
                 return Err(Error::InvalidArgument(format!(
-                    "pipeline `{}` has {} bindings, the dispatch gives {} buffers and {} images",
+                    "pipeline `{}` has {} bindings, the dispatch gives {} (buffers: {}, images: {})",
                     d.pipeline.label,
                     d.pipeline.bindings,
+                    d.buffers.len() + d.images.len(),
                     d.buffers.len(),
                     d.images.len()
                 )));
