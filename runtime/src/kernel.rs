@@ -302,7 +302,9 @@ impl Context {
                             desc.kind
                         )));
                     }
-                    if desc.format.texel() != *texel {
+                    // Integer texels of either signedness fit an integer image (a kernel that does
+                    // not say which reads it as unsigned; the pipeline takes the image's).
+                    if (desc.format.texel() == ScalarKind::Float) != (*texel == ScalarKind::Float) {
                         return Err(bad(format!(
                             "argument {k} of `{name}`: the kernel reads or writes {} texels, the launch gives a {:?} {:?} image",
                             scalar_name(*texel),

@@ -419,7 +419,7 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
         .ok_or_else(|| not_kernel(format!("the module has no GLCompute entry point named `{entry}`")))?;
     let types = Types::new(module);
     let used: std::collections::HashSet<Word> = module.functions.iter().filter(|f| f.id() == function).flat_map(|f| f.insts()).flat_map(|i| i.used_ids()).collect();
-    let mut retyped: Vec<(Word, Vec<Operand>)> = Vec::new();
+    let mut retyped: Vec<(Word, Vec<Operand>, Option<bool>)> = Vec::new();
     let mut extended = false;
     for g in module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::UniformConstant as u32)) {
         let Some(var) = g.result_id.filter(|v| used.contains(v)) else { continue };
@@ -432,7 +432,10 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
             Some((_, false)) => ScalarKind::Uint,
             None => ScalarKind::Float,
         };
-        if kind != format.texel() {
+        // Integer images whose signedness the kernel does not say (SPIR-V before 1.4 has no
+        // SignExtend) take the format's: their reads and writes are bit cast.
+        let resigned = kind != format.texel() && kind != ScalarKind::Float && format.texel() != ScalarKind::Float;
+        if kind != format.texel() && !resigned {
             return Err(not_kernel(format!(
                 "the image at binding {binding} of `{entry}` is {:?} {:?}, whose texels are {:?}; the kernel reads or writes it as {kind:?}",
                 format.order,
@@ -446,9 +449,14 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
         if let Some(f) = operands.get_mut(6) {
             *f = Operand::Enum(rspirv::grammar::OperandKind::ImageFormat, spv as u32);
         }
-        retyped.push((var, operands));
+        retyped.push((var, operands, resigned.then_some(format.texel() == ScalarKind::Int)));
     }
-    for (var, operands) in retyped {
+    for (var, mut operands, resigned) in retyped {
+        if let Some(signed) = resigned {
+            let sampled = module.type_int(32, signed);
+            operands[0] = Operand::Id(sampled);
+            resign_accesses(module, var, sampled);
+        }
         let image = module.intern(Op::TypeImage, None, operands);
         let ptr = module.type_pointer(StorageClass::UniformConstant, image);
         if let Some(g) = module.globals_mut().iter_mut().find(|g| g.result_id == Some(var)) {
@@ -482,6 +490,40 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
         module.capabilities.push(crate::ir::Inst::new(Op::Capability, None, None, vec![Operand::Enum(rspirv::grammar::OperandKind::Capability, Capability::StorageImageExtendedFormats as u32)]));
     }
     Ok(())
+}
+
+/// Reads and writes of the image variable `var` move to texels of the integer type `sampled`
+/// (of the other signedness), bit cast from and to what the kernel computes with.
+fn resign_accesses(module: &mut Module, var: Word, sampled: Word) {
+    use crate::ir::Inst;
+    let vec4 = module.type_vector(sampled, 4);
+    let loads: std::collections::HashSet<Word> = module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.is(Op::Load) && i.id(0).ok() == Some(var)).filter_map(|i| i.result_id).collect();
+    for f in 0..module.functions.len() {
+        for b in 0..module.functions[f].blocks.len() {
+            let insts = std::mem::take(&mut module.functions[f].blocks[b].insts);
+            let mut out = Vec::with_capacity(insts.len());
+            for mut inst in insts {
+                let on_var = inst.id(0).is_ok_and(|i| loads.contains(&i));
+                match inst.op() {
+                    Some(Op::ImageRead) if on_var => {
+                        let (old_ty, old_id, new_id) = (inst.result_type, inst.result_id, module.alloc_id());
+                        inst.result_type = Some(vec4);
+                        inst.result_id = Some(new_id);
+                        out.push(inst);
+                        out.push(Inst::new(Op::Bitcast, old_ty, old_id, vec![Operand::Id(new_id)]));
+                    }
+                    Some(Op::ImageWrite) if on_var => {
+                        let texel = module.alloc_id();
+                        out.push(Inst::new(Op::Bitcast, Some(vec4), Some(texel), vec![inst.operands[2].clone()]));
+                        inst.operands[2] = Operand::Id(texel);
+                        out.push(inst);
+                    }
+                    _ => out.push(inst),
+                }
+            }
+            module.functions[f].blocks[b].insts = out;
+        }
+    }
 }
 
 /// Makes kernel `entry` of an OpenCL-style module require sub-groups of `size` (what

@@ -270,3 +270,57 @@ fn calls_of_imported_functions_are_refused_naming_them() {
         assert!(matches!(e, Error::Invalid { .. }) && msg.contains("OpFunctionCall") && msg.contains("calls helper") && msg.contains("without a body"), "{msg}");
     }
 }
+
+/// An image argument's interface, and the formats the launch gives it: a kernel that does not
+/// say whether an integer image is signed (SPIR-V 1.0 has no SignExtend) takes the bound
+/// image's signedness, its texels bit cast; a float image read as integers is refused naming
+/// the binding.
+#[test]
+fn image_arguments_take_the_format_of_the_bound_image() {
+    use matbridge_translator::kernel::{set_image_formats, ChannelOrder, ChannelType, ImageAccess, ImageFormat, KernelAbi, KernelArg, ScalarKind};
+    use matbridge_translator::Module;
+    if !tools_present() {
+        return;
+    }
+    let text = r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability ImageBasic
+               OpCapability ImageReadWrite
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+     %v2uint = OpTypeVector %uint 2
+     %v4uint = OpTypeVector %uint 4
+     %uint_1 = OpConstant %uint 1
+        %one = OpConstantComposite %v2uint %uint_1 %uint_1
+        %img = OpTypeImage %void 2D 0 0 0 0 Unknown ReadWrite
+         %fn = OpTypeFunction %void %img %v2uint
+          %k = OpFunction %void None %fn
+          %i = OpFunctionParameter %img
+          %p = OpFunctionParameter %v2uint
+      %entry = OpLabel
+          %t = OpImageRead %v4uint %i %p
+         %p1 = OpIAdd %v2uint %p %one
+               OpImageWrite %i %p1 %t
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = tools::assemble(text, "opencl1.2").unwrap();
+    let (out, _) = translate(&words, &DeviceCaps::lavapipe()).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    let module = Module::from_words(&out).unwrap();
+    let abi = KernelAbi::read(&module, "k").unwrap();
+    assert_eq!(abi.args[0], KernelArg::Image { offset: 16, binding: 0, dims: 2, arrayed: false, texel: ScalarKind::Uint, access: ImageAccess::ReadWrite });
+    let mut signed = module.clone();
+    set_image_formats(&mut signed, "k", &[(0, ImageFormat::new(ChannelOrder::RGBA, ChannelType::SignedInt16))]).unwrap();
+    let words = signed.to_words();
+    tools::validate(&words, "vulkan1.3").unwrap();
+    let text = tools::disassemble(&words).unwrap();
+    assert!(text.contains("OpTypeImage %int 2D 0 0 0 2 Rgba16i") && text.contains("OpBitcast %v4uint") && text.contains("OpBitcast %v4int"), "{text}");
+    assert!(!text.contains("WithoutFormat"), "{text}");
+    let mut float = module.clone();
+    let err = set_image_formats(&mut float, "k", &[(0, ImageFormat::new(ChannelOrder::R, ChannelType::Float))]).unwrap_err().to_string();
+    assert!(err.contains("binding 0") && err.contains("Float"), "{err}");
+}
