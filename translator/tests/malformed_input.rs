@@ -482,6 +482,8 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
         // A 32-bit integer reinterpreted as a 64-bit global pointer, where pointers are held as
         // two words and 64-bit integers are narrowed.
         ("lower_kernel_pointers/generic_local.spvasm", &[("%58 = OpBitcast %9 %16", "%58 = OpBitcast %9 %26")], &["swiftshader"], "reinterprets an integer as a pointer"),
+        // An image write of a scalar texel (OpenCL's writes give four components).
+        ("lower_kernel_images/sampled.spvasm", &[("OpImageWrite %15 %28 %54", "OpImageWrite %15 %28 %uint_0")], &["h100", "lavapipe", "swiftshader"], "not a 4-component vector"),
     ];
     for &(input, edits, rewriting, expected) in ENTRIES {
         let (text, words) = edited(input, edits);

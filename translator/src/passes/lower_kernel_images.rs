@@ -382,6 +382,9 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
         let mut builder = Builder::new(module, Cursor { function: fi, block: b, index: i }).with_origin(origin);
         let on = inst.id(0).ok().unwrap_or(0);
         let refused = |module: &Module, what: &str| Error::Invalid { site: module.site(&inst), message: format!("kernel `{name}`: {what} has no Vulkan lowering") };
+        if let Some(what) = odd_operands(builder.module, &inst, images.get(&on).or(sampled.get(&on).map(|s| &s.0))) {
+            return Err(refused(builder.module, &what));
+        }
         match (inst.op(), images.get(&on), sampled.get(&on)) {
             (Some(Op::ImageRead), Some(image), _) => {
                 used.read = true;
@@ -452,6 +455,36 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
         outcome.count(inst.opcode);
     }
     Ok(())
+}
+
+/// What is wrong with the types of an image instruction's texel, coordinate or result, if
+/// anything: texels are 4-component vectors of 32-bit numbers or halves, coordinates integer or
+/// float scalars or vectors with a component per coordinate, queries return integers.
+fn odd_operands(module: &Module, inst: &Inst, image: Option<&Image>) -> Option<String> {
+    let types = Types::new(module);
+    let image = image?;
+    let shape = |t: Word| -> (Word, u32) { types.vector(t).unwrap_or((t, 1)) };
+    let texel_ok = |t: Word| {
+        let (c, n) = shape(t);
+        n == 4 && (types.float(c).is_some_and(|f| f.0 == 32 || f.0 == 16) || types.int(c).is_some_and(|i| i.0 == 32))
+    };
+    let coord_ok = |v: Word| {
+        let (c, n) = types.type_of(v).map(shape).unwrap_or((0, 0));
+        n >= image.coords() && (types.int(c).is_some_and(|i| i.0 == 32 || i.0 == 64) || types.float(c).is_some_and(|f| f.0 == 32 || f.0 == 16))
+    };
+    let ty = inst.result_type.unwrap_or(0);
+    let operand = |k: usize| inst.id(k).unwrap_or(0);
+    match inst.op()? {
+        Op::ImageRead | Op::ImageSampleExplicitLod if !texel_ok(ty) => Some(format!("an image read of type %{ty} (not a 4-component vector of 32-bit numbers or halves)")),
+        Op::ImageWrite if !types.type_of(operand(2)).is_some_and(texel_ok) => Some("an image write of a texel that is not a 4-component vector of 32-bit numbers or halves".into()),
+        Op::ImageRead | Op::ImageSampleExplicitLod | Op::ImageWrite if !coord_ok(operand(1)) => {
+            Some(format!("an image access whose coordinate is not {} integers or floats", image.coords()))
+        }
+        Op::ImageRead | Op::ImageWrite if types.type_of(operand(1)).is_some_and(|t| types.float(shape(t).0).is_some()) => Some("an unsampled image access at float coordinates".into()),
+        Op::ImageQuerySizeLod | Op::ImageQuerySize if types.int(shape(ty).0).is_none_or(|i| i.0 != 32 && i.0 != 64) => Some(format!("an image size query of type %{ty}")),
+        Op::ImageQueryOrder | Op::ImageQueryFormat | Op::ImageQueryLevels if types.int(ty).is_none_or(|i| i.0 != 32) => Some(format!("an image query of type %{ty}")),
+        _ => None,
+    }
 }
 
 /// The component type and count of a scalar or vector type.
