@@ -89,7 +89,7 @@ pub enum ArgSpec {
         packed: bool,
     },
     /// An image (kernels): its shape (`1d`, `2d`, `3d`, `1d_array`, `2d_array`), format
-    /// (`<order>_<type>`: order `r`, `rg` or `rgba`; type `unorm8`, `unorm16`, `snorm8`,
+    /// (`<order>_<type>`: order `r`, `rg`, `rgba` or `bgra` (8-bit types); type `unorm8`, `unorm16`, `snorm8`,
     /// `snorm16`, `s8`, `s16`, `s32`, `u8`, `u16`, `u32`, `f16` or `f32`), size (`depth`: a 3D
     /// image's depth or an array's layers), and texels given as a buffer's values are (channel
     /// values of the format's type, row after row), read back and checked as a buffer's.
@@ -203,7 +203,8 @@ fn image_desc(k: usize, shape: &str, format: &str, size: [u32; 3]) -> Result<(Im
         "r" => ChannelOrder::R,
         "rg" => ChannelOrder::RG,
         "rgba" => ChannelOrder::RGBA,
-        _ => bail!("arg {k}.format: channel order `{order}` is not r, rg or rgba"),
+        "bgra" => ChannelOrder::BGRA,
+        _ => bail!("arg {k}.format: channel order `{order}` is not r, rg, rgba or bgra"),
     };
     let (channel_type, dt) = match ty {
         "unorm8" => (ChannelType::UnormInt8, Dtype::U8),

@@ -2208,6 +2208,24 @@ fn images_and_samplers() {
                 }
             }
 
+            // box3 from a BGRA image into a float one, and from the RGBA image into a BGRA one:
+            // red and blue trade places in memory, the kernel sees them in RGBA order.
+            let rgba_src = bsrc;
+            let bgra = ImageFormat::new(ChannelOrder::BGRA, ChannelType::UnormInt8);
+            let swap = |i: usize| i / 4 * 4 + [2, 1, 0, 3][i % 4];
+            let bsrc = image_of(&ctx, ImageDesc::d2(bgra, w as u32, h as u32), &src, "bgra src");
+            ctx.launch(&k, &range, &[KernelArg::Image(&bsrc), KernelArg::Image(&dst)]).unwrap();
+            let from_bgra = floats_of(&ctx.read_image(&dst).unwrap());
+            for (i, g) in from_bgra.iter().enumerate() {
+                assert!((g - got[swap(i)]).abs() < 1e-5, "{name}: box3 of a BGRA image, value {i}: {g}, want {}", got[swap(i)]);
+            }
+            let bdst = ctx.create_image(&ImageDesc::d2(bgra, w as u32, h as u32), "bgra dst").unwrap();
+            ctx.launch(&k, &range, &[KernelArg::Image(&rgba_src), KernelArg::Image(&bdst)]).unwrap();
+            for (i, g) in ctx.read_image(&bdst).unwrap().iter().enumerate() {
+                let want = got[swap(i)] * 255.0;
+                assert!((*g as f32 - want).abs() <= 0.5 + 1e-3, "{name}: box3 into a BGRA image, byte {i}: {g}, want {want}");
+            }
+
             // sample2d: every sampler the launch can pass, on a float RGBA image (border alpha 0).
             let (w, h) = (5i32, 4i32);
             let texel = |p: &[i32]| [p[0] as f32 + 10.0 * p[1] as f32, (p[0] * p[1]) as f32 * 0.25, 0.5 * p[0] as f32 - p[1] as f32, 1.0 + p[1] as f32];

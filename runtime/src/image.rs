@@ -94,7 +94,8 @@ impl Drop for Image {
     }
 }
 
-/// The Vulkan format of an OpenCL image format.
+/// The Vulkan format of an OpenCL image format (`BGRA` is held as `RGBA`, the kernel trading
+/// red and blue).
 pub(crate) fn vk_format(f: ImageFormat) -> vk::Format {
     use vk::Format as F;
     use ChannelOrder::*;
@@ -124,18 +125,18 @@ pub(crate) fn vk_format(f: ImageFormat) -> vk::Format {
         (RG, T::UnsignedInt32) => F::R32G32_UINT,
         (RG, T::HalfFloat) => F::R16G16_SFLOAT,
         (RG, T::Float) => F::R32G32_SFLOAT,
-        (RGBA, T::UnormInt8) => F::R8G8B8A8_UNORM,
-        (RGBA, T::UnormInt16) => F::R16G16B16A16_UNORM,
-        (RGBA, T::SnormInt8) => F::R8G8B8A8_SNORM,
-        (RGBA, T::SnormInt16) => F::R16G16B16A16_SNORM,
-        (RGBA, T::SignedInt8) => F::R8G8B8A8_SINT,
-        (RGBA, T::SignedInt16) => F::R16G16B16A16_SINT,
-        (RGBA, T::SignedInt32) => F::R32G32B32A32_SINT,
-        (RGBA, T::UnsignedInt8) => F::R8G8B8A8_UINT,
-        (RGBA, T::UnsignedInt16) => F::R16G16B16A16_UINT,
-        (RGBA, T::UnsignedInt32) => F::R32G32B32A32_UINT,
-        (RGBA, T::HalfFloat) => F::R16G16B16A16_SFLOAT,
-        (RGBA, T::Float) => F::R32G32B32A32_SFLOAT,
+        (RGBA | BGRA, T::UnormInt8) => F::R8G8B8A8_UNORM,
+        (RGBA | BGRA, T::UnormInt16) => F::R16G16B16A16_UNORM,
+        (RGBA | BGRA, T::SnormInt8) => F::R8G8B8A8_SNORM,
+        (RGBA | BGRA, T::SnormInt16) => F::R16G16B16A16_SNORM,
+        (RGBA | BGRA, T::SignedInt8) => F::R8G8B8A8_SINT,
+        (RGBA | BGRA, T::SignedInt16) => F::R16G16B16A16_SINT,
+        (RGBA | BGRA, T::SignedInt32) => F::R32G32B32A32_SINT,
+        (RGBA | BGRA, T::UnsignedInt8) => F::R8G8B8A8_UINT,
+        (RGBA | BGRA, T::UnsignedInt16) => F::R16G16B16A16_UINT,
+        (RGBA | BGRA, T::UnsignedInt32) => F::R32G32B32A32_UINT,
+        (RGBA | BGRA, T::HalfFloat) => F::R16G16B16A16_SFLOAT,
+        (RGBA | BGRA, T::Float) => F::R32G32B32A32_SFLOAT,
     }
 }
 
@@ -163,6 +164,9 @@ impl Context {
         let shared = &self.shared;
         let format = vk_format(desc.format);
         let (dims, arrayed) = desc.kind.dims();
+        if desc.format.order == ChannelOrder::BGRA && desc.format.texel_bytes() != 4 {
+            return Err(Error::InvalidArgument(format!("image `{name}`: BGRA images hold 8-bit channels, not {:?}", desc.format.channel_type)));
+        }
         if desc.width == 0 || desc.height == 0 || desc.depth == 0 || (dims == 1 && desc.height != 1) || (dims < 3 && !arrayed && desc.depth != 1) {
             return Err(Error::InvalidArgument(format!("image `{name}`: size {}x{}x{} does not fit a {:?} image", desc.width, desc.height, desc.depth, desc.kind)));
         }

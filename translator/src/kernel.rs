@@ -94,6 +94,9 @@ pub enum ChannelOrder {
     R,
     RG,
     RGBA,
+    /// Red and blue trade places in memory; 8-bit channels only (held as an `RGBA` image whose
+    /// reads and writes the kernel swizzles).
+    BGRA,
 }
 
 /// The type of each channel, as OpenCL names them.
@@ -129,7 +132,7 @@ impl ImageFormat {
         match self.order {
             ChannelOrder::R => 1,
             ChannelOrder::RG => 2,
-            ChannelOrder::RGBA => 4,
+            ChannelOrder::RGBA | ChannelOrder::BGRA => 4,
         }
     }
 
@@ -164,6 +167,7 @@ impl ImageFormat {
             ChannelOrder::R => O::R,
             ChannelOrder::RG => O::RG,
             ChannelOrder::RGBA => O::RGBA,
+            ChannelOrder::BGRA => O::BGRA,
         };
         let data = match self.channel_type {
             T::UnormInt8 => D::UnormInt8,
@@ -213,18 +217,18 @@ impl ImageFormat {
             (RG, T::UnsignedInt32) => F::Rg32ui,
             (RG, T::HalfFloat) => F::Rg16f,
             (RG, T::Float) => F::Rg32f,
-            (RGBA, T::UnormInt8) => F::Rgba8,
-            (RGBA, T::UnormInt16) => F::Rgba16,
-            (RGBA, T::SnormInt8) => F::Rgba8Snorm,
-            (RGBA, T::SnormInt16) => F::Rgba16Snorm,
-            (RGBA, T::SignedInt8) => F::Rgba8i,
-            (RGBA, T::SignedInt16) => F::Rgba16i,
-            (RGBA, T::SignedInt32) => F::Rgba32i,
-            (RGBA, T::UnsignedInt8) => F::Rgba8ui,
-            (RGBA, T::UnsignedInt16) => F::Rgba16ui,
-            (RGBA, T::UnsignedInt32) => F::Rgba32ui,
-            (RGBA, T::HalfFloat) => F::Rgba16f,
-            (RGBA, T::Float) => F::Rgba32f,
+            (RGBA | BGRA, T::UnormInt8) => F::Rgba8,
+            (RGBA | BGRA, T::UnormInt16) => F::Rgba16,
+            (RGBA | BGRA, T::SnormInt8) => F::Rgba8Snorm,
+            (RGBA | BGRA, T::SnormInt16) => F::Rgba16Snorm,
+            (RGBA | BGRA, T::SignedInt8) => F::Rgba8i,
+            (RGBA | BGRA, T::SignedInt16) => F::Rgba16i,
+            (RGBA | BGRA, T::SignedInt32) => F::Rgba32i,
+            (RGBA | BGRA, T::UnsignedInt8) => F::Rgba8ui,
+            (RGBA | BGRA, T::UnsignedInt16) => F::Rgba16ui,
+            (RGBA | BGRA, T::UnsignedInt32) => F::Rgba32ui,
+            (RGBA | BGRA, T::HalfFloat) => F::Rgba16f,
+            (RGBA | BGRA, T::Float) => F::Rgba32f,
         };
         let base = matches!(f, F::Rgba32f | F::Rgba16f | F::R32f | F::Rgba8 | F::Rgba8Snorm | F::Rgba32i | F::Rgba16i | F::Rgba8i | F::R32i | F::Rgba32ui | F::Rgba16ui | F::Rgba8ui | F::R32ui);
         (f, !base)

@@ -411,6 +411,7 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
                 let size = e.size(image);
                 let inside = e.all_inside(&ints, &size);
                 let texel = e.texel_for_write(image, value);
+                let texel = e.bgra_swizzle(image, texel);
                 let c = e.coord_vector(&ints);
                 let img = image.value;
                 builder.if_then(inside, |b| b.emit_void(Op::ImageWrite, vec![Operand::Id(img), Operand::Id(c), Operand::Id(texel)]));
@@ -477,9 +478,7 @@ fn odd_operands(module: &Module, inst: &Inst, image: Option<&Image>) -> Option<S
     match inst.op()? {
         Op::ImageRead | Op::ImageSampleExplicitLod if !texel_ok(ty) => Some(format!("an image read of type %{ty} (not a 4-component vector of 32-bit numbers or halves)")),
         Op::ImageWrite if !types.type_of(operand(2)).is_some_and(texel_ok) => Some("an image write of a texel that is not a 4-component vector of 32-bit numbers or halves".into()),
-        Op::ImageRead | Op::ImageSampleExplicitLod | Op::ImageWrite if !coord_ok(operand(1)) => {
-            Some(format!("an image access whose coordinate is not {} integers or floats", image.coords()))
-        }
+        Op::ImageRead | Op::ImageSampleExplicitLod | Op::ImageWrite if !coord_ok(operand(1)) => Some(format!("an image access whose coordinate is not {} integers or floats", image.coords())),
         Op::ImageRead | Op::ImageWrite if types.type_of(operand(1)).is_some_and(|t| types.float(shape(t).0).is_some()) => Some("an unsampled image access at float coordinates".into()),
         Op::ImageQuerySizeLod | Op::ImageQuerySize if types.int(shape(ty).0).is_none_or(|i| i.0 != 32 && i.0 != 64) => Some(format!("an image size query of type %{ty}")),
         Op::ImageQueryOrder | Op::ImageQueryFormat | Op::ImageQueryLevels if types.int(ty).is_none_or(|i| i.0 != 32) => Some(format!("an image query of type %{ty}")),
@@ -644,7 +643,23 @@ impl<'b, 'm> Emit<'b, 'm> {
 
     fn read(&mut self, image: &Image, coords: &[Word]) -> Word {
         let c = self.coord_vector(coords);
-        self.b.op(Op::ImageRead, image.vec4, &[image.value, c])
+        let texel = self.b.op(Op::ImageRead, image.vec4, &[image.value, c]);
+        self.bgra_swizzle(image, texel)
+    }
+
+    /// A `BGRA` image is an `RGBA` one holding its bytes in that order: red and blue trade
+    /// places on the way in and out.
+    fn bgra_swizzle(&mut self, image: &Image, texel: Word) -> Word {
+        let uint = self.b.module.type_int(32, false);
+        let mask = self.b.module.constant_u32(0xFFFF);
+        let bgra = self.b.module.constant_u32(spirv::ImageChannelOrder::BGRA as u32);
+        let order = self.b.op(Op::BitwiseAnd, uint, &[image.meta, mask]);
+        let bool_ty = self.bool_ty;
+        let is_bgra = self.b.op(Op::IEqual, bool_ty, &[order, bgra]);
+        let bvec4 = self.b.module.type_vector(bool_ty, 4);
+        let all = self.b.emit(Op::CompositeConstruct, bvec4, vec![Operand::Id(is_bgra); 4]);
+        let swapped = self.b.emit(Op::VectorShuffle, image.vec4, [texel, texel, 2, 1, 0, 3].iter().enumerate().map(|(i, w)| if i < 2 { Operand::Id(*w) } else { Operand::Literal(*w) }).collect());
+        self.b.select(image.vec4, all, swapped, texel)
     }
 
     /// The texel in the type the kernel asked for, under the replaced instruction's result id.
