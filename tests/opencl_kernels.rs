@@ -2294,9 +2294,26 @@ fn images_and_samplers() {
             let info: Vec<i32> = ctx.read_buffer(&mut binfo).unwrap();
             // CL_RGBA, CL_UNSIGNED_INT8, CL_RGBA, CL_SIGNED_INT16.
             assert_eq!(&info[..7], &[4, 3, 403, 0x10B5, 0x10DA, 0x10B5, 0x10D8], "{name}: image queries");
-            // The kernel reads `a` as unsigned integers: a float image is refused by name.
-            let wrong = ctx.launch(&k, &range, &[KernelArg::Image(&dst), KernelArg::Image(&ib), KernelArg::Buffer(&binfo)]).unwrap_err().to_string();
-            assert!(wrong.contains("argument 0") && wrong.contains("uint"), "{name}: {wrong}");
+            // A 1D image where the kernel takes a 2D one is refused by name.
+            let line1 = ctx.create_image(&ImageDesc { kind: ImageKind::D1, format: rgba(ChannelType::UnsignedInt8), width: 4, height: 1, depth: 1 }, "1d").unwrap();
+            let wrong = ctx.launch(&k, &range, &[KernelArg::Image(&line1), KernelArg::Image(&ib), KernelArg::Buffer(&binfo)]).unwrap_err().to_string();
+            assert!(wrong.contains("argument 0") && wrong.contains("2-dimensional") && wrong.contains("D1"), "{name}: {wrong}");
+
+            // any_type: read_imagef, _ui and _i on one image, picked by its channel type.
+            let k = ctx.load_kernel(&spirv, "any_type").unwrap();
+            let texels: [(ChannelType, Vec<u8>, Vec<f32>); 4] = [
+                (ChannelType::Float, bytemuck::cast_slice(&[1.5f32, -2.0, 0.25, 8.0]).to_vec(), vec![1.5, -2.0, 0.25, 8.0]),
+                (ChannelType::UnormInt8, vec![0, 51, 255, 102], vec![0.0, 0.2, 1.0, 0.4]),
+                (ChannelType::UnsignedInt16, bytemuck::cast_slice(&[7u16, 65535, 300, 0]).to_vec(), vec![7.0, 65535.0, 300.0, 0.0]),
+                (ChannelType::SignedInt8, vec![0x80, 0x7f, 0xff, 5], vec![-128.0, 127.0, -1.0, 5.0]),
+            ];
+            for (ty, bytes, want) in texels {
+                let img = image_of(&ctx, ImageDesc::d2(rgba(ty), 1, 1), &bytes, "any");
+                let mut bo = ctx.zeroed_buffer::<[f32; 4]>(1, "out").unwrap();
+                ctx.launch(&k, &NdRange::linear(1, None), &[KernelArg::Image(&img), KernelArg::Buffer(&bo)]).unwrap();
+                let out: Vec<[f32; 4]> = ctx.read_buffer(&mut bo).unwrap();
+                assert!(close(out[0], [want[0], want[1], want[2], want[3]]), "{name}: any_type of a {ty:?} image: {:?}, want {want:?}", out[0]);
+            }
 
             // halves: half texels of a half image into a float one, through a helper function.
             let (w, h) = (3usize, 2usize);

@@ -290,7 +290,7 @@ impl Context {
                     shared_bytes += bytes;
                     specs.push((*spec_id, u32::try_from(bytes / e).map_err(|_| bad(format!("argument {k} of `{name}`: {bytes} bytes of local memory is too large")))?));
                 }
-                (AbiArg::Image { offset, binding, dims, arrayed, texel, .. }, KernelArg::Image(im)) => {
+                (AbiArg::Image { offset, binding, dims, arrayed, .. }, KernelArg::Image(im)) => {
                     if !Arc::ptr_eq(&im.shared, &self.shared) {
                         return Err(bad(format!("argument {k} of `{name}`: the image belongs to another device")));
                     }
@@ -300,16 +300,6 @@ impl Context {
                             "argument {k} of `{name}`: the kernel takes a {dims}-dimensional image{}, the launch gives a {:?} image",
                             if *arrayed { " array" } else { "" },
                             desc.kind
-                        )));
-                    }
-                    // Integer texels of either signedness fit an integer image (a kernel that does
-                    // not say which reads it as unsigned; the pipeline takes the image's).
-                    if (desc.format.texel() == ScalarKind::Float) != (*texel == ScalarKind::Float) {
-                        return Err(bad(format!(
-                            "argument {k} of `{name}`: the kernel reads or writes {} texels, the launch gives a {:?} {:?} image",
-                            scalar_name(*texel),
-                            desc.format.order,
-                            desc.format.channel_type
                         )));
                     }
                     push[*offset as usize..*offset as usize + 4].copy_from_slice(&desc.format.word().to_le_bytes());

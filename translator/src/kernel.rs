@@ -70,7 +70,8 @@ pub enum KernelArg {
     /// device memory and writes that copy's address at `offset`.
     Struct { offset: u32, bytes: u32 },
     /// An image: a storage image at descriptor set 0, `binding`, with `dims` spatial
-    /// dimensions (and layers when `arrayed`), read or written with `texel` values; the launch
+    /// dimensions (and layers when `arrayed`), read or written with `texel` values (the first
+    /// type the kernel uses; others are bit cast to the bound image's at launch); the launch
     /// writes its channel order and data type ([`ImageFormat::word`]) at `offset` and sets its
     /// format in the module ([`set_image_formats`]).
     Image { offset: u32, binding: u32, dims: u32, arrayed: bool, texel: ScalarKind, access: ImageAccess },
@@ -412,8 +413,8 @@ fn image_arg(module: &Module, types: &Types, function: Word, k: u32, offset: u32
 
 /// Gives the storage images of entry point `entry` at the bindings in `formats` those formats
 /// (in place of `Unknown`), as the launch binds them: a device then needs no
-/// `shaderStorageImageReadWithoutFormat`. An image whose texels the kernel reads as another
-/// kind (a float image read with `read_imagei`) is an error naming the binding.
+/// `shaderStorageImageReadWithoutFormat`. Where the kernel reads or writes an image with texels
+/// of another type (a float image with `read_imagei`), their bits are reinterpreted.
 pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, ImageFormat)]) -> Result<()> {
     let function = module
         .entry_points
@@ -423,7 +424,7 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
         .ok_or_else(|| not_kernel(format!("the module has no GLCompute entry point named `{entry}`")))?;
     let types = Types::new(module);
     let used: std::collections::HashSet<Word> = module.functions.iter().filter(|f| f.id() == function).flat_map(|f| f.insts()).flat_map(|i| i.used_ids()).collect();
-    let mut retyped: Vec<(Word, Vec<Operand>, Option<bool>)> = Vec::new();
+    let mut retyped: Vec<(Word, Vec<Operand>, Option<ScalarKind>)> = Vec::new();
     let mut extended = false;
     for g in module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::UniformConstant as u32)) {
         let Some(var) = g.result_id.filter(|v| used.contains(v)) else { continue };
@@ -436,30 +437,28 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
             Some((_, false)) => ScalarKind::Uint,
             None => ScalarKind::Float,
         };
-        // Integer images whose signedness the kernel does not say (SPIR-V before 1.4 has no
-        // SignExtend) take the format's: their reads and writes are bit cast.
-        let resigned = kind != format.texel() && kind != ScalarKind::Float && format.texel() != ScalarKind::Float;
-        if kind != format.texel() && !resigned {
-            return Err(not_kernel(format!(
-                "the image at binding {binding} of `{entry}` is {:?} {:?}, whose texels are {:?}; the kernel reads or writes it as {kind:?}",
-                format.order,
-                format.channel_type,
-                format.texel()
-            )));
-        }
+        // Texels of another type than the image's (a kernel that does not say whether an
+        // integer image is signed, SPIR-V before 1.4 having no SignExtend, or one that picks
+        // read_imagef, _i or _ui at run time by the image's channel type) are bit cast to and
+        // from the image's: OpenCL leaves the values of such reads undefined.
+        let retype = kind != format.texel();
         let (spv, ext) = format.spirv();
         extended |= ext;
         let mut operands = image.operands.clone();
         if let Some(f) = operands.get_mut(6) {
             *f = Operand::Enum(rspirv::grammar::OperandKind::ImageFormat, spv as u32);
         }
-        retyped.push((var, operands, resigned.then_some(format.texel() == ScalarKind::Int)));
+        retyped.push((var, operands, retype.then_some(format.texel())));
     }
-    for (var, mut operands, resigned) in retyped {
-        if let Some(signed) = resigned {
-            let sampled = module.type_int(32, signed);
+    for (var, mut operands, retype) in retyped {
+        if let Some(texel) = retype {
+            let sampled = match texel {
+                ScalarKind::Float => module.type_float(32),
+                ScalarKind::Int => module.type_int(32, true),
+                ScalarKind::Uint => module.type_int(32, false),
+            };
             operands[0] = Operand::Id(sampled);
-            resign_accesses(module, var, sampled);
+            retype_accesses(module, var, sampled);
         }
         let image = module.intern(Op::TypeImage, None, operands);
         let ptr = module.type_pointer(StorageClass::UniformConstant, image);
@@ -496,9 +495,9 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
     Ok(())
 }
 
-/// Reads and writes of the image variable `var` move to texels of the integer type `sampled`
-/// (of the other signedness), bit cast from and to what the kernel computes with.
-fn resign_accesses(module: &mut Module, var: Word, sampled: Word) {
+/// Reads and writes of the image variable `var` move to texels of type `sampled`, bit cast from
+/// and to what the kernel computes with.
+fn retype_accesses(module: &mut Module, var: Word, sampled: Word) {
     use crate::ir::Inst;
     let vec4 = module.type_vector(sampled, 4);
     let loads: std::collections::HashSet<Word> = module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.is(Op::Load) && i.id(0).ok() == Some(var)).filter_map(|i| i.result_id).collect();

@@ -67,3 +67,18 @@ __kernel void halves(__read_only image2d_t src, __write_only image2d_t dst) {
     int2 p = (int2)(get_global_id(0), get_global_id(1));
     write_imageh(dst, p, doubled(src, p) + (half4)(0.25f, 0.5f, -1.0f, 0.0f));
 }
+
+// Reads by the image's channel type, chosen at run time (as image-processing libraries write
+// kernels that take any image): read_imagef, read_imageui and read_imagei on one image.
+__kernel void any_type(__read_only image2d_t img, __global float4 *out) {
+    int x = get_global_id(0);
+    int type = get_image_channel_data_type(img);
+    float4 v;
+    if (type == CLK_FLOAT || type == CLK_UNORM_INT8)
+        v = read_imagef(img, (int2)(x, 0));
+    else if (type == CLK_UNSIGNED_INT8 || type == CLK_UNSIGNED_INT16 || type == CLK_UNSIGNED_INT32)
+        v = convert_float4(read_imageui(img, (int2)(x, 0)));
+    else
+        v = convert_float4(read_imagei(img, (int2)(x, 0)));
+    out[x] = v;
+}

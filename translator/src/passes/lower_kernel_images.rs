@@ -8,7 +8,8 @@
 //!   `arg<k>.image`, of format `Unknown` (the launch sets the format of the image it binds,
 //!   [`crate::kernel::set_image_formats`]) and of the texel type the kernel reads or writes it
 //!   with (`float` for `read_imagef`/`read_imageh`, `int` for `read_imagei`, `uint` for
-//!   `read_imageui`). The parameter itself becomes a 32-bit word the launch fills with the
+//!   `read_imageui`; one variable per type at the same binding where it uses several). The
+//!   parameter itself becomes a 32-bit word the launch fills with the
 //!   image's channel order (low half) and channel data type (high half), as SPIR-V numbers them:
 //!   `get_image_channel_order`/`_data_type` read it, and so does the border color.
 //! - A sampler parameter becomes a 32-bit word holding OpenCL's sampler bits
@@ -25,7 +26,7 @@
 //! Preconditions: `inline-functions` ran (images reach no other function). Runs before
 //! `lower-kernel-interface`, which places the words in the push constants. Refused by name:
 //! image buffers, depth and multi-sampled images, images or samplers chosen by a phi or a
-//! select, stored or passed on, and an image read or written with texels of more than one type.
+//! select, stored or passed on.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -202,41 +203,23 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
     let types = Types::new(module);
     let params: Vec<Inst> = module.functions[fi].params.iter().filter(|p| p.is(Op::FunctionParameter)).cloned().collect();
     let uint = module.type_int(32, false);
-    let mut images: HashMap<Word, Image> = HashMap::new();
+    let mut images: HashMap<Word, Vec<Image>> = HashMap::new();
     let mut samplers: HashMap<Word, Sampler> = HashMap::new();
     let mut binding = 0;
     let mut loads = Vec::new();
-    // Which texel type each image parameter is used with.
-    let texel_of = |module: &Module, param: Word, k: usize| -> Result<Texel> {
-        let mut found: Option<(Texel, &Inst)> = None;
+    // The texel types each image parameter is read or written with, in order of first use.
+    let texels_of = |module: &Module, param: Word| -> Vec<Texel> {
         let sampled: Vec<Word> = module.functions[fi].insts().filter(|i| i.is(Op::SampledImage) && i.id(0).ok() == Some(param)).filter_map(|i| i.result_id).collect();
-        for inst in module.functions[fi].insts() {
-            let on = inst.id(0).ok();
-            let (ty, extend) = match inst.op() {
-                Some(Op::ImageRead) if on == Some(param) => (inst.result_type, inst.word_opt(2)),
-                Some(Op::ImageSampleExplicitLod) if on.is_some_and(|s| sampled.contains(&s)) => (inst.result_type, None),
-                Some(Op::ImageWrite) if on == Some(param) => (inst.id(2).ok().and_then(|t| types.type_of(t)), inst.word_opt(3)),
-                _ => continue,
-            };
-            let scalar = ty.map(|t| types.vector(t).map_or(t, |v| v.0)).unwrap_or(0);
-            let texel = if types.float(scalar).is_some() {
-                Texel::Float
-            } else if extend.is_some_and(|m| m & spirv::ImageOperands::SIGN_EXTEND.bits() != 0) || types.int(scalar).is_some_and(|i| i.1) {
-                Texel::Int
-            } else {
-                Texel::Uint
-            };
-            match found {
-                Some((t, first)) if t != texel => {
-                    return Err(Error::Invalid {
-                        site: module.site(inst),
-                        message: format!("image argument {k} of kernel `{name}` is used with {texel:?} texels here and with {t:?} texels at word offset {}", first.at()),
-                    })
-                }
-                _ => found = Some((texel, inst)),
+        let mut kinds = Vec::new();
+        for inst in module.functions[fi].insts().filter(|i| i.id(0).is_ok_and(|on| on == param || sampled.contains(&on))) {
+            if let Some(t) = texel_kind(&types, inst).filter(|t| !kinds.contains(t)) {
+                kinds.push(t);
             }
         }
-        Ok(found.map_or(Texel::Float, |f| f.0))
+        if kinds.is_empty() {
+            kinds.push(Texel::Float);
+        }
+        kinds
     };
     for (k, p) in params.iter().enumerate() {
         let (Some(id), Some(ty)) = (p.result_id, p.result_type) else { continue };
@@ -264,48 +247,54 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
                 if ms != 0 {
                     return Err(bad("a multi-sampled image"));
                 }
-                let texel = texel_of(module, id, k)?;
-                let scalar = match texel {
-                    Texel::Float => module.type_float(32),
-                    Texel::Int => module.type_int(32, true),
-                    Texel::Uint => uint,
-                };
-                let vec4 = module.type_vector(scalar, 4);
-                let dim_operand = if dims == 1 {
-                    Dim::Dim1D
-                } else if dims == 2 {
-                    Dim::Dim2D
-                } else {
-                    Dim::Dim3D
-                };
-                let image_ty = module.intern(
-                    Op::TypeImage,
-                    None,
-                    vec![
-                        Operand::Id(scalar),
-                        Operand::Enum(OperandKind::Dim, dim_operand as u32),
-                        Operand::Literal(0),
-                        Operand::Literal(u32::from(arrayed)),
-                        Operand::Literal(0),
-                        Operand::Literal(2),
-                        Operand::Enum(OperandKind::ImageFormat, ImageFormat::Unknown as u32),
-                    ],
-                );
-                let ptr = module.type_pointer(StorageClass::UniformConstant, image_ty);
-                let var = module.add_global_variable(ptr, StorageClass::UniformConstant, None);
-                module.decorate(var, Decoration::DescriptorSet, &[0]);
-                module.decorate(var, Decoration::Binding, &[binding]);
-                binding += 1;
-                match access {
-                    Some(0) => module.decorate(var, Decoration::NonWritable, &[]),
-                    Some(1) => module.decorate(var, Decoration::NonReadable, &[]),
-                    _ => {}
+                // One variable per texel type, all at the image's binding: a kernel that picks
+                // read_imagef, _i or _ui by the image's channel type at run time reads through
+                // each (the launch then gives them all the bound image's texel type).
+                let mut per_texel = Vec::new();
+                for texel in texels_of(module, id) {
+                    let scalar = match texel {
+                        Texel::Float => module.type_float(32),
+                        Texel::Int => module.type_int(32, true),
+                        Texel::Uint => uint,
+                    };
+                    let vec4 = module.type_vector(scalar, 4);
+                    let dim_operand = if dims == 1 {
+                        Dim::Dim1D
+                    } else if dims == 2 {
+                        Dim::Dim2D
+                    } else {
+                        Dim::Dim3D
+                    };
+                    let image_ty = module.intern(
+                        Op::TypeImage,
+                        None,
+                        vec![
+                            Operand::Id(scalar),
+                            Operand::Enum(OperandKind::Dim, dim_operand as u32),
+                            Operand::Literal(0),
+                            Operand::Literal(u32::from(arrayed)),
+                            Operand::Literal(0),
+                            Operand::Literal(2),
+                            Operand::Enum(OperandKind::ImageFormat, ImageFormat::Unknown as u32),
+                        ],
+                    );
+                    let ptr = module.type_pointer(StorageClass::UniformConstant, image_ty);
+                    let var = module.add_global_variable(ptr, StorageClass::UniformConstant, None);
+                    module.decorate(var, Decoration::DescriptorSet, &[0]);
+                    module.decorate(var, Decoration::Binding, &[binding]);
+                    match access {
+                        Some(0) => module.decorate(var, Decoration::NonWritable, &[]),
+                        Some(1) => module.decorate(var, Decoration::NonReadable, &[]),
+                        _ => {}
+                    }
+                    module.debug_names.push(Inst::new(Op::Name, None, None, vec![Operand::Id(var), Operand::string(&format!("arg{k}.{IMAGE_ROLE}"))]));
+                    let value = module.alloc_id();
+                    loads.push(Inst::new(Op::Load, Some(image_ty), Some(value), vec![Operand::Id(var)]));
+                    per_texel.push(Image { meta: id, value, dims, arrayed, texel, vec4 });
                 }
-                module.debug_names.push(Inst::new(Op::Name, None, None, vec![Operand::Id(var), Operand::string(&format!("arg{k}.{IMAGE_ROLE}"))]));
-                let value = module.alloc_id();
-                loads.push(Inst::new(Op::Load, Some(image_ty), Some(value), vec![Operand::Id(var)]));
+                binding += 1;
                 used.one_d |= dims == 1;
-                images.insert(id, Image { meta: id, value, dims, arrayed, texel, vec4 });
+                images.insert(id, per_texel);
                 module.kernel_param_roles.insert(id, IMAGE_ROLE);
             }
             _ => {}
@@ -333,7 +322,7 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
         function.blocks[0].insts.insert(at + n, l);
     }
     // Sampled images: which image and sampler each pairs, then the instruction goes.
-    let mut sampled: HashMap<Word, (Image, Sampler)> = HashMap::new();
+    let mut sampled: HashMap<Word, (Word, Sampler)> = HashMap::new();
     let constant_samplers: HashMap<Word, u32> = module
         .globals()
         .iter()
@@ -349,7 +338,7 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
         let mut kept = Vec::new();
         for inst in std::mem::take(&mut module.functions[fi].blocks[b].insts) {
             if inst.is(Op::SampledImage) {
-                let image = inst.id(0).ok().and_then(|i| images.get(&i)).copied();
+                let image = inst.id(0).ok().filter(|i| images.contains_key(i));
                 let sampler = inst.id(1).ok().and_then(|s| samplers.get(&s).copied().or_else(|| constant_samplers.get(&s).map(|b| Sampler::Known(*b))));
                 match (image, sampler, inst.result_id) {
                     (Some(i), Some(s), Some(r)) => {
@@ -382,10 +371,19 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
         let mut builder = Builder::new(module, Cursor { function: fi, block: b, index: i }).with_origin(origin);
         let on = inst.id(0).ok().unwrap_or(0);
         let refused = |module: &Module, what: &str| Error::Invalid { site: module.site(&inst), message: format!("kernel `{name}`: {what} has no Vulkan lowering") };
-        if let Some(what) = odd_operands(builder.module, &inst, images.get(&on).or(sampled.get(&on).map(|s| &s.0))) {
+        // The image of the parameter (directly or through a sampled image) that has this
+        // instruction's texel type.
+        let param = sampled.get(&on).map_or(on, |s| s.0);
+        let image = images.get(&param).and_then(|all| {
+            let texel = texel_kind(&Types::new(builder.module), &inst);
+            all.iter().find(|i| Some(i.texel) == texel).or(all.first())
+        });
+        if let Some(what) = odd_operands(builder.module, &inst, image) {
             return Err(refused(builder.module, &what));
         }
-        match (inst.op(), images.get(&on), sampled.get(&on)) {
+        let sampler = sampled.get(&on).map(|s| s.1);
+        let direct = if sampler.is_none() { image } else { None };
+        match (inst.op(), direct, image.zip(sampler)) {
             (Some(Op::ImageRead), Some(image), _) => {
                 used.read = true;
                 let coord = inst.id(1)?;
@@ -400,7 +398,7 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
                 used.read = true;
                 let coord = inst.id(1)?;
                 let mut e = Emit::new(&mut builder);
-                let texel = e.sample(image, *sampler, coord);
+                let texel = e.sample(image, sampler, coord);
                 e.finish_texel(image, texel, inst.result_type.unwrap_or(0), inst.result_id.unwrap_or(0));
             }
             (Some(Op::ImageWrite), Some(image), _) => {
@@ -456,6 +454,26 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
         outcome.count(inst.opcode);
     }
     Ok(())
+}
+
+/// The texel type an image read or write works with: float for float (and half) texels, int
+/// where the texels are signed (`SignExtend`, which `read_imagei` and `write_imagei` carry from
+/// SPIR-V 1.4 on), uint otherwise.
+fn texel_kind(types: &Types, inst: &Inst) -> Option<Texel> {
+    let (ty, extend) = match inst.op()? {
+        Op::ImageRead => (inst.result_type, inst.word_opt(2)),
+        Op::ImageSampleExplicitLod => (inst.result_type, None),
+        Op::ImageWrite => (inst.id(2).ok().and_then(|t| types.type_of(t)), inst.word_opt(3)),
+        _ => return None,
+    };
+    let scalar = ty.map(|t| types.vector(t).map_or(t, |v| v.0))?;
+    Some(if types.float(scalar).is_some() {
+        Texel::Float
+    } else if extend.is_some_and(|m| m & spirv::ImageOperands::SIGN_EXTEND.bits() != 0) || types.int(scalar).is_some_and(|i| i.1) {
+        Texel::Int
+    } else {
+        Texel::Uint
+    })
 }
 
 /// What is wrong with the types of an image instruction's texel, coordinate or result, if
