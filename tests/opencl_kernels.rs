@@ -2221,9 +2221,10 @@ fn images_and_samplers() {
             }
             let bdst = ctx.create_image(&ImageDesc::d2(bgra, w as u32, h as u32), "bgra dst").unwrap();
             ctx.launch(&k, &range, &[KernelArg::Image(&rgba_src), KernelArg::Image(&bdst)]).unwrap();
+            // Written as OpenCL converts: convert_uchar_sat_rte(f * 255).
             for (i, g) in ctx.read_image(&bdst).unwrap().iter().enumerate() {
-                let want = got[swap(i)] * 255.0;
-                assert!((*g as f32 - want).abs() <= 0.5 + 1e-3, "{name}: box3 into a BGRA image, byte {i}: {g}, want {want}");
+                let want = (got[swap(i)].clamp(0.0, 1.0) * 255.0).round_ties_even() as u8;
+                assert_eq!(*g, want, "{name}: box3 into a BGRA image, byte {i} (from {})", got[swap(i)]);
             }
 
             // sample2d: every sampler the launch can pass, on a float RGBA image (border alpha 0).

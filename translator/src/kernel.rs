@@ -148,6 +148,18 @@ impl ImageFormat {
         channel * self.channels()
     }
 
+    /// For normalized-integer channels, the largest integer (what 1.0 becomes) and whether
+    /// they are signed.
+    pub fn normalized(&self) -> Option<(f32, bool)> {
+        match self.channel_type {
+            ChannelType::UnormInt8 => Some((255.0, false)),
+            ChannelType::UnormInt16 => Some((65535.0, false)),
+            ChannelType::SnormInt8 => Some((127.0, true)),
+            ChannelType::SnormInt16 => Some((32767.0, true)),
+            _ => None,
+        }
+    }
+
     /// The texel values a kernel reads and writes: floats for normalized and float channels,
     /// signed or unsigned integers for the integer ones.
     pub fn texel(&self) -> ScalarKind {
@@ -424,7 +436,7 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
         .ok_or_else(|| not_kernel(format!("the module has no GLCompute entry point named `{entry}`")))?;
     let types = Types::new(module);
     let used: std::collections::HashSet<Word> = module.functions.iter().filter(|f| f.id() == function).flat_map(|f| f.insts()).flat_map(|i| i.used_ids()).collect();
-    let mut retyped: Vec<(Word, Vec<Operand>, Option<ScalarKind>)> = Vec::new();
+    let mut retyped: Vec<(Word, Vec<Operand>, Option<ScalarKind>, Option<(f32, bool)>)> = Vec::new();
     let mut extended = false;
     for g in module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::UniformConstant as u32)) {
         let Some(var) = g.result_id.filter(|v| used.contains(v)) else { continue };
@@ -448,9 +460,12 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
         if let Some(f) = operands.get_mut(6) {
             *f = Operand::Enum(rspirv::grammar::OperandKind::ImageFormat, spv as u32);
         }
-        retyped.push((var, operands, retype.then_some(format.texel())));
+        retyped.push((var, operands, retype.then_some(format.texel()), format.normalized()));
     }
-    for (var, mut operands, retype) in retyped {
+    for (var, mut operands, retype, normalized) in retyped {
+        if let (Some((scale, signed)), None) = (normalized, retype) {
+            round_normalized_writes(module, var, scale, signed);
+        }
         if let Some(texel) = retype {
             let sampled = match texel {
                 ScalarKind::Float => module.type_float(32),
@@ -493,6 +508,52 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
         module.capabilities.push(crate::ir::Inst::new(Op::Capability, None, None, vec![Operand::Enum(rspirv::grammar::OperandKind::Capability, Capability::StorageImageExtendedFormats as u32)]));
     }
     Ok(())
+}
+
+/// Float texels written to the normalized-integer image variable `var` are rounded as OpenCL
+/// converts them (`convert_uchar_sat_rte(f * 255)` and the like: NaN to 0, halves to even),
+/// then moved a quarter step away from zero: the device's own conversion, which Vulkan lets
+/// round either way (NVIDIA's truncates), then lands on that integer.
+fn round_normalized_writes(module: &mut Module, var: Word, scale: f32, signed: bool) {
+    use crate::ir::Inst;
+    use spirv::GlslStd450Op as GLOp;
+    let float = module.type_float(32);
+    let vec4 = module.type_vector(float, 4);
+    let splat = |module: &mut Module, v: f32| {
+        let c = module.constant_f32(v);
+        module.constant_composite(vec4, &[c; 4])
+    };
+    let (lo, one, by, quarter) = (splat(module, if signed { -1.0 } else { 0.0 }), splat(module, 1.0), splat(module, scale), splat(module, 0.25));
+    let glsl = module.ext_inst_import("GLSL.std.450");
+    let loads: std::collections::HashSet<Word> = module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.is(Op::Load) && i.id(0).ok() == Some(var)).filter_map(|i| i.result_id).collect();
+    let types = Types::new(module);
+    for f in 0..module.functions.len() {
+        for b in 0..module.functions[f].blocks.len() {
+            let insts = std::mem::take(&mut module.functions[f].blocks[b].insts);
+            let mut out = Vec::with_capacity(insts.len());
+            for mut inst in insts {
+                let texel = inst.id(2).unwrap_or(0);
+                if inst.is(Op::ImageWrite) && inst.id(0).is_ok_and(|i| loads.contains(&i)) && types.type_of(texel) == Some(vec4) {
+                    let mut emit = |op: Op, operands: Vec<Operand>| {
+                        let id = module.alloc_id();
+                        out.push(Inst::new(op, Some(vec4), Some(id), operands));
+                        id
+                    };
+                    let gl = |op: GLOp| vec![Operand::Id(glsl), Operand::Literal(op as u32)];
+                    let clamped = emit(Op::ExtInst, [gl(GLOp::NClamp), vec![Operand::Id(texel), Operand::Id(lo), Operand::Id(one)]].concat());
+                    let scaled = emit(Op::FMul, vec![Operand::Id(clamped), Operand::Id(by)]);
+                    let rounded = emit(Op::ExtInst, [gl(GLOp::RoundEven), vec![Operand::Id(scaled)]].concat());
+                    let sign = emit(Op::ExtInst, [gl(GLOp::FSign), vec![Operand::Id(rounded)]].concat());
+                    let nudge = emit(Op::FMul, vec![Operand::Id(sign), Operand::Id(quarter)]);
+                    let nudged = emit(Op::FAdd, vec![Operand::Id(rounded), Operand::Id(nudge)]);
+                    let normal = emit(Op::FDiv, vec![Operand::Id(nudged), Operand::Id(by)]);
+                    inst.operands[2] = Operand::Id(normal);
+                }
+                out.push(inst);
+            }
+            module.functions[f].blocks[b].insts = out;
+        }
+    }
 }
 
 /// Reads and writes of the image variable `var` move to texels of type `sampled`, bit cast from
