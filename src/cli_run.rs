@@ -89,10 +89,12 @@ pub enum ArgSpec {
         packed: bool,
     },
     /// An image (kernels): its shape (`1d`, `2d`, `3d`, `1d_array`, `2d_array`), format
-    /// (`<order>_<type>`: order `r`, `rg`, `rgba` or `bgra` (8-bit types); type `unorm8`, `unorm16`, `snorm8`,
-    /// `snorm16`, `s8`, `s16`, `s32`, `u8`, `u16`, `u32`, `f16` or `f32`), size (`depth`: a 3D
-    /// image's depth or an array's layers), and texels given as a buffer's values are (channel
-    /// values of the format's type, row after row), read back and checked as a buffer's.
+    /// (`<order>_<type>`: order `r`, `rg`, `rgba` or `bgra` (8-bit types); type `unorm8`,
+    /// `unorm16`, `snorm8`, `snorm16`, `s8`, `s16`, `s32`, `u8`, `u16`, `u32`, `f16` or `f32`),
+    /// size (`depth`: a 3D image's depth or an array's layers), and texels given as a buffer's
+    /// values are (channel values of the format's type, row after row), read back and checked
+    /// as a buffer's. The fields are a buffer's, not shared with it through `serde(flatten)`,
+    /// which cannot deny unknown fields.
     Image {
         #[serde(default)]
         name: Option<String>,

@@ -569,37 +569,31 @@ impl<'b, 'm> Emit<'b, 'm> {
 
     /// The first `n` components of an integer coordinate, as 32-bit signed integers.
     fn int_coords(&mut self, coord: Word, n: u32) -> Vec<Word> {
-        let types = Types::new(self.b.module);
-        let ty = types.type_of(coord).unwrap_or(0);
-        let (scalar, count) = types.vector(ty).unwrap_or((ty, 1));
-        let width = types.int(scalar).map_or(32, |i| i.0);
         let int = self.int;
-        (0..n)
-            .map(|c| {
-                let x = if count > 1 { self.b.composite_extract(scalar, coord, c.min(count - 1)) } else { coord };
-                if width == 32 {
-                    self.b.bitcast(int, x)
-                } else {
-                    self.b.op(Op::SConvert, int, &[x])
-                }
-            })
-            .collect()
+        self.coord_components(coord, n, |width| if width == 32 { (Op::Bitcast, int) } else { (Op::SConvert, int) })
     }
 
     /// The first `n` components of a float coordinate, as 32-bit floats.
     fn float_coords(&mut self, coord: Word, n: u32) -> Vec<Word> {
+        let float = self.float;
+        self.coord_components(coord, n, |width| if width == 32 { (Op::CopyObject, float) } else { (Op::FConvert, float) })
+    }
+
+    /// The first `n` components of a coordinate, each converted by the instruction `convert`
+    /// picks for the component width.
+    fn coord_components(&mut self, coord: Word, n: u32, convert: impl Fn(u32) -> (Op, Word)) -> Vec<Word> {
         let types = Types::new(self.b.module);
         let ty = types.type_of(coord).unwrap_or(0);
         let (scalar, count) = types.vector(ty).unwrap_or((ty, 1));
-        let width = types.float(scalar).map_or(32, |f| f.0);
-        let float = self.float;
+        let width = types.scalar_width(scalar).unwrap_or(32);
+        let (op, to) = convert(width);
         (0..n)
             .map(|c| {
                 let x = if count > 1 { self.b.composite_extract(scalar, coord, c.min(count - 1)) } else { coord };
-                if width == 32 {
+                if op == Op::CopyObject {
                     x
                 } else {
-                    self.b.op(Op::FConvert, float, &[x])
+                    self.b.op(op, to, &[x])
                 }
             })
             .collect()
