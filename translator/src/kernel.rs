@@ -436,7 +436,15 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
         .ok_or_else(|| not_kernel(format!("the module has no GLCompute entry point named `{entry}`")))?;
     let types = Types::new(module);
     let used: std::collections::HashSet<Word> = module.functions.iter().filter(|f| f.id() == function).flat_map(|f| f.insts()).flat_map(|i| i.used_ids()).collect();
-    let mut retyped: Vec<(Word, Vec<Operand>, Option<ScalarKind>, Option<(f32, bool)>)> = Vec::new();
+    // Per variable: the image type's operands, the texel type its accesses move to (where
+    // the kernel's differs) and the scale of normalized channels.
+    struct Retyped {
+        var: Word,
+        operands: Vec<Operand>,
+        retype: Option<ScalarKind>,
+        normalized: Option<(f32, bool)>,
+    }
+    let mut retyped: Vec<Retyped> = Vec::new();
     let mut extended = false;
     for g in module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::UniformConstant as u32)) {
         let Some(var) = g.result_id.filter(|v| used.contains(v)) else { continue };
@@ -460,9 +468,9 @@ pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, Imag
         if let Some(f) = operands.get_mut(6) {
             *f = Operand::Enum(rspirv::grammar::OperandKind::ImageFormat, spv as u32);
         }
-        retyped.push((var, operands, retype.then_some(format.texel()), format.normalized()));
+        retyped.push(Retyped { var, operands, retype: retype.then_some(format.texel()), normalized: format.normalized() });
     }
-    for (var, mut operands, retype, normalized) in retyped {
+    for Retyped { var, mut operands, retype, normalized } in retyped {
         if let (Some((scale, signed)), None) = (normalized, retype) {
             round_normalized_writes(module, var, scale, signed);
         }
