@@ -88,7 +88,7 @@ pub enum ArgSpec {
         #[serde(default)]
         packed: bool,
     },
-    /// An image (kernels): its shape (`1d`, `2d`, `3d`, `1d_array`, `2d_array`), format
+    /// An image (kernels): its shape (`1d`, `2d`, `3d`, `1d_array`, `2d_array`, `1d_buffer`), format
     /// (`<order>_<type>`: order `r`, `rg`, `rgba` or `bgra` (8-bit types); type `unorm8`,
     /// `unorm16`, `snorm8`, `snorm16`, `s8`, `s16`, `s32`, `u8`, `u16`, `u32`, `f16` or `f32`),
     /// size (`depth`: a 3D image's depth or an array's layers), and texels given as a buffer's
@@ -198,7 +198,8 @@ fn image_desc(k: usize, shape: &str, format: &str, size: [u32; 3]) -> Result<(Im
         "3d" => ImageKind::D3,
         "1d_array" => ImageKind::D1Array,
         "2d_array" => ImageKind::D2Array,
-        _ => bail!("arg {k}.shape: `{shape}` is not 1d, 2d, 3d, 1d_array or 2d_array"),
+        "1d_buffer" => ImageKind::D1Buffer,
+        _ => bail!("arg {k}.shape: `{shape}` is not 1d, 2d, 3d, 1d_array, 2d_array or 1d_buffer"),
     };
     let (order, ty) = format.split_once('_').ok_or_else(|| anyhow!("arg {k}.format: `{format}` is not <order>_<type> (rgba_unorm8)"))?;
     let order = match order {

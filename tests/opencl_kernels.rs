@@ -2330,6 +2330,20 @@ fn images_and_samplers() {
                 assert_eq!(*g, want, "{name}: halves channel value {i}");
             }
 
+            // texels: image buffers.
+            let n = 40usize;
+            let a: Vec<u32> = (0..n as u32 * 4).map(|i| i * 7 + 1).collect();
+            let ta = image_of(&ctx, ImageDesc { kind: ImageKind::D1Buffer, format: rgba(ChannelType::UnsignedInt32), width: n as u32, height: 1, depth: 1 }, bytemuck::cast_slice(&a), "a");
+            let tb = ctx.create_image(&ImageDesc { kind: ImageKind::D1Buffer, format: rgba(ChannelType::UnsignedInt32), width: n as u32, height: 1, depth: 1 }, "b").unwrap();
+            let k = ctx.load_kernel(&spirv, "texels").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, None), &[KernelArg::Image(&ta), KernelArg::Image(&tb)]).unwrap();
+            let got: Vec<u32> = bytemuck::pod_collect_to_vec(&ctx.read_image(&tb).unwrap());
+            for (i, g) in got.iter().enumerate() {
+                assert_eq!(*g, a[i] * 2 + if i % 4 == 0 { n as u32 } else { 0 }, "{name}: image buffer texel word {i}");
+            }
+            let wrong = ctx.launch(&k, &NdRange::linear(n as u32, None), &[KernelArg::Image(&line1), KernelArg::Image(&tb)]).unwrap_err().to_string();
+            assert!(wrong.contains("argument 0") && wrong.contains("takes an image buffer"), "{name}: {wrong}");
+
             // shapes: a 3D image at normalized coordinates, a 2D array and a 1D image.
             let vol_size = [4i32, 4, 2];
             let vtexel = |p: &[i32]| [p[0] as f32, p[1] as f32 * 2.0, p[2] as f32 * 4.0, (p[0] + p[1] + p[2]) as f32];

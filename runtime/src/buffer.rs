@@ -90,9 +90,14 @@ fn check_len(what: &str, expected: u64, given: u64) -> Result<()> {
 impl Context {
     /// Creates an uninitialised buffer of `size` bytes.
     pub fn create_buffer(&self, size: u64, kind: MemoryKind, name: &str) -> Result<Buffer> {
+        self.create_buffer_with_usage(size, kind, name, vk::BufferUsageFlags::empty())
+    }
+
+    /// [`Context::create_buffer`] with more usages (a storage texel buffer's).
+    pub(crate) fn create_buffer_with_usage(&self, size: u64, kind: MemoryKind, name: &str, extra: vk::BufferUsageFlags) -> Result<Buffer> {
         let _gate = crate::driver_gate::shared();
         let shared = &self.shared;
-        let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let mut usage = extra | vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::UNIFORM_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
         if shared.enabled.buffer_device_address {
             usage |= vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
         }

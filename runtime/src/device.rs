@@ -273,7 +273,8 @@ impl SubmitResources {
             return Ok(());
         }
         let cap = (sets.max(self.descriptor_capacity.0).next_power_of_two(), descriptors.max(self.descriptor_capacity.1).next_power_of_two());
-        let sizes = [vk::DescriptorType::STORAGE_BUFFER, vk::DescriptorType::UNIFORM_BUFFER, vk::DescriptorType::STORAGE_IMAGE].map(|ty| vk::DescriptorPoolSize { ty, descriptor_count: cap.1 });
+        let sizes = [vk::DescriptorType::STORAGE_BUFFER, vk::DescriptorType::UNIFORM_BUFFER, vk::DescriptorType::STORAGE_IMAGE, vk::DescriptorType::STORAGE_TEXEL_BUFFER]
+            .map(|ty| vk::DescriptorPoolSize { ty, descriptor_count: cap.1 });
         let info = vk::DescriptorPoolCreateInfo::default().max_sets(cap.0).pool_sizes(&sizes);
         // SAFETY: valid device; the old pool is not in use (submissions are serialised and waited).
         let pool = unsafe { device.create_descriptor_pool(&info, None) }.map_err(Error::vk("vkCreateDescriptorPool"))?;

@@ -142,10 +142,17 @@ impl Context {
                     d.images.len()
                 )));
             }
-            let kinds = d.pipeline.descriptor_types.iter().map(|t| *t == vk::DescriptorType::STORAGE_IMAGE);
-            if let Some((i, is_image)) = kinds.enumerate().find(|(i, is_image)| *is_image != (*i >= d.buffers.len())) {
-                let (wants, gets) = if is_image { ("an image", "a buffer") } else { ("a buffer", "an image") };
-                return Err(Error::InvalidArgument(format!("binding {i} of pipeline `{}` takes {wants}, the dispatch gives {gets}", d.pipeline.label)));
+            for (i, ty) in d.pipeline.descriptor_types.iter().enumerate() {
+                let gives = if i < d.buffers.len() { vk::DescriptorType::STORAGE_BUFFER } else { d.images[i - d.buffers.len()].descriptor_type() };
+                let takes = if *ty == vk::DescriptorType::UNIFORM_BUFFER { vk::DescriptorType::STORAGE_BUFFER } else { *ty };
+                if gives != takes {
+                    let what = |t: vk::DescriptorType| match t {
+                        vk::DescriptorType::STORAGE_IMAGE => "an image",
+                        vk::DescriptorType::STORAGE_TEXEL_BUFFER => "an image buffer",
+                        _ => "a buffer",
+                    };
+                    return Err(Error::InvalidArgument(format!("binding {i} of pipeline `{}` takes {}, the dispatch gives {}", d.pipeline.label, what(takes), what(gives))));
+                }
             }
             if d.images.iter().any(|b| !std::sync::Arc::ptr_eq(&b.shared, shared)) {
                 return Err(Error::InvalidArgument("an image belongs to another device".into()));
@@ -193,19 +200,23 @@ impl Context {
                     .collect();
                 let image_infos: Vec<[vk::DescriptorImageInfo; 1]> =
                     d.images.iter().map(|im| [vk::DescriptorImageInfo { sampler: vk::Sampler::null(), image_view: im.view, image_layout: vk::ImageLayout::GENERAL }]).collect();
+                let texel_views: Vec<[vk::BufferView; 1]> = d.images.iter().map(|im| [im.texel_view]).collect();
                 let mut writes: Vec<_> = infos
                     .iter()
                     .enumerate()
                     .map(|(i, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(i as u32).descriptor_type(d.pipeline.descriptor_types[i]).buffer_info(info))
                     .collect();
                 let first = d.buffers.len();
-                writes.extend(
-                    image_infos
-                        .iter()
-                        .enumerate()
-                        .map(|(i, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding((first + i) as u32).descriptor_type(vk::DescriptorType::STORAGE_IMAGE).image_info(info)),
-                );
-                // SAFETY: the set, buffers and images are valid; `infos` and `image_infos` outlive the call.
+                writes.extend(d.images.iter().enumerate().map(|(i, im)| {
+                    let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding((first + i) as u32).descriptor_type(im.descriptor_type());
+                    if im.descriptor_type() == vk::DescriptorType::STORAGE_TEXEL_BUFFER {
+                        write.texel_buffer_view(&texel_views[i])
+                    } else {
+                        write.image_info(&image_infos[i])
+                    }
+                }));
+                // SAFETY: the set, buffers and images are valid; `infos`, `image_infos` and
+                // `texel_views` outlive the call.
                 unsafe { device.update_descriptor_sets(&writes, &[]) };
                 sets.push(set);
             }

@@ -18,13 +18,15 @@ pub enum ImageKind {
     D3,
     D1Array,
     D2Array,
+    /// An `image1d_buffer_t`: a storage texel buffer.
+    D1Buffer,
 }
 
 impl ImageKind {
     /// Spatial dimensions, and whether layers follow.
     pub fn dims(&self) -> (u32, bool) {
         match self {
-            ImageKind::D1 => (1, false),
+            ImageKind::D1 | ImageKind::D1Buffer => (1, false),
             ImageKind::D2 => (2, false),
             ImageKind::D3 => (3, false),
             ImageKind::D1Array => (1, true),
@@ -57,12 +59,16 @@ impl ImageDesc {
     }
 }
 
-/// A storage image and its view. Destroyed (and its memory freed) exactly once, on drop.
+/// A storage image and its view, or (an image buffer) a buffer and its texel view. Destroyed
+/// (and its memory freed) exactly once, on drop.
 pub struct Image {
     pub(crate) shared: Arc<DeviceShared>,
     raw: vk::Image,
     pub(crate) view: vk::ImageView,
     allocation: Option<Allocation>,
+    /// An image buffer's buffer and view (null otherwise).
+    texels: Option<crate::Buffer>,
+    pub(crate) texel_view: vk::BufferView,
     desc: ImageDesc,
 }
 
@@ -76,14 +82,27 @@ impl Image {
     pub fn desc(&self) -> &ImageDesc {
         &self.desc
     }
+
+    /// How a pipeline binds it.
+    pub(crate) fn descriptor_type(&self) -> vk::DescriptorType {
+        if self.texels.is_some() {
+            vk::DescriptorType::STORAGE_TEXEL_BUFFER
+        } else {
+            vk::DescriptorType::STORAGE_IMAGE
+        }
+    }
 }
 
 impl Drop for Image {
     fn drop(&mut self) {
         let _gate = crate::driver_gate::shared();
-        // SAFETY: the view and image belong to this device and no pending work uses them: every
-        // submission waits for its fence before returning.
-        unsafe { self.shared.raw.destroy_image_view(self.view, None) };
+        // SAFETY: the views and image belong to this device and no pending work uses them: every
+        // submission waits for its fence before returning. Null handles (the kind this is not)
+        // are ignored; the texel buffer is dropped after its view.
+        unsafe {
+            self.shared.raw.destroy_buffer_view(self.texel_view, None);
+            self.shared.raw.destroy_image_view(self.view, None);
+        }
         if let Some(allocation) = self.allocation.take() {
             if let Err(e) = self.shared.allocator().free(allocation) {
                 log::error!("freeing image memory failed: {e}");
@@ -172,6 +191,10 @@ impl Context {
         }
         // SAFETY: the physical device was enumerated from this instance.
         let props = unsafe { shared.instance.raw.get_physical_device_format_properties(shared.physical, format) };
+        if desc.kind == ImageKind::D1Buffer {
+            drop(_gate);
+            return self.create_image_buffer(desc, name, format, props.buffer_features);
+        }
         if !props.optimal_tiling_features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE | vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST) {
             return Err(Error::MissingCapability { needed: format!("storage images of format {format:?} ({:?} {:?})", desc.format.order, desc.format.channel_type), device: shared.caps.name.clone() });
         }
@@ -223,6 +246,7 @@ impl Context {
             ImageKind::D3 => vk::ImageViewType::TYPE_3D,
             ImageKind::D1Array => vk::ImageViewType::TYPE_1D_ARRAY,
             ImageKind::D2Array => vk::ImageViewType::TYPE_2D_ARRAY,
+            ImageKind::D1Buffer => vk::ImageViewType::TYPE_1D,
         };
         let view_info = vk::ImageViewCreateInfo::default().image(raw).view_type(view_type).format(format).subresource_range(COLOR);
         // SAFETY: the image is bound to memory and the view matches its type and format.
@@ -237,7 +261,7 @@ impl Context {
                 return Err(Error::vk("vkCreateImageView")(e));
             }
         };
-        let image = Image { shared: shared.clone(), raw, view, allocation: Some(allocation), desc: *desc };
+        let image = Image { shared: shared.clone(), raw, view, allocation: Some(allocation), texels: None, texel_view: vk::BufferView::null(), desc: *desc };
         drop(_gate);
         // The one layout transition of its life.
         self.submit_and_wait("image layout", |device, cmd| {
@@ -256,12 +280,37 @@ impl Context {
         Ok(image)
     }
 
+    /// An image buffer: a device-local buffer of its texels and a texel view of it.
+    fn create_image_buffer(&self, desc: &ImageDesc, name: &str, format: vk::Format, features: vk::FormatFeatureFlags) -> Result<Image> {
+        let shared = &self.shared;
+        if !features.contains(vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER) {
+            return Err(Error::MissingCapability {
+                needed: format!("storage texel buffers of format {format:?} ({:?} {:?})", desc.format.order, desc.format.channel_type),
+                device: shared.caps.name.clone(),
+            });
+        }
+        // SAFETY: the physical device was enumerated from this instance.
+        let max = unsafe { shared.instance.raw.get_physical_device_properties(shared.physical) }.limits.max_texel_buffer_elements;
+        if desc.width > max || desc.height != 1 || desc.depth != 1 {
+            return Err(Error::InvalidArgument(format!("image buffer `{name}`: {}x{}x{} texels (at most {max}x1x1 on this device)", desc.width, desc.height, desc.depth)));
+        }
+        let buffer = self.create_buffer_with_usage(desc.byte_len(), MemoryKind::DeviceLocal, name, vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER)?;
+        let _gate = crate::driver_gate::shared();
+        let info = vk::BufferViewCreateInfo::default().buffer(buffer.raw).format(format).offset(0).range(vk::WHOLE_SIZE);
+        // SAFETY: the buffer was created with STORAGE_TEXEL_BUFFER usage and the format supports it.
+        let texel_view = unsafe { shared.raw.create_buffer_view(&info, None) }.map_err(Error::vk("vkCreateBufferView"))?;
+        Ok(Image { shared: shared.clone(), raw: vk::Image::null(), view: vk::ImageView::null(), allocation: None, texels: Some(buffer), texel_view, desc: *desc })
+    }
+
     /// Overwrites the whole image with `data`: texels packed in [`ImageDesc::byte_len`]'s
     /// order, each in the format's channel order and type.
     pub fn write_image(&self, image: &Image, data: &[u8]) -> Result<()> {
         self.check_image(image, data.len() as u64, "image write")?;
         let staging = self.buffer_from_bytes(data)?;
-        self.image_copy(image, &staging, true)
+        match &image.texels {
+            Some(texels) => self.copy_buffer(&staging, texels),
+            None => self.image_copy(image, &staging, true),
+        }
     }
 
     /// Reads the whole image, in the layout [`Context::write_image`] takes.
@@ -269,7 +318,10 @@ impl Context {
         let len = image.desc.byte_len();
         self.check_image(image, len, "image read")?;
         let mut staging = self.create_buffer(len, MemoryKind::Readback, "image readback")?;
-        self.image_copy(image, &staging, false)?;
+        match &image.texels {
+            Some(texels) => self.copy_buffer(texels, &staging)?,
+            None => self.image_copy(image, &staging, false)?,
+        }
         self.read_buffer::<u8>(&mut staging)
     }
 

@@ -71,16 +71,17 @@ pub(crate) fn check(module: &Module, desc: &PipelineDesc<'_>) -> Result<Vec<vk::
             };
             let Some(binding) = binding else { continue };
             if storage == class(StorageClass::UniformConstant) {
-                // Storage images (Sampled 2) other than texel buffers are the one opaque kind.
+                // Storage images and storage texel buffers (Sampled 2) are the opaque kinds.
                 let pointee = defs.get(&ptr).filter(|p| p.is(Op::TypePointer)).and_then(|p| p.operands.get(1).and_then(Operand::id)).and_then(|t| defs.get(&t));
-                let storage_image = pointee.is_some_and(|t| t.is(Op::TypeImage) && t.word_opt(5) == Some(2) && t.word_opt(1) != Some(spirv::Dim::DimBuffer as u32));
-                if !storage_image {
-                    return Err(mismatch(format!("{name} is a sampled image, sampler or other opaque resource; the pipeline binds buffers and storage images only")));
+                let kind = match pointee.filter(|t| t.is(Op::TypeImage) && t.word_opt(5) == Some(2)) {
+                    Some(t) if t.word_opt(1) == Some(spirv::Dim::DimBuffer as u32) => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+                    Some(_) => vk::DescriptorType::STORAGE_IMAGE,
+                    None => return Err(mismatch(format!("{name} is a sampled image, sampler or other opaque resource; the pipeline binds buffers and storage images only"))),
+                };
+                if let Some(other) = seen.insert(binding, id).filter(|_| types[binding as usize] != kind) {
+                    return Err(mismatch(format!("{name} and variable %{other} share binding {binding} as different kinds of descriptor")));
                 }
-                if let Some(other) = seen.insert(binding, id).filter(|_| types[binding as usize] != vk::DescriptorType::STORAGE_IMAGE) {
-                    return Err(mismatch(format!("{name} and variable %{other} share binding {binding} as an image and a buffer")));
-                }
-                types[binding as usize] = vk::DescriptorType::STORAGE_IMAGE;
+                types[binding as usize] = kind;
                 continue;
             }
             let is_uniform = storage == class(StorageClass::Uniform) && !buffer_block();

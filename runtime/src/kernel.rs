@@ -12,7 +12,7 @@ use crate::buffer::{Buffer, MemoryKind};
 use crate::device::Context;
 use crate::dispatch::{Dispatch, RunStats};
 use crate::error::{Error, Result};
-use crate::image::{Image, ImageFormat};
+use crate::image::{Image, ImageFormat, ImageKind};
 use crate::pipeline::{Pipeline, PipelineDesc, SpecConstant};
 use matbridge_translator::ir::Module;
 use matbridge_translator::kernel::{KernelAbi, KernelArg as AbiArg, ScalarKind};
@@ -290,11 +290,15 @@ impl Context {
                     shared_bytes += bytes;
                     specs.push((*spec_id, u32::try_from(bytes / e).map_err(|_| bad(format!("argument {k} of `{name}`: {bytes} bytes of local memory is too large")))?));
                 }
-                (AbiArg::Image { offset, binding, dims, arrayed, .. }, KernelArg::Image(im)) => {
+                (AbiArg::Image { offset, binding, dims, arrayed, texel_buffer, .. }, KernelArg::Image(im)) => {
                     if !Arc::ptr_eq(&im.shared, &self.shared) {
                         return Err(bad(format!("argument {k} of `{name}`: the image belongs to another device")));
                     }
                     let desc = im.desc();
+                    if (desc.kind == ImageKind::D1Buffer) != *texel_buffer {
+                        let (takes, gives) = if *texel_buffer { ("an image buffer", "an image") } else { ("an image", "an image buffer") };
+                        return Err(bad(format!("argument {k} of `{name}`: the kernel takes {takes}, the launch gives {gives}")));
+                    }
                     if desc.kind.dims() != (*dims, *arrayed) {
                         return Err(bad(format!(
                             "argument {k} of `{name}`: the kernel takes a {dims}-dimensional image{}, the launch gives a {:?} image",

@@ -69,12 +69,13 @@ pub enum KernelArg {
     /// A struct passed by value, `bytes` long in OpenCL C's layout: the launch copies it into
     /// device memory and writes that copy's address at `offset`.
     Struct { offset: u32, bytes: u32 },
-    /// An image: a storage image at descriptor set 0, `binding`, with `dims` spatial
+    /// An image: a storage image (a storage texel buffer for an `image1d_buffer_t`,
+    /// `texel_buffer`) at descriptor set 0, `binding`, with `dims` spatial
     /// dimensions (and layers when `arrayed`), read or written with `texel` values (the first
     /// type the kernel uses; others are bit cast to the bound image's at launch); the launch
     /// writes its channel order and data type ([`ImageFormat::word`]) at `offset` and sets its
     /// format in the module ([`set_image_formats`]).
-    Image { offset: u32, binding: u32, dims: u32, arrayed: bool, texel: ScalarKind, access: ImageAccess },
+    Image { offset: u32, binding: u32, dims: u32, arrayed: bool, texel_buffer: bool, texel: ScalarKind, access: ImageAccess },
     /// A sampler: the launch writes OpenCL's sampler bits (`CLK_*`,
     /// [`crate::passes::lower_kernel_images::sampler_bits`]) at `offset`.
     Sampler { offset: u32 },
@@ -402,8 +403,9 @@ fn image_arg(module: &Module, types: &Types, function: Word, k: u32, offset: u32
     let binding = module.decoration(var, Decoration::Binding).and_then(|w| w.first().copied()).ok_or_else(|| not_kernel(format!("image argument {k} has no Binding")))?;
     let image = g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok()).and_then(|i| types.defs.get(&i)).filter(|i| i.is(Op::TypeImage));
     let image = image.ok_or_else(|| not_kernel(format!("image argument {k} is not a storage image variable")))?;
+    let texel_buffer = image.word_opt(1) == Some(Dim::DimBuffer as u32);
     let dims = match image.word_opt(1) {
-        Some(d) if d == Dim::Dim1D as u32 => 1,
+        Some(d) if d == Dim::Dim1D as u32 || d == Dim::DimBuffer as u32 => 1,
         Some(d) if d == Dim::Dim2D as u32 => 2,
         Some(d) if d == Dim::Dim3D as u32 => 3,
         other => return Err(not_kernel(format!("image argument {k} has dimension {other:?}"))),
@@ -420,7 +422,7 @@ fn image_arg(module: &Module, types: &Types, function: Word, k: u32, offset: u32
         (_, true) => ImageAccess::WriteOnly,
         _ => ImageAccess::ReadWrite,
     };
-    Ok(KernelArg::Image { offset, binding, dims, arrayed, texel, access })
+    Ok(KernelArg::Image { offset, binding, dims, arrayed, texel_buffer, texel, access })
 }
 
 /// Gives the storage images of entry point `entry` at the bindings in `formats` those formats

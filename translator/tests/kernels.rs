@@ -312,7 +312,7 @@ fn image_arguments_take_the_format_of_the_bound_image() {
     tools::validate(&out, "vulkan1.3").unwrap();
     let module = Module::from_words(&out).unwrap();
     let abi = KernelAbi::read(&module, "k").unwrap();
-    assert_eq!(abi.args[0], KernelArg::Image { offset: 16, binding: 0, dims: 2, arrayed: false, texel: ScalarKind::Uint, access: ImageAccess::ReadWrite });
+    assert_eq!(abi.args[0], KernelArg::Image { offset: 16, binding: 0, dims: 2, arrayed: false, texel_buffer: false, texel: ScalarKind::Uint, access: ImageAccess::ReadWrite });
     let mut signed = module.clone();
     set_image_formats(&mut signed, "k", &[(0, ImageFormat::new(ChannelOrder::RGBA, ChannelType::SignedInt16))]).unwrap();
     let words = signed.to_words();

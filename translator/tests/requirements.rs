@@ -142,13 +142,17 @@ fn capabilities_the_target_lacks_are_named_with_their_use() {
                OpReturn
                OpFunctionEnd
 "#;
-    // An image becomes a storage image; an image buffer (image1d_buffer_t) is refused by name.
+    // An image becomes a storage image, an image buffer (image1d_buffer_t) a storage texel
+    // buffer; a depth image is refused by name.
     let words = tools::assemble(image_kernel, "opencl1.2").unwrap();
     let (out, _) = translate(&words, &DeviceCaps::lavapipe()).unwrap();
     tools::validate(&out, "vulkan1.3").unwrap();
     let words = tools::assemble(&image_kernel.replace("OpTypeImage %void 2D", "OpTypeImage %void Buffer").replace("ImageBasic", "ImageBasic\n OpCapability ImageBuffer"), "opencl1.2").unwrap();
+    let (out, _) = translate(&words, &DeviceCaps::lavapipe()).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    let words = tools::assemble(&image_kernel.replace("OpTypeImage %void 2D 0", "OpTypeImage %void 2D 1"), "opencl1.2").unwrap();
     let err = translate(&words, &DeviceCaps::lavapipe()).unwrap_err().to_string();
-    assert!(err.contains("image argument 0 of kernel `k`") && err.contains("image buffer") && err.contains("OpFunctionParameter") && err.contains("word offset"), "{err}");
+    assert!(err.contains("image argument 0 of kernel `k`") && err.contains("depth image") && err.contains("OpFunctionParameter") && err.contains("word offset"), "{err}");
     // Int64 for SwiftShader, which lacks it (16-bit types are widened there instead).
     {
         let (cap, ty) = ("Int64", "OpTypeInt 64 0");

@@ -82,3 +82,9 @@ __kernel void any_type(__read_only image2d_t img, __global float4 *out) {
         v = convert_float4(read_imagei(img, (int2)(x, 0)));
     out[x] = v;
 }
+
+// Image buffers (storage texel buffers).
+__kernel void texels(__read_only image1d_buffer_t a, __write_only image1d_buffer_t b) {
+    int i = get_global_id(0);
+    write_imageui(b, i, read_imageui(a, i) * 2u + (uint4)(get_image_width(a), 0, 0, 0));
+}

@@ -3,7 +3,8 @@
 //!
 //! Rewrite, for each kernel entry function of a module that declares `Kernel`:
 //! - An image parameter (`image1d_t`, `image2d_t`, `image3d_t`, `image1d_array_t`,
-//!   `image2d_array_t`; read-only, write-only or read-write) becomes a storage image at
+//!   `image2d_array_t`; read-only, write-only or read-write) becomes a storage image (an
+//!   `image1d_buffer_t` a storage texel buffer) at
 //!   descriptor set 0, the binding its position among the kernel's images gives, named
 //!   `arg<k>.image`, of format `Unknown` (the launch sets the format of the image it binds,
 //!   [`crate::kernel::set_image_formats`]) and of the texel type the kernel reads or writes it
@@ -25,7 +26,7 @@
 //!
 //! Preconditions: `inline-functions` ran (images reach no other function). Runs before
 //! `lower-kernel-interface`, which places the words in the push constants. Refused by name:
-//! image buffers, depth and multi-sampled images, images or samplers chosen by a phi or a
+//! depth and multi-sampled images, images or samplers chosen by a phi or a
 //! select, stored or passed on.
 
 use crate::analysis::Types;
@@ -95,6 +96,7 @@ impl Pass for LowerKernelImages {
         wanted.extend(used.read.then_some(Capability::StorageImageReadWithoutFormat));
         wanted.extend(used.write.then_some(Capability::StorageImageWriteWithoutFormat));
         wanted.extend(used.one_d.then_some(Capability::Image1D));
+        wanted.extend(used.buffer.then_some(Capability::ImageBuffer));
         for c in wanted {
             if !module.has_capability(c) {
                 module.capabilities.push(Inst::new(Op::Capability, None, None, vec![Operand::Enum(OperandKind::Capability, c as u32)]));
@@ -112,6 +114,7 @@ struct Used {
     read: bool,
     write: bool,
     one_d: bool,
+    buffer: bool,
 }
 
 /// The texel type an image is read or written with.
@@ -238,7 +241,7 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
                     d if d == Dim::Dim1D as u32 => 1,
                     d if d == Dim::Dim2D as u32 => 2,
                     d if d == Dim::Dim3D as u32 && !arrayed => 3,
-                    d if d == Dim::DimBuffer as u32 => return Err(bad("an image buffer (image1d_buffer_t)")),
+                    d if d == Dim::DimBuffer as u32 && !arrayed => 1,
                     _ => return Err(bad(&format!("an image of dimension {dim}"))),
                 };
                 if depth == 1 {
@@ -258,7 +261,9 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
                         Texel::Uint => uint,
                     };
                     let vec4 = module.type_vector(scalar, 4);
-                    let dim_operand = if dims == 1 {
+                    let dim_operand = if dim == Dim::DimBuffer as u32 {
+                        Dim::DimBuffer
+                    } else if dims == 1 {
                         Dim::Dim1D
                     } else if dims == 2 {
                         Dim::Dim2D
@@ -293,7 +298,8 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
                     per_texel.push(Image { meta: id, value, dims, arrayed, texel, vec4 });
                 }
                 binding += 1;
-                used.one_d |= dims == 1;
+                used.one_d |= dim == Dim::Dim1D as u32;
+                used.buffer |= dim == Dim::DimBuffer as u32;
                 images.insert(id, per_texel);
                 module.kernel_param_roles.insert(id, IMAGE_ROLE);
             }
