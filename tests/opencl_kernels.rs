@@ -2227,6 +2227,12 @@ fn images_and_samplers() {
                 assert_eq!(*g, want, "{name}: box3 into a BGRA image, byte {i} (from {})", got[swap(i)]);
             }
 
+            // Sizes the device cannot hold, and writes of the wrong length, are errors naming them.
+            let huge = ctx.create_image(&ImageDesc::d2(rgba(ChannelType::Float), 1 << 20, 4), "huge").unwrap_err().to_string();
+            assert!(huge.contains("maxImageDimension2D"), "{name}: {huge}");
+            let short = ctx.write_image(&dst, &[0u8; 12]).unwrap_err().to_string();
+            assert!(short.contains("expected") && short.contains(&format!("{}", w * h * 16)) && short.contains("given 12"), "{name}: {short}");
+
             // sample2d: every sampler the launch can pass, on a float RGBA image (border alpha 0).
             let (w, h) = (5i32, 4i32);
             let texel = |p: &[i32]| [p[0] as f32 + 10.0 * p[1] as f32, (p[0] * p[1]) as f32 * 0.25, 0.5 * p[0] as f32 - p[1] as f32, 1.0 + p[1] as f32];

@@ -189,6 +189,23 @@ impl Context {
         if desc.width == 0 || desc.height == 0 || desc.depth == 0 || (dims == 1 && desc.height != 1) || (dims < 3 && !arrayed && desc.depth != 1) {
             return Err(Error::InvalidArgument(format!("image `{name}`: size {}x{}x{} does not fit a {:?} image", desc.width, desc.height, desc.depth, desc.kind)));
         }
+        if desc.kind != ImageKind::D1Buffer {
+            // SAFETY: the physical device was enumerated from this instance.
+            let limits = unsafe { shared.instance.raw.get_physical_device_properties(shared.physical) }.limits;
+            let (largest, what) = match desc.kind {
+                ImageKind::D1 | ImageKind::D1Array => (limits.max_image_dimension1_d, "maxImageDimension1D"),
+                ImageKind::D3 => (limits.max_image_dimension3_d, "maxImageDimension3D"),
+                _ => (limits.max_image_dimension2_d, "maxImageDimension2D"),
+            };
+            let layers = if arrayed { desc.depth } else { 1 };
+            let extent = extent_of(desc);
+            if extent.width.max(extent.height).max(extent.depth) > largest || layers > limits.max_image_array_layers {
+                return Err(Error::InvalidArgument(format!(
+                    "image `{name}`: size {}x{}x{} exceeds the device's {what} of {largest} or maxImageArrayLayers of {}",
+                    desc.width, desc.height, desc.depth, limits.max_image_array_layers
+                )));
+            }
+        }
         // SAFETY: the physical device was enumerated from this instance.
         let props = unsafe { shared.instance.raw.get_physical_device_format_properties(shared.physical, format) };
         if desc.kind == ImageKind::D1Buffer {
