@@ -2059,6 +2059,24 @@ fn long_data_exact_everywhere() {
             let got: Vec<u64> = ctx.read_buffer(&mut sums).unwrap();
             let want: Vec<u64> = input.chunks(32).map(|g| g.iter().fold(0u64, |s, v| s.wrapping_add(*v as u64 ^ seed))).collect();
             assert_eq!(got, want, "{name}: long_sums");
+            // long_reductions: sub-group sums, scans and extremes, each sub-group found by its
+            // first work-item.
+            let k = ctx.load_kernel(spirv, "long_reductions").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut out = ctx.zeroed_buffer::<u64>(6 * n, "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &[KernelArg::Buffer(&out), KernelArg::Buffer(&bin), KernelArg::Bytes(&seed.to_le_bytes())]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<u64> = ctx.read_buffer(&mut out).unwrap();
+            let hash = |i: usize| mix(seed.wrapping_add(i as u64));
+            for i in 0..n {
+                let start = got[6 * i + 5] as usize;
+                let members: Vec<usize> = (0..n).filter(|j| got[6 * j + 5] as usize == start).collect();
+                assert!(start <= i && members.contains(&i), "{name}: long_reductions item {i} in the sub-group from {start}");
+                let sum = members.iter().fold(0u64, |s, j| s.wrapping_add(hash(*j)));
+                let before = members.iter().filter(|j| **j < i).fold(0u64, |s, j| s.wrapping_add(hash(*j)));
+                let max = members.iter().map(|j| input[*j]).max().unwrap_or(0) as u64;
+                let min = members.iter().map(|j| hash(*j)).min().unwrap_or(0);
+                let want = [sum, before.wrapping_add(hash(i)), before, max, min];
+                assert_eq!(&got[6 * i..6 * i + 5], &want, "{name}: long_reductions item {i}");
+            }
             ctx.check_validation().unwrap_or_else(|e| panic!("{name}: {e}"));
             eprintln!("{name}: 64-bit data matches");
         }

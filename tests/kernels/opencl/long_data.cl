@@ -104,3 +104,16 @@ kernel void long_sums(global ulong* sums, global const long* in, ulong seed) {
         sums[get_group_id(0)] = partial[0];
     }
 }
+
+// Sub-group sums, scans and extremes of values that need all 64 bits.
+kernel void long_reductions(global ulong* out, global const long* in, ulong seed) {
+    size_t i = get_global_id(0);
+    ulong h = mix(seed + i);
+    long v = in[i];
+    out[6 * i] = sub_group_reduce_add(h);
+    out[6 * i + 1] = sub_group_scan_inclusive_add(h);
+    out[6 * i + 2] = sub_group_scan_exclusive_add(h);
+    out[6 * i + 3] = (ulong)sub_group_reduce_max(v);
+    out[6 * i + 4] = sub_group_reduce_min(h);
+    out[6 * i + 5] = i - get_sub_group_local_id();
+}

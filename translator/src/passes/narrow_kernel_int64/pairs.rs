@@ -21,11 +21,14 @@
 //! the 64-bit conversion rounds. A buffer pointer whose definition cannot change type (loaded
 //! from memory) is bit-cast; a scalar kernel argument in such a group travels as a `uvec2`
 //! member named `arg<k>.u64` (or `.i64`). Where such a value is used as an index, its low word
-//! is.
+//! is. Sub-group shuffles and broadcasts move the pair; bitwise reductions and scans act on
+//! both words; sums and their scans add the low words' 16-bit halves and the high words in
+//! three 32-bit reductions, then carry; minimum and maximum reductions take the extreme high
+//! word, then the extreme low word among the lanes that hold it.
 //!
-//! Refused by name: other instructions on such values (atomics, sub-group operations, extended
-//! instructions, vectors of them other than those `vectors.rs` takes apart) and pointers to them
-//! that cannot be retyped outside buffer memory.
+//! Refused by name: other instructions on such values (atomics, minimum and maximum scans,
+//! extended instructions, vectors of them other than those `vectors.rs` takes apart) and
+//! pointers to them that cannot be retyped outside buffer memory.
 
 use super::fits;
 use crate::analysis::Types;
@@ -798,6 +801,59 @@ impl Pairs {
                     let q = self.negated_if(at, negative, p)?;
                     at.insert(Inst::new(Op::CopyObject, Some(self.uvec2), result, vec![Operand::Id(q)]));
                 }
+            }
+            Op::GroupNonUniformBitwiseAnd | Op::GroupNonUniformBitwiseOr | Op::GroupNonUniformBitwiseXor if data_result => {
+                // Each word on its own.
+                let mut new = inst.clone();
+                new.result_type = Some(self.uvec2);
+                new.operands[2] = Operand::Id(self.pair(at, arg(1)?)?);
+                at.insert(new);
+            }
+            Op::GroupNonUniformIAdd if data_result => {
+                // Sums of the low words' 16-bit halves and of the high words, all within 32
+                // bits for up to 65536 lanes; then the carries go up.
+                let p = self.pair(at, arg(1)?)?;
+                let (lo, hi) = (at.composite_extract(self.uint, p, 0), at.composite_extract(self.uint, p, 1));
+                let (mask, sixteen) = (at.module.constant_u32(0xFFFF), at.module.constant_u32(16));
+                let low_half = at.op(Op::BitwiseAnd, self.uint, &[lo, mask]);
+                let high_half = at.op(Op::ShiftRightLogical, self.uint, &[lo, sixteen]);
+                let group = |at: &mut Builder<'_>, v: Word| {
+                    let mut operands = inst.operands.clone();
+                    operands[2] = Operand::Id(v);
+                    at.emit(Op::GroupNonUniformIAdd, self.uint, operands)
+                };
+                let (a, b, h) = (group(at, low_half), group(at, high_half), group(at, hi));
+                let shifted = at.op(Op::ShiftLeftLogical, self.uint, &[b, sixteen]);
+                let sum_lo = at.op(Op::IAdd, self.uint, &[a, shifted]);
+                let carried = at.op(Op::ULessThan, self.boolean, &[sum_lo, shifted]);
+                let (one, zero) = (at.module.constant_u32(1), at.module.constant_u32(0));
+                let carry = at.select(self.uint, carried, one, zero);
+                let b_hi = at.op(Op::ShiftRightLogical, self.uint, &[b, sixteen]);
+                let sum_hi = at.op(Op::IAdd, self.uint, &[h, b_hi]);
+                let sum_hi = at.op(Op::IAdd, self.uint, &[sum_hi, carry]);
+                self.join(at, result, sum_lo, sum_hi);
+            }
+            Op::GroupNonUniformUMin | Op::GroupNonUniformUMax | Op::GroupNonUniformSMin | Op::GroupNonUniformSMax if data_result => {
+                // The extreme high word, then the extreme low word among the lanes that hold it:
+                // a reduction only (a scan's lanes would each need their own high word).
+                let reduce = inst.word_opt(1).is_some_and(|g| g == spirv::GroupOperation::Reduce as u32 || g == spirv::GroupOperation::ClusteredReduce as u32);
+                if !reduce {
+                    return Err(format!("{} as a scan of a 64-bit value that needs all its bits has no 32-bit equivalent here", op_name(inst.opcode)));
+                }
+                let p = self.pair(at, arg(1)?)?;
+                let (lo, hi) = (at.composite_extract(self.uint, p, 0), at.composite_extract(self.uint, p, 1));
+                let group = |at: &mut Builder<'_>, op: Op, v: Word| {
+                    let mut operands = inst.operands.clone();
+                    operands[2] = Operand::Id(v);
+                    at.emit(op, self.uint, operands)
+                };
+                let h = group(at, op, hi);
+                let minimum = matches!(op, Op::GroupNonUniformUMin | Op::GroupNonUniformSMin);
+                let holds = at.op(Op::IEqual, self.boolean, &[hi, h]);
+                let neutral = at.module.constant_u32(if minimum { u32::MAX } else { 0 });
+                let candidate = at.select(self.uint, holds, lo, neutral);
+                let l = group(at, if minimum { Op::GroupNonUniformUMin } else { Op::GroupNonUniformUMax }, candidate);
+                self.join(at, result, l, h);
             }
             _ if data_result && self.types.type_of(result.unwrap_or(0)).and_then(|t| self.types.pointer(t)).is_some() => return self.cast_pointer(at, inst),
             _ => return Err(named()),
