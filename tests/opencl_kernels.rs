@@ -2077,6 +2077,17 @@ fn long_data_exact_everywhere() {
                 let want = [sum, before.wrapping_add(hash(i)), before, max, min];
                 assert_eq!(&got[6 * i..6 * i + 5], &want, "{name}: long_reductions item {i}");
             }
+            // long_work_group: work-group sums and scans, per work-group of 32.
+            let k = ctx.load_kernel(spirv, "long_work_group").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut out = ctx.zeroed_buffer::<u64>(2 * n, "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &[KernelArg::Buffer(&out), KernelArg::Bytes(&seed.to_le_bytes())]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<u64> = ctx.read_buffer(&mut out).unwrap();
+            for i in 0..n {
+                let group = i / 32 * 32..i / 32 * 32 + 32;
+                let sum = group.clone().fold(0u64, |s, j| s.wrapping_add(hash(j)));
+                let prefix = (group.start..=i).fold(0u64, |s, j| s.wrapping_add(hash(j)));
+                assert_eq!(&got[2 * i..2 * i + 2], &[sum, prefix], "{name}: long_work_group item {i}");
+            }
             ctx.check_validation().unwrap_or_else(|e| panic!("{name}: {e}"));
             eprintln!("{name}: 64-bit data matches");
         }

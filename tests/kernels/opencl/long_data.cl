@@ -117,3 +117,11 @@ kernel void long_reductions(global ulong* out, global const long* in, ulong seed
     out[6 * i + 4] = sub_group_reduce_min(h);
     out[6 * i + 5] = i - get_sub_group_local_id();
 }
+
+// Work-group sums and scans of values that need all 64 bits.
+kernel void long_work_group(global ulong* out, ulong seed) {
+    size_t i = get_global_id(0);
+    ulong h = mix(seed + i);
+    out[2 * i] = work_group_reduce_add(h);
+    out[2 * i + 1] = work_group_scan_inclusive_add(h);
+}
