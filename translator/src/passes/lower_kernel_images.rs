@@ -334,10 +334,17 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
         .iter()
         .filter(|g| g.is(Op::ConstantSampler))
         .filter_map(|g| {
-            let address = g.word_opt(0)?; // SamplerAddressingMode: None, ClampToEdge, Clamp, Repeat, RepeatMirrored
-            let normalized = g.word_opt(1)? & 1;
+            use spirv::SamplerAddressingMode as A;
+            let address = match A::from_u32(g.word_opt(0)?)? {
+                A::None => clk::ADDRESS_NONE,
+                A::ClampToEdge => clk::ADDRESS_CLAMP_TO_EDGE,
+                A::Clamp => clk::ADDRESS_CLAMP,
+                A::Repeat => clk::ADDRESS_REPEAT,
+                A::RepeatMirrored => clk::ADDRESS_MIRRORED_REPEAT,
+            };
+            let normalized = if g.word_opt(1)? & 1 == 1 { clk::NORMALIZED_COORDS } else { 0 };
             let linear = g.word_opt(2)? == spirv::SamplerFilterMode::Linear as u32;
-            Some((g.result_id?, (address * 2) | normalized | if linear { clk::FILTER_LINEAR } else { clk::FILTER_NEAREST }))
+            Some((g.result_id?, address | normalized | if linear { clk::FILTER_LINEAR } else { clk::FILTER_NEAREST }))
         })
         .collect();
     for b in 0..module.functions[fi].blocks.len() {
@@ -365,6 +372,8 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
     }
     // Every other instruction on an image, sampler or sampled image.
     // The scan goes on after the code each rewrite emits, which reads the words itself.
+    // The types of the instructions rewritten are known before any rewrite: one look serves all.
+    let types = Types::new(module);
     let mut from = (0, 0);
     loop {
         let found = module.functions[fi].blocks.iter().enumerate().skip(from.0).find_map(|(b, block)| {
@@ -381,10 +390,10 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
         // instruction's texel type.
         let param = sampled.get(&on).map_or(on, |s| s.0);
         let image = images.get(&param).and_then(|all| {
-            let texel = texel_kind(&Types::new(builder.module), &inst);
+            let texel = texel_kind(&types, &inst);
             all.iter().find(|i| Some(i.texel) == texel).or(all.first())
         });
-        if let Some(what) = odd_operands(builder.module, &inst, image) {
+        if let Some(what) = odd_operands(&types, &inst, image) {
             return Err(refused(builder.module, &what));
         }
         let sampler = sampled.get(&on).map(|s| s.1);
@@ -393,7 +402,7 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
             (Some(Op::ImageRead), Some(image), _) => {
                 used.read = true;
                 let coord = inst.id(1)?;
-                let mut e = Emit::new(&mut builder);
+                let mut e = Emit::new(&mut builder, &types);
                 let ints = e.int_coords(coord, image.coords());
                 let size = e.size(image);
                 let clamped: Vec<Word> = ints.iter().zip(&size).map(|(c, s)| e.clamp_index(*c, *s)).collect();
@@ -403,14 +412,14 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
             (Some(Op::ImageSampleExplicitLod), _, Some((image, sampler))) => {
                 used.read = true;
                 let coord = inst.id(1)?;
-                let mut e = Emit::new(&mut builder);
+                let mut e = Emit::new(&mut builder, &types);
                 let texel = e.sample(image, sampler, coord);
                 e.finish_texel(image, texel, inst.result_type.unwrap_or(0), inst.result_id.unwrap_or(0));
             }
             (Some(Op::ImageWrite), Some(image), _) => {
                 used.write = true;
                 let (coord, value) = (inst.id(1)?, inst.id(2)?);
-                let mut e = Emit::new(&mut builder);
+                let mut e = Emit::new(&mut builder, &types);
                 let ints = e.int_coords(coord, image.coords());
                 let size = e.size(image);
                 let inside = e.all_inside(&ints, &size);
@@ -422,16 +431,16 @@ fn lower_kernel(module: &mut Module, fi: usize, name: &str, used: &mut Used, out
             }
             (Some(Op::ImageQuerySizeLod | Op::ImageQuerySize), Some(image), _) => {
                 let ty = inst.result_type.unwrap_or(0);
-                let (scalar, n) = types_vector(builder.module, ty);
+                let (scalar, n) = types.vector(ty).unwrap_or((ty, 1));
                 if n != image.coords() {
                     return Err(refused(builder.module, &format!("a size query with {n} components of a {}-coordinate image", image.coords())));
                 }
-                let mut e = Emit::new(&mut builder);
+                let mut e = Emit::new(&mut builder, &types);
                 let q = e.query(image);
                 let uint = e.b.module.type_int(32, false);
                 let words = if n > 1 { e.b.module.type_vector(uint, n) } else { uint };
                 let w = e.b.bitcast(words, q);
-                let width = Types::new(e.b.module).int(scalar).map_or(32, |i| i.0);
+                let width = types.int(scalar).map_or(32, |i| i.0);
                 let op = if width == 32 { Op::Bitcast } else { Op::UConvert };
                 e.b.insert(Inst::new(op, Some(ty), inst.result_id, vec![Operand::Id(w)]));
             }
@@ -485,8 +494,7 @@ fn texel_kind(types: &Types, inst: &Inst) -> Option<Texel> {
 /// What is wrong with the types of an image instruction's texel, coordinate or result, if
 /// anything: texels are 4-component vectors of 32-bit numbers or halves, coordinates integer or
 /// float scalars or vectors with a component per coordinate, queries return integers.
-fn odd_operands(module: &Module, inst: &Inst, image: Option<&Image>) -> Option<String> {
-    let types = Types::new(module);
+fn odd_operands(types: &Types, inst: &Inst, image: Option<&Image>) -> Option<String> {
     let image = image?;
     let shape = |t: Word| -> (Word, u32) { types.vector(t).unwrap_or((t, 1)) };
     let texel_ok = |t: Word| {
@@ -510,27 +518,24 @@ fn odd_operands(module: &Module, inst: &Inst, image: Option<&Image>) -> Option<S
     }
 }
 
-/// The component type and count of a scalar or vector type.
-fn types_vector(module: &Module, ty: Word) -> (Word, u32) {
-    Types::new(module).vector(ty).unwrap_or((ty, 1))
-}
-
 /// Emits the arithmetic of image accesses at a builder's cursor.
-struct Emit<'b, 'm> {
+struct Emit<'b, 'm, 't> {
     b: &'b mut Builder<'m>,
+    /// The types of the instructions being rewritten (taken before the rewrites).
+    types: &'t Types,
     glsl: Word,
     int: Word,
     float: Word,
     bool_ty: Word,
 }
 
-impl<'b, 'm> Emit<'b, 'm> {
-    fn new(b: &'b mut Builder<'m>) -> Self {
+impl<'b, 'm, 't> Emit<'b, 'm, 't> {
+    fn new(b: &'b mut Builder<'m>, types: &'t Types) -> Self {
         let glsl = b.module.ext_inst_import("GLSL.std.450");
         let int = b.module.type_int(32, true);
         let float = b.module.type_float(32);
         let bool_ty = b.module.type_bool();
-        Emit { b, glsl, int, float, bool_ty }
+        Emit { b, types, glsl, int, float, bool_ty }
     }
 
     fn gl(&mut self, op: GLOp, ty: Word, args: &[Word]) -> Word {
@@ -588,7 +593,7 @@ impl<'b, 'm> Emit<'b, 'm> {
     /// The first `n` components of a coordinate, each converted by the instruction `convert`
     /// picks for the component width.
     fn coord_components(&mut self, coord: Word, n: u32, convert: impl Fn(u32) -> (Op, Word)) -> Vec<Word> {
-        let types = Types::new(self.b.module);
+        let types = self.types;
         let ty = types.type_of(coord).unwrap_or(0);
         let (scalar, count) = types.vector(ty).unwrap_or((ty, 1));
         let width = types.scalar_width(scalar).unwrap_or(32);
@@ -682,7 +687,7 @@ impl<'b, 'm> Emit<'b, 'm> {
 
     /// The texel in the type the kernel asked for, under the replaced instruction's result id.
     fn finish_texel(&mut self, image: &Image, texel: Word, ty: Word, result: Word) {
-        let types = Types::new(self.b.module);
+        let types = self.types;
         let (scalar, _) = types.vector(ty).unwrap_or((ty, 1));
         let op = match (image.texel, types.float(scalar)) {
             (Texel::Float, Some((32, _))) => Op::CopyObject,
@@ -694,7 +699,7 @@ impl<'b, 'm> Emit<'b, 'm> {
     }
 
     fn texel_for_write(&mut self, image: &Image, value: Word) -> Word {
-        let types = Types::new(self.b.module);
+        let types = self.types;
         let ty = types.type_of(value).unwrap_or(0);
         if ty == image.vec4 {
             return value;
@@ -742,7 +747,7 @@ impl<'b, 'm> Emit<'b, 'm> {
 
     /// OpenCL C 8.2's sampled read of `image` at `coord` (float or integer).
     fn sample(&mut self, image: &Image, sampler: Sampler, coord: Word) -> Word {
-        let types = Types::new(self.b.module);
+        let types = self.types;
         let coord_ty = types.type_of(coord).unwrap_or(0);
         let scalar = types.vector(coord_ty).map_or(coord_ty, |v| v.0);
         let size = self.size(image);

@@ -817,12 +817,7 @@ impl Pairs {
                 let (mask, sixteen) = (at.module.constant_u32(0xFFFF), at.module.constant_u32(16));
                 let low_half = at.op(Op::BitwiseAnd, self.uint, &[lo, mask]);
                 let high_half = at.op(Op::ShiftRightLogical, self.uint, &[lo, sixteen]);
-                let group = |at: &mut Builder<'_>, v: Word| {
-                    let mut operands = inst.operands.clone();
-                    operands[2] = Operand::Id(v);
-                    at.emit(Op::GroupNonUniformIAdd, self.uint, operands)
-                };
-                let (a, b, h) = (group(at, low_half), group(at, high_half), group(at, hi));
+                let (a, b, h) = (self.group_word(at, inst, op, low_half), self.group_word(at, inst, op, high_half), self.group_word(at, inst, op, hi));
                 let shifted = at.op(Op::ShiftLeftLogical, self.uint, &[b, sixteen]);
                 let sum_lo = at.op(Op::IAdd, self.uint, &[a, shifted]);
                 let carried = at.op(Op::ULessThan, self.boolean, &[sum_lo, shifted]);
@@ -842,17 +837,12 @@ impl Pairs {
                 }
                 let p = self.pair(at, arg(1)?)?;
                 let (lo, hi) = (at.composite_extract(self.uint, p, 0), at.composite_extract(self.uint, p, 1));
-                let group = |at: &mut Builder<'_>, op: Op, v: Word| {
-                    let mut operands = inst.operands.clone();
-                    operands[2] = Operand::Id(v);
-                    at.emit(op, self.uint, operands)
-                };
-                let h = group(at, op, hi);
+                let h = self.group_word(at, inst, op, hi);
                 let minimum = matches!(op, Op::GroupNonUniformUMin | Op::GroupNonUniformSMin);
                 let holds = at.op(Op::IEqual, self.boolean, &[hi, h]);
                 let neutral = at.module.constant_u32(if minimum { u32::MAX } else { 0 });
                 let candidate = at.select(self.uint, holds, lo, neutral);
-                let l = group(at, if minimum { Op::GroupNonUniformUMin } else { Op::GroupNonUniformUMax }, candidate);
+                let l = self.group_word(at, inst, if minimum { Op::GroupNonUniformUMin } else { Op::GroupNonUniformUMax }, candidate);
                 self.join(at, result, l, h);
             }
             _ if data_result && self.types.type_of(result.unwrap_or(0)).and_then(|t| self.types.pointer(t)).is_some() => return self.cast_pointer(at, inst),
@@ -962,6 +952,14 @@ impl Pairs {
         let hi = at.select(self.uint, small, small_hi, big_hi);
         self.join(at, result, lo, hi);
         Ok(())
+    }
+
+    /// Group operation `op` on the word `v`, with the scope, group operation and cluster size of
+    /// sub-group instruction `inst`.
+    fn group_word(&self, at: &mut Builder<'_>, inst: &Inst, op: Op, v: Word) -> Word {
+        let mut operands = inst.operands.clone();
+        operands[2] = Operand::Id(v);
+        at.emit(op, self.uint, operands)
     }
 
     /// The words of pairs `a + b` or `a - b` (`op`), the carry or borrow passed up.
