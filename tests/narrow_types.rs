@@ -607,3 +607,52 @@ fn f16_matrices_in_blocks_match_the_cpu() {
         }
     }
 }
+
+/// `narrow_shared_tiles`: workgroup arrays of f16, of structs of f16 and int8, and of uint8 that
+/// fit lavapipe's and SwiftShader's 32 KiB as written but not widened. Legalized, they are held
+/// packed in 32-bit words (neighbouring invocations storing halves and bytes of one word);
+/// native where the device has the types. Exact: the sums are of multiples of 1/16 below 2^8.
+#[test]
+fn packed_workgroup_arrays_of_narrow_data_match_the_cpu() {
+    let input = common::assembled("narrow_shared_tiles");
+    let (m, n, k) = (256usize, 256usize, 64usize);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(21);
+    let quarter = |rng: &mut rand::rngs::SmallRng| f16::from_f32(rng.random_range(-8i32..=8) as f32 / 4.0);
+    let a: Vec<f16> = (0..m * k).map(|_| quarter(&mut rng)).collect();
+    let b: Vec<f16> = (0..k * n).map(|_| quarter(&mut rng)).collect();
+    let codes: Vec<u8> = (0..m * 32).map(|_| rng.random()).collect();
+    let want: Vec<f32> = (0..m * n)
+        .map(|i| {
+            let (r, c) = (i / n, i % n);
+            let sum: f32 = (0..k).map(|x| a[r * k + x].to_f32() * b[x * n + c].to_f32()).sum();
+            let scale = ((r % 5) as f32 - 2.0) * 0.5;
+            let bias = (r % 7) as f32 - 3.0;
+            sum * scale + bias + f32::from(codes[r * 32 + c % 32])
+        })
+        .collect();
+    let push: Vec<u8> = [m as u32, n as u32, k as u32].iter().flat_map(|v| v.to_le_bytes()).collect();
+    for ctx in common::contexts() {
+        for (target, mode) in targets(&ctx) {
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let packed = report.passes.iter().filter(|p| p.name == "legalize-narrow-types").flat_map(|p| &p.notes).any(|n| n.starts_with("4 workgroup variables"));
+            assert_eq!(packed, mode == "legalized", "{what}: {report:?}");
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{what}: {e}"));
+            let p = ctx
+                .create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, push_constant_bytes: 12, label: "narrow_shared_tiles", ..Default::default() })
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let ba = ctx.buffer_from_slice(&a, "a").unwrap();
+            let bb = ctx.buffer_from_slice(&b, "b").unwrap();
+            let bc = ctx.buffer_from_slice(&codes, "codes").unwrap();
+            let mut bd = ctx.zeroed_buffer::<f32>(m * n, "d").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bd], images: &[], push_constants: &push, groups: [(n / 128) as u32, (m / 128) as u32, 1] }])
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{what}: D[{}][{}]", i / n, i % n);
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: {m} x {n} x {k} through packed workgroup tiles matches");
+        }
+    }
+}

@@ -238,6 +238,16 @@ impl Module {
         self.constant_u32(if vulkan { spirv::Scope::QueueFamily as u32 } else { spirv::Scope::Device as u32 })
     }
 
+    /// A new `OpSpecConstantOp` of type `ty` doing `op` on `operands` (never shared: it stays
+    /// a specialization-constant expression).
+    pub fn spec_constant_op(&mut self, ty: Word, op: Op, operands: &[Word]) -> Word {
+        let id = self.alloc_id();
+        let mut ops = vec![Operand::Literal(op as u32)];
+        ops.extend(operands.iter().map(|o| Operand::Id(*o)));
+        self.add_global(Inst::new(Op::SpecConstantOp, Some(ty), Some(id), ops));
+        id
+    }
+
     pub fn constant_null(&mut self, ty: Word) -> Word {
         self.intern(Op::ConstantNull, Some(ty), vec![])
     }

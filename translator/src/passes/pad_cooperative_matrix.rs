@@ -374,9 +374,7 @@ impl Staging {
 }
 
 fn spec_op(module: &mut Module, ty: Word, op: Op, a: Word, b: Word) -> Word {
-    let id = module.alloc_id();
-    module.add_global(Inst::new(Op::SpecConstantOp, Some(ty), Some(id), vec![Operand::Literal(op as u32), Operand::Id(a), Operand::Id(b)]));
-    id
+    module.spec_constant_op(ty, op, &[a, b])
 }
 
 /// Bytes of a scalar component type.

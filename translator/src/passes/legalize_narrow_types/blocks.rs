@@ -54,6 +54,60 @@ impl Layouts {
         l
     }
 
+    /// Lays out `ty` for workgroup memory packed into words, where it has no layout
+    /// decorations: scalars and vector components at their own size and alignment, array
+    /// elements at their size rounded up to their alignment, struct members at the next offset
+    /// their alignment allows. Records the offsets and strides as decorations would; returns the
+    /// type's size and alignment in bytes. `None` for a type without a size (a run-time array,
+    /// a length that is not a constant), a boolean, a pointer or a matrix.
+    pub fn lay_out_packed(&mut self, types: &Types, ty: Word) -> Option<(u32, u32)> {
+        self.lay_out_packed_at(types, ty, 0)
+    }
+
+    fn lay_out_packed_at(&mut self, types: &Types, ty: Word, depth: u32) -> Option<(u32, u32)> {
+        let def = types.defs.get(&ty).filter(|_| depth < 64)?;
+        match def.op()? {
+            Op::TypeInt | Op::TypeFloat => {
+                let bytes = def.word_opt(0)? / 8;
+                (bytes > 0).then_some((bytes, bytes))
+            }
+            Op::TypeVector => {
+                let (c, n) = types.vector(ty)?;
+                let (bytes, align) = self.lay_out_packed_at(types, c, depth + 1)?;
+                Some((bytes.checked_mul(n)?, align))
+            }
+            Op::TypeArray => {
+                let (size, align) = self.lay_out_packed_at(types, def.id(0).ok()?, depth + 1)?;
+                let stride = *self.strides.entry(ty).or_insert(size.next_multiple_of(align));
+                Some((stride.checked_mul(types.const_u32(def.id(1).ok()?)?)?, align))
+            }
+            Op::TypeStruct => {
+                let (mut end, mut struct_align) = (0u32, 1u32);
+                for (i, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
+                    let (size, align) = self.lay_out_packed_at(types, member, depth + 1)?;
+                    let offset = *self.member_offsets.entry((ty, i as u32)).or_insert(end.next_multiple_of(align));
+                    end = end.max(offset.checked_add(size)?);
+                    struct_align = struct_align.max(align);
+                }
+                Some((end.next_multiple_of(struct_align), struct_align))
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Layouts::lay_out_packed`] for the pointee of a workgroup variable, which may also be
+    /// an array whose length is a specialization-constant expression (of elements that have a
+    /// packed layout); whether it has a layout now.
+    pub fn lay_out_packed_variable(&mut self, types: &Types, ty: Word) -> bool {
+        if self.lay_out_packed(types, ty).is_some() {
+            return true;
+        }
+        let Some(element) = types.defs.get(&ty).filter(|d| d.is(Op::TypeArray)).and_then(|d| d.id(0).ok()) else { return false };
+        let Some((size, align)) = self.lay_out_packed(types, element) else { return false };
+        self.strides.entry(ty).or_insert(size.next_multiple_of(align));
+        true
+    }
+
     /// Bytes a value of `ty` covers in a block.
     fn size(&self, types: &Types, ty: Word) -> Option<u32> {
         let def = types.defs.get(&ty)?;
@@ -272,6 +326,52 @@ pub(super) fn redeclare(m: &mut Module, types: &Types, layouts: &Layouts, var: &
     let element_ptr = m.type_pointer(class, element);
     let block_ptr = m.type_pointer(class, st);
     Ok(View { var: id, class, arrayed: descriptors.is_some(), vec4: !ssbo && class == StorageClass::Uniform, element_ptr, block_ptr, block })
+}
+
+/// Redeclares workgroup variable `var`, whose pointee [`Layouts::lay_out_packed`] laid out, as
+/// an array of 32-bit words (in a struct, without layout decorations, which workgroup memory
+/// has not); the variable keeps its id, and a null initializer stays null.
+pub(super) fn redeclare_workgroup(m: &mut Module, types: &Types, layouts: &Layouts, var: &Inst) -> Result<View> {
+    let site = |m: &Module, message: &str| Error::Invalid { site: m.site(var), message: message.into() };
+    let pointee = types.defs.get(&var.ty()?).ok_or_else(|| site(m, "a variable without a pointer type"))?.id(1)?;
+    let uint = m.type_int(32, false);
+    let len = match layouts.size(types, pointee) {
+        Some(size) => m.constant_u32(size.div_ceil(4).max(1)),
+        // An array of a specialization-constant length: (length * stride + 3) / 4 words, as a
+        // specialization-constant expression.
+        None => {
+            let def = types.defs.get(&pointee).filter(|d| d.is(Op::TypeArray));
+            let (Some(length), Some(&stride)) = (def.and_then(|d| d.id(1).ok()), layouts.strides.get(&pointee)) else {
+                return Err(site(m, "a workgroup variable without a packed layout"));
+            };
+            let length = match types.type_of(length).and_then(|t| types.int(t)) {
+                Some((32, false)) => length,
+                _ => m.spec_constant_op(uint, Op::Bitcast, &[length]),
+            };
+            let stride = m.constant_u32(stride);
+            let bytes = m.spec_constant_op(uint, Op::IMul, &[length, stride]);
+            let three = m.constant_u32(3);
+            let up = m.spec_constant_op(uint, Op::IAdd, &[bytes, three]);
+            let four = m.constant_u32(4);
+            m.spec_constant_op(uint, Op::UDiv, &[up, four])
+        }
+    };
+    let words = m.type_array(uint, len);
+    let st = m.type_struct(&[words]);
+    let var_ptr = m.type_pointer(StorageClass::Workgroup, st);
+    let initializer = match var.operands.get(1).and_then(Operand::id) {
+        Some(init) if m.globals().iter().any(|g| g.result_id == Some(init) && g.is(Op::ConstantNull)) => Some(m.constant_null(st)),
+        Some(_) => return Err(site(m, "a workgroup variable of 8- or 16-bit data with an initializer other than null")),
+        None => None,
+    };
+    let id = var.result()?;
+    if let Some(g) = m.globals_mut().iter_mut().find(|g| g.result_id == Some(id)) {
+        g.result_type = Some(var_ptr);
+        g.operands.truncate(1);
+        g.operands.extend(initializer.map(Operand::Id));
+    }
+    let element_ptr = m.type_pointer(StorageClass::Workgroup, uint);
+    Ok(View { var: id, class: StorageClass::Workgroup, arrayed: false, vec4: false, element_ptr, block_ptr: var_ptr, block: pointee })
 }
 
 impl Legalize<'_> {
@@ -774,7 +874,7 @@ impl Legalize<'_> {
                     let lane = e.op(Op::ShiftLeftLogical, u, &[lane, shift]);
                     let clear = e.op(Op::Not, u, &[lane]);
                     let ptr = self.word_ptr(e, p)?;
-                    let scope = e.m.device_scope();
+                    let scope = if p.view.class == StorageClass::Workgroup { e.m.constant_u32(spirv::Scope::Workgroup as u32) } else { e.m.device_scope() };
                     let relaxed = e.m.constant_u32(0);
                     e.op(Op::AtomicAnd, u, &[ptr, scope, relaxed, clear]);
                     e.op(Op::AtomicOr, u, &[ptr, scope, relaxed, set]);

@@ -13,7 +13,12 @@
 //! decorations on widened results go: 32-bit arithmetic wraps elsewhere than narrow arithmetic.
 //!
 //! **Memory.** Function, private and workgroup variables hold the widened types (a workgroup
-//! array of f16 takes twice the room). Storage, uniform and push-constant blocks holding narrow
+//! array of f16 takes twice the room), except where widening would take an entry point past the
+//! target's workgroup memory: then every workgroup variable of narrow data (with a size, an array
+//! length a specialization-constant expression included) is held packed in 32-bit words and
+//! accessed as a block is, laid out at natural alignment (a struct's members at multiples of
+//! their size, array elements at their size rounded up to that), stores of part of a word being
+//! atomic and-or pairs of workgroup scope. Storage, uniform and push-constant blocks holding narrow
 //! data are redeclared as arrays of 32-bit words (`blocks.rs`): an access chain into one becomes a
 //! byte offset computed from the block's `Offset`, `ArrayStride` and `MatrixStride` decorations
 //! (matrices column- or row-major: a row-major matrix's column is read and written element by
@@ -220,9 +225,18 @@ impl Pass for LegalizeNarrowTypes {
             ptrs: HashMap::new(),
             tracked: HashSet::new(),
             physical: blocks::Physical::new(module, physical),
+            packed: HashSet::new(),
             pending: Vec::new(),
             glsl,
         };
+        lz.packed = lz.workgroup_to_pack(module);
+        if !lz.packed.is_empty() {
+            outcome.notes.push(format!(
+                "{} workgroup variables of 8- or 16-bit data packed into 32-bit words (widened, they would exceed the target's {} bytes)",
+                lz.packed.len(),
+                cx.target.limits.max_shared_memory_size
+            ));
+        }
         let moved = lz.materialize_spec_ops(module)?;
         if moved > 0 {
             lz.types = Types::new(module);
@@ -258,6 +272,8 @@ struct Legalize<'t> {
     tracked: HashSet<Word>,
     /// PhysicalStorageBuffer pointers to narrow data.
     physical: blocks::Physical,
+    /// Workgroup variables of narrow data held packed in 32-bit words, as blocks are.
+    packed: HashSet<Word>,
     /// Atomics on narrow data whose compare-and-swap loops are still to be built.
     pending: Vec<atomics::PendingAtomic>,
     glsl: Word,
@@ -343,6 +359,50 @@ const SIGNED_GLSL: &[GLOp] = &[GLOp::SAbs, GLOp::SSign, GLOp::SMin, GLOp::SMax, 
 const UNSIGNED_GLSL: &[GLOp] = &[GLOp::UMin, GLOp::UMax, GLOp::UClamp, GLOp::FindILsb, GLOp::FindUMsb];
 
 impl Legalize<'_> {
+    /// The workgroup variables of narrow data to hold packed in words: all of them (that have a
+    /// size) where widening them would take an entry point past the target's workgroup memory,
+    /// none otherwise (widened values are read and written without packing).
+    fn workgroup_to_pack(&mut self, m: &Module) -> HashSet<Word> {
+        let limit = u64::from(self.target.limits.max_shared_memory_size);
+        let narrow: Vec<(Word, Word)> = m
+            .globals()
+            .iter()
+            .filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::Workgroup as u32))
+            .filter_map(|g| Some((g.result_id?, self.types.defs.get(&g.result_type?)?.id(1).ok()?)))
+            .filter(|(_, pointee)| self.narrow.contains(pointee))
+            .collect();
+        if narrow.is_empty() || limit == 0 {
+            return HashSet::new();
+        }
+        let extra: HashMap<Word, u64> = narrow.iter().filter_map(|&(v, t)| Some((v, self.widened_bytes(m, t, 0)?.saturating_sub(crate::specialize::workgroup_memory_of(m, t)?)))).collect();
+        let over = m.entry_points.iter().filter_map(|e| e.string(2)).any(|entry| {
+            crate::specialize::workgroup_memory(m, &entry).is_some_and(|(bytes, vars)| {
+                let widened = vars.iter().filter_map(|v| extra.get(&v.id)).fold(bytes, |n, e| n.saturating_add(*e));
+                widened > limit
+            })
+        });
+        if !over {
+            return HashSet::new();
+        }
+        narrow.into_iter().filter(|&(_, t)| self.layouts.lay_out_packed_variable(&self.types, t)).map(|(v, _)| v).collect()
+    }
+
+    /// The least bytes a value of type `ty` takes with its narrow scalars widened (no padding,
+    /// as [`crate::specialize::workgroup_memory`] counts).
+    fn widened_bytes(&self, m: &Module, ty: Word, depth: u32) -> Option<u64> {
+        let def = self.types.defs.get(&ty).filter(|_| depth < 64)?;
+        let sub = |t: Word| self.widened_bytes(m, t, depth + 1);
+        match def.op()? {
+            _ if self.scalars.contains_key(&ty) => Some(4),
+            Op::TypeInt | Op::TypeFloat => Some(u64::from(def.word_opt(0)?.div_ceil(8))),
+            Op::TypeBool => Some(1),
+            Op::TypeVector | Op::TypeMatrix => sub(def.id(0).ok()?)?.checked_mul(u64::from(def.word_opt(1)?)),
+            Op::TypeArray => sub(def.id(0).ok()?)?.checked_mul(crate::specialize::default_value(m, def.id(1).ok()?)?),
+            Op::TypeStruct => def.operands.iter().filter_map(Operand::id).try_fold(0u64, |n, t| Some(n.saturating_add(sub(t)?))),
+            _ => None,
+        }
+    }
+
     fn is_view_class(class: Word) -> bool {
         [StorageClass::StorageBuffer, StorageClass::Uniform, StorageClass::PushConstant].iter().any(|c| *c as u32 == class)
     }
@@ -459,6 +519,9 @@ impl Legalize<'_> {
                     let class = g.word(0)?;
                     if Self::is_view_class(class) {
                         let view = blocks::redeclare(m, &self.types, &self.layouts, &g)?;
+                        self.views.insert(g.result()?, view);
+                    } else if self.packed.contains(&g.result()?) {
+                        let view = blocks::redeclare_workgroup(m, &self.types, &self.layouts, &g)?;
                         self.views.insert(g.result()?, view);
                     } else {
                         let w = self.widen(m, ty)?;
