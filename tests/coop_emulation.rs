@@ -791,10 +791,10 @@ fn llama_style_mul_mm_matches_the_reference() {
         let sg = ctx.caps().subgroup_size;
         for (target, expect_emulated) in targets(&ctx) {
             // 16x16x16 and 8x8x8 fragments: native, padded (8x8x8 on the H100) or emulated.
-            let frags: Vec<u32> = vec![16, 8];
-            for frag in frags {
-                // Four warps of 2x2 fragments each in a 64x64 (32x32 for 8x8 fragments) block.
-                let (wm, bk) = (2 * frag, 16);
+            // Four warps of 2x2 fragments each in a 64x64 (32x32 for 8x8 fragments) block, and
+            // of 4x4 in llama.cpp's large 128x128 block with BK = 32, whose 20 KiB of f16
+            // staging fits SwiftShader's 32 KiB only packed.
+            for (frag, wm, bk) in [(16, 32, 16), (8, 16, 16), (16, 64, 32)] {
                 let spec: Vec<(u32, u32)> = vec![(0, 4 * sg), (1, 2 * wm), (2, 2 * wm), (3, bk), (4, wm), (5, wm), (6, frag), (7, frag), (8, frag), (9, sg)];
                 let (words, report) = matbridge_translator::translate_specialized(&input, &target, &spec).unwrap_or_else(|e| panic!("{} {frag}: {e}", target.name));
                 tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{} {frag}: {e}", target.name));
@@ -803,7 +803,7 @@ fn llama_style_mul_mm_matches_the_reference() {
                     .create_pipeline(&PipelineDesc { spirv: &words, bindings: 3, push_constant_bytes: 28, spec_constants: &runtime_spec, label: "khr_mul_mm", ..Default::default() })
                     .unwrap_or_else(|e| panic!("{} {frag}: {e}", target.name));
                 for (m, n, k, pad_d) in [(2 * 2 * wm as usize, 2 * wm as usize, 48usize, 4usize), (2 * wm as usize + 5, 2 * wm as usize - 3, 37, 1)] {
-                    let what = format!("{} ({}) {frag}x{frag}x{frag} fragments, {m}x{n}x{k}, D stride {}", ctx.caps().name, mode(&report, expect_emulated), m + pad_d);
+                    let what = format!("{} ({}) {frag}x{frag}x{frag} fragments, {}x{} blocks, {m}x{n}x{k}, D stride {}", ctx.caps().name, mode(&report, expect_emulated), 2 * wm, 2 * wm, m + pad_d);
                     let (sa, sb, sd) = (k + 3, k + 1, m + pad_d);
                     let mut rng = rand::rngs::SmallRng::seed_from_u64((m * n * k) as u64);
                     let a: Vec<f32> = (0..m * sa).map(|_| (rng.random_range(-16i32..16) as f32) / 8.0).collect();
