@@ -609,7 +609,7 @@ fn f16_matrices_in_blocks_match_the_cpu() {
 }
 
 /// `narrow_shared_tiles`: workgroup arrays of f16, of structs of f16 and int8, and of uint8 that
-/// fit lavapipe's and SwiftShader's 32 KiB as written but not widened. Legalized, they are held
+/// fit every test device as written (21 KiB) but none widened (50 KiB). Legalized, they are held
 /// packed in 32-bit words (neighbouring invocations storing halves and bytes of one word);
 /// native where the device has the types. Exact: the sums are of multiples of 1/16 below 2^8.
 #[test]

@@ -1,8 +1,9 @@
 #version 450
 // Workgroup memory of 8- and 16-bit data that fits a device only as written: a 128 x 128-tile
 // f16 GEMM staging A and B tiles (BK = 32) in float16_t arrays with odd padding, per-row f16
-// scales and int8 biases in an array of structs, and uint8 codes, about 21 KiB together and 42
-// KiB with every narrow value widened to 32 bits (over the 32 KiB of lavapipe and SwiftShader).
+// scales and int8 biases in an array of structs, and uint8 codes, about 21 KiB together and 50
+// KiB with every narrow value widened to 32 bits (over the 32 KiB of lavapipe and SwiftShader
+// and the 48 KiB of the H100).
 // Neighbouring invocations store neighbouring halves and bytes of one word.
 // D[m][n] = (sum_k A[m][k] B[k][n]) * scale[m] + bias[m] + codes[m][n % 32], all f32 at the end.
 #extension GL_EXT_shader_explicit_arithmetic_types : require
