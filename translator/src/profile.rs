@@ -518,7 +518,8 @@ impl DeviceCaps {
         }
     }
 
-    /// Mesa lavapipe 25.0 (llvmpipe): subgroup 8, f16/int8, no cooperative matrix.
+    /// Mesa lavapipe 25.0 (llvmpipe): subgroup 8, f16/int8, no cooperative matrix; its limits as
+    /// measured (32 KiB of workgroup memory).
     pub fn lavapipe() -> DeviceCaps {
         let mut caps = Self::cpu_base("llvmpipe (lavapipe profile)", "1.4.305", 8);
         caps.vendor_id = VENDOR_MESA;
@@ -534,10 +535,20 @@ impl DeviceCaps {
         caps.storage_push_constant_16bit = true;
         caps.atomic_float32_add = true;
         caps.atomic_float32_min_max = true;
+        caps.limits = DeviceLimits {
+            max_workgroup_size: [1024, 1024, 1024],
+            max_workgroup_invocations: 1024,
+            max_shared_memory_size: 32768,
+            max_push_constants_size: 256,
+            max_storage_buffer_range: 1 << 27,
+            max_uniform_buffer_range: 65536,
+            ..DeviceLimits::default()
+        };
         caps
     }
 
-    /// SwiftShader (Chromium build): subgroup 4, no 16- or 8-bit arithmetic types.
+    /// SwiftShader (Chromium build): subgroup 4, no 16- or 8-bit arithmetic types; its limits as
+    /// measured (32 KiB of workgroup memory, 256 invocations).
     pub fn swiftshader() -> DeviceCaps {
         let mut caps = Self::cpu_base("SwiftShader (profile)", "1.3.0", 4);
         caps.vendor_id = VENDOR_GOOGLE;
@@ -546,6 +557,14 @@ impl DeviceCaps {
         caps.shader_float64 = false;
         caps.variable_pointers_storage_buffer = false;
         caps.variable_pointers = false;
+        caps.limits = DeviceLimits {
+            max_workgroup_size: [256, 256, 64],
+            max_workgroup_invocations: 256,
+            max_shared_memory_size: 32768,
+            max_storage_buffer_range: 1 << 30,
+            max_uniform_buffer_range: 65536,
+            ..DeviceLimits::default()
+        };
         caps
     }
 
