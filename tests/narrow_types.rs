@@ -656,3 +656,52 @@ fn packed_workgroup_arrays_of_narrow_data_match_the_cpu() {
         }
     }
 }
+
+/// f16 atomic add and max on workgroup arrays (`narrow_atomics_shared`): where the device lacks
+/// them (every test device), the arrays are held packed in words and the atomics loop on them,
+/// both on the legalized target and on a device with f16 but not these atomics (lavapipe);
+/// native where the device has them.
+#[test]
+fn f16_atomics_on_workgroup_memory_match_the_cpu() {
+    let input = common::assembled("narrow_atomics_shared");
+    let groups = 16usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(65);
+    // Quarters below 8: the sums of eight of them are exact in f16, in any order.
+    let x: Vec<f16> = (0..64 * groups).map(|_| f16::from_f32(rng.random_range(-32i32..32) as f32 / 4.0)).collect();
+    let want: Vec<f16> = (0..16 * groups)
+        .map(|k| {
+            let (g, b) = (k / 16, k % 16);
+            let bucket = (0..8).map(|j| x[g * 64 + b % 8 + 8 * j]);
+            if b < 8 {
+                f16::from_f32(bucket.map(f16::to_f32).sum())
+            } else {
+                bucket.fold(f16::from_f32(-65504.0), f16::max)
+            }
+        })
+        .collect();
+    for ctx in common::contexts() {
+        let caps = ctx.caps().clone();
+        let native = caps.shader_float16 && caps.storage_buffer_16bit && caps.atomic_float16_add && caps.atomic_float16_min_max;
+        let mut all = vec![targets(&ctx)[0].clone()];
+        if caps.shader_float16 && caps.storage_buffer_16bit {
+            all.push((caps, if native { "native" } else { "legalized" }));
+        }
+        for (target, mode) in all {
+            let what = format!("{} ({mode})", ctx.caps().name);
+            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let packed = report.passes.iter().filter(|p| p.name == "legalize-narrow-types").flat_map(|p| &p.notes).any(|n| n.starts_with("2 workgroup variables"));
+            assert_eq!(packed, mode == "legalized", "{what}: {report:?}");
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{what}: {e}"));
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 2, label: "narrow_atomics_shared", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+            let mut bo = ctx.zeroed_buffer::<u16>(16 * groups, "o").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&bx, &bo], images: &[], push_constants: &[], groups: [groups as u32, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<f16> = ctx.read_buffer(&mut bo).unwrap();
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.to_bits(), w.to_bits(), "{what}: workgroup {} {} {}: {g}, expected {w}", k / 16, if k % 16 < 8 { "sum" } else { "max" }, k % 8);
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: {groups} workgroups of f16 atomics on workgroup memory match");
+        }
+    }
+}

@@ -18,7 +18,8 @@
 //! length a specialization-constant expression included) is held packed in 32-bit words and
 //! accessed as a block is, laid out at natural alignment (a struct's members at multiples of
 //! their size, array elements at their size rounded up to that), stores of part of a word being
-//! atomic and-or pairs of workgroup scope. Storage, uniform and push-constant blocks holding narrow
+//! atomic and-or pairs of workgroup scope. A workgroup variable that narrow atomics reach is
+//! packed in any case (its atomics become compare-and-swap loops on words, as in blocks). Storage, uniform and push-constant blocks holding narrow
 //! data are redeclared as arrays of 32-bit words (`blocks.rs`): an access chain into one becomes a
 //! byte offset computed from the block's `Offset`, `ArrayStride` and `MatrixStride` decorations
 //! (matrices column- or row-major: a row-major matrix's column is read and written element by
@@ -40,8 +41,8 @@
 //!
 //! Preconditions: runs after cooperative-matrix emulation (no matrix of a narrow type is left)
 //! and after the kernel passes; a `PhysicalStorageBuffer` pointer to narrow data that is
-//! accessed holds a 4-byte aligned address. Refused by name: narrow atomics outside blocks
-//! (workgroup memory), pointers into a redeclared block that are passed to functions, stored,
+//! accessed holds a 4-byte aligned address. Refused by name: narrow atomics on function or
+//! private variables, pointers into a redeclared block that are passed to functions, stored,
 //! or chosen by a phi or select (and derived buffer references at offsets not known to be
 //! whole words, or passed to functions or phis), and instructions with narrow
 //! operands the pass does not know. Applies where the target lacks 16-bit floats, 8- or 16-bit
@@ -232,7 +233,7 @@ impl Pass for LegalizeNarrowTypes {
         lz.packed = lz.workgroup_to_pack(module);
         if !lz.packed.is_empty() {
             outcome.notes.push(format!(
-                "{} workgroup variables of 8- or 16-bit data packed into 32-bit words (widened, they would exceed the target's {} bytes)",
+                "{} workgroup variables of 8- or 16-bit data packed into 32-bit words (for their atomics, or where widened they would exceed the target's {} bytes)",
                 lz.packed.len(),
                 cx.target.limits.max_shared_memory_size
             ));
@@ -371,8 +372,38 @@ impl Legalize<'_> {
             .filter_map(|g| Some((g.result_id?, self.types.defs.get(&g.result_type?)?.id(1).ok()?)))
             .filter(|(_, pointee)| self.narrow.contains(pointee))
             .collect();
-        if narrow.is_empty() || limit == 0 {
+        if narrow.is_empty() {
             return HashSet::new();
+        }
+        // Narrow atomics work on words: the variables they reach are packed in any case.
+        let roots: HashMap<Word, Word> = m
+            .functions
+            .iter()
+            .flat_map(|f| f.insts())
+            .filter(|i| matches!(i.op(), Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::CopyObject)))
+            .filter_map(|i| Some((i.result_id?, i.operands.first()?.id()?)))
+            .collect();
+        let root = |mut p: Word| {
+            for _ in 0..64 {
+                match roots.get(&p) {
+                    Some(&base) => p = base,
+                    None => break,
+                }
+            }
+            p
+        };
+        let atomic: HashSet<Word> = m
+            .functions
+            .iter()
+            .flat_map(|f| f.insts())
+            .filter(|i| i.op().is_some_and(crate::passes::lower_kernel_pointers::is_atomic))
+            .filter_map(|i| i.operands.first().and_then(Operand::id))
+            .filter(|p| self.types.type_of(*p).and_then(|t| self.types.pointer(t)).is_some_and(|(_, pointee)| self.scalars.contains_key(&pointee)))
+            .map(root)
+            .collect();
+        let mut packed: HashSet<Word> = narrow.iter().filter(|(v, t)| atomic.contains(v) && self.layouts.lay_out_packed_variable(&self.types, *t)).map(|(v, _)| *v).collect();
+        if limit == 0 {
+            return packed;
         }
         let extra: HashMap<Word, u64> = narrow.iter().filter_map(|&(v, t)| Some((v, self.widened_bytes(m, t, 0)?.saturating_sub(crate::specialize::workgroup_memory_of(m, t)?)))).collect();
         let over = m.entry_points.iter().filter_map(|e| e.string(2)).any(|entry| {
@@ -381,10 +412,10 @@ impl Legalize<'_> {
                 widened > limit
             })
         });
-        if !over {
-            return HashSet::new();
+        if over {
+            packed.extend(narrow.into_iter().filter(|&(_, t)| self.layouts.lay_out_packed_variable(&self.types, t)).map(|(v, _)| v));
         }
-        narrow.into_iter().filter(|&(_, t)| self.layouts.lay_out_packed_variable(&self.types, t)).map(|(v, _)| v).collect()
+        packed
     }
 
     /// The least bytes a value of type `ty` takes with its narrow scalars widened (no padding,
