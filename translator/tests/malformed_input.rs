@@ -19,7 +19,7 @@ const MODULES: [&str; 5] =
 /// staging and quantized blocks, f32 atomics in every kind of memory, sub-group operations on
 /// 64-bit vectors, bfloat16 conversions, wide vectors in variables),
 /// assembled when SPIRV-Tools is installed: snapshot inputs, and execution-test kernels (`../`).
-const ASSEMBLY: [&str; 51] = [
+const ASSEMBLY: [&str; 53] = [
     "lower_integer_dot/int_dot.spvasm",
     "nv_to_khr/nv_array_f16.spvasm",
     "nv_to_khr/nv_spec_op_layout.spvasm",
@@ -30,6 +30,8 @@ const ASSEMBLY: [&str; 51] = [
     "tile_cooperative_matrix/grid.spvasm",
     "legalize_narrow_types/blocks.spvasm",
     "legalize_narrow_types/physical_pointers.spvasm",
+    "legalize_narrow_types/packed_workgroup.spvasm",
+    "legalize_narrow_types/workgroup_atomics.spvasm",
     "lower_kernel_pointers/pointers.spvasm",
     "lower_byte_pointers/narrow_vectors.spvasm",
     "split_wide_vectors/wide_vectors.spvasm",

@@ -360,9 +360,10 @@ const SIGNED_GLSL: &[GLOp] = &[GLOp::SAbs, GLOp::SSign, GLOp::SMin, GLOp::SMax, 
 const UNSIGNED_GLSL: &[GLOp] = &[GLOp::UMin, GLOp::UMax, GLOp::UClamp, GLOp::FindILsb, GLOp::FindUMsb];
 
 impl Legalize<'_> {
-    /// The workgroup variables of narrow data to hold packed in words: all of them (that have a
-    /// size) where widening them would take an entry point past the target's workgroup memory,
-    /// none otherwise (widened values are read and written without packing).
+    /// The workgroup variables of narrow data to hold packed in words: those that narrow atomics
+    /// reach (through access chains), and all of them (that have a size) where widening them
+    /// would take an entry point past the target's workgroup memory. The others are widened
+    /// (their values read and written without packing).
     fn workgroup_to_pack(&mut self, m: &Module) -> HashSet<Word> {
         let limit = u64::from(self.target.limits.max_shared_memory_size);
         let narrow: Vec<(Word, Word)> = m
