@@ -2410,3 +2410,41 @@ fn images_and_samplers() {
         }
     }
 }
+
+/// `local_halves`: local tiles of halves and bytes that fit every test device as written (21 KiB)
+/// but not widened (50 KiB): held packed in words where the device lacks halves or bytes
+/// (SwiftShader), at -O2 and -O0. Exact: sums of multiples of 1/16 below 2^9, plus a byte.
+#[test]
+fn local_tiles_of_halves_and_bytes() {
+    let (Some(o2), Some(o0)) = (common::opencl("local_halves"), common::opencl_with("local_halves", &["-O0"])) else { return };
+    let n = 128usize;
+    let a: Vec<half::f16> = (0..n * n).map(|i| half::f16::from_f32(((i * 7) % 17) as f32 / 4.0 - 2.0)).collect();
+    let b: Vec<half::f16> = (0..n * n).map(|i| half::f16::from_f32(((i * 5) % 13) as f32 / 4.0 - 1.5)).collect();
+    let codes: Vec<u8> = (0..64 * 64).map(|i| ((i * 37) % 251) as u8).collect();
+    let want: Vec<f32> = (0..n * n)
+        .map(|i| {
+            let (r, c) = (i / n, i % n);
+            (0..n).map(|k| a[r * n + k].to_f32() * b[k * n + c].to_f32()).sum::<f32>() + f32::from(codes[(r % 64) * 64 + c % 64])
+        })
+        .collect();
+    for ctx in common::contexts() {
+        for (spirv, level) in [(&o2, "-O2"), (&o0, "-O0")] {
+            let what = format!("{} ({level})", ctx.caps().name);
+            let kernel = ctx.load_kernel(spirv, "hgemm").unwrap_or_else(|e| panic!("{what}: {e}"));
+            let ba = ctx.buffer_from_slice(&a, "A").unwrap();
+            let bb = ctx.buffer_from_slice(&b, "B").unwrap();
+            let bd = ctx.buffer_from_slice(&codes, "codes").unwrap();
+            let mut bc = ctx.zeroed_buffer::<f32>(n * n, "C").unwrap();
+            let range = NdRange { dims: 2, global: [n as u32 / 4, n as u32 / 4, 1], local: None, offset: [0; 3] };
+            let size = (n as u32).to_le_bytes();
+            ctx.launch(&kernel, &range, &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bd), KernelArg::Buffer(&bc), KernelArg::Bytes(&size)])
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{what}: C[{}][{}]", i / n, i % n);
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: {n} x {n} through local half and byte tiles matches");
+        }
+    }
+}
