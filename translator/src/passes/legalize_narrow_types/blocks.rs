@@ -346,7 +346,8 @@ pub(super) fn redeclare_workgroup(m: &mut Module, types: &Types, layouts: &Layou
             };
             let length = match types.type_of(length).and_then(|t| types.int(t)) {
                 Some((32, false)) => length,
-                _ => m.spec_constant_op(uint, Op::Bitcast, &[length]),
+                Some((32, true)) => m.spec_constant_op(uint, Op::Bitcast, &[length]),
+                _ => m.spec_constant_op(uint, Op::UConvert, &[length]),
             };
             let stride = m.constant_u32(stride);
             let bytes = m.spec_constant_op(uint, Op::IMul, &[length, stride]);
