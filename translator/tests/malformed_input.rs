@@ -426,6 +426,18 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
             &["h100", "lavapipe"],
             "memory access scope %",
         ),
+        // A specialization constant as a barrier's scope, which spirv-val lets pass in a module
+        // declaring CooperativeMatrixNV only.
+        (
+            "nv_to_khr/nv_array_f16.spvasm",
+            &[
+                ("%uint_1 = OpConstant %uint 1\n", "%uint_1 = OpConstant %uint 1\n%sub = OpSpecConstant %uint 3\n"),
+                ("               OpStore %tm %18", "               OpNop\n               OpStore %tm %18"),
+                ("OpNop", "OpControlBarrier %sub %sub %uint_0"),
+            ],
+            &["h100", "lavapipe", "swiftshader"],
+            "scope %",
+        ),
         // A spec-constant matrix length of a pointer type.
         (
             "materialize_matrix_length/spec_constant_length.spvasm",
