@@ -506,7 +506,6 @@ impl Pass for NvToKhrCooperativeMatrix {
                                         outcome.count(inst.opcode);
                                         let [pointer, stride, column_major] = inst.ids()?;
                                         let layout = layout_const(module, &types, &mut layout_consts, column_major, &inst)?;
-                                        memory_scopes_constant(module, &types, &inst, 3)?;
                                         let mut operands = vec![Operand::Id(pointer), Operand::Id(layout), Operand::Id(stride)];
                                         operands.extend_from_slice(&inst.operands[3..]);
                                         o = Inst { opcode: Op::CooperativeMatrixLoadKHR as u32, operands, ..o };
@@ -531,7 +530,6 @@ impl Pass for NvToKhrCooperativeMatrix {
                             let [pointer, object, stride, column_major] = inst.ids()?;
                             let object = if free.contains(&object) { rw.clone_free(module, object, Role::Acc) } else { object };
                             let layout = layout_const(module, &types, &mut layout_consts, column_major, &inst)?;
-                            memory_scopes_constant(module, &types, &inst, 4)?;
                             let mut operands = [pointer, object, layout, stride].map(Operand::Id).to_vec();
                             operands.extend_from_slice(&inst.operands[4..]);
                             out.push(Inst { opcode: Op::CooperativeMatrixStoreKHR as u32, operands, ..inst });
@@ -658,20 +656,14 @@ fn scopes_constant(module: &Module, types: &Types) -> Result<()> {
                 return Err(Error::Invalid { site: module.site(inst), message: format!("scope %{scope} is not a constant, which a shader's scopes must be") });
             }
         }
+        // The ids after a memory access mask are the scopes of MakePointerAvailable and
+        // MakePointerVisible (its alignment is a literal).
+        let Some(mask) = inst.operands.iter().position(|o| matches!(o, Operand::Enum(OperandKind::MemoryAccess, _))) else { continue };
+        if let Some(scope) = inst.operands[mask + 1..].iter().filter_map(Operand::id).find(|s| types.const_u32(*s).is_none()) {
+            return Err(Error::Invalid { site: module.site(inst), message: format!("memory access scope %{scope} is not a constant, which a shader's scopes must be") });
+        }
     }
     Ok(())
-}
-
-/// The scopes of an NV load's or store's memory access operands (from operand `from` on) are
-/// constants, as a shader's scopes must be; spirv-val checks them on the KHR forms only.
-fn memory_scopes_constant(module: &Module, types: &Types, inst: &Inst, from: usize) -> Result<()> {
-    if !module.has_capability(spirv::Capability::Shader) {
-        return Ok(());
-    }
-    match inst.operands.iter().skip(from).filter_map(Operand::id).find(|s| types.const_u32(*s).is_none()) {
-        Some(scope) => Err(Error::Invalid { site: module.site(inst), message: format!("memory access scope %{scope} is not a constant, which a shader's scopes must be") }),
-        None => Ok(()),
-    }
 }
 
 /// The KHR MemoryLayout constant for an NV ColumnMajor boolean.
