@@ -23,9 +23,10 @@
 //!   of the callee's returned values, an argument that of its parameter; function types are
 //!   rewritten per function with the KHR types its parameters and result take.
 //!
-//! Spec-constant rows, columns and scopes are kept as ids. A shader's scope operands must be
-//! constants all the same: spirv-val lets a module declaring CooperativeMatrixNV take a
-//! specialization constant there, which the KHR module may not; such a scope is refused by name.
+//! Spec-constant rows, columns and scopes are kept as ids. A shader's scope and memory-semantics
+//! operands must be constants all the same: spirv-val lets a module declaring
+//! CooperativeMatrixNV take a specialization constant there, which the KHR module may not; such
+//! an operand is refused by name.
 //!
 //! Preconditions: a valid module; matrices are not members of structs, and a function's
 //! parameter or result takes one Use at every call (an error names the instruction
@@ -639,9 +640,9 @@ impl Pass for NvToKhrCooperativeMatrix {
     }
 }
 
-/// Every scope operand of a shader is a constant: spirv-val lets a module declaring
-/// CooperativeMatrixNV take a specialization constant there, which the KHR module, without that
-/// capability, may not.
+/// Every scope and memory-semantics operand of a shader is a constant: spirv-val lets a module
+/// declaring CooperativeMatrixNV take a specialization constant there, which the KHR module,
+/// without that capability, may not.
 fn scopes_constant(module: &Module, types: &Types) -> Result<()> {
     if !module.has_capability(spirv::Capability::Shader) {
         return Ok(());
@@ -649,11 +650,13 @@ fn scopes_constant(module: &Module, types: &Types) -> Result<()> {
     for inst in module.functions.iter().flat_map(|f| f.insts()) {
         let Some(info) = crate::ir::grammar::info(inst.opcode) else { continue };
         for (k, spec) in info.operands.iter().take_while(|s| s.quantifier == rspirv::grammar::OperandQuantifier::One).enumerate() {
-            if spec.kind != OperandKind::IdScope {
-                continue;
-            }
-            if let Some(scope) = inst.operands.get(k).and_then(Operand::id).filter(|s| types.const_u32(*s).is_none()) {
-                return Err(Error::Invalid { site: module.site(inst), message: format!("scope %{scope} is not a constant, which a shader's scopes must be") });
+            let what = match spec.kind {
+                OperandKind::IdScope => "scope",
+                OperandKind::IdMemorySemantics => "memory semantics",
+                _ => continue,
+            };
+            if let Some(id) = inst.operands.get(k).and_then(Operand::id).filter(|s| types.const_u32(*s).is_none()) {
+                return Err(Error::Invalid { site: module.site(inst), message: format!("{what} %{id} is not a constant, which a shader's must be") });
             }
         }
         // The ids after a memory access mask are the scopes of MakePointerAvailable and
