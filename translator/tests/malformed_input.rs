@@ -438,6 +438,13 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
             &["h100", "lavapipe", "swiftshader"],
             "scope %",
         ),
+        // An NV spec-constant matrix length whose result is the matrix type itself.
+        (
+            "nv_to_khr/nv_square_f16.spvasm",
+            &[("%44 = OpSpecConstantOp %uint CooperativeMatrixLengthNV %12", "%44 = OpSpecConstantOp %12 CooperativeMatrixLengthNV %12")],
+            &["h100", "lavapipe", "swiftshader"],
+            "not a 32-bit integer",
+        ),
         // A spec-constant matrix length of a pointer type.
         (
             "materialize_matrix_length/spec_constant_length.spvasm",

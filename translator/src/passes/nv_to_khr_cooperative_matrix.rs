@@ -227,6 +227,11 @@ impl Pass for NvToKhrCooperativeMatrix {
         if let Some(bad) = module.globals().iter().find(bad).or_else(|| module.functions.iter().flat_map(|f| f.insts()).find(bad)) {
             return Err(Error::Invalid { site: module.site(bad), message: "the length of an operand that is not a cooperative-matrix type".into() });
         }
+        // Nor does it look at such an operation's result type, which must be a 32-bit integer.
+        let not_int = |i: &&Inst| length_of(i).is_some() && i.result_type.and_then(|t| types.int(t)).is_none_or(|(w, _)| w != 32);
+        if let Some(bad) = module.globals().iter().find(not_int).or_else(|| module.functions.iter().flat_map(|f| f.insts()).find(not_int)) {
+            return Err(Error::Invalid { site: module.site(bad), message: "a cooperative-matrix length whose result type is not a 32-bit integer".into() });
+        }
 
         // NV matrix types and types built on them.
         let nv_defs: Vec<Inst> = module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixNV)).cloned().collect();
