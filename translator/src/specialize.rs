@@ -183,7 +183,7 @@ pub fn workgroup_memory(module: &Module, entry: &str) -> Option<(u64, Vec<Workgr
     for g in module.globals().iter().filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(spirv::StorageClass::Workgroup as u32)) {
         let Some(id) = g.result_id.filter(|v| used.contains(v)) else { continue };
         let pointee = g.result_type.and_then(|p| defs.get(&p)).and_then(|p| p.id(1).ok())?;
-        let bytes = least_size(module, &defs, pointee, 0)?;
+        let bytes = least_size(module, &defs, pointee, &|_| None, 0)?;
         let aliased = module.decoration(pointee, Decoration::Block).is_some();
         vars.push(WorkgroupVariable { id, name: module.name_of(id), bytes, aliased });
     }
@@ -196,16 +196,23 @@ pub fn workgroup_memory(module: &Module, entry: &str) -> Option<(u64, Vec<Workgr
 /// The bytes a workgroup variable of type `ty` takes at least, with the specialization constants
 /// at their defaults (see [`workgroup_memory`]); `None` where it has no size.
 pub fn workgroup_memory_of(module: &Module, ty: Word) -> Option<u64> {
-    let defs: HashMap<Word, &crate::ir::Inst> = module.globals().iter().filter_map(|g| Some((g.result_id?, g))).collect();
-    least_size(module, &defs, ty, 0)
+    workgroup_memory_with(module, ty, &|_| None)
 }
 
-/// The bytes type `ty` takes without padding (explicit `Offset`s and `ArrayStride`s count).
-fn least_size(module: &Module, defs: &HashMap<Word, &crate::ir::Inst>, ty: Word, depth: u32) -> Option<u64> {
+/// [`workgroup_memory_of`] with the scalar types for which `scalar_bytes` answers taking that
+/// many bytes (a translation that widens them).
+pub fn workgroup_memory_with(module: &Module, ty: Word, scalar_bytes: &dyn Fn(Word) -> Option<u64>) -> Option<u64> {
+    let defs: HashMap<Word, &crate::ir::Inst> = module.globals().iter().filter_map(|g| Some((g.result_id?, g))).collect();
+    least_size(module, &defs, ty, scalar_bytes, 0)
+}
+
+/// The bytes type `ty` takes without padding (explicit `Offset`s and `ArrayStride`s count), a
+/// scalar the bytes `scalar_bytes` gives it where it gives some.
+fn least_size(module: &Module, defs: &HashMap<Word, &crate::ir::Inst>, ty: Word, scalar_bytes: &dyn Fn(Word) -> Option<u64>, depth: u32) -> Option<u64> {
     let def = defs.get(&ty).filter(|_| depth < 64)?;
-    let sub = |t: Word| least_size(module, defs, t, depth + 1);
+    let sub = |t: Word| least_size(module, defs, t, scalar_bytes, depth + 1);
     match def.op()? {
-        Op::TypeInt | Op::TypeFloat => Some(u64::from(def.word_opt(0)?.div_ceil(8))),
+        Op::TypeInt | Op::TypeFloat => scalar_bytes(ty).or(Some(u64::from(def.word_opt(0)?.div_ceil(8)))),
         Op::TypeBool => Some(1),
         Op::TypeVector | Op::TypeMatrix => sub(def.id(0).ok()?)?.checked_mul(u64::from(def.word_opt(1)?)),
         Op::TypeArray => {

@@ -116,6 +116,19 @@ pub fn info(opcode: u32) -> Option<&'static OpInfo> {
     t.by_opcode.get(opcode as usize).copied().flatten().map(|k| &t.infos[k])
 }
 
+/// The scope and memory-semantics operands among `inst`'s fixed operands (those the grammar
+/// lists once, before any optional or repeated one): operand index, kind and id.
+pub fn synchronization_operands(inst: &super::Inst) -> Vec<(usize, K, Word)> {
+    let Some(info) = info(inst.opcode) else { return Vec::new() };
+    info.operands
+        .iter()
+        .take_while(|s| s.quantifier == Q::One)
+        .enumerate()
+        .filter(|(_, s)| matches!(s.kind, K::IdScope | K::IdMemorySemantics))
+        .filter_map(|(k, s)| Some((k, s.kind, inst.operands.get(k)?.id()?)))
+        .collect()
+}
+
 /// Every extension the grammar names for some instruction (`SPV_EXT_shader_atomic_float_add`
 /// for `OpAtomicFAddEXT`).
 pub fn instruction_extensions() -> &'static std::collections::HashSet<&'static str> {

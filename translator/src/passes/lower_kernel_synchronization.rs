@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::ir::{grammar, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
-use rspirv::grammar::{OperandKind, OperandQuantifier};
+use rspirv::grammar::OperandKind;
 use spirv::{Capability, MemorySemantics as MS, Op, Scope, Word};
 
 pub struct LowerKernelSynchronization;
@@ -45,16 +45,10 @@ impl Pass for LowerKernelSynchronization {
         for (f, func) in module.functions.iter().enumerate() {
             for (b, block) in func.blocks.iter().enumerate() {
                 for (i, inst) in block.insts.iter().enumerate() {
-                    let Some(info) = grammar::info(inst.opcode) else { continue };
-                    for (k, spec) in info.operands.iter().take_while(|s| s.quantifier == OperandQuantifier::One).enumerate() {
-                        let what = match spec.kind {
-                            OperandKind::IdScope => "scope",
-                            OperandKind::IdMemorySemantics => "memory semantics",
-                            _ => continue,
-                        };
-                        let Some(id) = inst.operands.get(k).and_then(Operand::id) else { continue };
+                    for (k, kind, id) in grammar::synchronization_operands(inst) {
+                        let what = if kind == OperandKind::IdScope { "scope" } else { "memory semantics" };
                         let value = types.const_u32(id).ok_or_else(|| Error::Invalid { site: module.site(inst), message: format!("operand {k} ({what}) %{id} is not a constant") })?;
-                        let new = match spec.kind {
+                        let new = match kind {
                             OperandKind::IdScope if value == Scope::CrossDevice as u32 => Scope::Device as u32,
                             OperandKind::IdScope => value,
                             _ => semantics_for(inst.op().unwrap_or(Op::Nop), value),

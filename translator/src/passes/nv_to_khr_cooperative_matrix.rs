@@ -223,14 +223,16 @@ impl Pass for NvToKhrCooperativeMatrix {
                 _ => None,
             }
         };
-        let bad = |i: &&Inst| length_of(i).is_some_and(|t| !t.and_then(|t| types.defs.get(&t)).is_some_and(|d| d.is(Op::TypeCooperativeMatrixNV)));
-        if let Some(bad) = module.globals().iter().find(bad).or_else(|| module.functions.iter().flat_map(|f| f.insts()).find(bad)) {
-            return Err(Error::Invalid { site: module.site(bad), message: "the length of an operand that is not a cooperative-matrix type".into() });
-        }
-        // Nor does it look at such an operation's result type, which must be a 32-bit integer.
-        let not_int = |i: &&Inst| length_of(i).is_some() && i.result_type.and_then(|t| types.int(t)).is_none_or(|(w, _)| w != 32);
-        if let Some(bad) = module.globals().iter().find(not_int).or_else(|| module.functions.iter().flat_map(|f| f.insts()).find(not_int)) {
-            return Err(Error::Invalid { site: module.site(bad), message: "a cooperative-matrix length whose result type is not a 32-bit integer".into() });
+        // Nor at its result type, which must be a 32-bit integer.
+        let wrong = |i: &Inst| -> Option<&'static str> {
+            let operand = length_of(i)?;
+            if !operand.and_then(|t| types.defs.get(&t)).is_some_and(|d| d.is(Op::TypeCooperativeMatrixNV)) {
+                return Some("the length of an operand that is not a cooperative-matrix type");
+            }
+            i.result_type.and_then(|t| types.int(t)).is_none_or(|(w, _)| w != 32).then_some("a cooperative-matrix length whose result type is not a 32-bit integer")
+        };
+        if let Some((bad, message)) = module.globals().iter().chain(module.functions.iter().flat_map(|f| f.insts())).find_map(|i| Some((i, wrong(i)?))) {
+            return Err(Error::Invalid { site: module.site(bad), message: message.into() });
         }
 
         // NV matrix types and types built on them.
@@ -653,16 +655,9 @@ fn scopes_constant(module: &Module, types: &Types) -> Result<()> {
         return Ok(());
     }
     for inst in module.functions.iter().flat_map(|f| f.insts()) {
-        let Some(info) = crate::ir::grammar::info(inst.opcode) else { continue };
-        for (k, spec) in info.operands.iter().take_while(|s| s.quantifier == rspirv::grammar::OperandQuantifier::One).enumerate() {
-            let what = match spec.kind {
-                OperandKind::IdScope => "scope",
-                OperandKind::IdMemorySemantics => "memory semantics",
-                _ => continue,
-            };
-            if let Some(id) = inst.operands.get(k).and_then(Operand::id).filter(|s| types.const_u32(*s).is_none()) {
-                return Err(Error::Invalid { site: module.site(inst), message: format!("{what} %{id} is not a constant, which a shader's must be") });
-            }
+        if let Some((_, kind, id)) = crate::ir::grammar::synchronization_operands(inst).into_iter().find(|(_, _, id)| types.const_u32(*id).is_none()) {
+            let what = if kind == OperandKind::IdScope { "scope" } else { "memory semantics" };
+            return Err(Error::Invalid { site: module.site(inst), message: format!("{what} %{id} is not a constant, which a shader's must be") });
         }
         // The ids after a memory access mask are the scopes of MakePointerAvailable and
         // MakePointerVisible (its alignment is a literal).

@@ -30,7 +30,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::lower_kernel_pointers::is_atomic;
 use crate::profile::DeviceCaps;
-use rspirv::grammar::{OperandKind, OperandQuantifier};
+use rspirv::grammar::OperandKind;
 use spirv::{Decoration, MemoryAccess, MemoryModel, MemorySemantics, Op, Scope, Word};
 use std::collections::{HashMap, HashSet};
 
@@ -273,12 +273,10 @@ fn upgrade_scopes_and_semantics(module: &mut Module, types: &Types, marks: &Hash
     for (fi, f) in module.functions.iter().enumerate() {
         for (bi, b) in f.blocks.iter().enumerate() {
             for (ii, inst) in b.insts.iter().enumerate() {
-                let Some(info) = grammar::info(inst.opcode) else { continue };
                 let volatile = inst.operands.first().and_then(Operand::id).and_then(|p| marks.get(&p)).is_some_and(|m| m.volatile) && inst.op().is_some_and(is_atomic);
-                for (k, spec) in info.operands.iter().take_while(|s| s.quantifier == OperandQuantifier::One).enumerate() {
-                    let Some(id) = inst.operands.get(k).and_then(Operand::id) else { continue };
+                for (k, kind, id) in grammar::synchronization_operands(inst) {
                     let Some(value) = types.const_u32(id) else { continue };
-                    let new = match spec.kind {
+                    let new = match kind {
                         OperandKind::IdScope if value == device => Scope::QueueFamily as u32,
                         OperandKind::IdMemorySemantics if volatile && value & MemorySemantics::VOLATILE.bits() == 0 => value | MemorySemantics::VOLATILE.bits(),
                         _ => continue,

@@ -77,8 +77,7 @@ impl Layouts {
                 Some((bytes.checked_mul(n)?, align))
             }
             Op::TypeArray => {
-                let (size, align) = self.lay_out_packed_at(types, def.id(0).ok()?, depth + 1)?;
-                let stride = *self.strides.entry(ty).or_insert(size.next_multiple_of(align));
+                let (stride, align) = self.lay_out_packed_array(types, ty, def.id(0).ok()?, depth)?;
                 Some((stride.checked_mul(types.const_u32(def.id(1).ok()?)?)?, align))
             }
             Op::TypeStruct => {
@@ -99,13 +98,17 @@ impl Layouts {
     /// an array whose length is a specialization-constant expression (of elements that have a
     /// packed layout); whether it has a layout now.
     pub fn lay_out_packed_variable(&mut self, types: &Types, ty: Word) -> bool {
-        if self.lay_out_packed(types, ty).is_some() {
-            return true;
+        match types.defs.get(&ty).filter(|d| d.is(Op::TypeArray)).and_then(|d| d.id(0).ok()) {
+            Some(element) => self.lay_out_packed_array(types, ty, element, 0).is_some(),
+            None => self.lay_out_packed(types, ty).is_some(),
         }
-        let Some(element) = types.defs.get(&ty).filter(|d| d.is(Op::TypeArray)).and_then(|d| d.id(0).ok()) else { return false };
-        let Some((size, align)) = self.lay_out_packed(types, element) else { return false };
-        self.strides.entry(ty).or_insert(size.next_multiple_of(align));
-        true
+    }
+
+    /// Lays out the elements of array type `ty` and records its stride: the stride and the
+    /// elements' alignment.
+    fn lay_out_packed_array(&mut self, types: &Types, ty: Word, element: Word, depth: u32) -> Option<(u32, u32)> {
+        let (size, align) = self.lay_out_packed_at(types, element, depth + 1)?;
+        Some((*self.strides.entry(ty).or_insert(size.next_multiple_of(align)), align))
     }
 
     /// Bytes a value of `ty` covers in a block.

@@ -19,8 +19,8 @@
 //! accessed as a block is, laid out at natural alignment (a struct's members at multiples of
 //! their size, array elements at their size rounded up to that), stores of part of a word being
 //! atomic and-or pairs of workgroup scope. A workgroup variable that narrow atomics reach is
-//! packed in any case (its atomics become compare-and-swap loops on words, as in blocks). Storage, uniform and push-constant blocks holding narrow
-//! data are redeclared as arrays of 32-bit words (`blocks.rs`): an access chain into one becomes a
+//! packed in any case (its atomics become compare-and-swap loops on words, as in blocks).
+//! Storage, uniform and push-constant blocks holding narrow data are redeclared as arrays of 32-bit words (`blocks.rs`): an access chain into one becomes a
 //! byte offset computed from the block's `Offset`, `ArrayStride` and `MatrixStride` decorations
 //! (matrices column- or row-major: a row-major matrix's column is read and written element by
 //! element), a load reads the words it covers and unpacks the bits, a store of whole aligned
@@ -56,6 +56,7 @@ mod blocks;
 mod codec;
 mod spec_ops;
 
+use crate::analysis::derived_pointers::derived_pointers;
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::{Inst, Module, Operand};
@@ -377,22 +378,6 @@ impl Legalize<'_> {
             return HashSet::new();
         }
         // Narrow atomics work on words: the variables they reach are packed in any case.
-        let roots: HashMap<Word, Word> = m
-            .functions
-            .iter()
-            .flat_map(|f| f.insts())
-            .filter(|i| matches!(i.op(), Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain | Op::CopyObject)))
-            .filter_map(|i| Some((i.result_id?, i.operands.first()?.id()?)))
-            .collect();
-        let root = |mut p: Word| {
-            for _ in 0..64 {
-                match roots.get(&p) {
-                    Some(&base) => p = base,
-                    None => break,
-                }
-            }
-            p
-        };
         let atomic: HashSet<Word> = m
             .functions
             .iter()
@@ -400,13 +385,15 @@ impl Legalize<'_> {
             .filter(|i| i.op().is_some_and(crate::passes::lower_kernel_pointers::is_atomic))
             .filter_map(|i| i.operands.first().and_then(Operand::id))
             .filter(|p| self.types.type_of(*p).and_then(|t| self.types.pointer(t)).is_some_and(|(_, pointee)| self.scalars.contains_key(&pointee)))
-            .map(root)
             .collect();
-        let mut packed: HashSet<Word> = narrow.iter().filter(|(v, t)| atomic.contains(v) && self.layouts.lay_out_packed_variable(&self.types, *t)).map(|(v, _)| *v).collect();
+        let reaches_atomic = |v: Word| !atomic.is_empty() && m.functions.iter().any(|f| derived_pointers(f, v).iter().any(|p| atomic.contains(p)));
+        let mut packed: HashSet<Word> = narrow.iter().filter(|(v, t)| reaches_atomic(*v) && self.layouts.lay_out_packed_variable(&self.types, *t)).map(|(v, _)| *v).collect();
         if limit == 0 {
             return packed;
         }
-        let extra: HashMap<Word, u64> = narrow.iter().filter_map(|&(v, t)| Some((v, self.widened_bytes(m, t, 0)?.saturating_sub(crate::specialize::workgroup_memory_of(m, t)?)))).collect();
+        let widened = |t: Word| self.scalars.contains_key(&t).then_some(4);
+        let extra: HashMap<Word, u64> =
+            narrow.iter().filter_map(|&(v, t)| Some((v, crate::specialize::workgroup_memory_with(m, t, &widened)?.saturating_sub(crate::specialize::workgroup_memory_of(m, t)?)))).collect();
         let over = m.entry_points.iter().filter_map(|e| e.string(2)).any(|entry| {
             crate::specialize::workgroup_memory(m, &entry).is_some_and(|(bytes, vars)| {
                 let widened = vars.iter().filter_map(|v| extra.get(&v.id)).fold(bytes, |n, e| n.saturating_add(*e));
@@ -417,22 +404,6 @@ impl Legalize<'_> {
             packed.extend(narrow.into_iter().filter(|&(_, t)| self.layouts.lay_out_packed_variable(&self.types, t)).map(|(v, _)| v));
         }
         packed
-    }
-
-    /// The least bytes a value of type `ty` takes with its narrow scalars widened (no padding,
-    /// as [`crate::specialize::workgroup_memory`] counts).
-    fn widened_bytes(&self, m: &Module, ty: Word, depth: u32) -> Option<u64> {
-        let def = self.types.defs.get(&ty).filter(|_| depth < 64)?;
-        let sub = |t: Word| self.widened_bytes(m, t, depth + 1);
-        match def.op()? {
-            _ if self.scalars.contains_key(&ty) => Some(4),
-            Op::TypeInt | Op::TypeFloat => Some(u64::from(def.word_opt(0)?.div_ceil(8))),
-            Op::TypeBool => Some(1),
-            Op::TypeVector | Op::TypeMatrix => sub(def.id(0).ok()?)?.checked_mul(u64::from(def.word_opt(1)?)),
-            Op::TypeArray => sub(def.id(0).ok()?)?.checked_mul(crate::specialize::default_value(m, def.id(1).ok()?)?),
-            Op::TypeStruct => def.operands.iter().filter_map(Operand::id).try_fold(0u64, |n, t| Some(n.saturating_add(sub(t)?))),
-            _ => None,
-        }
     }
 
     fn is_view_class(class: Word) -> bool {
