@@ -2448,3 +2448,131 @@ fn local_tiles_of_halves_and_bytes() {
         }
     }
 }
+
+/// `v`'s low `n` bits, sign-extended.
+fn sext(v: i64, n: u32) -> i64 {
+    (v << (64 - n)) >> (64 - n)
+}
+
+/// `v`'s low `n` bits.
+fn zext(v: i64, n: u32) -> i64 {
+    ((v as u64) & (u64::MAX >> (64 - n))) as i64
+}
+
+fn bit_ints_reference(a: &[i32], b: &[i32], i: usize) -> [i32; 24] {
+    let (x, y) = (sext(a[i].into(), 12), sext(b[i].into(), 12));
+    let (u, v) = (zext(a[i].into(), 6), zext(b[i].into(), 6));
+    let (s, t) = (sext(i64::from(a[i]) * 6133, 24), sext(b[i].into(), 24));
+    let flag = |c: bool| i64::from(c);
+    let guarded = |d: i64, f: &dyn Fn() -> i64| if d == 0 || d == -1 { 7 } else { f() };
+    let acc: i64 = (0..v).map(|c| zext(c * u, 6)).sum();
+    let case = match x {
+        -5 => 1,
+        100 => 2,
+        -2048 => 3,
+        2047 => 4,
+        _ => x & 15,
+    };
+    let out = [
+        sext(x + y, 12),
+        sext(x - y, 12),
+        sext(x * y, 12),
+        guarded(y, &|| x / y),
+        guarded(y, &|| x % y),
+        x >> 3,
+        sext(zext(x, 12) << 5, 12),
+        flag(x < y) + 2 * flag(x <= y) + 4 * flag(x > -100),
+        zext(u + v * 3, 6),
+        if v == 0 { 7 } else { u / v + 100 * (u % v) },
+        (u >> 2) + 100 * zext(u << 3, 6) + 10000 * flag(u < v),
+        zext(!u, 6) + 100 * zext(-u, 6),
+        sext(s + t * t, 24),
+        guarded(t, &|| (s / t) * 1000 + s % t),
+        (s >> 7) ^ (zext(s, 24) >> 7),
+        x * 1000 + zext(s, 24) / 4096,
+        (a[i] as f32 * 0.25) as i64,
+        acc,
+        case,
+        sext(s * 37, 24) + zext(s >> 9, 12),
+        (x & y) | (x ^ 0x5a5),
+        sext(x * sext(a[i ^ 1].into(), 12), 12) - zext(i as i64 ^ 63, 6),
+        x.abs(),
+        flag(x == y) + 2 * flag(u != v),
+    ];
+    out.map(|v| v as i32)
+}
+
+fn bit_ints_wide_reference(a: &[i32], b: &[i32], i: usize) -> [i64; 8] {
+    let (a, b) = (i64::from(a[i]), i64::from(b[i]));
+    let (p, t) = (a * b, sext(b, 40));
+    let q = sext(p.wrapping_mul(a * 40503), 40);
+    let w = zext(a.wrapping_mul(0x9E3779B97F4A), 48);
+    let guarded = |f: &dyn Fn() -> i64| if t == 0 || t == -1 { 7 } else { f() };
+    let flag = |c: bool| i64::from(c);
+    [q, q >> 13, guarded(&|| q / t), guarded(&|| q % t), w, (w >> 17) ^ zext(q, 40), flag(q < p) + 2 * flag(w > zext(b, 48)) + 4 * flag(q == -1), sext(w + p, 40)]
+}
+
+/// `_BitInt(N)` arithmetic of widths 6, 12 and 24 (held in 32 bits) and 40 and 48 (held in 64),
+/// and a GEMM through local tiles indexed by `i % 64`, which clang narrows to 6 bits: optimized
+/// and at -O0, against results computed here. The modules must declare the arbitrary-precision capability, or the
+/// test would not test its widening.
+#[test]
+fn arbitrary_precision_integers() {
+    let contexts = common::contexts();
+    let n = 256usize;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(40);
+    // The switch's cases (also wrapped), divisors 0 and -1, 6- and 12-bit edges.
+    let special = [0, -1, 1, -5, 100, 2047, -2048, 4096 + 100, -4096 - 5, 63, 64, 4095, 4096, -4096, 1368];
+    let len = special.len();
+    let a: Vec<i32> = (0..n).map(|i| if i < len { special[i] } else { rng.random_range(-3000..=3000) }).collect();
+    let b: Vec<i32> = (0..n).map(|i| if i < 2 * len { special[(2 * len - 1 - i) % len] } else { rng.random_range(-3000..=3000) }).collect();
+    // Exact: sums of multiples of 1/16 below 2^9.
+    let m = 128usize;
+    let ha: Vec<half::f16> = (0..m * m).map(|i| half::f16::from_f32(((i * 7) % 17) as f32 / 4.0 - 2.0)).collect();
+    let hb: Vec<half::f16> = (0..m * m).map(|i| half::f16::from_f32(((i * 5) % 13) as f32 / 4.0 - 1.5)).collect();
+    let gemm: Vec<f32> = (0..m * m).map(|i| (0..m).map(|k| ha[i / m * m + k].to_f32() * hb[k * m + i % m].to_f32()).sum::<f32>()).collect();
+    for flags in [&[][..], &["-O0"]] {
+        let (Some(spirv), Some(wide)) = (common::opencl_with("bit_ints", flags), common::opencl_with("bit_ints_wide", flags)) else { return };
+        for m in [&spirv, &wide] {
+            let module = matbridge_translator::ir::Module::from_words(m).unwrap();
+            assert!(module.has_capability(spirv::Capability::ArbitraryPrecisionIntegersALTERA), "{flags:?}: the producers wrote no arbitrary-precision integers");
+        }
+        for ctx in &contexts {
+            let name = &format!("{} {flags:?}", ctx.caps().name);
+            let k = ctx.load_kernel(&spirv, "bit_ints").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (ba, bb) = (ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap());
+            let mut bo = ctx.zeroed_buffer::<i32>(n * 24, "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bo)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<i32> = ctx.read_buffer(&mut bo).unwrap();
+            for i in 0..n {
+                let want = bit_ints_reference(&a, &b, i);
+                for (k, w) in want.iter().enumerate() {
+                    assert_eq!(got[i * 24 + k], *w, "{name}: work-item {i} (a {}, b {}), out[{k}]", a[i], b[i]);
+                }
+            }
+            let k = ctx.load_kernel(&spirv, "tiled_hgemm").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (bh, bg) = (ctx.buffer_from_slice(&ha, "A").unwrap(), ctx.buffer_from_slice(&hb, "B").unwrap());
+            let mut bc = ctx.zeroed_buffer::<f32>(m * m, "C").unwrap();
+            let range = NdRange { dims: 2, global: [m as u32 / 4, m as u32 / 4, 1], local: None, offset: [0; 3] };
+            ctx.launch(&k, &range, &[KernelArg::Buffer(&bh), KernelArg::Buffer(&bg), KernelArg::Buffer(&bc), KernelArg::Bytes(&(m as u32).to_le_bytes())]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bc).unwrap();
+            for (i, (g, w)) in got.iter().zip(&gemm).enumerate() {
+                assert_eq!(g, w, "{name}: C[{}][{}]", i / m, i % m);
+            }
+            // 64-bit buffers: where the device has 64-bit integers, or the optimized kernel
+            // holds its longs as pairs of words.
+            if ctx.caps().shader_int64 || flags.is_empty() {
+                let k = ctx.load_kernel(&wide, "bit_ints_wide").unwrap_or_else(|e| panic!("{name}: {e}"));
+                let mut bo = ctx.zeroed_buffer::<i64>(n * 8, "out").unwrap();
+                ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bo)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let got: Vec<i64> = ctx.read_buffer(&mut bo).unwrap();
+                for i in 0..n {
+                    let want = bit_ints_wide_reference(&a, &b, i);
+                    for (k, w) in want.iter().enumerate() {
+                        assert_eq!(got[i * 8 + k], *w, "{name}: work-item {i} (a {}, b {}), wide out[{k}]", a[i], b[i]);
+                    }
+                }
+            }
+        }
+    }
+}

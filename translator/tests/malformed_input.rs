@@ -569,6 +569,52 @@ fn kernels_vulkan_cannot_express_are_refused_by_name() {
     }
 }
 
+/// Arbitrary-precision integers (SPV_INTEL_arbitrary_precision_integers) where widening them
+/// would change what the kernel computes or its memory layout: edits of the `_BitInt` snapshot
+/// input (which spirv-val rejects, as it rejects every such module), refused by name on every
+/// target, as are integers wider than 64 bits.
+#[test]
+fn arbitrary_precision_integers_that_cannot_be_widened_are_refused_by_name() {
+    if matbridge_translator::tools::find("spirv-as").is_none() {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    const ENTRIES: &[(&str, &str, &str, &str)] = &[
+        // In buffer memory, whose layout is the host's.
+        (
+            "%_ptr_CrossWorkgroup_uint = OpTypePointer CrossWorkgroup %uint",
+            "%_ptr_CrossWorkgroup_uint = OpTypePointer CrossWorkgroup %uint\n%_ptr_CrossWorkgroup_u12 = OpTypePointer CrossWorkgroup %u12",
+            "OpTypePointer",
+            "12-bit integers (SPV_INTEL_arbitrary_precision_integers) in CrossWorkgroup memory",
+        ),
+        // A saturating conversion (not widened).
+        ("%26 = OpUConvert %u12 %24", "%26 = OpSatConvertSToU %u12 %24", "OpSatConvertSToU", "as operands or results of OpSatConvertSToU"),
+        // A spec-constant operation.
+        (
+            "%u40_3 = OpConstant %u40 3",
+            "%u40_1 = OpConstant %u40 1\n%u40_3 = OpSpecConstantOp %u40 IAdd %u40_1 %u40_1",
+            "OpSpecConstantOp",
+            "40-bit integers (SPV_INTEL_arbitrary_precision_integers) in a spec-constant operation",
+        ),
+    ];
+    let path = format!("{}/tests/in/widen_arbitrary_integers/bit_ints.spvasm", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    for &(from, to, opcode, expected) in ENTRIES {
+        assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once");
+        let words = matbridge_translator::tools::assemble(&text.replace(from, to), "spv1.4").unwrap_or_else(|e| panic!("{to}: {e}"));
+        for target in targets() {
+            let e = translate(&words, &target).expect_err(&target.name).to_string();
+            assert!(e.contains(&format!("{opcode} at word offset")) && e.contains(expected), "{}: {e}", target.name);
+        }
+    }
+    // The assembler takes no 128-bit literals: the width is patched in the binary.
+    let mut words = matbridge_translator::tools::assemble(&text, "spv1.4").unwrap();
+    let at = words.windows(4).position(|w| w[0] == (4 << 16 | spirv::Op::TypeInt as u32) && w[2] == 12).expect("OpTypeInt 12");
+    words[at + 2] = 128;
+    let e = translate(&words, &DeviceCaps::lavapipe()).unwrap_err().to_string();
+    assert!(e.contains("OpTypeInt is 128 bits wide (1 to 64 are supported)") && e.contains("word offset"), "{e}");
+}
+
 /// Valid inputs that damage found translated into invalid modules, kept as edits of snapshot
 /// inputs: each translates into a module spirv-val accepts for every listed target.
 #[test]

@@ -155,7 +155,10 @@ fn impossible_declarations_are_refused_where_they_are() {
     let vector = module(&[inst(Op::TypeInt, &[1, 32, 0]), inst(Op::TypeVector, &[2, 1, 5])]);
     let err = Module::from_words(&vector).unwrap_err().to_string();
     assert!(err.contains("5 components"), "{err}");
-    let odd = module(&[inst(Op::TypeInt, &[1, 7, 0])]);
+    let odd = module(&[inst(Op::TypeInt, &[1, 65, 0])]);
     let err = Module::from_words(&odd).unwrap_err().to_string();
-    assert!(err.contains("7 bits wide"), "{err}");
+    assert!(err.contains("65 bits wide"), "{err}");
+    let odd = module(&[inst(Op::TypeFloat, &[1, 24])]);
+    let err = Module::from_words(&odd).unwrap_err().to_string();
+    assert!(err.contains("OpTypeFloat is 24 bits wide"), "{err}");
 }

@@ -288,8 +288,13 @@ impl Module {
             if inst.is(Op::TypeVector) && !matches!(inst.word_opt(1), Some(2 | 3 | 4 | 8 | 16)) {
                 return Err(Error::Malformed { offset: i, message: format!("OpTypeVector has {} components (2, 3, 4, 8 or 16 are allowed)", inst.word_opt(1).unwrap_or(0)) });
             }
-            if matches!(inst.op(), Some(Op::TypeInt | Op::TypeFloat)) && !matches!(inst.word_opt(0), Some(8 | 16 | 32 | 64)) {
-                return Err(Error::Malformed { offset: i, message: format!("{} is {} bits wide (8, 16, 32 or 64 are allowed)", op_name(opcode), inst.word_opt(0).unwrap_or(0)) });
+            // Integers of other widths up to 64 (SPV_INTEL_arbitrary_precision_integers) are
+            // widened by a pass; floats have the core widths only.
+            if inst.is(Op::TypeInt) && !matches!(inst.word_opt(0), Some(1..=64)) {
+                return Err(Error::Malformed { offset: i, message: format!("OpTypeInt is {} bits wide (1 to 64 are supported)", inst.word_opt(0).unwrap_or(0)) });
+            }
+            if inst.is(Op::TypeFloat) && !matches!(inst.word_opt(0), Some(8 | 16 | 32 | 64)) {
+                return Err(Error::Malformed { offset: i, message: format!("OpTypeFloat is {} bits wide (8, 16, 32 or 64 are allowed)", inst.word_opt(0).unwrap_or(0)) });
             }
             note_widths(&mut cx, &inst);
             let bad = |what: &str| Error::Malformed { offset: i, message: format!("{} {what}", op_name(opcode)) };

@@ -41,4 +41,5 @@ pub mod structurize_control_flow;
 pub mod tile_cooperative_matrix;
 pub mod upgrade_memory_model;
 pub mod virtualize_subgroup_size;
+pub mod widen_arbitrary_integers;
 pub mod widen_bit_instructions;
