@@ -1,7 +1,6 @@
 // _BitInt(N) of widths between 32 and 64 bits (OpTypeInt 40 and 48 where llvm-spirv has
-// SPV_INTEL_arbitrary_precision_integers), held in 64 bits. Apart from bit_ints.cl because its
-// buffers are of longs, which devices without 64-bit integers run only where clang's -O2 leaves
-// them as pairs of words.
+// SPV_INTEL_arbitrary_precision_integers), held in 64 bits, and on devices without 64-bit
+// integers as pairs of words.
 // llvm-spirv: --spirv-ext=+SPV_INTEL_arbitrary_precision_integers
 typedef _BitInt(40) i40;
 typedef unsigned _BitInt(40) u40;

@@ -177,6 +177,9 @@ fn composite_slot(types: &Types, wide: &HashSet<Word>, inst: &Inst) -> Option<(W
 /// Every value, pointer and aggregate member of a group that needs all 64 bits. `extensions`
 /// maps the left shifts of extension shifts (`(x << 32) >> k`, folded where values are
 /// narrowed) to their operands: those shifts alone do not need 64 bits.
+/// The member number that stands for the pointers kept in memory of a pointer type.
+const SPILLED: u32 = u32::MAX;
+
 pub(super) fn data_ids(module: &Module, types: &Types, wide: &HashSet<Word>, extensions: &HashMap<Word, Word>) -> Data {
     let constants: HashMap<Word, &Inst> = module.globals().iter().filter(|g| !g.is(Op::Variable)).filter_map(|g| Some((g.result_id?, g))).collect();
     let scalar = |v: Word| types.type_of(v).is_some_and(|t| wide.contains(&t));
@@ -221,6 +224,19 @@ pub(super) fn data_ids(module: &Module, types: &Types, wide: &HashSet<Word>, ext
                 members.push(slot_id((ty, 0)));
                 members.push(slot_id((ty, 1)));
                 roots.extend(members.iter().copied());
+            }
+        }
+        // Pointers to 64-bit data kept in memory (unoptimized code spills them to variables):
+        // every such pointer stored to or loaded from memory of one type is one group, so that
+        // the pointers a kernel stores are pairs where the ones it loads back are.
+        if let (Some(Op::Load), Some(r)) = (inst.op(), inst.result_id.filter(|r| pointer(*r))) {
+            if let Some(memory) = ids.first().and_then(|p| types.type_of(*p)) {
+                groups.union(r, slot_id((memory, SPILLED)));
+            }
+        }
+        if let (Some(Op::Store), Some(&v)) = (inst.op(), ids.get(1).filter(|v| pointer(**v))) {
+            if let Some(memory) = ids.first().and_then(|p| types.type_of(*p)) {
+                groups.union(v, slot_id((memory, SPILLED)));
             }
         }
         if let Some(slot) = slot {
@@ -279,7 +295,7 @@ pub(super) fn data_ids(module: &Module, types: &Types, wide: &HashSet<Word>, ext
     }
     let needed: HashSet<Word> = roots.into_iter().map(|r| groups.find(r)).collect();
     let ids = nodes.into_iter().filter(|n| *n < module.header.bound && needed.contains(&groups.find(*n))).collect();
-    let slots = slot_ids.into_iter().filter(|(_, id)| needed.contains(&groups.find(*id))).map(|(slot, _)| slot).collect();
+    let slots = slot_ids.into_iter().filter(|(slot, id)| slot.1 != SPILLED && needed.contains(&groups.find(*id))).map(|(slot, _)| slot).collect();
     Data { ids, slots }
 }
 
@@ -468,7 +484,15 @@ impl Pairs {
             }
             Op::Store => {
                 let mut new = inst.clone();
-                new.operands[1] = Operand::Id(self.pair(at, arg(1)?)?);
+                let v = arg(1)?;
+                let spilled = self.types.type_of(v).filter(|t| self.is_data(v) && self.types.pointer(*t).is_some());
+                // A pointer to pairs stored where pointers to 64-bit integers are kept goes back
+                // to its type there (loads cast it again).
+                new.operands[1] = Operand::Id(match spilled {
+                    Some(ty) if self.types.pointer(ty).is_some_and(|(class, _)| class == StorageClass::PhysicalStorageBuffer as u32) => at.bitcast(ty, v),
+                    Some(_) => return Err("OpStore keeps a pointer to 64-bit data that needs all its bits outside buffer memory".into()),
+                    None => self.pair(at, v)?,
+                });
                 at.insert(new);
             }
             Op::Bitcast => {
