@@ -2459,7 +2459,7 @@ fn zext(v: i64, n: u32) -> i64 {
     ((v as u64) & (u64::MAX >> (64 - n))) as i64
 }
 
-fn bit_ints_reference(a: &[i32], b: &[i32], i: usize) -> [i32; 24] {
+fn bit_ints_reference(a: &[i32], b: &[i32], i: usize) -> [i32; 26] {
     let (x, y) = (sext(a[i].into(), 12), sext(b[i].into(), 12));
     let (u, v) = (zext(a[i].into(), 6), zext(b[i].into(), 6));
     let (s, t) = (sext(i64::from(a[i]) * 6133, 24), sext(b[i].into(), 24));
@@ -2498,6 +2498,8 @@ fn bit_ints_reference(a: &[i32], b: &[i32], i: usize) -> [i32; 24] {
         sext(x * sext(a[i ^ 1].into(), 12), 12) - zext(i as i64 ^ 63, 6),
         x.abs(),
         flag(x == y) + 2 * flag(u != v),
+        if zext(x, 12) == 0 { 99 } else { (zext(x, 12) as u32).leading_zeros() as i64 - 20 } + 100 * if zext(y, 12) == 0 { 77 } else { (zext(y, 12) as u32).trailing_zeros() as i64 },
+        (zext(x, 12) as u32).count_ones() as i64 + 100 * if u == 0 { 55 } else { (u as u32).leading_zeros() as i64 - 26 },
     ];
     out.map(|v| v as i32)
 }
@@ -2541,13 +2543,13 @@ fn arbitrary_precision_integers() {
             let name = &format!("{} {flags:?}", ctx.caps().name);
             let k = ctx.load_kernel(&spirv, "bit_ints").unwrap_or_else(|e| panic!("{name}: {e}"));
             let (ba, bb) = (ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap());
-            let mut bo = ctx.zeroed_buffer::<i32>(n * 24, "out").unwrap();
+            let mut bo = ctx.zeroed_buffer::<i32>(n * 26, "out").unwrap();
             ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bo)]).unwrap_or_else(|e| panic!("{name}: {e}"));
             let got: Vec<i32> = ctx.read_buffer(&mut bo).unwrap();
             for i in 0..n {
                 let want = bit_ints_reference(&a, &b, i);
                 for (k, w) in want.iter().enumerate() {
-                    assert_eq!(got[i * 24 + k], *w, "{name}: work-item {i} (a {}, b {}), out[{k}]", a[i], b[i]);
+                    assert_eq!(got[i * 26 + k], *w, "{name}: work-item {i} (a {}, b {}), out[{k}]", a[i], b[i]);
                 }
             }
             let k = ctx.load_kernel(&spirv, "tiled_hgemm").unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -10,7 +10,7 @@ typedef unsigned _BitInt(6) u6;
 typedef _BitInt(24) i24;
 typedef unsigned _BitInt(24) u24;
 
-#define OUT 24
+#define OUT 26
 
 __kernel void bit_ints(__global const int *a, __global const int *b, __global int *out) {
     const size_t i = get_global_id(0);
@@ -53,6 +53,9 @@ __kernel void bit_ints(__global const int *a, __global const int *b, __global in
     o[21] = (int)(i12)((u12)x * (u12)a[i ^ 1]) - (int)(u6)(i ^ 63);
     o[22] = x < 0 ? -(int)x : (int)x;
     o[23] = (int)(x == y) + 2 * (u != v);
+    // Zero counts of the 12-bit value, which llvm-spirv writes as OpenCL.std clz and ctz.
+    o[24] = (int)__builtin_clzg((u12)x, 99) + 100 * (int)__builtin_ctzg((u12)y, 77);
+    o[25] = (int)__builtin_popcountg((u12)x) + 100 * (int)__builtin_clzg(u, 55);
 }
 
 // A GEMM through local tiles of halves filled at `i % 64` with `i` starting at `ly * 16 + lx`:

@@ -6,7 +6,8 @@
 //! Rewrite: an `N`-bit value is held zero-extended in its wider type: bits `N` and up are 0.
 //! Instructions whose results can carry bits past `N` (add, subtract, multiply, shift left,
 //! not, negate, conversions to a narrower or a signed wider type, float-to-integer conversions,
-//! signed bit-field extracts) are followed by an and with `2^N - 1`; those that read a value as
+//! signed bit-field extracts) are followed by an and with `2^N - 1`; zero counts are corrected
+//! for the width; those that read a value as
 //! signed (signed division, remainder, modulo, comparison, arithmetic shift right, conversions of
 //! signed values, `SMin`-style extended instructions, access-chain indices) sign-extend their
 //! operands from bit `N - 1` first (`(x << (W - N)) >> (W - N)`, arithmetically). Bit reversal
@@ -476,7 +477,8 @@ fn convert(module: &mut Module, widths: &Widths<'_>, inst: &Inst, e: &mut Emitte
 
 /// Extended instructions on odd integers: unsigned minimum, maximum, clamp and bit counts are
 /// exact; signed minimum, maximum, clamp and absolute value sign-extend their operands and clear
-/// the result's high bits. Others are refused.
+/// the result's high bits; leading and trailing zero counts are corrected for the width. Others
+/// are refused.
 fn extended(module: &mut Module, widths: &Widths<'_>, mut inst: Inst, e: &mut Emitter<'_>, target: &str, result: Option<(Word, u32, u32)>, n: u32) -> Result<()> {
     let set = inst.operands.first().and_then(Operand::id).and_then(|s| module.ext_inst_imports.iter().find(|i| i.result_id == Some(s))).and_then(|i| i.string(0));
     let number = inst.word_opt(1).unwrap_or(u32::MAX);
@@ -492,6 +494,29 @@ fn extended(module: &mut Module, widths: &Widths<'_>, mut inst: Inst, e: &mut Em
         _ => (false, false),
     };
     let (ty, id) = (inst.ty()?, inst.result()?);
+    // Leading zeros counted in the wide type include its `W - N` extra ones; trailing zeros of
+    // 0 are `N`, not `W`.
+    let count = match (set.as_deref(), result) {
+        (Some("OpenCL.std"), Some(shape)) => CL::from_u32(number).filter(|op| matches!(op, CL::clz | CL::ctz)).map(|op| (op, shape)),
+        _ => None,
+    };
+    if let Some((op, shape)) = count {
+        let tmp = module.alloc_id();
+        let set_id = inst.operands.first().and_then(Operand::id).unwrap_or_default();
+        inst.result_id = Some(tmp);
+        e.out.push(inst);
+        if op == CL::clz {
+            let extra = Emitter::constant(module, ty, shape, u64::from(wide(shape.1) - shape.1));
+            e.op(module, Op::ISub, ty, &[tmp, extra]);
+        } else {
+            let width = Emitter::constant(module, ty, shape, u64::from(shape.1));
+            e.emit(module, Op::ExtInst, ty, vec![Operand::Id(set_id), Operand::Literal(CL::u_min as u32), Operand::Id(tmp), Operand::Id(width)]);
+        }
+        if let Some(last) = e.out.last_mut() {
+            last.result_id = Some(id);
+        }
+        return Ok(());
+    }
     match (exact, signed, result) {
         (true, ..) => e.out.push(inst),
         (_, true, Some(shape)) => {
