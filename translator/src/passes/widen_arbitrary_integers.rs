@@ -207,6 +207,13 @@ impl Emitter<'_> {
         id
     }
 
+    /// Gives the last instruction appended the id of the instruction it replaces.
+    fn name_last(&mut self, id: Word) {
+        if let Some(last) = self.out.last_mut() {
+            last.result_id = Some(id);
+        }
+    }
+
     fn op(&mut self, module: &mut Module, op: Op, ty: Word, args: &[Word]) -> Word {
         self.emit(module, op, ty, args.iter().map(|a| Operand::Id(*a)).collect())
     }
@@ -234,6 +241,49 @@ impl Emitter<'_> {
         let up = self.op(module, Op::ShiftLeftLogical, ty, &[v, by]);
         self.op(module, Op::ShiftRightArithmetic, ty, &[up, by])
     }
+}
+
+/// Instructions exact on zero-extended values, or that only move them.
+fn exact(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Phi
+            | Op::Select
+            | Op::CopyObject
+            | Op::CompositeConstruct
+            | Op::CompositeExtract
+            | Op::CompositeInsert
+            | Op::VectorShuffle
+            | Op::VectorExtractDynamic
+            | Op::VectorInsertDynamic
+            | Op::Load
+            | Op::Store
+            | Op::Variable
+            | Op::Undef
+            | Op::FunctionCall
+            | Op::ReturnValue
+            | Op::BitwiseAnd
+            | Op::BitwiseOr
+            | Op::BitwiseXor
+            | Op::ShiftRightLogical
+            | Op::UDiv
+            | Op::UMod
+            | Op::IEqual
+            | Op::INotEqual
+            | Op::ULessThan
+            | Op::ULessThanEqual
+            | Op::UGreaterThan
+            | Op::UGreaterThanEqual
+            | Op::ConvertUToF
+            | Op::BitFieldUExtract
+            | Op::BitFieldInsert
+            | Op::BitCount
+    )
+}
+
+/// Instructions whose results can carry bits past the width: their results are masked.
+fn carries_high_bits(op: Op) -> bool {
+    matches!(op, Op::IAdd | Op::ISub | Op::IMul | Op::ShiftLeftLogical | Op::Not | Op::SNegate | Op::ConvertFToU | Op::ConvertFToS | Op::BitFieldSExtract)
 }
 
 /// Value `v` sign-extended through its wide type where it is odd: a scalar constant as a constant
@@ -294,94 +344,18 @@ fn rewrite(module: &mut Module, widths: &Widths<'_>, mut inst: Inst, out: &mut V
         inst.result_id = Some(tmp);
         e.out.push(inst);
         finish(module, e, tmp);
-        if let Some(last) = e.out.last_mut() {
-            last.result_id = Some(id);
-        }
+        e.name_last(id);
     };
     let truncated = |module: &mut Module, e: &mut Emitter<'_>, v: Word| match result {
         Some(shape) => e.truncate(module, ty, shape, v),
         None => v,
     };
     match op {
-        // Exact on zero-extended values, or values that only move.
-        Op::Phi
-        | Op::Select
-        | Op::CopyObject
-        | Op::CompositeConstruct
-        | Op::CompositeExtract
-        | Op::CompositeInsert
-        | Op::VectorShuffle
-        | Op::VectorExtractDynamic
-        | Op::VectorInsertDynamic
-        | Op::Load
-        | Op::Store
-        | Op::Variable
-        | Op::Undef
-        | Op::FunctionCall
-        | Op::ReturnValue
-        | Op::BitwiseAnd
-        | Op::BitwiseOr
-        | Op::BitwiseXor
-        | Op::ShiftRightLogical
-        | Op::UDiv
-        | Op::UMod
-        | Op::IEqual
-        | Op::INotEqual
-        | Op::ULessThan
-        | Op::ULessThanEqual
-        | Op::UGreaterThan
-        | Op::UGreaterThanEqual
-        | Op::ConvertUToF
-        | Op::BitFieldUExtract
-        | Op::BitFieldInsert
-        | Op::BitCount
-        | Op::ShiftLeftLogical
-        | Op::IAdd
-        | Op::ISub
-        | Op::IMul
-        | Op::Not
-        | Op::SNegate
-        | Op::ConvertFToU
-        | Op::ConvertFToS
-        | Op::BitFieldSExtract
-            if result.is_none() =>
-        {
-            // An odd operand where the result is not odd: a shift amount, a bit-field offset or
-            // count, a selector, an index (all exact).
-            e.out.push(inst);
-        }
-        Op::Phi
-        | Op::Select
-        | Op::CopyObject
-        | Op::CompositeConstruct
-        | Op::CompositeExtract
-        | Op::CompositeInsert
-        | Op::VectorShuffle
-        | Op::VectorExtractDynamic
-        | Op::VectorInsertDynamic
-        | Op::Load
-        | Op::Store
-        | Op::Variable
-        | Op::Undef
-        | Op::FunctionCall
-        | Op::ReturnValue
-        | Op::BitwiseAnd
-        | Op::BitwiseOr
-        | Op::BitwiseXor
-        | Op::ShiftRightLogical
-        | Op::UDiv
-        | Op::UMod
-        | Op::IEqual
-        | Op::INotEqual
-        | Op::ULessThan
-        | Op::ULessThanEqual
-        | Op::UGreaterThan
-        | Op::UGreaterThanEqual
-        | Op::ConvertUToF
-        | Op::BitFieldUExtract
-        | Op::BitFieldInsert
-        | Op::BitCount => e.out.push(inst),
-        Op::IAdd | Op::ISub | Op::IMul | Op::ShiftLeftLogical | Op::Not | Op::SNegate | Op::ConvertFToU | Op::ConvertFToS | Op::BitFieldSExtract => {
+        _ if exact(op) => e.out.push(inst),
+        // An odd operand where the result is not odd: a shift amount, a bit-field offset or
+        // count (exact).
+        _ if carries_high_bits(op) && result.is_none() => e.out.push(inst),
+        _ if carries_high_bits(op) => {
             then(module, inst, &mut e, &truncated);
             outcome.count(op as u32);
         }
@@ -469,9 +443,7 @@ fn convert(module: &mut Module, widths: &Widths<'_>, inst: &Inst, e: &mut Emitte
     if let Some(shape) = needs_mask {
         e.truncate(module, ty, shape, v);
     }
-    if let Some(last) = e.out.last_mut() {
-        last.result_id = Some(id);
-    }
+    e.name_last(id);
     Ok(())
 }
 
@@ -512,9 +484,7 @@ fn extended(module: &mut Module, widths: &Widths<'_>, mut inst: Inst, e: &mut Em
             let width = Emitter::constant(module, ty, shape, u64::from(shape.1));
             e.emit(module, Op::ExtInst, ty, vec![Operand::Id(set_id), Operand::Literal(CL::u_min as u32), Operand::Id(tmp), Operand::Id(width)]);
         }
-        if let Some(last) = e.out.last_mut() {
-            last.result_id = Some(id);
-        }
+        e.name_last(id);
         return Ok(());
     }
     match (exact, signed, result) {
@@ -529,9 +499,7 @@ fn extended(module: &mut Module, widths: &Widths<'_>, mut inst: Inst, e: &mut Em
             inst.result_id = Some(tmp);
             e.out.push(inst);
             e.truncate(module, ty, shape, tmp);
-            if let Some(last) = e.out.last_mut() {
-                last.result_id = Some(id);
-            }
+            e.name_last(id);
         }
         _ => {
             let name = format!("as operands or results of {} instruction {number}", set.unwrap_or_else(|| "an extended".into()));
