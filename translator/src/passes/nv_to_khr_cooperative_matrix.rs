@@ -34,6 +34,7 @@
 //! `EmulateCooperativeMatrix` lowers the KHR result). Leaves: no NV cooperative-matrix
 //! instructions; the requirement step swaps the capability and the extension.
 
+use crate::analysis::union_find::UnionFind;
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::{Inst, Module, Operand};
@@ -68,28 +69,6 @@ impl Role {
             Role::B => spirv::CooperativeMatrixUse::MatrixBKHR,
             Role::Acc => spirv::CooperativeMatrixUse::MatrixAccumulatorKHR,
         }) as u32
-    }
-}
-
-struct UnionFind {
-    parent: HashMap<Word, Word>,
-}
-
-impl UnionFind {
-    fn find(&mut self, x: Word) -> Word {
-        let p = *self.parent.entry(x).or_insert(x);
-        if p == x {
-            return x;
-        }
-        let root = self.find(p);
-        self.parent.insert(x, root);
-        root
-    }
-    fn union(&mut self, a: Word, b: Word) {
-        let (ra, rb) = (self.find(a), self.find(b));
-        if ra != rb {
-            self.parent.insert(ra, rb);
-        }
     }
 }
 
@@ -273,7 +252,7 @@ impl Pass for NvToKhrCooperativeMatrix {
         let node = |id: Word| defs.contains_key(&id) && !free.contains(&id);
 
         // Classes of values that must share one Use, and direct roles from MulAdd operands.
-        let mut uf = UnionFind { parent: HashMap::new() };
+        let mut uf = UnionFind::default();
         let mut direct: Vec<(Word, Role, usize)> = Vec::new();
         let mut loads: Vec<(Word, Word)> = Vec::new(); // (value, variable)
         let mut stores: Vec<(Word, Word)> = Vec::new(); // (variable, value)

@@ -31,6 +31,7 @@
 //! pointers to them that cannot be retyped outside buffer memory.
 
 use super::fits;
+use crate::analysis::union_find::UnionFind;
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
@@ -98,34 +99,6 @@ pub(super) fn emulate(module: &mut Module, wide: &HashSet<Word>, data: &Data, ta
         module.remove_unused_values(wide_vector);
     }
     Ok(())
-}
-
-/// Union-find over ids.
-#[derive(Default)]
-struct Groups(HashMap<Word, Word>);
-
-impl Groups {
-    fn find(&mut self, x: Word) -> Word {
-        let mut root = x;
-        while let Some(&p) = self.0.get(&root) {
-            root = p;
-        }
-        let mut at = x;
-        while let Some(&p) = self.0.get(&at) {
-            if p != root {
-                self.0.insert(at, root);
-            }
-            at = p;
-        }
-        root
-    }
-
-    fn union(&mut self, a: Word, b: Word) {
-        let (ra, rb) = (self.find(a), self.find(b));
-        if ra != rb {
-            self.0.insert(ra, rb);
-        }
-    }
 }
 
 /// What needs all 64 bits: values and pointers, and members of aggregate types (a struct's
@@ -196,7 +169,7 @@ pub(super) fn data_ids(module: &Module, types: &Types, wide: &HashSet<Word>, ext
         let next = module.header.bound.saturating_add(slot_ids.len() as u32);
         *slot_ids.entry(slot).or_insert(next)
     };
-    let mut groups = Groups::default();
+    let mut groups = UnionFind::default();
     let mut nodes = Vec::new();
     let mut roots = Vec::new();
     for inst in module.functions.iter().flat_map(|f| f.insts()) {
