@@ -2576,3 +2576,47 @@ fn arbitrary_precision_integers() {
         }
     }
 }
+
+/// `ping_pong.cl`: local arrays of halves chosen at run time as source and destination (their
+/// pointers selected, compared by the vectorizer's overlap check at -O2, merged by a phi at
+/// -O0), and private arrays chosen by the work-item, against results computed here. Exact: sums
+/// of small integers in halves.
+#[test]
+fn buffers_chosen_at_run_time() {
+    let contexts = common::contexts();
+    let (groups, t) = (3usize, 4096usize);
+    let a: Vec<half::f16> = (0..groups * t).map(|i| half::f16::from_f32((i * 7 % 9) as f32 - 4.0)).collect();
+    let ints: Vec<i32> = (0..256).map(|i| i * 37 % 101 - 50).collect();
+    for flags in [&[][..], &["-O0"]] {
+        let Some(spirv) = common::opencl_with("ping_pong", flags) else { return };
+        for ctx in &contexts {
+            let name = &format!("{} {flags:?}", ctx.caps().name);
+            let k = ctx.load_kernel(&spirv, "ping_pong").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let ba = ctx.buffer_from_slice(&a.iter().map(|h| h.to_bits()).collect::<Vec<u16>>(), "a").unwrap();
+            for steps in [0u32, 1, 4, 5] {
+                let mut bo = ctx.zeroed_buffer::<f32>(groups * t, "out").unwrap();
+                ctx.launch(&k, &NdRange::linear((groups * 256) as u32, Some(256)), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bo), KernelArg::Bytes(&steps.to_le_bytes())])
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+                for g in 0..groups {
+                    let mut buf: Vec<half::f16> = a[g * t..(g + 1) * t].to_vec();
+                    for _ in 0..steps {
+                        buf = (0..t).map(|i| buf[(i + 1) % t] + buf[i]).collect();
+                    }
+                    for i in 0..t {
+                        assert_eq!(got[g * t + i], buf[i].to_f32(), "{name}: {steps} steps, group {g}, element {i}");
+                    }
+                }
+            }
+            let k = ctx.load_kernel(&spirv, "private_choice").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let bi = ctx.buffer_from_slice(&ints, "a").unwrap();
+            let mut bo = ctx.zeroed_buffer::<i32>(ints.len(), "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(ints.len() as u32, Some(64)), &[KernelArg::Buffer(&bi), KernelArg::Buffer(&bo)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<i32> = ctx.read_buffer(&mut bo).unwrap();
+            for (i, (g, x)) in got.iter().zip(&ints).enumerate() {
+                let want: i32 = (0..8).map(|k| if i & 1 == 1 { x + k } else { x * k } * (k + 1)).sum();
+                assert_eq!(*g, want, "{name}: private_choice[{i}]");
+            }
+        }
+    }
+}

@@ -79,6 +79,7 @@ impl Pipeline {
             Box::new(passes::lower_async_copies::LowerAsyncCopies),
             Box::new(passes::lower_kernel_images::LowerKernelImages),
             Box::new(passes::lower_kernel_interface::LowerKernelInterface),
+            Box::new(passes::merge_joined_variables::MergeJoinedVariables),
             Box::new(passes::lower_kernel_pointers::LowerKernelPointers),
             Box::new(passes::narrow_kernel_int64::NarrowKernelInt64),
             Box::new(passes::split_underaligned_accesses::SplitUnderalignedAccesses),

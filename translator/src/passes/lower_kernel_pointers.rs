@@ -24,14 +24,17 @@
 //!   chains, byte offsets, bitcasts between types with leaves of the same size, phis, selects
 //!   and copies compute indices; loads, stores and atomics become access chains of the variable
 //!   at the index, vectors, arrays and structs one leaf at a time (bitcast where the leaf's type
-//!   differs). Initializers are flattened alike.
+//!   differs). Initializers are flattened alike. `OpConvertPtrToU` of such a pointer (LLVM's
+//!   vectorizer compares addresses to check that two ranges do not overlap) gives an address:
+//!   the variable's own 16 MiB window plus the byte offset, so that comparisons and differences
+//!   within a variable are exact and variables never overlap.
 //!
 //! Preconditions: `lower-kernel-interface` ran. Errors name the instruction: generic pointers
 //! into local or private memory whose origin is not known where they are used (loaded from
 //! memory, or joined with pointers into other memory), variables there holding pointers, or
 //! numbers more than eight times as wide as the smallest, atomics on a member of another
-//! type than the variable's leaves, phis or selects of pointers into different variables, and
-//! any other use of such a pointer.
+//! type than the variable's leaves, phis or selects of pointers into different variables (which
+//! `merge-joined-variables` makes one where it can), and any other use of such a pointer.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -75,12 +78,14 @@ impl Pass for LowerKernelPointers {
 }
 
 /// Integers reinterpreted as pointers into local, private or function memory, and such pointers
-/// as integers: Vulkan's pointers there are logical, with no address to convert.
+/// bit cast to integers: Vulkan's pointers there are logical, with no address to convert.
+/// (`OpConvertPtrToU`, which LLVM's vectorizer writes to check whether two ranges overlap, gets
+/// an address below.)
 fn logical_pointers_from_integers(module: &Module) -> Result<()> {
     let types = Types::new(module);
     let logical = |t: Word| types.pointer(t).is_some_and(|(class, _)| is_logical(class));
     let integer = |t: Word| types.int(t).is_some();
-    for inst in module.all_insts().filter(|i| matches!(i.op(), Some(Op::Bitcast | Op::ConvertUToPtr | Op::ConvertPtrToU))) {
+    for inst in module.all_insts().filter(|i| matches!(i.op(), Some(Op::Bitcast | Op::ConvertUToPtr))) {
         let (Some(result), Some(operand)) = (inst.result_type, inst.operands.first().and_then(Operand::id).and_then(|v| types.type_of(v))) else { continue };
         if (logical(result) && integer(operand)) || (integer(result) && logical(operand)) {
             return Err(Error::Invalid { site: module.site(inst), message: "converts between an integer and a pointer into local, private or function memory, which has no address in Vulkan".into() });
@@ -988,6 +993,20 @@ fn rewrite_function(
                     let mut c = inst.clone();
                     c.operands[0] = Operand::Id(chain);
                     bl.insert(c);
+                }
+                Some(Op::ConvertPtrToU) => {
+                    // An address: each variable its own 16 MiB window (its rank among the
+                    // flattened variables), the byte offset within it. Exact for differences
+                    // and comparisons within a variable; variables never overlap.
+                    let p = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "converts a pointer that is not into local or private memory"))?;
+                    let rank = roots.keys().filter(|r| **r < p.root).count() as u32;
+                    let unit = bl.module.constant_u32(roots[&p.root].unit);
+                    let bytes = bl.imul(uint, p.index, unit);
+                    let base = bl.module.constant_u32((rank + 1) << 24);
+                    let address = bl.iadd(uint, bytes, base);
+                    let ty = inst.ty()?;
+                    let op = if types.int(ty).is_some_and(|(w, _)| w == 32) { Op::CopyObject } else { Op::UConvert };
+                    bl.insert(Inst::new(op, Some(ty), inst.result_id, vec![Operand::Id(address)]));
                 }
                 Some(Op::LifetimeStart | Op::LifetimeStop) => {}
                 Some(Op::CopyMemorySized | Op::CopyMemory) => {

@@ -26,6 +26,7 @@ pub mod lower_work_group_collectives;
 pub mod lower_workgroup_blocks;
 pub mod match_accumulator_signedness;
 pub mod materialize_matrix_length;
+pub mod merge_joined_variables;
 pub mod narrow_kernel_int64;
 pub mod nv_to_khr_cooperative_matrix;
 pub mod pad_cooperative_matrix;
