@@ -647,6 +647,16 @@ fn edited_inputs_translate_to_valid_modules() {
             ],
             &["h100", "lavapipe", "swiftshader"],
         ),
+        // A barrier whose memory scope is one invocation, with acquire-release semantics (valid
+        // for kernels; Vulkan requires relaxed semantics there).
+        (
+            "lower_kernel_synchronization/atomics.spvasm",
+            &[
+                ("%37 = OpConstant %9 0\n", "%37 = OpConstant %9 0\n%invocation = OpConstant %9 4\n"),
+                ("OpControlBarrier %28 %28 %29\n               OpBranchConditional %27", "OpControlBarrier %28 %invocation %29\n               OpBranchConditional %27"),
+            ],
+            &["h100", "lavapipe", "swiftshader"],
+        ),
         // A sub-group shuffle naming its lane in 64 bits, emulated on another sub-group size.
         (
             "virtualize_subgroup_size/divergent_moves.spvasm",

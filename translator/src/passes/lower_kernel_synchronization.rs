@@ -8,7 +8,8 @@
 //! name storage but no ordering get `AcquireRelease` (Vulkan requires an ordering there), and an
 //! ordering that names no storage Vulkan knows (none, or only sub-group memory) orders
 //! `UniformMemory` and `WorkgroupMemory` (Vulkan requires one of its storage bits beside an
-//! ordering).
+//! ordering); semantics whose memory scope is `Invocation` become relaxed, as Vulkan requires
+//! (they order nothing another invocation sees).
 //! Scope and semantics operands are ids: the rewritten values are new constants, other uses of
 //! the old constants are untouched.
 //!
@@ -45,14 +46,22 @@ impl Pass for LowerKernelSynchronization {
         for (f, func) in module.functions.iter().enumerate() {
             for (b, block) in func.blocks.iter().enumerate() {
                 for (i, inst) in block.insts.iter().enumerate() {
+                    // The memory scope of the semantics that follow it (a barrier's second scope).
+                    let mut memory_scope = None;
                     for (k, kind, id) in grammar::synchronization_operands(inst) {
                         let what = if kind == OperandKind::IdScope { "scope" } else { "memory semantics" };
                         let value = types.const_u32(id).ok_or_else(|| Error::Invalid { site: module.site(inst), message: format!("operand {k} ({what}) %{id} is not a constant") })?;
                         let new = match kind {
                             OperandKind::IdScope if value == Scope::CrossDevice as u32 => Scope::Device as u32,
                             OperandKind::IdScope => value,
+                            // Memory of one invocation orders nothing for others: Vulkan requires
+                            // relaxed semantics there.
+                            _ if memory_scope == Some(Scope::Invocation as u32) => 0,
                             _ => semantics_for(inst.op().unwrap_or(Op::Nop), value),
                         };
+                        if kind == OperandKind::IdScope {
+                            memory_scope = Some(new);
+                        }
                         if new != value {
                             edits.push((f, b, i, k, new));
                         }
