@@ -615,6 +615,39 @@ fn arbitrary_precision_integers_that_cannot_be_widened_are_refused_by_name() {
     assert!(e.contains("OpTypeInt is 128 bits wide (1 to 64 are supported)") && e.contains("word offset"), "{e}");
 }
 
+/// Control barriers of other execution scopes than a sub-group or workgroup (valid for kernels,
+/// not for Vulkan): one of a single invocation becomes a memory barrier, or nothing where its
+/// memory scope is the invocation too; one across the device is refused by name. (Found by
+/// damaging the ping-pong kernels.)
+#[test]
+fn kernel_barriers_of_other_scopes() {
+    if matbridge_translator::tools::find("spirv-as").is_none() {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    let scopes = |execution: &str, memory: &str| {
+        edited(
+            "lower_kernel_pointers/generic_local.spvasm",
+            &[
+                ("%38 = OpConstant %25 272\n", "%38 = OpConstant %25 272\n%device = OpConstant %25 1\n%invocation = OpConstant %25 4\n"),
+                ("%20 = OpLabel\n               OpControlBarrier %37 %37 %38", &format!("%20 = OpLabel\n               OpControlBarrier {execution} {memory} %38")),
+            ],
+        )
+        .1
+    };
+    for target in ["h100", "lavapipe", "swiftshader"] {
+        let target = DeviceCaps::builtin(target).unwrap();
+        for (memory, barriers) in [("%37", 1), ("%invocation", 0)] {
+            let (out, _) = translate(&scopes("%invocation", memory), &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            matbridge_translator::tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            let dis = matbridge_translator::tools::disassemble(&out).unwrap();
+            assert_eq!(dis.matches("OpMemoryBarrier").count(), barriers, "{}: memory scope {memory}:\n{dis}", target.name);
+        }
+        let e = translate(&scopes("%device", "%37"), &target).expect_err(&target.name).to_string();
+        assert!(e.contains("OpControlBarrier at word offset") && e.contains("scope Device"), "{}: {e}", target.name);
+    }
+}
+
 /// Valid inputs that damage found translated into invalid modules, kept as edits of snapshot
 /// inputs: each translates into a module spirv-val accepts for every listed target.
 #[test]

@@ -9,7 +9,9 @@
 //! ordering that names no storage Vulkan knows (none, or only sub-group memory) orders
 //! `UniformMemory` and `WorkgroupMemory` (Vulkan requires one of its storage bits beside an
 //! ordering); semantics whose memory scope is `Invocation` become relaxed, as Vulkan requires
-//! (they order nothing another invocation sees).
+//! (they order nothing another invocation sees). A control barrier of one invocation becomes a
+//! memory barrier (nothing where relaxed); one of a wider scope than a workgroup is an error
+//! naming it.
 //! Scope and semantics operands are ids: the rewritten values are new constants, other uses of
 //! the old constants are untouched.
 //!
@@ -19,7 +21,7 @@
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
-use crate::ir::{grammar, Module, Operand};
+use crate::ir::{grammar, Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
@@ -75,8 +77,47 @@ impl Pass for LowerKernelSynchronization {
             inst.operands[k] = Operand::Id(c);
             outcome.count(inst.opcode);
         }
+        barriers_of_one_invocation(module, &mut outcome)?;
         Ok(outcome)
     }
+}
+
+/// A control barrier whose execution scope is one invocation waits for nobody: it becomes the
+/// memory barrier it also is (nothing where its semantics are relaxed). Vulkan's control barriers
+/// span a sub-group or a workgroup; one across the device is refused by name.
+fn barriers_of_one_invocation(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
+    let types = Types::new(module);
+    for f in 0..module.functions.len() {
+        for b in 0..module.functions[f].blocks.len() {
+            let insts = std::mem::take(&mut module.functions[f].blocks[b].insts);
+            let mut out = Vec::with_capacity(insts.len());
+            for inst in insts {
+                if !inst.is(Op::ControlBarrier) {
+                    out.push(inst);
+                    continue;
+                }
+                let [execution, memory, semantics] = inst.ids::<3>()?;
+                match types.const_u32(execution) {
+                    Some(s) if s == Scope::Workgroup as u32 || s == Scope::Subgroup as u32 => out.push(inst),
+                    Some(s) if s == Scope::Invocation as u32 => {
+                        if types.const_u32(semantics).is_some_and(|v| v != 0) {
+                            out.push(Inst::new(Op::MemoryBarrier, None, None, vec![Operand::Id(memory), Operand::Id(semantics)]).from_origin(inst.origin));
+                        }
+                        outcome.count(inst.opcode);
+                    }
+                    s => {
+                        let scope = s.and_then(Scope::from_u32).map_or_else(|| format!("%{execution}"), |s| format!("{s:?}"));
+                        return Err(Error::Invalid {
+                            site: module.site(&inst),
+                            message: format!("waits for the invocations of scope {scope}; Vulkan's control barriers span a sub-group or a workgroup"),
+                        });
+                    }
+                }
+            }
+            module.functions[f].blocks[b].insts = out;
+        }
+    }
+    Ok(())
 }
 
 fn semantics_for(op: Op, value: Word) -> Word {
