@@ -717,6 +717,16 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
                 break;
             }
         }
+        // A pointer variable nothing stores a known pointer into: what a load from it gives
+        // points nowhere a flattened variable can say.
+        let unknown = module.functions[fi]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .find(|i| i.is(Op::Load) && i.operands.first().and_then(Operand::id).is_some_and(|v| pointer_vars.contains(&v) && !var_roots.contains_key(&v)));
+        if let Some(load) = unknown {
+            return Err(Error::Invalid { site: module.site(load), message: "loads a pointer into local or private memory from a variable that holds no known one (nothing stores one there)".into() });
+        }
         let uses_any = module.functions[fi].blocks.iter().flat_map(|b| &b.insts).any(|i| i.operands.iter().any(|o| o.id().is_some_and(|id| derived.contains_key(&id))));
         if !uses_any {
             continue;
