@@ -2579,32 +2579,34 @@ fn arbitrary_precision_integers() {
 
 /// `ping_pong.cl`: local arrays of halves chosen at run time as source and destination (their
 /// pointers selected, compared by the vectorizer's overlap check at -O2, merged by a phi at
-/// -O0), and private arrays chosen by the work-item, against results computed here. Exact: sums
-/// of small integers in halves.
+/// -O0; the larger pair held packed on SwiftShader), and private arrays chosen by the work-item,
+/// against results computed here. Exact: sums of small integers in halves.
 #[test]
 fn buffers_chosen_at_run_time() {
     let contexts = common::contexts();
-    let (groups, t) = (3usize, 4096usize);
-    let a: Vec<half::f16> = (0..groups * t).map(|i| half::f16::from_f32((i * 7 % 9) as f32 - 4.0)).collect();
+    let groups = 3usize;
+    let a: Vec<half::f16> = (0..groups * 6144).map(|i| half::f16::from_f32((i * 7 % 9) as f32 - 4.0)).collect();
     let ints: Vec<i32> = (0..256).map(|i| i * 37 % 101 - 50).collect();
     for flags in [&[][..], &["-O0"]] {
         let Some(spirv) = common::opencl_with("ping_pong", flags) else { return };
         for ctx in &contexts {
             let name = &format!("{} {flags:?}", ctx.caps().name);
-            let k = ctx.load_kernel(&spirv, "ping_pong").unwrap_or_else(|e| panic!("{name}: {e}"));
             let ba = ctx.buffer_from_slice(&a.iter().map(|h| h.to_bits()).collect::<Vec<u16>>(), "a").unwrap();
-            for steps in [0u32, 1, 4, 5] {
-                let mut bo = ctx.zeroed_buffer::<f32>(groups * t, "out").unwrap();
-                ctx.launch(&k, &NdRange::linear((groups * 256) as u32, Some(256)), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bo), KernelArg::Bytes(&steps.to_le_bytes())])
-                    .unwrap_or_else(|e| panic!("{name}: {e}"));
-                let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
-                for g in 0..groups {
-                    let mut buf: Vec<half::f16> = a[g * t..(g + 1) * t].to_vec();
-                    for _ in 0..steps {
-                        buf = (0..t).map(|i| buf[(i + 1) % t] + buf[i]).collect();
-                    }
-                    for i in 0..t {
-                        assert_eq!(got[g * t + i], buf[i].to_f32(), "{name}: {steps} steps, group {g}, element {i}");
+            for (kernel, t) in [("ping_pong", 4096usize), ("ping_pong_packed", 6144)] {
+                let k = ctx.load_kernel(&spirv, kernel).unwrap_or_else(|e| panic!("{name}: {e}"));
+                for steps in [0u32, 1, 4, 5] {
+                    let mut bo = ctx.zeroed_buffer::<f32>(groups * t, "out").unwrap();
+                    ctx.launch(&k, &NdRange::linear((groups * 256) as u32, Some(256)), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bo), KernelArg::Bytes(&steps.to_le_bytes())])
+                        .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+                    for g in 0..groups {
+                        let mut buf: Vec<half::f16> = a[g * t..(g + 1) * t].to_vec();
+                        for _ in 0..steps {
+                            buf = (0..t).map(|i| buf[(i + 1) % t] + buf[i]).collect();
+                        }
+                        for i in 0..t {
+                            assert_eq!(got[g * t + i], buf[i].to_f32(), "{name}: {kernel}, {steps} steps, group {g}, element {i}");
+                        }
                     }
                 }
             }
@@ -2618,5 +2620,25 @@ fn buffers_chosen_at_run_time() {
                 assert_eq!(*g, want, "{name}: private_choice[{i}]");
             }
         }
+    }
+}
+
+/// A program's kernels load one at a time: one that every device runs loads and runs beside a
+/// sibling that reads a depth image, which is refused by name when it is loaded itself.
+#[test]
+fn kernels_load_apart_from_their_siblings() {
+    let Some((spirv, contexts)) = kernels_and_devices("sibling_kernels") else { return };
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "scale").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let x: Vec<f32> = (0..64).map(|i| i as f32).collect();
+        let mut bx = ctx.buffer_from_slice(&x, "x").unwrap();
+        ctx.launch(&k, &NdRange::linear(64, None), &[KernelArg::Buffer(&bx), KernelArg::Bytes(&f32_bytes(2.5))]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got: Vec<f32> = ctx.read_buffer(&mut bx).unwrap();
+        assert_eq!(got, x.iter().map(|v| v * 2.5).collect::<Vec<f32>>(), "{name}");
+        let e = ctx.load_kernel(&spirv, "depth").err().unwrap_or_else(|| panic!("{name}: the depth-image kernel loaded")).to_string();
+        assert!(e.contains("depth image") && e.contains("kernel `depth`"), "{name}: {e}");
+        let e = ctx.load_kernel(&spirv, "absent").err().unwrap_or_else(|| panic!("{name}: a kernel that is not there loaded")).to_string();
+        assert!(e.contains("no kernel entry point named `absent`"), "{name}: {e}");
     }
 }

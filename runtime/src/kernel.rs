@@ -171,13 +171,12 @@ impl Context {
     pub fn load_kernel_with(&self, spirv: &[u32], entry: &str, options: &KernelOptions) -> Result<Kernel> {
         let mut module = Module::from_words(spirv).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
         let words = if module.has_capability(spirv::Capability::Kernel) {
-            let input = match options.subgroup_size {
-                Some(size) => {
-                    matbridge_translator::kernel::require_subgroup_size(&mut module, entry, size).map_err(|e| bad(e.to_string()))?;
-                    module.to_words()
-                }
-                None => spirv.to_vec(),
-            };
+            // This kernel alone: a sibling the device cannot run does not stop it.
+            matbridge_translator::kernel::keep_entry_point(&mut module, entry).map_err(|e| bad(e.to_string()))?;
+            if let Some(size) = options.subgroup_size {
+                matbridge_translator::kernel::require_subgroup_size(&mut module, entry, size).map_err(|e| bad(e.to_string()))?;
+            }
+            let input = module.to_words();
             let (words, _) = matbridge_translator::translate(&input, &self.shared.caps).map_err(|source| Error::Translation { device: self.shared.caps.name.clone(), source })?;
             words
         } else if options.subgroup_size.is_some() {

@@ -620,6 +620,38 @@ pub fn require_subgroup_size(module: &mut Module, entry: &str, size: u32) -> Res
     Ok(())
 }
 
+/// Keeps only entry point `entry` of a kernel module: the other kernels' entry points, execution
+/// modes, functions and the globals only they use go. A program's kernels are translated one at
+/// a time, so that one a device cannot run does not stop the others, and each pipeline holds
+/// its own local memory only.
+pub fn keep_entry_point(module: &mut Module, entry: &str) -> Result<()> {
+    let function = module
+        .entry_points
+        .iter()
+        .find(|e| e.string(2).as_deref() == Some(entry) && e.word_opt(0) == Some(ExecutionModel::Kernel as u32))
+        .and_then(|e| e.id(1).ok())
+        .ok_or_else(|| not_kernel(format!("the module has no kernel entry point named `{entry}`")))?;
+    module.entry_points.retain(|e| e.word_opt(1) == Some(function));
+    module.execution_modes.retain(|m| m.word_opt(0) == Some(function));
+    let reached = module.functions_reached_from([function]);
+    let before = module.functions.len();
+    module.functions.retain(|f| reached.contains(&f.id()));
+    if module.functions.len() != before {
+        module.remove_unused_globals(|_| true);
+        module.forget_undefined();
+        // The interface names no variable that went.
+        let defined: std::collections::HashSet<Word> = module.globals().iter().filter_map(|g| g.result_id).collect();
+        for e in &mut module.entry_points {
+            let mut k = 0;
+            e.operands.retain(|o| {
+                k += 1;
+                k <= 3 || o.id().is_some_and(|v| defined.contains(&v))
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Makes compute shader `entry` run its sub-group operations and built-ins at sub-groups of
 /// `size` on a device whose own size differs (a pipeline's required size, which SPIR-V does
 /// not carry): `virtualize-subgroup-size` then emulates it. Replaces any size recorded before.

@@ -77,7 +77,10 @@ impl Pass for LowerKernelImages {
         let types = Types::new(module);
         let opaque = |t: Word| types.defs.get(&t).is_some_and(|d| matches!(d.op(), Some(Op::TypeImage | Op::TypeSampler | Op::TypeSampledImage)));
         let uses_images = module.functions.iter().any(|f| f.params.iter().any(|p| p.result_type.is_some_and(opaque)) || f.insts().any(|i| i.result_type.is_some_and(opaque)));
+        let dropped = [Capability::ImageBasic, Capability::ImageReadWrite, Capability::ImageMipmap, Capability::LiteralSampler, Capability::Sampled1D, Capability::SampledBuffer];
         if !uses_images {
+            // Declared for kernels this module no longer holds (one kernel kept of a program).
+            module.capabilities.retain(|c| !dropped.iter().any(|d| c.word_opt(0) == Some(*d as u32)));
             return Ok(outcome);
         }
         let kernels: Vec<(Word, String)> = module.entry_points.iter().filter(|e| e.word_opt(0) == Some(ExecutionModel::Kernel as u32)).filter_map(|e| Some((e.id(1).ok()?, e.string(2)?))).collect();
@@ -90,7 +93,6 @@ impl Pass for LowerKernelImages {
             let Some(fi) = module.functions.iter().position(|f| f.id() == *function) else { continue };
             lower_kernel(module, fi, name, &mut used, &mut outcome)?;
         }
-        let dropped = [Capability::ImageBasic, Capability::ImageReadWrite, Capability::ImageMipmap, Capability::LiteralSampler, Capability::Sampled1D, Capability::SampledBuffer];
         module.capabilities.retain(|c| !dropped.iter().any(|d| c.word_opt(0) == Some(*d as u32)));
         let mut wanted = vec![Capability::ImageQuery];
         wanted.extend(used.read.then_some(Capability::StorageImageReadWithoutFormat));
