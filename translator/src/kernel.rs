@@ -430,12 +430,7 @@ fn image_arg(module: &Module, types: &Types, function: Word, k: u32, offset: u32
 /// `shaderStorageImageReadWithoutFormat`. Where the kernel reads or writes an image with texels
 /// of another type (a float image with `read_imagei`), their bits are reinterpreted.
 pub fn set_image_formats(module: &mut Module, entry: &str, formats: &[(u32, ImageFormat)]) -> Result<()> {
-    let function = module
-        .entry_points
-        .iter()
-        .find(|e| e.string(2).as_deref() == Some(entry) && e.word_opt(0) == Some(ExecutionModel::GLCompute as u32))
-        .and_then(|e| e.id(1).ok())
-        .ok_or_else(|| not_kernel(format!("the module has no GLCompute entry point named `{entry}`")))?;
+    let function = entry_function(module, entry, ExecutionModel::GLCompute).ok_or_else(|| not_kernel(format!("the module has no GLCompute entry point named `{entry}`")))?;
     let types = Types::new(module);
     let used: std::collections::HashSet<Word> = module.functions.iter().filter(|f| f.id() == function).flat_map(|f| f.insts()).flat_map(|i| i.used_ids()).collect();
     // Per variable: the image type's operands, the texel type its accesses move to (where
@@ -604,12 +599,7 @@ fn retype_accesses(module: &mut Module, var: Word, sampled: Word) {
 /// `intel_reqd_sub_group_size` writes), replacing any size it required: the launch option for
 /// kernels written for one sub-group size without saying so.
 pub fn require_subgroup_size(module: &mut Module, entry: &str, size: u32) -> Result<()> {
-    let function = module
-        .entry_points
-        .iter()
-        .find(|e| e.string(2).as_deref() == Some(entry) && e.word_opt(0) == Some(ExecutionModel::Kernel as u32))
-        .and_then(|e| e.id(1).ok())
-        .ok_or_else(|| not_kernel(format!("the module has no kernel entry point named `{entry}` to require a sub-group size of")))?;
+    let function = entry_function(module, entry, ExecutionModel::Kernel).ok_or_else(|| not_kernel(format!("the module has no kernel entry point named `{entry}` to require a sub-group size of")))?;
     module.execution_modes.retain(|m| !(m.word_opt(0) == Some(function) && m.word_opt(1) == Some(ExecutionMode::SubgroupSize as u32)));
     module.execution_modes.push(crate::ir::Inst::new(
         Op::ExecutionMode,
@@ -625,12 +615,7 @@ pub fn require_subgroup_size(module: &mut Module, entry: &str, size: u32) -> Res
 /// a time, so that one a device cannot run does not stop the others, and each pipeline holds
 /// its own local memory only.
 pub fn keep_entry_point(module: &mut Module, entry: &str) -> Result<()> {
-    let function = module
-        .entry_points
-        .iter()
-        .find(|e| e.string(2).as_deref() == Some(entry) && e.word_opt(0) == Some(ExecutionModel::Kernel as u32))
-        .and_then(|e| e.id(1).ok())
-        .ok_or_else(|| not_kernel(format!("the module has no kernel entry point named `{entry}`")))?;
+    let function = entry_function(module, entry, ExecutionModel::Kernel).ok_or_else(|| not_kernel(format!("the module has no kernel entry point named `{entry}`")))?;
     module.entry_points.retain(|e| e.word_opt(1) == Some(function));
     module.execution_modes.retain(|m| m.word_opt(0) == Some(function));
     let reached = module.functions_reached_from([function]);
@@ -656,7 +641,7 @@ pub fn keep_entry_point(module: &mut Module, entry: &str) -> Result<()> {
 /// `size` on a device whose own size differs (a pipeline's required size, which SPIR-V does
 /// not carry): `virtualize-subgroup-size` then emulates it. Replaces any size recorded before.
 pub fn require_shader_subgroup_size(module: &mut Module, entry: &str, size: u32) -> Result<()> {
-    if !module.entry_points.iter().any(|e| e.string(2).as_deref() == Some(entry) && e.word_opt(0) == Some(ExecutionModel::GLCompute as u32)) {
+    if entry_function(module, entry, ExecutionModel::GLCompute).is_none() {
         return Err(not_kernel(format!("the module has no GLCompute entry point named `{entry}` to require a sub-group size of")));
     }
     if !size.is_power_of_two() || size > 128 {
@@ -702,6 +687,11 @@ pub fn mark_argument_members(module: &mut Module, retyped: impl Fn(Word) -> bool
             }
         }
     }
+}
+
+/// The function of the entry point named `entry` of execution model `model`.
+fn entry_function(module: &Module, entry: &str, model: ExecutionModel) -> Option<Word> {
+    module.entry_points.iter().find(|e| e.string(2).as_deref() == Some(entry) && e.word_opt(0) == Some(model as u32)).and_then(|e| e.id(1).ok())
 }
 
 fn not_kernel(message: String) -> Error {
