@@ -54,6 +54,10 @@ enum Command {
         /// size): emulated where the target's own size differs and cannot be requested.
         #[arg(long)]
         subgroup_size: Option<u32>,
+        /// Translate only this kernel of an OpenCL program (the others and what only they use
+        /// go), as `Context::load_kernel` does.
+        #[arg(long, value_name = "NAME")]
+        kernel: Option<String>,
     },
     /// Launch one kernel as a launch file (TOML) describes it; exit status 1 when an output
     /// differs from its expected file.
@@ -190,7 +194,9 @@ fn run(cli: Cli) -> Result<std::process::ExitCode> {
     let options = || context_options(record.as_deref(), cli.force_native);
     match cli.command {
         Some(Command::Info { json }) => ok(info(json)),
-        Some(Command::Translate { input, output, target, device, report, spec, subgroup_size }) => ok(translate(&input, &output, (&target, device), report, (&spec, subgroup_size), &options()?)),
+        Some(Command::Translate { input, output, target, device, report, spec, subgroup_size, kernel }) => {
+            ok(translate(&input, &output, (&target, device), report, (&spec, subgroup_size, kernel.as_deref()), &options()?))
+        }
         Some(Command::Matmul(args)) => matmul(&args, &options()?),
         Some(Command::Probe { device, json, no_timing, dry_run }) => probe(device.as_deref(), json, no_timing, if dry_run { None } else { record.as_deref() }),
         Some(Command::Run { launch, device }) => run_launch(&launch, device.as_deref(), &options()?),
@@ -293,7 +299,7 @@ fn translate(
     output: &Path,
     (target, device): (&str, Option<usize>),
     report: bool,
-    (spec, subgroup_size): (&[(u32, u32)], Option<u32>),
+    (spec, subgroup_size, kernel): (&[(u32, u32)], Option<u32>, Option<&str>),
     options: &matbridge_runtime::ContextOptions,
 ) -> Result<()> {
     let mut caps = matbridge_runtime::resolve_target(target, device)?;
@@ -301,6 +307,11 @@ fn translate(
         record.apply_to(&mut caps);
     }
     let mut words = read_module(input)?;
+    if let Some(name) = kernel {
+        let mut module = matbridge_translator::Module::from_words(&words)?;
+        matbridge_translator::kernel::keep_entry_point(&mut module, name)?;
+        words = module.to_words();
+    }
     if let Some(size) = subgroup_size {
         let mut module = matbridge_translator::Module::from_words(&words)?;
         let entries: Vec<(String, Option<u32>)> = module.entry_points.iter().filter_map(|e| Some((e.string(2)?, e.word_opt(0)))).collect();

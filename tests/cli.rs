@@ -78,6 +78,30 @@ fn translate_fails_cleanly_and_writes_nothing() {
     assert!(!out.exists());
 }
 
+/// `translate --kernel NAME` translates one kernel of a program whose other kernel no target
+/// runs (it reads a depth image); without it, the program is refused naming that kernel.
+#[test]
+fn translate_one_kernel_of_a_program() {
+    let Some(words) = common::opencl("sibling_kernels") else { return };
+    let dir = tempdir();
+    let input = dir.join("siblings.spv");
+    std::fs::write(&input, bytemuck::cast_slice::<u32, u8>(&words)).unwrap();
+    let out = dir.join("scale.spv");
+    let r = matbridge().arg("translate").arg(&input).arg("-o").arg(&out).args(["--target", "lavapipe", "--kernel", "scale"]).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let module = matbridge_translator::Module::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    let names: Vec<String> = module.entry_points.iter().filter_map(|e| e.string(2)).collect();
+    assert_eq!(names, ["scale"]);
+    let whole = dir.join("whole.spv");
+    let r = matbridge().arg("translate").arg(&input).arg("-o").arg(&whole).args(["--target", "lavapipe"]).output().unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains("kernel `depth` is a depth image"), "{err}");
+    let r = matbridge().arg("translate").arg(&input).arg("-o").arg(&whole).args(["--target", "lavapipe", "--kernel", "absent"]).output().unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains("no kernel entry point named `absent`"), "{err}");
+    assert!(!whole.exists());
+}
+
 /// `matbridge matmul ARGS --json`: its exit status, its one JSON object (Null when it printed
 /// none) and its standard error.
 fn matmul_json(args: &[&str]) -> (Output, Value) {
