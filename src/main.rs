@@ -307,22 +307,24 @@ fn translate(
         record.apply_to(&mut caps);
     }
     let mut words = read_module(input)?;
-    if let Some(name) = kernel {
+    if kernel.is_some() || subgroup_size.is_some() {
         let mut module = matbridge_translator::Module::from_words(&words)?;
-        matbridge_translator::kernel::keep_entry_point(&mut module, name)?;
-        words = module.to_words();
-    }
-    if let Some(size) = subgroup_size {
-        let mut module = matbridge_translator::Module::from_words(&words)?;
-        let entries: Vec<(String, Option<u32>)> = module.entry_points.iter().filter_map(|e| Some((e.string(2)?, e.word_opt(0)))).collect();
-        for (name, model) in entries {
-            if model == Some(spirv::ExecutionModel::Kernel as u32) {
-                matbridge_translator::kernel::require_subgroup_size(&mut module, &name, size)?;
-            } else if model == Some(spirv::ExecutionModel::GLCompute as u32) {
-                matbridge_translator::kernel::require_shader_subgroup_size(&mut module, &name, size)?;
+        if let Some(name) = kernel {
+            matbridge_translator::kernel::keep_entry_point(&mut module, name)?;
+        }
+        if let Some(size) = subgroup_size {
+            let entries: Vec<(String, Option<u32>)> = module.entry_points.iter().filter_map(|e| Some((e.string(2)?, e.word_opt(0)))).collect();
+            for (name, model) in entries {
+                if model == Some(spirv::ExecutionModel::Kernel as u32) {
+                    matbridge_translator::kernel::require_subgroup_size(&mut module, &name, size)?;
+                } else if model == Some(spirv::ExecutionModel::GLCompute as u32) {
+                    matbridge_translator::kernel::require_shader_subgroup_size(&mut module, &name, size)?;
+                }
             }
         }
         words = module.to_words();
+    }
+    if let Some(size) = subgroup_size {
         // A size the target can request is the one its code (the emulation) is written for.
         if caps.subgroup_size_control && (caps.min_subgroup_size..=caps.max_subgroup_size).contains(&size) {
             caps.subgroup_size = size;

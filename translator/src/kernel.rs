@@ -624,15 +624,7 @@ pub fn keep_entry_point(module: &mut Module, entry: &str) -> Result<()> {
     if module.functions.len() != before {
         module.remove_unused_globals(|_| true);
         module.forget_undefined();
-        // The interface names no variable that went.
-        let defined: std::collections::HashSet<Word> = module.globals().iter().filter_map(|g| g.result_id).collect();
-        for e in &mut module.entry_points {
-            let mut k = 0;
-            e.operands.retain(|o| {
-                k += 1;
-                k <= 3 || o.id().is_some_and(|v| defined.contains(&v))
-            });
-        }
+        module.rebuild_entry_interfaces();
     }
     Ok(())
 }
