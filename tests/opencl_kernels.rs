@@ -1716,6 +1716,247 @@ fn bfloat16_conversions_round_to_nearest_even() {
     }
 }
 
+/// A rounding direction as OpenCL names them.
+#[derive(Clone, Copy, Debug)]
+enum Rounding {
+    Rtz,
+    Rtp,
+    Rtn,
+    Rte,
+}
+
+/// The half `value` rounds to under `mode`, found from a neighbour of it: the next half up or
+/// down from `candidate` (a half within one unit of `value`, infinities included) where
+/// `candidate` lies on the wrong side for `mode`. `cmp` orders a half against `value` exactly.
+fn directed_half(candidate: half::f16, mode: Rounding, cmp: impl Fn(half::f16) -> std::cmp::Ordering) -> half::f16 {
+    use std::cmp::Ordering::*;
+    let up = |h: half::f16| {
+        half::f16::from_bits(if h.to_bits() & 0x7fff == 0 {
+            1
+        } else if h.is_sign_negative() {
+            h.to_bits() - 1
+        } else {
+            h.to_bits() + 1
+        })
+    };
+    let down = |h: half::f16| {
+        half::f16::from_bits(if h.to_bits() & 0x7fff == 0 {
+            0x8001
+        } else if h.is_sign_negative() {
+            h.to_bits() + 1
+        } else {
+            h.to_bits() - 1
+        })
+    };
+    match (mode, cmp(candidate)) {
+        (Rounding::Rtp, Less) => up(candidate),
+        (Rounding::Rtn, Greater) => down(candidate),
+        (Rounding::Rtz, Greater) if candidate.is_sign_positive() => down(candidate),
+        (Rounding::Rtz, Less) if candidate.is_sign_negative() => up(candidate),
+        _ => candidate,
+    }
+}
+
+/// `x` rounded to half under `mode`.
+fn half_of_float(x: f32, mode: Rounding) -> half::f16 {
+    let h = half::f16::from_f32(x);
+    if x.is_nan() {
+        return h;
+    }
+    directed_half(h, mode, |h| h.to_f64().partial_cmp(&f64::from(x)).unwrap_or(std::cmp::Ordering::Equal))
+}
+
+/// Integer `v` rounded to f32 under `mode` (Rust's `as` rounds to nearest even).
+fn float_of_integer(v: i128, mode: Rounding) -> f32 {
+    let f = v as f32;
+    let order = (f as i128).cmp(&v);
+    use std::cmp::Ordering::*;
+    match (mode, order) {
+        (Rounding::Rtp, Less) => f.next_up(),
+        (Rounding::Rtn, Greater) => f.next_down(),
+        (Rounding::Rtz, Greater) if v > 0 => f.next_down(),
+        (Rounding::Rtz, Less) if v < 0 => f.next_up(),
+        _ => f,
+    }
+}
+
+/// Integer `v` rounded to half under `mode`.
+fn half_of_integer(v: i128, mode: Rounding) -> half::f16 {
+    let candidate = half::f16::from_f32(v as f32);
+    directed_half(candidate, mode, |h| {
+        if h.is_infinite() {
+            if h.is_sign_positive() {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Less
+            }
+        } else {
+            (h.to_f64() as i128).cmp(&v)
+        }
+    })
+}
+
+/// Conversions with explicit rounding modes (`rounding.cl`): float to half and integers of
+/// every width to float and half rounded toward zero and toward either infinity, and the
+/// `vstore_half_r` stores, against the correctly rounded values. Vulkan drivers round their own
+/// conversions to nearest even, so these would all be off by a unit somewhere if the mode were
+/// dropped; inputs include halfway values, values just past the largest half, half
+/// subnormals, infinities and NaNs, and integers around every power of two up to 2^64.
+#[test]
+fn conversions_round_as_their_mode_says() {
+    let Some((spirv, contexts)) = kernels_and_devices("rounding") else { return };
+    let mut f: Vec<f32> = vec![0.0, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 65504.0, 65519.99, 65520.0, -65520.0, 65536.0, 1e9, -1e30, f32::MAX];
+    // Half subnormals, the smallest half and half of it, an f32 subnormal.
+    f.extend([5.960_464_5e-8, 2.980_232_2e-8, 2.980_233e-8, -4.0e-8, 1.0e-6, -6.0e-5, 6.1e-5, 1e-40, -1e-42]);
+    // Exactly halfway between halves (ties), and a hair either side.
+    for base in [0x3c00u16, 0x3c01, 0x4800, 0x0001, 0x7bfe, 0x0400] {
+        let mid = (half::f16::from_bits(base).to_f64() + half::f16::from_bits(base + 1).to_f64()) / 2.0;
+        let m = mid as f32;
+        f.extend([m, -m, m.next_up(), m.next_down()]);
+    }
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+    while f.len() < 192 {
+        let r: u32 = rng.random();
+        // Half the values in the range of halves.
+        f.push(if f.len().is_multiple_of(2) { f32::from_bits(r) } else { f32::from_bits((r & 0x8fff_ffff) | 0x3000_0000) });
+    }
+    let n = f.len();
+    let powers = |bits: u32| (0..bits).flat_map(move |p| [(1i128 << p) - 1, 1i128 << p, (1i128 << p) + 1, (1i128 << p) + (1i128 << p) / 3]);
+    let mut ints: Vec<i32> = powers(31).map(|v| v as i32).chain([i32::MIN, i32::MAX, -16_777_217, -33_554_435]).collect();
+    let mut uints: Vec<u32> = powers(32).map(|v| v as u32).chain([u32::MAX, u32::MAX - 127, u32::MAX - 128]).collect();
+    let mut longs: Vec<i64> = powers(63).map(|v| -(v as i64)).chain([i64::MIN, i64::MAX, 0]).collect();
+    let mut ulongs: Vec<u64> = powers(64).map(|v| v as u64).chain([u64::MAX, u64::MAX - 1 - (1 << 39)]).collect();
+    for _ in 0..n {
+        ints.push(rng.random());
+        uints.push(rng.random());
+        longs.push(rng.random());
+        ulongs.push(rng.random::<u64>() >> rng.random_range(0..40));
+    }
+    ints.truncate(n);
+    uints.truncate(n);
+    longs.truncate(n);
+    ulongs.truncate(n);
+    use Rounding::*;
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "rounding").unwrap();
+        let inputs = [
+            ctx.buffer_from_slice(&f, "f").unwrap(),
+            ctx.buffer_from_slice(&ints, "i").unwrap(),
+            ctx.buffer_from_slice(&uints, "u").unwrap(),
+            ctx.buffer_from_slice(&longs, "l").unwrap(),
+            ctx.buffer_from_slice(&ulongs, "ul").unwrap(),
+        ];
+        let mut h = ctx.zeroed_buffer::<u16>(12 * n, "h").unwrap();
+        let mut o = ctx.zeroed_buffer::<f32>(12 * n, "o").unwrap();
+        let mut hs = ctx.zeroed_buffer::<u16>(11 * n, "hs").unwrap();
+        let n_bytes = (n as u32).to_le_bytes();
+        let mut args: Vec<KernelArg> = inputs.iter().map(KernelArg::Buffer).collect();
+        args.extend([KernelArg::Buffer(&h), KernelArg::Buffer(&o), KernelArg::Buffer(&hs), KernelArg::Bytes(&n_bytes)]);
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &args).unwrap();
+        let (h, o, hs): (Vec<u16>, Vec<f32>, Vec<u16>) = (ctx.read_buffer(&mut h).unwrap(), ctx.read_buffer(&mut o).unwrap(), ctx.read_buffer(&mut hs).unwrap());
+        let same_half = |got: u16, want: half::f16| got == want.to_bits() || (want.is_nan() && half::f16::from_bits(got).is_nan());
+        // Arithmetic in the kernel (a negation) may flush an f32 subnormal to zero first, as
+        // Vulkan and OpenCL allow.
+        let rounds_to = |got: u16, v: f32, mode: Rounding| same_half(got, half_of_float(v, mode)) || (v.is_subnormal() && same_half(got, half_of_float(0.0f32.copysign(v), mode)));
+        for g in 0..n {
+            let (x, y) = (f[g], f[(g + 1) % n]);
+            let halves = [(x, Rtz), (x, Rtp), (x, Rtn), (x, Rte), (x, Rtn), (-x, Rtn), (y, Rtn), (-y, Rtn)];
+            for (k, (v, mode)) in halves.into_iter().enumerate() {
+                let want = half_of_float(v, mode);
+                assert!(rounds_to(h[g * 12 + k], v, mode), "{name}: half {k} of {v:e} ({:#x}) {mode:?}: {:#06x}, want {:#06x}", v.to_bits(), h[g * 12 + k], want.to_bits());
+            }
+            let from_ints = [(i128::from(ints[g]), Rtz), (i128::from(ints[g]), Rtp), (i128::from(uints[g]), Rtn), (i128::from(longs[g]), Rtp)];
+            for (k, (v, mode)) in from_ints.into_iter().enumerate() {
+                let want = half_of_integer(v, mode);
+                assert_eq!(h[g * 12 + 8 + k], want.to_bits(), "{name}: half {} of integer {v} {mode:?}", 8 + k);
+            }
+            let floats = [
+                (i128::from(ints[g]), Rtz),
+                (i128::from(ints[g]), Rtp),
+                (i128::from(ints[g]), Rtn),
+                (i128::from(uints[g]), Rtz),
+                (i128::from(uints[g]), Rtp),
+                (i128::from(uints[g]), Rtn),
+                (i128::from(longs[g]), Rtz),
+                (i128::from(longs[g]), Rtp),
+                (i128::from(longs[g]), Rtn),
+                (i128::from(ulongs[g]), Rtz),
+                (i128::from(ulongs[g]), Rtp),
+                (i128::from(ulongs[g]), Rtn),
+            ];
+            for (k, (v, mode)) in floats.into_iter().enumerate() {
+                let want = float_of_integer(v, mode);
+                assert_eq!(o[g * 12 + k].to_bits(), want.to_bits(), "{name}: float {k} of integer {v} {mode:?}: {}, want {want}", o[g * 12 + k]);
+            }
+            let stored = [(g, x, Rtz), (g + n, x, Rtp), (g + 2 * n, x, Rtn)];
+            let quad = [x, -y, y, -x].into_iter().enumerate().map(|(k, v)| (3 * n + 4 * g + k, v, Rtz));
+            let triple = [x, y, -x].into_iter().enumerate().map(|(k, v)| (7 * n + 4 * g + k, v, Rtp));
+            for (at, v, mode) in stored.into_iter().chain(quad).chain(triple) {
+                let want = half_of_float(v, mode);
+                assert!(rounds_to(hs[at], v, mode), "{name}: vstore_half {at} of {v:e} {mode:?}: {:#06x}, want {:#06x}", hs[at], want.to_bits());
+            }
+        }
+    }
+}
+
+/// `x` rounded to f32 under `mode` (Rust's `as` rounds to nearest even).
+fn float_of_double(x: f64, mode: Rounding) -> f32 {
+    let f = x as f32;
+    let Some(order) = f64::from(f).partial_cmp(&x) else { return f };
+    use std::cmp::Ordering::*;
+    match (mode, order) {
+        (Rounding::Rtp, Less) => f.next_up(),
+        (Rounding::Rtn, Greater) => f.next_down(),
+        (Rounding::Rtz, Greater) if x > 0.0 => f.next_down(),
+        (Rounding::Rtz, Less) if x < 0.0 => f.next_up(),
+        _ => f,
+    }
+}
+
+/// Doubles to float and half with directed rounding (`rounding.cl`'s `rounding_doubles`), on
+/// the devices with doubles: ties and near-ties of floats, values past the largest float and
+/// half, subnormals of both, infinities and NaNs.
+#[test]
+fn doubles_round_as_their_mode_says() {
+    let Some((spirv, contexts)) = kernels_and_devices("rounding") else { return };
+    let mut d: Vec<f64> =
+        vec![0.0, -0.0, 1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MAX, -1e300, 3.4028235677973366e38, 3.4028236e38, 65519.9, 65520.0, 1e-45, 7e-46, -1e-300, 2.9802322387695312e-8];
+    for base in [1.0f32, 3.0, 1e-38, f32::MAX.next_down(), 1e-45] {
+        let mid = (f64::from(base) + f64::from(base.next_up())) / 2.0;
+        d.extend([mid, -mid, mid.next_up(), mid.next_down()]);
+    }
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+    while d.len() < 128 {
+        let r: u64 = rng.random();
+        d.push(if d.len().is_multiple_of(2) { f64::from_bits(r) } else { f64::from_bits((r & 0x8fff_ffff_ffff_ffff) | 0x3000_0000_0000_0000) });
+    }
+    let n = d.len();
+    use Rounding::*;
+    for ctx in contexts.iter().filter(|c| c.caps().shader_float64) {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "rounding_doubles").unwrap();
+        let bd = ctx.buffer_from_slice(&d, "d").unwrap();
+        let mut o = ctx.zeroed_buffer::<f32>(4 * n, "o").unwrap();
+        let mut h = ctx.zeroed_buffer::<u16>(3 * n, "h").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &[KernelArg::Buffer(&bd), KernelArg::Buffer(&o), KernelArg::Buffer(&h)]).unwrap();
+        let (o, h): (Vec<f32>, Vec<u16>) = (ctx.read_buffer(&mut o).unwrap(), ctx.read_buffer(&mut h).unwrap());
+        for g in 0..n {
+            let x = d[g];
+            for (k, mode) in [Rtz, Rtp, Rtn, Rte].into_iter().enumerate() {
+                let want = float_of_double(x, mode);
+                assert!(o[g * 4 + k].to_bits() == want.to_bits() || (want.is_nan() && o[g * 4 + k].is_nan()), "{name}: float {k} of {x:e} {mode:?}: {:e}, want {want:e}", o[g * 4 + k]);
+            }
+            for (k, mode) in [Rtz, Rtp, Rtn].into_iter().enumerate() {
+                let candidate = half::f16::from_f64(x);
+                let want = if x.is_nan() { candidate } else { directed_half(candidate, mode, |c| c.to_f64().partial_cmp(&x).unwrap_or(std::cmp::Ordering::Equal)) };
+                let got = h[g * 3 + k];
+                assert!(got == want.to_bits() || (want.is_nan() && half::f16::from_bits(got).is_nan()), "{name}: half {k} of {x:e} {mode:?}: {got:#06x}, want {:#06x}", want.to_bits());
+            }
+        }
+    }
+}
+
 #[test]
 fn half_work_group_collectives() {
     let Some((spirv, contexts)) = kernels_and_devices("half_collectives") else { return };
@@ -2571,6 +2812,28 @@ fn arbitrary_precision_integers() {
                     for (k, w) in want.iter().enumerate() {
                         assert_eq!(got[i * 8 + k], *w, "{name}: work-item {i} (a {}, b {}), wide out[{k}]", a[i], b[i]);
                     }
+                }
+            }
+            {
+                // Points inside, on and outside a 5x6x7 box (coordinates -1..=7).
+                let points: Vec<i32> = (0..3 * n).map(|i| ((i * 7 + i / 3) % 9) as i32 - 1).collect();
+                let (nx, ny, nz) = (5i32, 6i32, 7i32);
+                let k = ctx.load_kernel(&spirv, "inside_box").unwrap_or_else(|e| panic!("{name}: {e}"));
+                let bp = ctx.buffer_from_slice(&points, "p").unwrap();
+                let mut bo = ctx.zeroed_buffer::<i32>(n, "out").unwrap();
+                let dims = [nx, ny, nz].map(i32::to_le_bytes);
+                ctx.launch(
+                    &k,
+                    &NdRange::linear(n as u32, Some(64)),
+                    &[KernelArg::Buffer(&bp), KernelArg::Buffer(&bo), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])],
+                )
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let got: Vec<i32> = ctx.read_buffer(&mut bo).unwrap();
+                for g in 0..n {
+                    let [x, y, z] = [points[3 * g], points[3 * g + 1], points[3 * g + 2]];
+                    let inside = x > 0 && y > 0 && z > 0 && x < nx - 1 && y < ny - 1 && z < nz - 1;
+                    let edge = x == 0 || y == 0 || z == 0 || x == nx - 1;
+                    assert_eq!(got[g], i32::from(inside) * 2 + i32::from(edge), "{name}: point {g} ({x}, {y}, {z})");
                 }
             }
         }

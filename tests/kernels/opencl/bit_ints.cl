@@ -90,3 +90,13 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void tiled_hgemm(__glo
         }
     }
 }
+
+// clang -O2 tests the six bounds as two 4-component comparisons, each cast to an i4 and
+// compared with 15 ("all") or 0 ("any").
+__kernel void inside_box(__global const int *p, __global int *out, int nx, int ny, int nz) {
+    const int g = get_global_id(0);
+    const int x = p[3 * g], y = p[3 * g + 1], z = p[3 * g + 2];
+    const int inside = x > 0 && y > 0 && z > 0 && x < nx - 1 && y < ny - 1 && z < nz - 1;
+    const int edge = x == 0 || y == 0 || z == 0 || x == nx - 1;
+    out[g] = inside * 2 + edge;
+}

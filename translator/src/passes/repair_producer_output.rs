@@ -17,10 +17,16 @@
 //! result (spirv-val lets them through; Vulkan requires the signedness flags only and exactly
 //! for signed integer components, and no device lists a saturating float shape).
 //!
+//! Bit casts between a vector of `n` booleans and an `n`-bit integer, which LLVM writes to test
+//! all or any components of a vector comparison and llvm-spirv keeps (with
+//! SPV_INTEL_arbitrary_precision_integers for the `i3`, `i4` it needs), set or test one bit per
+//! component.
+//!
 //! Preconditions: none; a module without such defects is left as it is.
 
 use crate::analysis::Types;
 use crate::error::Result;
+use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
@@ -114,6 +120,75 @@ fn drop_undefined_accesses(module: &mut Module, outcome: &mut Outcome) {
     }
 }
 
+/// Bit casts between a vector of `n` booleans and an `n`-bit integer (LLVM's form of "all of"
+/// and "any of" a vector comparison: `<4 x i1>` cast to `i4` and compared with 15 or 0), which
+/// SPIR-V does not allow: component `k` becomes bit `k` (each selects its bit and the bits are
+/// or-ed), bit `k` becomes component `k` (the bit is tested).
+fn bool_vector_bitcasts(module: &mut Module, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    let bool_vector = |ty: Word| types.vector(ty).filter(|(c, _)| types.defs.get(c).is_some_and(|d| d.is(Op::TypeBool))).map(|(_, n)| n);
+    let int_of = |ty: Word| types.int(ty).map(|(w, _)| w);
+    for f in 0..module.functions.len() {
+        for b in 0..module.functions[f].blocks.len() {
+            let mut i = 0;
+            while i < module.functions[f].blocks[b].insts.len() {
+                let inst = module.functions[f].blocks[b].insts[i].clone();
+                let from = inst.operands.first().and_then(Operand::id).and_then(|v| types.type_of(v));
+                let (Some(Op::Bitcast), Some(ty), Some(from), Some(result)) = (inst.op(), inst.result_type, from, inst.result_id) else {
+                    i += 1;
+                    continue;
+                };
+                let value = inst.operands.first().and_then(Operand::id).unwrap_or(0);
+                let (to_int, from_int) = (bool_vector(from).zip(int_of(ty)), int_of(from).zip(bool_vector(ty)));
+                let (n, width, int_ty) = match (to_int, from_int) {
+                    (Some((n, w)), _) => (n, w, ty),
+                    (_, Some((w, n))) => (n, w, from),
+                    _ => {
+                        i += 1;
+                        continue;
+                    }
+                };
+                if n != width {
+                    i += 1;
+                    continue;
+                }
+                module.functions[f].blocks[b].insts.remove(i);
+                outcome.count(inst.opcode);
+                let mut at = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
+                let boolean = at.module.type_bool();
+                let zero = at.module.constant_int(int_ty, width, false, 0);
+                let bits: Vec<Word> = (0..n).map(|k| at.module.constant_int(int_ty, width, false, 1 << k)).collect();
+                let last = if to_int.is_some() {
+                    let mut acc = None;
+                    for (k, bit) in bits.iter().enumerate() {
+                        let component = at.composite_extract(boolean, value, k as u32);
+                        let chosen = at.select(int_ty, component, *bit, zero);
+                        acc = Some(match acc {
+                            None => chosen,
+                            Some(a) => at.op(Op::BitwiseOr, int_ty, &[a, chosen]),
+                        });
+                    }
+                    at.op(Op::CopyObject, ty, &[acc.unwrap_or(zero)])
+                } else {
+                    let mut parts = Vec::new();
+                    for bit in &bits {
+                        let masked = at.op(Op::BitwiseAnd, int_ty, &[value, *bit]);
+                        parts.push(at.op(Op::INotEqual, boolean, &[masked, zero]));
+                    }
+                    at.op(Op::CompositeConstruct, ty, &parts)
+                };
+                let end = at.cursor.index;
+                // The last instruction takes the cast's result id.
+                let block = &mut module.functions[f].blocks[b];
+                if let Some(inst) = block.insts.get_mut(end - 1).filter(|x| x.result_id == Some(last)) {
+                    inst.result_id = Some(result);
+                }
+                i = end;
+            }
+        }
+    }
+}
+
 /// Clears the Cooperative Matrix Operands of each `OpCooperativeMatrixMulAddKHR` that concern
 /// float matrices: signedness flags of float components, saturation of a float result.
 fn drop_float_matrix_flags(module: &mut Module, outcome: &mut Outcome) {
@@ -178,6 +253,7 @@ impl Pass for RepairProducerOutput {
         raise_alignments(module, &mut outcome);
         drop_undefined_accesses(module, &mut outcome);
         drop_float_matrix_flags(module, &mut outcome);
+        bool_vector_bitcasts(module, &mut outcome);
         let listed = module.complete_entry_interfaces();
         if listed > 0 {
             outcome.count(Op::EntryPoint as u32);

@@ -15,13 +15,14 @@
 //!   trigonometry, `erf`, `upsample` and `mad_sat` are in `special.rs`; shuffles and vector
 //!   and half-vector loads and stores in `vectors.rs`.
 //! - Conversions decorated `SaturatedConversion` clamp to the result's range first (NaN -> 0);
-//!   float-to-integer conversions with an `FPRoundingMode` round first; the decorations go.
+//!   float-to-integer conversions with an `FPRoundingMode` round first; conversions to float
+//!   with one are computed as `rounding.rs` says; the decorations go.
 //!
 //! `printf` becomes `NonSemantic.DebugPrintf` (`printf.rs`).
 //!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`). Any
 //! other `OpenCL.std` instruction (`tgamma`, `lgamma`, `mad_sat` of 64-bit integers,
-//! `erf` of doubles, `vstore_half_r` rounding toward zero or infinity) is an error naming it.
+//! `erf` of doubles) is an error naming it.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -33,6 +34,7 @@ use spirv::{Capability, Decoration, FPRoundingMode, GlslStd450Op as G, Op, Openc
 use std::collections::{HashMap, HashSet};
 
 mod printf;
+mod rounding;
 mod special;
 mod vectors;
 
@@ -67,7 +69,9 @@ impl Pass for LowerOpenclStd {
                     let r = inst.result_id.unwrap_or(0);
                     let sat = conv && saturated.contains(&r);
                     let round = matches!(inst.op(), Some(Op::ConvertFToS | Op::ConvertFToU)).then(|| rounding.get(&r).copied()).flatten();
-                    if !is_cl && !sat && round.is_none() && !matches!(inst.op(), Some(Op::SatConvertSToU | Op::SatConvertUToS)) {
+                    let to_float = matches!(inst.op(), Some(Op::FConvert | Op::ConvertSToF | Op::ConvertUToF));
+                    let round_to_float = to_float.then(|| rounding.get(&r).and_then(|m| FPRoundingMode::from_u32(*m))).flatten();
+                    if !is_cl && !sat && round.is_none() && round_to_float.is_none() && !matches!(inst.op(), Some(Op::SatConvertSToU | Op::SatConvertUToS)) {
                         module.functions[f].blocks[b].insts.push(inst);
                         continue;
                     }
@@ -75,7 +79,16 @@ impl Pass for LowerOpenclStd {
                     let index = module.functions[f].blocks[b].insts.len();
                     let mut bl = Builder::new(module, Cursor { function: f, block: b, index }).with_origin(inst.origin);
                     let mut cx = Lower { b: &mut bl, types: &types, glsl, dead: &mut dead };
-                    let value = if is_cl { cx.ext_inst(&inst)? } else { cx.conversion(&inst, sat || matches!(inst.op(), Some(Op::SatConvertSToU | Op::SatConvertUToS)), round)? };
+                    let value = if is_cl {
+                        cx.ext_inst(&inst)?
+                    } else if let Some(mode) = round_to_float {
+                        match cx.rounded_conversion(&inst, inst.id(0)?, mode)? {
+                            Some(v) => Some(v),
+                            None => Some(cx.op(inst.op().unwrap_or(Op::Nop), inst.ty()?, &[inst.id(0)?])),
+                        }
+                    } else {
+                        cx.conversion(&inst, sat || matches!(inst.op(), Some(Op::SatConvertSToU | Op::SatConvertUToS)), round)?
+                    };
                     if let Some(v) = value {
                         let ty = inst.ty()?;
                         bl.insert(Inst::new(Op::CopyObject, Some(ty), inst.result_id, vec![Operand::Id(v)]));

@@ -9,8 +9,8 @@
 //! to `x` where it forwards an invocation's own store of the element to its load; NVIDIA's
 //! compiler folds that round trip regardless.
 //!
-//! The `_r` stores with a directed rounding mode (`rtz`, `rtp`, `rtn`) are refused by name:
-//! Vulkan conversions to half round to nearest even.
+//! The `_r` stores with a directed rounding mode (`rtz`, `rtp`, `rtn`) round as `rounding.rs`
+//! computes it; the others convert as the driver does (to nearest even).
 
 use super::Lower;
 use crate::error::{Error, Result};
@@ -58,11 +58,9 @@ impl Lower<'_, '_> {
                 Ok(Some(if count == 1 { parts[0] } else { self.op(Op::CompositeConstruct, ty, &parts) }))
             }
             _ => {
+                let mut rounding = None;
                 if let Some(mode) = inst.operands.last().and_then(Operand::word).filter(|_| matches!(op, vstore_half_r | vstore_halfn_r | vstorea_halfn_r)) {
-                    if FPRoundingMode::from_u32(mode) != Some(FPRoundingMode::RTE) {
-                        let name = FPRoundingMode::from_u32(mode).map_or_else(|| format!("rounding mode {mode}"), |m| format!("{m:?}"));
-                        return Err(self.unsupported(inst, &format!("OpenCL.std {op:?} with rounding mode {name}")));
-                    }
+                    rounding = Some(FPRoundingMode::from_u32(mode).ok_or_else(|| self.unsupported(inst, &format!("OpenCL.std {op:?} with rounding mode {mode}")))?);
                 }
                 let (data, offset, p) = (a(0)?, a(1)?, a(2)?);
                 let dty = self.types.type_of(data).unwrap_or(0);
@@ -75,7 +73,11 @@ impl Lower<'_, '_> {
                     let idx = self.add_const(base, otype, k);
                     let ptr = self.op(Op::PtrAccessChain, elem_ptr_ty, &[p, idx]);
                     let v = if count == 1 { data } else { self.b.composite_extract(s, data, k) };
-                    let v = if elem == s { v } else { self.op(Op::FConvert, elem, &[v]) };
+                    let v = match rounding {
+                        _ if elem == s => v,
+                        Some(mode) if mode != FPRoundingMode::RTE => self.narrowed_float(v, self.shape(s).2, 16, 1, mode),
+                        _ => self.op(Op::FConvert, elem, &[v]),
+                    };
                     self.b.store(ptr, v);
                 }
                 Ok(None)
