@@ -2840,6 +2840,44 @@ fn arbitrary_precision_integers() {
     }
 }
 
+/// `producer_hints.cl` through llvm-spirv with every extension enabled, at -O2 and -O0: the
+/// modules carry alias scopes, accuracy decorations, OptNone and assumptions that drivers
+/// refuse; translated, they run and compute what the CPU does.
+#[test]
+fn producer_hints_are_dropped() {
+    let contexts = common::contexts();
+    let (rows, n) = (64usize, 24usize);
+    let x: Vec<f32> = (0..rows * n).map(|i| ((i * 13) % 29) as f32 / 8.0 - 1.5).collect();
+    let y0: Vec<f32> = (0..rows * n).map(|i| ((i * 7) % 23) as f32 - 11.0).collect();
+    let a = 3.0f32;
+    for flags in [&[][..], &["-O0"]] {
+        let Some(spirv) = common::opencl_with("producer_hints", flags) else { return };
+        let module = matbridge_translator::ir::Module::from_words(&spirv).unwrap();
+        let hints = ["SPV_INTEL_fp_max_error", "SPV_KHR_expect_assume", if flags.is_empty() { "SPV_INTEL_memory_access_aliasing" } else { "SPV_INTEL_optnone" }];
+        for ext in hints {
+            assert!(module.has_extension(ext), "{flags:?}: the producers wrote no {ext}");
+        }
+        for ctx in &contexts {
+            let name = &format!("{} {flags:?}", ctx.caps().name);
+            let k = ctx.load_kernel(&spirv, "producer_hints").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+            let mut by = ctx.buffer_from_slice(&y0, "y").unwrap();
+            let (a_bytes, n_bytes) = (a.to_le_bytes(), (n as i32).to_le_bytes());
+            ctx.launch(&k, &NdRange::linear(rows as u32, Some(32)), &[KernelArg::Buffer(&by), KernelArg::Buffer(&bx), KernelArg::Bytes(&a_bytes), KernelArg::Bytes(&n_bytes)])
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut by).unwrap();
+            for g in 0..rows {
+                for i in 0..n {
+                    let want = y0[g * n + i] / a + x[g * n + i] * x[g * n + n - 1 - i];
+                    // Vulkan divides within 2.5 units in the last place, as OpenCL does.
+                    let got = got[g * n + i];
+                    assert!((got - want).abs() <= 4.0 * f32::EPSILON * want.abs().max(1.0), "{name}: y[{g}][{i}] = {got}, want {want}");
+                }
+            }
+        }
+    }
+}
+
 /// `ping_pong.cl`: local arrays of halves chosen at run time as source and destination (their
 /// pointers selected, compared by the vectorizer's overlap check at -O2, merged by a phi at
 /// -O0; the larger pair held packed on SwiftShader), and private arrays chosen by the work-item,

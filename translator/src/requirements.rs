@@ -56,6 +56,9 @@ pub enum Feature {
     /// A vendor extension matbridge translates away (SPV_NV_cooperative_matrix, the Intel
     /// matrix extensions); reaching the device with it means no pass lowered it.
     Translated(&'static str),
+    /// A capability only Intel's (or Altera's) SPIR-V extensions enable, which no Vulkan driver
+    /// matbridge targets accepts and no pass translates.
+    Vendor(&'static str),
 }
 
 impl Feature {
@@ -88,6 +91,7 @@ impl Feature {
             Feature::Subgroup(op) => format!("subgroup operation {}", op.name()),
             Feature::KernelEnvironment => "the OpenCL kernel environment (no Vulkan device has it; OpenCL kernels are not lowered yet)".into(),
             Feature::Translated(what) => format!("{what} (translate the module for this device first)"),
+            Feature::Vendor(ext) => format!("{ext}, a vendor extension matbridge does not translate (Vulkan drivers refuse it without naming it)"),
         }
     }
 }
@@ -159,7 +163,15 @@ pub fn feature_for(cap: C) -> Option<Feature> {
         | C::SubgroupShuffleINTEL
         | C::SubgroupBufferBlockIOINTEL
         | C::SubgroupImageBlockIOINTEL => F::KernelEnvironment,
-        _ => return None,
+        other => {
+            // Left by no pass: a vendor capability reaching a driver makes pipeline creation
+            // fail without a word, so it is named here.
+            let exts = DrOperand::Capability(other).required_extensions();
+            match exts.first() {
+                Some(first) if exts.iter().all(|e| e.starts_with("SPV_INTEL_") || e.starts_with("SPV_ALTERA_")) => F::Vendor(first),
+                _ => return None,
+            }
+        }
     })
 }
 
@@ -192,7 +204,7 @@ pub fn target_has(target: &DeviceCaps, feature: Feature) -> bool {
         F::CooperativeMatrix2 => target.cooperative_matrix2,
         F::BFloat16 => target.shader_bfloat16,
         F::Subgroup(op) => target.has_subgroup_op(op),
-        F::KernelEnvironment | F::Translated(_) => false,
+        F::KernelEnvironment | F::Translated(_) | F::Vendor(_) => false,
     }
 }
 

@@ -167,6 +167,60 @@ fn capabilities_the_target_lacks_are_named_with_their_use() {
     }
 }
 
+/// A vendor capability no pass translates is named, with the instruction that needs it, instead
+/// of reaching a driver that fails the pipeline without a word; producer hints of the same
+/// vendor go instead (`drop-producer-hints`).
+#[test]
+fn vendor_capabilities_are_named_and_hints_dropped() {
+    if !tools_present() {
+        return;
+    }
+    let shader = r#"
+               OpCapability Shader
+               OpCapability IntegerFunctions2INTEL
+               OpExtension "SPV_INTEL_shader_integer_functions2"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %buf Block
+               OpMemberDecorate %buf 0 Offset 0
+               OpDecorate %v DescriptorSet 0
+               OpDecorate %v Binding 0
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+        %buf = OpTypeStruct %uint
+        %ptr = OpTypePointer StorageBuffer %buf
+       %uptr = OpTypePointer StorageBuffer %uint
+     %uint_0 = OpConstant %uint 0
+          %v = OpVariable %ptr StorageBuffer
+         %fn = OpTypeFunction %void
+       %main = OpFunction %void None %fn
+          %l = OpLabel
+          %p = OpAccessChain %uptr %v %uint_0
+          %x = OpLoad %uint %p
+          %y = OpUCountLeadingZerosINTEL %uint %x
+               OpStore %p %y
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = tools::assemble(shader, "vulkan1.3").unwrap();
+    for target in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader(), DeviceCaps::h100()] {
+        let err = translate(&words, &target).unwrap_err().to_string();
+        assert!(err.contains("IntegerFunctions2INTEL") && err.contains("SPV_INTEL_shader_integer_functions2") && err.contains("OpUCountLeadingZerosINTEL") && err.contains("word offset"), "{err}");
+    }
+    // The same shader with a hint instead: an accuracy decoration on the load.
+    let hinted = shader
+        .replace("OpCapability IntegerFunctions2INTEL", "OpCapability FPMaxErrorINTEL")
+        .replace("SPV_INTEL_shader_integer_functions2", "SPV_INTEL_fp_max_error")
+        .replace("OpDecorate %buf Block", "OpDecorate %buf Block\n OpDecorate %x FPMaxErrorDecorationINTEL 2.5")
+        .replace("%y = OpUCountLeadingZerosINTEL %uint %x", "%y = OpNot %uint %x");
+    let words = tools::assemble(&hinted, "vulkan1.3").unwrap();
+    let (out, _) = translate(&words, &DeviceCaps::lavapipe()).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    let text = tools::disassemble(&out).unwrap();
+    assert!(!text.contains("FPMaxError") && !text.contains("SPV_INTEL"), "{text}");
+}
+
 /// f32 atomic add, min and max a target lacks become loops; one on an image texel, which has no
 /// word to loop on, is refused naming the instruction and the memory.
 #[test]
