@@ -2878,6 +2878,104 @@ fn producer_hints_are_dropped() {
     }
 }
 
+/// Units in the last place of `want` (as an f32) between `got` and `want`.
+fn f32_ulps(got: f32, want: f64) -> f64 {
+    let w = want.abs().max(f64::from(f32::MIN_POSITIVE));
+    let ulp = 2f64.powi(w.log2().floor() as i32 - 23);
+    (f64::from(got) - want).abs() / ulp
+}
+
+/// `trigonometry.cl`: sin, cos, tan and sincos of floats (scalars and vectors) and halves, and
+/// sinpi, cospi and tanpi, to OpenCL's accuracy (4 units in the last place, tan 5, tanpi 6)
+/// against glibc's doubles: small,
+/// medium and huge arguments (to 3e38), floats nearest to multiples of pi/2 (where reduction
+/// cancels), zeros of both signs, subnormals, infinities and NaNs. Vulkan's own `Sin` is only
+/// promised 2^-11 absolute inside [-pi, pi] (SwiftShader's is off by 2e-4).
+#[test]
+fn trigonometry_to_opencl_accuracy() {
+    let Some((spirv, contexts)) = kernels_and_devices("trigonometry") else { return };
+    let mut x: Vec<f32> = vec![0.0, -0.0, 1e-40, -3e-39, 1e-30, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MAX, -f32::MAX, 16_777_216.0, 16_777_215.0, 26_353_588.0, 1e22, -7.267_782e22];
+    for k in [1u32, 2, 3, 7, 100, 355, 1000, 4096, 4097, 71_111, 1 << 20, 10_680_707, 16_000_001] {
+        let m = (f64::from(k) * std::f64::consts::FRAC_PI_2) as f32;
+        x.extend([m, m.next_up(), m.next_down(), -m]);
+    }
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(21);
+    while x.len() < 1024 {
+        let v: f32 = match x.len() % 4 {
+            0 => rng.random_range(-4.0..4.0),
+            1 => rng.random_range(-1e4..1e4),
+            2 => rng.random_range(-3e7..3e7),
+            _ => f32::from_bits(rng.random::<u32>() & 0x7f7f_ffff) * if rng.random() { 1.0 } else { -1.0 },
+        };
+        x.push(v);
+    }
+    let n = x.len();
+    let hx: Vec<half::f16> = x.iter().map(|v| half::f16::from_f32(v.clamp(-65504.0, 65504.0))).collect();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "trigonometry").unwrap();
+        let (bx, bhx) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&hx, "hx").unwrap());
+        let mut bo = ctx.zeroed_buffer::<f32>(11 * n, "o").unwrap();
+        let mut bho = ctx.zeroed_buffer::<half::f16>(2 * n, "ho").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bo), KernelArg::Buffer(&bhx), KernelArg::Buffer(&bho)]).unwrap();
+        let (o, ho): (Vec<f32>, Vec<half::f16>) = (ctx.read_buffer(&mut bo).unwrap(), ctx.read_buffer(&mut bho).unwrap());
+        for g in 0..n {
+            let v = f64::from(x[g]);
+            // sinpi and cospi have period 2, tanpi 1: reduced exactly here first.
+            let (r2, r1) = (v - 2.0 * (v / 2.0).round(), v - v.round_ties_even());
+            let pi = std::f64::consts::PI;
+            let wants = [
+                (v.sin(), 4.0),
+                (v.cos(), 4.0),
+                (v.tan(), 5.0),
+                (v.sin(), 4.0),
+                (v.cos(), 4.0),
+                ((-v).sin(), 4.0),
+                (f64::from(x[g] * 0.5).sin(), 4.0),
+                (f64::from(x[g] * 2.0).cos(), 4.0),
+                // Integers and half-integers give exact zeros and (tanpi) signed infinities.
+                (if r2.fract() == 0.0 { 0.0 } else { (pi * r2).sin() }, 4.0),
+                (if r2.abs() == 0.5 { 0.0 } else { (pi * r2).cos() }, 4.0),
+                (
+                    if r1 == 0.0 {
+                        0.0
+                    } else if r1.abs() == 0.5 {
+                        f64::INFINITY.copysign(r1)
+                    } else {
+                        (pi * r1).tan()
+                    },
+                    6.0,
+                ),
+            ];
+            for (k, (want, bound)) in wants.into_iter().enumerate() {
+                let got = o[g * 11 + k];
+                if want.is_nan() || want.is_infinite() {
+                    assert!(got.is_nan() == want.is_nan() && (want.is_nan() || f64::from(got) == want), "{name}: result {k} of {:e}: {got}, want {want}", x[g]);
+                    continue;
+                }
+                // A subnormal argument may be flushed to zero (Vulkan allows it), and a
+                // subnormal result may be too, or compared as zero.
+                let flushed = x[g].is_subnormal() && (f32_ulps(got, if matches!(k, 1 | 4 | 7 | 9) { 1.0 } else { 0.0 }) <= bound || got.is_subnormal());
+                assert!(f32_ulps(got, want) <= bound || flushed, "{name}: result {k} of {:e} ({:#x}): {got:e}, want {want:e} ({:.1} units)", x[g], x[g].to_bits(), f32_ulps(got, want));
+            }
+            // Halves: within one unit of the half nearest the exact value.
+            let hv = hx[g].to_f64();
+            for (k, want) in [hv.sin(), hv.cos()].into_iter().enumerate() {
+                let got = ho[g * 2 + k];
+                if want.is_nan() {
+                    assert!(got.is_nan(), "{name}: half result {k} of {hv}: {got}");
+                    continue;
+                }
+                let nearest = half::f16::from_f64(want);
+                let diff = (i32::from(got.to_bits() as i16) - i32::from(nearest.to_bits() as i16)).abs();
+                let subnormal = |h: half::f16| h.to_bits() & 0x7c00 == 0 && h.to_bits() & 0x3ff != 0;
+                let flushed = subnormal(hx[g]) || (subnormal(nearest) && got.to_f64() == 0.0);
+                assert!(diff <= 1 || (want.abs() < 1e-3 && (got.to_f64() - want).abs() < 1e-7) || flushed, "{name}: half result {k} of {hv}: {got}, want {want}");
+            }
+        }
+    }
+}
+
 /// `ping_pong.cl`: local arrays of halves chosen at run time as source and destination (their
 /// pointers selected, compared by the vectorizer's overlap check at -O2, merged by a phi at
 /// -O0; the larger pair held packed on SwiftShader), and private arrays chosen by the work-item,

@@ -2,7 +2,9 @@
 //! `GLSL.std.450` and plain instructions.
 //!
 //! Rewrite, in place (the result id stays):
-//! - Instructions with a `GLSL.std.450` twin of the same semantics become it: trigonometry,
+//! - `sin`, `cos`, `tan` and `sincos` of floats and halves call a helper accurate to OpenCL's
+//!   bounds (`trigonometry.rs`).
+//! - Instructions with a `GLSL.std.450` twin of the same semantics become it: other trigonometry,
 //!   exponentials and logarithms, `sqrt`, `rsqrt`, `fabs`, `floor`, `ceil`, `trunc`, `rint`,
 //!   `fma`/`mad`, `fmin`/`fmax` (as `NMin`/`NMax`: a NaN operand yields the other, as OpenCL
 //!   says), `fclamp`, `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `ldexp`, the
@@ -36,6 +38,7 @@ use std::collections::{HashMap, HashSet};
 mod printf;
 mod rounding;
 mod special;
+mod trigonometry;
 mod vectors;
 
 pub struct LowerOpenclStd;
@@ -210,7 +213,7 @@ impl Lower<'_, '_> {
                 atan => G::Atan,
                 atanh => G::Atanh,
                 ceil => G::Ceil,
-                cos | half_cos | native_cos => G::Cos,
+                half_cos | native_cos => G::Cos,
                 cosh => G::Cosh,
                 exp | half_exp | native_exp => G::Exp,
                 exp2 | half_exp2 | native_exp2 => G::Exp2,
@@ -224,10 +227,10 @@ impl Lower<'_, '_> {
                 pow | powr | half_powr | native_powr => G::Pow,
                 rint => G::RoundEven,
                 rsqrt | half_rsqrt | native_rsqrt => G::InverseSqrt,
-                sin | half_sin | native_sin => G::Sin,
+                half_sin | native_sin => G::Sin,
                 sinh => G::Sinh,
                 sqrt | half_sqrt | native_sqrt => G::Sqrt,
-                tan | half_tan | native_tan => G::Tan,
+                half_tan | native_tan => G::Tan,
                 tanh => G::Tanh,
                 trunc => G::Trunc,
                 fclamp => G::NClamp,
@@ -254,6 +257,24 @@ impl Lower<'_, '_> {
         };
         if let Some(g) = direct(op) {
             return Ok(Some(self.gl(g, ty, &args)));
+        }
+        if matches!(op, CL::sin | CL::cos | CL::tan) {
+            let x = a(0)?;
+            if !self.precise_trigonometry_serves(ty) {
+                // Doubles: GLSL.std.450's, as for the other double functions.
+                let g = match op {
+                    CL::sin => G::Sin,
+                    CL::cos => G::Cos,
+                    _ => G::Tan,
+                };
+                return Ok(Some(self.gl(g, ty, &args)));
+            }
+            let (s, c, t) = self.precise_sin_cos_tan(ty, x);
+            return Ok(Some(match op {
+                CL::sin => s,
+                CL::cos => c,
+                _ => t,
+            }));
         }
         if special::handles(op) {
             return self.special(inst, op, ty, &args).map(Some);

@@ -5,9 +5,11 @@
 //! `atanpi`, `atan2pi`), `atan2` on the x axis, `erf`/`erfc`, `upsample` and `mad_sat`.
 //!
 //! Edge values follow the OpenCL C specification (infinities, NaNs, signed zeros, `FP_ILOGB0`
-//! and `FP_ILOGBNAN`); accuracy is what the device's own `GLSL.std.450` functions give.
+//! and `FP_ILOGBNAN`); accuracy is otherwise what the device's own `GLSL.std.450` functions
+//! give.
 //! `sinpi`/`cospi`/`tanpi` reduce their argument exactly before multiplying by pi, so integers
-//! and half-integers give exact zeros and ones. `erf`/`erfc` use a rational approximation with a
+//! and half-integers give exact zeros, ones and (`tanpi`) signed infinities; their sines and
+//! tangents of floats and halves are `trigonometry.rs`'s, to OpenCL's accuracy. `erf`/`erfc` use a rational approximation with a
 //! relative error below 1.2e-7 (Numerical Recipes' `erfcc`) and a series below 0.5: f16 and
 //! f32 only. `mad_sat` is exact for 8- to 32-bit integers.
 
@@ -85,6 +87,11 @@ impl Lower<'_, '_> {
                 let inf = self.is(Op::IsInf, x, n);
                 let d = self.b.select(ty, inf, zero, d);
                 self.copysign(ty, d, x)
+            }
+            sincos if self.precise_trigonometry_serves(ty) => {
+                let (s, c, _) = self.precise_sin_cos_tan(ty, a(0)?);
+                self.b.store(a(1)?, c);
+                s
             }
             sincos => {
                 let x = a(0)?;
@@ -224,7 +231,7 @@ impl Lower<'_, '_> {
                     let folded = self.op(Op::FSub, ty, &[s, r]);
                     let rr = self.b.select(ty, big, folded, r);
                     let arg = self.op(Op::FMul, ty, &[rr, pi]);
-                    let v = self.gl(G::Sin, ty, &[arg]);
+                    let v = self.sin_or_tan(G::Sin, ty, arg);
                     let zero = self.splat_f(ty, 0.0);
                     let is0 = self.op(Op::FOrdEqual, bt, &[x, zero]);
                     self.b.select(ty, is0, x, v)
@@ -232,7 +239,7 @@ impl Lower<'_, '_> {
                     // cos(pi r) = sin(pi (1/2 - |r|)).
                     let q = self.op(Op::FSub, ty, &[half, ar]);
                     let arg = self.op(Op::FMul, ty, &[q, pi]);
-                    self.gl(G::Sin, ty, &[arg])
+                    self.sin_or_tan(G::Sin, ty, arg)
                 }
             }
             tanpi => {
@@ -240,12 +247,35 @@ impl Lower<'_, '_> {
                 let t = self.gl(G::RoundEven, ty, &[x]);
                 let r = self.op(Op::FSub, ty, &[x, t]);
                 let pi = self.splat_f(ty, std::f64::consts::PI);
-                let arg = self.op(Op::FMul, ty, &[r, pi]);
-                let v = self.gl(G::Tan, ty, &[arg]);
-                let zero = self.splat_f(ty, 0.0);
                 let bt = self.bool_ty(n);
+                let v = if self.precise_trigonometry_serves(ty) {
+                    // Past a quarter, the cotangent of the exact distance to the pole:
+                    // rounding pi r there would cost tens of units.
+                    let ar = self.gl(G::FAbs, ty, &[r]);
+                    let (quarter, half) = (self.splat_f(ty, 0.25), self.splat_f(ty, 0.5));
+                    let near = self.op(Op::FOrdGreaterThan, bt, &[ar, quarter]);
+                    let rest = self.op(Op::FSub, ty, &[half, ar]);
+                    let turn = self.b.select(ty, near, rest, r);
+                    let arg = self.op(Op::FMul, ty, &[turn, pi]);
+                    let (s, c, t) = self.precise_sin_cos_tan(ty, arg);
+                    let cot = self.op(Op::FDiv, ty, &[c, s]);
+                    let cot = self.copysign(ty, cot, r);
+                    self.b.select(ty, near, cot, t)
+                } else {
+                    let arg = self.op(Op::FMul, ty, &[r, pi]);
+                    self.gl(G::Tan, ty, &[arg])
+                };
+                let zero = self.splat_f(ty, 0.0);
                 let is0 = self.op(Op::FOrdEqual, bt, &[x, zero]);
-                self.b.select(ty, is0, x, v)
+                let v = self.b.select(ty, is0, x, v);
+                // n + 1/2: an infinity, positive for even n (`r` is +1/2 then: rint rounds to
+                // even), negative for odd n.
+                let ar = self.gl(G::FAbs, ty, &[r]);
+                let half = self.splat_f(ty, 0.5);
+                let pole = self.op(Op::FOrdEqual, bt, &[ar, half]);
+                let inf = self.splat_f(ty, f64::INFINITY);
+                let signed_inf = self.copysign(ty, inf, r);
+                self.b.select(ty, pole, signed_inf, v)
             }
             atan2 => self.atan2(ty, a(0)?, a(1)?, n),
             asinpi | acospi | atanpi | atan2pi => {
