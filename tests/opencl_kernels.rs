@@ -2976,6 +2976,68 @@ fn trigonometry_to_opencl_accuracy() {
     }
 }
 
+/// `exponentials.cl`: exp, exp2, exp10, log, log2 and log10 of floats (scalars and vectors) and
+/// halves to OpenCL's accuracy (3 units in the last place) against glibc's doubles, over the
+/// whole range: arguments near overflow and into subnormal results, logarithms of subnormals,
+/// of numbers near 1 (where `log2(x) ln 2` loses most digits), of powers of two and ten, and
+/// zeros, infinities, negatives and NaN. Drivers' `Exp` computes `Exp2(x log2 e)`: lavapipe
+/// was 20 units off at |x| = 10.
+#[test]
+fn exponentials_and_logarithms_to_opencl_accuracy() {
+    let Some((spirv, contexts)) = kernels_and_devices("exponentials") else { return };
+    let mut x: Vec<f32> =
+        vec![0.0, -0.0, 1.0, -1.0, 2.0, 10.0, 1e10, 1e-10, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 88.72, 88.73, -87.0, -103.0, 127.9, -149.5, 38.5, -44.0, 1e-40, f32::MAX, f32::MIN_POSITIVE];
+    x.extend([1.0f32.next_up(), 1.0f32.next_down(), 0.999, 1.001, std::f32::consts::SQRT_2, std::f32::consts::FRAC_1_SQRT_2]);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(31);
+    while x.len() < 1024 {
+        let v: f32 = match x.len() % 4 {
+            0 => rng.random_range(-104.0..89.0),
+            1 => rng.random_range(-10.0..10.0),
+            2 => 2f32.powf(rng.random_range(-140.0..127.0)),
+            _ => rng.random_range(0.5..2.0),
+        };
+        x.push(v);
+    }
+    let n = x.len();
+    let hx: Vec<half::f16> = x.iter().map(|v| half::f16::from_f32(v.clamp(-20.0, 65504.0))).collect();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "exponentials").unwrap();
+        let (bx, bhx) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&hx, "hx").unwrap());
+        let mut bo = ctx.zeroed_buffer::<f32>(6 * n, "o").unwrap();
+        let mut bho = ctx.zeroed_buffer::<half::f16>(2 * n, "ho").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bo), KernelArg::Buffer(&bhx), KernelArg::Buffer(&bho)]).unwrap();
+        let (o, ho): (Vec<f32>, Vec<half::f16>) = (ctx.read_buffer(&mut bo).unwrap(), ctx.read_buffer(&mut bho).unwrap());
+        for g in 0..n {
+            let v = f64::from(x[g]);
+            let wants = [v.exp(), v.exp2(), 10f64.powf(v), v.ln(), v.log2(), v.log10()];
+            for (k, want) in wants.into_iter().enumerate() {
+                let got = o[g * 6 + k];
+                let want_f32 = want as f32;
+                if want.is_nan() || want_f32.is_infinite() {
+                    assert!(got.is_nan() == want.is_nan() && (want.is_nan() || got == want_f32), "{name}: result {k} of {:e}: {got}, want {want}", x[g]);
+                    continue;
+                }
+                // Subnormal results and arguments may be flushed to zero (Vulkan allows it).
+                let flushed = (want.abs() < f64::from(f32::MIN_POSITIVE) && (got == 0.0 || got.is_subnormal())) || (x[g].is_subnormal() && (k < 3 && got == 1.0 || k >= 3 && got == f32::NEG_INFINITY));
+                assert!(f32_ulps(got, want) <= 3.0 || flushed, "{name}: result {k} of {:e} ({:#x}): {got:e}, want {want:e} ({:.1} units)", x[g], x[g].to_bits(), f32_ulps(got, want));
+            }
+            let hv = hx[g].to_f64();
+            for (k, want) in [hv.exp(), hv.ln()].into_iter().enumerate() {
+                let got = ho[g * 2 + k];
+                let nearest = half::f16::from_f64(want);
+                if want.is_nan() || nearest.is_infinite() {
+                    assert!(got.is_nan() == want.is_nan() && (want.is_nan() || got == nearest), "{name}: half result {k} of {hv}: {got}, want {want}");
+                    continue;
+                }
+                let diff = (i32::from(got.to_bits() as i16) - i32::from(nearest.to_bits() as i16)).abs();
+                let subnormal = |h: half::f16| h.to_bits() & 0x7c00 == 0 && h.to_bits() & 0x3ff != 0;
+                assert!(diff <= 1 || subnormal(nearest) || subnormal(hx[g]), "{name}: half result {k} of {hv}: {got}, want {want}");
+            }
+        }
+    }
+}
+
 /// `ping_pong.cl`: local arrays of halves chosen at run time as source and destination (their
 /// pointers selected, compared by the vectorizer's overlap check at -O2, merged by a phi at
 /// -O0; the larger pair held packed on SwiftShader), and private arrays chosen by the work-item,

@@ -2,8 +2,9 @@
 //! `GLSL.std.450` and plain instructions.
 //!
 //! Rewrite, in place (the result id stays):
-//! - `sin`, `cos`, `tan` and `sincos` of floats and halves call a helper accurate to OpenCL's
-//!   bounds (`trigonometry.rs`).
+//! - `sin`, `cos`, `tan` and `sincos`, and `exp`, `exp2`, `exp10`, `log`, `log2`, `log10`, of
+//!   floats and halves call helpers accurate to OpenCL's bounds (`trigonometry.rs`,
+//!   `exponentials.rs`).
 //! - Instructions with a `GLSL.std.450` twin of the same semantics become it: other trigonometry,
 //!   exponentials and logarithms, `sqrt`, `rsqrt`, `fabs`, `floor`, `ceil`, `trunc`, `rint`,
 //!   `fma`/`mad`, `fmin`/`fmax` (as `NMin`/`NMax`: a NaN operand yields the other, as OpenCL
@@ -35,8 +36,10 @@ use crate::profile::DeviceCaps;
 use spirv::{Capability, Decoration, FPRoundingMode, GlslStd450Op as G, Op, OpenclStd100Op as CL, Word};
 use std::collections::{HashMap, HashSet};
 
+mod exponentials;
 mod printf;
 mod rounding;
+mod scalar;
 mod special;
 mod trigonometry;
 mod vectors;
@@ -255,6 +258,11 @@ impl Lower<'_, '_> {
                 _ => return None,
             })
         };
+        if matches!(op, CL::exp | CL::exp2 | CL::exp10 | CL::log | CL::log2 | CL::log10) {
+            if let Some(v) = self.precise_exponential(op, ty, a(0)?) {
+                return Ok(Some(v));
+            }
+        }
         if let Some(g) = direct(op) {
             return Ok(Some(self.gl(g, ty, &args)));
         }

@@ -23,9 +23,9 @@
 //! `trigonometry_to_opencl_accuracy`, holds them to OpenCL's 4 and 5 on every device). The
 //! `native_` and `half_` variants keep the driver's functions; doubles keep `GLSL.std.450`.
 
+use super::scalar::Scalar;
 use super::Lower;
-use crate::ir::builder::{Builder, Cursor};
-use crate::ir::{Block, Inst, Operand};
+use crate::ir::Operand;
 use spirv::{GlslStd450Op as G, Op, Word};
 
 /// 32-bit words of 2/pi's binary fraction, after one word of zeros (its integer part).
@@ -78,73 +78,13 @@ impl Lower<'_, '_> {
 
     /// The helper function, built the first time.
     fn sincos_helper(&mut self) -> Word {
-        let glsl = self.glsl;
-        let module = &mut *self.b.module;
-        if let Some(f) = module.functions.iter().find(|f| module.name_of(f.id()).as_deref() == Some(NAME)) {
-            return f.id();
-        }
-        let f32_ty = module.type_float(32);
-        let v3 = module.type_vector(f32_ty, 3);
-        let result = module.alloc_id();
-        let id = module.helper_function(NAME, v3, &[f32_ty], |m, _| {
-            let mut body = Block::new(m.alloc_id());
-            body.insts.push(Inst::new(Op::ReturnValue, None, None, vec![Operand::Id(result)]));
-            vec![body]
-        });
-        let f = module.functions.len() - 1;
-        let x = module.functions[f].params[0].result_id.unwrap_or(0);
-        let mut h = Builder::new(module, Cursor { function: f, block: 0, index: 0 });
-        let value = Trig { b: &mut h, glsl }.sin_cos_tan(x);
-        h.insert(Inst::new(Op::CopyObject, Some(v3), Some(result), vec![Operand::Id(value)]));
-        id
+        let f32_ty = self.b.module.type_float(32);
+        let v3 = self.b.module.type_vector(f32_ty, 3);
+        self.scalar_helper(NAME, v3, |s, x| s.sin_cos_tan(x))
     }
 }
 
-/// Emits the helper's body.
-struct Trig<'a, 'b> {
-    b: &'a mut Builder<'b>,
-    glsl: Word,
-}
-
-impl Trig<'_, '_> {
-    fn f(&mut self) -> Word {
-        self.b.module.type_float(32)
-    }
-    fn u(&mut self) -> Word {
-        self.b.module.type_int(32, false)
-    }
-    fn fc(&mut self, v: f32) -> Word {
-        self.b.module.constant_f32(v)
-    }
-    fn uc(&mut self, v: u32) -> Word {
-        self.b.module.constant_u32(v)
-    }
-    fn fop(&mut self, op: Op, a: Word, b: Word) -> Word {
-        let f = self.f();
-        self.b.op(op, f, &[a, b])
-    }
-    fn uop(&mut self, op: Op, a: Word, b: Word) -> Word {
-        let u = self.u();
-        self.b.op(op, u, &[a, b])
-    }
-    fn test(&mut self, op: Op, a: Word, b: Word) -> Word {
-        let boolean = self.b.module.type_bool();
-        self.b.op(op, boolean, &[a, b])
-    }
-    fn pick_f(&mut self, cond: Word, a: Word, b: Word) -> Word {
-        let f = self.f();
-        self.b.select(f, cond, a, b)
-    }
-    fn pick_u(&mut self, cond: Word, a: Word, b: Word) -> Word {
-        let u = self.u();
-        self.b.select(u, cond, a, b)
-    }
-    fn gl(&mut self, op: G, ty: Word, args: &[Word]) -> Word {
-        let mut ops = vec![Operand::Id(self.glsl), Operand::Literal(op as u32)];
-        ops.extend(args.iter().map(|a| Operand::Id(*a)));
-        self.b.emit(Op::ExtInst, ty, ops)
-    }
-
+impl Scalar<'_, '_> {
     /// `|x| - k pi/2` by Cody-Waite for `k` below 2^24 (see the module comment).
     fn cody_waite(&mut self, ax: Word, k: Word) -> Word {
         let f = self.f();
