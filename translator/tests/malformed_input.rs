@@ -648,6 +648,73 @@ fn kernel_barriers_of_other_scopes() {
     }
 }
 
+/// A work-group broadcast whose local id is a pointer (spirv-val lets it through for kernels)
+/// is refused by name rather than converted as an integer. (Found by damaging the half
+/// collectives kernel.)
+#[test]
+fn work_group_broadcast_ids_that_are_not_integers_are_refused() {
+    if matbridge_translator::tools::find("spirv-as").is_none() {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    let path = format!("{}/tests/in/lower_work_group_collectives/scan_broadcast.spvasm", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap().replace("OpGroupBroadcast %uint %uint_2 %23 %ulong_3", "OpGroupBroadcast %uint %uint_2 %23 %19");
+    let words = matbridge_translator::tools::assemble(&text, "spv1.4").unwrap();
+    matbridge_translator::tools::validate(&words, "spv1.4").expect("spirv-val accepts the input");
+    for target in ["h100", "lavapipe", "swiftshader"] {
+        let target = DeviceCaps::builtin(target).unwrap();
+        let e = translate(&words, &target).expect_err(&target.name).to_string();
+        assert!(e.contains("OpGroupBroadcast at word offset") && e.contains("local id is not an integer"), "{}: {e}", target.name);
+    }
+}
+
+/// A non-uniform group operation at Workgroup scope (which kernels may use) is refused by name:
+/// Vulkan runs them per sub-group only. (Found by damaging the `cl_khr_subgroup_*` kernels.)
+#[test]
+fn kernel_non_uniform_operations_at_workgroup_scope_are_refused() {
+    if matbridge_translator::tools::find("spirv-as").is_none() {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    let kernel = |scope: u32| {
+        format!(
+            r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability GroupNonUniformBallot
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %uint = OpTypeInt 32 0
+     %v4uint = OpTypeVector %uint 4
+       %bool = OpTypeBool
+       %void = OpTypeVoid
+      %scope = OpConstant %uint {scope}
+       %true = OpConstantTrue %bool
+%_ptr_CrossWorkgroup_v4uint = OpTypePointer CrossWorkgroup %v4uint
+         %fn = OpTypeFunction %void %_ptr_CrossWorkgroup_v4uint
+          %k = OpFunction %void None %fn
+        %out = OpFunctionParameter %_ptr_CrossWorkgroup_v4uint
+      %entry = OpLabel
+     %ballot = OpGroupNonUniformBallot %v4uint %scope %true
+               OpStore %out %ballot Aligned 16
+               OpReturn
+               OpFunctionEnd
+"#
+        )
+    };
+    for target in ["h100", "lavapipe", "swiftshader"] {
+        let target = DeviceCaps::builtin(target).unwrap();
+        let words = matbridge_translator::tools::assemble(&kernel(3), "spv1.4").unwrap();
+        let (out, _) = translate(&words, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+        matbridge_translator::tools::validate(&out, "vulkan1.3").unwrap();
+        let words = matbridge_translator::tools::assemble(&kernel(2), "spv1.4").unwrap();
+        matbridge_translator::tools::validate(&words, "spv1.4").expect("spirv-val accepts the input");
+        let e = translate(&words, &target).expect_err(&target.name).to_string();
+        assert!(e.contains("OpGroupNonUniformBallot at word offset") && e.contains("scope other than Subgroup"), "{}: {e}", target.name);
+    }
+}
+
 /// Valid inputs that damage found translated into invalid modules, kept as edits of snapshot
 /// inputs: each translates into a module spirv-val accepts for every listed target.
 #[test]

@@ -20,8 +20,8 @@
 //!
 //! Preconditions: the module declares `Kernel`; runs before `lower-kernel-interface` and after
 //! `lower-work-group-collectives` (which takes the group operations at `Workgroup` scope).
-//! Group operations at other scopes and the image block reads and writes are errors naming
-//! them. Operand types (shuffled values of the result type, integer ids, masks and deltas) are
+//! Group operations at other scopes (non-uniform ones at any scope but Subgroup) and the image
+//! block reads and writes are errors naming them. Operand types (shuffled values of the result type, integer ids, masks and deltas) are
 //! checked before any pass runs (`input_checks`).
 
 use crate::analysis::Types;
@@ -79,10 +79,19 @@ impl Pass for LowerKernelSubgroups {
         if !module.has_capability(Capability::Kernel) {
             return Ok(outcome);
         }
+        let types = Types::new(module);
+        // Kernels may run non-uniform group operations at Workgroup scope too; Vulkan runs them
+        // per sub-group only.
+        for inst in module.functions.iter().flat_map(|f| f.insts()) {
+            let non_uniform = inst.op().is_some_and(|op| format!("{op:?}").starts_with("GroupNonUniform") && !matches!(op, Op::GroupNonUniformQuadAllKHR | Op::GroupNonUniformQuadAnyKHR));
+            let scope = inst.operands.first().and_then(Operand::id).and_then(|s| types.const_u32(s));
+            if non_uniform && scope != Some(Scope::Subgroup as u32) {
+                return Err(Error::Invalid { site: module.site(inst), message: "a non-uniform group operation at a scope other than Subgroup (Vulkan runs them per sub-group only)".into() });
+            }
+        }
         if !module.functions.iter().flat_map(|f| &f.blocks).flat_map(|b| &b.insts).any(|i| is_subgroup_op(i.op())) {
             return Ok(outcome);
         }
-        let types = Types::new(module);
         for f in 0..module.functions.len() {
             for b in 0..module.functions[f].blocks.len() {
                 let body = std::mem::take(&mut module.functions[f].blocks[b].insts);

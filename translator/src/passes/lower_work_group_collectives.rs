@@ -262,6 +262,10 @@ fn lower(b: &mut Builder<'_>, types: &Types, inst: &Inst, scratch: Word) -> Resu
                 x
             };
             let id_ty = types.type_of(id).unwrap_or(0);
+            let id_component = types.vector(id_ty).map_or(id_ty, |(c, _)| c);
+            if types.int(id_component).is_none() {
+                return Err(invalid(b, inst, "a work-group broadcast whose local id is not an integer scalar or vector"));
+            }
             let as_uint = |b: &mut Builder<'_>, v: Word, t: Word| match types.int(t) {
                 Some((32, _)) => retype(b, v, t, uint),
                 _ => b.op(Op::UConvert, uint, &[v]),
