@@ -70,6 +70,9 @@ fn copy(module: &mut Module, types: &Types, cursor: crate::ir::builder::Cursor, 
     let (Some((dst_class, element)), Some((src_class, _))) = (types.type_of(dst).and_then(|t| types.pointer(t)), types.type_of(src).and_then(|t| types.pointer(t))) else {
         return Err(invalid(module, "an asynchronous copy between values that are not pointers"));
     };
+    if [count, stride].iter().any(|v| types.type_of(*v).and_then(|t| types.int(t)).is_none()) {
+        return Err(invalid(module, "an asynchronous copy whose element count or stride is not an integer scalar"));
+    }
     let (dst_ptr, src_ptr) = (types.type_of(dst).unwrap_or(0), types.type_of(src).unwrap_or(0));
     let local = StorageClass::Workgroup as u32;
     let (dst_strided, src_strided) = (dst_class != local, src_class != local);
