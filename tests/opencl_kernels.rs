@@ -2878,6 +2878,18 @@ fn producer_hints_are_dropped() {
     }
 }
 
+/// Runs `entry(x, o, hx, ho)` over `x.len()` work-items: `per` floats out per float in, two
+/// halves per half.
+fn float_and_half_results(ctx: &Context, spirv: &[u32], entry: &str, x: &[f32], hx: &[half::f16], per: usize) -> (Vec<f32>, Vec<half::f16>) {
+    let n = x.len();
+    let k = ctx.load_kernel(spirv, entry).unwrap();
+    let (bx, bhx) = (ctx.buffer_from_slice(x, "x").unwrap(), ctx.buffer_from_slice(hx, "hx").unwrap());
+    let mut bo = ctx.zeroed_buffer::<f32>(per * n, "o").unwrap();
+    let mut bho = ctx.zeroed_buffer::<half::f16>(2 * n, "ho").unwrap();
+    ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bo), KernelArg::Buffer(&bhx), KernelArg::Buffer(&bho)]).unwrap();
+    (ctx.read_buffer(&mut bo).unwrap(), ctx.read_buffer(&mut bho).unwrap())
+}
+
 /// Units in the last place of `want` (as an f32) between `got` and `want`.
 fn f32_ulps(got: f32, want: f64) -> f64 {
     let w = want.abs().max(f64::from(f32::MIN_POSITIVE));
@@ -2913,12 +2925,7 @@ fn trigonometry_to_opencl_accuracy() {
     let hx: Vec<half::f16> = x.iter().map(|v| half::f16::from_f32(v.clamp(-65504.0, 65504.0))).collect();
     for ctx in &contexts {
         let name = &ctx.caps().name;
-        let k = ctx.load_kernel(&spirv, "trigonometry").unwrap();
-        let (bx, bhx) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&hx, "hx").unwrap());
-        let mut bo = ctx.zeroed_buffer::<f32>(11 * n, "o").unwrap();
-        let mut bho = ctx.zeroed_buffer::<half::f16>(2 * n, "ho").unwrap();
-        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bo), KernelArg::Buffer(&bhx), KernelArg::Buffer(&bho)]).unwrap();
-        let (o, ho): (Vec<f32>, Vec<half::f16>) = (ctx.read_buffer(&mut bo).unwrap(), ctx.read_buffer(&mut bho).unwrap());
+        let (o, ho) = float_and_half_results(ctx, &spirv, "trigonometry", &x, &hx, 11);
         for g in 0..n {
             let v = f64::from(x[g]);
             // sinpi and cospi have period 2, tanpi 1: reduced exactly here first.
@@ -3002,12 +3009,7 @@ fn exponentials_and_logarithms_to_opencl_accuracy() {
     let hx: Vec<half::f16> = x.iter().map(|v| half::f16::from_f32(v.clamp(-20.0, 65504.0))).collect();
     for ctx in &contexts {
         let name = &ctx.caps().name;
-        let k = ctx.load_kernel(&spirv, "exponentials").unwrap();
-        let (bx, bhx) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&hx, "hx").unwrap());
-        let mut bo = ctx.zeroed_buffer::<f32>(6 * n, "o").unwrap();
-        let mut bho = ctx.zeroed_buffer::<half::f16>(2 * n, "ho").unwrap();
-        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bo), KernelArg::Buffer(&bhx), KernelArg::Buffer(&bho)]).unwrap();
-        let (o, ho): (Vec<f32>, Vec<half::f16>) = (ctx.read_buffer(&mut bo).unwrap(), ctx.read_buffer(&mut bho).unwrap());
+        let (o, ho) = float_and_half_results(ctx, &spirv, "exponentials", &x, &hx, 6);
         for g in 0..n {
             let v = f64::from(x[g]);
             let wants = [v.exp(), v.exp2(), 10f64.powf(v), v.ln(), v.log2(), v.log10()];
