@@ -82,10 +82,9 @@ impl Pass for LowerKernelSubgroups {
         let types = Types::new(module);
         // Kernels may run non-uniform group operations at Workgroup scope too; Vulkan runs them
         // per sub-group only.
+        use crate::passes::virtualize_subgroup_size::{is_group_non_uniform, subgroup_scope};
         for inst in module.functions.iter().flat_map(|f| f.insts()) {
-            let non_uniform = inst.op().is_some_and(|op| format!("{op:?}").starts_with("GroupNonUniform") && !matches!(op, Op::GroupNonUniformQuadAllKHR | Op::GroupNonUniformQuadAnyKHR));
-            let scope = inst.operands.first().and_then(Operand::id).and_then(|s| types.const_u32(s));
-            if non_uniform && scope != Some(Scope::Subgroup as u32) {
+            if is_group_non_uniform(inst.opcode) && !subgroup_scope(&types, inst, 0) {
                 return Err(Error::Invalid { site: module.site(inst), message: "a non-uniform group operation at a scope other than Subgroup (Vulkan runs them per sub-group only)".into() });
             }
         }

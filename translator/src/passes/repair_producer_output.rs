@@ -27,7 +27,7 @@
 use crate::analysis::Types;
 use crate::error::Result;
 use crate::ir::builder::{Builder, Cursor};
-use crate::ir::{Module, Operand};
+use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use spirv::{MemoryAccess, Op, StorageClass, Word};
@@ -158,32 +158,25 @@ fn bool_vector_bitcasts(module: &mut Module, outcome: &mut Outcome) {
                 let boolean = at.module.type_bool();
                 let zero = at.module.constant_int(int_ty, width, false, 0);
                 let bits: Vec<Word> = (0..n).map(|k| at.module.constant_int(int_ty, width, false, 1 << k)).collect();
-                let last = if to_int.is_some() {
-                    let mut acc = None;
+                // The last instruction takes the cast's result id.
+                let (op, operands) = if to_int.is_some() {
+                    let mut acc = zero;
                     for (k, bit) in bits.iter().enumerate() {
                         let component = at.composite_extract(boolean, value, k as u32);
                         let chosen = at.select(int_ty, component, *bit, zero);
-                        acc = Some(match acc {
-                            None => chosen,
-                            Some(a) => at.op(Op::BitwiseOr, int_ty, &[a, chosen]),
-                        });
+                        acc = if k == 0 { chosen } else { at.op(Op::BitwiseOr, int_ty, &[acc, chosen]) };
                     }
-                    at.op(Op::CopyObject, ty, &[acc.unwrap_or(zero)])
+                    (Op::CopyObject, vec![acc])
                 } else {
                     let mut parts = Vec::new();
                     for bit in &bits {
                         let masked = at.op(Op::BitwiseAnd, int_ty, &[value, *bit]);
                         parts.push(at.op(Op::INotEqual, boolean, &[masked, zero]));
                     }
-                    at.op(Op::CompositeConstruct, ty, &parts)
+                    (Op::CompositeConstruct, parts)
                 };
-                let end = at.cursor.index;
-                // The last instruction takes the cast's result id.
-                let block = &mut module.functions[f].blocks[b];
-                if let Some(inst) = block.insts.get_mut(end - 1).filter(|x| x.result_id == Some(last)) {
-                    inst.result_id = Some(result);
-                }
-                i = end;
+                at.insert(Inst::new(op, Some(ty), Some(result), operands.into_iter().map(Operand::Id).collect()));
+                i = at.cursor.index;
             }
         }
     }

@@ -653,7 +653,7 @@ fn computed_per_invocation(inst: &Inst) -> bool {
 }
 
 /// Whether operand `k` of `inst` is the Subgroup scope.
-fn subgroup_scope(types: &Types, inst: &Inst, k: usize) -> bool {
+pub(crate) fn subgroup_scope(types: &Types, inst: &Inst, k: usize) -> bool {
     inst.operands.get(k).and_then(Operand::id).and_then(|c| types.const_u32(c)) == Some(Scope::Subgroup as u32)
 }
 
@@ -664,7 +664,7 @@ fn subgroup_operation(types: &Types, inst: &Inst) -> bool {
 
 /// Whether `opcode` is one of the core `OpGroupNonUniform*` instructions (a contiguous range,
 /// `OpGroupNonUniformElect` to `OpGroupNonUniformQuadSwap`) or a later extension's rotate.
-fn is_group_non_uniform(opcode: u32) -> bool {
+pub(crate) fn is_group_non_uniform(opcode: u32) -> bool {
     (Op::GroupNonUniformElect as u32..=Op::GroupNonUniformQuadSwap as u32).contains(&opcode) || opcode == Op::GroupNonUniformRotateKHR as u32
 }
 

@@ -35,7 +35,7 @@ impl Lower<'_, '_> {
     /// `op` of `x` (a float or half scalar or vector of type `ty`) to OpenCL's accuracy, or
     /// `None` for other types.
     pub(super) fn precise_exponential(&mut self, op: CL, ty: Word, x: Word) -> Option<Word> {
-        if !self.precise_trigonometry_serves(ty) {
+        if !self.precise_math_serves(ty) {
             return None;
         }
         let name = match op {

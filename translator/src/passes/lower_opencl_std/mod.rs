@@ -88,10 +88,12 @@ impl Pass for LowerOpenclStd {
                     let value = if is_cl {
                         cx.ext_inst(&inst)?
                     } else if let Some(mode) = round_to_float {
-                        match cx.rounded_conversion(&inst, inst.id(0)?, mode)? {
-                            Some(v) => Some(v),
-                            None => Some(cx.op(inst.op().unwrap_or(Op::Nop), inst.ty()?, &[inst.id(0)?])),
+                        let rounded = cx.rounded_conversion(&inst, inst.id(0)?, mode)?;
+                        if rounded.is_none() {
+                            // Exact, or to nearest from an integer: the conversion stays as it is.
+                            cx.b.insert(inst.clone());
                         }
+                        rounded
                     } else {
                         cx.conversion(&inst, sat || matches!(inst.op(), Some(Op::SatConvertSToU | Op::SatConvertUToS)), round)?
                     };
@@ -268,7 +270,7 @@ impl Lower<'_, '_> {
         }
         if matches!(op, CL::sin | CL::cos | CL::tan) {
             let x = a(0)?;
-            if !self.precise_trigonometry_serves(ty) {
+            if !self.precise_math_serves(ty) {
                 // Doubles: GLSL.std.450's, as for the other double functions.
                 let g = match op {
                     CL::sin => G::Sin,

@@ -88,7 +88,7 @@ impl Lower<'_, '_> {
                 let d = self.b.select(ty, inf, zero, d);
                 self.copysign(ty, d, x)
             }
-            sincos if self.precise_trigonometry_serves(ty) => {
+            sincos if self.precise_math_serves(ty) => {
                 let (s, c, _) = self.precise_sin_cos_tan(ty, a(0)?);
                 self.b.store(a(1)?, c);
                 s
@@ -248,7 +248,7 @@ impl Lower<'_, '_> {
                 let r = self.op(Op::FSub, ty, &[x, t]);
                 let pi = self.splat_f(ty, std::f64::consts::PI);
                 let bt = self.bool_ty(n);
-                let v = if self.precise_trigonometry_serves(ty) {
+                let v = if self.precise_math_serves(ty) {
                     // Past a quarter, the cotangent of the exact distance to the pole:
                     // rounding pi r there would cost tens of units.
                     let ar = self.gl(G::FAbs, ty, &[r]);

@@ -59,7 +59,7 @@ impl Lower<'_, '_> {
     /// `sin` (`G::Sin`) or `tan` (`G::Tan`) of `x`: the helper's where it serves `ty`, else
     /// `GLSL.std.450`'s.
     pub(super) fn sin_or_tan(&mut self, which: G, ty: Word, x: Word) -> Word {
-        if !self.precise_trigonometry_serves(ty) {
+        if !self.precise_math_serves(ty) {
             return self.gl(which, ty, &[x]);
         }
         let (s, _, t) = self.precise_sin_cos_tan(ty, x);
@@ -70,8 +70,9 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// Whether `ty` (a scalar or vector) has floats or halves, which the helper serves.
-    pub(super) fn precise_trigonometry_serves(&self, ty: Word) -> bool {
+    /// Whether `ty` (a scalar or vector) has floats or halves, which the f32 helpers of this file
+    /// and `exponentials.rs` serve.
+    pub(super) fn precise_math_serves(&self, ty: Word) -> bool {
         let (_, _, width, is_float) = self.shape(ty);
         is_float && matches!(width, 16 | 32) && self.types.float(self.shape(ty).0).is_some_and(|(_, encoding)| encoding.is_none())
     }
