@@ -3039,6 +3039,225 @@ fn exponentials_and_logarithms_to_opencl_accuracy() {
         }
     }
 }
+/// Arguments of `powers.cl`, `hyperbolics.cl` and `inverse_trigonometry.cl`: every pair of
+/// edge values (zeros, ones, subnormals, the largest floats, infinities, NaN, and where the
+/// functions change formula or overflow), then random pairs over the ranges each formula
+/// serves; the integers mix small ones of both parities with ones past 2^24.
+fn accuracy_arguments(seed: u64) -> (Vec<f32>, Vec<f32>, Vec<i32>) {
+    let edges = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        2.0,
+        -2.0,
+        0.5,
+        -0.5,
+        1e-30,
+        -1e-30,
+        1e30,
+        -1e30,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        3.0,
+        -3.0,
+        9.0,
+        -10.0,
+        88.72,
+        89.4,
+        -100.0,
+        1e-5,
+        -1e-5,
+        0.999,
+        -0.999,
+        1e-40,
+        f32::MAX,
+        0.346,
+        2.4142137,
+    ];
+    let ints = [-3, -2, -1, 0, 1, 2, 3, 4, 5, 7, 10, -7, 16_777_217, -33_554_433, 4097, -64];
+    let (mut x, mut y, mut k) = (Vec::new(), Vec::new(), Vec::new());
+    for a in edges {
+        for b in edges {
+            x.push(a);
+            y.push(b);
+            k.push(ints[x.len() % ints.len()]);
+        }
+    }
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    while x.len() < 4096 {
+        let (a, b): (f32, f32) = match x.len() % 7 {
+            0 => (rng.random_range(-10.0..10.0), rng.random_range(-1.0..1.0)),
+            1 => (rng.random_range(-100.0..100.0), rng.random_range(-20.0..20.0)),
+            2 => (2f32.powf(rng.random_range(-140.0..127.0)) * if rng.random() { 1.0 } else { -1.0 }, rng.random_range(-1.0..1.0)),
+            3 => (rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)),
+            4 => (rng.random_range(-0.01..0.01), rng.random_range(-1e-3..1e-3)),
+            5 => (rng.random_range(0.0..30.0), rng.random_range(-20i32..=20) as f32),
+            _ => (1.0 + rng.random_range(-1e-6..1e-6), rng.random_range(-3e8..3e8)),
+        };
+        x.push(a);
+        y.push(b);
+        k.push(if rng.random_range(0..8) == 0 { rng.random() } else { rng.random_range(-12..=12) });
+    }
+    (x, y, k)
+}
+
+/// Launches `entry` of a kernel of `accuracy_arguments`' shape: `per` float results and two
+/// half results per work-item (halves of `x` and `y`, clamped to the half range).
+fn two_argument_results(ctx: &Context, spirv: &[u32], entry: &str, (x, y, k): &(Vec<f32>, Vec<f32>, Vec<i32>), per: usize) -> (Vec<f32>, Vec<half::f16>) {
+    let n = x.len();
+    let kernel = ctx.load_kernel(spirv, entry).unwrap_or_else(|e| panic!("{}: {e}", ctx.caps().name));
+    let halves = |v: &[f32]| -> Vec<half::f16> { v.iter().map(|a| half::f16::from_f32(a.clamp(-65504.0, 65504.0))).collect() };
+    let (bx, by, bk) = (ctx.buffer_from_slice(x, "x").unwrap(), ctx.buffer_from_slice(y, "y").unwrap(), ctx.buffer_from_slice(k, "k").unwrap());
+    let (bhx, bhy) = (ctx.buffer_from_slice(&halves(x), "hx").unwrap(), ctx.buffer_from_slice(&halves(y), "hy").unwrap());
+    let mut bo = ctx.zeroed_buffer::<f32>(per * n, "o").unwrap();
+    let mut bho = ctx.zeroed_buffer::<half::f16>(2 * n, "ho").unwrap();
+    let args = [KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bk), KernelArg::Buffer(&bo), KernelArg::Buffer(&bhx), KernelArg::Buffer(&bhy), KernelArg::Buffer(&bho)];
+    ctx.launch(&kernel, &NdRange::linear(n as u32, Some(64)), &args).unwrap();
+    (ctx.read_buffer(&mut bo).unwrap(), ctx.read_buffer(&mut bho).unwrap())
+}
+
+/// Asserts that `got` is within `bound` units of one of `wants` (the value for the arguments
+/// as given and for them flushed to zero, which Vulkan allows for subnormals): NaN for NaN,
+/// exactly the infinity or the signed zero C99 gives, subnormal results also flushed to zero.
+fn assert_within(got: f32, wants: [f64; 2], bound: f64, what: &dyn Fn() -> String) {
+    let meets = |want: f64| {
+        let want32 = want as f32;
+        if want.is_nan() {
+            got.is_nan()
+        } else if want32.is_infinite() || want == 0.0 {
+            got == want32 && got.is_sign_negative() == want32.is_sign_negative()
+        } else {
+            (want.abs() < f64::from(f32::MIN_POSITIVE) && (got == 0.0 || got.is_subnormal())) || f32_ulps(got, want) <= bound
+        }
+    };
+    assert!(wants.into_iter().any(meets), "{}: {got:e}, want {:e} ({:.1} units)", what(), wants[0], f32_ulps(got, wants[0]));
+}
+
+/// `v` with a subnormal flushed to a zero of its sign.
+fn flushed(v: f32) -> f64 {
+    f64::from(if v.is_subnormal() { 0.0f32.copysign(v) } else { v })
+}
+
+/// Asserts that half `got` is the half nearest to `want` or next to it.
+fn assert_half_near(got: half::f16, want: f64, what: &dyn Fn() -> String) {
+    let nearest = half::f16::from_f64(want);
+    if want.is_nan() || nearest.is_infinite() {
+        assert!(got.is_nan() == want.is_nan() && (want.is_nan() || got == nearest), "{}: {got}, want {want}", what());
+        return;
+    }
+    let subnormal = |h: half::f16| h.to_bits() & 0x7c00 == 0;
+    let diff = (i32::from(got.to_bits() as i16) - i32::from(nearest.to_bits() as i16)).abs();
+    assert!(diff <= 1 || (subnormal(nearest) && (got.to_f64() - want).abs() < 2e-7), "{}: {got}, want {want}", what());
+}
+
+/// `powers.cl`: pow, powr, pown, rootn, cbrt and hypot to OpenCL's accuracy against glibc's
+/// doubles, and C99's values at every edge pair: `GLSL.std.450` `Pow` leaves negative bases and
+/// zero to the driver (`pow(-2, 3)` and `pow(0, -1)` came out wrong) and loses 70 units where
+/// `y log2 x` is large.
+#[test]
+fn powers_to_opencl_accuracy() {
+    let Some((spirv, contexts)) = kernels_and_devices("powers") else { return };
+    let args = accuracy_arguments(41);
+    let (x, y, k) = &args;
+    let rootn = |a: f64, n: i32| -> f64 {
+        if n == 0 || (a < 0.0 && n % 2 == 0) {
+            return f64::NAN;
+        }
+        let m = if a == 0.0 {
+            if n < 0 {
+                f64::INFINITY
+            } else {
+                0.0
+            }
+        } else {
+            a.abs().powf(1.0 / f64::from(n))
+        };
+        if n % 2 != 0 {
+            m.copysign(a)
+        } else {
+            m
+        }
+    };
+    let powr = |a: f64, b: f64| -> f64 {
+        let bad = a < 0.0 || a.is_nan() || b.is_nan() || (a == 0.0 || a == f64::INFINITY) && b == 0.0 || a == 1.0 && b.is_infinite();
+        if bad {
+            f64::NAN
+        } else {
+            a.abs().powf(b)
+        }
+    };
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let (o, ho) = two_argument_results(ctx, &spirv, "powers", &args, 7);
+        for g in 0..x.len() {
+            let n = k[g];
+            let wants = |a: f64, b: f64| [(a.powf(b), 16.0), (powr(a, b), 16.0), (a.powf(f64::from(n)), 16.0), (rootn(a, n), 16.0), (a.cbrt(), 2.0), (a.hypot(b), 4.0), (a.powf(b), 16.0)];
+            let (a, b) = (f64::from(x[g]), f64::from(y[g]));
+            let (given, flush) = (wants(a, b), wants(flushed(x[g]), flushed(y[g])));
+            for j in 0..7 {
+                assert_within(o[g * 7 + j], [given[j].0, flush[j].0], given[j].1, &|| format!("{name}: result {j} of ({a:e}, {b:e}, {n})"));
+            }
+            let (ha, hb) = (f64::from(half::f16::from_f32(x[g].clamp(-65504.0, 65504.0))), f64::from(half::f16::from_f32(y[g].clamp(-65504.0, 65504.0))));
+            assert_half_near(ho[g * 2], ha.powf(hb), &|| format!("{name}: half pow({ha}, {hb})"));
+            assert_half_near(ho[g * 2 + 1], ha.powf(f64::from(n)), &|| format!("{name}: half pown({ha}, {n})"));
+        }
+    }
+}
+
+/// `hyperbolics.cl`: expm1, log1p, sinh, cosh, tanh, asinh, acosh and atanh to OpenCL's
+/// accuracy against glibc's doubles. The drivers' `GLSL.std.450` forms were textbook
+/// formulas (lavapipe's `tanh(1e-30)` was 3e-8, `sinh` overflowed from 88.7), and `expm1` and
+/// `log1p` lost every digit near zero.
+#[test]
+fn hyperbolics_to_opencl_accuracy() {
+    let Some((spirv, contexts)) = kernels_and_devices("hyperbolics") else { return };
+    let args = accuracy_arguments(43);
+    let (x, y, _) = &args;
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let (o, ho) = two_argument_results(ctx, &spirv, "hyperbolics", &args, 8);
+        for g in 0..x.len() {
+            let wants = |a: f64, b: f64| [(a.exp_m1(), 3.0), (a.ln_1p(), 2.0), (a.sinh(), 4.0), (a.cosh(), 4.0), (a.tanh(), 5.0), (a.asinh(), 4.0), (a.acosh(), 4.0), (b.atanh(), 5.0)];
+            let (a, b) = (f64::from(x[g]), f64::from(y[g]));
+            let (given, flush) = (wants(a, b), wants(flushed(x[g]), flushed(y[g])));
+            for j in 0..8 {
+                assert_within(o[g * 8 + j], [given[j].0, flush[j].0], given[j].1, &|| format!("{name}: result {j} of ({a:e}, {b:e})"));
+            }
+            let ha = f64::from(half::f16::from_f32(x[g].clamp(-65504.0, 65504.0)));
+            assert_half_near(ho[g * 2], ha.tanh(), &|| format!("{name}: half tanh({ha})"));
+            assert_half_near(ho[g * 2 + 1], ha.ln_1p(), &|| format!("{name}: half log1p({ha})"));
+        }
+    }
+}
+
+/// `inverse_trigonometry.cl`: asin, acos, atan, atan2 and their pi forms to OpenCL's accuracy
+/// against glibc's doubles, with C99's values on the axes and at the infinities (lavapipe's
+/// `Asin` was 3,800 units off, its `Atan2(0, 0)` 3pi/4).
+#[test]
+fn inverse_trigonometry_to_opencl_accuracy() {
+    let Some((spirv, contexts)) = kernels_and_devices("inverse_trigonometry") else { return };
+    let args = accuracy_arguments(47);
+    let (x, y, _) = &args;
+    let pi = std::f64::consts::PI;
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let (o, ho) = two_argument_results(ctx, &spirv, "inverse_trigonometry", &args, 8);
+        for g in 0..x.len() {
+            let wants =
+                |a: f64, b: f64| [(b.asin(), 4.0), (b.acos(), 4.0), (a.atan(), 5.0), (a.atan2(b), 6.0), (b.asin() / pi, 5.0), (b.acos() / pi, 5.0), (a.atan() / pi, 5.0), (a.atan2(b) / pi, 6.0)];
+            let (a, b) = (f64::from(x[g]), f64::from(y[g]));
+            let (given, flush) = (wants(a, b), wants(flushed(x[g]), flushed(y[g])));
+            for j in 0..8 {
+                assert_within(o[g * 8 + j], [given[j].0, flush[j].0], given[j].1, &|| format!("{name}: result {j} of ({a:e}, {b:e})"));
+            }
+            let (ha, hb) = (f64::from(half::f16::from_f32(x[g].clamp(-65504.0, 65504.0))), f64::from(half::f16::from_f32(y[g].clamp(-65504.0, 65504.0))));
+            assert_half_near(ho[g * 2], ha.atan2(hb), &|| format!("{name}: half atan2({ha}, {hb})"));
+            assert_half_near(ho[g * 2 + 1], hb.asin(), &|| format!("{name}: half asin({hb})"));
+        }
+    }
+}
 
 /// `ping_pong.cl`: local arrays of halves chosen at run time as source and destination (their
 /// pointers selected, compared by the vectorizer's overlap check at -O2, merged by a phi at

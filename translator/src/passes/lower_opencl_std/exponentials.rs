@@ -57,8 +57,8 @@ impl Lower<'_, '_> {
 }
 
 impl Scalar<'_, '_> {
-    /// `2^k` for a float `k` in [-126, 127] (as an integer's bits).
-    fn power_of_two(&mut self, k: Word) -> Word {
+    /// `2^k` for an integer `k` in [-126, 127].
+    pub(super) fn power_of_two(&mut self, k: Word) -> Word {
         let f = self.f();
         let bias = self.uc(127);
         let biased = self.uop(Op::IAdd, k, bias);
@@ -68,7 +68,7 @@ impl Scalar<'_, '_> {
     }
 
     /// `e^r 2^k` for `|r| <= ln2/2` and a float integer `k` in [-150, 128].
-    fn exp_core(&mut self, r: Word, k: Word) -> Word {
+    pub(super) fn exp_core(&mut self, r: Word, k: Word) -> Word {
         let u = self.u();
         let factorials: [f32; 6] = [1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5];
         let mut q = self.fc(factorials[0]);
@@ -93,8 +93,24 @@ impl Scalar<'_, '_> {
         self.fop(Op::FMul, p, s2)
     }
 
+    /// `(r, k)` with `x = k ln 2 + r`, `|r| <= ln2/2` (Cody-Waite), `k` a float integer, for
+    /// `|x|` up to 128 ln 2 or so.
+    pub(super) fn exp_reduce(&mut self, x: Word) -> (Word, Word) {
+        let f = self.f();
+        let scale = self.fc(std::f32::consts::LOG2_E);
+        let estimate = self.fop(Op::FMul, x, scale);
+        let k = self.gl(G::RoundEven, f, &[estimate]);
+        let mut r = x;
+        for part in LN2 {
+            let c = self.fc(part);
+            let kc = self.fop(Op::FMul, k, c);
+            r = self.fop(Op::FSub, r, kc);
+        }
+        (r, k)
+    }
+
     /// `exp`, `exp2` or `exp10` of `x`.
-    fn exponential(&mut self, op: CL, x: Word) -> Word {
+    pub(super) fn exponential(&mut self, op: CL, x: Word) -> Word {
         let f = self.f();
         // Past these the result is infinite or zero (below the smallest subnormal's half).
         let (log2_base, high, low) = match op {
@@ -112,21 +128,19 @@ impl Scalar<'_, '_> {
                 let r = self.fop(Op::FMul, frac, ln2);
                 (r, k)
             }
+            CL::exp => self.exp_reduce(clamped),
             _ => {
                 let scale = self.fc(log2_base);
                 let estimate = self.fop(Op::FMul, clamped, scale);
                 let k = self.gl(G::RoundEven, f, &[estimate]);
-                let parts = if op == CL::exp { LN2 } else { LOG10_2 };
                 let mut r = clamped;
-                for part in parts {
+                for part in LOG10_2 {
                     let c = self.fc(part);
                     let kc = self.fop(Op::FMul, k, c);
                     r = self.fop(Op::FSub, r, kc);
                 }
-                if op == CL::exp10 {
-                    let ln10 = self.fc(std::f32::consts::LN_10);
-                    r = self.fop(Op::FMul, r, ln10);
-                }
+                let ln10 = self.fc(std::f32::consts::LN_10);
+                r = self.fop(Op::FMul, r, ln10);
                 (r, k)
             }
         };
@@ -142,7 +156,13 @@ impl Scalar<'_, '_> {
     }
 
     /// `log`, `log2` or `log10` of `x`.
-    fn logarithm(&mut self, op: CL, x: Word) -> Word {
+    pub(super) fn logarithm(&mut self, op: CL, x: Word) -> Word {
+        self.logarithm_corrected(op, x, None)
+    }
+
+    /// `log`, `log2` or `log10` of `x`; for `log`, of `x (1 + c)` where `correction` is `c`
+    /// (small: `log1p`'s rounding error of `1 + x`, relative to it).
+    pub(super) fn logarithm_corrected(&mut self, op: CL, x: Word, correction: Option<Word>) -> Word {
         let f = self.f();
         let u = self.u();
         // Subnormals scaled into the normal range first.
@@ -194,7 +214,10 @@ impl Scalar<'_, '_> {
         let value = match op {
             CL::log => {
                 let (hi, lo) = (self.fc(LN2[0]), self.fc(LN2[1]));
-                let e_lo = self.fop(Op::FMul, ef, lo);
+                let mut e_lo = self.fop(Op::FMul, ef, lo);
+                if let Some(c) = correction {
+                    e_lo = self.fop(Op::FAdd, e_lo, c);
+                }
                 let t = self.fop(Op::FAdd, s_inner, e_lo);
                 let t = self.fop(Op::FSub, hfsq, t);
                 let t = self.fop(Op::FSub, t, r);

@@ -2,16 +2,19 @@
 //! `GLSL.std.450` and plain instructions.
 //!
 //! Rewrite, in place (the result id stays):
-//! - `sin`, `cos`, `tan` and `sincos`, and `exp`, `exp2`, `exp10`, `log`, `log2`, `log10`, of
-//!   floats and halves call helpers accurate to OpenCL's bounds (`trigonometry.rs`,
-//!   `exponentials.rs`).
-//! - Instructions with a `GLSL.std.450` twin of the same semantics become it: other trigonometry,
-//!   exponentials and logarithms, `sqrt`, `rsqrt`, `fabs`, `floor`, `ceil`, `trunc`, `rint`,
+//! - `sin`, `cos`, `tan` and `sincos`, `exp`, `exp2`, `exp10`, `log`, `log2`, `log10`, `pow`,
+//!   `powr`, `pown`, `rootn`, `cbrt`, `hypot`, `expm1`, `log1p`, the hyperbolic functions and
+//!   their inverses, and `asin`, `acos`, `atan`, `atan2` and their `pi` forms, of floats and
+//!   halves, call helpers accurate to OpenCL's bounds (`trigonometry.rs`, `exponentials.rs`,
+//!   `powers.rs`, `hyperbolic.rs`, `inverse_trigonometry.rs`).
+//! - Instructions with a `GLSL.std.450` twin of the same semantics become it: the same
+//!   functions of doubles, `sqrt`, `rsqrt`, `fabs`, `floor`, `ceil`, `trunc`, `rint`,
 //!   `fma`/`mad`, `fmin`/`fmax` (as `NMin`/`NMax`: a NaN operand yields the other, as OpenCL
 //!   says), `fclamp`, `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `ldexp`, the
 //!   geometric functions, integer `min`/`max`/`clamp`/`abs`, and the `half_`/`native_` variants.
-//! - The rest become plain code: `round` (half away from zero), `fmod` (`OpFRem`), `exp10`,
-//!   `log10`, `log1p`, `expm1`, `cbrt`, `copysign`, `fdim`, `hypot`, `clz`, `ctz`, `popcount`,
+//! - The rest become plain code: `round` (half away from zero), `fmod` (`OpFRem`), and for
+//!   doubles `exp10`, `log10`, `log1p`, `expm1`, `cbrt`, `hypot`; `copysign`, `fdim`, `clz`,
+//!   `ctz`, `popcount`,
 //!   `rotate`, `mul_hi`/`mad_hi`, `mul24`/`mad24`, `add_sat`/`sub_sat`, `hadd`/`rhadd`,
 //!   `abs_diff`, `u_abs`, `bitselect`, `select`; `prefetch` goes. Functions
 //!   with results through pointers, exponents, integer powers, remainders, the `pi`
@@ -37,6 +40,9 @@ use spirv::{Capability, Decoration, FPRoundingMode, GlslStd450Op as G, Op, Openc
 use std::collections::{HashMap, HashSet};
 
 mod exponentials;
+mod hyperbolic;
+mod inverse_trigonometry;
+mod powers;
 mod printf;
 mod rounding;
 mod scalar;
@@ -262,6 +268,21 @@ impl Lower<'_, '_> {
         };
         if matches!(op, CL::exp | CL::exp2 | CL::exp10 | CL::log | CL::log2 | CL::log10) {
             if let Some(v) = self.precise_exponential(op, ty, a(0)?) {
+                return Ok(Some(v));
+            }
+        }
+        if matches!(op, CL::pow | CL::powr | CL::pown | CL::rootn | CL::cbrt | CL::hypot) {
+            if let Some(v) = self.precise_power(op, ty, &args) {
+                return Ok(Some(v));
+            }
+        }
+        if matches!(op, CL::expm1 | CL::log1p | CL::sinh | CL::cosh | CL::tanh | CL::asinh | CL::acosh | CL::atanh) {
+            if let Some(v) = self.precise_hyperbolic(op, ty, a(0)?) {
+                return Ok(Some(v));
+            }
+        }
+        if matches!(op, CL::asin | CL::acos | CL::atan | CL::atan2 | CL::asinpi | CL::acospi | CL::atanpi | CL::atan2pi) {
+            if let Some(v) = self.precise_inverse_trigonometry(op, ty, &args) {
                 return Ok(Some(v));
             }
         }

@@ -4,7 +4,7 @@
 use super::Lower;
 use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Block, Inst, Operand};
-use spirv::{GlslStd450Op as G, Op, Word};
+use spirv::{Decoration, GlslStd450Op as G, Op, Word};
 
 /// Emits f32 and u32 instructions at a builder's cursor.
 pub(super) struct Scalar<'a, 'b> {
@@ -16,24 +16,56 @@ impl Lower<'_, '_> {
     /// The function `name` of one f32 parameter returning `ret`, whose body `build` emits
     /// (returning its value); built the first time it is asked for.
     pub(super) fn scalar_helper(&mut self, name: &str, ret: Word, build: impl FnOnce(&mut Scalar<'_, '_>, Word) -> Word) -> Word {
+        let f32_ty = self.b.module.type_float(32);
+        self.helper(name, ret, &[f32_ty], |s, p| build(s, p[0]))
+    }
+
+    /// The function `name` of parameters of types `params` (f32 or 32-bit integers) returning
+    /// `ret`, whose body `build` emits; built the first time it is asked for.
+    pub(super) fn helper(&mut self, name: &str, ret: Word, params: &[Word], build: impl FnOnce(&mut Scalar<'_, '_>, &[Word]) -> Word) -> Word {
         let glsl = self.glsl;
         let module = &mut *self.b.module;
         if let Some(f) = module.functions.iter().find(|f| module.name_of(f.id()).as_deref() == Some(name)) {
             return f.id();
         }
-        let f32_ty = module.type_float(32);
         let result = module.alloc_id();
-        let id = module.helper_function(name, ret, &[f32_ty], |m, _| {
+        let id = module.helper_function(name, ret, params, |m, _| {
             let mut body = Block::new(m.alloc_id());
             body.insts.push(Inst::new(Op::ReturnValue, None, None, vec![Operand::Id(result)]));
             vec![body]
         });
         let f = module.functions.len() - 1;
-        let x = module.functions[f].params[0].result_id.unwrap_or(0);
+        let args: Vec<Word> = module.functions[f].params.iter().map(|p| p.result_id.unwrap_or(0)).collect();
         let mut h = Builder::new(module, Cursor { function: f, block: 0, index: 0 });
-        let value = build(&mut Scalar { b: &mut h, glsl }, x);
+        let value = build(&mut Scalar { b: &mut h, glsl }, &args);
         h.insert(Inst::new(Op::CopyObject, Some(ret), Some(result), vec![Operand::Id(value)]));
         id
+    }
+
+    /// `helper` (f32 and 32-bit integer parameters, an f32 result) applied component by
+    /// component to `args` (scalars or vectors of `ty`'s component count; float or half
+    /// components go to f32 and back to `ty`'s).
+    pub(super) fn per_component_of(&mut self, ty: Word, args: &[Word], helper: Word) -> Word {
+        let (scalar, n, width, _) = self.shape(ty);
+        let f32_ty = self.b.module.type_float(32);
+        let mut parts = Vec::new();
+        for k in 0..n {
+            let mut ops = vec![Operand::Id(helper)];
+            for a in args {
+                let a_ty = self.types.type_of(*a).unwrap_or(ty);
+                let (a_scalar, _, a_width, a_float) = self.shape(a_ty);
+                let element = if n == 1 { *a } else { self.b.composite_extract(a_scalar, *a, k) };
+                let wide = if a_float && a_width != 32 { self.op(Op::FConvert, f32_ty, &[element]) } else { element };
+                ops.push(Operand::Id(wide));
+            }
+            let v = self.b.emit(Op::FunctionCall, f32_ty, ops);
+            parts.push(if width == 32 { v } else { self.op(Op::FConvert, scalar, &[v]) });
+        }
+        if n == 1 {
+            parts[0]
+        } else {
+            self.op(Op::CompositeConstruct, ty, &parts)
+        }
     }
 
     /// `x` (a float or half scalar or vector of type `ty`) through helper `helper` (f32 to f32)
@@ -69,9 +101,32 @@ impl Scalar<'_, '_> {
     pub(super) fn uc(&mut self, v: u32) -> Word {
         self.b.module.constant_u32(v)
     }
+    /// `a op b` on floats, `NoContraction`: the helpers' error-free splits need each product
+    /// and sum rounded on its own.
     pub(super) fn fop(&mut self, op: Op, a: Word, b: Word) -> Word {
         let f = self.f();
-        self.b.op(op, f, &[a, b])
+        let v = self.b.op(op, f, &[a, b]);
+        self.b.module.decorate(v, Decoration::NoContraction, &[]);
+        v
+    }
+    /// `x` with the low bits of its significand cleared (its bits and `mask`).
+    pub(super) fn masked(&mut self, x: Word, mask: u32) -> Word {
+        let (f, u) = (self.f(), self.u());
+        let bits = self.b.bitcast(u, x);
+        let m = self.uc(mask);
+        let kept = self.uop(Op::BitwiseAnd, bits, m);
+        self.b.bitcast(f, kept)
+    }
+    /// A call of helper `f` returning f32.
+    pub(super) fn call(&mut self, f: Word, args: &[Word]) -> Word {
+        let ty = self.f();
+        let mut ops = vec![Operand::Id(f)];
+        ops.extend(args.iter().map(|a| Operand::Id(*a)));
+        self.b.emit(Op::FunctionCall, ty, ops)
+    }
+    /// The f32 `bits`.
+    pub(super) fn fbits(&mut self, bits: u32) -> Word {
+        self.fc(f32::from_bits(bits))
     }
     pub(super) fn uop(&mut self, op: Op, a: Word, b: Word) -> Word {
         let u = self.u();

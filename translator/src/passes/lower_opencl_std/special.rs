@@ -1,8 +1,10 @@
 //! `OpenCL.std` functions with no `GLSL.std.450` twin that become plain code: the ones with a
 //! pointer result (`fract`, `modf`, `sincos`, `frexp`, `remquo`), exponent access (`ilogb`,
-//! `logb`), integer powers and roots (`pown`, `rootn`), `remainder`, `maxmag`/`minmag`,
-//! `nextafter`, the `pi` trigonometry (`sinpi`, `cospi`, `tanpi`, `asinpi`, `acospi`,
-//! `atanpi`, `atan2pi`), `atan2` on the x axis, `erf`/`erfc`, `upsample` and `mad_sat`.
+//! `logb`), integer powers and roots of doubles (`pown`, `rootn`; `powers.rs` has floats and
+//! halves), `remainder`, `maxmag`/`minmag`, `nextafter`, the `pi` trigonometry (`sinpi`,
+//! `cospi`, `tanpi`; `asinpi`, `acospi`, `atanpi`, `atan2pi` and `atan2` of doubles, on the x
+//! axis as C99 says, `inverse_trigonometry.rs` having floats and halves), `erf`/`erfc`,
+//! `upsample` and `mad_sat`.
 //!
 //! Edge values follow the OpenCL C specification (infinities, NaNs, signed zeros, `FP_ILOGB0`
 //! and `FP_ILOGBNAN`); accuracy is otherwise what the device's own `GLSL.std.450` functions
@@ -10,8 +12,9 @@
 //! `sinpi`/`cospi`/`tanpi` reduce their argument exactly before multiplying by pi, so integers
 //! and half-integers give exact zeros, ones and (`tanpi`) signed infinities; their sines and
 //! tangents of floats and halves are `trigonometry.rs`'s, to OpenCL's accuracy. `erf`/`erfc` use a rational approximation with a
-//! relative error below 1.2e-7 (Numerical Recipes' `erfcc`) and a series below 0.5: f16 and
-//! f32 only. `mad_sat` is exact for 8- to 32-bit integers.
+//! relative error below 1.2e-7 (Numerical Recipes' `erfcc`: `t exp(P(t) - z^2)`, the
+//! exponential split at `z`'s 12 leading bits so that no rounding of `z^2` enters it, through
+//! `exponentials.rs`' `exp`) and a series below 0.5: f16 and f32 only. `mad_sat` is exact for 8- to 32-bit integers.
 
 use super::Lower;
 use crate::error::{Error, Result};
@@ -493,9 +496,28 @@ impl Lower<'_, '_> {
             let k = self.splat_f(fty, *c);
             p = self.gl(G::Fma, fty, &[t, p, k]);
         }
-        let zz = self.op(Op::FMul, fty, &[z, z]);
-        let arg = self.op(Op::FSub, fty, &[p, zz]);
-        let e = self.gl(G::Exp, fty, &[arg]);
+        // exp(P - z^2) as exp(-zh^2) exp(P - zl (2 zh + zl)) with z = zh + zl, zh of 12 bits:
+        // zh^2 is exact, so neither exponential's argument carries a rounding error of z^2
+        // (at z = 9 that alone is 60 units).
+        let limit = self.splat_f(fty, 10.5);
+        let z = self.gl(G::NMin, fty, &[z, limit]);
+        let it = self.uint_like(fty);
+        let bits = self.b.bitcast(it, z);
+        let mask = self.splat_i(it, 0xffff_f000);
+        let high = self.op(Op::BitwiseAnd, it, &[bits, mask]);
+        let zh = self.b.bitcast(fty, high);
+        let zl = self.op(Op::FSub, fty, &[z, zh]);
+        let hh = self.op(Op::FMul, fty, &[zh, zh]);
+        let minus_hh = self.op(Op::FNegate, fty, &[hh]);
+        let two_zh = self.op(Op::FAdd, fty, &[zh, zh]);
+        let s = self.op(Op::FAdd, fty, &[two_zh, zl]);
+        let ls = self.op(Op::FMul, fty, &[zl, s]);
+        let small = self.op(Op::FSub, fty, &[p, ls]);
+        let f32_ty = self.b.module.type_float(32);
+        let exp = self.scalar_helper("matbridge.exp_f32", f32_ty, |s, x| s.exponential(CL::exp, x));
+        let e1 = self.per_component(fty, minus_hh, exp);
+        let e2 = self.per_component(fty, small, exp);
+        let e = self.op(Op::FMul, fty, &[e1, e2]);
         self.op(Op::FMul, fty, &[t, e])
     }
 
@@ -507,8 +529,9 @@ impl Lower<'_, '_> {
         let zero = self.splat_f(fty, 0.0);
         let bt = self.bool_ty(n);
         let pos = self.op(Op::FOrdGreaterThanEqual, bt, &[x, zero]);
-        // NaN: 2 - NaN.
-        self.b.select(fty, pos, c, other)
+        let v = self.b.select(fty, pos, c, other);
+        let is_nan = self.is(Op::IsNan, x, n);
+        self.b.select(fty, is_nan, x, v)
     }
 
     fn erf32(&mut self, fty: Word, x: Word, n: u32) -> Word {

@@ -1,0 +1,374 @@
+//! `expm1`, `log1p` and the hyperbolic functions and their inverses (`sinh`, `cosh`, `tanh`,
+//! `asinh`, `acosh`, `atanh`) of floats and halves to OpenCL's accuracy (3 units for `expm1`, 2
+//! for `log1p`, 4 for `sinh`, `cosh`, `asinh`, `acosh`, 5 for `tanh`, `atanh`). Drivers compute
+//! the `GLSL.std.450` hyperbolics from `Exp` as textbook formulas: lavapipe's `tanh(1e-30)` was
+//! 3e-8, `sinh` and `cosh` overflowed from 88.7 (they are finite to 89.4), SwiftShader's
+//! `tanh(1e30)` was NaN; `expm1` and `log1p` lowered as `exp(x) - 1` and `log(1 + x)` lost every
+//! digit near zero. Each is a helper `matbridge.<name>_f32` in fdlibm's schemes:
+//!
+//! - `expm1`: `x = k ln 2 + r` (`exponentials.rs`' reduction; `r = x` for `k = 0`), `e^r - 1 =
+//!   r + r^2 (1/2 + r/6 + ... + r^7/9!)`, then `2^k (p + 1 - 2^-k)` for `k` in [-1, 24] (exact
+//!   `1 - 2^-k`) and `2^k (p + 1) - 1` beyond; `x` itself below 2^-25.
+//! - `log1p`: `u = 1 + x` rounded, its error `c = x - (u - 1)` (or `1 - (u - x)` from 2 up)
+//!   relative to `u`, and `exponentials.rs`' `log u` with `c / u` added to its small part; `x`
+//!   itself below 2^-25.
+//! - `sinh`: `x` below 2^-12; `(t + t/(t + 1))/2` with `t = expm1|x|` below 9 (`2t - t^2/(t +
+//!   1)` below 1); `e^|x| / 2` beyond, computed as `exp` with `k - 1`, so finite to 89.4.
+//! - `cosh`: `1 + t^2 / (2 (1 + t))` with `t = expm1|x|` below ln2/2; `e/2 + 1/(2e)` below 9;
+//!   `e^|x| / 2` beyond.
+//! - `tanh`: `x` below 2^-12; `-t/(t + 2)` with `t = expm1(-2|x|)` below 1; `1 - 2/(t + 2)` with
+//!   `t = expm1(2|x|)` below 9; 1 beyond.
+//! - `asinh`: `x` below 2^-12; `log1p(|x| + x^2/(1 + sqrt(1 + x^2)))` to 2; `log(2|x| + 1/(sqrt(x^2
+//!   + 1) + |x|))` to 2^28; `log|x| + ln 2` beyond.
+//! - `acosh`: `log1p(t + sqrt(2t + t^2))` with `t = x - 1` to 2; `log(2x - 1/(x + sqrt(x^2 -
+//!   1)))` to 2^28; `log x + ln 2` beyond; NaN below 1.
+//! - `atanh`: `x` below 2^-12; `log1p(2|x| + 2x^2/(1 - |x|)) / 2` below 1/2; `log1p(2|x|/(1 -
+//!   |x|)) / 2` to 1; infinite at 1, NaN beyond.
+//!
+//! Odd functions take `x`'s sign last, so `-0` stays `-0`; NaNs stay NaN. `tests/
+//! opencl_kernels.rs` (`hyperbolics_to_opencl_accuracy`) holds the devices to OpenCL's bounds.
+//! Doubles keep `GLSL.std.450`.
+
+use super::scalar::Scalar;
+use super::Lower;
+use spirv::{GlslStd450Op as G, Op, OpenclStd100Op as CL, Word};
+
+/// `1/2!` .. `1/9!`, `expm1`'s polynomial past `r`.
+const INVERSE_FACTORIALS: [f32; 8] = [1.0 / 2.0, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0, 1.0 / 5040.0, 1.0 / 40320.0, 1.0 / 362_880.0];
+/// Below this `sinh`, `tanh`, `asinh` and `atanh` are `x` (their next terms are under 2^-25 of it).
+const TINY: f32 = 1.0 / 4096.0;
+
+impl Lower<'_, '_> {
+    /// `op` of `x` (a float or half scalar or vector of type `ty`) to OpenCL's accuracy, or
+    /// `None` for other types.
+    pub(super) fn precise_hyperbolic(&mut self, op: CL, ty: Word, x: Word) -> Option<Word> {
+        if !self.precise_math_serves(ty) {
+            return None;
+        }
+        let f32_ty = self.b.module.type_float(32);
+        let expm1 = self.scalar_helper("matbridge.expm1_f32", f32_ty, |s, x| s.expm1(x));
+        let log = self.scalar_helper("matbridge.log_f32", f32_ty, |s, x| s.logarithm(CL::log, x));
+        let log1p = self.scalar_helper("matbridge.log1p_f32", f32_ty, |s, x| s.log1p(x));
+        let exp = self.scalar_helper("matbridge.exp_f32", f32_ty, |s, x| s.exponential(CL::exp, x));
+        let helper = match op {
+            CL::expm1 => expm1,
+            CL::log1p => log1p,
+            CL::sinh => self.scalar_helper("matbridge.sinh_f32", f32_ty, |s, x| s.sinh(expm1, x)),
+            CL::cosh => self.scalar_helper("matbridge.cosh_f32", f32_ty, |s, x| s.cosh(expm1, exp, x)),
+            CL::tanh => self.scalar_helper("matbridge.tanh_f32", f32_ty, |s, x| s.tanh(expm1, x)),
+            CL::asinh => self.scalar_helper("matbridge.asinh_f32", f32_ty, |s, x| s.asinh(log, log1p, x)),
+            CL::acosh => self.scalar_helper("matbridge.acosh_f32", f32_ty, |s, x| s.acosh(log, log1p, x)),
+            CL::atanh => self.scalar_helper("matbridge.atanh_f32", f32_ty, |s, x| s.atanh(log1p, x)),
+            _ => return None,
+        };
+        Some(self.per_component(ty, x, helper))
+    }
+}
+
+impl Scalar<'_, '_> {
+    fn below(&mut self, a: Word, limit: f32) -> Word {
+        let c = self.fc(limit);
+        self.test(Op::FOrdLessThan, a, c)
+    }
+
+    /// `e^x - 1`.
+    fn expm1(&mut self, x: Word) -> Word {
+        let (f, u) = (self.f(), self.u());
+        let (low, high) = (self.fc(-30.0), self.fc(89.0));
+        let clamped = self.gl(G::FClamp, f, &[x, low, high]);
+        let (r, k) = self.exp_reduce(clamped);
+        let mut q = self.fc(INVERSE_FACTORIALS[7]);
+        for c in INVERSE_FACTORIALS[..7].iter().rev() {
+            let t = self.fop(Op::FMul, q, r);
+            let c = self.fc(*c);
+            q = self.fop(Op::FAdd, c, t);
+        }
+        let rr = self.fop(Op::FMul, r, r);
+        let t = self.fop(Op::FMul, rr, q);
+        let p = self.fop(Op::FAdd, r, t);
+        let ki = self.b.op(Op::ConvertFToS, u, &[k]);
+        let two = self.uc(2);
+        let k1 = self.uop(Op::SDiv, ki, two);
+        let k2 = self.uop(Op::ISub, ki, k1);
+        let s1 = self.power_of_two(k1);
+        let s2 = self.power_of_two(k2);
+        // k in [-1, 24]: 2^k (p + (1 - 2^-k)).
+        let zero_u = self.uc(0);
+        let minus_k = self.uop(Op::ISub, zero_u, ki);
+        let (lo, hi) = (self.uc(24u32.wrapping_neg()), self.uc(1));
+        let near = self.gl(G::SClamp, u, &[minus_k, lo, hi]);
+        let inverse = self.power_of_two(near);
+        let one = self.fc(1.0);
+        let offset = self.fop(Op::FSub, one, inverse);
+        let a = self.fop(Op::FAdd, p, offset);
+        let a = self.fop(Op::FMul, a, s1);
+        let a = self.fop(Op::FMul, a, s2);
+        // Beyond: 2^k (p + 1) - 1.
+        let b = self.fop(Op::FAdd, p, one);
+        let b = self.fop(Op::FMul, b, s1);
+        let b = self.fop(Op::FMul, b, s2);
+        let b = self.fop(Op::FSub, b, one);
+        let (first, last) = (self.uc(1u32.wrapping_neg()), self.uc(24));
+        let from = self.test(Op::SGreaterThanEqual, ki, first);
+        let to = self.test(Op::SLessThanEqual, ki, last);
+        let boolean = self.b.module.type_bool();
+        let in_range = self.b.op(Op::LogicalAnd, boolean, &[from, to]);
+        let value = self.pick_f(in_range, a, b);
+        let k_zero = self.test(Op::IEqual, ki, zero_u);
+        let value = self.pick_f(k_zero, p, value);
+        // Below 2^-25 (and zeros of either sign): x.
+        let a = self.gl(G::FAbs, f, &[x]);
+        let tiny = self.below(a, 2.980_232_2e-8);
+        let value = self.pick_f(tiny, x, value);
+        let limit = self.fc(88.722_84);
+        let over = self.test(Op::FOrdGreaterThan, x, limit);
+        let inf = self.fc(f32::INFINITY);
+        let value = self.pick_f(over, inf, value);
+        let nan = self.b.op(Op::IsNan, boolean, &[x]);
+        self.pick_f(nan, x, value)
+    }
+
+    /// `log(1 + x)`.
+    fn log1p(&mut self, x: Word) -> Word {
+        let one = self.fc(1.0);
+        let u = self.fop(Op::FAdd, one, x);
+        // 1 + x = u (1 + c/u): the sum's rounding error.
+        let two = self.fc(2.0);
+        let big = self.test(Op::FOrdGreaterThanEqual, u, two);
+        let d = self.fop(Op::FSub, u, x);
+        let c_big = self.fop(Op::FSub, one, d);
+        let d = self.fop(Op::FSub, u, one);
+        let c_small = self.fop(Op::FSub, x, d);
+        let c = self.pick_f(big, c_big, c_small);
+        let c = self.fop(Op::FDiv, c, u);
+        let moderate = self.below(u, 3.3e7);
+        let zero = self.fc(0.0);
+        let c = self.pick_f(moderate, c, zero);
+        let value = self.logarithm_corrected(CL::log, u, Some(c));
+        // Below 2^-25 (and zeros of either sign): x.
+        let f = self.f();
+        let a = self.gl(G::FAbs, f, &[x]);
+        let tiny = self.below(a, 2.980_232_2e-8);
+        let value = self.pick_f(tiny, x, value);
+        let boolean = self.b.module.type_bool();
+        let nan = self.b.op(Op::IsNan, boolean, &[x]);
+        let value = self.pick_f(nan, x, value);
+        // 1 + x rounds to 0 only at -1 (x's ulp there is 2^-24): -infinity; below, NaN.
+        let minus_one = self.fc(-1.0);
+        let pole = self.test(Op::FOrdEqual, x, minus_one);
+        let minus_inf = self.fc(f32::NEG_INFINITY);
+        let value = self.pick_f(pole, minus_inf, value);
+        let outside = self.test(Op::FOrdLessThan, x, minus_one);
+        let nan_c = self.fc(f32::NAN);
+        self.pick_f(outside, nan_c, value)
+    }
+
+    /// `e^a / 2` for `a >= 0` (finite to 89.4).
+    fn exp_half(&mut self, a: Word) -> Word {
+        let f = self.f();
+        let limit = self.fc(89.5);
+        let clamped = self.gl(G::FMin, f, &[a, limit]);
+        let (r, k) = self.exp_reduce(clamped);
+        let one = self.fc(1.0);
+        let k = self.fop(Op::FSub, k, one);
+        let value = self.exp_core(r, k);
+        let over = self.test(Op::FOrdGreaterThan, a, limit);
+        let inf = self.fc(f32::INFINITY);
+        self.pick_f(over, inf, value)
+    }
+
+    /// `sinh x`.
+    fn sinh(&mut self, expm1: Word, x: Word) -> Word {
+        let f = self.f();
+        let a = self.gl(G::FAbs, f, &[x]);
+        let t = self.call(expm1, &[a]);
+        let one = self.fc(1.0);
+        let t1 = self.fop(Op::FAdd, t, one);
+        // Below 1: 2t - t^2/(t + 1); to 9: t + t/(t + 1).
+        let tt = self.fop(Op::FMul, t, t);
+        let q = self.fop(Op::FDiv, tt, t1);
+        let two_t = self.fop(Op::FAdd, t, t);
+        let small = self.fop(Op::FSub, two_t, q);
+        let q = self.fop(Op::FDiv, t, t1);
+        let medium = self.fop(Op::FAdd, t, q);
+        let below_one = self.below(a, 1.0);
+        let v = self.pick_f(below_one, small, medium);
+        let half = self.fc(0.5);
+        let v = self.fop(Op::FMul, v, half);
+        let large = self.exp_half(a);
+        let below_nine = self.below(a, 9.0);
+        let v = self.pick_f(below_nine, v, large);
+        let tiny = self.below(a, TINY);
+        let v = self.pick_f(tiny, a, v);
+        let v = self.copysign(v, x);
+        let boolean = self.b.module.type_bool();
+        let nan = self.b.op(Op::IsNan, boolean, &[x]);
+        self.pick_f(nan, x, v)
+    }
+
+    /// `cosh x`.
+    fn cosh(&mut self, expm1: Word, exp: Word, x: Word) -> Word {
+        let f = self.f();
+        let a = self.gl(G::FAbs, f, &[x]);
+        let t = self.call(expm1, &[a]);
+        let one = self.fc(1.0);
+        let w = self.fop(Op::FAdd, one, t);
+        let ww = self.fop(Op::FAdd, w, w);
+        let tt = self.fop(Op::FMul, t, t);
+        let q = self.fop(Op::FDiv, tt, ww);
+        let small = self.fop(Op::FAdd, one, q);
+        let e = self.call(exp, &[a]);
+        let half = self.fc(0.5);
+        let he = self.fop(Op::FMul, half, e);
+        let inv = self.fop(Op::FDiv, half, e);
+        let medium = self.fop(Op::FAdd, he, inv);
+        let large = self.exp_half(a);
+        let below_nine = self.below(a, 9.0);
+        let v = self.pick_f(below_nine, medium, large);
+        let near = self.below(a, 0.346_573_6);
+        let v = self.pick_f(near, small, v);
+        let boolean = self.b.module.type_bool();
+        let nan = self.b.op(Op::IsNan, boolean, &[x]);
+        self.pick_f(nan, x, v)
+    }
+
+    /// `tanh x`.
+    fn tanh(&mut self, expm1: Word, x: Word) -> Word {
+        let f = self.f();
+        let a = self.gl(G::FAbs, f, &[x]);
+        let two_a = self.fop(Op::FAdd, a, a);
+        let minus = self.b.op(Op::FNegate, f, &[two_a]);
+        let t = self.call(expm1, &[minus]);
+        let two = self.fc(2.0);
+        let d = self.fop(Op::FAdd, t, two);
+        let q = self.fop(Op::FDiv, t, d);
+        let small = self.b.op(Op::FNegate, f, &[q]);
+        let cap = self.fc(20.0);
+        let capped = self.gl(G::FMin, f, &[two_a, cap]);
+        let t = self.call(expm1, &[capped]);
+        let d = self.fop(Op::FAdd, t, two);
+        let q = self.fop(Op::FDiv, two, d);
+        let one = self.fc(1.0);
+        let medium = self.fop(Op::FSub, one, q);
+        let below_nine = self.below(a, 9.0);
+        let v = self.pick_f(below_nine, medium, one);
+        let below_one = self.below(a, 1.0);
+        let v = self.pick_f(below_one, small, v);
+        let tiny = self.below(a, TINY);
+        let v = self.pick_f(tiny, a, v);
+        let v = self.copysign(v, x);
+        let boolean = self.b.module.type_bool();
+        let nan = self.b.op(Op::IsNan, boolean, &[x]);
+        self.pick_f(nan, x, v)
+    }
+
+    /// `log a + ln 2` (`log 2a` for `a` past 2^28, where `2a` may overflow).
+    fn log_twice(&mut self, log: Word, a: Word) -> Word {
+        let l = self.call(log, &[a]);
+        let ln2 = self.fc(std::f32::consts::LN_2);
+        self.fop(Op::FAdd, l, ln2)
+    }
+
+    /// `asinh x`.
+    fn asinh(&mut self, log: Word, log1p: Word, x: Word) -> Word {
+        let f = self.f();
+        let a = self.gl(G::FAbs, f, &[x]);
+        let one = self.fc(1.0);
+        let cap = self.fc(1.0e18);
+        let ac = self.gl(G::FMin, f, &[a, cap]);
+        let aa = self.fop(Op::FMul, ac, ac);
+        let aa1 = self.fop(Op::FAdd, aa, one);
+        let root = self.gl(G::Sqrt, f, &[aa1]);
+        // Below 2: log1p(a + a^2 / (1 + sqrt(1 + a^2))).
+        let d = self.fop(Op::FAdd, one, root);
+        let q = self.fop(Op::FDiv, aa, d);
+        let arg = self.fop(Op::FAdd, a, q);
+        let small = self.call(log1p, &[arg]);
+        // To 2^28: log(2a + 1 / (sqrt(a^2 + 1) + a)).
+        let d = self.fop(Op::FAdd, root, a);
+        let q = self.fop(Op::FDiv, one, d);
+        let two_a = self.fop(Op::FAdd, ac, ac);
+        let arg = self.fop(Op::FAdd, two_a, q);
+        let medium = self.call(log, &[arg]);
+        let large = self.log_twice(log, a);
+        let below_huge = self.below(a, 268_435_456.0);
+        let v = self.pick_f(below_huge, medium, large);
+        let below_two = self.below(a, 2.0);
+        let v = self.pick_f(below_two, small, v);
+        let tiny = self.below(a, TINY);
+        let v = self.pick_f(tiny, a, v);
+        let v = self.copysign(v, x);
+        let boolean = self.b.module.type_bool();
+        let nan = self.b.op(Op::IsNan, boolean, &[x]);
+        self.pick_f(nan, x, v)
+    }
+
+    /// `acosh x`.
+    fn acosh(&mut self, log: Word, log1p: Word, x: Word) -> Word {
+        let f = self.f();
+        let one = self.fc(1.0);
+        let cap = self.fc(1.0e18);
+        let xc = self.gl(G::FMin, f, &[x, cap]);
+        // To 2: log1p(t + sqrt(2t + t^2)), t = x - 1.
+        let t = self.fop(Op::FSub, xc, one);
+        let two_t = self.fop(Op::FAdd, t, t);
+        let tt = self.fop(Op::FMul, t, t);
+        let s = self.fop(Op::FAdd, two_t, tt);
+        let root = self.gl(G::Sqrt, f, &[s]);
+        let arg = self.fop(Op::FAdd, t, root);
+        let small = self.call(log1p, &[arg]);
+        // To 2^28: log(2x - 1 / (x + sqrt(x^2 - 1))).
+        let xx = self.fop(Op::FMul, xc, xc);
+        let s = self.fop(Op::FSub, xx, one);
+        let root = self.gl(G::Sqrt, f, &[s]);
+        let d = self.fop(Op::FAdd, xc, root);
+        let q = self.fop(Op::FDiv, one, d);
+        let two_x = self.fop(Op::FAdd, xc, xc);
+        let arg = self.fop(Op::FSub, two_x, q);
+        let medium = self.call(log, &[arg]);
+        let large = self.log_twice(log, x);
+        let below_huge = self.below(x, 268_435_456.0);
+        let v = self.pick_f(below_huge, medium, large);
+        let below_two = self.below(x, 2.0);
+        let v = self.pick_f(below_two, small, v);
+        let outside = self.below(x, 1.0);
+        let nan = self.fc(f32::NAN);
+        let v = self.pick_f(outside, nan, v);
+        let boolean = self.b.module.type_bool();
+        let is_nan = self.b.op(Op::IsNan, boolean, &[x]);
+        self.pick_f(is_nan, x, v)
+    }
+
+    /// `atanh x`.
+    fn atanh(&mut self, log1p: Word, x: Word) -> Word {
+        let f = self.f();
+        let a = self.gl(G::FAbs, f, &[x]);
+        let one = self.fc(1.0);
+        let rest = self.fop(Op::FSub, one, a);
+        let two_a = self.fop(Op::FAdd, a, a);
+        // Below 1/2: log1p(2a + 2a^2 / (1 - a)) / 2.
+        let p = self.fop(Op::FMul, two_a, a);
+        let q = self.fop(Op::FDiv, p, rest);
+        let arg = self.fop(Op::FAdd, two_a, q);
+        let small = self.call(log1p, &[arg]);
+        // To 1: log1p(2a / (1 - a)) / 2.
+        let arg = self.fop(Op::FDiv, two_a, rest);
+        let medium = self.call(log1p, &[arg]);
+        let below_half = self.below(a, 0.5);
+        let v = self.pick_f(below_half, small, medium);
+        let half = self.fc(0.5);
+        let v = self.fop(Op::FMul, v, half);
+        let tiny = self.below(a, TINY);
+        let v = self.pick_f(tiny, a, v);
+        let pole = self.test(Op::FOrdEqual, a, one);
+        let inf = self.fc(f32::INFINITY);
+        let v = self.pick_f(pole, inf, v);
+        let outside = self.test(Op::FOrdGreaterThan, a, one);
+        let nan = self.fc(f32::NAN);
+        let v = self.pick_f(outside, nan, v);
+        let v = self.copysign(v, x);
+        let boolean = self.b.module.type_bool();
+        let is_nan = self.b.op(Op::IsNan, boolean, &[x]);
+        self.pick_f(is_nan, x, v)
+    }
+}
