@@ -10,8 +10,9 @@
 //! - `acos`: `pi/2 - asin x` to 1/2; `2 asin(s)` above; `pi - 2 asin(s)` below -1/2.
 //! - `atan`: `|x|` reduced to `t` in [-0.42, 0.42] by `t = -1/|x|` (adding pi/2) above
 //!   tan(3pi/8) or `(|x| - 1)/(|x| + 1)` (adding pi/4) above tan(pi/8), then `t + t z Q(z)`.
-//! - `atan2(y, x)`: `atan(|y|/|x|)` (0 for two zeros, 1 for two infinities, infinity where
-//!   the quotient overflows), `pi` minus it for `x` of negative sign (`-0` included), then
+//! - `atan2(y, x)`: `atan(|y|/|x|)` (both scaled first by a power of two that brings the
+//!   larger into [2^-64, 2^64], where every driver's division is accurate; 0 for two zeros, 1
+//!   for two infinities, infinity where the quotient overflows), `pi` minus it for `x` of negative sign (`-0` included), then
 //!   `y`'s sign: C99's values on both axes and at the infinities.
 //! - The `pi` forms are these times `1/pi`.
 //!
@@ -185,8 +186,20 @@ impl Scalar<'_, '_> {
         let (f, u) = (self.f(), self.u());
         let ay = self.gl(G::FAbs, f, &[y]);
         let ax = self.gl(G::FAbs, f, &[x]);
-        let r = self.fop(Op::FDiv, ay, ax);
-        let (zero, one, inf) = (self.fc(0.0), self.fc(1.0), self.fc(f32::INFINITY));
+        // Both scaled by a power of two that keeps the larger inside [2^-64, 2^64]: drivers
+        // divide by multiplying with a reciprocal that flushes to zero past 2^126 (NVIDIA's
+        // atan2(1e30, 3.4e38) was 0).
+        let larger = self.gl(G::NMax, f, &[ax, ay]);
+        let (high, low) = (self.fbits(0x5f80_0000), self.fbits(0x1f80_0000));
+        let above = self.test(Op::FOrdGreaterThan, larger, high);
+        let below = self.test(Op::FOrdLessThan, larger, low);
+        let one = self.fc(1.0);
+        let scale = self.pick_f(above, low, one);
+        let scale = self.pick_f(below, high, scale);
+        let sy = self.fop(Op::FMul, ay, scale);
+        let sx = self.fop(Op::FMul, ax, scale);
+        let r = self.fop(Op::FDiv, sy, sx);
+        let (zero, inf) = (self.fc(0.0), self.fc(f32::INFINITY));
         let y_zero = self.test(Op::FOrdEqual, ay, zero);
         let x_zero = self.test(Op::FOrdEqual, ax, zero);
         let boolean = self.b.module.type_bool();
