@@ -3039,6 +3039,42 @@ fn exponentials_and_logarithms_to_opencl_accuracy() {
         }
     }
 }
+/// `double_math.cl`: `nan` builds quiet NaNs with the payload's bits (doubles, floats and
+/// halves), `degrees` and `radians` of doubles (which `GLSL.std.450` has only for narrower
+/// floats) round like the products they are, and a sine of doubles, which has no lowering,
+/// is refused by name while its sibling runs.
+#[test]
+fn double_nans_angles_and_refusals() {
+    let Some((spirv, contexts)) = kernels_and_devices("double_math") else { return };
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let refused = ctx.load_kernel(&spirv, "double_sine").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(refused.contains("sin of doubles"), "{name}: double_sine: {refused:?}");
+        if !ctx.caps().shader_float64 {
+            continue;
+        }
+        let k = ctx.load_kernel(&spirv, "nans_and_angles").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let n = 64usize;
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 - 20.0) * 0.731).collect();
+        let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+        let mut bits = ctx.zeroed_buffer::<u64>(n, "bits").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f64>(2 * n, "o").unwrap();
+        let mut fbits = ctx.zeroed_buffer::<u32>(n, "fbits").unwrap();
+        let mut hbits = ctx.zeroed_buffer::<u16>(n, "hbits").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bits), KernelArg::Buffer(&bo), KernelArg::Buffer(&fbits), KernelArg::Buffer(&hbits)])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (bits, o): (Vec<u64>, Vec<f64>) = (ctx.read_buffer(&mut bits).unwrap(), ctx.read_buffer(&mut bo).unwrap());
+        let (fbits, hbits): (Vec<u32>, Vec<u16>) = (ctx.read_buffer(&mut fbits).unwrap(), ctx.read_buffer(&mut hbits).unwrap());
+        for g in 0..n {
+            assert_eq!(bits[g], 0x7ff8_0000_0000_0000 | (g as u64 * 0x10001), "{name}: double nan({g})");
+            assert_eq!(fbits[g], 0x7fc0_0000 | (g as u32 * 0x1001), "{name}: float nan({g})");
+            assert_eq!(hbits[g], 0x7e00 | g as u16, "{name}: half nan({g})");
+            assert_eq!(o[g * 2], -x[g] * (180.0 / std::f64::consts::PI), "{name}: degrees({})", -x[g]);
+            assert_eq!(o[g * 2 + 1], x[g] * (std::f64::consts::PI / 180.0), "{name}: radians({})", x[g]);
+        }
+    }
+}
+
 /// Arguments of `powers.cl`, `hyperbolics.cl` and `inverse_trigonometry.cl`: every pair of
 /// edge values (zeros, ones, subnormals, the largest floats, infinities, NaN, and where the
 /// functions change formula or overflow), then random pairs over the ranges each formula

@@ -39,6 +39,7 @@ use crate::profile::DeviceCaps;
 use spirv::{Capability, Decoration, FPRoundingMode, GlslStd450Op as G, Op, OpenclStd100Op as CL, Word};
 use std::collections::{HashMap, HashSet};
 
+mod doubles;
 mod exponentials;
 mod hyperbolic;
 mod inverse_trigonometry;
@@ -214,6 +215,18 @@ impl Lower<'_, '_> {
         let ty = inst.ty()?;
         let Some(op) = CL::from_u32(number) else { return Err(self.unsupported(inst, &format!("OpenCL.std instruction {number}"))) };
         let a = |k: usize| args.get(k).copied().ok_or_else(|| Error::Invalid { site: Box::default(), message: format!("OpenCL.std {op:?} lacks operand {k}") });
+        let (_, _, width, is_float) = self.shape(ty);
+        if is_float && width == 64 && !doubles::serves(op) {
+            return Err(self.unsupported(inst, &format!("OpenCL.std {op:?} of doubles (GLSL.std.450's takes only 16- and 32-bit floats)")));
+        }
+        if is_float && width == 64 && matches!(op, CL::degrees | CL::radians) {
+            let k = if op == CL::degrees { 180.0 / std::f64::consts::PI } else { std::f64::consts::PI / 180.0 };
+            let k = self.splat_f(ty, k);
+            return Ok(Some(self.op(Op::FMul, ty, &[a(0)?, k])));
+        }
+        if op == CL::nan {
+            return Ok(Some(self.nan_with_payload(ty, a(0)?)));
+        }
         let direct = |op: CL| -> Option<G> {
             use CL::*;
             Some(match op {

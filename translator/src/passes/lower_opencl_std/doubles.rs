@@ -1,0 +1,72 @@
+//! Which `OpenCL.std` functions of doubles have a lowering. `GLSL.std.450`'s trigonometric,
+//! hyperbolic, exponential and power functions take only 16- and 32-bit floats, so their
+//! double forms have none yet: translation refuses them by name instead of writing a module
+//! Vulkan rejects. `nan` builds its quiet NaN from the payload for every width.
+
+use super::Lower;
+use spirv::{Op, OpenclStd100Op as CL, Word};
+
+/// Whether `op` of doubles has a lowering.
+pub(super) fn serves(op: CL) -> bool {
+    use CL::*;
+    !matches!(
+        op,
+        sin | cos
+            | tan
+            | sincos
+            | asin
+            | acos
+            | atan
+            | atan2
+            | sinh
+            | cosh
+            | tanh
+            | asinh
+            | acosh
+            | atanh
+            | exp
+            | exp2
+            | exp10
+            | expm1
+            | log
+            | log2
+            | log10
+            | log1p
+            | pow
+            | powr
+            | pown
+            | rootn
+            | cbrt
+            | sinpi
+            | cospi
+            | tanpi
+            | asinpi
+            | acospi
+            | atanpi
+            | atan2pi
+            | erf
+            | erfc
+            | lgamma
+            | lgamma_r
+            | tgamma
+    )
+}
+
+impl Lower<'_, '_> {
+    /// `nan(code)`: the quiet NaN of `ty`'s width carrying `code` (an unsigned integer of the
+    /// same width, its bits below the quiet bit kept).
+    pub(super) fn nan_with_payload(&mut self, ty: Word, code: Word) -> Word {
+        let (_, _, width, _) = self.shape(ty);
+        let it = self.uint_like(ty);
+        let (quiet, payload) = match width {
+            16 => (0x7e00i64, 0x01ffi64),
+            64 => (0x7ff8_0000_0000_0000, 0x0007_ffff_ffff_ffff),
+            _ => (0x7fc0_0000, 0x003f_ffff),
+        };
+        let mask = self.splat_i(it, payload);
+        let kept = self.op(Op::BitwiseAnd, it, &[code, mask]);
+        let quiet = self.splat_i(it, quiet);
+        let bits = self.op(Op::BitwiseOr, it, &[kept, quiet]);
+        self.b.bitcast(ty, bits)
+    }
+}
