@@ -3075,6 +3075,105 @@ fn double_nans_angles_and_refusals() {
     }
 }
 
+/// `double_math.cl`'s `transcendentals`: exp, exp2, exp10, log, log2, log10, expm1, log1p and
+/// the hyperbolic functions and their inverses of doubles (which `GLSL.std.450` has only for
+/// narrower floats) to OpenCL's accuracy against the `libm` crate, over edge values (zeros,
+/// subnormals, near 1, overflow and underflow thresholds, infinities, NaN) and random ones,
+/// on every device with doubles.
+#[test]
+fn double_exponentials_and_hyperbolics_to_opencl_accuracy() {
+    let Some((spirv, contexts)) = kernels_and_devices("double_math") else { return };
+    let mut x = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.0,
+        0.5,
+        1e-300,
+        -1e-300,
+        1e300,
+        -1e300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        22.0,
+        -30.0,
+        709.7,
+        710.4,
+        -745.0,
+        1e-10,
+        -1e-10,
+        0.999,
+        5e-324,
+        1.000_000_1,
+        0.999_999_9,
+        308.2,
+        -323.5,
+        1023.9,
+        -1074.5,
+        f64::MAX,
+    ];
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(53);
+    while x.len() < 2048 {
+        x.push(match x.len() % 5 {
+            0 => rng.random_range(-10.0..10.0),
+            1 => rng.random_range(-750.0..750.0),
+            2 => 2f64.powf(rng.random_range(-1070.0..1020.0)) * if rng.random() { 1.0 } else { -1.0 },
+            3 => rng.random_range(-0.01..0.01),
+            _ => rng.random_range(0.5..40.0),
+        });
+    }
+    let y: Vec<f64> = x.iter().enumerate().map(|(i, v)| if i % 2 == 0 { v / (1.0 + v.abs()) } else { rng.random_range(-1.0..1.0) }).collect();
+    let ulps = |got: f64, want: f64| -> f64 {
+        // The unit in the last place at `want`: 2^(e - 52), 2^-1074 for subnormals.
+        let e = ((want.abs().to_bits() >> 52) as i32).max(1) - 1075;
+        let ulp = if e >= -1022 { f64::from_bits(((e + 1023) as u64) << 52) } else { f64::from_bits(1u64 << (e + 1074)) };
+        (got - want).abs() / ulp
+    };
+    for ctx in contexts.iter().filter(|c| c.caps().shader_float64) {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "transcendentals").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (bx, by) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&y, "y").unwrap());
+        let mut bo = ctx.zeroed_buffer::<f64>(14 * x.len(), "o").unwrap();
+        ctx.launch(&k, &NdRange::linear(x.len() as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bo)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let o: Vec<f64> = ctx.read_buffer(&mut bo).unwrap();
+        for g in 0..x.len() {
+            let (a, b) = (x[g], y[g]);
+            let wants = [
+                (a.exp(), 3.0),
+                (a.exp2(), 3.0),
+                (libm::exp10(a), 3.0),
+                (a.ln(), 3.0),
+                (a.log2(), 3.0),
+                (a.log10(), 3.0),
+                (libm::expm1(a), 3.0),
+                (libm::log1p(a), 2.0),
+                (libm::sinh(a), 4.0),
+                (libm::cosh(a), 4.0),
+                (libm::tanh(a), 5.0),
+                (libm::asinh(a), 4.0),
+                (libm::acosh(a), 4.0),
+                (libm::atanh(b), 5.0),
+            ];
+            for (j, (want, bound)) in wants.into_iter().enumerate() {
+                let got = o[g * 14 + j];
+                let ok = if want.is_nan() {
+                    got.is_nan()
+                } else if want.is_infinite() || want == 0.0 {
+                    got == want && got.is_sign_negative() == want.is_sign_negative()
+                } else {
+                    // Subnormal results may be flushed (Vulkan allows it), and subnormal
+                    // arguments taken as zeros.
+                    let flushed_arg = a.abs() < f64::MIN_POSITIVE;
+                    (want.abs() < f64::MIN_POSITIVE && (got == 0.0 || got.abs() < f64::MIN_POSITIVE)) || ulps(got, want) <= bound || flushed_arg
+                };
+                assert!(ok, "{name}: result {j} of ({a:e}, {b:e}): {got:e}, want {want:e} ({:.1} units)", ulps(got, want));
+            }
+        }
+    }
+}
+
 /// Arguments of `powers.cl`, `hyperbolics.cl` and `inverse_trigonometry.cl`: every pair of
 /// edge values (zeros, ones, subnormals, the largest floats, infinities, NaN, and where the
 /// functions change formula or overflow), then random pairs over the ranges each formula

@@ -1,6 +1,7 @@
 // Doubles: nan() with payloads (of halves and floats too), degrees and radians, which
-// GLSL.std.450 has only for 16- and 32-bit floats, and a sine of doubles, which has no lowering
-// yet and must be refused by name.
+// GLSL.std.450 has only for 16- and 32-bit floats, the exponentials, logarithms and hyperbolic
+// functions (OpenCL: 3 units in the last place, log1p 2, sinh, cosh, asinh, acosh 4, tanh,
+// atanh 5), and a sine of doubles, which has no lowering yet and must be refused by name.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
@@ -18,4 +19,25 @@ __kernel void nans_and_angles(__global const double *x, __global ulong *bits, __
 __kernel void double_sine(__global double *x) {
     const uint g = get_global_id(0);
     x[g] = sin(x[g]);
+}
+
+__kernel void transcendentals(__global const double *x, __global const double *y, __global double *o) {
+    const uint g = get_global_id(0);
+    const double a = x[g], b = y[g];
+    __global double *r = o + g * 14;
+    r[0] = exp(a);
+    r[1] = exp2(a);
+    r[2] = exp10(a);
+    const double2 l = log((double2)(2.0, a));
+    r[3] = l.y;
+    r[4] = log2(a);
+    r[5] = log10(a);
+    r[6] = expm1(a);
+    r[7] = log1p(a);
+    r[8] = sinh(a);
+    r[9] = cosh(a);
+    r[10] = tanh(a);
+    r[11] = asinh(a);
+    r[12] = acosh(a);
+    r[13] = atanh(b);
 }

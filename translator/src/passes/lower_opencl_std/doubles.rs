@@ -1,7 +1,10 @@
 //! Which `OpenCL.std` functions of doubles have a lowering. `GLSL.std.450`'s trigonometric,
-//! hyperbolic, exponential and power functions take only 16- and 32-bit floats, so their
-//! double forms have none yet: translation refuses them by name instead of writing a module
-//! Vulkan rejects. `nan` builds its quiet NaN from the payload for every width.
+//! hyperbolic, exponential and power functions take only 16- and 32-bit floats: the
+//! exponentials, logarithms, `expm1`, `log1p` and the hyperbolic functions and their inverses
+//! of doubles are `exponentials.rs`' and `hyperbolic.rs`' double helpers; the trigonometric
+//! functions, their inverses and the powers have none yet, and translation refuses them by
+//! name instead of writing a module Vulkan rejects. `nan` builds its quiet NaN from the payload
+//! for every width.
 
 use super::Lower;
 use spirv::{Op, OpenclStd100Op as CL, Word};
@@ -11,44 +14,7 @@ pub(super) fn serves(op: CL) -> bool {
     use CL::*;
     !matches!(
         op,
-        sin | cos
-            | tan
-            | sincos
-            | asin
-            | acos
-            | atan
-            | atan2
-            | sinh
-            | cosh
-            | tanh
-            | asinh
-            | acosh
-            | atanh
-            | exp
-            | exp2
-            | exp10
-            | expm1
-            | log
-            | log2
-            | log10
-            | log1p
-            | pow
-            | powr
-            | pown
-            | rootn
-            | cbrt
-            | sinpi
-            | cospi
-            | tanpi
-            | asinpi
-            | acospi
-            | atanpi
-            | atan2pi
-            | erf
-            | erfc
-            | lgamma
-            | lgamma_r
-            | tgamma
+        sin | cos | tan | sincos | asin | acos | atan | atan2 | pow | powr | pown | rootn | cbrt | sinpi | cospi | tanpi | asinpi | acospi | atanpi | atan2pi | erf | erfc | lgamma | lgamma_r | tgamma
     )
 }
 

@@ -18,7 +18,9 @@
 //! A model of these operations (f32 rounding after each, no fused multiply-add) measured at
 //! most 1.3 units for the exponentials and 1.9 for the logarithms; `tests/opencl_kernels.rs`
 //! (`exponentials_and_logarithms_to_opencl_accuracy`) holds the devices to 3. The `half_` and
-//! `native_` variants keep the driver's functions; doubles keep `GLSL.std.450`.
+//! `native_` variants keep the driver's functions. Doubles get the same schemes in double
+//! precision (`matbridge.<name>_f64`: fdlibm's `log` with `Lg1`..`Lg7`, the exponential's
+//! series to degree 13, the bits through the high word), within 2 units of `libm`.
 
 use super::scalar::Scalar;
 use super::Lower;
@@ -28,6 +30,11 @@ use spirv::{GlslStd450Op as G, Op, OpenclStd100Op as CL, Word};
 const LN2: [f32; 2] = [f32::from_bits(0x3f31_7200), f32::from_bits(0x35bf_be8e)];
 /// `log10 2` in two parts, the first of 8 significant bits.
 const LOG10_2: [f32; 2] = [f32::from_bits(0x3e9a_0000), f32::from_bits(0x3982_6a14)];
+/// For doubles: `ln 2` in two parts (the first of 32 significant bits), `log10 2` in two parts
+/// (the first of 40), fdlibm's `Lg1`..`Lg7`.
+const LN2_DOUBLE: [u64; 2] = [0x3fe6_2e42_fee0_0000, 0x3dea_39ef_3579_3c76];
+const LOG10_2_DOUBLE: [u64; 2] = [0x3fd3_4413_509f_6000, 0x3d59_fef3_11f1_2b36];
+const LG_DOUBLE: [u64; 7] = [0x3fe5_5555_5555_5593, 0x3fd9_9999_9997_fa04, 0x3fd2_4924_9422_9359, 0x3fcc_71c5_1d8e_78af, 0x3fc7_4664_96cb_03de, 0x3fc3_9a09_d078_c69f, 0x3fc2_f112_df3e_5244];
 /// fdlibm's `Lg1`..`Lg4` for `R(z)`.
 const LG: [f32; 4] = [f32::from_bits(0x3f2a_aaaa), f32::from_bits(0x3ecc_ce13), f32::from_bits(0x3e91_e9ee), f32::from_bits(0x3e78_9e26)];
 
@@ -35,20 +42,17 @@ impl Lower<'_, '_> {
     /// `op` of `x` (a float or half scalar or vector of type `ty`) to OpenCL's accuracy, or
     /// `None` for other types.
     pub(super) fn precise_exponential(&mut self, op: CL, ty: Word, x: Word) -> Option<Word> {
-        if !self.precise_math_serves(ty) {
-            return None;
-        }
+        let width = self.helper_width(ty)?;
         let name = match op {
-            CL::exp => "matbridge.exp_f32",
-            CL::exp2 => "matbridge.exp2_f32",
-            CL::exp10 => "matbridge.exp10_f32",
-            CL::log => "matbridge.log_f32",
-            CL::log2 => "matbridge.log2_f32",
-            CL::log10 => "matbridge.log10_f32",
+            CL::exp => "exp",
+            CL::exp2 => "exp2",
+            CL::exp10 => "exp10",
+            CL::log => "log",
+            CL::log2 => "log2",
+            CL::log10 => "log10",
             _ => return None,
         };
-        let f32_ty = self.b.module.type_float(32);
-        let helper = self.scalar_helper(name, f32_ty, |s, x| match op {
+        let helper = self.unary_helper(width, name, |s, x| match op {
             CL::exp | CL::exp2 | CL::exp10 => s.exponential(op, x),
             _ => s.logarithm(op, x),
         });
@@ -57,9 +61,16 @@ impl Lower<'_, '_> {
 }
 
 impl Scalar<'_, '_> {
-    /// `2^k` for an integer `k` in [-126, 127].
+    /// `2^k` for an integer `k` in [-126, 127] (for doubles [-1022, 1023]).
     pub(super) fn power_of_two(&mut self, k: Word) -> Word {
         let f = self.f();
+        if self.width == 64 {
+            let bias = self.uc(1023);
+            let biased = self.uop(Op::IAdd, k, bias);
+            let c20 = self.uc(20);
+            let high = self.uop(Op::ShiftLeftLogical, biased, c20);
+            return self.double_of_high_word(high);
+        }
         let bias = self.uc(127);
         let biased = self.uop(Op::IAdd, k, bias);
         let c23 = self.uc(23);
@@ -70,17 +81,21 @@ impl Scalar<'_, '_> {
     /// `e^r 2^k` for `|r| <= ln2/2` and a float integer `k` in [-150, 128].
     pub(super) fn exp_core(&mut self, r: Word, k: Word) -> Word {
         let u = self.u();
-        let factorials: [f32; 6] = [1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5];
-        let mut q = self.fc(factorials[0]);
+        let factorials: Vec<Word> = if self.width == 64 {
+            // 1/13! .. 1/2!: truncation below 0.05 units of a double.
+            (2..=13u32).rev().map(|k| (2..=k).map(f64::from).product::<f64>()).collect::<Vec<_>>().into_iter().map(|p| self.fd(1.0 / p)).collect()
+        } else {
+            [1.0f32 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5].into_iter().map(|c| self.fc(c)).collect()
+        };
+        let mut q = factorials[0];
         for c in &factorials[1..] {
             let t = self.fop(Op::FMul, q, r);
-            let c = self.fc(*c);
-            q = self.fop(Op::FAdd, t, c);
+            q = self.fop(Op::FAdd, t, *c);
         }
         let rr = self.fop(Op::FMul, r, r);
         let t = self.fop(Op::FMul, rr, q);
         let t = self.fop(Op::FAdd, t, r);
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let p = self.fop(Op::FAdd, one, t);
         // 2^k in two halves, each a normal float.
         let ki = self.b.op(Op::ConvertFToS, u, &[k]);
@@ -97,12 +112,12 @@ impl Scalar<'_, '_> {
     /// `|x|` up to 128 ln 2 or so.
     pub(super) fn exp_reduce(&mut self, x: Word) -> (Word, Word) {
         let f = self.f();
-        let scale = self.fc(std::f32::consts::LOG2_E);
+        let scale = self.fd(std::f64::consts::LOG2_E);
         let estimate = self.fop(Op::FMul, x, scale);
         let k = self.gl(G::RoundEven, f, &[estimate]);
         let mut r = x;
-        for part in LN2 {
-            let c = self.fc(part);
+        for j in 0..2 {
+            let c = self.fw(LN2[j].to_bits(), LN2_DOUBLE[j]);
             let kc = self.fop(Op::FMul, k, c);
             r = self.fop(Op::FSub, r, kc);
         }
@@ -113,33 +128,37 @@ impl Scalar<'_, '_> {
     pub(super) fn exponential(&mut self, op: CL, x: Word) -> Word {
         let f = self.f();
         // Past these the result is infinite or zero (below the smallest subnormal's half).
-        let (log2_base, high, low) = match op {
-            CL::exp => (std::f32::consts::LOG2_E, 88.722_84, -103.972_08),
-            CL::exp2 => (1.0, 128.0, -150.0),
-            _ => (std::f32::consts::LOG2_10, 38.531_84, -45.154_5),
+        let double = self.width == 64;
+        let (high, low) = match (op, double) {
+            (CL::exp, false) => (88.722_84f32.into(), (-103.972_08f32).into()),
+            (CL::exp2, false) => (128.0, -150.0),
+            (_, false) => (38.531_84f32.into(), (-45.154_5f32).into()),
+            (CL::exp, true) => (709.782_712_893_384, -745.133_219_101_941_2),
+            (CL::exp2, true) => (1024.0, -1075.0),
+            (_, true) => (308.254_715_559_916_7, -323.607),
         };
-        let (high_c, low_c) = (self.fc(high), self.fc(low));
+        let (high_c, low_c) = (self.fd(high), self.fd(low));
         let clamped = self.gl(G::FClamp, f, &[x, low_c, high_c]);
         let (r, k) = match op {
             CL::exp2 => {
                 let k = self.gl(G::RoundEven, f, &[clamped]);
                 let frac = self.fop(Op::FSub, clamped, k);
-                let ln2 = self.fc(std::f32::consts::LN_2);
+                let ln2 = self.fd(std::f64::consts::LN_2);
                 let r = self.fop(Op::FMul, frac, ln2);
                 (r, k)
             }
             CL::exp => self.exp_reduce(clamped),
             _ => {
-                let scale = self.fc(log2_base);
+                let scale = self.fd(std::f64::consts::LOG2_10);
                 let estimate = self.fop(Op::FMul, clamped, scale);
                 let k = self.gl(G::RoundEven, f, &[estimate]);
                 let mut r = clamped;
-                for part in LOG10_2 {
-                    let c = self.fc(part);
+                for j in 0..2 {
+                    let c = self.fw(LOG10_2[j].to_bits(), LOG10_2_DOUBLE[j]);
                     let kc = self.fop(Op::FMul, k, c);
                     r = self.fop(Op::FSub, r, kc);
                 }
-                let ln10 = self.fc(std::f32::consts::LN_10);
+                let ln10 = self.fd(std::f64::consts::LN_10);
                 r = self.fop(Op::FMul, r, ln10);
                 (r, k)
             }
@@ -148,24 +167,18 @@ impl Scalar<'_, '_> {
         let boolean = self.b.module.type_bool();
         let over = self.test(Op::FOrdGreaterThan, x, high_c);
         let under = self.test(Op::FOrdLessThan, x, low_c);
-        let (inf, zero) = (self.fc(f32::INFINITY), self.fc(0.0));
+        let (inf, zero) = (self.fd(f64::INFINITY), self.fd(0.0));
         let value = self.pick_f(over, inf, value);
         let value = self.pick_f(under, zero, value);
         let nan = self.b.op(Op::IsNan, boolean, &[x]);
         self.pick_f(nan, x, value)
     }
 
-    /// `log`, `log2` or `log10` of `x`.
-    pub(super) fn logarithm(&mut self, op: CL, x: Word) -> Word {
-        self.logarithm_corrected(op, x, None)
-    }
-
-    /// `log`, `log2` or `log10` of `x`; for `log`, of `x (1 + c)` where `correction` is `c`
-    /// (small: `log1p`'s rounding error of `1 + x`, relative to it).
-    pub(super) fn logarithm_corrected(&mut self, op: CL, x: Word, correction: Option<Word>) -> Word {
+    /// `(e, m)` with `x = m 2^e`, `m` in [sqrt(2)/2, sqrt(2)) (subnormals scaled by 2^23 first),
+    /// `e` a 32-bit integer, for positive floats.
+    fn log_split(&mut self, x: Word) -> (Word, Word) {
         let f = self.f();
         let u = self.u();
-        // Subnormals scaled into the normal range first.
         let bits = self.b.bitcast(u, x);
         let smallest_normal = self.uc(0x0080_0000);
         let subnormal = self.test(Op::ULessThan, bits, smallest_normal);
@@ -180,7 +193,6 @@ impl Scalar<'_, '_> {
         let bias = self.uc(127);
         let e = self.uop(Op::ISub, biased, bias);
         let e = self.uop(Op::IAdd, e, e0);
-        // m in [sqrt(2)/2, sqrt(2)).
         let fraction_mask = self.uc(0x7f_ffff);
         let m = self.uop(Op::BitwiseAnd, bits, fraction_mask);
         let sqrt2 = self.uc(0x35_04f3);
@@ -191,21 +203,62 @@ impl Scalar<'_, '_> {
         let one_u = self.uc(1);
         let carry = self.pick_u(big, one_u, zero_u);
         let e = self.uop(Op::IAdd, e, carry);
-        let m = self.b.bitcast(f, m);
-        let one = self.fc(1.0);
+        (e, self.b.bitcast(f, m))
+    }
+
+    /// [`Scalar::log_split`] for doubles (subnormals scaled by 2^54), on the high word.
+    fn log_split_double(&mut self, x: Word) -> (Word, Word) {
+        let high = self.high_word(x);
+        let smallest_normal = self.uc(0x0010_0000);
+        let subnormal = self.test(Op::ULessThan, high, smallest_normal);
+        let up = self.fd(18_014_398_509_481_984.0);
+        let scaled = self.fop(Op::FMul, x, up);
+        let y = self.pick_f(subnormal, scaled, x);
+        let (minus_54, zero_u) = (self.uc(54u32.wrapping_neg()), self.uc(0));
+        let e0 = self.pick_u(subnormal, minus_54, zero_u);
+        let high = self.high_word(y);
+        let c20 = self.uc(20);
+        let biased = self.uop(Op::ShiftRightLogical, high, c20);
+        let bias = self.uc(1023);
+        let e = self.uop(Op::ISub, biased, bias);
+        let e = self.uop(Op::IAdd, e, e0);
+        let fraction_mask = self.uc(0xf_ffff);
+        let fraction = self.uop(Op::BitwiseAnd, high, fraction_mask);
+        let sqrt2 = self.uc(0x6_a09e);
+        let big = self.test(Op::UGreaterThan, fraction, sqrt2);
+        let (half_exp, one_exp) = (self.uc(0x3fe0_0000), self.uc(0x3ff0_0000));
+        let exponent = self.pick_u(big, half_exp, one_exp);
+        let high = self.uop(Op::BitwiseOr, fraction, exponent);
+        let one_u = self.uc(1);
+        let carry = self.pick_u(big, one_u, zero_u);
+        let e = self.uop(Op::IAdd, e, carry);
+        (e, self.with_high_word(y, high))
+    }
+
+    /// `log`, `log2` or `log10` of `x`.
+    pub(super) fn logarithm(&mut self, op: CL, x: Word) -> Word {
+        self.logarithm_corrected(op, x, None)
+    }
+
+    /// `log`, `log2` or `log10` of `x`; for `log`, of `x (1 + c)` where `correction` is `c`
+    /// (small: `log1p`'s rounding error of `1 + x`, relative to it).
+    pub(super) fn logarithm_corrected(&mut self, op: CL, x: Word, correction: Option<Word>) -> Word {
+        let f = self.f();
+        let (e, m) = if self.width == 64 { self.log_split_double(x) } else { self.log_split(x) };
+        let one = self.fd(1.0);
         let r = self.fop(Op::FSub, m, one);
-        let two = self.fc(2.0);
+        let two = self.fd(2.0);
         let denominator = self.fop(Op::FAdd, two, r);
         let s = self.fop(Op::FDiv, r, denominator);
         let z = self.fop(Op::FMul, s, s);
-        let mut poly = self.fc(LG[3]);
-        for c in [LG[2], LG[1], LG[0]] {
+        let coefficients: Vec<Word> = if self.width == 64 { LG_DOUBLE.iter().rev().map(|c| self.fd(f64::from_bits(*c))).collect() } else { LG.iter().rev().map(|c| self.fc(*c)).collect() };
+        let mut poly = coefficients[0];
+        for c in &coefficients[1..] {
             let t = self.fop(Op::FMul, poly, z);
-            let c = self.fc(c);
-            poly = self.fop(Op::FAdd, t, c);
+            poly = self.fop(Op::FAdd, t, *c);
         }
         let big_r = self.fop(Op::FMul, z, poly);
-        let half = self.fc(0.5);
+        let half = self.fd(0.5);
         let half_r = self.fop(Op::FMul, half, r);
         let hfsq = self.fop(Op::FMul, half_r, r);
         let inner = self.fop(Op::FAdd, hfsq, big_r);
@@ -213,7 +266,7 @@ impl Scalar<'_, '_> {
         let ef = self.b.op(Op::ConvertSToF, f, &[e]);
         let value = match op {
             CL::log => {
-                let (hi, lo) = (self.fc(LN2[0]), self.fc(LN2[1]));
+                let (hi, lo) = (self.fw(LN2[0].to_bits(), LN2_DOUBLE[0]), self.fw(LN2[1].to_bits(), LN2_DOUBLE[1]));
                 let mut e_lo = self.fop(Op::FMul, ef, lo);
                 if let Some(c) = correction {
                     e_lo = self.fop(Op::FAdd, e_lo, c);
@@ -229,12 +282,12 @@ impl Scalar<'_, '_> {
                 let t = self.fop(Op::FSub, hfsq, s_inner);
                 let l = self.fop(Op::FSub, r, t);
                 if op == CL::log2 {
-                    let log2e = self.fc(std::f32::consts::LOG2_E);
+                    let log2e = self.fd(std::f64::consts::LOG2_E);
                     let l2 = self.fop(Op::FMul, l, log2e);
                     self.fop(Op::FAdd, ef, l2)
                 } else {
-                    let (hi, lo) = (self.fc(LOG10_2[0]), self.fc(LOG10_2[1]));
-                    let log10e = self.fc(std::f32::consts::LOG10_E);
+                    let (hi, lo) = (self.fw(LOG10_2[0].to_bits(), LOG10_2_DOUBLE[0]), self.fw(LOG10_2[1].to_bits(), LOG10_2_DOUBLE[1]));
+                    let log10e = self.fd(std::f64::consts::LOG10_E);
                     let l10 = self.fop(Op::FMul, l, log10e);
                     let e_lo = self.fop(Op::FMul, ef, lo);
                     let t = self.fop(Op::FAdd, e_lo, l10);
@@ -244,7 +297,7 @@ impl Scalar<'_, '_> {
             }
         };
         // Zero: -infinity; negatives and NaN: NaN; infinity: infinity.
-        let (zero, inf, minus_inf, nan) = (self.fc(0.0), self.fc(f32::INFINITY), self.fc(f32::NEG_INFINITY), self.fc(f32::NAN));
+        let (zero, inf, minus_inf, nan) = (self.fd(0.0), self.fd(f64::INFINITY), self.fd(f64::NEG_INFINITY), self.fd(f64::NAN));
         let is_zero = self.test(Op::FOrdEqual, x, zero);
         let value = self.pick_f(is_zero, minus_inf, value);
         let is_inf = self.test(Op::FOrdEqual, x, inf);

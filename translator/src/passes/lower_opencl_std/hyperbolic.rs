@@ -27,7 +27,8 @@
 //!
 //! Odd functions take `x`'s sign last, so `-0` stays `-0`; NaNs stay NaN. `tests/
 //! opencl_kernels.rs` (`hyperbolics_to_opencl_accuracy`) holds the devices to OpenCL's bounds.
-//! Doubles keep `GLSL.std.450`.
+//! Doubles (`matbridge.<name>_f64`) use the same formulas with double thresholds (`x` below
+//! 2^-28, `e^|x|/2` from 22, `expm1`'s series to degree 17).
 
 use super::scalar::Scalar;
 use super::Lower;
@@ -35,30 +36,32 @@ use spirv::{GlslStd450Op as G, Op, OpenclStd100Op as CL, Word};
 
 /// `1/2!` .. `1/9!`, `expm1`'s polynomial past `r`.
 const INVERSE_FACTORIALS: [f32; 8] = [1.0 / 2.0, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0, 1.0 / 5040.0, 1.0 / 40320.0, 1.0 / 362_880.0];
-/// Below this `sinh`, `tanh`, `asinh` and `atanh` are `x` (their next terms are under 2^-25 of it).
-const TINY: f32 = 1.0 / 4096.0;
+/// Below these `sinh`, `tanh`, `asinh` and `atanh` are `x` (their next terms are under half a
+/// unit of it): floats, doubles.
+const TINY: (f64, f64) = (1.0 / 4096.0, 1.0 / 268_435_456.0);
+/// `expm1` and `log1p` are `x` below these.
+const NEGLIGIBLE: (f64, f64) = (2.980_232_238_769_531_2e-8, 5.551_115_123_125_783e-17);
+/// From here `e^-2x` no longer matters beside `e^x` for `sinh`, `cosh` and `tanh`.
+const LARGE: (f64, f64) = (9.0, 22.0);
 
 impl Lower<'_, '_> {
     /// `op` of `x` (a float or half scalar or vector of type `ty`) to OpenCL's accuracy, or
     /// `None` for other types.
     pub(super) fn precise_hyperbolic(&mut self, op: CL, ty: Word, x: Word) -> Option<Word> {
-        if !self.precise_math_serves(ty) {
-            return None;
-        }
-        let f32_ty = self.b.module.type_float(32);
-        let expm1 = self.scalar_helper("matbridge.expm1_f32", f32_ty, |s, x| s.expm1(x));
-        let log = self.scalar_helper("matbridge.log_f32", f32_ty, |s, x| s.logarithm(CL::log, x));
-        let log1p = self.scalar_helper("matbridge.log1p_f32", f32_ty, |s, x| s.log1p(x));
-        let exp = self.scalar_helper("matbridge.exp_f32", f32_ty, |s, x| s.exponential(CL::exp, x));
+        let width = self.helper_width(ty)?;
+        let expm1 = self.unary_helper(width, "expm1", |s, x| s.expm1(x));
+        let log = self.unary_helper(width, "log", |s, x| s.logarithm(CL::log, x));
+        let log1p = self.unary_helper(width, "log1p", |s, x| s.log1p(x));
+        let exp = self.unary_helper(width, "exp", |s, x| s.exponential(CL::exp, x));
         let helper = match op {
             CL::expm1 => expm1,
             CL::log1p => log1p,
-            CL::sinh => self.scalar_helper("matbridge.sinh_f32", f32_ty, |s, x| s.sinh(expm1, x)),
-            CL::cosh => self.scalar_helper("matbridge.cosh_f32", f32_ty, |s, x| s.cosh(expm1, exp, x)),
-            CL::tanh => self.scalar_helper("matbridge.tanh_f32", f32_ty, |s, x| s.tanh(expm1, x)),
-            CL::asinh => self.scalar_helper("matbridge.asinh_f32", f32_ty, |s, x| s.asinh(log, log1p, x)),
-            CL::acosh => self.scalar_helper("matbridge.acosh_f32", f32_ty, |s, x| s.acosh(log, log1p, x)),
-            CL::atanh => self.scalar_helper("matbridge.atanh_f32", f32_ty, |s, x| s.atanh(log1p, x)),
+            CL::sinh => self.unary_helper(width, "sinh", |s, x| s.sinh(expm1, x)),
+            CL::cosh => self.unary_helper(width, "cosh", |s, x| s.cosh(expm1, exp, x)),
+            CL::tanh => self.unary_helper(width, "tanh", |s, x| s.tanh(expm1, x)),
+            CL::asinh => self.unary_helper(width, "asinh", |s, x| s.asinh(log, log1p, x)),
+            CL::acosh => self.unary_helper(width, "acosh", |s, x| s.acosh(log, log1p, x)),
+            CL::atanh => self.unary_helper(width, "atanh", |s, x| s.atanh(log1p, x)),
             _ => return None,
         };
         Some(self.per_component(ty, x, helper))
@@ -66,22 +69,36 @@ impl Lower<'_, '_> {
 }
 
 impl Scalar<'_, '_> {
-    fn below(&mut self, a: Word, limit: f32) -> Word {
-        let c = self.fc(limit);
+    /// `single` for floats, `double` for doubles.
+    fn of_width(&self, single: f64, double: f64) -> f64 {
+        if self.width == 64 {
+            double
+        } else {
+            single
+        }
+    }
+
+    fn below(&mut self, a: Word, limit: f64) -> Word {
+        let c = self.fd(limit);
         self.test(Op::FOrdLessThan, a, c)
     }
 
     /// `e^x - 1`.
     fn expm1(&mut self, x: Word) -> Word {
         let (f, u) = (self.f(), self.u());
-        let (low, high) = (self.fc(-30.0), self.fc(89.0));
+        let (low, high) = (self.fd(self.of_width(-30.0, -40.0)), self.fd(self.of_width(89.0, 710.0)));
         let clamped = self.gl(G::FClamp, f, &[x, low, high]);
         let (r, k) = self.exp_reduce(clamped);
-        let mut q = self.fc(INVERSE_FACTORIALS[7]);
-        for c in INVERSE_FACTORIALS[..7].iter().rev() {
+        let coefficients: Vec<Word> = if self.width == 64 {
+            // 1/17! .. 1/2!.
+            (2..=17u32).rev().map(|k| (2..=k).map(f64::from).product::<f64>()).collect::<Vec<_>>().into_iter().map(|p| self.fd(1.0 / p)).collect()
+        } else {
+            INVERSE_FACTORIALS.iter().rev().map(|c| self.fc(*c)).collect()
+        };
+        let mut q = coefficients[0];
+        for c in &coefficients[1..] {
             let t = self.fop(Op::FMul, q, r);
-            let c = self.fc(*c);
-            q = self.fop(Op::FAdd, c, t);
+            q = self.fop(Op::FAdd, *c, t);
         }
         let rr = self.fop(Op::FMul, r, r);
         let t = self.fop(Op::FMul, rr, q);
@@ -95,10 +112,11 @@ impl Scalar<'_, '_> {
         // k in [-1, 24]: 2^k (p + (1 - 2^-k)).
         let zero_u = self.uc(0);
         let minus_k = self.uop(Op::ISub, zero_u, ki);
-        let (lo, hi) = (self.uc(24u32.wrapping_neg()), self.uc(1));
+        let last: u32 = if self.width == 64 { 53 } else { 24 };
+        let (lo, hi) = (self.uc(last.wrapping_neg()), self.uc(1));
         let near = self.gl(G::SClamp, u, &[minus_k, lo, hi]);
         let inverse = self.power_of_two(near);
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let offset = self.fop(Op::FSub, one, inverse);
         let a = self.fop(Op::FAdd, p, offset);
         let a = self.fop(Op::FMul, a, s1);
@@ -108,7 +126,7 @@ impl Scalar<'_, '_> {
         let b = self.fop(Op::FMul, b, s1);
         let b = self.fop(Op::FMul, b, s2);
         let b = self.fop(Op::FSub, b, one);
-        let (first, last) = (self.uc(1u32.wrapping_neg()), self.uc(24));
+        let (first, last) = (self.uc(1u32.wrapping_neg()), self.uc(last));
         let from = self.test(Op::SGreaterThanEqual, ki, first);
         let to = self.test(Op::SLessThanEqual, ki, last);
         let boolean = self.b.module.type_bool();
@@ -118,11 +136,11 @@ impl Scalar<'_, '_> {
         let value = self.pick_f(k_zero, p, value);
         // Below 2^-25 (and zeros of either sign): x.
         let a = self.gl(G::FAbs, f, &[x]);
-        let tiny = self.below(a, 2.980_232_2e-8);
+        let tiny = self.below(a, self.of_width(NEGLIGIBLE.0, NEGLIGIBLE.1));
         let value = self.pick_f(tiny, x, value);
-        let limit = self.fc(88.722_84);
+        let limit = self.fd(self.of_width(88.722_84, 709.782_712_893_384));
         let over = self.test(Op::FOrdGreaterThan, x, limit);
-        let inf = self.fc(f32::INFINITY);
+        let inf = self.fd(f64::INFINITY);
         let value = self.pick_f(over, inf, value);
         let nan = self.b.op(Op::IsNan, boolean, &[x]);
         self.pick_f(nan, x, value)
@@ -130,10 +148,10 @@ impl Scalar<'_, '_> {
 
     /// `log(1 + x)`.
     fn log1p(&mut self, x: Word) -> Word {
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let u = self.fop(Op::FAdd, one, x);
         // 1 + x = u (1 + c/u): the sum's rounding error.
-        let two = self.fc(2.0);
+        let two = self.fd(2.0);
         let big = self.test(Op::FOrdGreaterThanEqual, u, two);
         let d = self.fop(Op::FSub, u, x);
         let c_big = self.fop(Op::FSub, one, d);
@@ -141,39 +159,39 @@ impl Scalar<'_, '_> {
         let c_small = self.fop(Op::FSub, x, d);
         let c = self.pick_f(big, c_big, c_small);
         let c = self.fop(Op::FDiv, c, u);
-        let moderate = self.below(u, 3.3e7);
-        let zero = self.fc(0.0);
+        let moderate = self.below(u, self.of_width(3.3e7, 1.8e16));
+        let zero = self.fd(0.0);
         let c = self.pick_f(moderate, c, zero);
         let value = self.logarithm_corrected(CL::log, u, Some(c));
         // Below 2^-25 (and zeros of either sign): x.
         let f = self.f();
         let a = self.gl(G::FAbs, f, &[x]);
-        let tiny = self.below(a, 2.980_232_2e-8);
+        let tiny = self.below(a, self.of_width(NEGLIGIBLE.0, NEGLIGIBLE.1));
         let value = self.pick_f(tiny, x, value);
         let boolean = self.b.module.type_bool();
         let nan = self.b.op(Op::IsNan, boolean, &[x]);
         let value = self.pick_f(nan, x, value);
         // 1 + x rounds to 0 only at -1 (x's ulp there is 2^-24): -infinity; below, NaN.
-        let minus_one = self.fc(-1.0);
+        let minus_one = self.fd(-1.0);
         let pole = self.test(Op::FOrdEqual, x, minus_one);
-        let minus_inf = self.fc(f32::NEG_INFINITY);
+        let minus_inf = self.fd(f64::NEG_INFINITY);
         let value = self.pick_f(pole, minus_inf, value);
         let outside = self.test(Op::FOrdLessThan, x, minus_one);
-        let nan_c = self.fc(f32::NAN);
+        let nan_c = self.fd(f64::NAN);
         self.pick_f(outside, nan_c, value)
     }
 
     /// `e^a / 2` for `a >= 0` (finite to 89.4).
     fn exp_half(&mut self, a: Word) -> Word {
         let f = self.f();
-        let limit = self.fc(89.5);
+        let limit = self.fd(self.of_width(89.5, 710.5));
         let clamped = self.gl(G::FMin, f, &[a, limit]);
         let (r, k) = self.exp_reduce(clamped);
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let k = self.fop(Op::FSub, k, one);
         let value = self.exp_core(r, k);
         let over = self.test(Op::FOrdGreaterThan, a, limit);
-        let inf = self.fc(f32::INFINITY);
+        let inf = self.fd(f64::INFINITY);
         self.pick_f(over, inf, value)
     }
 
@@ -182,7 +200,7 @@ impl Scalar<'_, '_> {
         let f = self.f();
         let a = self.gl(G::FAbs, f, &[x]);
         let t = self.call(expm1, &[a]);
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let t1 = self.fop(Op::FAdd, t, one);
         // Below 1: 2t - t^2/(t + 1); to 9: t + t/(t + 1).
         let tt = self.fop(Op::FMul, t, t);
@@ -193,12 +211,12 @@ impl Scalar<'_, '_> {
         let medium = self.fop(Op::FAdd, t, q);
         let below_one = self.below(a, 1.0);
         let v = self.pick_f(below_one, small, medium);
-        let half = self.fc(0.5);
+        let half = self.fd(0.5);
         let v = self.fop(Op::FMul, v, half);
         let large = self.exp_half(a);
-        let below_nine = self.below(a, 9.0);
+        let below_nine = self.below(a, self.of_width(LARGE.0, LARGE.1));
         let v = self.pick_f(below_nine, v, large);
-        let tiny = self.below(a, TINY);
+        let tiny = self.below(a, self.of_width(TINY.0, TINY.1));
         let v = self.pick_f(tiny, a, v);
         let v = self.copysign(v, x);
         let boolean = self.b.module.type_bool();
@@ -211,19 +229,19 @@ impl Scalar<'_, '_> {
         let f = self.f();
         let a = self.gl(G::FAbs, f, &[x]);
         let t = self.call(expm1, &[a]);
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let w = self.fop(Op::FAdd, one, t);
         let ww = self.fop(Op::FAdd, w, w);
         let tt = self.fop(Op::FMul, t, t);
         let q = self.fop(Op::FDiv, tt, ww);
         let small = self.fop(Op::FAdd, one, q);
         let e = self.call(exp, &[a]);
-        let half = self.fc(0.5);
+        let half = self.fd(0.5);
         let he = self.fop(Op::FMul, half, e);
         let inv = self.fop(Op::FDiv, half, e);
         let medium = self.fop(Op::FAdd, he, inv);
         let large = self.exp_half(a);
-        let below_nine = self.below(a, 9.0);
+        let below_nine = self.below(a, self.of_width(LARGE.0, LARGE.1));
         let v = self.pick_f(below_nine, medium, large);
         let near = self.below(a, 0.346_573_6);
         let v = self.pick_f(near, small, v);
@@ -239,22 +257,22 @@ impl Scalar<'_, '_> {
         let two_a = self.fop(Op::FAdd, a, a);
         let minus = self.b.op(Op::FNegate, f, &[two_a]);
         let t = self.call(expm1, &[minus]);
-        let two = self.fc(2.0);
+        let two = self.fd(2.0);
         let d = self.fop(Op::FAdd, t, two);
         let q = self.fop(Op::FDiv, t, d);
         let small = self.b.op(Op::FNegate, f, &[q]);
-        let cap = self.fc(20.0);
+        let cap = self.fd(self.of_width(20.0, 45.0));
         let capped = self.gl(G::FMin, f, &[two_a, cap]);
         let t = self.call(expm1, &[capped]);
         let d = self.fop(Op::FAdd, t, two);
         let q = self.fop(Op::FDiv, two, d);
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let medium = self.fop(Op::FSub, one, q);
-        let below_nine = self.below(a, 9.0);
+        let below_nine = self.below(a, self.of_width(LARGE.0, LARGE.1));
         let v = self.pick_f(below_nine, medium, one);
         let below_one = self.below(a, 1.0);
         let v = self.pick_f(below_one, small, v);
-        let tiny = self.below(a, TINY);
+        let tiny = self.below(a, self.of_width(TINY.0, TINY.1));
         let v = self.pick_f(tiny, a, v);
         let v = self.copysign(v, x);
         let boolean = self.b.module.type_bool();
@@ -265,7 +283,7 @@ impl Scalar<'_, '_> {
     /// `log a + ln 2` (`log 2a` for `a` past 2^28, where `2a` may overflow).
     fn log_twice(&mut self, log: Word, a: Word) -> Word {
         let l = self.call(log, &[a]);
-        let ln2 = self.fc(std::f32::consts::LN_2);
+        let ln2 = self.fd(std::f64::consts::LN_2);
         self.fop(Op::FAdd, l, ln2)
     }
 
@@ -273,8 +291,8 @@ impl Scalar<'_, '_> {
     fn asinh(&mut self, log: Word, log1p: Word, x: Word) -> Word {
         let f = self.f();
         let a = self.gl(G::FAbs, f, &[x]);
-        let one = self.fc(1.0);
-        let cap = self.fc(1.0e18);
+        let one = self.fd(1.0);
+        let cap = self.fd(1.0e18);
         let ac = self.gl(G::FMin, f, &[a, cap]);
         let aa = self.fop(Op::FMul, ac, ac);
         let aa1 = self.fop(Op::FAdd, aa, one);
@@ -295,7 +313,7 @@ impl Scalar<'_, '_> {
         let v = self.pick_f(below_huge, medium, large);
         let below_two = self.below(a, 2.0);
         let v = self.pick_f(below_two, small, v);
-        let tiny = self.below(a, TINY);
+        let tiny = self.below(a, self.of_width(TINY.0, TINY.1));
         let v = self.pick_f(tiny, a, v);
         let v = self.copysign(v, x);
         let boolean = self.b.module.type_bool();
@@ -306,8 +324,8 @@ impl Scalar<'_, '_> {
     /// `acosh x`.
     fn acosh(&mut self, log: Word, log1p: Word, x: Word) -> Word {
         let f = self.f();
-        let one = self.fc(1.0);
-        let cap = self.fc(1.0e18);
+        let one = self.fd(1.0);
+        let cap = self.fd(1.0e18);
         let xc = self.gl(G::FMin, f, &[x, cap]);
         // To 2: log1p(t + sqrt(2t + t^2)), t = x - 1.
         let t = self.fop(Op::FSub, xc, one);
@@ -332,7 +350,7 @@ impl Scalar<'_, '_> {
         let below_two = self.below(x, 2.0);
         let v = self.pick_f(below_two, small, v);
         let outside = self.below(x, 1.0);
-        let nan = self.fc(f32::NAN);
+        let nan = self.fd(f64::NAN);
         let v = self.pick_f(outside, nan, v);
         let boolean = self.b.module.type_bool();
         let is_nan = self.b.op(Op::IsNan, boolean, &[x]);
@@ -343,7 +361,7 @@ impl Scalar<'_, '_> {
     fn atanh(&mut self, log1p: Word, x: Word) -> Word {
         let f = self.f();
         let a = self.gl(G::FAbs, f, &[x]);
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let rest = self.fop(Op::FSub, one, a);
         let two_a = self.fop(Op::FAdd, a, a);
         // Below 1/2: log1p(2a + 2a^2 / (1 - a)) / 2.
@@ -356,15 +374,15 @@ impl Scalar<'_, '_> {
         let medium = self.call(log1p, &[arg]);
         let below_half = self.below(a, 0.5);
         let v = self.pick_f(below_half, small, medium);
-        let half = self.fc(0.5);
+        let half = self.fd(0.5);
         let v = self.fop(Op::FMul, v, half);
-        let tiny = self.below(a, TINY);
+        let tiny = self.below(a, self.of_width(TINY.0, TINY.1));
         let v = self.pick_f(tiny, a, v);
         let pole = self.test(Op::FOrdEqual, a, one);
-        let inf = self.fc(f32::INFINITY);
+        let inf = self.fd(f64::INFINITY);
         let v = self.pick_f(pole, inf, v);
         let outside = self.test(Op::FOrdGreaterThan, a, one);
-        let nan = self.fc(f32::NAN);
+        let nan = self.fd(f64::NAN);
         let v = self.pick_f(outside, nan, v);
         let v = self.copysign(v, x);
         let boolean = self.b.module.type_bool();

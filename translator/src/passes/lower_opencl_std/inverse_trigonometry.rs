@@ -18,7 +18,7 @@
 //!
 //! Odd functions take `x`'s sign last, so `-0` stays `-0`; NaNs stay NaN. `tests/
 //! opencl_kernels.rs` (`inverse_trigonometry_to_opencl_accuracy`) holds the devices to OpenCL's
-//! bounds. Doubles keep `GLSL.std.450`.
+//! bounds. Doubles are refused (`doubles.rs`).
 
 use super::scalar::Scalar;
 use super::Lower;

@@ -5,16 +5,17 @@
 //! - `sin`, `cos`, `tan` and `sincos`, `exp`, `exp2`, `exp10`, `log`, `log2`, `log10`, `pow`,
 //!   `powr`, `pown`, `rootn`, `cbrt`, `hypot`, `expm1`, `log1p`, the hyperbolic functions and
 //!   their inverses, and `asin`, `acos`, `atan`, `atan2` and their `pi` forms, of floats and
-//!   halves, call helpers accurate to OpenCL's bounds (`trigonometry.rs`, `exponentials.rs`,
+//!   halves (and the exponentials, logarithms and hyperbolics of doubles), call helpers
+//!   accurate to OpenCL's bounds (`trigonometry.rs`, `exponentials.rs`,
 //!   `powers.rs`, `hyperbolic.rs`, `inverse_trigonometry.rs`).
 //! - Instructions with a `GLSL.std.450` twin of the same semantics become it: the same
-//!   functions of doubles, `sqrt`, `rsqrt`, `fabs`, `floor`, `ceil`, `trunc`, `rint`,
+//!   `sqrt`, `rsqrt`, `fabs`, `floor`, `ceil`, `trunc`, `rint`,
 //!   `fma`/`mad`, `fmin`/`fmax` (as `NMin`/`NMax`: a NaN operand yields the other, as OpenCL
 //!   says), `fclamp`, `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `ldexp`, the
 //!   geometric functions, integer `min`/`max`/`clamp`/`abs`, and the `half_`/`native_` variants.
-//! - The rest become plain code: `round` (half away from zero), `fmod` (`OpFRem`), and for
-//!   doubles `exp10`, `log10`, `log1p`, `expm1`, `cbrt`, `hypot`; `copysign`, `fdim`, `clz`,
-//!   `ctz`, `popcount`,
+//! - The rest become plain code: `round` (half away from zero), `fmod` (`OpFRem`), `hypot`
+//!   of doubles, `degrees` and `radians` of doubles, `nan`, `copysign`, `fdim`, `clz`, `ctz`,
+//!   `popcount`,
 //!   `rotate`, `mul_hi`/`mad_hi`, `mul24`/`mad24`, `add_sat`/`sub_sat`, `hadd`/`rhadd`,
 //!   `abs_diff`, `u_abs`, `bitselect`, `select`; `prefetch` goes. Functions
 //!   with results through pointers, exponents, integer powers, remainders, the `pi`
@@ -27,8 +28,8 @@
 //! `printf` becomes `NonSemantic.DebugPrintf` (`printf.rs`).
 //!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`). Any
-//! other `OpenCL.std` instruction (`tgamma`, `lgamma`, `mad_sat` of 64-bit integers,
-//! `erf` of doubles) is an error naming it.
+//! other `OpenCL.std` instruction (`tgamma`, `lgamma`, `mad_sat` of 64-bit integers, the
+//! trigonometric functions, powers and `erf` of doubles) is an error naming it.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};

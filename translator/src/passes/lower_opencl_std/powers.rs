@@ -30,7 +30,7 @@
 //!
 //! `tests/opencl_kernels.rs` (`powers_to_opencl_accuracy`) holds the devices to OpenCL's bounds
 //! (16 units; 2 for `cbrt`, 4 for `hypot`). `half_powr` and `native_powr` keep the driver's
-//! `Pow`; doubles keep `GLSL.std.450` (with the zero and sign rules of `special.rs`).
+//! `Pow`; doubles are refused (`doubles.rs`).
 
 use super::scalar::Scalar;
 use super::Lower;
@@ -94,6 +94,14 @@ impl Scalar<'_, '_> {
     /// `|m|` with the sign of `sign`.
     pub(super) fn copysign(&mut self, m: Word, sign: Word) -> Word {
         let (f, u) = (self.f(), self.u());
+        if self.width == 64 {
+            let (mh, sh) = (self.high_word(m), self.high_word(sign));
+            let (abs_mask, sign_mask) = (self.uc(0x7fff_ffff), self.uc(0x8000_0000));
+            let mh = self.uop(Op::BitwiseAnd, mh, abs_mask);
+            let sh = self.uop(Op::BitwiseAnd, sh, sign_mask);
+            let high = self.uop(Op::BitwiseOr, mh, sh);
+            return self.with_high_word(m, high);
+        }
         let mb = self.b.bitcast(u, m);
         let sb = self.b.bitcast(u, sign);
         let (abs_mask, sign_mask) = (self.uc(0x7fff_ffff), self.uc(0x8000_0000));

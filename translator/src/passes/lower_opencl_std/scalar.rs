@@ -6,10 +6,12 @@ use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Block, Inst, Operand};
 use spirv::{Decoration, GlslStd450Op as G, Op, Word};
 
-/// Emits f32 and u32 instructions at a builder's cursor.
+/// Emits float (f32, or f64 for the double helpers) and u32 instructions at a builder's cursor.
 pub(super) struct Scalar<'a, 'b> {
     pub(super) b: &'a mut Builder<'b>,
     pub(super) glsl: Word,
+    /// The width of the floats `f`, `fd` and `fop` make: 32 or 64.
+    pub(super) width: u32,
 }
 
 impl Lower<'_, '_> {
@@ -20,9 +22,33 @@ impl Lower<'_, '_> {
         self.helper(name, ret, &[f32_ty], |s, p| build(s, p[0]))
     }
 
+    /// The width of the helpers that serve float type `ty` (scalar or vector): 64 for doubles,
+    /// 32 for floats and halves, `None` for other types (bfloat16).
+    pub(super) fn helper_width(&self, ty: Word) -> Option<u32> {
+        let (scalar, _, width, is_float) = self.shape(ty);
+        let plain = self.types.float(scalar).is_some_and(|(_, encoding)| encoding.is_none());
+        match (is_float && plain, width) {
+            (true, 64) => Some(64),
+            (true, 16 | 32) => Some(32),
+            _ => None,
+        }
+    }
+
+    /// The helper `matbridge.<name>_f32` (or `_f64` for `width` 64) of one float, built by
+    /// `build` the first time.
+    pub(super) fn unary_helper(&mut self, width: u32, name: &str, build: impl FnOnce(&mut Scalar<'_, '_>, Word) -> Word) -> Word {
+        let ty = self.b.module.type_float(width);
+        self.helper_of_width(width, &format!("matbridge.{name}_f{width}"), ty, &[ty], |s, p| build(s, p[0]))
+    }
+
     /// The function `name` of parameters of types `params` (f32 or 32-bit integers) returning
     /// `ret`, whose body `build` emits; built the first time it is asked for.
     pub(super) fn helper(&mut self, name: &str, ret: Word, params: &[Word], build: impl FnOnce(&mut Scalar<'_, '_>, &[Word]) -> Word) -> Word {
+        self.helper_of_width(32, name, ret, params, build)
+    }
+
+    /// [`Lower::helper`] whose floats are `width` bits wide.
+    pub(super) fn helper_of_width(&mut self, width: u32, name: &str, ret: Word, params: &[Word], build: impl FnOnce(&mut Scalar<'_, '_>, &[Word]) -> Word) -> Word {
         let glsl = self.glsl;
         let module = &mut *self.b.module;
         if let Some(f) = module.functions.iter().find(|f| module.name_of(f.id()).as_deref() == Some(name)) {
@@ -37,7 +63,7 @@ impl Lower<'_, '_> {
         let f = module.functions.len() - 1;
         let args: Vec<Word> = module.functions[f].params.iter().map(|p| p.result_id.unwrap_or(0)).collect();
         let mut h = Builder::new(module, Cursor { function: f, block: 0, index: 0 });
-        let value = build(&mut Scalar { b: &mut h, glsl }, &args);
+        let value = build(&mut Scalar { b: &mut h, glsl, width }, &args);
         h.insert(Inst::new(Op::CopyObject, Some(ret), Some(result), vec![Operand::Id(value)]));
         id
     }
@@ -72,13 +98,14 @@ impl Lower<'_, '_> {
     /// component by component.
     pub(super) fn per_component(&mut self, ty: Word, x: Word, helper: Word) -> Word {
         let (scalar, n, width, _) = self.shape(ty);
-        let f32_ty = self.b.module.type_float(32);
+        // Double helpers take doubles; the others f32.
+        let f32_ty = if width == 64 { scalar } else { self.b.module.type_float(32) };
         let mut parts = Vec::new();
         for k in 0..n {
             let element = if n == 1 { x } else { self.b.composite_extract(scalar, x, k) };
-            let wide = if width == 32 { element } else { self.op(Op::FConvert, f32_ty, &[element]) };
+            let wide = if width != 16 { element } else { self.op(Op::FConvert, f32_ty, &[element]) };
             let v = self.b.emit(Op::FunctionCall, f32_ty, vec![Operand::Id(helper), Operand::Id(wide)]);
-            parts.push(if width == 32 { v } else { self.op(Op::FConvert, scalar, &[v]) });
+            parts.push(if width != 16 { v } else { self.op(Op::FConvert, scalar, &[v]) });
         }
         if n == 1 {
             parts[0]
@@ -90,7 +117,46 @@ impl Lower<'_, '_> {
 
 impl Scalar<'_, '_> {
     pub(super) fn f(&mut self) -> Word {
-        self.b.module.type_float(32)
+        self.b.module.type_float(self.width)
+    }
+    /// A float constant of the emitter's width.
+    pub(super) fn fd(&mut self, v: f64) -> Word {
+        let ty = self.f();
+        self.b.module.constant_float(ty, self.width, None, v)
+    }
+    /// `f32` bits for floats, `f64` bits for doubles: the constant of the emitter's width.
+    pub(super) fn fw(&mut self, single: u32, double: u64) -> Word {
+        if self.width == 64 {
+            self.fd(f64::from_bits(double))
+        } else {
+            self.fbits(single)
+        }
+    }
+    /// The high word (sign, exponent and 20 significand bits) of double `x`.
+    pub(super) fn high_word(&mut self, x: Word) -> Word {
+        let u = self.u();
+        let uvec2 = self.b.module.type_vector(u, 2);
+        let words = self.gl(G::UnpackDouble2x32, uvec2, &[x]);
+        self.b.composite_extract(u, words, 1)
+    }
+    /// Double `x` with its high word replaced by `high`.
+    pub(super) fn with_high_word(&mut self, x: Word, high: Word) -> Word {
+        let u = self.u();
+        let uvec2 = self.b.module.type_vector(u, 2);
+        let words = self.gl(G::UnpackDouble2x32, uvec2, &[x]);
+        let low = self.b.composite_extract(u, words, 0);
+        let words = self.b.op(Op::CompositeConstruct, uvec2, &[low, high]);
+        let f = self.f();
+        self.gl(G::PackDouble2x32, f, &[words])
+    }
+    /// The double whose high word is `high` and low word zero.
+    pub(super) fn double_of_high_word(&mut self, high: Word) -> Word {
+        let u = self.u();
+        let uvec2 = self.b.module.type_vector(u, 2);
+        let zero = self.uc(0);
+        let words = self.b.op(Op::CompositeConstruct, uvec2, &[zero, high]);
+        let f = self.f();
+        self.gl(G::PackDouble2x32, f, &[words])
     }
     pub(super) fn u(&mut self) -> Word {
         self.b.module.type_int(32, false)

@@ -21,7 +21,8 @@
 //!
 //! Errors stay below 3 units for sin and cos and 4 for tan (`tests/opencl_kernels.rs`,
 //! `trigonometry_to_opencl_accuracy`, holds them to OpenCL's 4 and 5 on every device). The
-//! `native_` and `half_` variants keep the driver's functions; doubles keep `GLSL.std.450`.
+//! `native_` and `half_` variants keep the driver's functions; doubles are refused
+//! (`doubles.rs`).
 
 use super::scalar::Scalar;
 use super::Lower;
