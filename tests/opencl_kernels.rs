@@ -3075,13 +3075,13 @@ fn double_nans_angles_and_refusals() {
     }
 }
 
-/// `double_math.cl`'s `transcendentals`: exp, exp2, exp10, log, log2, log10, expm1, log1p and
-/// the hyperbolic functions and their inverses of doubles (which `GLSL.std.450` has only for
-/// narrower floats) to OpenCL's accuracy against the `libm` crate, over edge values (zeros,
-/// subnormals, near 1, overflow and underflow thresholds, infinities, NaN) and random ones,
-/// on every device with doubles.
+/// `double_math.cl`'s `transcendentals`: exp, exp2, exp10, log, log2, log10, expm1, log1p, the
+/// hyperbolic functions and their inverses, pow, powr, pown, cbrt, rootn and hypot of doubles
+/// (which `GLSL.std.450` has only for narrower floats) to OpenCL's accuracy against the `libm`
+/// crate, over edge values (zeros, subnormals, near 1, overflow and underflow thresholds,
+/// infinities, NaN) and random ones, on every device with doubles.
 #[test]
-fn double_exponentials_and_hyperbolics_to_opencl_accuracy() {
+fn double_exponentials_hyperbolics_and_powers_to_opencl_accuracy() {
     let Some((spirv, contexts)) = kernels_and_devices("double_math") else { return };
     let mut x = vec![
         0.0,
@@ -3125,6 +3125,33 @@ fn double_exponentials_and_hyperbolics_to_opencl_accuracy() {
         });
     }
     let y: Vec<f64> = x.iter().enumerate().map(|(i, v)| if i % 2 == 0 { v / (1.0 + v.abs()) } else { rng.random_range(-1.0..1.0) }).collect();
+    let k: Vec<i32> = (0..x.len()).map(|i| [-3, -2, -1, 0, 1, 2, 3, 5, 7, -7, 100, 1_048_577, -1000][i % 13]).collect();
+    let powr = |a: f64, b: f64| -> f64 {
+        let bad = a < 0.0 || a.is_nan() || b.is_nan() || (a == 0.0 || a == f64::INFINITY) && b == 0.0 || a == 1.0 && b.is_infinite();
+        if bad {
+            f64::NAN
+        } else {
+            a.abs().powf(b)
+        }
+    };
+    // rootn by pow with 1/n rounded: that rounding alone is |ln a / n| / 2 units of the
+    // reference, allowed on top.
+    let rootn = |a: f64, n: i32| -> (f64, f64) {
+        if n == 0 || (a < 0.0 && n % 2 == 0) || a.is_nan() {
+            return (f64::NAN, 0.0);
+        }
+        let m = if a == 0.0 || a.is_infinite() {
+            if (a == 0.0) == (n < 0) {
+                f64::INFINITY
+            } else {
+                0.0
+            }
+        } else {
+            a.abs().powf(1.0 / f64::from(n))
+        };
+        let slack = if a == 0.0 || a.is_infinite() { 0.0 } else { (a.abs().ln() / f64::from(n)).abs() };
+        (if n % 2 != 0 { m.copysign(a) } else { m }, slack)
+    };
     let ulps = |got: f64, want: f64| -> f64 {
         // The unit in the last place at `want`: 2^(e - 52), 2^-1074 for subnormals.
         let e = ((want.abs().to_bits() >> 52) as i32).max(1) - 1075;
@@ -3133,13 +3160,16 @@ fn double_exponentials_and_hyperbolics_to_opencl_accuracy() {
     };
     for ctx in contexts.iter().filter(|c| c.caps().shader_float64) {
         let name = &ctx.caps().name;
-        let k = ctx.load_kernel(&spirv, "transcendentals").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let kernel = ctx.load_kernel(&spirv, "transcendentals").unwrap_or_else(|e| panic!("{name}: {e}"));
         let (bx, by) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&y, "y").unwrap());
-        let mut bo = ctx.zeroed_buffer::<f64>(14 * x.len(), "o").unwrap();
-        ctx.launch(&k, &NdRange::linear(x.len() as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bo)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bk = ctx.buffer_from_slice(&k, "k").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f64>(20 * x.len(), "o").unwrap();
+        ctx.launch(&kernel, &NdRange::linear(x.len() as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bk), KernelArg::Buffer(&bo)])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let o: Vec<f64> = ctx.read_buffer(&mut bo).unwrap();
         for g in 0..x.len() {
-            let (a, b) = (x[g], y[g]);
+            let (a, b, n) = (x[g], y[g], k[g]);
+            let (root, slack) = rootn(a, n);
             let wants = [
                 (a.exp(), 3.0),
                 (a.exp2(), 3.0),
@@ -3155,9 +3185,15 @@ fn double_exponentials_and_hyperbolics_to_opencl_accuracy() {
                 (libm::asinh(a), 4.0),
                 (libm::acosh(a), 4.0),
                 (libm::atanh(b), 5.0),
+                (a.powf(b * 40.0), 16.0),
+                (powr(a, b), 16.0),
+                (a.powf(f64::from(n)), 16.0),
+                (libm::cbrt(a), 2.0),
+                (root, 16.0 + slack),
+                (libm::hypot(a, b), 4.0),
             ];
             for (j, (want, bound)) in wants.into_iter().enumerate() {
-                let got = o[g * 14 + j];
+                let got = o[g * 20 + j];
                 let ok = if want.is_nan() {
                     got.is_nan()
                 } else if want.is_infinite() || want == 0.0 {

@@ -1,7 +1,8 @@
 // Doubles: nan() with payloads (of halves and floats too), degrees and radians, which
 // GLSL.std.450 has only for 16- and 32-bit floats, the exponentials, logarithms and hyperbolic
 // functions (OpenCL: 3 units in the last place, log1p 2, sinh, cosh, asinh, acosh 4, tanh,
-// atanh 5), and a sine of doubles, which has no lowering yet and must be refused by name.
+// atanh 5), the powers (16; cbrt 2, hypot 4), and a sine of doubles, which has no lowering yet
+// and must be refused by name.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
@@ -21,10 +22,11 @@ __kernel void double_sine(__global double *x) {
     x[g] = sin(x[g]);
 }
 
-__kernel void transcendentals(__global const double *x, __global const double *y, __global double *o) {
+__kernel void transcendentals(__global const double *x, __global const double *y, __global const int *k, __global double *o) {
     const uint g = get_global_id(0);
     const double a = x[g], b = y[g];
-    __global double *r = o + g * 14;
+    const int n = k[g];
+    __global double *r = o + g * 20;
     r[0] = exp(a);
     r[1] = exp2(a);
     r[2] = exp10(a);
@@ -40,4 +42,11 @@ __kernel void transcendentals(__global const double *x, __global const double *y
     r[11] = asinh(a);
     r[12] = acosh(a);
     r[13] = atanh(b);
+    r[14] = pow(a, b * 40.0);
+    r[15] = powr(a, b);
+    r[16] = pown(a, n);
+    const double2 c = cbrt((double2)(a, 8.0));
+    r[17] = c.x;
+    r[18] = rootn(a, n);
+    r[19] = hypot(a, b);
 }

@@ -5,7 +5,7 @@
 //! - `sin`, `cos`, `tan` and `sincos`, `exp`, `exp2`, `exp10`, `log`, `log2`, `log10`, `pow`,
 //!   `powr`, `pown`, `rootn`, `cbrt`, `hypot`, `expm1`, `log1p`, the hyperbolic functions and
 //!   their inverses, and `asin`, `acos`, `atan`, `atan2` and their `pi` forms, of floats and
-//!   halves (and the exponentials, logarithms and hyperbolics of doubles), call helpers
+//!   halves (and the same but the trigonometric ones of doubles), call helpers
 //!   accurate to OpenCL's bounds (`trigonometry.rs`, `exponentials.rs`,
 //!   `powers.rs`, `hyperbolic.rs`, `inverse_trigonometry.rs`).
 //! - Instructions with a `GLSL.std.450` twin of the same semantics become it: the same
@@ -29,7 +29,7 @@
 //!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`). Any
 //! other `OpenCL.std` instruction (`tgamma`, `lgamma`, `mad_sat` of 64-bit integers, the
-//! trigonometric functions, powers and `erf` of doubles) is an error naming it.
+//! trigonometric functions and `erf` of doubles) is an error naming it.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};

@@ -30,7 +30,9 @@
 //!
 //! `tests/opencl_kernels.rs` (`powers_to_opencl_accuracy`) holds the devices to OpenCL's bounds
 //! (16 units; 2 for `cbrt`, 4 for `hypot`). `half_powr` and `native_powr` keep the driver's
-//! `Pow`; doubles are refused (`doubles.rs`).
+//! `Pow`. Doubles (`matbridge.<name>_f64`) take fdlibm's double `pow` constants, the splits at
+//! the high word (21 leading bits), `|y| > 2^31` for the series near 1, and 1/3 as `1/3 +
+//! 2^-54/3`; within 1 unit of the exact powers on lavapipe.
 
 use super::scalar::Scalar;
 use super::Lower;
@@ -55,35 +57,48 @@ const INV_LN2_PARTS: [u32; 2] = [0x3fb8_aa00, 0x36ec_a570];
 const OVERFLOW_TAIL: f32 = 4.299_566_6e-8;
 /// Keeps the 12 leading significant bits of a float.
 const HIGH12: u32 = 0xffff_f000;
-const POW: &str = "matbridge.pow_f32";
+/// The same for doubles (fdlibm's `pow`), the split at 21 leading bits (the high word).
+const L_DOUBLE: [u64; 6] = [0x3fe3_3333_3333_3303, 0x3fdb_6db6_db6f_abff, 0x3fd5_5555_518f_264d, 0x3fd1_7460_a91d_4101, 0x3fcd_864a_93c9_db65, 0x3fca_7e28_4a45_4eef];
+const P_DOUBLE: [u64; 5] = [0x3fc5_5555_5555_553e, 0xbf66_c16c_16be_bd93, 0x3f11_566a_af25_de2c, 0xbebb_bd41_c5d2_6bf1, 0x3e66_3769_72be_a4d0];
+const LOG2_15_DOUBLE: [u64; 2] = [0x3fe2_b803_4000_0000, 0x3e4c_fdeb_43cf_d006];
+const LN2_DOUBLE: u64 = 0x3fe6_2e42_fefa_39ef;
+const LN2_PARTS_DOUBLE: [u64; 2] = [0x3fe6_2e43_0000_0000, 0xbe20_5c61_0ca8_6c39];
+const CP_DOUBLE: u64 = 0x3fee_c709_dc3a_03fd;
+const CP_PARTS_DOUBLE: [u64; 2] = [0x3fee_c709_e000_0000, 0xbe3e_2fe0_145b_01f5];
+const INV_LN2_DOUBLE: u64 = 0x3ff7_1547_652b_82fe;
+const INV_LN2_PARTS_DOUBLE: [u64; 2] = [0x3ff7_1547_6000_0000, 0x3e54_ae0b_f85d_df44];
+const OVERFLOW_TAIL_DOUBLE: f64 = 8.008_566_259_537_294e-17;
 
 impl Lower<'_, '_> {
     /// `op` (`pow`, `powr`, `pown`, `rootn`, `cbrt` or `hypot`) of `args` to OpenCL's
     /// accuracy, or `None` for types the helpers do not serve (doubles).
     pub(super) fn precise_power(&mut self, op: CL, ty: Word, args: &[Word]) -> Option<Word> {
-        if !self.precise_math_serves(ty) {
-            return None;
-        }
-        let f32_ty = self.b.module.type_float(32);
+        let width = self.helper_width(ty)?;
+        let fty = self.b.module.type_float(width);
         let i32_ty = self.b.module.type_int(32, false);
-        let pow = self.helper(POW, f32_ty, &[f32_ty; 3], |s, p| s.pow(p[0], p[1], p[2]));
+        let name = |f: &str| format!("matbridge.{f}_f{width}");
+        let pow = self.helper_of_width(width, &name("pow"), fty, &[fty; 3], |s, p| s.pow(p[0], p[1], p[2]));
         let helper = match op {
-            CL::pow => self.helper("matbridge.pow2_f32", f32_ty, &[f32_ty; 2], |s, p| {
-                let zero = s.fc(0.0);
+            CL::pow => self.helper_of_width(width, &name("pow2"), fty, &[fty; 2], |s, p| {
+                let zero = s.fd(0.0);
                 s.call(pow, &[p[0], p[1], zero])
             }),
-            CL::powr => self.helper("matbridge.powr_f32", f32_ty, &[f32_ty; 2], |s, p| s.powr(pow, p[0], p[1])),
-            CL::pown => self.helper("matbridge.pown_f32", f32_ty, &[f32_ty, i32_ty], |s, p| s.pown(pow, p[0], p[1])),
-            CL::rootn => self.helper("matbridge.rootn_f32", f32_ty, &[f32_ty, i32_ty], |s, p| s.rootn(pow, p[0], p[1])),
-            CL::cbrt => self.helper("matbridge.cbrt_f32", f32_ty, &[f32_ty], |s, p| {
-                let third = 1.0f32 / 3.0;
-                let rest = (1.0f64 / 3.0 - f64::from(third)) as f32;
-                let ax = s.gl(G::FAbs, f32_ty, &[p[0]]);
-                let (yh, yl) = (s.fc(third), s.fc(rest));
-                let m = s.call(pow, &[ax, yh, yl]);
+            CL::powr => self.helper_of_width(width, &name("powr"), fty, &[fty; 2], |s, p| s.powr(pow, p[0], p[1])),
+            CL::pown => self.helper_of_width(width, &name("pown"), fty, &[fty, i32_ty], |s, p| s.pown(pow, p[0], p[1])),
+            CL::rootn => self.helper_of_width(width, &name("rootn"), fty, &[fty, i32_ty], |s, p| s.rootn(pow, p[0], p[1])),
+            CL::cbrt => self.helper_of_width(width, &name("cbrt"), fty, &[fty], |s, p| {
+                // 1/3 in two parts: for doubles 1/3 - (2^54 - 1)/(3 2^54) = 2^-54/3.
+                let (third, rest) = if width == 64 {
+                    (s.fd(1.0 / 3.0), s.fd(1.0 / 3.0 / 18_014_398_509_481_984.0))
+                } else {
+                    let third = 1.0f32 / 3.0;
+                    (s.fc(third), s.fc((1.0f64 / 3.0 - f64::from(third)) as f32))
+                };
+                let ax = s.gl(G::FAbs, fty, &[p[0]]);
+                let m = s.call(pow, &[ax, third, rest]);
                 s.copysign(m, p[0])
             }),
-            CL::hypot => self.helper("matbridge.hypot_f32", f32_ty, &[f32_ty; 2], |s, p| s.hypot(p[0], p[1])),
+            CL::hypot => self.helper_of_width(width, &name("hypot"), fty, &[fty; 2], |s, p| s.hypot(p[0], p[1])),
             _ => return None,
         };
         Some(self.per_component_of(ty, args, helper))
@@ -111,6 +126,53 @@ impl Scalar<'_, '_> {
         self.b.bitcast(f, bits)
     }
 
+    /// The word holding sign, exponent and leading significand bits: a float's bits, a
+    /// double's high word.
+    fn top(&mut self, x: Word) -> Word {
+        if self.width == 64 {
+            self.high_word(x)
+        } else {
+            let u = self.u();
+            self.b.bitcast(u, x)
+        }
+    }
+
+    /// `x` with its top word replaced.
+    fn with_top(&mut self, x: Word, top: Word) -> Word {
+        if self.width == 64 {
+            self.with_high_word(x, top)
+        } else {
+            let f = self.f();
+            self.b.bitcast(f, top)
+        }
+    }
+
+    /// The float whose top word is `top`, the rest zero.
+    fn of_top(&mut self, top: Word) -> Word {
+        if self.width == 64 {
+            self.double_of_high_word(top)
+        } else {
+            let f = self.f();
+            self.b.bitcast(f, top)
+        }
+    }
+
+    /// `x` cut to its leading significant bits (12 of a float, 21 of a double), so that the
+    /// product of two such is exact.
+    fn leading(&mut self, x: Word) -> Word {
+        if self.width == 64 {
+            let high = self.high_word(x);
+            self.double_of_high_word(high)
+        } else {
+            self.masked(x, HIGH12)
+        }
+    }
+
+    /// A 32-bit integer constant: `single` for floats, `double` for doubles' high words.
+    fn uw(&mut self, single: u32, double: u32) -> Word {
+        self.uc(if self.width == 64 { double } else { single })
+    }
+
     fn and(&mut self, a: Word, b: Word) -> Word {
         let boolean = self.b.module.type_bool();
         self.b.op(Op::LogicalAnd, boolean, &[a, b])
@@ -126,40 +188,41 @@ impl Scalar<'_, '_> {
         self.b.op(Op::IsNan, boolean, &[x])
     }
 
-    /// `c0 + t (c1 + t (c2 + ...))` for the coefficients' bits.
-    fn horner(&mut self, t: Word, coefficients: &[u32]) -> Word {
-        let mut p = self.fbits(coefficients[coefficients.len() - 1]);
+    /// `c0 + t (c1 + t (c2 + ...))` for the coefficients' bits (`single` for floats,
+    /// `double` for doubles).
+    fn horner(&mut self, t: Word, single: &[u32], double: &[u64]) -> Word {
+        let coefficients: Vec<Word> = (0..single.len()).map(|j| self.fw(single[j], double[j])).collect();
+        let mut p = coefficients[coefficients.len() - 1];
         for c in coefficients[..coefficients.len() - 1].iter().rev() {
             let tp = self.fop(Op::FMul, t, p);
-            let c = self.fbits(*c);
-            p = self.fop(Op::FAdd, c, tp);
+            p = self.fop(Op::FAdd, *c, tp);
         }
         p
     }
 
     /// `log2 ax` as `(t1, t2)`, `t1` of 12 significant bits, for a finite `ax > 0`.
     fn log2_parts(&mut self, ax: Word) -> (Word, Word) {
-        let (f, u) = (self.f(), self.u());
-        let bits = self.b.bitcast(u, ax);
-        let smallest_normal = self.uc(0x0080_0000);
+        let f = self.f();
+        let bits = self.top(ax);
+        let smallest_normal = self.uw(0x0080_0000, 0x0010_0000);
         let subnormal = self.test(Op::ULessThan, bits, smallest_normal);
-        let up = self.fc(16_777_216.0);
+        let (shift, up) = if self.width == 64 { (53u32, self.fd(9_007_199_254_740_992.0)) } else { (24, self.fc(16_777_216.0)) };
         let scaled = self.fop(Op::FMul, ax, up);
         let ax = self.pick_f(subnormal, scaled, ax);
-        let (minus_24, zero_u) = (self.uc(24u32.wrapping_neg()), self.uc(0));
-        let n0 = self.pick_u(subnormal, minus_24, zero_u);
-        let bits = self.b.bitcast(u, ax);
-        let c23 = self.uc(23);
+        let (minus_shift, zero_u) = (self.uc(shift.wrapping_neg()), self.uc(0));
+        let n0 = self.pick_u(subnormal, minus_shift, zero_u);
+        let bits = self.top(ax);
+        let c23 = self.uw(23, 20);
         let biased = self.uop(Op::ShiftRightLogical, bits, c23);
-        let bias = self.uc(127);
+        let bias = self.uw(127, 1023);
         let e = self.uop(Op::ISub, biased, bias);
         let n = self.uop(Op::IAdd, n0, e);
-        let fraction_mask = self.uc(0x7f_ffff);
+        let fraction_mask = self.uw(0x7f_ffff, 0xf_ffff);
         let j = self.uop(Op::BitwiseAnd, bits, fraction_mask);
-        let one_bits = self.uc(0x3f80_0000);
+        let one_bits = self.uw(0x3f80_0000, 0x3ff0_0000);
         let ix = self.uop(Op::BitwiseOr, j, one_bits);
         // m below sqrt(3/2): about 1; below sqrt(3): about 1.5; else m/2, about 1.
-        let (sqrt_15, sqrt_3) = (self.uc(0x1c_c471), self.uc(0x5d_b3d7));
+        let (sqrt_15, sqrt_3) = (self.uw(0x1c_c471, 0x3_988e), self.uw(0x5d_b3d7, 0xb_b67a));
         let above_first = self.test(Op::UGreaterThan, j, sqrt_15);
         let below_second = self.test(Op::ULessThan, j, sqrt_3);
         let k = self.and(above_first, below_second);
@@ -167,13 +230,13 @@ impl Scalar<'_, '_> {
         let one_u = self.uc(1);
         let carry = self.pick_u(halve, one_u, zero_u);
         let n = self.uop(Op::IAdd, n, carry);
-        let exponent_one = self.uc(0x80_0000);
+        let exponent_one = self.uw(0x80_0000, 0x10_0000);
         let down = self.pick_u(halve, exponent_one, zero_u);
         let ix = self.uop(Op::ISub, ix, down);
-        let m = self.b.bitcast(f, ix);
-        let (one, one_half) = (self.fc(1.0), self.fc(1.5));
+        let m = self.with_top(ax, ix);
+        let (one, one_half) = (self.fd(1.0), self.fd(1.5));
         let base = self.pick_f(k, one_half, one);
-        let (zero, dh, dl) = (self.fc(0.0), self.fbits(LOG2_15[0]), self.fbits(LOG2_15[1]));
+        let (zero, dh, dl) = (self.fd(0.0), self.fw(LOG2_15[0], LOG2_15_DOUBLE[0]), self.fw(LOG2_15[1], LOG2_15_DOUBLE[1]));
         let dp_h = self.pick_f(k, dh, zero);
         let dp_l = self.pick_f(k, dl, zero);
         // s = s_h + s_l = (m - b) / (m + b).
@@ -181,20 +244,20 @@ impl Scalar<'_, '_> {
         let den = self.fop(Op::FAdd, m, base);
         let inv = self.fop(Op::FDiv, one, den);
         let s = self.fop(Op::FMul, num, inv);
-        let s_h = self.masked(s, HIGH12);
-        // t_h: m + b to 12 bits, from m's bits.
+        let s_h = self.leading(s);
+        // t_h: m + b to its leading bits, from m's top word.
         let c1 = self.uc(1);
         let half_ix = self.uop(Op::ShiftRightLogical, ix, c1);
-        let mask = self.uc(HIGH12);
+        let mask = self.uw(HIGH12, u32::MAX);
         let th = self.uop(Op::BitwiseAnd, half_ix, mask);
         let top = self.uc(0x2000_0000);
         let th = self.uop(Op::BitwiseOr, th, top);
-        let add = self.uc(0x0040_0000);
+        let add = self.uw(0x0040_0000, 0x0008_0000);
         let th = self.uop(Op::IAdd, th, add);
-        let k_bit = self.uc(1 << 21);
+        let k_bit = self.uw(1 << 21, 1 << 18);
         let k_add = self.pick_u(k, k_bit, zero_u);
         let th = self.uop(Op::IAdd, th, k_add);
-        let t_h = self.b.bitcast(f, th);
+        let t_h = self.of_top(th);
         let tb = self.fop(Op::FSub, t_h, base);
         let t_l = self.fop(Op::FSub, m, tb);
         let sht = self.fop(Op::FMul, s_h, t_h);
@@ -205,16 +268,16 @@ impl Scalar<'_, '_> {
         // log(m / b) = s_h t_h + (s_l t_h + t_l s), summed in two parts.
         let s2 = self.fop(Op::FMul, s, s);
         let s4 = self.fop(Op::FMul, s2, s2);
-        let poly = self.horner(s2, &L);
+        let poly = self.horner(s2, &L, &L_DOUBLE);
         let r = self.fop(Op::FMul, s4, poly);
         let shs = self.fop(Op::FAdd, s_h, s);
         let corr = self.fop(Op::FMul, s_l, shs);
         let r = self.fop(Op::FAdd, r, corr);
         let s2 = self.fop(Op::FMul, s_h, s_h);
-        let three = self.fc(3.0);
+        let three = self.fd(3.0);
         let t = self.fop(Op::FAdd, three, s2);
         let t = self.fop(Op::FAdd, t, r);
-        let t_h = self.masked(t, HIGH12);
+        let t_h = self.leading(t);
         let d = self.fop(Op::FSub, t_h, three);
         let d = self.fop(Op::FSub, d, s2);
         let t_l = self.fop(Op::FSub, r, d);
@@ -223,11 +286,11 @@ impl Scalar<'_, '_> {
         let v2 = self.fop(Op::FMul, t_l, s);
         let v = self.fop(Op::FAdd, v1, v2);
         let p = self.fop(Op::FAdd, uu, v);
-        let p_h = self.masked(p, HIGH12);
+        let p_h = self.leading(p);
         let d = self.fop(Op::FSub, p_h, uu);
         let p_l = self.fop(Op::FSub, v, d);
         // Times 2 / (3 ln 2), plus log2 b and n.
-        let (cp, cp_h, cp_l) = (self.fbits(CP), self.fbits(CP_PARTS[0]), self.fbits(CP_PARTS[1]));
+        let (cp, cp_h, cp_l) = (self.fw(CP, CP_DOUBLE), self.fw(CP_PARTS[0], CP_PARTS_DOUBLE[0]), self.fw(CP_PARTS[1], CP_PARTS_DOUBLE[1]));
         let z_h = self.fop(Op::FMul, cp_h, p_h);
         let a = self.fop(Op::FMul, cp_l, p_h);
         let b = self.fop(Op::FMul, p_l, cp);
@@ -237,7 +300,7 @@ impl Scalar<'_, '_> {
         let t1 = self.fop(Op::FAdd, z_h, z_l);
         let t1 = self.fop(Op::FAdd, t1, dp_h);
         let t1 = self.fop(Op::FAdd, t1, nf);
-        let t1 = self.masked(t1, HIGH12);
+        let t1 = self.leading(t1);
         let d = self.fop(Op::FSub, t1, nf);
         let d = self.fop(Op::FSub, d, dp_h);
         let d = self.fop(Op::FSub, d, z_h);
@@ -247,22 +310,22 @@ impl Scalar<'_, '_> {
 
     /// `log2 ax` as `(t1, t2)` for `ax` within 2^-19 of 1, by `log(1 + t)`'s series.
     fn log2_near_one(&mut self, ax: Word) -> (Word, Word) {
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let t = self.fop(Op::FSub, ax, one);
-        let (quarter, third, half) = (self.fc(0.25), self.fc(1.0 / 3.0), self.fc(0.5));
+        let (quarter, third, half) = (self.fd(0.25), self.fd(1.0 / 3.0), self.fd(0.5));
         let a = self.fop(Op::FMul, t, quarter);
         let a = self.fop(Op::FSub, third, a);
         let a = self.fop(Op::FMul, t, a);
         let a = self.fop(Op::FSub, half, a);
         let tt = self.fop(Op::FMul, t, t);
         let w = self.fop(Op::FMul, tt, a);
-        let (inv, inv_h, inv_l) = (self.fbits(INV_LN2), self.fbits(INV_LN2_PARTS[0]), self.fbits(INV_LN2_PARTS[1]));
+        let (inv, inv_h, inv_l) = (self.fw(INV_LN2, INV_LN2_DOUBLE), self.fw(INV_LN2_PARTS[0], INV_LN2_PARTS_DOUBLE[0]), self.fw(INV_LN2_PARTS[1], INV_LN2_PARTS_DOUBLE[1]));
         let uu = self.fop(Op::FMul, inv_h, t);
         let a = self.fop(Op::FMul, t, inv_l);
         let b = self.fop(Op::FMul, w, inv);
         let v = self.fop(Op::FSub, a, b);
         let t1 = self.fop(Op::FAdd, uu, v);
-        let t1 = self.masked(t1, HIGH12);
+        let t1 = self.leading(t1);
         let d = self.fop(Op::FSub, t1, uu);
         let t2 = self.fop(Op::FSub, v, d);
         (t1, t2)
@@ -275,12 +338,12 @@ impl Scalar<'_, '_> {
         let (general_1, general_2) = self.log2_parts(ax);
         let (near_1, near_2) = self.log2_near_one(ax);
         let ay = self.gl(G::FAbs, f, &[yh]);
-        let huge_limit = self.fbits(0x4d00_0000);
+        let huge_limit = self.fw(0x4d00_0000, 0x41e0_0000_0000_0000);
         let huge = self.test(Op::FOrdGreaterThan, ay, huge_limit);
         let t1 = self.pick_f(huge, near_1, general_1);
         let t2 = self.pick_f(huge, near_2, general_2);
         // y log2 ax = p_h + p_l.
-        let y1 = self.masked(yh, HIGH12);
+        let y1 = self.leading(yh);
         let dy = self.fop(Op::FSub, yh, y1);
         let a = self.fop(Op::FMul, dy, t1);
         let b = self.fop(Op::FMul, yh, t2);
@@ -289,10 +352,10 @@ impl Scalar<'_, '_> {
         let p_l = self.fop(Op::FAdd, p_l, c);
         let p_h = self.fop(Op::FMul, y1, t1);
         let z = self.fop(Op::FAdd, p_l, p_h);
-        let (c128, c150) = (self.fc(128.0), self.fc(-150.0));
+        let (c128, c150) = if self.width == 64 { (self.fd(1024.0), self.fd(-1075.0)) } else { (self.fd(128.0), self.fd(-150.0)) };
         let above = self.test(Op::FOrdGreaterThan, z, c128);
         let at_top = self.test(Op::FOrdEqual, z, c128);
-        let tail = self.fc(OVERFLOW_TAIL);
+        let tail = if self.width == 64 { self.fd(OVERFLOW_TAIL_DOUBLE) } else { self.fc(OVERFLOW_TAIL) };
         let pl_tail = self.fop(Op::FAdd, p_l, tail);
         let zp = self.fop(Op::FSub, z, p_h);
         let rounds_over = self.test(Op::FOrdGreaterThan, pl_tail, zp);
@@ -307,8 +370,8 @@ impl Scalar<'_, '_> {
         let nf = self.gl(G::RoundEven, f, &[z]);
         let p_h = self.fop(Op::FSub, p_h, nf);
         let t = self.fop(Op::FAdd, p_l, p_h);
-        let t = self.masked(t, 0xffff_8000);
-        let (ln2, ln2_h, ln2_l) = (self.fbits(LN2), self.fbits(LN2_PARTS[0]), self.fbits(LN2_PARTS[1]));
+        let t = if self.width == 64 { self.leading(t) } else { self.masked(t, 0xffff_8000) };
+        let (ln2, ln2_h, ln2_l) = (self.fw(LN2, LN2_DOUBLE), self.fw(LN2_PARTS[0], LN2_PARTS_DOUBLE[0]), self.fw(LN2_PARTS[1], LN2_PARTS_DOUBLE[1]));
         let uu = self.fop(Op::FMul, t, ln2_h);
         let d = self.fop(Op::FSub, t, p_h);
         let d = self.fop(Op::FSub, p_l, d);
@@ -319,17 +382,17 @@ impl Scalar<'_, '_> {
         let d = self.fop(Op::FSub, zz, uu);
         let w = self.fop(Op::FSub, v, d);
         let t = self.fop(Op::FMul, zz, zz);
-        let poly = self.horner(t, &P);
+        let poly = self.horner(t, &P, &P_DOUBLE);
         let tp = self.fop(Op::FMul, t, poly);
         let t1 = self.fop(Op::FSub, zz, tp);
-        let two = self.fc(2.0);
+        let two = self.fd(2.0);
         let num = self.fop(Op::FMul, zz, t1);
         let den = self.fop(Op::FSub, t1, two);
         let q = self.fop(Op::FDiv, num, den);
         let zw = self.fop(Op::FMul, zz, w);
         let e = self.fop(Op::FAdd, w, zw);
         let r = self.fop(Op::FSub, q, e);
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let d = self.fop(Op::FSub, r, zz);
         let value = self.fop(Op::FSub, one, d);
         // Times 2^n in two steps, each a normal power of two.
@@ -341,12 +404,13 @@ impl Scalar<'_, '_> {
         let s2 = self.power_of_two(n2);
         let value = self.fop(Op::FMul, value, s1);
         let value = self.fop(Op::FMul, value, s2);
-        let (inf, zero) = (self.fc(f32::INFINITY), self.fc(0.0));
+        let (inf, zero) = (self.fd(f64::INFINITY), self.fd(0.0));
         let value = self.pick_f(over, inf, value);
         let value = self.pick_f(under, zero, value);
-        // |y| > 2^27 and ax not within 2^-19 of 1 (where |y log2 ax| > 150): 0 or infinity.
-        let bits = self.b.bitcast(u, ax);
-        let (low, high) = (self.uc(0x3f7f_ffe0), self.uc(0x3f80_0010));
+        // |y| > 2^27 and ax not within 2^-19 of 1 (where |y log2 ax| > 150): 0 or infinity;
+        // for doubles |y| > 2^31, ax not within 2^-20 of 1.
+        let bits = self.top(ax);
+        let (low, high) = (self.uw(0x3f7f_ffe0, 0x3fef_ffff), self.uw(0x3f80_0010, 0x3ff0_0000));
         let below_one = self.test(Op::ULessThan, bits, low);
         let above_one = self.test(Op::UGreaterThan, bits, high);
         let far = self.or(below_one, above_one);
@@ -362,29 +426,25 @@ impl Scalar<'_, '_> {
     /// C99's `pow(x, yh + yl)` (`yl` only refines `yh`; its integer tests look at `yh`).
     fn pow(&mut self, x: Word, yh: Word, yl: Word) -> Word {
         let f = self.f();
-        let u = self.u();
         let boolean = self.b.module.type_bool();
         let ax = self.gl(G::FAbs, f, &[x]);
         let ay = self.gl(G::FAbs, f, &[yh]);
-        let (zero, one, inf, nan) = (self.fc(0.0), self.fc(1.0), self.fc(f32::INFINITY), self.fc(f32::NAN));
+        let (zero, one, inf, nan) = (self.fd(0.0), self.fd(1.0), self.fd(f64::INFINITY), self.fd(f64::NAN));
         let x_zero = self.test(Op::FOrdEqual, ax, zero);
         let x_inf = self.test(Op::FOrdEqual, ax, inf);
         let y_zero = self.test(Op::FOrdEqual, ay, zero);
         let y_inf = self.test(Op::FOrdEqual, ay, inf);
         let x_nan = self.is_nan(x);
         let y_nan = self.is_nan(yh);
-        // y's parity: integers from 2^24 up are even.
+        // y's parity: odd where y is an integer and y/2 (exact) is not.
         let ty = self.gl(G::Trunc, f, &[ay]);
         let integral = self.test(Op::FOrdEqual, ty, ay);
-        let exact_limit = self.fc(16_777_216.0);
-        let small = self.test(Op::FOrdLessThan, ay, exact_limit);
-        let safe = self.pick_f(small, ay, zero);
-        let yi = self.b.op(Op::ConvertFToU, u, &[safe]);
-        let c1 = self.uc(1);
-        let low = self.uop(Op::BitwiseAnd, yi, c1);
-        let odd_bit = self.test(Op::IEqual, low, c1);
+        let half = self.fd(0.5);
+        let halved = self.fop(Op::FMul, ay, half);
+        let th = self.gl(G::Trunc, f, &[halved]);
+        let odd_bit = self.test(Op::FOrdNotEqual, th, halved);
         let odd = self.and(integral, odd_bit);
-        let xb = self.b.bitcast(u, x);
+        let xb = self.top(x);
         let sign_mask = self.uc(0x8000_0000);
         let xs = self.uop(Op::BitwiseAnd, xb, sign_mask);
         let zero_u = self.uc(0);
@@ -436,9 +496,9 @@ impl Scalar<'_, '_> {
     fn powr(&mut self, pow: Word, x: Word, y: Word) -> Word {
         let f = self.f();
         let ax = self.gl(G::FAbs, f, &[x]);
-        let zero = self.fc(0.0);
+        let zero = self.fd(0.0);
         let v = self.call(pow, &[ax, y, zero]);
-        let (one, inf, nan) = (self.fc(1.0), self.fc(f32::INFINITY), self.fc(f32::NAN));
+        let (one, inf, nan) = (self.fd(1.0), self.fd(f64::INFINITY), self.fd(f64::NAN));
         let ay = self.gl(G::FAbs, f, &[y]);
         let negative = self.test(Op::FOrdLessThan, x, zero);
         let x_nan = self.is_nan(x);
@@ -458,6 +518,15 @@ impl Scalar<'_, '_> {
         self.pick_f(bad, nan, v)
     }
 
+    /// `single` for floats, `double` for doubles.
+    fn of_width_pow(&self, single: f64, double: f64) -> f64 {
+        if self.width == 64 {
+            double
+        } else {
+            single
+        }
+    }
+
     /// `k` (a 32-bit integer) as `(hi, lo)` floats whose sum is exact.
     fn integer_parts(&mut self, k: Word) -> (Word, Word) {
         let f = self.f();
@@ -474,10 +543,11 @@ impl Scalar<'_, '_> {
         let (hi, lo) = self.integer_parts(k);
         let f = self.f();
         let exact = self.b.op(Op::ConvertSToF, f, &[k]);
-        let limit = self.fc(16_777_216.0);
+        // Exact below 2^24 (every 32-bit integer is exact in a double).
+        let limit = self.fd(self.of_width_pow(16_777_216.0, 4_294_967_296.0));
         let ak = self.gl(G::FAbs, f, &[exact]);
         let small = self.test(Op::FOrdLessThan, ak, limit);
-        let zero = self.fc(0.0);
+        let zero = self.fd(0.0);
         let yh = self.pick_f(small, exact, hi);
         let yl = self.pick_f(small, zero, lo);
         let v = self.call(pow, &[x, yh, yl]);
@@ -494,10 +564,11 @@ impl Scalar<'_, '_> {
     fn rootn(&mut self, pow: Word, x: Word, k: Word) -> Word {
         let f = self.f();
         let kf = self.b.op(Op::ConvertSToF, f, &[k]);
-        let one = self.fc(1.0);
+        let one = self.fd(1.0);
         let yh = self.fop(Op::FDiv, one, kf);
-        // 1 - k yh exactly for |k| < 2^12 (yh's halves times k are exact), then over k.
-        let a = self.masked(yh, HIGH12);
+        // 1 - k yh exactly for |k| < 2^12 (2^21 for doubles: yh's halves times k are exact),
+        // then over k.
+        let a = self.leading(yh);
         let b = self.fop(Op::FSub, yh, a);
         let ka = self.fop(Op::FMul, kf, a);
         let kb = self.fop(Op::FMul, kf, b);
@@ -505,9 +576,9 @@ impl Scalar<'_, '_> {
         let e = self.fop(Op::FSub, e, kb);
         let yl = self.fop(Op::FDiv, e, kf);
         let ak = self.gl(G::FAbs, f, &[kf]);
-        let limit = self.fc(4096.0);
+        let limit = self.fd(self.of_width_pow(4096.0, 2_097_152.0));
         let small = self.test(Op::FOrdLessThan, ak, limit);
-        let zero = self.fc(0.0);
+        let zero = self.fd(0.0);
         let yl = self.pick_f(small, yl, zero);
         let ax = self.gl(G::FAbs, f, &[x]);
         let v = self.call(pow, &[ax, yh, yl]);
@@ -525,7 +596,7 @@ impl Scalar<'_, '_> {
         let bad = self.or(bad, k_zero);
         let x_nan = self.is_nan(x);
         let bad = self.or(bad, x_nan);
-        let nan = self.fc(f32::NAN);
+        let nan = self.fd(f64::NAN);
         self.pick_f(bad, nan, v)
     }
 
@@ -537,12 +608,12 @@ impl Scalar<'_, '_> {
         let ay = self.gl(G::FAbs, f, &[y]);
         let a = self.gl(G::NMax, f, &[ax, ay]);
         let b = self.gl(G::NMin, f, &[ax, ay]);
-        let bits = self.b.bitcast(u, a);
-        let c23 = self.uc(23);
+        let bits = self.top(a);
+        let c23 = self.uw(23, 20);
         let biased = self.uop(Op::ShiftRightLogical, bits, c23);
-        let (low, high) = (self.uc(1), self.uc(253));
+        let (low, high) = (self.uc(1), self.uw(253, 2045));
         let biased = self.gl(G::UClamp, u, &[biased, low, high]);
-        let bias = self.uc(127);
+        let bias = self.uw(127, 1023);
         let e = self.uop(Op::ISub, biased, bias);
         let zero_u = self.uc(0);
         let minus_e = self.uop(Op::ISub, zero_u, e);
@@ -555,12 +626,12 @@ impl Scalar<'_, '_> {
         let sum = self.fop(Op::FAdd, aa, bb);
         let root = self.gl(G::Sqrt, f, &[sum]);
         let value = self.fop(Op::FMul, root, back);
-        let nan = self.fc(f32::NAN);
+        let nan = self.fd(f64::NAN);
         let x_nan = self.is_nan(x);
         let y_nan = self.is_nan(y);
         let either_nan = self.or(x_nan, y_nan);
         let value = self.pick_f(either_nan, nan, value);
-        let inf = self.fc(f32::INFINITY);
+        let inf = self.fd(f64::INFINITY);
         let x_inf = self.test(Op::FOrdEqual, ax, inf);
         let y_inf = self.test(Op::FOrdEqual, ay, inf);
         let either_inf = self.or(x_inf, y_inf);

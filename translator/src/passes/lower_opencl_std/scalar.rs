@@ -68,12 +68,13 @@ impl Lower<'_, '_> {
         id
     }
 
-    /// `helper` (f32 and 32-bit integer parameters, an f32 result) applied component by
-    /// component to `args` (scalars or vectors of `ty`'s component count; float or half
-    /// components go to f32 and back to `ty`'s).
+    /// `helper` (float and 32-bit integer parameters, a float result: f64 for doubles, else
+    /// f32) applied component by component to `args` (scalars or vectors of `ty`'s component
+    /// count; half components go to f32 and back).
     pub(super) fn per_component_of(&mut self, ty: Word, args: &[Word], helper: Word) -> Word {
         let (scalar, n, width, _) = self.shape(ty);
-        let f32_ty = self.b.module.type_float(32);
+        // Double helpers take doubles; the others f32 (halves widened).
+        let f32_ty = if width == 64 { scalar } else { self.b.module.type_float(32) };
         let mut parts = Vec::new();
         for k in 0..n {
             let mut ops = vec![Operand::Id(helper)];
@@ -81,11 +82,11 @@ impl Lower<'_, '_> {
                 let a_ty = self.types.type_of(*a).unwrap_or(ty);
                 let (a_scalar, _, a_width, a_float) = self.shape(a_ty);
                 let element = if n == 1 { *a } else { self.b.composite_extract(a_scalar, *a, k) };
-                let wide = if a_float && a_width != 32 { self.op(Op::FConvert, f32_ty, &[element]) } else { element };
+                let wide = if a_float && a_width == 16 { self.op(Op::FConvert, f32_ty, &[element]) } else { element };
                 ops.push(Operand::Id(wide));
             }
             let v = self.b.emit(Op::FunctionCall, f32_ty, ops);
-            parts.push(if width == 32 { v } else { self.op(Op::FConvert, scalar, &[v]) });
+            parts.push(if width != 16 { v } else { self.op(Op::FConvert, scalar, &[v]) });
         }
         if n == 1 {
             parts[0]
