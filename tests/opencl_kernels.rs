@@ -3076,12 +3076,13 @@ fn double_nans_angles_and_refusals() {
 }
 
 /// `double_math.cl`'s `transcendentals`: exp, exp2, exp10, log, log2, log10, expm1, log1p, the
-/// hyperbolic functions and their inverses, pow, powr, pown, cbrt, rootn and hypot of doubles
+/// hyperbolic functions and their inverses, pow, powr, pown, cbrt, rootn, hypot, asin, acos,
+/// atan, atan2 and their pi forms of doubles
 /// (which `GLSL.std.450` has only for narrower floats) to OpenCL's accuracy against the `libm`
 /// crate, over edge values (zeros, subnormals, near 1, overflow and underflow thresholds,
 /// infinities, NaN) and random ones, on every device with doubles.
 #[test]
-fn double_exponentials_hyperbolics_and_powers_to_opencl_accuracy() {
+fn double_transcendentals_to_opencl_accuracy() {
     let Some((spirv, contexts)) = kernels_and_devices("double_math") else { return };
     let mut x = vec![
         0.0,
@@ -3163,7 +3164,7 @@ fn double_exponentials_hyperbolics_and_powers_to_opencl_accuracy() {
         let kernel = ctx.load_kernel(&spirv, "transcendentals").unwrap_or_else(|e| panic!("{name}: {e}"));
         let (bx, by) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&y, "y").unwrap());
         let bk = ctx.buffer_from_slice(&k, "k").unwrap();
-        let mut bo = ctx.zeroed_buffer::<f64>(20 * x.len(), "o").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f64>(28 * x.len(), "o").unwrap();
         ctx.launch(&kernel, &NdRange::linear(x.len() as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bk), KernelArg::Buffer(&bo)])
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let o: Vec<f64> = ctx.read_buffer(&mut bo).unwrap();
@@ -3191,9 +3192,17 @@ fn double_exponentials_hyperbolics_and_powers_to_opencl_accuracy() {
                 (libm::cbrt(a), 2.0),
                 (root, 16.0 + slack),
                 (libm::hypot(a, b), 4.0),
+                (libm::asin(b), 4.0),
+                (libm::acos(b), 4.0),
+                (libm::atan(a), 5.0),
+                (libm::atan2(a, b), 6.0),
+                (libm::asin(b) / std::f64::consts::PI, 5.0),
+                (libm::acos(b) / std::f64::consts::PI, 5.0),
+                (libm::atan(a) / std::f64::consts::PI, 5.0),
+                (libm::atan2(a, b) / std::f64::consts::PI, 6.0),
             ];
             for (j, (want, bound)) in wants.into_iter().enumerate() {
-                let got = o[g * 20 + j];
+                let got = o[g * 28 + j];
                 let ok = if want.is_nan() {
                     got.is_nan()
                 } else if want.is_infinite() || want == 0.0 {

@@ -1,7 +1,8 @@
 // Doubles: nan() with payloads (of halves and floats too), degrees and radians, which
 // GLSL.std.450 has only for 16- and 32-bit floats, the exponentials, logarithms and hyperbolic
 // functions (OpenCL: 3 units in the last place, log1p 2, sinh, cosh, asinh, acosh 4, tanh,
-// atanh 5), the powers (16; cbrt 2, hypot 4), and a sine of doubles, which has no lowering yet
+// atanh 5), the powers (16; cbrt 2, hypot 4), the inverse trigonometric functions (asin, acos
+// 4, atan 5, atan2 6, the pi forms 5 and 6), and a sine of doubles, which has no lowering yet
 // and must be refused by name.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -26,7 +27,7 @@ __kernel void transcendentals(__global const double *x, __global const double *y
     const uint g = get_global_id(0);
     const double a = x[g], b = y[g];
     const int n = k[g];
-    __global double *r = o + g * 20;
+    __global double *r = o + g * 28;
     r[0] = exp(a);
     r[1] = exp2(a);
     r[2] = exp10(a);
@@ -49,4 +50,13 @@ __kernel void transcendentals(__global const double *x, __global const double *y
     r[17] = c.x;
     r[18] = rootn(a, n);
     r[19] = hypot(a, b);
+    r[20] = asin(b);
+    r[21] = acos(b);
+    const double2 t = atan((double2)(1.0, a));
+    r[22] = t.y;
+    r[23] = atan2(a, b);
+    r[24] = asinpi(b);
+    r[25] = acospi(b);
+    r[26] = atanpi(a);
+    r[27] = atan2pi(a, b);
 }

@@ -1,10 +1,11 @@
 //! Which `OpenCL.std` functions of doubles have a lowering. `GLSL.std.450`'s trigonometric,
 //! hyperbolic, exponential and power functions take only 16- and 32-bit floats: the
 //! exponentials, logarithms, `expm1`, `log1p`, the hyperbolic functions and their inverses and
-//! the powers (`pow`, `powr`, `pown`, `rootn`, `cbrt`) of doubles are `exponentials.rs`',
-//! `hyperbolic.rs`' and `powers.rs`' double helpers; the trigonometric functions and their
-//! inverses have none yet, and translation refuses them by name instead of writing a module
-//! Vulkan rejects. `nan` builds its quiet NaN from the payload
+//! the powers (`pow`, `powr`, `pown`, `rootn`, `cbrt`) and the inverse trigonometric functions
+//! of doubles are `exponentials.rs`', `hyperbolic.rs`', `powers.rs`' and
+//! `inverse_trigonometry.rs`' double helpers; `sin`, `cos`, `tan` and their `pi` forms (which
+//! need a double Payne-Hanek reduction), `erf`, `erfc`, `lgamma` and `tgamma` have none yet,
+//! and translation refuses them by name instead of writing a module Vulkan rejects. `nan` builds its quiet NaN from the payload
 //! for every width.
 
 use super::Lower;
@@ -13,7 +14,7 @@ use spirv::{Op, OpenclStd100Op as CL, Word};
 /// Whether `op` of doubles has a lowering.
 pub(super) fn serves(op: CL) -> bool {
     use CL::*;
-    !matches!(op, sin | cos | tan | sincos | asin | acos | atan | atan2 | sinpi | cospi | tanpi | asinpi | acospi | atanpi | atan2pi | erf | erfc | lgamma | lgamma_r | tgamma)
+    !matches!(op, sin | cos | tan | sincos | sinpi | cospi | tanpi | erf | erfc | lgamma | lgamma_r | tgamma)
 }
 
 impl Lower<'_, '_> {

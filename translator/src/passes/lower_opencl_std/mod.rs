@@ -5,7 +5,7 @@
 //! - `sin`, `cos`, `tan` and `sincos`, `exp`, `exp2`, `exp10`, `log`, `log2`, `log10`, `pow`,
 //!   `powr`, `pown`, `rootn`, `cbrt`, `hypot`, `expm1`, `log1p`, the hyperbolic functions and
 //!   their inverses, and `asin`, `acos`, `atan`, `atan2` and their `pi` forms, of floats and
-//!   halves (and the same but the trigonometric ones of doubles), call helpers
+//!   halves (and all but `sin`, `cos`, `tan` of doubles), call helpers
 //!   accurate to OpenCL's bounds (`trigonometry.rs`, `exponentials.rs`,
 //!   `powers.rs`, `hyperbolic.rs`, `inverse_trigonometry.rs`).
 //! - Instructions with a `GLSL.std.450` twin of the same semantics become it: the same
@@ -13,8 +13,8 @@
 //!   `fma`/`mad`, `fmin`/`fmax` (as `NMin`/`NMax`: a NaN operand yields the other, as OpenCL
 //!   says), `fclamp`, `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `ldexp`, the
 //!   geometric functions, integer `min`/`max`/`clamp`/`abs`, and the `half_`/`native_` variants.
-//! - The rest become plain code: `round` (half away from zero), `fmod` (`OpFRem`), `hypot`
-//!   of doubles, `degrees` and `radians` of doubles, `nan`, `copysign`, `fdim`, `clz`, `ctz`,
+//! - The rest become plain code: `round` (half away from zero), `fmod` (`OpFRem`),
+//!   `degrees` and `radians` of doubles, `nan`, `copysign`, `fdim`, `clz`, `ctz`,
 //!   `popcount`,
 //!   `rotate`, `mul_hi`/`mad_hi`, `mul24`/`mad24`, `add_sat`/`sub_sat`, `hadd`/`rhadd`,
 //!   `abs_diff`, `u_abs`, `bitselect`, `select`; `prefetch` goes. Functions
