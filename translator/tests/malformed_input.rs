@@ -844,6 +844,20 @@ fn edited_inputs_translate_to_valid_modules() {
         // A buffer access aligned below its scalars (a packed struct's member): split into
         // aligned pieces, as Vulkan needs buffer-address accesses aligned to their scalars.
         ("lower_kernel_pointers/generic_local.spvasm", &[("%42 = OpLoad %8 %41 Aligned 4", "%42 = OpLoad %8 %41 Aligned 1")], &["h100", "lavapipe", "swiftshader"]),
+        // `native_` and `half_` forms of doubles (found by damage): GLSL.std.450 has no 64-bit
+        // `Log` or `Pow` for them to become; they are the plain functions' double helpers.
+        (
+            "lower_opencl_std/special.spvasm",
+            &[
+                ("OpCapability Int8\n", "OpCapability Int8\nOpCapability Float64\n"),
+                ("%half = OpTypeFloat 16\n", "%half = OpTypeFloat 16\n%double = OpTypeFloat 64\n"),
+                (
+                    "%53 = OpExtInst %float %1 erf %31\n",
+                    "%53 = OpExtInst %float %1 erf %31\n%wide = OpFConvert %double %31\n%native = OpExtInst %double %1 native_log %wide\n%powered = OpExtInst %double %1 half_powr %wide %native\n",
+                ),
+            ],
+            &["h100", "lavapipe"],
+        ),
     ];
     for &(input, edits, targets) in ENTRIES {
         let (_, words) = edited(input, edits);

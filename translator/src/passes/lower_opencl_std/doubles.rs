@@ -17,6 +17,25 @@ pub(super) fn serves(op: CL) -> bool {
     !matches!(op, sin | cos | tan | sincos | sinpi | cospi | tanpi | erf | erfc | lgamma | lgamma_r | tgamma)
 }
 
+/// The plain function of a `half_` or `native_` form whose lowering for floats is a 32-bit
+/// `GLSL.std.450` instruction.
+pub(super) fn plain(op: CL) -> Option<CL> {
+    use CL::*;
+    Some(match op {
+        half_cos | native_cos => cos,
+        half_sin | native_sin => sin,
+        half_tan | native_tan => tan,
+        half_exp | native_exp => exp,
+        half_exp2 | native_exp2 => exp2,
+        half_exp10 | native_exp10 => exp10,
+        half_log | native_log => log,
+        half_log2 | native_log2 => log2,
+        half_log10 | native_log10 => log10,
+        half_powr | native_powr => powr,
+        _ => return None,
+    })
+}
+
 impl Lower<'_, '_> {
     /// `nan(code)`: the quiet NaN of `ty`'s width carrying `code` (an unsigned integer of the
     /// same width, its bits below the quiet bit kept).

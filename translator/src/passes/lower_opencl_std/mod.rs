@@ -217,6 +217,9 @@ impl Lower<'_, '_> {
         let Some(op) = CL::from_u32(number) else { return Err(self.unsupported(inst, &format!("OpenCL.std instruction {number}"))) };
         let a = |k: usize| args.get(k).copied().ok_or_else(|| Error::Invalid { site: Box::default(), message: format!("OpenCL.std {op:?} lacks operand {k}") });
         let (_, _, width, is_float) = self.shape(ty);
+        // `half_` and `native_` forms of doubles (which OpenCL C does not have) are the
+        // plain functions: GLSL.std.450 has no 64-bit forms for them to become.
+        let op = if is_float && width == 64 { doubles::plain(op).unwrap_or(op) } else { op };
         if is_float && width == 64 && !doubles::serves(op) {
             return Err(self.unsupported(inst, &format!("OpenCL.std {op:?} of doubles (GLSL.std.450's takes only 16- and 32-bit floats)")));
         }
@@ -306,7 +309,7 @@ impl Lower<'_, '_> {
         if matches!(op, CL::sin | CL::cos | CL::tan) {
             let x = a(0)?;
             if !self.precise_math_serves(ty) {
-                // Doubles: GLSL.std.450's, as for the other double functions.
+                // Not floats or halves (doubles were refused above): GLSL.std.450's.
                 let g = match op {
                     CL::sin => G::Sin,
                     CL::cos => G::Cos,

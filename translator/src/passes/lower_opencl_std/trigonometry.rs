@@ -71,11 +71,9 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// Whether `ty` (a scalar or vector) has floats or halves, which the f32 helpers of this file
-    /// and `exponentials.rs` serve.
+    /// Whether `ty` (a scalar or vector) has floats or halves, which the f32 helpers serve.
     pub(super) fn precise_math_serves(&self, ty: Word) -> bool {
-        let (_, _, width, is_float) = self.shape(ty);
-        is_float && matches!(width, 16 | 32) && self.types.float(self.shape(ty).0).is_some_and(|(_, encoding)| encoding.is_none())
+        self.helper_width(ty) == Some(32)
     }
 
     /// The helper function, built the first time.
