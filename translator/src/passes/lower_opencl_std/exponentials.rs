@@ -61,6 +61,24 @@ impl Lower<'_, '_> {
 }
 
 impl Scalar<'_, '_> {
+    /// `(k, 2^(k/2), 2^(k - k/2))` for a float integer `k`: `k` as an integer and two normal
+    /// powers of two whose product is `2^k` (for `k` up to twice the exponent range).
+    pub(super) fn halved_power_of_two(&mut self, k: Word) -> (Word, Word, Word) {
+        let u = self.u();
+        let ki = self.b.op(Op::ConvertFToS, u, &[k]);
+        let two = self.uc(2);
+        let k1 = self.uop(Op::SDiv, ki, two);
+        let k2 = self.uop(Op::ISub, ki, k1);
+        let s1 = self.power_of_two(k1);
+        let s2 = self.power_of_two(k2);
+        (ki, s1, s2)
+    }
+
+    /// `1/k!` for `k` from `highest` down to 2, constants of the emitter's width.
+    pub(super) fn inverse_factorials(&mut self, highest: u32) -> Vec<Word> {
+        (2..=highest).rev().map(|k| (2..=k).map(f64::from).product::<f64>()).collect::<Vec<_>>().into_iter().map(|p| self.fd(1.0 / p)).collect()
+    }
+
     /// `2^k` for an integer `k` in [-126, 127] (for doubles [-1022, 1023]).
     pub(super) fn power_of_two(&mut self, k: Word) -> Word {
         let f = self.f();
@@ -80,10 +98,9 @@ impl Scalar<'_, '_> {
 
     /// `e^r 2^k` for `|r| <= ln2/2` and a float integer `k` in [-150, 128].
     pub(super) fn exp_core(&mut self, r: Word, k: Word) -> Word {
-        let u = self.u();
         let factorials: Vec<Word> = if self.width == 64 {
-            // 1/13! .. 1/2!: truncation below 0.05 units of a double.
-            (2..=13u32).rev().map(|k| (2..=k).map(f64::from).product::<f64>()).collect::<Vec<_>>().into_iter().map(|p| self.fd(1.0 / p)).collect()
+            // Truncation below 0.05 units of a double.
+            self.inverse_factorials(13)
         } else {
             [1.0f32 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5].into_iter().map(|c| self.fc(c)).collect()
         };
@@ -98,12 +115,7 @@ impl Scalar<'_, '_> {
         let one = self.fd(1.0);
         let p = self.fop(Op::FAdd, one, t);
         // 2^k in two halves, each a normal float.
-        let ki = self.b.op(Op::ConvertFToS, u, &[k]);
-        let two = self.uc(2);
-        let k1 = self.uop(Op::SDiv, ki, two);
-        let k2 = self.uop(Op::ISub, ki, k1);
-        let s1 = self.power_of_two(k1);
-        let s2 = self.power_of_two(k2);
+        let (_, s1, s2) = self.halved_power_of_two(k);
         let p = self.fop(Op::FMul, p, s1);
         self.fop(Op::FMul, p, s2)
     }

@@ -69,6 +69,19 @@ impl Lower<'_, '_> {
 }
 
 impl Scalar<'_, '_> {
+    /// `v`, the value of an odd function at `|x|`, with `x`'s sign; a NaN `x` itself.
+    fn odd_result(&mut self, v: Word, x: Word) -> Word {
+        let v = self.copysign(v, x);
+        self.nan_stays(x, v)
+    }
+
+    /// `v`, or `x` where `x` is NaN.
+    fn nan_stays(&mut self, x: Word, v: Word) -> Word {
+        let boolean = self.b.module.type_bool();
+        let nan = self.b.op(Op::IsNan, boolean, &[x]);
+        self.pick_f(nan, x, v)
+    }
+
     /// `single` for floats, `double` for doubles.
     fn of_width(&self, single: f64, double: f64) -> f64 {
         if self.width == 64 {
@@ -89,12 +102,7 @@ impl Scalar<'_, '_> {
         let (low, high) = (self.fd(self.of_width(-30.0, -40.0)), self.fd(self.of_width(89.0, 710.0)));
         let clamped = self.gl(G::FClamp, f, &[x, low, high]);
         let (r, k) = self.exp_reduce(clamped);
-        let coefficients: Vec<Word> = if self.width == 64 {
-            // 1/17! .. 1/2!.
-            (2..=17u32).rev().map(|k| (2..=k).map(f64::from).product::<f64>()).collect::<Vec<_>>().into_iter().map(|p| self.fd(1.0 / p)).collect()
-        } else {
-            INVERSE_FACTORIALS.iter().rev().map(|c| self.fc(*c)).collect()
-        };
+        let coefficients: Vec<Word> = if self.width == 64 { self.inverse_factorials(17) } else { INVERSE_FACTORIALS.iter().rev().map(|c| self.fc(*c)).collect() };
         let mut q = coefficients[0];
         for c in &coefficients[1..] {
             let t = self.fop(Op::FMul, q, r);
@@ -103,12 +111,7 @@ impl Scalar<'_, '_> {
         let rr = self.fop(Op::FMul, r, r);
         let t = self.fop(Op::FMul, rr, q);
         let p = self.fop(Op::FAdd, r, t);
-        let ki = self.b.op(Op::ConvertFToS, u, &[k]);
-        let two = self.uc(2);
-        let k1 = self.uop(Op::SDiv, ki, two);
-        let k2 = self.uop(Op::ISub, ki, k1);
-        let s1 = self.power_of_two(k1);
-        let s2 = self.power_of_two(k2);
+        let (ki, s1, s2) = self.halved_power_of_two(k);
         // k in [-1, 24]: 2^k (p + (1 - 2^-k)).
         let zero_u = self.uc(0);
         let minus_k = self.uop(Op::ISub, zero_u, ki);
@@ -218,10 +221,7 @@ impl Scalar<'_, '_> {
         let v = self.pick_f(below_nine, v, large);
         let tiny = self.below(a, self.of_width(TINY.0, TINY.1));
         let v = self.pick_f(tiny, a, v);
-        let v = self.copysign(v, x);
-        let boolean = self.b.module.type_bool();
-        let nan = self.b.op(Op::IsNan, boolean, &[x]);
-        self.pick_f(nan, x, v)
+        self.odd_result(v, x)
     }
 
     /// `cosh x`.
@@ -245,9 +245,7 @@ impl Scalar<'_, '_> {
         let v = self.pick_f(below_nine, medium, large);
         let near = self.below(a, 0.346_573_6);
         let v = self.pick_f(near, small, v);
-        let boolean = self.b.module.type_bool();
-        let nan = self.b.op(Op::IsNan, boolean, &[x]);
-        self.pick_f(nan, x, v)
+        self.nan_stays(x, v)
     }
 
     /// `tanh x`.
@@ -274,10 +272,7 @@ impl Scalar<'_, '_> {
         let v = self.pick_f(below_one, small, v);
         let tiny = self.below(a, self.of_width(TINY.0, TINY.1));
         let v = self.pick_f(tiny, a, v);
-        let v = self.copysign(v, x);
-        let boolean = self.b.module.type_bool();
-        let nan = self.b.op(Op::IsNan, boolean, &[x]);
-        self.pick_f(nan, x, v)
+        self.odd_result(v, x)
     }
 
     /// `log a + ln 2` (`log 2a` for `a` past 2^28, where `2a` may overflow).
@@ -315,10 +310,7 @@ impl Scalar<'_, '_> {
         let v = self.pick_f(below_two, small, v);
         let tiny = self.below(a, self.of_width(TINY.0, TINY.1));
         let v = self.pick_f(tiny, a, v);
-        let v = self.copysign(v, x);
-        let boolean = self.b.module.type_bool();
-        let nan = self.b.op(Op::IsNan, boolean, &[x]);
-        self.pick_f(nan, x, v)
+        self.odd_result(v, x)
     }
 
     /// `acosh x`.
@@ -352,9 +344,7 @@ impl Scalar<'_, '_> {
         let outside = self.below(x, 1.0);
         let nan = self.fd(f64::NAN);
         let v = self.pick_f(outside, nan, v);
-        let boolean = self.b.module.type_bool();
-        let is_nan = self.b.op(Op::IsNan, boolean, &[x]);
-        self.pick_f(is_nan, x, v)
+        self.nan_stays(x, v)
     }
 
     /// `atanh x`.
@@ -385,8 +375,6 @@ impl Scalar<'_, '_> {
         let nan = self.fd(f64::NAN);
         let v = self.pick_f(outside, nan, v);
         let v = self.copysign(v, x);
-        let boolean = self.b.module.type_bool();
-        let is_nan = self.b.op(Op::IsNan, boolean, &[x]);
-        self.pick_f(is_nan, x, v)
+        self.nan_stays(x, v)
     }
 }

@@ -334,7 +334,6 @@ impl Scalar<'_, '_> {
     /// `ax^(yh + yl)` for finite `ax > 0` and finite `yh != 0`: 0 or infinity past the range.
     fn pow_magnitude(&mut self, ax: Word, yh: Word, yl: Word) -> Word {
         let f = self.f();
-        let u = self.u();
         let (general_1, general_2) = self.log2_parts(ax);
         let (near_1, near_2) = self.log2_near_one(ax);
         let ay = self.gl(G::FAbs, f, &[yh]);
@@ -396,12 +395,7 @@ impl Scalar<'_, '_> {
         let d = self.fop(Op::FSub, r, zz);
         let value = self.fop(Op::FSub, one, d);
         // Times 2^n in two steps, each a normal power of two.
-        let n = self.b.op(Op::ConvertFToS, u, &[nf]);
-        let two_i = self.uc(2);
-        let n1 = self.uop(Op::SDiv, n, two_i);
-        let n2 = self.uop(Op::ISub, n, n1);
-        let s1 = self.power_of_two(n1);
-        let s2 = self.power_of_two(n2);
+        let (_, s1, s2) = self.halved_power_of_two(nf);
         let value = self.fop(Op::FMul, value, s1);
         let value = self.fop(Op::FMul, value, s2);
         let (inf, zero) = (self.fd(f64::INFINITY), self.fd(0.0));
