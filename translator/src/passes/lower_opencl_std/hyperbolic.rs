@@ -253,33 +253,38 @@ impl Scalar<'_, '_> {
         let f = self.f();
         let a = self.gl(G::FAbs, f, &[x]);
         let two_a = self.fop(Op::FAdd, a, a);
+        // One expm1 and one quotient: below 1, t = expm1(-2a) and -t/(t + 2); above,
+        // t = expm1(2a) and 1 - 2/(t + 2).
+        let below_one = self.below(a, 1.0);
         let minus = self.b.op(Op::FNegate, f, &[two_a]);
-        let t = self.call(expm1, &[minus]);
-        let two = self.fd(2.0);
-        let d = self.fop(Op::FAdd, t, two);
-        let q = self.fop(Op::FDiv, t, d);
-        let small = self.b.op(Op::FNegate, f, &[q]);
         let cap = self.fd(self.of_width(20.0, 45.0));
         let capped = self.gl(G::FMin, f, &[two_a, cap]);
-        let t = self.call(expm1, &[capped]);
+        let arg = self.pick_f(below_one, minus, capped);
+        let t = self.call(expm1, &[arg]);
+        let two = self.fd(2.0);
         let d = self.fop(Op::FAdd, t, two);
-        let q = self.fop(Op::FDiv, two, d);
+        let num = self.pick_f(below_one, t, two);
+        let q = self.fop(Op::FDiv, num, d);
+        let small = self.b.op(Op::FNegate, f, &[q]);
         let one = self.fd(1.0);
         let medium = self.fop(Op::FSub, one, q);
         let below_nine = self.below(a, self.of_width(LARGE.0, LARGE.1));
         let v = self.pick_f(below_nine, medium, one);
-        let below_one = self.below(a, 1.0);
         let v = self.pick_f(below_one, small, v);
         let tiny = self.below(a, self.of_width(TINY.0, TINY.1));
         let v = self.pick_f(tiny, a, v);
         self.odd_result(v, x)
     }
 
-    /// `log a + ln 2` (`log 2a` for `a` past 2^28, where `2a` may overflow).
-    fn log_twice(&mut self, log: Word, a: Word) -> Word {
-        let l = self.call(log, &[a]);
+    /// `log arg` below 2^28, `log a + ln 2` (`log 2a`, which may overflow) from there: one call
+    /// of `log` on the argument that serves.
+    fn log_or_twice(&mut self, log: Word, arg: Word, a: Word) -> Word {
+        let below_huge = self.below(a, 268_435_456.0);
+        let chosen = self.pick_f(below_huge, arg, a);
+        let l = self.call(log, &[chosen]);
         let ln2 = self.fd(std::f64::consts::LN_2);
-        self.fop(Op::FAdd, l, ln2)
+        let twice = self.fop(Op::FAdd, l, ln2);
+        self.pick_f(below_huge, l, twice)
     }
 
     /// `asinh x`.
@@ -302,10 +307,7 @@ impl Scalar<'_, '_> {
         let q = self.fop(Op::FDiv, one, d);
         let two_a = self.fop(Op::FAdd, ac, ac);
         let arg = self.fop(Op::FAdd, two_a, q);
-        let medium = self.call(log, &[arg]);
-        let large = self.log_twice(log, a);
-        let below_huge = self.below(a, 268_435_456.0);
-        let v = self.pick_f(below_huge, medium, large);
+        let v = self.log_or_twice(log, arg, a);
         let below_two = self.below(a, 2.0);
         let v = self.pick_f(below_two, small, v);
         let tiny = self.below(a, self.of_width(TINY.0, TINY.1));
@@ -335,10 +337,7 @@ impl Scalar<'_, '_> {
         let q = self.fop(Op::FDiv, one, d);
         let two_x = self.fop(Op::FAdd, xc, xc);
         let arg = self.fop(Op::FSub, two_x, q);
-        let medium = self.call(log, &[arg]);
-        let large = self.log_twice(log, x);
-        let below_huge = self.below(x, 268_435_456.0);
-        let v = self.pick_f(below_huge, medium, large);
+        let v = self.log_or_twice(log, arg, x);
         let below_two = self.below(x, 2.0);
         let v = self.pick_f(below_two, small, v);
         let outside = self.below(x, 1.0);
@@ -354,16 +353,15 @@ impl Scalar<'_, '_> {
         let one = self.fd(1.0);
         let rest = self.fop(Op::FSub, one, a);
         let two_a = self.fop(Op::FAdd, a, a);
-        // Below 1/2: log1p(2a + 2a^2 / (1 - a)) / 2.
-        let p = self.fop(Op::FMul, two_a, a);
-        let q = self.fop(Op::FDiv, p, rest);
-        let arg = self.fop(Op::FAdd, two_a, q);
-        let small = self.call(log1p, &[arg]);
-        // To 1: log1p(2a / (1 - a)) / 2.
-        let arg = self.fop(Op::FDiv, two_a, rest);
-        let medium = self.call(log1p, &[arg]);
+        // Below 1/2: log1p(2a + 2a^2 / (1 - a)) / 2; to 1: log1p(2a / (1 - a)) / 2. One
+        // quotient and one log1p, on the operands that serve.
         let below_half = self.below(a, 0.5);
-        let v = self.pick_f(below_half, small, medium);
+        let p = self.fop(Op::FMul, two_a, a);
+        let num = self.pick_f(below_half, p, two_a);
+        let q = self.fop(Op::FDiv, num, rest);
+        let sum = self.fop(Op::FAdd, two_a, q);
+        let arg = self.pick_f(below_half, sum, q);
+        let v = self.call(log1p, &[arg]);
         let half = self.fd(0.5);
         let v = self.fop(Op::FMul, v, half);
         let tiny = self.below(a, self.of_width(TINY.0, TINY.1));

@@ -198,13 +198,14 @@ impl Scalar<'_, '_> {
         let (high, low) = (self.fc(2.414_213_6), self.fc(0.414_213_57));
         let big = self.test(Op::FOrdGreaterThan, a, high);
         let mid = self.test(Op::FOrdGreaterThan, a, low);
+        // One quotient: -1/a above tan(3pi/8), (a - 1)/(a + 1) above tan(pi/8).
         let minus_one = self.fc(-1.0);
-        let inverse = self.fop(Op::FDiv, minus_one, a);
         let num = self.fop(Op::FSub, a, one);
         let den = self.fop(Op::FAdd, a, one);
+        let num = self.pick_f(big, minus_one, num);
+        let den = self.pick_f(big, a, den);
         let folded = self.fop(Op::FDiv, num, den);
         let t = self.pick_f(mid, folded, a);
-        let t = self.pick_f(big, inverse, t);
         let (qh, ql, hh, hl) = (self.fc(QUARTER_PI.0), self.fc(QUARTER_PI.1), self.fc(HALF_PI.0), self.fc(HALF_PI.1));
         let base_hi = self.pick_f(mid, qh, zero);
         let base_hi = self.pick_f(big, hh, base_hi);
@@ -228,20 +229,16 @@ impl Scalar<'_, '_> {
     /// 0, 1/2, 1, 3/2 or infinity, then `atan(c) + t - t (s1 + s2)` with `atan(c)` in two parts.
     fn atan_core_double(&mut self, a: Word) -> Word {
         let (one, two, one_half) = (self.fd(1.0), self.fd(2.0), self.fd(1.5));
-        // Candidates for each interval.
+        // Each interval's quotient's operands; one quotient of those that serve.
         let twice = self.fop(Op::FMul, two, a);
-        let num = self.fop(Op::FSub, twice, one);
-        let den = self.fop(Op::FAdd, two, a);
-        let t0 = self.fop(Op::FDiv, num, den);
-        let num = self.fop(Op::FSub, a, one);
-        let den = self.fop(Op::FAdd, a, one);
-        let t1 = self.fop(Op::FDiv, num, den);
-        let num = self.fop(Op::FSub, a, one_half);
+        let n0 = self.fop(Op::FSub, twice, one);
+        let d0 = self.fop(Op::FAdd, two, a);
+        let n1 = self.fop(Op::FSub, a, one);
+        let d1 = self.fop(Op::FAdd, a, one);
+        let n2 = self.fop(Op::FSub, a, one_half);
         let scaled = self.fop(Op::FMul, one_half, a);
-        let den = self.fop(Op::FAdd, one, scaled);
-        let t2 = self.fop(Op::FDiv, num, den);
-        let minus_one = self.fd(-1.0);
-        let t3 = self.fop(Op::FDiv, minus_one, a);
+        let d2 = self.fop(Op::FAdd, one, scaled);
+        let n3 = self.fd(-1.0);
         let limits = [0.4375, 0.6875, 1.1875, 2.4375];
         let inside: Vec<Word> = limits
             .iter()
@@ -251,16 +248,17 @@ impl Scalar<'_, '_> {
             })
             .collect();
         // From the largest interval down, so the smallest that holds `a` wins.
-        let mut t = t3;
+        let (mut num, mut den) = (n3, a);
         let (mut hi, mut lo) = (self.fd(f64::from_bits(ATAN_HI_DOUBLE[3])), self.fd(f64::from_bits(ATAN_LO_DOUBLE[3])));
-        for (j, candidate) in [t2, t1, t0].into_iter().enumerate() {
-            let id = 2 - j;
+        for (id, (n, d)) in [(n0, d0), (n1, d1), (n2, d2)].into_iter().enumerate().rev() {
             let (h, l) = (self.fd(f64::from_bits(ATAN_HI_DOUBLE[id])), self.fd(f64::from_bits(ATAN_LO_DOUBLE[id])));
-            t = self.pick_f(inside[id + 1], candidate, t);
+            num = self.pick_f(inside[id + 1], n, num);
+            den = self.pick_f(inside[id + 1], d, den);
             hi = self.pick_f(inside[id + 1], h, hi);
             lo = self.pick_f(inside[id + 1], l, lo);
         }
-        let t = self.pick_f(inside[0], a, t);
+        let quotient = self.fop(Op::FDiv, num, den);
+        let t = self.pick_f(inside[0], a, quotient);
         let z = self.fop(Op::FMul, t, t);
         let w = self.fop(Op::FMul, z, z);
         let even: Vec<u64> = ATAN_DOUBLE.iter().step_by(2).copied().collect();
