@@ -127,3 +127,39 @@ fn f32_accumulators_through_f16_words_match_the_reference() {
         ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
     }
 }
+
+/// A shader's `roundEven`, `round` and `trunc` of doubles (`double_rounding_from_floor`'s
+/// snapshot input) on every device with doubles, as it is: where the driver gets them wrong
+/// (lavapipe before Mesa 26: values past 2^23 unchanged, ties toward zero) the runtime has them
+/// computed from `Floor` by itself. Each element `(x, y)` becomes `trunc((x, y)) (rint x +
+/// round x + floor x)`, exactly.
+#[test]
+fn double_rounding_is_exact_on_every_driver() {
+    let text = include_str!("../translator/tests/in/double_rounding_from_floor/round_trunc.spvasm");
+    let input = tools::assemble(text, "vulkan1.3").expect("SPIRV-Tools assemble the test input (bash .ci/install-deps.sh)");
+    let x: Vec<f64> = [0.5, 1.5, 2.5, -2.5, -0.3, 24_229_960.553_024_84, -843_314_856.532_626_2, 1e15 + 0.5, 4_503_599_627_370_497.0, 7.3, -7.7, 3.5]
+        .into_iter()
+        .cycle()
+        .take(64)
+        .enumerate()
+        .map(|(i, v)| v * if i < 12 { 1.0 } else { (i % 7) as f64 - 3.0 })
+        .collect();
+    let pairs: Vec<f64> = x.iter().flat_map(|v| [*v, v * 0.75 - 1.0]).collect();
+    for ctx in common::contexts().into_iter().filter(|c| c.caps().shader_float64) {
+        let what = ctx.caps().name.clone();
+        let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 1, label: "round_trunc", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let mut buf = ctx.buffer_from_slice(&pairs, "pairs").unwrap();
+        ctx.run(&[Dispatch { pipeline: &p, buffers: &[&buf], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let got: Vec<f64> = ctx.read_buffer(&mut buf).unwrap();
+        for (i, v) in x.iter().enumerate() {
+            // `Round` may take ties either way.
+            let want = |round: f64| {
+                let sum = v.round_ties_even() + round + v.floor();
+                [v.trunc() * sum, (v * 0.75 - 1.0).trunc() * sum]
+            };
+            let got = &got[2 * i..2 * i + 2];
+            assert!(got == want(v.round()) || got == want(v.round_ties_even()), "{what}: element {i}, x = {v}: {got:?}, want {:?}", want(v.round()));
+        }
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+}

@@ -103,17 +103,16 @@ impl Context {
             SubgroupPlan::Virtual(size) => Some(size),
             _ => None,
         };
-        // A CPU driver's workgroup memory is the process's: a kernel indexing past a workgroup
-        // array would corrupt it, so such modules (not matbridge's own) get their indices
-        // bounded even where the device needs nothing else (and run as they are if that
-        // translation fails).
-        let bound_only = !missing
-            && !desc.trusted
-            && unlisted.is_none()
-            && virtual_size.is_none()
-            && shared.caps.workarounds.workgroup_memory_on_host
-            && matbridge_translator::passes::bound_workgroup_indices::has_unbounded_index(specialized);
-        if !missing && unlisted.is_none() && virtual_size.is_none() && !bound_only {
+        // Modules the device could run as they are, but not right: a CPU driver's workgroup
+        // memory is the process's, so a kernel indexing past a workgroup array (not
+        // matbridge's own) would corrupt it and gets its indices bounded; a driver that rounds
+        // doubles wrongly gets them rounded from `Floor`. Such a module runs as it is if that
+        // translation fails.
+        let workarounds = &shared.caps.workarounds;
+        let unbounded = workarounds.workgroup_memory_on_host && !desc.trusted && matbridge_translator::passes::bound_workgroup_indices::has_unbounded_index(specialized);
+        let misrounded = workarounds.double_rounding_from_floor && matbridge_translator::passes::double_rounding_from_floor::first_user(specialized).is_some();
+        let workaround_only = !missing && unlisted.is_none() && virtual_size.is_none() && (unbounded || misrounded);
+        if !missing && unlisted.is_none() && virtual_size.is_none() && !workaround_only {
             return Ok(None);
         }
         // A translation (cooperative-matrix emulation above all) is written for the sub-group
@@ -148,8 +147,8 @@ impl Context {
         };
         let (words, report) = match matbridge_translator::translate_specialized(input, &target, &values) {
             Ok(translated) => translated,
-            Err(e) if bound_only => {
-                log::warn!("pipeline `{}`: bounding its workgroup indices for {} failed ({e}); it runs as it is", desc.label, shared.caps.name);
+            Err(e) if workaround_only => {
+                log::warn!("pipeline `{}`: working around {}'s quirks failed ({e}); it runs as it is", desc.label, shared.caps.name);
                 return Ok(None);
             }
             Err(source) => return Err(Error::Translation { device: shared.caps.name.clone(), source }),

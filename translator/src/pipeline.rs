@@ -105,6 +105,7 @@ impl Pipeline {
             Box::new(passes::legalize_narrow_types::LegalizeNarrowTypes),
             Box::new(passes::emulate_float_atomics::EmulateFloatAtomics),
             Box::new(passes::remainder_from_quotient::RemainderFromQuotient),
+            Box::new(passes::double_rounding_from_floor::DoubleRoundingFromFloor),
             Box::new(passes::pointer_bitcasts_through_words::PointerBitcastsThroughWords),
             Box::new(passes::pointer_variables_through_words::PointerVariablesThroughWords),
             Box::new(passes::lay_out_added_workgroup_variables::LayOutAddedWorkgroupVariables),

@@ -352,6 +352,12 @@ pub struct Workarounds {
     /// `remainder-from-quotient` pass computes it from `OpSDiv`.
     #[serde(default)]
     pub signed_remainder_from_quotient: bool,
+    /// The driver rounds doubles with the thresholds of floats (lavapipe before Mesa 26):
+    /// `RoundEven`, `Round` and `Trunc` give back values past 2^23 unchanged and `RoundEven`
+    /// takes ties toward zero, while `Floor` is right: the `double-rounding-from-floor` pass
+    /// computes them from `Floor`.
+    #[serde(default)]
+    pub double_rounding_from_floor: bool,
     /// The driver crashes compiling an `OpBitcast` from one buffer pointer type to another
     /// (SwiftShader 5: SIGILL in its JIT), but not through `uvec2`: the
     /// `pointer-bitcasts-through-words` pass casts through an address's two words.
@@ -430,6 +436,7 @@ impl Workarounds {
             spec_constant_matrix_length: vendor_id == VENDOR_NVIDIA,
             fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
             signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
+            double_rounding_from_floor: vendor_id == VENDOR_MESA && mesa_major < 26,
             pointer_bitcasts_through_words: vendor_id == VENDOR_GOOGLE,
             pointer_variables_through_words: vendor_id == VENDOR_GOOGLE,
             unrolls_hinted_loops: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
@@ -744,6 +751,9 @@ mod tests {
     fn lavapipe_keeps_element_loops_rolled_before_mesa_26() {
         // Bookworm's Mesa 25.0 reports 0.0.1; Mesa 26 its own version.
         assert!(Workarounds::for_driver(VENDOR_MESA, "0.0.1").unrolls_element_loops);
+        assert!(DeviceCaps::lavapipe().workarounds.double_rounding_from_floor);
+        assert!(!Workarounds::for_driver(VENDOR_MESA, "26.1.6").double_rounding_from_floor);
+        assert!(!Workarounds::for_driver(VENDOR_NVIDIA, "580").double_rounding_from_floor);
         assert!(DeviceCaps::lavapipe().workarounds.unrolls_element_loops);
         assert!(!Workarounds::for_driver(VENDOR_MESA, "26.1.6").unrolls_element_loops);
         assert!(!Workarounds::for_driver(VENDOR_GOOGLE, "5.0.0").unrolls_element_loops);

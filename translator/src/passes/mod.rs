@@ -3,6 +3,7 @@
 pub mod bound_workgroup_indices;
 pub(crate) mod byte_offsets;
 pub mod check_cooperative_matrix;
+pub mod double_rounding_from_floor;
 pub mod drop_producer_hints;
 pub mod emulate_cooperative_matrix;
 pub mod emulate_float_atomics;
