@@ -3041,24 +3041,32 @@ fn exponentials_and_logarithms_to_opencl_accuracy() {
 }
 /// `double_math.cl`: `nan` builds quiet NaNs with the payload's bits (doubles, floats and
 /// halves), `degrees` and `radians` of doubles (which `GLSL.std.450` has only for narrower
-/// floats) round like the products they are, and a sine of doubles, which has no lowering,
-/// is refused by name while its sibling runs.
+/// floats) round like the products they are, `rint`, `trunc` and `round` of doubles are exact
+/// at ties, past 2^23 and for signed zeros, and a gamma function of doubles, which has no
+/// lowering, is refused by name while its sibling runs.
 #[test]
 fn double_nans_angles_and_refusals() {
     let Some((spirv, contexts)) = kernels_and_devices("double_math") else { return };
     for ctx in &contexts {
         let name = &ctx.caps().name;
-        let refused = ctx.load_kernel(&spirv, "double_sine").err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(refused.contains("sin of doubles"), "{name}: double_sine: {refused:?}");
+        let refused = ctx.load_kernel(&spirv, "double_gamma").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(refused.contains("tgamma of doubles"), "{name}: double_gamma: {refused:?}");
         if !ctx.caps().shader_float64 {
             continue;
         }
         let k = ctx.load_kernel(&spirv, "nans_and_angles").unwrap_or_else(|e| panic!("{name}: {e}"));
         let n = 64usize;
-        let x: Vec<f64> = (0..n).map(|i| (i as f64 - 20.0) * 0.731).collect();
+        // Multiples of 0.731, ties, and values past 2^23 and 2^52 with and without fractions.
+        let x: Vec<f64> = (0..n)
+            .map(|i| match i % 4 {
+                0 | 1 => (i as f64 - 20.0) * 0.731,
+                2 => (i as f64 - 32.0) + 0.5,
+                _ => (i as f64 - 30.0) * [24_229_960.553_024_84, 1e15 + 0.5, 0.3, 4_503_599_627_370_497.0][i / 4 % 4],
+            })
+            .collect();
         let bx = ctx.buffer_from_slice(&x, "x").unwrap();
         let mut bits = ctx.zeroed_buffer::<u64>(n, "bits").unwrap();
-        let mut bo = ctx.zeroed_buffer::<f64>(2 * n, "o").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f64>(5 * n, "o").unwrap();
         let mut fbits = ctx.zeroed_buffer::<u32>(n, "fbits").unwrap();
         let mut hbits = ctx.zeroed_buffer::<u16>(n, "hbits").unwrap();
         ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bits), KernelArg::Buffer(&bo), KernelArg::Buffer(&fbits), KernelArg::Buffer(&hbits)])
@@ -3069,18 +3077,23 @@ fn double_nans_angles_and_refusals() {
             assert_eq!(bits[g], 0x7ff8_0000_0000_0000 | (g as u64 * 0x10001), "{name}: double nan({g})");
             assert_eq!(fbits[g], 0x7fc0_0000 | (g as u32 * 0x1001), "{name}: float nan({g})");
             assert_eq!(hbits[g], 0x7e00 | g as u16, "{name}: half nan({g})");
-            assert_eq!(o[g * 2], -x[g] * (180.0 / std::f64::consts::PI), "{name}: degrees({})", -x[g]);
-            assert_eq!(o[g * 2 + 1], x[g] * (std::f64::consts::PI / 180.0), "{name}: radians({})", x[g]);
+            assert_eq!(o[g * 5], -x[g] * (180.0 / std::f64::consts::PI), "{name}: degrees({})", -x[g]);
+            assert_eq!(o[g * 5 + 1], x[g] * (std::f64::consts::PI / 180.0), "{name}: radians({})", x[g]);
+            for (k, (what, want)) in [("rint", x[g].round_ties_even()), ("trunc", x[g].trunc()), ("round", x[g].round())].into_iter().enumerate() {
+                let got = o[g * 5 + 2 + k];
+                assert!(got == want && got.is_sign_negative() == want.is_sign_negative(), "{name}: {what}({}) = {got}, want {want}", x[g]);
+            }
         }
     }
 }
 
 /// `double_math.cl`'s `transcendentals`: exp, exp2, exp10, log, log2, log10, expm1, log1p, the
 /// hyperbolic functions and their inverses, pow, powr, pown, cbrt, rootn, hypot, asin, acos,
-/// atan, atan2 and their pi forms of doubles
-/// (which `GLSL.std.450` has only for narrower floats) to OpenCL's accuracy against the `libm`
-/// crate, over edge values (zeros, subnormals, near 1, overflow and underflow thresholds,
-/// infinities, NaN) and random ones, on every device with doubles.
+/// atan, atan2, sin, cos, tan, sincos and their pi forms, erf and erfc of doubles (which
+/// `GLSL.std.450` has only for narrower floats, or not at all) to OpenCL's accuracy against the `libm` crate, over edge values
+/// (zeros, subnormals, near 1, overflow and underflow thresholds, infinities, NaN, the doubles
+/// nearest to multiples of pi/2, the one nearest of all, integers and half-integers for the pi
+/// forms, whose zeros carry OpenCL's signs) and random ones, on every device with doubles.
 #[test]
 fn double_transcendentals_to_opencl_accuracy() {
     let Some((spirv, contexts)) = kernels_and_devices("double_math") else { return };
@@ -3114,14 +3127,28 @@ fn double_transcendentals_to_opencl_accuracy() {
         1023.9,
         -1074.5,
         f64::MAX,
+        1e22,
+        // The double nearest to a multiple of pi/2 (2^-61 away).
+        6_381_956_970_095_103.0 * 2f64.powi(797),
+        3.5,
+        -2.5,
+        -3.0,
+        4.0,
+        2.25,
+        9_007_199_254_740_993.0,
     ];
+    for k in [1u32, 2, 3, 4, 7, 100, 355, 1000, 71_111, (1 << 20) - 1, 1 << 20, 1 << 21, 10_680_707, 1 << 30] {
+        let m = f64::from(k) * std::f64::consts::FRAC_PI_2;
+        x.extend([m, m.next_up(), m.next_down(), -m]);
+    }
     let mut rng = rand::rngs::SmallRng::seed_from_u64(53);
     while x.len() < 2048 {
-        x.push(match x.len() % 5 {
+        x.push(match x.len() % 6 {
             0 => rng.random_range(-10.0..10.0),
             1 => rng.random_range(-750.0..750.0),
             2 => 2f64.powf(rng.random_range(-1070.0..1020.0)) * if rng.random() { 1.0 } else { -1.0 },
             3 => rng.random_range(-0.01..0.01),
+            4 => rng.random_range(-1e8..1e8),
             _ => rng.random_range(0.5..40.0),
         });
     }
@@ -3153,6 +3180,34 @@ fn double_transcendentals_to_opencl_accuracy() {
         let slack = if a == 0.0 || a.is_infinite() { 0.0 } else { (a.abs().ln() / f64::from(n)).abs() };
         (if n % 2 != 0 { m.copysign(a) } else { m }, slack)
     };
+    // sin, cos and tan of pi r for the exact reduction `r` (sinpi and cospi have period 2,
+    // tanpi 1), with pi r a double-double; integers and half-integers give OpenCL's zeros
+    // and infinities.
+    let pi_forms = |v: f64| -> [f64; 3] {
+        if !v.is_finite() {
+            return [f64::NAN; 3];
+        }
+        let (r2, r1) = (v - 2.0 * (v / 2.0).round_ties_even(), v - v.round_ties_even());
+        let pi = std::f64::consts::PI;
+        let of = |r: f64| -> (f64, f64) {
+            let h = pi * r;
+            (h, pi.mul_add(r, -h) + 1.224_646_799_147_353_2e-16 * r)
+        };
+        let (h2, l2) = of(r2);
+        let sin = if r2.fract() == 0.0 { 0.0f64.copysign(v) } else { libm::sin(h2) + libm::cos(h2) * l2 };
+        let cos = if r2.abs() == 0.5 { 0.0 } else { libm::cos(h2) - libm::sin(h2) * l2 };
+        let odd = v.round_ties_even() % 2.0 != 0.0;
+        let tan = if r1 == 0.0 {
+            0.0f64.copysign(if odd { -v } else { v })
+        } else if r1.abs() == 0.5 {
+            f64::INFINITY.copysign(r1)
+        } else {
+            let (h1, l1) = of(r1);
+            let (s, c) = (libm::sin(h1) + libm::cos(h1) * l1, libm::cos(h1) - libm::sin(h1) * l1);
+            s / c
+        };
+        [sin, cos, tan]
+    };
     let ulps = |got: f64, want: f64| -> f64 {
         // The unit in the last place at `want`: 2^(e - 52), 2^-1074 for subnormals.
         let e = ((want.abs().to_bits() >> 52) as i32).max(1) - 1075;
@@ -3164,13 +3219,14 @@ fn double_transcendentals_to_opencl_accuracy() {
         let kernel = ctx.load_kernel(&spirv, "transcendentals").unwrap_or_else(|e| panic!("{name}: {e}"));
         let (bx, by) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&y, "y").unwrap());
         let bk = ctx.buffer_from_slice(&k, "k").unwrap();
-        let mut bo = ctx.zeroed_buffer::<f64>(28 * x.len(), "o").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f64>(38 * x.len(), "o").unwrap();
         ctx.launch(&kernel, &NdRange::linear(x.len() as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bk), KernelArg::Buffer(&bo)])
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let o: Vec<f64> = ctx.read_buffer(&mut bo).unwrap();
         for g in 0..x.len() {
             let (a, b, n) = (x[g], y[g], k[g]);
             let (root, slack) = rootn(a, n);
+            let [sinpi, cospi, tanpi] = pi_forms(a);
             let wants = [
                 (a.exp(), 3.0),
                 (a.exp2(), 3.0),
@@ -3184,7 +3240,7 @@ fn double_transcendentals_to_opencl_accuracy() {
                 (libm::cosh(a), 4.0),
                 (libm::tanh(a), 5.0),
                 (libm::asinh(a), 4.0),
-                (libm::acosh(a), 4.0),
+                (if a < 1.0 { f64::NAN } else { libm::acosh(a) }, 4.0),
                 (libm::atanh(b), 5.0),
                 (a.powf(b * 40.0), 16.0),
                 (powr(a, b), 16.0),
@@ -3200,9 +3256,19 @@ fn double_transcendentals_to_opencl_accuracy() {
                 (libm::acos(b) / std::f64::consts::PI, 5.0),
                 (libm::atan(a) / std::f64::consts::PI, 5.0),
                 (libm::atan2(a, b) / std::f64::consts::PI, 6.0),
+                (libm::sin(a), 4.0),
+                (libm::cos(a), 4.0),
+                (libm::tan(a), 5.0),
+                (libm::sin(a), 4.0),
+                (libm::cos(a), 4.0),
+                (sinpi, 4.0),
+                (cospi, 4.0),
+                (tanpi, 6.0),
+                (libm::erf(a), 16.0),
+                (libm::erfc(a), 16.0),
             ];
             for (j, (want, bound)) in wants.into_iter().enumerate() {
-                let got = o[g * 28 + j];
+                let got = o[g * 38 + j];
                 let ok = if want.is_nan() {
                     got.is_nan()
                 } else if want.is_infinite() || want == 0.0 {

@@ -1,9 +1,11 @@
 // Doubles: nan() with payloads (of halves and floats too), degrees and radians, which
-// GLSL.std.450 has only for 16- and 32-bit floats, the exponentials, logarithms and hyperbolic
+// GLSL.std.450 has only for 16- and 32-bit floats, rint, trunc and round (which lavapipe before
+// Mesa 26 gets wrong past 2^23 and at ties), the exponentials, logarithms and hyperbolic
 // functions (OpenCL: 3 units in the last place, log1p 2, sinh, cosh, asinh, acosh 4, tanh,
 // atanh 5), the powers (16; cbrt 2, hypot 4), the inverse trigonometric functions (asin, acos
-// 4, atan 5, atan2 6, the pi forms 5 and 6), and a sine of doubles, which has no lowering yet
-// and must be refused by name.
+// 4, atan 5, atan2 6, the pi forms 5 and 6), the trigonometric functions (sin, cos 4, tan 5,
+// the pi forms 4 and 6), erf and erfc (16), and a gamma function of doubles, which has no
+// lowering yet and must be refused by name.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
@@ -14,20 +16,24 @@ __kernel void nans_and_angles(__global const double *x, __global ulong *bits, __
     fbits[g] = as_uint(nan((uint)g * 0x1001u));
     hbits[g] = as_ushort(nan((ushort)g));
     const double2 d = degrees((double2)(v, -v));
-    o[g * 2 + 0] = d.y;
-    o[g * 2 + 1] = radians(v);
+    o[g * 5 + 0] = d.y;
+    o[g * 5 + 1] = radians(v);
+    o[g * 5 + 2] = rint(v);
+    const double2 t = trunc((double2)(v, 1.5));
+    o[g * 5 + 3] = t.x;
+    o[g * 5 + 4] = round(v);
 }
 
-__kernel void double_sine(__global double *x) {
+__kernel void double_gamma(__global double *x) {
     const uint g = get_global_id(0);
-    x[g] = sin(x[g]);
+    x[g] = tgamma(x[g]);
 }
 
 __kernel void transcendentals(__global const double *x, __global const double *y, __global const int *k, __global double *o) {
     const uint g = get_global_id(0);
     const double a = x[g], b = y[g];
     const int n = k[g];
-    __global double *r = o + g * 28;
+    __global double *r = o + g * 38;
     r[0] = exp(a);
     r[1] = exp2(a);
     r[2] = exp10(a);
@@ -59,4 +65,17 @@ __kernel void transcendentals(__global const double *x, __global const double *y
     r[25] = acospi(b);
     r[26] = atanpi(a);
     r[27] = atan2pi(a, b);
+    r[28] = sin(a);
+    const double2 co = cos((double2)(0.0, a));
+    r[29] = co.y;
+    r[30] = tan(a);
+    double c2;
+    r[31] = sincos(a, &c2);
+    r[32] = c2;
+    r[33] = sinpi(a);
+    r[34] = cospi(a);
+    r[35] = tanpi(a);
+    const double2 e = erf((double2)(a, b));
+    r[36] = e.x;
+    r[37] = erfc(a);
 }

@@ -208,10 +208,17 @@ impl<'m> Builder<'m> {
 
     /// A new `Function` variable of type `ty` at the top of the cursor's function.
     pub fn function_variable(&mut self, ty: Word) -> Word {
+        self.function_variable_with(ty, None)
+    }
+
+    /// [`Builder::function_variable`] with an optional initializer (a constant of `ty`).
+    pub fn function_variable_with(&mut self, ty: Word, initializer: Option<Word>) -> Word {
         let ptr = self.module.type_pointer(spirv::StorageClass::Function, ty);
         let id = self.module.alloc_id();
         let f = self.cursor.function;
-        let var = Inst::new(Op::Variable, Some(ptr), Some(id), vec![Operand::storage_class(spirv::StorageClass::Function)]).from_origin(self.origin);
+        let mut operands = vec![Operand::storage_class(spirv::StorageClass::Function)];
+        operands.extend(initializer.map(Operand::Id));
+        let var = Inst::new(Op::Variable, Some(ptr), Some(id), operands).from_origin(self.origin);
         self.module.functions[f].blocks[0].insts.insert(0, var);
         if self.cursor.block == 0 {
             self.cursor.index += 1;

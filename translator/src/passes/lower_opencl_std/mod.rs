@@ -4,10 +4,10 @@
 //! Rewrite, in place (the result id stays):
 //! - `sin`, `cos`, `tan` and `sincos`, `exp`, `exp2`, `exp10`, `log`, `log2`, `log10`, `pow`,
 //!   `powr`, `pown`, `rootn`, `cbrt`, `hypot`, `expm1`, `log1p`, the hyperbolic functions and
-//!   their inverses, and `asin`, `acos`, `atan`, `atan2` and their `pi` forms, of floats and
-//!   halves (and all but `sin`, `cos`, `tan` of doubles), call helpers
-//!   accurate to OpenCL's bounds (`trigonometry.rs`, `exponentials.rs`,
-//!   `powers.rs`, `hyperbolic.rs`, `inverse_trigonometry.rs`).
+//!   their inverses, and `asin`, `acos`, `atan`, `atan2` and their `pi` forms, of floats,
+//!   halves and doubles, call helpers accurate to OpenCL's bounds (`trigonometry.rs`,
+//!   `double_trigonometry.rs`, `exponentials.rs`, `powers.rs`, `hyperbolic.rs`,
+//!   `inverse_trigonometry.rs`).
 //! - Instructions with a `GLSL.std.450` twin of the same semantics become it: the same
 //!   `sqrt`, `rsqrt`, `fabs`, `floor`, `ceil`, `trunc`, `rint`,
 //!   `fma`/`mad`, `fmin`/`fmax` (as `NMin`/`NMax`: a NaN operand yields the other, as OpenCL
@@ -28,8 +28,8 @@
 //! `printf` becomes `NonSemantic.DebugPrintf` (`printf.rs`).
 //!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`). Any
-//! other `OpenCL.std` instruction (`tgamma`, `lgamma`, `mad_sat` of 64-bit integers, the
-//! trigonometric functions and `erf` of doubles) is an error naming it.
+//! other `OpenCL.std` instruction (`tgamma`, `lgamma`, `mad_sat` of 64-bit integers) is an
+//! error naming it.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -40,6 +40,8 @@ use crate::profile::DeviceCaps;
 use spirv::{Capability, Decoration, FPRoundingMode, GlslStd450Op as G, Op, OpenclStd100Op as CL, Word};
 use std::collections::{HashMap, HashSet};
 
+mod double_error_function;
+mod double_trigonometry;
 mod doubles;
 mod exponentials;
 mod hyperbolic;

@@ -10,11 +10,14 @@
 //! and `FP_ILOGBNAN`); accuracy is otherwise what the device's own `GLSL.std.450` functions
 //! give.
 //! `sinpi`/`cospi`/`tanpi` reduce their argument exactly before multiplying by pi, so integers
-//! and half-integers give exact zeros, ones and (`tanpi`) signed infinities; their sines and
-//! tangents of floats and halves are `trigonometry.rs`'s, to OpenCL's accuracy. `erf`/`erfc` use a rational approximation with a
+//! and half-integers give exact zeros with OpenCL's signs (`sinpi(n)` the sign of `n`,
+//! `tanpi(n)` of `n` for even `n` and of `-n` for odd), ones and (`tanpi`) signed infinities;
+//! their sines and tangents are `trigonometry.rs`'s and `double_trigonometry.rs`', to OpenCL's
+//! accuracy. `erf`/`erfc` use a rational approximation with a
 //! relative error below 1.2e-7 (Numerical Recipes' `erfcc`: `t exp(P(t) - z^2)`, the
 //! exponential split at `z`'s 12 leading bits so that no rounding of `z^2` enters it, through
-//! `exponentials.rs`' `exp`) and a series below 0.5: f16 and f32 only. `mad_sat` is exact for 8- to 32-bit integers.
+//! `exponentials.rs`' `exp`) and a series below 0.5 for floats and halves; doubles are
+//! `double_error_function.rs`'. `mad_sat` is exact for 8- to 32-bit integers.
 
 use super::Lower;
 use crate::error::{Error, Result};
@@ -235,9 +238,11 @@ impl Lower<'_, '_> {
                     let rr = self.b.select(ty, big, folded, r);
                     let arg = self.op(Op::FMul, ty, &[rr, pi]);
                     let v = self.sin_or_tan(G::Sin, ty, arg);
+                    // Integers give a zero of x's sign.
                     let zero = self.splat_f(ty, 0.0);
-                    let is0 = self.op(Op::FOrdEqual, bt, &[x, zero]);
-                    self.b.select(ty, is0, x, v)
+                    let is0 = self.op(Op::FOrdEqual, bt, &[v, zero]);
+                    let signed_zero = self.copysign(ty, zero, x);
+                    self.b.select(ty, is0, signed_zero, v)
                 } else {
                     // cos(pi r) = sin(pi (1/2 - |r|)).
                     let q = self.op(Op::FSub, ty, &[half, ar]);
@@ -268,13 +273,20 @@ impl Lower<'_, '_> {
                     let arg = self.op(Op::FMul, ty, &[r, pi]);
                     self.gl(G::Tan, ty, &[arg])
                 };
+                // Integers n give a zero of n's sign for even n, of the other for odd n.
                 let zero = self.splat_f(ty, 0.0);
-                let is0 = self.op(Op::FOrdEqual, bt, &[x, zero]);
-                let v = self.b.select(ty, is0, x, v);
+                let is0 = self.op(Op::FOrdEqual, bt, &[r, zero]);
+                let half = self.splat_f(ty, 0.5);
+                let half_t = self.op(Op::FMul, ty, &[t, half]);
+                let whole = self.gl(G::Floor, ty, &[half_t]);
+                let odd = self.op(Op::FUnordNotEqual, bt, &[half_t, whole]);
+                let minus_x = self.op(Op::FNegate, ty, &[x]);
+                let toward = self.b.select(ty, odd, minus_x, x);
+                let signed_zero = self.copysign(ty, zero, toward);
+                let v = self.b.select(ty, is0, signed_zero, v);
                 // n + 1/2: an infinity, positive for even n (`r` is +1/2 then: rint rounds to
                 // even), negative for odd n.
                 let ar = self.gl(G::FAbs, ty, &[r]);
-                let half = self.splat_f(ty, 0.5);
                 let pole = self.op(Op::FOrdEqual, bt, &[ar, half]);
                 let inf = self.splat_f(ty, f64::INFINITY);
                 let signed_inf = self.copysign(ty, inf, r);
@@ -293,7 +305,7 @@ impl Lower<'_, '_> {
             }
             erf | erfc => {
                 if w == 64 {
-                    return Err(self.unsupported(inst, &format!("OpenCL.std {op:?} of doubles")));
+                    return Ok(self.double_erf(op, ty, a(0)?));
                 }
                 let x = a(0)?;
                 let fty = self.float32(n);

@@ -21,36 +21,78 @@
 //!
 //! Errors stay below 3 units for sin and cos and 4 for tan (`tests/opencl_kernels.rs`,
 //! `trigonometry_to_opencl_accuracy`, holds them to OpenCL's 4 and 5 on every device). The
-//! `native_` and `half_` variants keep the driver's functions; doubles are refused
-//! (`doubles.rs`).
+//! `native_` and `half_` variants keep the driver's functions; doubles have their own helper
+//! (`double_trigonometry.rs`).
 
 use super::scalar::Scalar;
 use super::Lower;
 use crate::ir::Operand;
 use spirv::{GlslStd450Op as G, Op, Word};
 
-/// 32-bit words of 2/pi's binary fraction, after one word of zeros (its integer part).
-const TWO_OVER_PI_WORDS: [u32; 9] = [0, 0xa2f9_836e, 0x4e44_1529, 0xfc27_57d1, 0xf534_ddc0, 0xdb62_9599, 0x3c43_9041, 0xfe51_63ab, 0xdebb_c561];
+/// The first 1,216 bits of 2/pi's binary fraction in 32-bit words (fdlibm's `ipio2` table
+/// regrouped), enough for the largest double's reduction; floats use the first eight.
+pub(super) const TWO_OVER_PI: [u32; 38] = [
+    0xa2f9_836e,
+    0x4e44_1529,
+    0xfc27_57d1,
+    0xf534_ddc0,
+    0xdb62_9599,
+    0x3c43_9041,
+    0xfe51_63ab,
+    0xdebb_c561,
+    0xb724_6e3a,
+    0x424d_d2e0,
+    0x0649_2eea,
+    0x09d1_921c,
+    0xfe1d_eb1c,
+    0xb129_a73e,
+    0xe882_35f5,
+    0x2ebb_4484,
+    0xe99c_7026,
+    0xb45f_7e41,
+    0x3991_d639,
+    0x8353_39f4,
+    0x9c84_5f8b,
+    0xbdf9_283b,
+    0x1ff8_97ff,
+    0xde05_980f,
+    0xef2f_118b,
+    0x5a0a_6d1f,
+    0x6d36_7ecf,
+    0x27cb_09b7,
+    0x4f46_3f66,
+    0x9e5f_ea2d,
+    0x7527_bac7,
+    0xebe5_f17b,
+    0x3d07_39f7,
+    0x8a52_92ea,
+    0x6bfb_5fb1,
+    0x1f8d_5d08,
+    0x5603_3046,
+    0xfc7b_6bab,
+];
 /// pi/2 in five parts: the first four of 12 significant bits (products with integers below
 /// 2^12 are exact), the last the rest rounded.
 const PIO2_PARTS: [f32; 5] = [f32::from_bits(0x3fc9_0000), f32::from_bits(0x39fd_a000), f32::from_bits(0x33a2_2000), f32::from_bits(0x2c34_6000), f32::from_bits(0x248d_3132)];
 const NAME: &str = "matbridge.sincos_f32";
 
 impl Lower<'_, '_> {
-    /// `(sin, cos, tan)` of `x`, a float or half scalar or vector of type `ty`, each of `ty`.
+    /// `(sin, cos, tan)` of `x`, a double, float or half scalar or vector of type `ty`, each
+    /// of `ty`.
     pub(super) fn precise_sin_cos_tan(&mut self, ty: Word, x: Word) -> (Word, Word, Word) {
         let (scalar, n, width, _) = self.shape(ty);
-        let f32_ty = self.b.module.type_float(32);
+        // Doubles take the double helper; floats and halves the f32 one.
+        let f32_ty = if width == 64 { scalar } else { self.b.module.type_float(32) };
         let v3 = self.b.module.type_vector(f32_ty, 3);
-        let helper = self.sincos_helper();
+        let helper = if width == 64 { self.double_sincos_helper() } else { self.sincos_helper() };
         let mut parts = [Vec::new(), Vec::new(), Vec::new()];
         for k in 0..n {
             let element = if n == 1 { x } else { self.b.composite_extract(scalar, x, k) };
-            let wide = if width == 32 { element } else { self.op(Op::FConvert, f32_ty, &[element]) };
+            let wide = if width != 16 { element } else { self.op(Op::FConvert, f32_ty, &[element]) };
             let all = self.b.emit(Op::FunctionCall, v3, vec![Operand::Id(helper), Operand::Id(wide)]);
             for (j, part) in parts.iter_mut().enumerate() {
                 let v = self.b.composite_extract(f32_ty, all, j as u32);
-                part.push(if width == 32 { v } else { self.op(Op::FConvert, scalar, &[v]) });
+                part.push(if width != 16 { v } else { self.op(Op::FConvert, scalar, &[v]) });
             }
         }
         let [s, c, t] = parts.map(|p| if n == 1 { p[0] } else { self.op(Op::CompositeConstruct, ty, &p) });
@@ -71,9 +113,10 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// Whether `ty` (a scalar or vector) has floats or halves, which the f32 helpers serve.
+    /// Whether `ty` (a scalar or vector) has doubles, floats or halves, which the helpers
+    /// serve.
     pub(super) fn precise_math_serves(&self, ty: Word) -> bool {
-        self.helper_width(ty) == Some(32)
+        self.helper_width(ty).is_some()
     }
 
     /// The helper function, built the first time.
@@ -105,11 +148,12 @@ impl Scalar<'_, '_> {
         r
     }
 
-    /// Word `j` (0..=8) of [`TWO_OVER_PI_WORDS`].
+    /// Word `j` (0..=8) of 2/pi: a word of zeros, then [`TWO_OVER_PI`]'s first eight.
     fn table_word(&mut self, j: Word) -> Word {
         let u = self.u();
         let uvec4 = self.b.module.type_vector(u, 4);
-        let words: Vec<Word> = TWO_OVER_PI_WORDS.iter().map(|w| self.b.module.constant_u32(*w)).collect();
+        // One word of zeros (2/pi's integer part), then the fraction.
+        let words: Vec<Word> = std::iter::once(0).chain(TWO_OVER_PI[..8].iter().copied()).map(|w| self.b.module.constant_u32(w)).collect();
         let first = self.b.module.constant_composite(uvec4, &words[0..4]);
         let second = self.b.module.constant_composite(uvec4, &words[4..8]);
         let three = self.uc(3);
