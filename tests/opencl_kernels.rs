@@ -2983,6 +2983,82 @@ fn trigonometry_to_opencl_accuracy() {
     }
 }
 
+/// `gamma.cl`: tgamma of floats (scalars and vectors, `x` and `-x`) and halves to OpenCL's
+/// 16 units against the `libm` crate's doubles: zeros, arguments below 2^-25, positive integers
+/// (exact factorials), negative integers and infinities (NaN, and `+inf` itself), the overflow
+/// near 35.04, negative arguments to past -42 (subnormal and zero results with Gamma's sign),
+/// and random ones.
+#[test]
+fn gamma_to_opencl_accuracy() {
+    let Some((spirv, contexts)) = kernels_and_devices("gamma") else { return };
+    let mut x: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        2.0,
+        3.0,
+        0.5,
+        -0.5,
+        -1.0,
+        -2.5,
+        1e-30,
+        1e-8,
+        3e-8,
+        35.0,
+        35.04,
+        35.05,
+        36.0,
+        100.0,
+        -35.5,
+        -38.5,
+        -40.5,
+        -42.0,
+        -43.2,
+        f32::INFINITY,
+        f32::NAN,
+        5.0,
+        10.0,
+        23.0,
+        24.0,
+        1e-40,
+        8.0,
+        7.999_999_5,
+        5.524_68,
+    ];
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(71);
+    while x.len() < 1024 {
+        x.push(match x.len() % 4 {
+            0 => rng.random_range(-45.0..40.0),
+            1 => rng.random_range(0.0..5.0),
+            2 => 2f32.powf(rng.random_range(-30.0..5.0)),
+            _ => rng.random_range(-10.0..10.0),
+        });
+    }
+    let hx: Vec<half::f16> = x.iter().map(|v| half::f16::from_f32(v.clamp(-65504.0, 65504.0))).collect();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let (o, ho) = float_and_half_results(ctx, &spirv, "gammas", &x, &hx, 2);
+        for g in 0..x.len() {
+            for (k, v) in [x[g], -x[g]].into_iter().enumerate() {
+                let wants = [libm::tgamma(f64::from(v)), libm::tgamma(flushed(v))];
+                assert_within(o[g * 2 + k], wants, 16.0, &|| format!("{name}: tgamma({v:e})"));
+            }
+            for (k, v) in [hx[g], -hx[g]].into_iter().enumerate() {
+                let want = libm::tgamma(v.to_f64());
+                let got = ho[g * 2 + k];
+                if want.is_nan() {
+                    assert!(got.is_nan(), "{name}: half tgamma({v}): {got}");
+                    continue;
+                }
+                let nearest = half::f16::from_f64(want);
+                let diff = (i32::from(got.to_bits() as i16) - i32::from(nearest.to_bits() as i16)).abs();
+                let subnormal = |h: half::f16| h.to_bits() & 0x7c00 == 0;
+                assert!(diff <= 1 || (subnormal(nearest) && subnormal(got)), "{name}: half tgamma({v}): {got}, want {want}");
+            }
+        }
+    }
+}
+
 /// `exponentials.cl`: exp, exp2, exp10, log, log2 and log10 of floats (scalars and vectors) and
 /// halves to OpenCL's accuracy (3 units in the last place) against glibc's doubles, over the
 /// whole range: arguments near overflow and into subnormal results, logarithms of subnormals,
@@ -3042,15 +3118,15 @@ fn exponentials_and_logarithms_to_opencl_accuracy() {
 /// `double_math.cl`: `nan` builds quiet NaNs with the payload's bits (doubles, floats and
 /// halves), `degrees` and `radians` of doubles (which `GLSL.std.450` has only for narrower
 /// floats) round like the products they are, `rint`, `trunc` and `round` of doubles are exact
-/// at ties, past 2^23 and for signed zeros, and a gamma function of doubles, which has no
-/// lowering, is refused by name while its sibling runs.
+/// at ties, past 2^23 and for signed zeros, and `lgamma` of doubles, which has no lowering, is
+/// refused by name while its sibling runs.
 #[test]
 fn double_nans_angles_and_refusals() {
     let Some((spirv, contexts)) = kernels_and_devices("double_math") else { return };
     for ctx in &contexts {
         let name = &ctx.caps().name;
         let refused = ctx.load_kernel(&spirv, "double_gamma").err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(refused.contains("tgamma of doubles"), "{name}: double_gamma: {refused:?}");
+        assert!(refused.contains("lgamma of doubles"), "{name}: double_gamma: {refused:?}");
         if !ctx.caps().shader_float64 {
             continue;
         }
@@ -3089,8 +3165,8 @@ fn double_nans_angles_and_refusals() {
 
 /// `double_math.cl`'s `transcendentals`: exp, exp2, exp10, log, log2, log10, expm1, log1p, the
 /// hyperbolic functions and their inverses, pow, powr, pown, cbrt, rootn, hypot, asin, acos,
-/// atan, atan2, sin, cos, tan, sincos and their pi forms, erf and erfc of doubles (which
-/// `GLSL.std.450` has only for narrower floats, or not at all) to OpenCL's accuracy against the `libm` crate, over edge values
+/// atan, atan2, sin, cos, tan, sincos and their pi forms, erf, erfc and tgamma of doubles
+/// (which `GLSL.std.450` has only for narrower floats, or not at all) to OpenCL's accuracy against the `libm` crate, over edge values
 /// (zeros, subnormals, near 1, overflow and underflow thresholds, infinities, NaN, the doubles
 /// nearest to multiples of pi/2, the one nearest of all, integers and half-integers for the pi
 /// forms, whose zeros carry OpenCL's signs) and random ones, on every device with doubles.
@@ -3219,7 +3295,7 @@ fn double_transcendentals_to_opencl_accuracy() {
         let kernel = ctx.load_kernel(&spirv, "transcendentals").unwrap_or_else(|e| panic!("{name}: {e}"));
         let (bx, by) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&y, "y").unwrap());
         let bk = ctx.buffer_from_slice(&k, "k").unwrap();
-        let mut bo = ctx.zeroed_buffer::<f64>(38 * x.len(), "o").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f64>(39 * x.len(), "o").unwrap();
         ctx.launch(&kernel, &NdRange::linear(x.len() as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bk), KernelArg::Buffer(&bo)])
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let o: Vec<f64> = ctx.read_buffer(&mut bo).unwrap();
@@ -3266,9 +3342,10 @@ fn double_transcendentals_to_opencl_accuracy() {
                 (tanpi, 6.0),
                 (libm::erf(a), 16.0),
                 (libm::erfc(a), 16.0),
+                (libm::tgamma(a), 16.0),
             ];
             for (j, (want, bound)) in wants.into_iter().enumerate() {
-                let got = o[g * 38 + j];
+                let got = o[g * 39 + j];
                 let ok = if want.is_nan() {
                     got.is_nan()
                 } else if want.is_infinite() || want == 0.0 {

@@ -2,10 +2,10 @@
 //! hyperbolic, exponential and power functions take only 16- and 32-bit floats: the
 //! exponentials, logarithms, `expm1`, `log1p`, the hyperbolic functions and their inverses, the
 //! powers (`pow`, `powr`, `pown`, `rootn`, `cbrt`), the trigonometric functions and their
-//! inverses, `erf` and `erfc` of doubles are `exponentials.rs`', `hyperbolic.rs`',
-//! `powers.rs`', `double_trigonometry.rs`', `inverse_trigonometry.rs`' and
-//! `double_error_function.rs`' double helpers; `lgamma` and `tgamma` have none yet, and
-//! translation refuses them by name instead of writing a module Vulkan rejects. `nan` builds its quiet NaN from the payload for every
+//! inverses, `erf`, `erfc` and `tgamma` of doubles are `exponentials.rs`', `hyperbolic.rs`',
+//! `powers.rs`', `double_trigonometry.rs`', `inverse_trigonometry.rs`',
+//! `double_error_function.rs`' and `gamma.rs`' double helpers; `lgamma` has none yet, and
+//! translation refuses it by name instead of writing a module Vulkan rejects. `nan` builds its quiet NaN from the payload for every
 //! width.
 
 use super::Lower;
@@ -14,7 +14,7 @@ use spirv::{Op, OpenclStd100Op as CL, Word};
 /// Whether `op` of doubles has a lowering.
 pub(super) fn serves(op: CL) -> bool {
     use CL::*;
-    !matches!(op, lgamma | lgamma_r | tgamma)
+    !matches!(op, lgamma | lgamma_r)
 }
 
 /// The plain function of a `half_` or `native_` form whose lowering for floats is a 32-bit

@@ -5,9 +5,9 @@
 //! - `sin`, `cos`, `tan` and `sincos`, `exp`, `exp2`, `exp10`, `log`, `log2`, `log10`, `pow`,
 //!   `powr`, `pown`, `rootn`, `cbrt`, `hypot`, `expm1`, `log1p`, the hyperbolic functions and
 //!   their inverses, and `asin`, `acos`, `atan`, `atan2` and their `pi` forms, of floats,
-//!   halves and doubles, call helpers accurate to OpenCL's bounds (`trigonometry.rs`,
-//!   `double_trigonometry.rs`, `exponentials.rs`, `powers.rs`, `hyperbolic.rs`,
-//!   `inverse_trigonometry.rs`).
+//!   halves and doubles, and `tgamma`, call helpers accurate to OpenCL's bounds
+//!   (`trigonometry.rs`, `double_trigonometry.rs`, `exponentials.rs`, `powers.rs`,
+//!   `hyperbolic.rs`, `inverse_trigonometry.rs`, `gamma.rs`).
 //! - Instructions with a `GLSL.std.450` twin of the same semantics become it: the same
 //!   `sqrt`, `rsqrt`, `fabs`, `floor`, `ceil`, `trunc`, `rint`,
 //!   `fma`/`mad`, `fmin`/`fmax` (as `NMin`/`NMax`: a NaN operand yields the other, as OpenCL
@@ -28,7 +28,7 @@
 //! `printf` becomes `NonSemantic.DebugPrintf` (`printf.rs`).
 //!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`). Any
-//! other `OpenCL.std` instruction (`tgamma`, `lgamma`, `mad_sat` of 64-bit integers) is an
+//! other `OpenCL.std` instruction (`lgamma`, `lgamma_r`, `mad_sat` of 64-bit integers) is an
 //! error naming it.
 
 use crate::analysis::Types;
@@ -44,6 +44,7 @@ mod double_error_function;
 mod double_trigonometry;
 mod doubles;
 mod exponentials;
+mod gamma;
 mod hyperbolic;
 mod inverse_trigonometry;
 mod powers;
@@ -325,6 +326,11 @@ impl Lower<'_, '_> {
                 CL::cos => c,
                 _ => t,
             }));
+        }
+        if op == CL::tgamma {
+            if let Some(v) = self.precise_gamma(ty, a(0)?) {
+                return Ok(Some(v));
+            }
         }
         if special::handles(op) {
             return self.special(inst, op, ty, &args).map(Some);

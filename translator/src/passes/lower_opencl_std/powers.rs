@@ -70,14 +70,21 @@ const INV_LN2_PARTS_DOUBLE: [u64; 2] = [0x3ff7_1547_6000_0000, 0x3e54_ae0b_f85d_
 const OVERFLOW_TAIL_DOUBLE: f64 = 8.008_566_259_537_294e-17;
 
 impl Lower<'_, '_> {
+    /// `matbridge.pow_f32(x, yh, yl)` (`_f64` for `width` 64): `x > 0` to the power `yh + yl`,
+    /// without the edge values.
+    pub(super) fn pow_helper(&mut self, width: u32) -> Word {
+        let fty = self.b.module.type_float(width);
+        self.helper_of_width(width, &format!("matbridge.pow_f{width}"), fty, &[fty; 3], |s, p| s.pow(p[0], p[1], p[2]))
+    }
+
     /// `op` (`pow`, `powr`, `pown`, `rootn`, `cbrt` or `hypot`) of `args` to OpenCL's
-    /// accuracy, or `None` for types the helpers do not serve (doubles).
+    /// accuracy, or `None` for types the helpers do not serve (bfloat16).
     pub(super) fn precise_power(&mut self, op: CL, ty: Word, args: &[Word]) -> Option<Word> {
         let width = self.helper_width(ty)?;
         let fty = self.b.module.type_float(width);
         let i32_ty = self.b.module.type_int(32, false);
         let name = |f: &str| format!("matbridge.{f}_f{width}");
-        let pow = self.helper_of_width(width, &name("pow"), fty, &[fty; 3], |s, p| s.pow(p[0], p[1], p[2]));
+        let pow = self.pow_helper(width);
         let helper = match op {
             CL::pow => self.helper_of_width(width, &name("pow2"), fty, &[fty; 2], |s, p| {
                 let zero = s.fd(0.0);

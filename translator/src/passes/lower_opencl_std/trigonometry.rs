@@ -120,7 +120,7 @@ impl Lower<'_, '_> {
     }
 
     /// The helper function, built the first time.
-    fn sincos_helper(&mut self) -> Word {
+    pub(super) fn sincos_helper(&mut self) -> Word {
         let f32_ty = self.b.module.type_float(32);
         let v3 = self.b.module.type_vector(f32_ty, 3);
         self.scalar_helper(NAME, v3, |s, x| s.sin_cos_tan(x))
