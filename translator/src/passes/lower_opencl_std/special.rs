@@ -290,7 +290,13 @@ impl Lower<'_, '_> {
                 let pole = self.op(Op::FOrdEqual, bt, &[ar, half]);
                 let inf = self.splat_f(ty, f64::INFINITY);
                 let signed_inf = self.copysign(ty, inf, r);
-                self.b.select(ty, pole, signed_inf, v)
+                let v = self.b.select(ty, pole, signed_inf, v);
+                // Infinities and NaNs: NaN (NVIDIA's driver took `inf - rint(inf)` for a zero
+                // above).
+                let ax = self.gl(G::FAbs, ty, &[x]);
+                let finite = self.op(Op::FOrdLessThan, bt, &[ax, inf]);
+                let not_a_number = self.splat_f(ty, f64::NAN);
+                self.b.select(ty, finite, v, not_a_number)
             }
             atan2 => self.atan2(ty, a(0)?, a(1)?, n),
             asinpi | acospi | atanpi | atan2pi => {
