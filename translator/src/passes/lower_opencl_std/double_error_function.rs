@@ -64,17 +64,6 @@ impl Lower<'_, '_> {
 }
 
 impl Scalar<'_, '_> {
-    /// `c0 + t (c1 + t (c2 + ...))` for coefficients given as double bits.
-    fn double_horner(&mut self, t: Word, coefficients: &[u64]) -> Word {
-        let cs: Vec<Word> = coefficients.iter().map(|c| self.fd(f64::from_bits(*c))).collect();
-        let mut p = cs[cs.len() - 1];
-        for c in cs[..cs.len() - 1].iter().rev() {
-            let tp = self.fop(Op::FMul, t, p);
-            p = self.fop(Op::FAdd, *c, tp);
-        }
-        p
-    }
-
     /// The helper's value: `dvec2(erf x, erfc x)` (see the module comment).
     fn erf_erfc(&mut self, exp: Word, x: Word) -> Word {
         let f = self.f();
@@ -84,8 +73,8 @@ impl Scalar<'_, '_> {
         let (one, half) = (self.fd(1.0), self.fd(0.5));
         // Below 0.84375.
         let z = self.fop(Op::FMul, x, x);
-        let p = self.double_horner(z, &PP);
-        let q = self.double_horner(z, &QQ);
+        let p = self.horner_of_bits(z, &PP);
+        let q = self.horner_of_bits(z, &QQ);
         let y = self.fop(Op::FDiv, p, q);
         let xy = self.fop(Op::FMul, x, y);
         let erf_small = self.fop(Op::FAdd, x, xy);
@@ -98,8 +87,8 @@ impl Scalar<'_, '_> {
         let erfc_small = self.pick_f(below_quarter, erfc_near_zero, erfc_quarter_up);
         // To 1.25.
         let s = self.fop(Op::FSub, ax, one);
-        let p = self.double_horner(s, &PA);
-        let q = self.double_horner(s, &QA);
+        let p = self.horner_of_bits(s, &PA);
+        let q = self.horner_of_bits(s, &QA);
         let pq = self.fop(Op::FDiv, p, q);
         let erx = self.fd(f64::from_bits(ERX));
         let erf_mid = self.fop(Op::FAdd, erx, pq);
@@ -108,8 +97,8 @@ impl Scalar<'_, '_> {
         // Beyond.
         let square = self.fop(Op::FMul, ax, ax);
         let t = self.fop(Op::FDiv, one, square);
-        let (ra, sa) = (self.double_horner(t, &RA), self.double_horner(t, &SA));
-        let (rb, sb) = (self.double_horner(t, &RB), self.double_horner(t, &SB));
+        let (ra, sa) = (self.horner_of_bits(t, &RA), self.horner_of_bits(t, &SA));
+        let (rb, sb) = (self.horner_of_bits(t, &RB), self.horner_of_bits(t, &SB));
         let split = self.fd(1.0 / 0.35);
         let near = self.test(Op::FOrdLessThan, ax, split);
         let r = self.pick_f(near, ra, rb);

@@ -1,20 +1,18 @@
-//! Which `OpenCL.std` functions of doubles have a lowering. `GLSL.std.450`'s trigonometric,
-//! hyperbolic, exponential and power functions take only 16- and 32-bit floats: the
-//! exponentials, logarithms, `expm1`, `log1p`, the hyperbolic functions and their inverses, the
-//! powers (`pow`, `powr`, `pown`, `rootn`, `cbrt`), the trigonometric functions and their
-//! inverses, `erf`, `erfc` and `tgamma` of doubles are `exponentials.rs`', `hyperbolic.rs`',
-//! `powers.rs`', `double_trigonometry.rs`', `inverse_trigonometry.rs`',
-//! `double_error_function.rs`' and `gamma.rs`' double helpers; `lgamma` has none yet, and
-//! translation refuses it by name instead of writing a module Vulkan rejects. `nan` builds its quiet NaN from the payload for every
-//! width.
+//! Doubles. `GLSL.std.450`'s trigonometric, hyperbolic, exponential and power functions take
+//! only 16- and 32-bit floats; every `OpenCL.std` function of doubles that would become one has
+//! a double helper instead (`exponentials.rs`, `hyperbolic.rs`, `powers.rs`,
+//! `double_trigonometry.rs`, `inverse_trigonometry.rs`, `double_error_function.rs`,
+//! `gamma.rs`), and [`narrow_only`] guards the rest: translation refuses by name rather than
+//! write a module Vulkan rejects. `half_` and `native_` forms of doubles are the plain
+//! functions, and `nan` builds its quiet NaN from the payload for every width.
 
 use super::Lower;
-use spirv::{Op, OpenclStd100Op as CL, Word};
+use spirv::{GlslStd450Op as G, Op, OpenclStd100Op as CL, Word};
 
-/// Whether `op` of doubles has a lowering.
-pub(super) fn serves(op: CL) -> bool {
-    use CL::*;
-    !matches!(op, lgamma | lgamma_r)
+/// Whether `GLSL.std.450` instruction `g` takes only 16- and 32-bit floats.
+pub(super) fn narrow_only(g: G) -> bool {
+    use G::*;
+    matches!(g, Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Atan2 | Pow | Exp | Log | Exp2 | Log2)
 }
 
 /// The plain function of a `half_` or `native_` form whose lowering for floats is a 32-bit

@@ -5,7 +5,8 @@
 //! - `sin`, `cos`, `tan` and `sincos`, `exp`, `exp2`, `exp10`, `log`, `log2`, `log10`, `pow`,
 //!   `powr`, `pown`, `rootn`, `cbrt`, `hypot`, `expm1`, `log1p`, the hyperbolic functions and
 //!   their inverses, and `asin`, `acos`, `atan`, `atan2` and their `pi` forms, of floats,
-//!   halves and doubles, and `tgamma`, call helpers accurate to OpenCL's bounds
+//!   halves and doubles, and `tgamma`, `lgamma` and `lgamma_r`, call helpers accurate to
+//!   OpenCL's bounds
 //!   (`trigonometry.rs`, `double_trigonometry.rs`, `exponentials.rs`, `powers.rs`,
 //!   `hyperbolic.rs`, `inverse_trigonometry.rs`, `gamma.rs`).
 //! - Instructions with a `GLSL.std.450` twin of the same semantics become it: the same
@@ -28,7 +29,7 @@
 //! `printf` becomes `NonSemantic.DebugPrintf` (`printf.rs`).
 //!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`). Any
-//! other `OpenCL.std` instruction (`lgamma`, `lgamma_r`, `mad_sat` of 64-bit integers) is an
+//! other `OpenCL.std` instruction (`mad_sat` of 64-bit integers, functions of bfloat16) is an
 //! error naming it.
 
 use crate::analysis::Types;
@@ -223,9 +224,6 @@ impl Lower<'_, '_> {
         // `half_` and `native_` forms of doubles (which OpenCL C does not have) are the
         // plain functions: GLSL.std.450 has no 64-bit forms for them to become.
         let op = if is_float && width == 64 { doubles::plain(op).unwrap_or(op) } else { op };
-        if is_float && width == 64 && !doubles::serves(op) {
-            return Err(self.unsupported(inst, &format!("OpenCL.std {op:?} of doubles (GLSL.std.450's takes only 16- and 32-bit floats)")));
-        }
         if is_float && width == 64 && matches!(op, CL::degrees | CL::radians) {
             let k = if op == CL::degrees { 180.0 / std::f64::consts::PI } else { std::f64::consts::PI / 180.0 };
             let k = self.splat_f(ty, k);
@@ -307,6 +305,9 @@ impl Lower<'_, '_> {
             }
         }
         if let Some(g) = direct(op) {
+            if is_float && width == 64 && doubles::narrow_only(g) {
+                return Err(self.unsupported(inst, &format!("OpenCL.std {op:?} of doubles (GLSL.std.450's {g:?} takes only 16- and 32-bit floats)")));
+            }
             return Ok(Some(self.gl(g, ty, &args)));
         }
         if matches!(op, CL::sin | CL::cos | CL::tan) {
@@ -327,8 +328,13 @@ impl Lower<'_, '_> {
                 _ => t,
             }));
         }
-        if op == CL::tgamma {
-            if let Some(v) = self.precise_gamma(ty, a(0)?) {
+        if matches!(op, CL::tgamma | CL::lgamma | CL::lgamma_r) {
+            let v = match op {
+                CL::tgamma => self.precise_gamma(ty, a(0)?),
+                CL::lgamma => self.precise_log_gamma(ty, a(0)?, None),
+                _ => self.precise_log_gamma(ty, a(0)?, Some(a(1)?)),
+            };
+            if let Some(v) = v {
                 return Ok(Some(v));
             }
         }

@@ -184,6 +184,17 @@ impl Scalar<'_, '_> {
         let kept = self.uop(Op::BitwiseAnd, bits, m);
         self.b.bitcast(f, kept)
     }
+    /// `c0 + t (c1 + t (c2 + ...))` for coefficients given as double bits (rounded to the
+    /// emitter's width).
+    pub(super) fn horner_of_bits(&mut self, t: Word, coefficients: &[u64]) -> Word {
+        let cs: Vec<Word> = coefficients.iter().map(|c| self.fd(f64::from_bits(*c))).collect();
+        let mut p = cs[cs.len() - 1];
+        for c in cs[..cs.len() - 1].iter().rev() {
+            let tp = self.fop(Op::FMul, t, p);
+            p = self.fop(Op::FAdd, *c, tp);
+        }
+        p
+    }
     /// A call of helper `f` returning f32.
     pub(super) fn call(&mut self, f: Word, args: &[Word]) -> Word {
         let ty = self.f();
