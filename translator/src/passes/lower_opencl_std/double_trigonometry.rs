@@ -370,37 +370,7 @@ impl Scalar<'_, '_> {
         let q = self.uop(Op::BitwiseAnd, n, three);
         let s = self.kernel_sin(y0, y1);
         let c = self.kernel_cos(y0, y1);
-        // Quadrants: sin = s, c, -s, -c; cos = c, -s, -c, s; tan = s/c or -c/s.
-        let neg_s = self.b.op(Op::FNegate, f, &[s]);
-        let neg_c = self.b.op(Op::FNegate, f, &[c]);
-        let is: Vec<Word> = (0..3).map(|i| self.uc(i)).collect::<Vec<_>>().into_iter().map(|qb| self.test(Op::IEqual, q, qb)).collect();
-        let sin = {
-            let two_or_three = self.pick_f(is[2], neg_s, neg_c);
-            let later = self.pick_f(is[1], c, two_or_three);
-            self.pick_f(is[0], s, later)
-        };
-        let cos = {
-            let two_or_three = self.pick_f(is[2], neg_c, s);
-            let later = self.pick_f(is[1], neg_s, two_or_three);
-            self.pick_f(is[0], c, later)
-        };
-        let even_tan = self.fop(Op::FDiv, s, c);
-        let odd_tan = self.fop(Op::FDiv, neg_c, s);
-        let one = self.uc(1);
-        let odd_bit = self.uop(Op::BitwiseAnd, q, one);
-        let odd = self.test(Op::INotEqual, odd_bit, zero);
-        let tan = self.pick_f(odd, odd_tan, even_tan);
-        // The sign of x, and NaN for infinities and NaNs.
-        let neg_sin = self.b.op(Op::FNegate, f, &[sin]);
-        let sin = self.pick_f(negative, neg_sin, sin);
-        let neg_tan = self.b.op(Op::FNegate, f, &[tan]);
-        let tan = self.pick_f(negative, neg_tan, tan);
-        let infinity = self.fd(f64::INFINITY);
-        let finite = self.test(Op::FOrdLessThan, ax, infinity);
-        let nan = self.fd(f64::NAN);
-        let parts: Vec<Word> = [sin, cos, tan].into_iter().map(|v| self.pick_f(finite, v, nan)).collect();
-        let v3 = self.b.module.type_vector(f, 3);
-        self.b.op(Op::CompositeConstruct, v3, &parts)
+        self.by_quadrant(q, (s, c), negative, ax)
     }
 }
 

@@ -336,11 +336,20 @@ impl Scalar<'_, '_> {
         let c = self.fop(Op::FSub, c, half_z);
         let one = self.fc(1.0);
         let c = self.fop(Op::FAdd, c, one);
+        self.by_quadrant(q, (s, c), negative, ax)
+    }
+
+    /// `vec3(sin x, cos x, tan x)` (of the emitter's width) from `s = sin r`, `c = cos r` with
+    /// `|x| = r + q pi/2`: the quadrant picks and signs them, `tan` is their quotient in the
+    /// quadrant's order, `x`'s sign comes back last (sin and tan odd, cos even, so `-0` stays
+    /// `-0`), and infinities and NaNs (`|x|` not below infinity) give NaN.
+    pub(super) fn by_quadrant(&mut self, q: Word, (s, c): (Word, Word), negative: Word, ax: Word) -> Word {
+        let f = self.f();
+        let zero = self.uc(0);
         // Quadrants: sin = s, c, -s, -c; cos = c, -s, -c, s; tan = s/c or -c/s.
         let neg_s = self.b.op(Op::FNegate, f, &[s]);
         let neg_c = self.b.op(Op::FNegate, f, &[c]);
-        let q_bits: Vec<Word> = (0..3).map(|i| self.uc(i)).collect();
-        let is: Vec<Word> = q_bits.iter().map(|qb| self.test(Op::IEqual, q, *qb)).collect();
+        let is: Vec<Word> = (0..3).map(|i| self.uc(i)).collect::<Vec<_>>().into_iter().map(|qb| self.test(Op::IEqual, q, qb)).collect();
         let sin = {
             let two_or_three = self.pick_f(is[2], neg_s, neg_c);
             let later = self.pick_f(is[1], c, two_or_three);
@@ -353,18 +362,17 @@ impl Scalar<'_, '_> {
         };
         let even_tan = self.fop(Op::FDiv, s, c);
         let odd_tan = self.fop(Op::FDiv, neg_c, s);
-        let one_u = self.uc(1);
-        let odd_bit = self.uop(Op::BitwiseAnd, q, one_u);
+        let one = self.uc(1);
+        let odd_bit = self.uop(Op::BitwiseAnd, q, one);
         let odd = self.test(Op::INotEqual, odd_bit, zero);
         let tan = self.pick_f(odd, odd_tan, even_tan);
-        // The sign of x, and NaN for infinities and NaNs.
         let neg_sin = self.b.op(Op::FNegate, f, &[sin]);
         let sin = self.pick_f(negative, neg_sin, sin);
         let neg_tan = self.b.op(Op::FNegate, f, &[tan]);
         let tan = self.pick_f(negative, neg_tan, tan);
-        let infinity = self.fc(f32::INFINITY);
+        let infinity = self.fd(f64::INFINITY);
         let finite = self.test(Op::FOrdLessThan, ax, infinity);
-        let nan = self.fc(f32::NAN);
+        let nan = self.fd(f64::NAN);
         let parts: Vec<Word> = [sin, cos, tan].into_iter().map(|v| self.pick_f(finite, v, nan)).collect();
         let v3 = self.b.module.type_vector(f, 3);
         self.b.op(Op::CompositeConstruct, v3, &parts)
