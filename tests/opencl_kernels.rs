@@ -2163,8 +2163,8 @@ fn structs_of_mixed_sizes_in_private_memory() {
 
 /// 64-bit integers that need all their bits (`long_data.cl`): a hash and a random-number
 /// generator with wide constants and shifts, `long` buffers and arguments wider than 32 bits,
-/// signed and unsigned comparisons, division and remainders, narrowing and widening, and
-/// conversions to and from float; optimized and at -O0. Devices without 64-bit integers hold
+/// signed and unsigned comparisons, division and remainders, narrowing and widening,
+/// conversions to and from float, and `mad_sat` of longs and ulongs; optimized and at -O0. Devices without 64-bit integers hold
 /// them as pairs of words; every device must give the host's results bit for bit.
 #[test]
 fn long_data_exact_everywhere() {
@@ -2292,6 +2292,18 @@ fn long_data_exact_everywhere() {
                     ((h as i64).max(v).wrapping_add((h as i64).min(v)) as u64) ^ v.unsigned_abs(),
                 ];
                 assert_eq!(got[8 * i..8 * i + 7], want, "{name}: long_builtins item {i}");
+            }
+            // long_saturating: mad_sat against 128-bit products.
+            let k = ctx.load_kernel(spirv, "long_saturating").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut out = ctx.zeroed_buffer::<i64>(4 * n, "out").unwrap();
+            ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &[KernelArg::Buffer(&out), KernelArg::Buffer(&bin), KernelArg::Bytes(&seed.to_le_bytes())]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<i64> = ctx.read_buffer(&mut out).unwrap();
+            let signed = |a: i64, b: i64, c: i64| (i128::from(a) * i128::from(b) + i128::from(c)).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+            let unsigned = |a: u64, b: u64, c: u64| (u128::from(a) * u128::from(b) + u128::from(c)).min(u128::from(u64::MAX)) as u64 as i64;
+            for i in 0..n {
+                let (h, v) = (mix(seed.wrapping_add(i as u64)) as i64, input[i]);
+                let want = [signed(v, h >> (i & 63), i as i64 * -7919), signed(v, v, h), unsigned(h as u64, (v as u64) >> (i & 63), v as u64), unsigned(v as u64 & 0xffff, i as u64 + 1, h as u64)];
+                assert_eq!(got[4 * i..4 * i + 4], want, "{name}: long_saturating item {i} (v = {v}, h = {h})");
             }
             // long_sums: a tree in local memory, per work-group of 32.
             let k = ctx.load_kernel(spirv, "long_sums").unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -3144,16 +3156,13 @@ fn exponentials_and_logarithms_to_opencl_accuracy() {
 }
 /// `double_math.cl`: `nan` builds quiet NaNs with the payload's bits (doubles, floats and
 /// halves), `degrees` and `radians` of doubles (which `GLSL.std.450` has only for narrower
-/// floats) round like the products they are, `rint`, `trunc` and `round` of doubles are exact
-/// at ties, past 2^23 and for signed zeros, and `mad_sat` of longs, which has no lowering, is
-/// refused by name while its sibling runs.
+/// floats) round like the products they are, and `rint`, `trunc` and `round` of doubles are
+/// exact at ties, past 2^23 and for signed zeros.
 #[test]
-fn double_nans_angles_and_refusals() {
+fn double_nans_angles_and_rounding() {
     let Some((spirv, contexts)) = kernels_and_devices("double_math") else { return };
     for ctx in &contexts {
         let name = &ctx.caps().name;
-        let refused = ctx.load_kernel(&spirv, "long_mad_sat").err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(refused.contains("mad_sat of 64-bit integers"), "{name}: long_mad_sat: {refused:?}");
         if !ctx.caps().shader_float64 {
             continue;
         }

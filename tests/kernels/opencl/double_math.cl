@@ -4,8 +4,7 @@
 // functions (OpenCL: 3 units in the last place, log1p 2, sinh, cosh, asinh, acosh 4, tanh,
 // atanh 5), the powers (16; cbrt 2, hypot 4), the inverse trigonometric functions (asin, acos
 // 4, atan 5, atan2 6, the pi forms 5 and 6), the trigonometric functions (sin, cos 4, tan 5,
-// the pi forms 4 and 6), erf, erfc and tgamma (16), lgamma_r, and mad_sat of longs, which has
-// no lowering yet and must be refused by name.
+// the pi forms 4 and 6), erf, erfc and tgamma (16) and lgamma_r.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
@@ -22,11 +21,6 @@ __kernel void nans_and_angles(__global const double *x, __global ulong *bits, __
     const double2 t = trunc((double2)(v, 1.5));
     o[g * 5 + 3] = t.x;
     o[g * 5 + 4] = round(v);
-}
-
-__kernel void long_mad_sat(__global long *x) {
-    const uint g = get_global_id(0);
-    x[g] = mad_sat(x[g], x[g], x[g]);
 }
 
 __kernel void transcendentals(__global const double *x, __global const double *y, __global const int *k, __global double *o) {

@@ -125,3 +125,14 @@ kernel void long_work_group(global ulong* out, ulong seed) {
     out[2 * i] = work_group_reduce_add(h);
     out[2 * i + 1] = work_group_scan_inclusive_add(h);
 }
+
+// mad_sat of longs and ulongs: the 128-bit a * b + c, saturated to 64 bits.
+kernel void long_saturating(global long* out, global const long* in, ulong seed) {
+    size_t i = get_global_id(0);
+    long v = in[i];
+    long h = (long)mix(seed + i);
+    out[4 * i] = mad_sat(v, h >> (i & 63), (long)i * -7919);
+    out[4 * i + 1] = mad_sat(v, v, h);
+    out[4 * i + 2] = (long)mad_sat((ulong)h, (ulong)v >> (i & 63), (ulong)v);
+    out[4 * i + 3] = (long)mad_sat((ulong)v & 0xffff, (ulong)(i + 1), (ulong)h);
+}

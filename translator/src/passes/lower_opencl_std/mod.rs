@@ -29,8 +29,9 @@
 //! `printf` becomes `NonSemantic.DebugPrintf` (`printf.rs`).
 //!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`). Any
-//! other `OpenCL.std` instruction (`mad_sat` of 64-bit integers, functions of bfloat16) is an
-//! error naming it.
+//! other `OpenCL.std` instruction (an unknown number, a function of doubles that would become
+//! a `GLSL.std.450` instruction of 16- and 32-bit floats only, a rounding mode the type cannot
+//! take) is an error naming it.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};

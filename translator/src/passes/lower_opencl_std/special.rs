@@ -17,7 +17,7 @@
 //! relative error below 1.2e-7 (Numerical Recipes' `erfcc`: `t exp(P(t) - z^2)`, the
 //! exponential split at `z`'s 12 leading bits so that no rounding of `z^2` enters it, through
 //! `exponentials.rs`' `exp`) and a series below 0.5 for floats and halves; doubles are
-//! `double_error_function.rs`'. `mad_sat` is exact for 8- to 32-bit integers.
+//! `double_error_function.rs`'. `mad_sat` is exact for 8- to 64-bit integers.
 
 use super::Lower;
 use crate::error::{Error, Result};
@@ -582,7 +582,8 @@ impl Lower<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn mad_sat(&mut self, inst: &Inst, signed: bool, ty: Word, a: Word, b: Word, c: Word, n: u32, w: u32) -> Result<Word> {
         let bt = self.bool_ty(n);
-        let (min, max) = if signed { (i64::MIN >> (64 - w), i64::MAX >> (64 - w)) } else { (0, (1i64 << w) - 1) };
+        // The unsigned maximum of 64 bits is all ones, -1 as an i64.
+        let (min, max) = if signed { (i64::MIN >> (64 - w), i64::MAX >> (64 - w)) } else { (0, if w == 64 { -1 } else { (1i64 << w) - 1 }) };
         match w {
             8 | 16 => {
                 let wide = self.int32(n);
@@ -595,7 +596,9 @@ impl Lower<'_, '_> {
                 let cl = self.gl(if signed { G::SClamp } else { G::UClamp }, wide, &[s, lo, hi]);
                 Ok(self.op(Op::UConvert, ty, &[cl]))
             }
-            32 => {
+            32 | 64 => {
+                // The double-width product as two words (OpSMulExtended/OpUMulExtended; devices
+                // without 64-bit integers get 64-bit ones from `narrow-kernel-int64`), plus c.
                 let pair = self.b.module.type_struct(&[ty, ty]);
                 let prod = self.op(if signed { Op::SMulExtended } else { Op::UMulExtended }, pair, &[a, b]);
                 let lo = self.b.composite_extract(ty, prod, 0);
@@ -610,10 +613,10 @@ impl Lower<'_, '_> {
                 if signed {
                     // c sign_mask-extends into the high word; the sum fits when the high word is
                     // the low word's sign_mask.
-                    let c31 = self.splat_i(ty, 31);
-                    let cs = self.op(Op::ShiftRightArithmetic, ty, &[c, c31]);
+                    let top = self.splat_i(ty, i64::from(w) - 1);
+                    let cs = self.op(Op::ShiftRightArithmetic, ty, &[c, top]);
                     let hi = self.op(Op::IAdd, ty, &[hi, cs]);
-                    let ss = self.op(Op::ShiftRightArithmetic, ty, &[s, c31]);
+                    let ss = self.op(Op::ShiftRightArithmetic, ty, &[s, top]);
                     let fits = self.op(Op::IEqual, bt, &[hi, ss]);
                     let neg = self.op(Op::SLessThan, bt, &[hi, zero]);
                     let minv = self.splat_i(ty, min);
