@@ -3064,7 +3064,15 @@ fn gamma_to_opencl_accuracy() {
         for g in 0..x.len() {
             for (k, v) in [x[g], -x[g]].into_iter().enumerate() {
                 let wants = [libm::tgamma(f64::from(v)), libm::tgamma(flushed(v))];
-                assert_within(o[g * 5 + k], wants, 16.0, &|| format!("{name}: tgamma({v:e})"));
+                let got = o[g * 5 + k];
+                if wants[0] as f32 == 0.0 && v != 0.0 {
+                    // Underflowed (x below about -42): a zero, whose sign the driver may drop
+                    // (Vulkan keeps signed zeros only under SignedZeroInfNanPreserve; the
+                    // H200 does not).
+                    assert_eq!(got, 0.0, "{name}: tgamma({v:e})");
+                    continue;
+                }
+                assert_within(got, wants, 16.0, &|| format!("{name}: tgamma({v:e})"));
             }
             let v = x[g];
             let (want, sign) = libm::lgamma_r(f64::from(v));
