@@ -3061,6 +3061,16 @@ fn gamma_to_opencl_accuracy() {
     for ctx in &contexts {
         let name = &ctx.caps().name;
         let (o, ho) = float_and_half_results(ctx, &spirv, "gammas", &x, &hx, 5);
+        // lgamma_r with its sign pointer into a buffer: the same values and signs.
+        let k = ctx.load_kernel(&spirv, "lgamma_signs").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+        let (mut bo, mut bs) = (ctx.zeroed_buffer::<f32>(x.len(), "o").unwrap(), ctx.zeroed_buffer::<i32>(x.len(), "s").unwrap());
+        ctx.launch(&k, &NdRange::linear(x.len() as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bo), KernelArg::Buffer(&bs)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (values, signs): (Vec<f32>, Vec<i32>) = (ctx.read_buffer(&mut bo).unwrap(), ctx.read_buffer(&mut bs).unwrap());
+        for g in 0..x.len() {
+            assert!(values[g].to_bits() == o[g * 5 + 3].to_bits() || values[g].is_nan() && o[g * 5 + 3].is_nan(), "{name}: lgamma_r({:e}) through a buffer: {}", x[g], values[g]);
+            assert_eq!(signs[g] as f32, o[g * 5 + 4], "{name}: lgamma_r sign of {:e} through a buffer", x[g]);
+        }
         for g in 0..x.len() {
             for (k, v) in [x[g], -x[g]].into_iter().enumerate() {
                 let wants = [libm::tgamma(f64::from(v)), libm::tgamma(flushed(v))];

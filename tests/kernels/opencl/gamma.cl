@@ -17,3 +17,9 @@ __kernel void gammas(__global const float *x, __global float *o, __global const 
     ho[g * 2 + 0] = tgamma(hx[g]);
     ho[g * 2 + 1] = lgamma(hx[g]);
 }
+
+// lgamma_r's sign straight into a buffer.
+__kernel void lgamma_signs(__global const float *x, __global float *o, __global int *s) {
+    const uint g = get_global_id(0);
+    o[g] = lgamma_r(x[g], &s[g]);
+}

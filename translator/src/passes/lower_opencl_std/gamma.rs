@@ -81,8 +81,8 @@ const TT: u64 = 0xbc50_c7ca_a48a_971f;
 
 impl Lower<'_, '_> {
     /// `lgamma` of `x` (a half, float or double scalar or vector of type `ty`), with the sign
-    /// of Gamma as 32-bit integers stored through `sign` for `lgamma_r`; `None` for other
-    /// types.
+    /// of Gamma as 32-bit integers (OpenCL's `int`, `intn`) stored through `sign` for
+    /// `lgamma_r`; `None` for other types.
     pub(super) fn precise_log_gamma(&mut self, ty: Word, x: Word, sign: Option<Word>) -> Option<Word> {
         let width = self.helper_width(ty)?;
         let log = self.unary_helper(width, "log", |s, x| s.logarithm(CL::log, x));
@@ -91,7 +91,7 @@ impl Lower<'_, '_> {
         let v2 = self.b.module.type_vector(fty, 2);
         let helper = self.helper_of_width(width, &format!("matbridge.lgamma_f{width}"), v2, &[fty], |s, p| s.log_gamma(log, sincos, p[0]));
         let (scalar, n, w, _) = self.shape(ty);
-        let int = self.b.module.type_int(32, true);
+        let int = self.int32(1);
         let (mut values, mut signs) = (Vec::new(), Vec::new());
         for k in 0..n {
             let element = if n == 1 { x } else { self.b.composite_extract(scalar, x, k) };
@@ -106,7 +106,7 @@ impl Lower<'_, '_> {
             let signs = if n == 1 {
                 signs[0]
             } else {
-                let ivec = self.b.module.type_vector(int, n);
+                let ivec = self.int32(n);
                 self.op(Op::CompositeConstruct, ivec, &signs)
             };
             self.b.store(pointer, signs);

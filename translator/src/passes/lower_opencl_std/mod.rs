@@ -333,7 +333,15 @@ impl Lower<'_, '_> {
             let v = match op {
                 CL::tgamma => self.precise_gamma(ty, a(0)?),
                 CL::lgamma => self.precise_log_gamma(ty, a(0)?, None),
-                _ => self.precise_log_gamma(ty, a(0)?, Some(a(1)?)),
+                _ => {
+                    // The sign goes through a pointer to `int` (`intn` for vectors).
+                    let (_, n, _, _) = self.shape(ty);
+                    let int = self.int32(n);
+                    if self.pointee(a(1)?).map(|(_, t)| t) != Some(int) {
+                        return Err(self.unsupported(inst, "OpenCL.std lgamma_r whose sign pointer is not to 32-bit integers of the value's component count"));
+                    }
+                    self.precise_log_gamma(ty, a(0)?, Some(a(1)?))
+                }
             };
             if let Some(v) = v {
                 return Ok(Some(v));

@@ -357,7 +357,7 @@ impl Lower<'_, '_> {
         self.vector_of(u, n)
     }
 
-    fn int32(&mut self, n: u32) -> Word {
+    pub(super) fn int32(&mut self, n: u32) -> Word {
         let i = self.b.module.type_int(32, false);
         self.vector_of(i, n)
     }
