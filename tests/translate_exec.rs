@@ -128,11 +128,11 @@ fn f32_accumulators_through_f16_words_match_the_reference() {
     }
 }
 
-/// A shader's `roundEven`, `round` and `trunc` of doubles (`double_rounding_from_floor`'s
-/// snapshot input) on every device with doubles, as it is: where the driver gets them wrong
-/// (lavapipe before Mesa 26: values past 2^23 unchanged, ties toward zero) the runtime has them
-/// computed from `Floor` by itself. Each element `(x, y)` becomes `trunc((x, y)) (rint x +
-/// round x + floor x)`, exactly.
+/// A shader's `roundEven`, `round`, `trunc` and remainder (`OpFRem`) of doubles
+/// (`double_rounding_from_floor`'s snapshot input) on every device with doubles, as it is:
+/// where the driver gets them wrong (lavapipe before Mesa 26: values past 2^23 unchanged, ties
+/// toward zero, remainders of them) the runtime has them computed from `Floor` by itself. Each
+/// element `(x, y)` becomes `trunc((x, y)) (rint x + round x + floor x + x rem 10^6)`, exactly.
 #[test]
 fn double_rounding_is_exact_on_every_driver() {
     let text = include_str!("../translator/tests/in/double_rounding_from_floor/round_trunc.spvasm");
@@ -154,7 +154,7 @@ fn double_rounding_is_exact_on_every_driver() {
         for (i, v) in x.iter().enumerate() {
             // `Round` may take ties either way.
             let want = |round: f64| {
-                let sum = v.round_ties_even() + round + v.floor();
+                let sum = v.round_ties_even() + round + v.floor() + v % 1e6;
                 [v.trunc() * sum, (v * 0.75 - 1.0).trunc() * sum]
             };
             let got = &got[2 * i..2 * i + 2];

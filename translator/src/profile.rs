@@ -353,9 +353,9 @@ pub struct Workarounds {
     #[serde(default)]
     pub signed_remainder_from_quotient: bool,
     /// The driver rounds doubles with the thresholds of floats (lavapipe before Mesa 26):
-    /// `RoundEven`, `Round` and `Trunc` give back values past 2^23 unchanged and `RoundEven`
-    /// takes ties toward zero, while `Floor` is right: the `double-rounding-from-floor` pass
-    /// computes them from `Floor`.
+    /// `RoundEven`, `Round` and `Trunc` give back values past 2^23 unchanged, `RoundEven`
+    /// takes ties toward zero and `OpFRem` goes wrong with them, while `Floor` is right: the
+    /// `double-rounding-from-floor` pass computes them from `Floor`.
     #[serde(default)]
     pub double_rounding_from_floor: bool,
     /// The driver crashes compiling an `OpBitcast` from one buffer pointer type to another
