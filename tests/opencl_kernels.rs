@@ -3116,6 +3116,79 @@ fn gamma_to_opencl_accuracy() {
     }
 }
 
+/// `remainders.cl`: fmod of floats (scalars and vectors), halves and doubles exactly (OpenCL's
+/// 0 units), against Rust's `%`: quotients to 2^250 (floats) and 2^2000 (doubles), subnormal
+/// divisors, zeros of both signs, infinities and NaNs.
+#[test]
+fn fmod_is_exact() {
+    let Some((spirv, contexts)) = kernels_and_devices("remainders") else { return };
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(83);
+    let edges = [0.0f64, -0.0, 1.0, -1.0, 3.25, 1e-30, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e300, -5e-324, 0.1];
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for a in edges {
+        for b in edges {
+            x.push(a);
+            y.push(b);
+        }
+    }
+    while x.len() < 1024 {
+        let sign = if rng.random() { 1.0 } else { -1.0 };
+        x.push(sign * 2f64.powf(rng.random_range(-60.0..1020.0)) * rng.random_range(1.0..2.0));
+        y.push(2f64.powf(rng.random_range(-1070.0..60.0)) * rng.random_range(1.0..2.0));
+    }
+    // Floats: the edge pairs, then quotients to 2^250.
+    let (xf, yf): (Vec<f32>, Vec<f32>) = (0..x.len())
+        .map(|i| {
+            if i < edges.len() * edges.len() {
+                (x[i] as f32, y[i] as f32)
+            } else {
+                let sign = if rng.random() { 1.0 } else { -1.0 };
+                (sign * 2f32.powf(rng.random_range(-20.0..127.0)) * rng.random_range(1.0..2.0), 2f32.powf(rng.random_range(-120.0..30.0)) * rng.random_range(1.0..2.0))
+            }
+        })
+        .unzip();
+    let hx: Vec<half::f16> = xf.iter().map(|v| half::f16::from_f32(v.clamp(-65504.0, 65504.0))).collect();
+    let same = |got: f64, want: f64| (got.is_nan() && want.is_nan()) || (got == want && got.is_sign_negative() == want.is_sign_negative());
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "float_fmod").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (bx, by, bhx) = (ctx.buffer_from_slice(&xf, "x").unwrap(), ctx.buffer_from_slice(&yf, "y").unwrap(), ctx.buffer_from_slice(&hx, "hx").unwrap());
+        let mut bo = ctx.zeroed_buffer::<f32>(2 * xf.len(), "o").unwrap();
+        let mut bho = ctx.zeroed_buffer::<half::f16>(xf.len(), "ho").unwrap();
+        ctx.launch(&k, &NdRange::linear(xf.len() as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bo), KernelArg::Buffer(&bhx), KernelArg::Buffer(&bho)])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (o, ho): (Vec<f32>, Vec<half::f16>) = (ctx.read_buffer(&mut bo).unwrap(), ctx.read_buffer(&mut bho).unwrap());
+        let subnormal = |v: f32| v != 0.0 && v.abs() < f32::MIN_POSITIVE;
+        for g in 0..xf.len() {
+            let (a, b) = (xf[g], yf[g]);
+            // Subnormal operands or results may be flushed (Vulkan allows it).
+            if subnormal(a) || subnormal(b) || subnormal(a % b) || subnormal(a % -b) {
+                continue;
+            }
+            assert!(same(f64::from(o[2 * g]), f64::from(a % b)), "{name}: fmod({a:e}, {b:e}) = {:e}, want {:e}", o[2 * g], a % b);
+            assert!(same(f64::from(o[2 * g + 1]), f64::from(a % -b)), "{name}: fmod({a:e}, {:e}) = {:e}, want {:e}", -b, o[2 * g + 1], a % -b);
+            let h = hx[g].to_f32() % half::f16::from_f32(0.3).to_f32();
+            assert!(same(ho[g].to_f64(), f64::from(half::f16::from_f32(h))), "{name}: half fmod({}, 0.3) = {}, want {h}", hx[g], ho[g]);
+        }
+        if !ctx.caps().shader_float64 {
+            continue;
+        }
+        let k = ctx.load_kernel(&spirv, "double_fmod").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (bx, by) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&y, "y").unwrap());
+        let mut bo = ctx.zeroed_buffer::<f64>(x.len(), "o").unwrap();
+        ctx.launch(&k, &NdRange::linear(x.len() as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bo)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let o: Vec<f64> = ctx.read_buffer(&mut bo).unwrap();
+        for g in 0..x.len() {
+            let (a, b) = (x[g], y[g]);
+            let tiny = |v: f64| v != 0.0 && v.abs() < f64::MIN_POSITIVE;
+            if tiny(a) || tiny(b) || tiny(a % b) {
+                continue;
+            }
+            assert!(same(o[g], a % b), "{name}: fmod({a:e}, {b:e}) = {:e}, want {:e}", o[g], a % b);
+        }
+    }
+}
+
 /// `exponentials.cl`: exp, exp2, exp10, log, log2 and log10 of floats (scalars and vectors) and
 /// halves to OpenCL's accuracy (3 units in the last place) against glibc's doubles, over the
 /// whole range: arguments near overflow and into subnormal results, logarithms of subnormals,

@@ -14,7 +14,8 @@
 //!   `fma`/`mad`, `fmin`/`fmax` (as `NMin`/`NMax`: a NaN operand yields the other, as OpenCL
 //!   says), `fclamp`, `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `ldexp`, the
 //!   geometric functions, integer `min`/`max`/`clamp`/`abs`, and the `half_`/`native_` variants.
-//! - The rest become plain code: `round` (half away from zero), `fmod` (`OpFRem`),
+//! - The rest become plain code: `round` (half away from zero), `fmod` (exactly,
+//!   `exact_remainder.rs`),
 //!   `degrees` and `radians` of doubles, `nan`, `copysign`, `fdim`, `clz`, `ctz`,
 //!   `popcount`,
 //!   `rotate`, `mul_hi`/`mad_hi`, `mul24`/`mad24`, `add_sat`/`sub_sat`, `hadd`/`rhadd`,
@@ -45,6 +46,7 @@ use std::collections::{HashMap, HashSet};
 mod double_error_function;
 mod double_trigonometry;
 mod doubles;
+mod exact_remainder;
 mod exponentials;
 mod gamma;
 mod hyperbolic;
@@ -375,7 +377,10 @@ impl Lower<'_, '_> {
                 let t2 = self.op(Op::FAdd, ty, &[t, sg]);
                 self.b.select(ty, up, t2, t)
             }
-            fmod => self.op(Op::FRem, ty, &[a(0)?, a(1)?]),
+            fmod => match self.exact_fmod(ty, a(0)?, a(1)?) {
+                Some(v) => v,
+                None => self.op(Op::FRem, ty, &[a(0)?, a(1)?]),
+            },
             exp10 | half_exp10 | native_exp10 => {
                 let k = self.splat_f(ty, std::f64::consts::LOG2_10);
                 let m = self.op(Op::FMul, ty, &[a(0)?, k]);

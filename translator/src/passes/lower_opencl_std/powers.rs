@@ -190,7 +190,7 @@ impl Scalar<'_, '_> {
         self.b.op(Op::LogicalOr, boolean, &[a, b])
     }
 
-    fn is_nan(&mut self, x: Word) -> Word {
+    pub(super) fn is_nan(&mut self, x: Word) -> Word {
         let boolean = self.b.module.type_bool();
         self.b.op(Op::IsNan, boolean, &[x])
     }
