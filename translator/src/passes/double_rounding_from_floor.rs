@@ -160,13 +160,18 @@ impl Emitter<'_> {
         }
     }
 
-    /// `op` of `x` (see the module comment), into `result` where given.
-    fn rounding(&mut self, types: &Types, op: G, ty: Word, result: Option<Word>, x: Word) -> Word {
+    /// Booleans of `ty`'s shape (a scalar or a vector of as many).
+    fn booleans_like(&mut self, types: &Types, ty: Word) -> Word {
         let boolean = self.module.type_bool();
-        let bt = match types.vector(ty) {
+        match types.vector(ty) {
             Some((_, n)) => self.module.type_vector(boolean, n),
             None => boolean,
-        };
+        }
+    }
+
+    /// `op` of `x` (see the module comment), into `result` where given.
+    fn rounding(&mut self, types: &Types, op: G, ty: Word, result: Option<Word>, x: Word) -> Word {
+        let bt = self.booleans_like(types, ty);
         let zero = self.splat(types, ty, 0.0);
         let a = self.gl(G::FAbs, ty, x);
         let f = self.gl(G::Floor, ty, a);
@@ -201,11 +206,7 @@ impl Emitter<'_> {
     /// `OpFRem x y` into `result`: `x - y trunc(x / y)` with [`Emitter::rounding`]'s `Trunc`,
     /// a zero of `x`'s sign, and `x` itself where `y` is infinite and `x` finite.
     fn remainder(&mut self, types: &Types, ty: Word, result: Word, x: Word, y: Word) {
-        let boolean = self.module.type_bool();
-        let bt = match types.vector(ty) {
-            Some((_, n)) => self.module.type_vector(boolean, n),
-            None => boolean,
-        };
+        let bt = self.booleans_like(types, ty);
         let quotient = self.op(Op::FDiv, ty, &[x, y]);
         let whole = self.rounding(types, G::Trunc, ty, None, quotient);
         let product = self.op(Op::FMul, ty, &[y, whole]);

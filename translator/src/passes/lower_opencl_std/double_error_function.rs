@@ -45,21 +45,11 @@ impl Lower<'_, '_> {
     /// `erf` (`CL::erf`) or `erfc` of `x`, a double scalar or vector of type `ty`.
     pub(super) fn double_erf(&mut self, op: CL, ty: Word, x: Word) -> Word {
         let exp = self.unary_helper(64, "exp", |s, x| s.exponential(CL::exp, x));
-        let (scalar, n, _, _) = self.shape(ty);
+        let scalar = self.shape(ty).0;
         let v2 = self.b.module.type_vector(scalar, 2);
         let helper = self.helper_of_width(64, NAME, v2, &[scalar], |s, p| s.erf_erfc(exp, p[0]));
-        let which = u32::from(op != CL::erf);
-        let mut parts = Vec::new();
-        for k in 0..n {
-            let element = if n == 1 { x } else { self.b.composite_extract(scalar, x, k) };
-            let both = self.b.emit(Op::FunctionCall, v2, vec![crate::ir::Operand::Id(helper), crate::ir::Operand::Id(element)]);
-            parts.push(self.b.composite_extract(scalar, both, which));
-        }
-        if n == 1 {
-            parts[0]
-        } else {
-            self.op(Op::CompositeConstruct, ty, &parts)
-        }
+        let parts = self.per_component_parts(ty, x, helper, 2);
+        parts[usize::from(op != CL::erf)]
     }
 }
 

@@ -124,24 +124,6 @@ impl Scalar<'_, '_> {
         (n, y0, y1)
     }
 
-    /// Word `j` of 2/pi from the function's table (two words of zeros, then [`TWO_OVER_PI`]).
-    fn two_over_pi_word(&mut self, table: Word, j: Word) -> Word {
-        let u = self.u();
-        let ptr = self.b.module.type_pointer(spirv::StorageClass::Function, u);
-        let at = self.b.access_chain(ptr, table, &[j]);
-        self.b.load(u, at)
-    }
-
-    /// The function-scope table of 2/pi's words that [`Scalar::two_over_pi_word`] reads.
-    fn two_over_pi_table(&mut self) -> Word {
-        let u = self.u();
-        let length = self.uc(TWO_OVER_PI.len() as u32 + 2);
-        let array = self.b.module.type_array(u, length);
-        let words: Vec<Word> = [0, 0].iter().chain(TWO_OVER_PI.iter()).map(|w| self.b.module.constant_u32(*w)).collect();
-        let init = self.b.module.constant_composite(array, &words);
-        self.b.function_variable_with(array, Some(init))
-    }
-
     /// `(n, y0, y1)` of `|x|` (`ax`, from `2^20 pi/2` up) by Payne-Hanek.
     fn double_payne_hanek(&mut self, ax: Word) -> (Word, Word, Word) {
         let f = self.f();
@@ -164,12 +146,15 @@ impl Scalar<'_, '_> {
         let word = self.uop(Op::ShiftRightLogical, start, c5);
         let c31 = self.uc(31);
         let shift = self.uop(Op::BitwiseAnd, start, c31);
-        let table = self.two_over_pi_table();
+        // The table: two words of zeros (2/pi's integer part, for the smallest exponents),
+        // then TWO_OVER_PI.
+        let values: Vec<Word> = [0, 0].iter().chain(TWO_OVER_PI.iter()).map(|w| self.uc(*w)).collect();
+        let table = self.constant_table(u, &values);
         let mut words = Vec::new();
         for i in 0..7 {
             let ci = self.uc(i);
             let j = self.uop(Op::IAdd, word, ci);
-            words.push(self.two_over_pi_word(table, j));
+            words.push(self.table_element(table, u, j));
         }
         let c32 = self.uc(32);
         let back = self.uop(Op::ISub, c32, shift);

@@ -90,28 +90,14 @@ impl Lower<'_, '_> {
         let fty = self.b.module.type_float(width);
         let v2 = self.b.module.type_vector(fty, 2);
         let helper = self.helper_of_width(width, &format!("matbridge.lgamma_f{width}"), v2, &[fty], |s, p| s.log_gamma(log, sincos, p[0]));
-        let (scalar, n, w, _) = self.shape(ty);
-        let int = self.int32(1);
-        let (mut values, mut signs) = (Vec::new(), Vec::new());
-        for k in 0..n {
-            let element = if n == 1 { x } else { self.b.composite_extract(scalar, x, k) };
-            let wide = if w == 16 { self.op(Op::FConvert, fty, &[element]) } else { element };
-            let both = self.b.emit(Op::FunctionCall, v2, vec![Operand::Id(helper), Operand::Id(wide)]);
-            let v = self.b.composite_extract(fty, both, 0);
-            values.push(if w == 16 { self.op(Op::FConvert, scalar, &[v]) } else { v });
-            let s = self.b.composite_extract(fty, both, 1);
-            signs.push(self.op(Op::ConvertFToS, int, &[s]));
-        }
+        let [value, sign_value] = self.per_component_parts(ty, x, helper, 2)[..] else { return None };
         if let Some(pointer) = sign {
-            let signs = if n == 1 {
-                signs[0]
-            } else {
-                let ivec = self.int32(n);
-                self.op(Op::CompositeConstruct, ivec, &signs)
-            };
+            let (_, n, _, _) = self.shape(ty);
+            let int = self.int32(n);
+            let signs = self.op(Op::ConvertFToS, int, &[sign_value]);
             self.b.store(pointer, signs);
         }
-        Some(if n == 1 { values[0] } else { self.op(Op::CompositeConstruct, ty, &values) })
+        Some(value)
     }
 
     /// `tgamma` of `x` (a half, float or double scalar or vector of type `ty`); `None` for
@@ -180,19 +166,14 @@ impl Scalar<'_, '_> {
     }
 
     /// A function-scope table of `values` (of the emitter's width) read at `index` (an
-    /// unsigned integer below `values.len()`).
+    /// unsigned integer, clamped below `values.len()`).
     fn table_value(&mut self, values: &[f64], index: Word) -> Word {
         let (f, u) = (self.f(), self.u());
-        let length = self.uc(values.len() as u32);
-        let array = self.b.module.type_array(f, length);
-        let words: Vec<Word> = values.iter().map(|v| self.fd(*v)).collect();
-        let init = self.b.module.constant_composite(array, &words);
-        let table = self.b.function_variable_with(array, Some(init));
-        let ptr = self.b.module.type_pointer(spirv::StorageClass::Function, f);
+        let constants: Vec<Word> = values.iter().map(|v| self.fd(*v)).collect();
+        let table = self.constant_table(f, &constants);
         let last = self.uc(values.len() as u32 - 1);
         let index = self.gl(G::UMin, u, &[index, last]);
-        let at = self.b.access_chain(ptr, table, &[index]);
-        self.b.load(f, at)
+        self.table_element(table, f, index)
     }
 
     /// `lgamma`'s helper value, `(log |Gamma(x)|, sign of Gamma(x))`: fdlibm's `lgamma_r`

@@ -95,6 +95,26 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// `x` (a half, float or double scalar or vector of type `ty`) through `helper`, one float
+    /// (f64 for doubles, else f32) to a vector of `count` of them, component by component:
+    /// each of the `count` parts as a value of `ty` (halves widened to f32 and back).
+    pub(super) fn per_component_parts(&mut self, ty: Word, x: Word, helper: Word, count: u32) -> Vec<Word> {
+        let (scalar, n, width, _) = self.shape(ty);
+        let wide_ty = if width == 64 { scalar } else { self.b.module.type_float(32) };
+        let all_ty = self.b.module.type_vector(wide_ty, count);
+        let mut parts = vec![Vec::new(); count as usize];
+        for k in 0..n {
+            let element = if n == 1 { x } else { self.b.composite_extract(scalar, x, k) };
+            let wide = if width != 16 { element } else { self.op(Op::FConvert, wide_ty, &[element]) };
+            let all = self.b.emit(Op::FunctionCall, all_ty, vec![Operand::Id(helper), Operand::Id(wide)]);
+            for (j, part) in parts.iter_mut().enumerate() {
+                let v = self.b.composite_extract(wide_ty, all, j as u32);
+                part.push(if width != 16 { v } else { self.op(Op::FConvert, scalar, &[v]) });
+            }
+        }
+        parts.into_iter().map(|p| if n == 1 { p[0] } else { self.op(Op::CompositeConstruct, ty, &p) }).collect()
+    }
+
     /// `x` (a float or half scalar or vector of type `ty`) through helper `helper` (f32 to f32)
     /// component by component.
     pub(super) fn per_component(&mut self, ty: Word, x: Word, helper: Word) -> Word {
@@ -194,6 +214,20 @@ impl Scalar<'_, '_> {
             p = self.fop(Op::FAdd, *c, tp);
         }
         p
+    }
+    /// A function-scope array of the constants `values` of type `element` (initialized where
+    /// the function starts), for [`Scalar::table_element`].
+    pub(super) fn constant_table(&mut self, element: Word, values: &[Word]) -> Word {
+        let length = self.uc(values.len() as u32);
+        let array = self.b.module.type_array(element, length);
+        let init = self.b.module.constant_composite(array, values);
+        self.b.function_variable_with(array, Some(init))
+    }
+    /// Element `index` of `table`, a [`Scalar::constant_table`] of `element`s.
+    pub(super) fn table_element(&mut self, table: Word, element: Word, index: Word) -> Word {
+        let ptr = self.b.module.type_pointer(spirv::StorageClass::Function, element);
+        let at = self.b.access_chain(ptr, table, &[index]);
+        self.b.load(element, at)
     }
     /// A call of helper `f` returning f32.
     pub(super) fn call(&mut self, f: Word, args: &[Word]) -> Word {

@@ -26,7 +26,6 @@
 
 use super::scalar::Scalar;
 use super::Lower;
-use crate::ir::Operand;
 use spirv::{GlslStd450Op as G, Op, Word};
 
 /// The first 1,216 bits of 2/pi's binary fraction in 32-bit words (fdlibm's `ipio2` table
@@ -80,23 +79,10 @@ impl Lower<'_, '_> {
     /// `(sin, cos, tan)` of `x`, a double, float or half scalar or vector of type `ty`, each
     /// of `ty`.
     pub(super) fn precise_sin_cos_tan(&mut self, ty: Word, x: Word) -> (Word, Word, Word) {
-        let (scalar, n, width, _) = self.shape(ty);
         // Doubles take the double helper; floats and halves the f32 one.
-        let f32_ty = if width == 64 { scalar } else { self.b.module.type_float(32) };
-        let v3 = self.b.module.type_vector(f32_ty, 3);
-        let helper = if width == 64 { self.double_sincos_helper() } else { self.sincos_helper() };
-        let mut parts = [Vec::new(), Vec::new(), Vec::new()];
-        for k in 0..n {
-            let element = if n == 1 { x } else { self.b.composite_extract(scalar, x, k) };
-            let wide = if width != 16 { element } else { self.op(Op::FConvert, f32_ty, &[element]) };
-            let all = self.b.emit(Op::FunctionCall, v3, vec![Operand::Id(helper), Operand::Id(wide)]);
-            for (j, part) in parts.iter_mut().enumerate() {
-                let v = self.b.composite_extract(f32_ty, all, j as u32);
-                part.push(if width != 16 { v } else { self.op(Op::FConvert, scalar, &[v]) });
-            }
-        }
-        let [s, c, t] = parts.map(|p| if n == 1 { p[0] } else { self.op(Op::CompositeConstruct, ty, &p) });
-        (s, c, t)
+        let helper = if self.shape(ty).2 == 64 { self.double_sincos_helper() } else { self.sincos_helper() };
+        let parts = self.per_component_parts(ty, x, helper, 3);
+        (parts[0], parts[1], parts[2])
     }
 
     /// `sin` (`G::Sin`) or `tan` (`G::Tan`) of `x`: the helper's where it serves `ty`, else
