@@ -198,12 +198,11 @@ fn math_builtins() {
 }
 
 /// What `math_special.cl` computes for input `g`: 24 floats (`None` where the value is left to
-/// the device: transcendental functions of infinities and NaNs, quotients past 2^20) and 8 ints.
+/// the device: transcendental functions of infinities and NaNs) and 8 ints.
 fn math_special_reference(x: &[f32], y: &[i32], g: usize) -> ([Option<f32>; 24], [i32; 8]) {
     let n = x.len();
     let (a, b, k) = (x[g], x[(g * 7 + 3) % n], y[g]);
     let finite = a.is_finite() && a.abs() < 1e4;
-    let both = finite && b.is_finite() && b != 0.0 && (a / b).abs() < 1048576.0;
     let when = |ok: bool, v: f32| ok.then_some(v);
     // OpenCL's ilogb: FP_ILOGB0 = INT_MIN, FP_ILOGBNAN (and infinities) = INT_MAX.
     let ilogb = if a == 0.0 {
@@ -279,8 +278,8 @@ fn math_special_reference(x: &[f32], y: &[i32], g: usize) -> ([Option<f32>; 24],
         when(a.is_finite(), rootn),
         Some(maxmag),
         Some(minmag),
-        when(both, libm::remainderf(a, b)),
-        when(both, rq),
+        Some(libm::remainderf(a, b)),
+        Some(rq),
         Some(libm::nextafterf(a, b)),
         when(finite, (a as f64 * pi).sin() as f32),
         when(finite, (a as f64 * pi).cos() as f32),
@@ -296,7 +295,7 @@ fn math_special_reference(x: &[f32], y: &[i32], g: usize) -> ([Option<f32>; 24],
     let i = [
         if a.is_finite() { fe } else { 0 },
         ilogb,
-        if both { q7 } else { 0 },
+        if rq.is_nan() { 0 } else { q7 },
         mad_sat(k as i64 * k as i64 + k as i64),
         ((k as u32 as u64) * 3 + 7).min(u32::MAX as u64) as u32 as i32,
         mad_sat(k as i64 * -3 + k as i64),
@@ -369,9 +368,8 @@ fn math_special_builtins() {
                 let Some(want) = *want else { continue };
                 let got = f[24 * g + kk];
                 let tol = match kk {
-                    // Exact: floor/trunc splits, frexp, logb, magnitudes, nextafter.
-                    0..=3 | 6 | 7 | 10 | 11 | 14 => 0.0,
-                    12 | 13 => 1e-6 * want.abs().max(1.0),
+                    // Exact: floor/trunc splits, frexp, logb, magnitudes, remainders, nextafter.
+                    0..=3 | 6 | 7 | 10..=14 => 0.0,
                     8 | 9 => 1e-4 * want.abs(),
                     22 | 23 => 1e-4 * want.abs() + 1e-6,
                     _ => 2e-3 * want.abs().max(1.0),
@@ -3116,12 +3114,10 @@ fn gamma_to_opencl_accuracy() {
     }
 }
 
-/// `remainders.cl`: fmod of floats (scalars and vectors), halves and doubles exactly (OpenCL's
-/// 0 units), against Rust's `%`: quotients to 2^250 (floats) and 2^2000 (doubles), subnormal
-/// divisors, zeros of both signs, infinities and NaNs.
-#[test]
-fn fmod_is_exact() {
-    let Some((spirv, contexts)) = kernels_and_devices("remainders") else { return };
+/// The operands of `remainders.cl`'s tests: doubles (every pair of edge values, then quotients
+/// to 2^2000 over divisors into the subnormals), floats (the same edge pairs, then quotients to
+/// 2^250) and halves.
+fn remainder_operands() -> (Vec<f64>, Vec<f64>, Vec<f32>, Vec<f32>, Vec<half::f16>) {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(83);
     let edges = [0.0f64, -0.0, 1.0, -1.0, 3.25, 1e-30, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e300, -5e-324, 0.1];
     let (mut x, mut y) = (Vec::new(), Vec::new());
@@ -3136,7 +3132,6 @@ fn fmod_is_exact() {
         x.push(sign * 2f64.powf(rng.random_range(-60.0..1020.0)) * rng.random_range(1.0..2.0));
         y.push(2f64.powf(rng.random_range(-1070.0..60.0)) * rng.random_range(1.0..2.0));
     }
-    // Floats: the edge pairs, then quotients to 2^250.
     let (xf, yf): (Vec<f32>, Vec<f32>) = (0..x.len())
         .map(|i| {
             if i < edges.len() * edges.len() {
@@ -3147,8 +3142,32 @@ fn fmod_is_exact() {
             }
         })
         .unzip();
+    // Half-way quotients (n + 1/2) y, exact in 24 bits, where a rounded x / y picks either
+    // neighbour.
+    let (mut xf, mut yf) = (xf, yf);
+    for i in 0..64 {
+        let b = 2f32.powi(i % 9 - 4) * (1.0 + (i % 8) as f32 / 8.0);
+        let n = (1u32 << (i % 19)) as f32 + (i as f32);
+        xf[200 + i as usize] = (n + 0.5) * b;
+        yf[200 + i as usize] = if i % 2 == 0 { b } else { -b };
+    }
     let hx: Vec<half::f16> = xf.iter().map(|v| half::f16::from_f32(v.clamp(-65504.0, 65504.0))).collect();
-    let same = |got: f64, want: f64| (got.is_nan() && want.is_nan()) || (got == want && got.is_sign_negative() == want.is_sign_negative());
+    (x, y, xf, yf, hx)
+}
+
+/// Whether `got` is `want` bit for bit but NaN's payload.
+fn same_float(got: f64, want: f64) -> bool {
+    (got.is_nan() && want.is_nan()) || (got == want && got.is_sign_negative() == want.is_sign_negative())
+}
+
+/// `remainders.cl`: fmod of floats (scalars and vectors), halves and doubles exactly (OpenCL's
+/// 0 units), against Rust's `%`: quotients to 2^250 (floats) and 2^2000 (doubles), subnormal
+/// divisors, zeros of both signs, infinities and NaNs.
+#[test]
+fn fmod_is_exact() {
+    let Some((spirv, contexts)) = kernels_and_devices("remainders") else { return };
+    let (x, y, xf, yf, hx) = remainder_operands();
+    let same = same_float;
     for ctx in &contexts {
         let name = &ctx.caps().name;
         let k = ctx.load_kernel(&spirv, "float_fmod").unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -3185,6 +3204,83 @@ fn fmod_is_exact() {
                 continue;
             }
             assert!(same(o[g], a % b), "{name}: fmod({a:e}, {b:e}) = {:e}, want {:e}", o[g], a % b);
+        }
+    }
+}
+
+/// `remquo`'s quotient as OpenCL C keeps it: the seven low bits of musl's (which keeps 31), with
+/// its sign; 0 where the remainder is NaN.
+fn seven_quotient_bits(r: f64, q: i32) -> i32 {
+    if r.is_nan() {
+        0
+    } else if q < 0 {
+        -((-q) & 127)
+    } else {
+        q & 127
+    }
+}
+
+/// `remainders.cl`: remainder and remquo of floats (scalars and vectors), halves and doubles
+/// exactly, against the `libm` crate (musl's exact algorithm): quotients far past the
+/// significand, where `x - y rint(x / y)` gave 0, half-way quotients (ties to even), subnormal
+/// divisors, zeros of both signs, infinities and NaNs; remquo's seven low quotient bits and
+/// sign.
+#[test]
+fn remainder_and_remquo_are_exact() {
+    let Some((spirv, contexts)) = kernels_and_devices("remainders") else { return };
+    let (x, y, xf, yf, hx) = remainder_operands();
+    let hy = half::f16::from_f32(0.3).to_f32();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "float_remainder").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (bx, by, bhx) = (ctx.buffer_from_slice(&xf, "x").unwrap(), ctx.buffer_from_slice(&yf, "y").unwrap(), ctx.buffer_from_slice(&hx, "hx").unwrap());
+        let mut bo = ctx.zeroed_buffer::<f32>(3 * xf.len(), "o").unwrap();
+        let mut bq = ctx.zeroed_buffer::<i32>(2 * xf.len(), "q").unwrap();
+        let mut bho = ctx.zeroed_buffer::<half::f16>(xf.len(), "ho").unwrap();
+        let mut bhq = ctx.zeroed_buffer::<i32>(xf.len(), "hq").unwrap();
+        let args = [KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bo), KernelArg::Buffer(&bq), KernelArg::Buffer(&bhx), KernelArg::Buffer(&bho), KernelArg::Buffer(&bhq)];
+        ctx.launch(&k, &NdRange::linear(xf.len() as u32, Some(64)), &args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (o, q): (Vec<f32>, Vec<i32>) = (ctx.read_buffer(&mut bo).unwrap(), ctx.read_buffer(&mut bq).unwrap());
+        let (ho, hq): (Vec<half::f16>, Vec<i32>) = (ctx.read_buffer(&mut bho).unwrap(), ctx.read_buffer(&mut bhq).unwrap());
+        let subnormal = |v: f32| v != 0.0 && v.abs() < f32::MIN_POSITIVE;
+        for g in 0..xf.len() {
+            let (a, b) = (xf[g], yf[g]);
+            let (want, wq) = libm::remquof(a, b);
+            let (want_neg, wq_neg) = libm::remquof(a, -b);
+            // Subnormal operands or results may be flushed (Vulkan allows it).
+            if subnormal(a) || subnormal(b) || subnormal(want) {
+                continue;
+            }
+            let wq = seven_quotient_bits(f64::from(want), wq);
+            assert!(same_float(f64::from(o[3 * g]), f64::from(libm::remainderf(a, b))), "{name}: remainder({a:e}, {b:e}) = {:e}, want {want:e}", o[3 * g]);
+            assert!(same_float(f64::from(o[3 * g + 1]), f64::from(want)), "{name}: remquo({a:e}, {b:e}) = {:e}, want {want:e}", o[3 * g + 1]);
+            assert_eq!(q[2 * g], wq, "{name}: remquo({a:e}, {b:e}) quotient");
+            assert!(same_float(f64::from(o[3 * g + 2]), f64::from(want_neg)), "{name}: remquo({a:e}, {:e}) = {:e}, want {want_neg:e}", -b, o[3 * g + 2]);
+            assert_eq!(q[2 * g + 1], seven_quotient_bits(f64::from(want_neg), wq_neg), "{name}: remquo({a:e}, {:e}) quotient", -b);
+            let (h, hwq) = libm::remquof(hx[g].to_f32(), hy);
+            assert!(same_float(ho[g].to_f64(), f64::from(half::f16::from_f32(h))), "{name}: half remquo({}, {hy}) = {}, want {h}", hx[g], ho[g]);
+            assert_eq!(hq[g], seven_quotient_bits(f64::from(h), hwq), "{name}: half remquo({}, {hy}) quotient", hx[g]);
+        }
+        if !ctx.caps().shader_float64 {
+            continue;
+        }
+        let k = ctx.load_kernel(&spirv, "double_remainder").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (bx, by) = (ctx.buffer_from_slice(&x, "x").unwrap(), ctx.buffer_from_slice(&y, "y").unwrap());
+        let mut bo = ctx.zeroed_buffer::<f64>(2 * x.len(), "o").unwrap();
+        let mut bq = ctx.zeroed_buffer::<i32>(x.len(), "q").unwrap();
+        ctx.launch(&k, &NdRange::linear(x.len() as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&by), KernelArg::Buffer(&bo), KernelArg::Buffer(&bq)])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (o, q): (Vec<f64>, Vec<i32>) = (ctx.read_buffer(&mut bo).unwrap(), ctx.read_buffer(&mut bq).unwrap());
+        for g in 0..x.len() {
+            let (a, b) = (x[g], y[g]);
+            let (want, wq) = libm::remquo(a, b);
+            let tiny = |v: f64| v != 0.0 && v.abs() < f64::MIN_POSITIVE;
+            if tiny(a) || tiny(b) || tiny(want) {
+                continue;
+            }
+            assert!(same_float(o[2 * g], libm::remainder(a, b)), "{name}: remainder({a:e}, {b:e}) = {:e}, want {want:e}", o[2 * g]);
+            assert!(same_float(o[2 * g + 1], want), "{name}: remquo({a:e}, {b:e}) = {:e}, want {want:e}", o[2 * g + 1]);
+            assert_eq!(q[g], seven_quotient_bits(want, wq), "{name}: remquo({a:e}, {b:e}) quotient");
         }
     }
 }

@@ -48,7 +48,7 @@ impl Lower<'_, '_> {
         let scalar = self.shape(ty).0;
         let v2 = self.b.module.type_vector(scalar, 2);
         let helper = self.helper_of_width(64, NAME, v2, &[scalar], |s, p| s.erf_erfc(exp, p[0]));
-        let parts = self.per_component_parts(ty, x, helper, 2);
+        let parts = self.per_component_parts(ty, &[x], helper, 2);
         parts[usize::from(op != CL::erf)]
     }
 }

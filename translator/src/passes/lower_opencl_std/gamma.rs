@@ -90,7 +90,7 @@ impl Lower<'_, '_> {
         let fty = self.b.module.type_float(width);
         let v2 = self.b.module.type_vector(fty, 2);
         let helper = self.helper_of_width(width, &format!("matbridge.lgamma_f{width}"), v2, &[fty], |s, p| s.log_gamma(log, sincos, p[0]));
-        let [value, sign_value] = self.per_component_parts(ty, x, helper, 2)[..] else { return None };
+        let [value, sign_value] = self.per_component_parts(ty, &[x], helper, 2)[..] else { return None };
         if let Some(pointer) = sign {
             let (_, n, _, _) = self.shape(ty);
             let int = self.int32(n);

@@ -14,13 +14,13 @@
 //!   `fma`/`mad`, `fmin`/`fmax` (as `NMin`/`NMax`: a NaN operand yields the other, as OpenCL
 //!   says), `fclamp`, `mix`, `step`, `smoothstep`, `sign`, `degrees`, `radians`, `ldexp`, the
 //!   geometric functions, integer `min`/`max`/`clamp`/`abs`, and the `half_`/`native_` variants.
-//! - The rest become plain code: `round` (half away from zero), `fmod` (exactly,
-//!   `exact_remainder.rs`),
+//! - The rest become plain code: `round` (half away from zero), `fmod`, `remainder` and
+//!   `remquo` (exactly, `exact_remainder.rs`),
 //!   `degrees` and `radians` of doubles, `nan`, `copysign`, `fdim`, `clz`, `ctz`,
 //!   `popcount`,
 //!   `rotate`, `mul_hi`/`mad_hi`, `mul24`/`mad24`, `add_sat`/`sub_sat`, `hadd`/`rhadd`,
 //!   `abs_diff`, `u_abs`, `bitselect`, `select`; `prefetch` goes. Functions
-//!   with results through pointers, exponents, integer powers, remainders, the `pi`
+//!   with results through pointers, exponents, integer powers, the `pi`
 //!   trigonometry, `erf`, `upsample` and `mad_sat` are in `special.rs`; shuffles and vector
 //!   and half-vector loads and stores in `vectors.rs`.
 //! - Conversions decorated `SaturatedConversion` clamp to the result's range first (NaN -> 0);

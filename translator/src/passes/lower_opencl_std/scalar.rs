@@ -95,18 +95,22 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// `x` (a half, float or double scalar or vector of type `ty`) through `helper`, one float
-    /// (f64 for doubles, else f32) to a vector of `count` of them, component by component:
-    /// each of the `count` parts as a value of `ty` (halves widened to f32 and back).
-    pub(super) fn per_component_parts(&mut self, ty: Word, x: Word, helper: Word, count: u32) -> Vec<Word> {
+    /// `args` (half, float or double scalars or vectors of `ty`'s component count) through
+    /// `helper`, floats (f64 for doubles, else f32) to a vector of `count` of them, component
+    /// by component: each of the `count` parts as a value of `ty` (halves widened to f32 and
+    /// back).
+    pub(super) fn per_component_parts(&mut self, ty: Word, args: &[Word], helper: Word, count: u32) -> Vec<Word> {
         let (scalar, n, width, _) = self.shape(ty);
         let wide_ty = if width == 64 { scalar } else { self.b.module.type_float(32) };
         let all_ty = self.b.module.type_vector(wide_ty, count);
         let mut parts = vec![Vec::new(); count as usize];
         for k in 0..n {
-            let element = if n == 1 { x } else { self.b.composite_extract(scalar, x, k) };
-            let wide = if width != 16 { element } else { self.op(Op::FConvert, wide_ty, &[element]) };
-            let all = self.b.emit(Op::FunctionCall, all_ty, vec![Operand::Id(helper), Operand::Id(wide)]);
+            let mut ops = vec![Operand::Id(helper)];
+            for x in args {
+                let element = if n == 1 { *x } else { self.b.composite_extract(scalar, *x, k) };
+                ops.push(Operand::Id(if width != 16 { element } else { self.op(Op::FConvert, wide_ty, &[element]) }));
+            }
+            let all = self.b.emit(Op::FunctionCall, all_ty, ops);
             for (j, part) in parts.iter_mut().enumerate() {
                 let v = self.b.composite_extract(wide_ty, all, j as u32);
                 part.push(if width != 16 { v } else { self.op(Op::FConvert, scalar, &[v]) });

@@ -1,7 +1,8 @@
 //! `OpenCL.std` functions with no `GLSL.std.450` twin that become plain code: the ones with a
-//! pointer result (`fract`, `modf`, `sincos`, `frexp`, `remquo`), exponent access (`ilogb`,
-//! `logb`), integer powers and roots of doubles (`pown`, `rootn`; `powers.rs` has floats and
-//! halves), `remainder`, `maxmag`/`minmag`, `nextafter`, the `pi` trigonometry (`sinpi`,
+//! pointer result (`fract`, `modf`, `sincos`, `frexp`, `remquo`, whose remainder, and
+//! `remainder`'s, `exact_remainder.rs` computes), exponent access (`ilogb`, `logb`), integer
+//! powers and roots of doubles (`pown`, `rootn`; `powers.rs` has floats and halves),
+//! `maxmag`/`minmag`, `nextafter`, the `pi` trigonometry (`sinpi`,
 //! `cospi`, `tanpi`; `asinpi`, `acospi`, `atanpi`, `atan2pi` and `atan2` of doubles, on the x
 //! axis as C99 says, `inverse_trigonometry.rs` having floats and halves), `erf`/`erfc`,
 //! `upsample` and `mad_sat`.
@@ -165,26 +166,15 @@ impl Lower<'_, '_> {
                 let r = self.b.select(ty, y_wins, y, t);
                 self.b.select(ty, x_wins, x, r)
             }
-            remainder => self.remainder(ty, a(0)?, a(1)?, n).0,
-            remquo => {
-                let (x, y) = (a(0)?, a(1)?);
-                let (r, q) = self.remainder(ty, x, y, n);
-                // The quotient's low seven bits, with the sign of x / y.
-                let aq = self.gl(G::FAbs, ty, &[q]);
-                let c128 = self.splat_f(ty, 128.0);
-                let low = self.op(Op::FRem, ty, &[aq, c128]);
-                let ety = self.int32(n);
-                let qi = self.op(Op::ConvertFToS, ety, &[low]);
-                let neg_q = self.op(Op::SNegate, ety, &[qi]);
-                let bt = self.bool_ty(n);
-                let xs = self.sign_bit_set(x, ty, n);
-                let ys = self.sign_bit_set(y, ty, n);
-                let neg = self.op(Op::LogicalNotEqual, bt, &[xs, ys]);
-                let qi = self.b.select(ety, neg, neg_q, qi);
-                let is_nan = self.is(Op::IsNan, low, n);
-                let zero = self.splat_i(ety, 0);
-                let qi = self.b.select(ety, is_nan, zero, qi);
-                self.b.store(a(2)?, qi);
+            remainder | remquo => {
+                let Some((r, q)) = self.exact_remainder(ty, a(0)?, a(1)?) else {
+                    return Err(self.unsupported(inst, &format!("OpenCL.std {op:?} of a float type other than IEEE halves, floats and doubles")));
+                };
+                if op == remquo {
+                    let ety = self.int32(n);
+                    let qi = self.op(Op::ConvertFToS, ety, &[q]);
+                    self.b.store(a(2)?, qi);
+                }
                 r
             }
             nextafter => {
@@ -381,18 +371,6 @@ impl Lower<'_, '_> {
         self.op(test, bt, &[x])
     }
 
-    /// Whether the sign bit of float `x` is set (negative numbers and -0).
-    fn sign_bit_set(&mut self, x: Word, ty: Word, n: u32) -> Word {
-        let it = self.uint_like(ty);
-        let (_, _, w, _) = self.shape(ty);
-        let xb = self.b.bitcast(it, x);
-        let sign_mask = self.splat_i(it, 1i64 << (w - 1));
-        let s = self.op(Op::BitwiseAnd, it, &[xb, sign_mask]);
-        let zero = self.splat_i(it, 0);
-        let bt = self.bool_ty(n);
-        self.op(Op::INotEqual, bt, &[s, zero])
-    }
-
     /// (mantissa in [0.5, 1), 32-bit exponent) of `x`, with OpenCL's values for infinities and
     /// NaNs (the value itself, exponent 0). Half values go through f32.
     fn frexp(&mut self, ty: Word, x: Word) -> (Word, Word) {
@@ -476,29 +454,6 @@ impl Lower<'_, '_> {
         let v = self.b.select(ty, l, signed_pi, v);
         let r = self.op(Op::LogicalAnd, bt, &[on_axis, right]);
         self.b.select(ty, r, y, v)
-    }
-
-    /// (`remainder(x, y)`, the rounded quotient): x - y * rint(x / y), with x for an infinite y
-    /// and finite x, and a zero result carrying x's sign_mask.
-    fn remainder(&mut self, ty: Word, x: Word, y: Word, n: u32) -> (Word, Word) {
-        let bt = self.bool_ty(n);
-        let d = self.op(Op::FDiv, ty, &[x, y]);
-        let q = self.gl(G::RoundEven, ty, &[d]);
-        let nq = self.op(Op::FNegate, ty, &[q]);
-        let r = self.gl(G::Fma, ty, &[nq, y, x]);
-        let zero = self.splat_f(ty, 0.0);
-        let r0 = self.op(Op::FOrdEqual, bt, &[r, zero]);
-        let signed_zero = self.copysign(ty, zero, x);
-        let r = self.b.select(ty, r0, signed_zero, r);
-        let yinf = self.is(Op::IsInf, y, n);
-        let xinf = self.is(Op::IsInf, x, n);
-        let xnan = self.is(Op::IsNan, x, n);
-        let xodd = self.op(Op::LogicalOr, bt, &[xinf, xnan]);
-        let xfin = self.op(Op::LogicalNot, bt, &[xodd]);
-        let keep = self.op(Op::LogicalAnd, bt, &[yinf, xfin]);
-        let r = self.b.select(ty, keep, x, r);
-        let q = self.b.select(ty, keep, zero, q);
-        (r, q)
     }
 
     /// erfc(|x|) for f32 `x`: t exp(-z^2 + P(t)), t = 1 / (1 + z / 2), relative error < 1.2e-7.

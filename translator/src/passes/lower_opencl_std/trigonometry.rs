@@ -81,7 +81,7 @@ impl Lower<'_, '_> {
     pub(super) fn precise_sin_cos_tan(&mut self, ty: Word, x: Word) -> (Word, Word, Word) {
         // Doubles take the double helper; floats and halves the f32 one.
         let helper = if self.shape(ty).2 == 64 { self.double_sincos_helper() } else { self.sincos_helper() };
-        let parts = self.per_component_parts(ty, x, helper, 3);
+        let parts = self.per_component_parts(ty, &[x], helper, 3);
         (parts[0], parts[1], parts[2])
     }
 
