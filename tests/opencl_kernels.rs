@@ -3074,10 +3074,13 @@ fn gamma_to_opencl_accuracy() {
                 let wants = [libm::tgamma(f64::from(v)), libm::tgamma(flushed(v))];
                 let got = o[g * 5 + k];
                 if wants[0] as f32 == 0.0 && v != 0.0 {
-                    // Underflowed (x below about -42): a zero, whose sign the driver may drop
-                    // (Vulkan keeps signed zeros only under SignedZeroInfNanPreserve; the
-                    // H200 does not).
+                    // Underflowed (x below about -42): a zero with Gamma's sign where the
+                    // device keeps signed zeros (SignedZeroInfNanPreserve, which kernels get
+                    // where it is honoured); elsewhere of either sign.
                     assert_eq!(got, 0.0, "{name}: tgamma({v:e})");
+                    if ctx.caps().float_controls.signed_zero_inf_nan_preserve.f32 {
+                        assert_eq!(got.is_sign_negative(), (wants[0] as f32).is_sign_negative(), "{name}: the sign of tgamma({v:e}) = {got:e}");
+                    }
                     continue;
                 }
                 assert_within(got, wants, 16.0, &|| format!("{name}: tgamma({v:e})"));
@@ -3114,10 +3117,18 @@ fn gamma_to_opencl_accuracy() {
     }
 }
 
-/// The operands of `remainders.cl`'s tests: doubles (every pair of edge values, then quotients
-/// to 2^2000 over divisors into the subnormals), floats (the same edge pairs, then quotients to
-/// 2^250) and halves.
-fn remainder_operands() -> (Vec<f64>, Vec<f64>, Vec<f32>, Vec<f32>, Vec<half::f16>) {
+/// The operands of `remainders.cl`'s tests: doubles `x`, `y` (every pair of edge values, then
+/// quotients to 2^2000 over divisors into the subnormals), floats `xf`, `yf` (the same edge
+/// pairs, then quotients to 2^250) and halves `hx`.
+struct RemainderOperands {
+    x: Vec<f64>,
+    y: Vec<f64>,
+    xf: Vec<f32>,
+    yf: Vec<f32>,
+    hx: Vec<half::f16>,
+}
+
+fn remainder_operands() -> RemainderOperands {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(83);
     let edges = [0.0f64, -0.0, 1.0, -1.0, 3.25, 1e-30, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e300, -5e-324, 0.1];
     let (mut x, mut y) = (Vec::new(), Vec::new());
@@ -3152,7 +3163,7 @@ fn remainder_operands() -> (Vec<f64>, Vec<f64>, Vec<f32>, Vec<f32>, Vec<half::f1
         yf[200 + i as usize] = if i % 2 == 0 { b } else { -b };
     }
     let hx: Vec<half::f16> = xf.iter().map(|v| half::f16::from_f32(v.clamp(-65504.0, 65504.0))).collect();
-    (x, y, xf, yf, hx)
+    RemainderOperands { x, y, xf, yf, hx }
 }
 
 /// Whether `got` is `want` bit for bit but NaN's payload.
@@ -3166,7 +3177,7 @@ fn same_float(got: f64, want: f64) -> bool {
 #[test]
 fn fmod_is_exact() {
     let Some((spirv, contexts)) = kernels_and_devices("remainders") else { return };
-    let (x, y, xf, yf, hx) = remainder_operands();
+    let RemainderOperands { x, y, xf, yf, hx } = remainder_operands();
     let same = same_float;
     for ctx in &contexts {
         let name = &ctx.caps().name;
@@ -3228,7 +3239,7 @@ fn seven_quotient_bits(r: f64, q: i32) -> i32 {
 #[test]
 fn remainder_and_remquo_are_exact() {
     let Some((spirv, contexts)) = kernels_and_devices("remainders") else { return };
-    let (x, y, xf, yf, hx) = remainder_operands();
+    let RemainderOperands { x, y, xf, yf, hx } = remainder_operands();
     let hy = half::f16::from_f32(0.3).to_f32();
     for ctx in &contexts {
         let name = &ctx.caps().name;
@@ -3876,5 +3887,77 @@ fn kernels_load_apart_from_their_siblings() {
         assert!(e.contains("depth image") && e.contains("kernel `depth`"), "{name}: {e}");
         let e = ctx.load_kernel(&spirv, "absent").err().unwrap_or_else(|| panic!("{name}: a kernel that is not there loaded")).to_string();
         assert!(e.contains("no kernel entry point named `absent`"), "{name}: {e}");
+    }
+}
+
+/// `float_semantics.cl`: what OpenCL C keeps and Vulkan lets drivers drop. A product and a sum
+/// written apart are each rounded (llvm-spirv marks the kernel `ContractionOff`, which becomes
+/// `NoContraction`: unfused, `a b + c` with `c = -(a b)` is 0, fused it is the product's
+/// rounding error); `x + 0` of -0 is +0, `x - x` and `x * 0` of infinities are NaN, and
+/// `isnan`/`isinf` see NaNs and infinities (`SignedZeroInfNanPreserve`, where the device
+/// honours it). Floats and doubles, bit for bit against Rust's arithmetic.
+#[test]
+fn kernels_round_apart_and_keep_signed_zeros_infinities_and_nans() {
+    let Some((spirv, contexts)) = kernels_and_devices("float_semantics") else { return };
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(29);
+    let edges = [0.0f64, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1.0, -3.5, 1e300];
+    let n = 256;
+    let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+    for g in 0..n {
+        let (x, y) = if g < edges.len() * edges.len() { (edges[g / edges.len()], edges[g % edges.len()]) } else { (rng.random_range(-4.0..4.0), rng.random_range(-4.0..4.0)) };
+        a.push(x);
+        b.push(y);
+        // The negated product: a fused multiply-add leaves its rounding error.
+        c.push(if g % 3 == 0 { -(x * y) } else { rng.random_range(-1.0..1.0) });
+    }
+    // Without the device's SignedZeroInfNanPreserve only the rounding is checked.
+    fn check<T: Into<f64> + Copy>(name: &str, width: u32, [a, b, c]: [&[T]; 3], o: &[T], keeps: bool, round: impl Fn(f64) -> f64) {
+        let classify = |s: f64| {
+            if s.is_nan() {
+                1.0
+            } else if s.is_infinite() {
+                2.0
+            } else {
+                3.0
+            }
+        };
+        for g in 0..a.len() {
+            let (x, y, z) = (a[g].into(), b[g].into(), c[g].into());
+            let s = round(round(x * y) + z);
+            let wants = [s, round(x + 0.0), round(x - x), round(x * 0.0), classify(s)];
+            for (k, want) in wants.into_iter().enumerate().take(if keeps { 5 } else { 1 }) {
+                if !keeps && !want.is_finite() {
+                    continue;
+                }
+                let got: f64 = o[g * 5 + k].into();
+                let sign_ok = !keeps || want.is_nan() || got.is_sign_negative() == want.is_sign_negative();
+                let ok = (want.is_nan() && got.is_nan()) || (got == want && sign_ok);
+                assert!(ok, "{name}: {width}-bit result {k} of a = {x:e}, b = {y:e}, c = {z:e}: got {got:e}, want {want:e}");
+            }
+        }
+    }
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let keeps = ctx.caps().float_controls.signed_zero_inf_nan_preserve;
+        let af: Vec<f32> = a.iter().map(|v| *v as f32).collect();
+        let bf: Vec<f32> = b.iter().map(|v| *v as f32).collect();
+        let cf: Vec<f32> = (0..n).map(|g| if g % 3 == 0 { -(af[g] * bf[g]) } else { c[g] as f32 }).collect();
+        let k = ctx.load_kernel(&spirv, "float_semantics").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bufs = [ctx.buffer_from_slice(&af, "a").unwrap(), ctx.buffer_from_slice(&bf, "b").unwrap(), ctx.buffer_from_slice(&cf, "c").unwrap()];
+        let mut bo = ctx.zeroed_buffer::<f32>(5 * n, "o").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bufs[0]), KernelArg::Buffer(&bufs[1]), KernelArg::Buffer(&bufs[2]), KernelArg::Buffer(&bo)])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let o: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        check(name, 32, [&af, &bf, &cf], &o, keeps.f32, |v| v as f32 as f64);
+        if !ctx.caps().shader_float64 {
+            continue;
+        }
+        let k = ctx.load_kernel(&spirv, "double_semantics").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bufs = [ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap(), ctx.buffer_from_slice(&c, "c").unwrap()];
+        let mut bo = ctx.zeroed_buffer::<f64>(5 * n, "o").unwrap();
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bufs[0]), KernelArg::Buffer(&bufs[1]), KernelArg::Buffer(&bufs[2]), KernelArg::Buffer(&bo)])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let o: Vec<f64> = ctx.read_buffer(&mut bo).unwrap();
+        check(name, 64, [&a, &b, &c], &o, keeps.f64, |v| v);
     }
 }

@@ -100,6 +100,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
     let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut dot = vk::PhysicalDeviceShaderIntegerDotProductProperties::default();
+    let mut float_controls = vk::PhysicalDeviceFloatControlsProperties::default();
     let v12 = api >= vk::API_VERSION_1_2;
     let v13 = api >= vk::API_VERSION_1_3;
     if api >= vk::API_VERSION_1_1 {
@@ -112,6 +113,9 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         }
         if v13 || has_ext(ash::khr::shader_integer_dot_product::NAME) {
             props2 = props2.push_next(&mut dot);
+        }
+        if v12 || has_ext(ash::khr::shader_float_controls::NAME) {
+            props2 = props2.push_next(&mut float_controls);
         }
         // SAFETY: every chained struct is valid for this device's API version or extensions.
         unsafe { raw.get_physical_device_properties2(handle, &mut props2) };
@@ -239,6 +243,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         // and tensor addressing.
         cooperative_matrix2: has_ext(COOPMAT2_EXT) && coop2.workgroup_scope == vk::TRUE && coop2.flexible_dimensions == vk::TRUE && coop2.tensor_addressing == vk::TRUE,
         shader_bfloat16: has_ext(BFLOAT16_EXT) && bf16.shader_bfloat16_type == vk::TRUE && bf16.shader_bfloat16_cooperative_matrix == vk::TRUE,
+        float_controls: conv::float_controls(&float_controls),
         limits: DeviceLimits {
             max_workgroup_size: l.max_compute_work_group_size,
             max_workgroup_invocations: l.max_compute_work_group_invocations,

@@ -1,7 +1,7 @@
 //! Conversions between Vulkan enums and the translator's plain capability types.
 
 use ash::vk;
-use matbridge_translator::profile::{ComponentType, DeviceType, MatrixScope, SubgroupOp};
+use matbridge_translator::profile::{ComponentType, DeviceType, FloatControls, FloatControlsIndependence, FloatWidths, MatrixScope, SubgroupOp};
 
 pub(crate) fn device_type(t: vk::PhysicalDeviceType) -> DeviceType {
     match t {
@@ -65,6 +65,24 @@ pub(crate) fn subgroup_ops(flags: vk::SubgroupFeatureFlags) -> Vec<SubgroupOp> {
         (vk::SubgroupFeatureFlags::from_raw(ROTATE_CLUSTERED), SubgroupOp::RotateClustered),
     ];
     table.iter().filter(|(f, _)| flags.contains(*f)).map(|(_, op)| *op).collect()
+}
+
+pub(crate) fn float_controls(p: &vk::PhysicalDeviceFloatControlsProperties<'_>) -> FloatControls {
+    let widths = |f16: vk::Bool32, f32: vk::Bool32, f64: vk::Bool32| FloatWidths { f16: f16 == vk::TRUE, f32: f32 == vk::TRUE, f64: f64 == vk::TRUE };
+    let independence = |i: vk::ShaderFloatControlsIndependence| match i {
+        vk::ShaderFloatControlsIndependence::TYPE_32_ONLY => FloatControlsIndependence::Only32Bit,
+        vk::ShaderFloatControlsIndependence::ALL => FloatControlsIndependence::All,
+        _ => FloatControlsIndependence::None,
+    };
+    FloatControls {
+        signed_zero_inf_nan_preserve: widths(p.shader_signed_zero_inf_nan_preserve_float16, p.shader_signed_zero_inf_nan_preserve_float32, p.shader_signed_zero_inf_nan_preserve_float64),
+        denorm_preserve: widths(p.shader_denorm_preserve_float16, p.shader_denorm_preserve_float32, p.shader_denorm_preserve_float64),
+        denorm_flush_to_zero: widths(p.shader_denorm_flush_to_zero_float16, p.shader_denorm_flush_to_zero_float32, p.shader_denorm_flush_to_zero_float64),
+        rounding_mode_rte: widths(p.shader_rounding_mode_rte_float16, p.shader_rounding_mode_rte_float32, p.shader_rounding_mode_rte_float64),
+        rounding_mode_rtz: widths(p.shader_rounding_mode_rtz_float16, p.shader_rounding_mode_rtz_float32, p.shader_rounding_mode_rtz_float64),
+        denorm_behavior_independence: independence(p.denorm_behavior_independence),
+        rounding_mode_independence: independence(p.rounding_mode_independence),
+    }
 }
 
 pub(crate) fn version_string(v: u32) -> String {

@@ -106,11 +106,13 @@ impl Context {
         // Modules the device could run as they are, but not right: a CPU driver's workgroup
         // memory is the process's, so a kernel indexing past a workgroup array (not
         // matbridge's own) would corrupt it and gets its indices bounded; a driver that rounds
-        // doubles wrongly gets them rounded from `Floor`. Such a module runs as it is if that
-        // translation fails.
+        // doubles wrongly gets them rounded from `Floor`, one that drops `+0.0` addends under
+        // SignedZeroInfNanPreserve gets those sums as selects. Such a module runs as it is if
+        // that translation fails.
         let workarounds = &shared.caps.workarounds;
         let unbounded = workarounds.workgroup_memory_on_host && !desc.trusted && matbridge_translator::passes::bound_workgroup_indices::has_unbounded_index(specialized);
-        let misrounded = workarounds.double_rounding_from_floor && matbridge_translator::passes::double_rounding_from_floor::first_user(specialized).is_some();
+        let misrounded = (workarounds.double_rounding_from_floor && matbridge_translator::passes::double_rounding_from_floor::first_user(specialized).is_some())
+            || (workarounds.add_zero_as_identity && matbridge_translator::passes::add_zero_from_select::first_user(specialized).is_some());
         let workaround_only = !missing && unlisted.is_none() && virtual_size.is_none() && (unbounded || misrounded);
         if !missing && unlisted.is_none() && virtual_size.is_none() && !workaround_only {
             return Ok(None);
@@ -333,6 +335,11 @@ impl Context {
             if let Some(needed) = missing_for(cap, &shared.enabled, &shared.caps) {
                 return Err(Error::MissingCapability { needed, device: shared.caps.name.clone() });
             }
+        }
+        // Float controls are properties, not features: a mode the device does not honour is
+        // undefined behaviour the driver need not report.
+        if let Some((_, needed)) = matbridge_translator::requirements::float_controls_missing(&module, &shared.caps) {
+            return Err(Error::MissingCapability { needed, device: shared.caps.name.clone() });
         }
         let descriptor_types = crate::interface::check(&module, desc)?;
         if desc.push_constant_bytes > shared.caps.limits.max_push_constants_size || !desc.push_constant_bytes.is_multiple_of(4) {

@@ -330,9 +330,110 @@ pub struct DeviceCaps {
     pub shader_bfloat16: bool,
     #[serde(default)]
     pub limits: DeviceLimits,
+    /// Which float-control execution modes the device honours, per float width.
+    #[serde(default)]
+    pub float_controls: FloatControls,
     /// Driver quirks the translator works around (filled from vendor and driver version).
     #[serde(default)]
     pub workarounds: Workarounds,
+}
+
+/// One flag per float width: 16, 32 and 64 bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FloatWidths {
+    #[serde(default)]
+    pub f16: bool,
+    #[serde(default)]
+    pub f32: bool,
+    #[serde(default)]
+    pub f64: bool,
+}
+
+impl FloatWidths {
+    /// The flag of floats `width` bits wide (`false` for other widths).
+    pub fn has(self, width: u32) -> bool {
+        match width {
+            16 => self.f16,
+            32 => self.f32,
+            64 => self.f64,
+            _ => false,
+        }
+    }
+
+    /// Every width set alike.
+    pub const fn all(value: bool) -> FloatWidths {
+        FloatWidths { f16: value, f32: value, f64: value }
+    }
+}
+
+/// Which widths' float controls a module may set apart (`VkShaderFloatControlsIndependence`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FloatControlsIndependence {
+    /// 32-bit floats apart; 16- and 64-bit ones alike.
+    Only32Bit,
+    /// Every width apart.
+    All,
+    /// Every width alike (and the safe assumption where nothing is known).
+    #[default]
+    None,
+}
+
+/// The float controls of VK_KHR_shader_float_controls (core in Vulkan 1.2): which of the
+/// execution modes `SignedZeroInfNanPreserve`, `DenormPreserve`, `DenormFlushToZero`,
+/// `RoundingModeRTE` and `RoundingModeRTZ` the device honours for each float width
+/// (`shaderSignedZeroInfNanPreserveFloat32`, ...), and which widths may differ. A module may
+/// use a mode only where its width's flag is set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FloatControls {
+    #[serde(default)]
+    pub signed_zero_inf_nan_preserve: FloatWidths,
+    #[serde(default)]
+    pub denorm_preserve: FloatWidths,
+    #[serde(default)]
+    pub denorm_flush_to_zero: FloatWidths,
+    #[serde(default)]
+    pub rounding_mode_rte: FloatWidths,
+    #[serde(default)]
+    pub rounding_mode_rtz: FloatWidths,
+    /// For `DenormPreserve` and `DenormFlushToZero`.
+    #[serde(default)]
+    pub denorm_behavior_independence: FloatControlsIndependence,
+    /// For `RoundingModeRTE` and `RoundingModeRTZ`.
+    #[serde(default)]
+    pub rounding_mode_independence: FloatControlsIndependence,
+}
+
+impl FloatControls {
+    /// Whether the device honours execution mode `mode` for floats `width` bits wide; `None`
+    /// where `mode` is not a float control.
+    pub fn supports(&self, mode: spirv::ExecutionMode, width: u32) -> Option<bool> {
+        use spirv::ExecutionMode as M;
+        let widths = match mode {
+            M::SignedZeroInfNanPreserve => self.signed_zero_inf_nan_preserve,
+            M::DenormPreserve => self.denorm_preserve,
+            M::DenormFlushToZero => self.denorm_flush_to_zero,
+            M::RoundingModeRTE => self.rounding_mode_rte,
+            M::RoundingModeRTZ => self.rounding_mode_rtz,
+            _ => return None,
+        };
+        Some(widths.has(width))
+    }
+
+    /// The Vulkan property that says whether `mode` is honoured for `width`-bit floats
+    /// (`shaderDenormPreserveFloat32`); `None` where `mode` is not a float control.
+    pub fn property(mode: spirv::ExecutionMode, width: u32) -> Option<String> {
+        use spirv::ExecutionMode as M;
+        let stem = match mode {
+            M::SignedZeroInfNanPreserve => "shaderSignedZeroInfNanPreserve",
+            M::DenormPreserve => "shaderDenormPreserve",
+            M::DenormFlushToZero => "shaderDenormFlushToZero",
+            M::RoundingModeRTE => "shaderRoundingModeRTE",
+            M::RoundingModeRTZ => "shaderRoundingModeRTZ",
+            _ => return None,
+        };
+        Some(format!("{stem}Float{width}"))
+    }
 }
 
 /// Driver quirks, each worked around by a pass that applies only where its flag is set.
@@ -358,6 +459,12 @@ pub struct Workarounds {
     /// `double-rounding-from-floor` pass computes them from `Floor`.
     #[serde(default)]
     pub double_rounding_from_floor: bool,
+    /// The driver compiles an addition of the constant `+0.0` to its other operand, so
+    /// `-0.0 + 0.0` is `-0.0` although it advertises `SignedZeroInfNanPreserve` (lavapipe
+    /// before Mesa 26: gallivm's shortcut for a zero addend): the `add-zero-from-select` pass
+    /// computes such sums as `x == 0 ? +0.0 : x`.
+    #[serde(default)]
+    pub add_zero_as_identity: bool,
     /// The driver crashes compiling an `OpBitcast` from one buffer pointer type to another
     /// (SwiftShader 5: SIGILL in its JIT), but not through `uvec2`: the
     /// `pointer-bitcasts-through-words` pass casts through an address's two words.
@@ -437,6 +544,7 @@ impl Workarounds {
             fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
             signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
             double_rounding_from_floor: vendor_id == VENDOR_MESA && mesa_major < 26,
+            add_zero_as_identity: vendor_id == VENDOR_MESA && mesa_major < 26,
             pointer_bitcasts_through_words: vendor_id == VENDOR_GOOGLE,
             pointer_variables_through_words: vendor_id == VENDOR_GOOGLE,
             unrolls_hinted_loops: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
@@ -521,6 +629,7 @@ impl DeviceCaps {
             cooperative_matrix2: false,
             shader_bfloat16: false,
             limits: DeviceLimits::default(),
+            float_controls: FloatControls::default(),
             workarounds: Workarounds::default(),
         }
     }
@@ -542,6 +651,13 @@ impl DeviceCaps {
         caps.storage_push_constant_16bit = true;
         caps.atomic_float32_add = true;
         caps.atomic_float32_min_max = true;
+        caps.float_controls = FloatControls {
+            signed_zero_inf_nan_preserve: FloatWidths::all(true),
+            rounding_mode_rte: FloatWidths::all(true),
+            denorm_behavior_independence: FloatControlsIndependence::All,
+            rounding_mode_independence: FloatControlsIndependence::All,
+            ..FloatControls::default()
+        };
         caps.limits = DeviceLimits {
             max_workgroup_size: [1024, 1024, 1024],
             max_workgroup_invocations: 1024,
@@ -564,6 +680,7 @@ impl DeviceCaps {
         caps.shader_float64 = false;
         caps.variable_pointers_storage_buffer = false;
         caps.variable_pointers = false;
+        caps.float_controls = FloatControls { signed_zero_inf_nan_preserve: FloatWidths::all(true), ..FloatControls::default() };
         caps.limits = DeviceLimits {
             max_workgroup_size: [256, 256, 64],
             max_workgroup_invocations: 256,
@@ -600,6 +717,16 @@ impl DeviceCaps {
         caps.workgroup_explicit_layout = true;
         caps.workgroup_explicit_layout_8bit = true;
         caps.workgroup_explicit_layout_16bit = true;
+        // As the H200 with driver 580 reports them.
+        caps.float_controls = FloatControls {
+            signed_zero_inf_nan_preserve: FloatWidths::all(true),
+            denorm_preserve: FloatWidths { f16: true, f32: false, f64: false },
+            rounding_mode_rte: FloatWidths::all(true),
+            rounding_mode_rtz: FloatWidths { f16: false, f32: true, f64: true },
+            denorm_behavior_independence: FloatControlsIndependence::All,
+            rounding_mode_independence: FloatControlsIndependence::All,
+            ..FloatControls::default()
+        };
         caps.subgroup_operations = vec![
             SubgroupOp::Basic,
             SubgroupOp::Vote,

@@ -9,17 +9,18 @@
 //! capability is added. A declared capability that only instructions could require and that
 //! nothing requires any more (what a pass lowered) is removed, with the extensions that only it
 //! needed. Then [`check_target`] names every remaining capability whose device feature the
-//! target lacks, and where the module uses it.
+//! target lacks, and where the module uses it, and every float-control execution mode the
+//! target does not honour for its width.
 //!
 //! The grammar tables do not carry versions, so the version rules are written here, as are the
 //! extensions that became core.
 
 use crate::error::{Error, Result, Site};
 use crate::ir::{capability_closure as closure, implied_capabilities as implied, Inst, Module, Operand};
-use crate::profile::{DeviceCaps, SubgroupOp};
+use crate::profile::{DeviceCaps, FloatControls, FloatControlsIndependence, SubgroupOp};
 use rspirv::dr::Operand as DrOperand;
 use rspirv::grammar::OperandKind as K;
-use spirv::{Capability as C, Decoration, Op, StorageClass, Word};
+use spirv::{Capability as C, Decoration, ExecutionMode, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
@@ -256,6 +257,8 @@ fn instruction_derived() -> &'static HashSet<C> {
         set.remove(&C::Addresses);
         set.remove(&C::Linkage);
         set.extend([C::DotProductInputAll, C::DotProductInput4x8Bit, C::DotProductInput4x8BitPacked]);
+        // Float controls: needed by the execution modes that name them.
+        set.extend([C::DenormPreserve, C::DenormFlushToZero, C::SignedZeroInfNanPreserve, C::RoundingModeRTE, C::RoundingModeRTZ]);
         // 8- and 16-bit storage: derived from the pointer types that hold such data.
         set.extend(STORAGE_CAPABILITIES.iter().flat_map(|(_, caps)| caps.iter().copied()));
         // Explicit workgroup layouts: derived from workgroup pointers to blocks.
@@ -735,10 +738,70 @@ pub fn check_target(module: &Module, target: &DeviceCaps) -> Result<()> {
         let site = module.site(user.unwrap_or(decl));
         return Err(Error::MissingCapability { capability: format!("{c:?}"), site, feature: feature.describe(), target: target.name.clone() });
     }
+    if let Some((inst, missing)) = float_controls_missing(module, target) {
+        return Err(Error::Unsupported { site: module.site(inst), target: target.name.clone(), missing });
+    }
     if !target.subgroup_extended_types {
         if let Some(user) = crate::passes::lower_subgroup_extended_types::first_user(module) {
             return Err(Error::Unsupported { site: module.site(user), target: target.name.clone(), missing: "shaderSubgroupExtendedTypes (a sub-group operation on 8-, 16- or 64-bit values)".into() });
         }
     }
     Ok(())
+}
+
+/// The float-control execution modes of `module` (`OpExecutionMode %f DenormPreserve 32`):
+/// entry point, mode, float width and the instruction.
+pub fn float_control_modes(module: &Module) -> Vec<(Word, ExecutionMode, u32, &Inst)> {
+    module
+        .execution_modes
+        .iter()
+        .filter(|m| m.is(Op::ExecutionMode))
+        .filter_map(|m| {
+            let mode = m.word_opt(1).and_then(ExecutionMode::from_u32)?;
+            FloatControls::property(mode, 32)?;
+            Some((m.word_opt(0)?, mode, m.word_opt(2)?, m))
+        })
+        .collect()
+}
+
+/// The first float-control execution mode of `module` that `target` does not honour, and
+/// what it lacks: the mode's property for its width (`shaderDenormPreserveFloat32`), or, where
+/// the device sets widths' denormal or rounding modes only alike
+/// (`denormBehaviorIndependence`, `roundingModeIndependence`), an entry point that sets two
+/// of them apart. Vulkan leaves such a pipeline undefined and drivers need not check it.
+pub fn float_controls_missing<'m>(module: &'m Module, target: &DeviceCaps) -> Option<(&'m Inst, String)> {
+    use ExecutionMode as M;
+    let modes = float_control_modes(module);
+    let controls = &target.float_controls;
+    for (_, mode, width, inst) in &modes {
+        if controls.supports(*mode, *width) != Some(true) {
+            let property = FloatControls::property(*mode, *width).unwrap_or_default();
+            return Some((inst, format!("{property} (execution mode {mode:?} {width})")));
+        }
+    }
+    let groups: [(&[M], FloatControlsIndependence, &str); 2] = [
+        (&[M::DenormPreserve, M::DenormFlushToZero], controls.denorm_behavior_independence, "denormBehaviorIndependence"),
+        (&[M::RoundingModeRTE, M::RoundingModeRTZ], controls.rounding_mode_independence, "roundingModeIndependence"),
+    ];
+    for (group, independence, property) in groups {
+        // Widths that must agree: all of them, or 16 with 64.
+        let tied = |width: u32| match independence {
+            FloatControlsIndependence::All => false,
+            FloatControlsIndependence::Only32Bit => width != 32,
+            FloatControlsIndependence::None => true,
+        };
+        let mut first: HashMap<Word, (M, u32)> = HashMap::new();
+        for (entry, mode, width, inst) in modes.iter().filter(|m| group.contains(&m.1) && tied(m.2)) {
+            match first.get(entry) {
+                Some((other, other_width)) if other != mode => {
+                    return Some((inst, format!("{property} ALL or wider (the entry point sets {other:?} for {other_width}-bit and {mode:?} for {width}-bit floats)")));
+                }
+                Some(_) => {}
+                None => {
+                    first.insert(*entry, (*mode, *width));
+                }
+            }
+        }
+    }
+    None
 }

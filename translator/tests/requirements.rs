@@ -444,3 +444,106 @@ fn variable_pointers_stay_only_where_the_code_needs_them() {
         assert!(err.contains(&format!("capability {cap} ")) && err.contains(inst), "{body}: {err}");
     }
 }
+
+/// Float controls are device properties per width: a shader's `DenormPreserve 32` runs where
+/// the target honours it and is refused naming the property where it does not, as are two
+/// widths set apart where the device sets them only alike. OpenCL kernels get
+/// `SignedZeroInfNanPreserve` for their float widths where the target honours it, unless the
+/// producer's fast-math flags relax them, and `NoContraction` on the arithmetic of kernels
+/// marked `ContractionOff`; a producer's float control the target lacks is dropped.
+#[test]
+fn float_controls_are_checked_per_width_and_kernels_keep_ieee_semantics() {
+    if !tools_present() {
+        return;
+    }
+    let shader = |modes: &str| {
+        format!(
+            "OpCapability Shader\nOpCapability DenormPreserve\nOpCapability DenormFlushToZero\nOpCapability Float64\nOpExtension \"SPV_KHR_float_controls\"\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n{modes}\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%main = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\nOpFunctionEnd\n"
+        )
+    };
+    let words = tools::assemble(&shader("OpExecutionMode %main DenormPreserve 32"), "vulkan1.3").unwrap();
+    let err = translate(&words, &DeviceCaps::swiftshader()).unwrap_err().to_string();
+    assert!(err.contains("shaderDenormPreserveFloat32") && err.contains("DenormPreserve 32") && err.contains("OpExecutionMode") && err.contains("word offset"), "{err}");
+    let mut honours = DeviceCaps::lavapipe();
+    honours.float_controls.denorm_preserve.f32 = true;
+    honours.float_controls.denorm_preserve.f64 = true;
+    honours.float_controls.denorm_flush_to_zero.f64 = true;
+    let (out, _) = translate(&words, &honours).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    assert!(tools::disassemble(&out).unwrap().contains("DenormPreserve 32"));
+    // 32-bit floats apart from the rest, but here 64-bit ones set apart from 16-bit ones.
+    honours.float_controls.denorm_preserve.f16 = true;
+    honours.float_controls.denorm_flush_to_zero.f32 = true;
+    honours.float_controls.denorm_behavior_independence = matbridge_translator::profile::FloatControlsIndependence::Only32Bit;
+    let words = tools::assemble(&shader("OpExecutionMode %main DenormPreserve 16\nOpExecutionMode %main DenormFlushToZero 64\nOpExecutionMode %main DenormFlushToZero 32"), "vulkan1.3").unwrap();
+    let err = translate(&words, &honours).unwrap_err().to_string();
+    assert!(err.contains("denormBehaviorIndependence") && err.contains("DenormPreserve for 16-bit and DenormFlushToZero for 64-bit"), "{err}");
+    honours.float_controls.denorm_behavior_independence = matbridge_translator::profile::FloatControlsIndependence::All;
+    assert!(translate(&words, &honours).is_ok());
+
+    // A kernel: separate multiply and add (ContractionOff), and a producer's DenormPreserve.
+    let kernel = |decorations: &str| {
+        format!(
+            r#"
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Float64
+               OpCapability DenormPreserve
+               OpExtension "SPV_KHR_float_controls"
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+               OpExecutionMode %k ContractionOff
+               OpExecutionMode %k DenormPreserve 32
+{decorations}
+       %void = OpTypeVoid
+      %float = OpTypeFloat 32
+     %double = OpTypeFloat 64
+        %ptr = OpTypePointer CrossWorkgroup %float
+       %dptr = OpTypePointer CrossWorkgroup %double
+         %fn = OpTypeFunction %void %ptr %dptr
+          %k = OpFunction %void None %fn
+          %p = OpFunctionParameter %ptr
+          %q = OpFunctionParameter %dptr
+      %entry = OpLabel
+          %a = OpLoad %float %p
+          %m = OpFMul %float %a %a
+          %s = OpFAdd %float %m %a
+               OpStore %p %s
+          %d = OpLoad %double %q
+         %dm = OpFMul %double %d %d
+               OpStore %q %dm
+               OpReturn
+               OpFunctionEnd
+"#
+        )
+    };
+    let words = tools::assemble(&kernel(""), "opencl1.2").unwrap();
+    let (out, report) = translate(&words, &DeviceCaps::lavapipe()).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    let text = tools::disassemble(&out).unwrap();
+    for want in ["SignedZeroInfNanPreserve 32", "SignedZeroInfNanPreserve 64", "OpCapability SignedZeroInfNanPreserve"] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+    assert_eq!(text.matches("NoContraction").count(), 3, "{text}");
+    // lavapipe does not honour DenormPreserve: the producer's hint goes.
+    assert!(!text.contains("DenormPreserve") && !text.contains("ContractionOff"), "{text}");
+    let pass = report.passes.iter().find(|p| p.name == "preserve-kernel-float-semantics").unwrap();
+    assert!(pass.changed, "{pass:?}");
+    // Honoured, it stays.
+    let (out, _) = translate(&words, &honours).unwrap();
+    assert!(tools::disassemble(&out).unwrap().contains("DenormPreserve 32"));
+    // Fast math on the float multiply (-cl-finite-math-only) leaves floats free, not doubles.
+    let words = tools::assemble(&kernel("OpDecorate %m FPFastMathMode NotNaN|NotInf"), "opencl1.2").unwrap();
+    let (out, _) = translate(&words, &DeviceCaps::lavapipe()).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    let text = tools::disassemble(&out).unwrap();
+    assert!(!text.contains("SignedZeroInfNanPreserve 32") && text.contains("SignedZeroInfNanPreserve 64"), "{text}");
+    // A target that honours none: no mode.
+    let mut none = DeviceCaps::lavapipe();
+    none.float_controls = Default::default();
+    let words = tools::assemble(&kernel(""), "opencl1.2").unwrap();
+    let (out, _) = translate(&words, &none).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    let text = tools::disassemble(&out).unwrap();
+    assert!(!text.contains("SignedZeroInfNanPreserve") && !text.contains("SPV_KHR_float_controls") && text.contains("NoContraction"), "{text}");
+}

@@ -1,5 +1,6 @@
 //! Translator passes, one rewrite per file, each under the [`crate::pass::Pass`] contract.
 
+pub mod add_zero_from_select;
 pub mod bound_workgroup_indices;
 pub(crate) mod byte_offsets;
 pub mod check_cooperative_matrix;
@@ -34,6 +35,7 @@ pub mod nv_to_khr_cooperative_matrix;
 pub mod pad_cooperative_matrix;
 pub mod pointer_bitcasts_through_words;
 pub mod pointer_variables_through_words;
+pub mod preserve_kernel_float_semantics;
 pub mod remainder_from_quotient;
 pub mod repair_producer_output;
 pub mod retype_float16_to_bfloat16;
