@@ -166,44 +166,51 @@ fn double_rounding_is_exact_on_every_driver() {
 
 /// A shader that keeps signed zeros adds `+0.0` to zeros, numbers, infinities and NaNs: every
 /// sum is IEEE's on every device (bookworm's lavapipe gave `-0.0 + 0.0` as `-0.0` until the
-/// runtime translated such shaders with `add-zero-from-select`). A float-control mode the
-/// device does not honour (`DenormPreserve 32`) is refused naming the property, before the
-/// driver sees it.
+/// runtime translated such shaders with `add-zero-from-select`). A denormal mode the device
+/// does not honour (`DenormPreserve 32`) is dropped and the shader runs; a rounding mode it does
+/// not honour (`RoundingModeRTZ 32`) is refused naming the property, before the driver sees
+/// it.
 #[test]
-fn signed_zero_sums_are_exact_and_unhonoured_float_controls_refused() {
+fn signed_zero_sums_are_exact_and_unhonoured_float_controls_legalized() {
     let text = include_str!("../translator/tests/in/add_zero_from_select/signed_zero.spvasm");
     let input = tools::assemble(text, "spv1.4").expect("SPIRV-Tools assemble the test input (bash .ci/install-deps.sh)");
     let values = [0.0f32, -0.0, 1.5, -2.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -1e-30];
     let data: Vec<f32> = (0..64 * 4).map(|i| values[(i / 4 + i % 4) % values.len()]).collect();
-    let denorms = text
-        .replace("OpCapability SignedZeroInfNanPreserve", "OpCapability SignedZeroInfNanPreserve\nOpCapability DenormPreserve")
-        .replace("OpExecutionMode %main SignedZeroInfNanPreserve 32", "OpExecutionMode %main SignedZeroInfNanPreserve 32\nOpExecutionMode %main DenormPreserve 32");
-    let denorms = tools::assemble(&denorms, "spv1.4").unwrap();
+    let with_mode = |capability: &str, mode: &str| {
+        let text = text
+            .replace("OpCapability SignedZeroInfNanPreserve", &format!("OpCapability SignedZeroInfNanPreserve\nOpCapability {capability}"))
+            .replace("OpExecutionMode %main SignedZeroInfNanPreserve 32", &format!("OpExecutionMode %main SignedZeroInfNanPreserve 32\nOpExecutionMode %main {mode}"));
+        tools::assemble(&text, "spv1.4").unwrap()
+    };
+    let denorms = with_mode("DenormPreserve", "DenormPreserve 32");
+    let toward_zero = with_mode("RoundingModeRTZ", "RoundingModeRTZ 32");
     for ctx in common::contexts() {
         let what = ctx.caps().name.clone();
         if !ctx.caps().float_controls.signed_zero_inf_nan_preserve.f32 {
             continue;
         }
-        let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 1, label: "signed_zero", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let mut buf = ctx.buffer_from_slice(&data, "v").unwrap();
-        ctx.run(&[Dispatch { pipeline: &p, buffers: &[&buf], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let got: Vec<f32> = ctx.read_buffer(&mut buf).unwrap();
-        for i in 0..64 {
-            let v = &data[4 * i..4 * i + 4];
-            // x + 0, 0 + x, x + -0, and the vector's fourth component + 0.
-            let want = [v[0] + 0.0, 0.0 + v[0], v[0] + -0.0, v[3] + 0.0];
-            for k in 0..4 {
-                let (g, w) = (got[4 * i + k], want[k]);
-                assert!(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()), "{what}: sum {k} of {:?}: {g:e}, want {w:e}", v);
+        for (label, module) in [("signed_zero", &input), ("denorms", &denorms)] {
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: module, bindings: 1, label, ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {label}: {e}"));
+            let mut buf = ctx.buffer_from_slice(&data, "v").unwrap();
+            ctx.run(&[Dispatch { pipeline: &p, buffers: &[&buf], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut buf).unwrap();
+            for i in 0..64 {
+                let v = &data[4 * i..4 * i + 4];
+                // x + 0, 0 + x, x + -0, and the vector's fourth component + 0.
+                let want = [v[0] + 0.0, 0.0 + v[0], v[0] + -0.0, v[3] + 0.0];
+                for k in 0..4 {
+                    let (g, w) = (got[4 * i + k], want[k]);
+                    assert!(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()), "{what}: {label}: sum {k} of {:?}: {g:e}, want {w:e}", v);
+                }
             }
         }
         ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
-        let result = ctx.create_pipeline(&PipelineDesc { spirv: &denorms, bindings: 1, label: "denorms", ..Default::default() });
-        if ctx.caps().float_controls.denorm_preserve.f32 {
+        let result = ctx.create_pipeline(&PipelineDesc { spirv: &toward_zero, bindings: 1, label: "toward_zero", ..Default::default() });
+        if ctx.caps().float_controls.rounding_mode_rtz.f32 {
             result.unwrap_or_else(|e| panic!("{what}: {e}"));
         } else {
-            let err = result.err().unwrap_or_else(|| panic!("{what}: DenormPreserve 32 was not refused")).to_string();
-            assert!(err.contains("shaderDenormPreserveFloat32") && err.contains("DenormPreserve 32"), "{what}: {err}");
+            let err = result.err().unwrap_or_else(|| panic!("{what}: RoundingModeRTZ 32 was not refused")).to_string();
+            assert!(err.contains("shaderRoundingModeRTZFloat32") && err.contains("RoundingModeRTZ 32"), "{what}: {err}");
         }
     }
 }

@@ -96,7 +96,8 @@ impl Context {
     fn translate_if_needed(&self, specialized: &Module, desc: &PipelineDesc<'_>, subgroups: SubgroupPlan) -> Result<Option<Arc<Vec<u32>>>> {
         let shared = &self.shared;
         let missing = specialized.declared_capabilities().any(|c| missing_for(c, &shared.enabled, &shared.caps).is_some())
-            || (!shared.enabled.subgroup_extended_types && matbridge_translator::passes::lower_subgroup_extended_types::first_user(specialized).is_some());
+            || (!shared.enabled.subgroup_extended_types && matbridge_translator::passes::lower_subgroup_extended_types::first_user(specialized).is_some())
+            || matbridge_translator::requirements::float_controls_missing(specialized, &shared.caps).is_some();
         let values = spec_values(desc);
         let unlisted = matbridge_translator::passes::check_cooperative_matrix::first_unlisted(specialized, &shared.caps).map_err(|e| Error::InvalidSpirv(e.to_string()))?;
         let virtual_size = match subgroups {
@@ -336,8 +337,8 @@ impl Context {
                 return Err(Error::MissingCapability { needed, device: shared.caps.name.clone() });
             }
         }
-        // Float controls are properties, not features: a mode the device does not honour is
-        // undefined behaviour the driver need not report.
+        // Float controls are properties, not features: a mode the device does not honour
+        // (and translation could not drop) is undefined behaviour the driver need not report.
         if let Some((_, needed)) = matbridge_translator::requirements::float_controls_missing(&module, &shared.caps) {
             return Err(Error::MissingCapability { needed, device: shared.caps.name.clone() });
         }

@@ -80,6 +80,7 @@ impl Pipeline {
             Box::new(passes::lower_async_copies::LowerAsyncCopies),
             Box::new(passes::lower_kernel_images::LowerKernelImages),
             Box::new(passes::preserve_kernel_float_semantics::PreserveKernelFloatSemantics),
+            Box::new(passes::legalize_float_controls::LegalizeFloatControls),
             Box::new(passes::lower_kernel_interface::LowerKernelInterface),
             Box::new(passes::merge_joined_variables::MergeJoinedVariables),
             Box::new(passes::lower_kernel_pointers::LowerKernelPointers),

@@ -794,7 +794,7 @@ pub fn float_controls_missing<'m>(module: &'m Module, target: &DeviceCaps) -> Op
         for (entry, mode, width, inst) in modes.iter().filter(|m| group.contains(&m.1) && tied(m.2)) {
             match first.get(entry) {
                 Some((other, other_width)) if other != mode => {
-                    return Some((inst, format!("{property} ALL or wider (the entry point sets {other:?} for {other_width}-bit and {mode:?} for {width}-bit floats)")));
+                    return Some((inst, format!("{property} ALL: the entry point sets {other:?} for {other_width}-bit and {mode:?} for {width}-bit floats")));
                 }
                 Some(_) => {}
                 None => {

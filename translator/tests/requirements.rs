@@ -445,12 +445,14 @@ fn variable_pointers_stay_only_where_the_code_needs_them() {
     }
 }
 
-/// Float controls are device properties per width: a shader's `DenormPreserve 32` runs where
-/// the target honours it and is refused naming the property where it does not, as are two
-/// widths set apart where the device sets them only alike. OpenCL kernels get
-/// `SignedZeroInfNanPreserve` for their float widths where the target honours it, unless the
-/// producer's fast-math flags relax them, and `NoContraction` on the arithmetic of kernels
-/// marked `ContractionOff`; a producer's float control the target lacks is dropped.
+/// Float controls are device properties per width. A shader's `DenormPreserve 32` stays where
+/// the target honours it and goes, with a note in the report, where it does not (the driver
+/// keeps or flushes denormals as it does by default); so does a denormal mode that sets widths
+/// apart where the device ties them. A rounding mode the target does not honour is refused
+/// naming the property. OpenCL kernels get `SignedZeroInfNanPreserve` for their float widths
+/// where the target honours it, unless the producer's fast-math flags relax them, and
+/// `NoContraction` on the arithmetic of kernels marked `ContractionOff`; a producer's float
+/// control the target lacks is dropped.
 #[test]
 fn float_controls_are_checked_per_width_and_kernels_keep_ieee_semantics() {
     if !tools_present() {
@@ -458,12 +460,18 @@ fn float_controls_are_checked_per_width_and_kernels_keep_ieee_semantics() {
     }
     let shader = |modes: &str| {
         format!(
-            "OpCapability Shader\nOpCapability DenormPreserve\nOpCapability DenormFlushToZero\nOpCapability Float64\nOpExtension \"SPV_KHR_float_controls\"\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n{modes}\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%main = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\nOpFunctionEnd\n"
+            "OpCapability Shader\nOpCapability DenormPreserve\nOpCapability DenormFlushToZero\nOpCapability RoundingModeRTZ\nOpCapability Float64\nOpExtension \"SPV_KHR_float_controls\"\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n{modes}\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%main = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\nOpFunctionEnd\n"
         )
     };
+    let notes = |report: &matbridge_translator::pipeline::Report| -> String {
+        report.passes.iter().filter(|p| p.name == "legalize-float-controls").flat_map(|p| p.notes.clone()).collect::<Vec<_>>().join("; ")
+    };
     let words = tools::assemble(&shader("OpExecutionMode %main DenormPreserve 32"), "vulkan1.3").unwrap();
-    let err = translate(&words, &DeviceCaps::swiftshader()).unwrap_err().to_string();
-    assert!(err.contains("shaderDenormPreserveFloat32") && err.contains("DenormPreserve 32") && err.contains("OpExecutionMode") && err.contains("word offset"), "{err}");
+    let (out, report) = translate(&words, &DeviceCaps::swiftshader()).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    let text = tools::disassemble(&out).unwrap();
+    assert!(!text.contains("DenormPreserve") && !text.contains("SPV_KHR_float_controls"), "{text}");
+    assert!(notes(&report).contains("main: DenormPreserve 32 dropped (shaderDenormPreserveFloat32 is false)"), "{}", notes(&report));
     let mut honours = DeviceCaps::lavapipe();
     honours.float_controls.denorm_preserve.f32 = true;
     honours.float_controls.denorm_preserve.f64 = true;
@@ -471,15 +479,29 @@ fn float_controls_are_checked_per_width_and_kernels_keep_ieee_semantics() {
     let (out, _) = translate(&words, &honours).unwrap();
     tools::validate(&out, "vulkan1.3").unwrap();
     assert!(tools::disassemble(&out).unwrap().contains("DenormPreserve 32"));
-    // 32-bit floats apart from the rest, but here 64-bit ones set apart from 16-bit ones.
+    // A rounding mode the target does not honour is refused by name.
+    let words = tools::assemble(&shader("OpExecutionMode %main RoundingModeRTZ 32"), "vulkan1.3").unwrap();
+    let err = translate(&words, &DeviceCaps::lavapipe()).unwrap_err().to_string();
+    assert!(err.contains("shaderRoundingModeRTZFloat32") && err.contains("RoundingModeRTZ 32") && err.contains("OpExecutionMode") && err.contains("word offset"), "{err}");
+    assert!(translate(&words, &DeviceCaps::h100()).is_ok(), "the H100 rounds toward zero where asked");
+    // 32-bit floats apart from the rest, but here 64-bit ones set apart from 16-bit ones: the
+    // later goes.
     honours.float_controls.denorm_preserve.f16 = true;
     honours.float_controls.denorm_flush_to_zero.f32 = true;
     honours.float_controls.denorm_behavior_independence = matbridge_translator::profile::FloatControlsIndependence::Only32Bit;
     let words = tools::assemble(&shader("OpExecutionMode %main DenormPreserve 16\nOpExecutionMode %main DenormFlushToZero 64\nOpExecutionMode %main DenormFlushToZero 32"), "vulkan1.3").unwrap();
-    let err = translate(&words, &honours).unwrap_err().to_string();
-    assert!(err.contains("denormBehaviorIndependence") && err.contains("DenormPreserve for 16-bit and DenormFlushToZero for 64-bit"), "{err}");
+    let (out, report) = translate(&words, &honours).unwrap();
+    tools::validate(&out, "vulkan1.3").unwrap();
+    let text = tools::disassemble(&out).unwrap();
+    assert!(text.contains("DenormPreserve 16") && !text.contains("DenormFlushToZero 64") && text.contains("DenormFlushToZero 32"), "{text}");
+    assert!(
+        notes(&report).contains("main: DenormFlushToZero 64 dropped (needs denormBehaviorIndependence ALL: the entry point sets DenormPreserve for 16-bit and DenormFlushToZero for 64-bit floats)"),
+        "{}",
+        notes(&report)
+    );
     honours.float_controls.denorm_behavior_independence = matbridge_translator::profile::FloatControlsIndependence::All;
-    assert!(translate(&words, &honours).is_ok());
+    let (out, _) = translate(&words, &honours).unwrap();
+    assert!(tools::disassemble(&out).unwrap().contains("DenormFlushToZero 64"));
 
     // A kernel: separate multiply and add (ContractionOff), and a producer's DenormPreserve.
     let kernel = |decorations: &str| {

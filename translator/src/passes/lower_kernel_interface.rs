@@ -23,9 +23,9 @@
 //! - The memory model becomes `PhysicalStorageBuffer64 GLSL450`; `Kernel`, `Addresses`, `Linkage`,
 //!   `GenericPointer` and the other kernel-only capabilities and decorations go (`Shader` comes;
 //!   packed structs are remembered in [`Module::packed_structs`]);
-//!   execution modes compute shaders cannot have are dropped (float controls stay where the
-//!   target honours them for their width), a required sub-group size the target does not run
-//!   is an error.
+//!   execution modes compute shaders cannot have are dropped (float controls stay:
+//!   `legalize-float-controls` ran), a required sub-group size the target does not run is an
+//!   error.
 //!
 //! Preconditions: `inline-functions` ran (entry functions call nothing) and
 //! `lower-kernel-images` turned images and samplers into words (named `arg<k>.image` and
@@ -38,7 +38,7 @@ use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::kernel::{size_align, ARGS_HEADER_BYTES, ARGS_STRUCT, BY_VALUE};
 use crate::pass::{Context, Outcome, Pass};
-use crate::profile::DeviceCaps;
+use crate::profile::{DeviceCaps, FloatControls};
 use rspirv::grammar::OperandKind;
 use spirv::{AddressingModel, BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, FunctionParameterAttribute, MemoryModel, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
@@ -70,7 +70,7 @@ impl Pass for LowerKernelInterface {
             let site = module.capabilities.iter().find(|c| c.word_opt(0) == Some(Capability::Kernel as u32)).map(|c| module.site(c));
             return Err(Error::Invalid { site: site.unwrap_or_default(), message: "the module declares Kernel but has no kernel entry point (a library module cannot be launched)".into() });
         }
-        check_execution_modes(module, &kernels, cx.target)?;
+        check_execution_modes(module, &kernels)?;
         retype_pointer_classes(module);
         let mut spec_ids = SpecIds::new(module);
         let wg_size_spec = make_workgroup_size(module, &kernels, &mut spec_ids);
@@ -105,13 +105,13 @@ impl SpecIds {
     }
 }
 
-/// Drops execution modes a compute shader cannot have, and float controls the target does not
-/// honour. A required sub-group size (`SubgroupSize`,
+/// Drops execution modes a compute shader cannot have (float controls stay). A required
+/// sub-group size (`SubgroupSize`,
 /// OpenCL's `intel_reqd_sub_group_size`) is recorded as a constant named
 /// `matbridge.subgroup_size.<entry>` ([`crate::kernel::KernelAbi::required_subgroup_size`]);
 /// `virtualize-subgroup-size` emulates it where the device cannot run it. A size that is not a
 /// power of two, or larger than 128, is an error.
-fn check_execution_modes(module: &mut Module, kernels: &[(usize, Word, String)], target: &DeviceCaps) -> Result<()> {
+fn check_execution_modes(module: &mut Module, kernels: &[(usize, Word, String)]) -> Result<()> {
     let functions: HashSet<Word> = kernels.iter().map(|k| k.1).collect();
     let mut required = Vec::new();
     for m in &module.execution_modes {
@@ -127,21 +127,12 @@ fn check_execution_modes(module: &mut Module, kernels: &[(usize, Word, String)],
     for (name, size) in required {
         crate::kernel::record_subgroup_size(module, &name, size);
     }
-    // Float controls stay where the target honours them (`preserve-kernel-float-semantics`
-    // adds SignedZeroInfNanPreserve; a producer's denormal and rounding modes are hints
-    // OpenCL lets a device ignore), one at a time while the widths' independence allows.
-    let floats = &target.float_controls;
+    // Float controls stay (`legalize-float-controls` kept those the target honours).
     module.execution_modes.retain(|m| {
         let Some(f) = m.word_opt(0) else { return true };
         let mode = m.word_opt(1).and_then(ExecutionMode::from_u32);
-        let honoured = mode.zip(m.word_opt(2)).and_then(|(mode, width)| floats.supports(mode, width)) == Some(true);
-        !functions.contains(&f) || mode == Some(ExecutionMode::LocalSize) || honoured
+        !functions.contains(&f) || mode == Some(ExecutionMode::LocalSize) || mode.is_some_and(|mode| FloatControls::property(mode, 32).is_some())
     });
-    while let Some((inst, _)) = crate::requirements::float_controls_missing(module, target) {
-        let words: Vec<Option<Word>> = (0..3).map(|k| inst.word_opt(k)).collect();
-        let Some(at) = module.execution_modes.iter().position(|m| (0..3).map(|k| m.word_opt(k)).eq(words.iter().copied())) else { break };
-        module.execution_modes.remove(at);
-    }
     Ok(())
 }
 

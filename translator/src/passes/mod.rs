@@ -12,6 +12,7 @@ pub mod fold_widened_operands;
 pub mod fuse_k_chains;
 pub mod inline_functions;
 pub mod lay_out_added_workgroup_variables;
+pub mod legalize_float_controls;
 pub mod legalize_narrow_types;
 pub mod lower_async_copies;
 pub mod lower_bfloat16_conversions;
