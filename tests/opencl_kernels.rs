@@ -3893,7 +3893,8 @@ fn kernels_load_apart_from_their_siblings() {
 /// `float_semantics.cl`: what OpenCL C keeps and Vulkan lets drivers drop. A product and a sum
 /// written apart are each rounded (llvm-spirv marks the kernel `ContractionOff`, which becomes
 /// `NoContraction`: unfused, `a b + c` with `c = -(a b)` is 0, fused it is the product's
-/// rounding error); `x + 0` of -0 is +0, `x - x` and `x * 0` of infinities are NaN, and
+/// rounding error); `x + 0` of -0 and `0 - x` of +0 are +0, `x - x` and `x * 0` of infinities
+/// are NaN, and
 /// `isnan`/`isinf` see NaNs and infinities (`SignedZeroInfNanPreserve`, where the device
 /// honours it). Floats and doubles, bit for bit against Rust's arithmetic.
 #[test]
@@ -3924,12 +3925,12 @@ fn kernels_round_apart_and_keep_signed_zeros_infinities_and_nans() {
         for g in 0..a.len() {
             let (x, y, z) = (a[g].into(), b[g].into(), c[g].into());
             let s = round(round(x * y) + z);
-            let wants = [s, round(x + 0.0), round(x - x), round(x * 0.0), classify(s)];
-            for (k, want) in wants.into_iter().enumerate().take(if keeps { 5 } else { 1 }) {
+            let wants = [s, round(x + 0.0), round(x - x), round(x * 0.0), classify(s), round(0.0 - x)];
+            for (k, want) in wants.into_iter().enumerate().take(if keeps { 6 } else { 1 }) {
                 if !keeps && !want.is_finite() {
                     continue;
                 }
-                let got: f64 = o[g * 5 + k].into();
+                let got: f64 = o[g * 6 + k].into();
                 let sign_ok = !keeps || want.is_nan() || got.is_sign_negative() == want.is_sign_negative();
                 let ok = (want.is_nan() && got.is_nan()) || (got == want && sign_ok);
                 assert!(ok, "{name}: {width}-bit result {k} of a = {x:e}, b = {y:e}, c = {z:e}: got {got:e}, want {want:e}");
@@ -3944,7 +3945,7 @@ fn kernels_round_apart_and_keep_signed_zeros_infinities_and_nans() {
         let cf: Vec<f32> = (0..n).map(|g| if g % 3 == 0 { -(af[g] * bf[g]) } else { c[g] as f32 }).collect();
         let k = ctx.load_kernel(&spirv, "float_semantics").unwrap_or_else(|e| panic!("{name}: {e}"));
         let bufs = [ctx.buffer_from_slice(&af, "a").unwrap(), ctx.buffer_from_slice(&bf, "b").unwrap(), ctx.buffer_from_slice(&cf, "c").unwrap()];
-        let mut bo = ctx.zeroed_buffer::<f32>(5 * n, "o").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f32>(6 * n, "o").unwrap();
         ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bufs[0]), KernelArg::Buffer(&bufs[1]), KernelArg::Buffer(&bufs[2]), KernelArg::Buffer(&bo)])
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let o: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
@@ -3954,7 +3955,7 @@ fn kernels_round_apart_and_keep_signed_zeros_infinities_and_nans() {
         }
         let k = ctx.load_kernel(&spirv, "double_semantics").unwrap_or_else(|e| panic!("{name}: {e}"));
         let bufs = [ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap(), ctx.buffer_from_slice(&c, "c").unwrap()];
-        let mut bo = ctx.zeroed_buffer::<f64>(5 * n, "o").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f64>(6 * n, "o").unwrap();
         ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bufs[0]), KernelArg::Buffer(&bufs[1]), KernelArg::Buffer(&bufs[2]), KernelArg::Buffer(&bo)])
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let o: Vec<f64> = ctx.read_buffer(&mut bo).unwrap();

@@ -164,15 +164,16 @@ fn double_rounding_is_exact_on_every_driver() {
     }
 }
 
-/// A shader that keeps signed zeros adds `+0.0` to zeros, numbers, infinities and NaNs: every
-/// sum is IEEE's on every device (bookworm's lavapipe gave `-0.0 + 0.0` as `-0.0` until the
-/// runtime translated such shaders with `add-zero-from-select`). A denormal mode the device
+/// A shader that keeps signed zeros adds `+0.0` to zeros, numbers, infinities and NaNs and
+/// subtracts them from it: every result is IEEE's on every device (bookworm's lavapipe gave
+/// `-0.0 + 0.0` and `0.0 - 0.0` as `-0.0` until the runtime translated such shaders with
+/// `zero-sums-from-select`). A denormal mode the device
 /// does not honour (`DenormPreserve 32`) is dropped and the shader runs; a rounding mode it does
 /// not honour (`RoundingModeRTZ 32`) is refused naming the property, before the driver sees
 /// it.
 #[test]
 fn signed_zero_sums_are_exact_and_unhonoured_float_controls_legalized() {
-    let text = include_str!("../translator/tests/in/add_zero_from_select/signed_zero.spvasm");
+    let text = include_str!("../translator/tests/in/zero_sums_from_select/signed_zero.spvasm");
     let input = tools::assemble(text, "spv1.4").expect("SPIRV-Tools assemble the test input (bash .ci/install-deps.sh)");
     let values = [0.0f32, -0.0, 1.5, -2.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -1e-30];
     let data: Vec<f32> = (0..64 * 4).map(|i| values[(i / 4 + i % 4) % values.len()]).collect();
@@ -196,8 +197,8 @@ fn signed_zero_sums_are_exact_and_unhonoured_float_controls_legalized() {
             let got: Vec<f32> = ctx.read_buffer(&mut buf).unwrap();
             for i in 0..64 {
                 let v = &data[4 * i..4 * i + 4];
-                // x + 0, 0 + x, x + -0, and the vector's fourth component + 0.
-                let want = [v[0] + 0.0, 0.0 + v[0], v[0] + -0.0, v[3] + 0.0];
+                // x + 0, 0 + x, x + -0 and 0 - x.
+                let want = [v[0] + 0.0, 0.0 + v[0], v[0] + -0.0, 0.0 - v[0]];
                 for k in 0..4 {
                     let (g, w) = (got[4 * i + k], want[k]);
                     assert!(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()), "{what}: {label}: sum {k} of {:?}: {g:e}, want {w:e}", v);

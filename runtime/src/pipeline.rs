@@ -107,13 +107,13 @@ impl Context {
         // Modules the device could run as they are, but not right: a CPU driver's workgroup
         // memory is the process's, so a kernel indexing past a workgroup array (not
         // matbridge's own) would corrupt it and gets its indices bounded; a driver that rounds
-        // doubles wrongly gets them rounded from `Floor`, one that drops `+0.0` addends under
-        // SignedZeroInfNanPreserve gets those sums as selects. Such a module runs as it is if
+        // doubles wrongly gets them rounded from `Floor`, one that drops the sign of `x + 0.0` and
+        // `0.0 - x` under SignedZeroInfNanPreserve gets them as selects. Such a module runs as it is if
         // that translation fails.
         let workarounds = &shared.caps.workarounds;
         let unbounded = workarounds.workgroup_memory_on_host && !desc.trusted && matbridge_translator::passes::bound_workgroup_indices::has_unbounded_index(specialized);
         let misrounded = (workarounds.double_rounding_from_floor && matbridge_translator::passes::double_rounding_from_floor::first_user(specialized).is_some())
-            || (workarounds.add_zero_as_identity && matbridge_translator::passes::add_zero_from_select::first_user(specialized).is_some());
+            || (workarounds.folds_zero_sums && matbridge_translator::passes::zero_sums_from_select::first_user(specialized).is_some());
         let workaround_only = !missing && unlisted.is_none() && virtual_size.is_none() && (unbounded || misrounded);
         if !missing && unlisted.is_none() && virtual_size.is_none() && !workaround_only {
             return Ok(None);

@@ -108,7 +108,7 @@ impl Pipeline {
             Box::new(passes::emulate_float_atomics::EmulateFloatAtomics),
             Box::new(passes::remainder_from_quotient::RemainderFromQuotient),
             Box::new(passes::double_rounding_from_floor::DoubleRoundingFromFloor),
-            Box::new(passes::add_zero_from_select::AddZeroFromSelect),
+            Box::new(passes::zero_sums_from_select::ZeroSumsFromSelect),
             Box::new(passes::pointer_bitcasts_through_words::PointerBitcastsThroughWords),
             Box::new(passes::pointer_variables_through_words::PointerVariablesThroughWords),
             Box::new(passes::lay_out_added_workgroup_variables::LayOutAddedWorkgroupVariables),

@@ -459,12 +459,12 @@ pub struct Workarounds {
     /// `double-rounding-from-floor` pass computes them from `Floor`.
     #[serde(default)]
     pub double_rounding_from_floor: bool,
-    /// The driver compiles an addition of the constant `+0.0` to its other operand, so
-    /// `-0.0 + 0.0` is `-0.0` although it advertises `SignedZeroInfNanPreserve` (lavapipe
-    /// before Mesa 26: gallivm's shortcut for a zero addend): the `add-zero-from-select` pass
-    /// computes such sums as `x == 0 ? +0.0 : x`.
+    /// The driver compiles an addition of the constant `+0.0` to its other operand and a
+    /// subtraction from it to a negation, so `-0.0 + 0.0` and `0.0 - 0.0` are `-0.0` although
+    /// it advertises `SignedZeroInfNanPreserve` (lavapipe before Mesa 26: gallivm's shortcuts
+    /// for a zero operand): the `zero-sums-from-select` pass computes them as selects.
     #[serde(default)]
-    pub add_zero_as_identity: bool,
+    pub folds_zero_sums: bool,
     /// The driver crashes compiling an `OpBitcast` from one buffer pointer type to another
     /// (SwiftShader 5: SIGILL in its JIT), but not through `uvec2`: the
     /// `pointer-bitcasts-through-words` pass casts through an address's two words.
@@ -544,7 +544,7 @@ impl Workarounds {
             fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
             signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
             double_rounding_from_floor: vendor_id == VENDOR_MESA && mesa_major < 26,
-            add_zero_as_identity: vendor_id == VENDOR_MESA && mesa_major < 26,
+            folds_zero_sums: vendor_id == VENDOR_MESA && mesa_major < 26,
             pointer_bitcasts_through_words: vendor_id == VENDOR_GOOGLE,
             pointer_variables_through_words: vendor_id == VENDOR_GOOGLE,
             unrolls_hinted_loops: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),

@@ -7,20 +7,22 @@ __kernel void float_semantics(__global const float *a, __global const float *b, 
     const uint g = get_global_id(0);
     const float p = a[g] * b[g];
     const float s = p + c[g];
-    o[g * 5 + 0] = s;
-    o[g * 5 + 1] = a[g] + 0.0f;
-    o[g * 5 + 2] = a[g] - a[g];
-    o[g * 5 + 3] = a[g] * 0.0f;
-    o[g * 5 + 4] = isnan(s) ? 1.0f : isinf(s) ? 2.0f : 3.0f;
+    o[g * 6 + 0] = s;
+    o[g * 6 + 1] = a[g] + 0.0f;
+    o[g * 6 + 2] = a[g] - a[g];
+    o[g * 6 + 3] = a[g] * 0.0f;
+    o[g * 6 + 4] = isnan(s) ? 1.0f : isinf(s) ? 2.0f : 3.0f;
+    o[g * 6 + 5] = 0.0f - a[g];
 }
 
 __kernel void double_semantics(__global const double *a, __global const double *b, __global const double *c, __global double *o) {
     const uint g = get_global_id(0);
     const double p = a[g] * b[g];
     const double s = p + c[g];
-    o[g * 5 + 0] = s;
-    o[g * 5 + 1] = a[g] + 0.0;
-    o[g * 5 + 2] = a[g] - a[g];
-    o[g * 5 + 3] = a[g] * 0.0;
-    o[g * 5 + 4] = isnan(s) ? 1.0 : isinf(s) ? 2.0 : 3.0;
+    o[g * 6 + 0] = s;
+    o[g * 6 + 1] = a[g] + 0.0;
+    o[g * 6 + 2] = a[g] - a[g];
+    o[g * 6 + 3] = a[g] * 0.0;
+    o[g * 6 + 4] = isnan(s) ? 1.0 : isinf(s) ? 2.0 : 3.0;
+    o[g * 6 + 5] = 0.0 - a[g];
 }

@@ -59,7 +59,7 @@ impl Pass for LowerKernelInterface {
         true
     }
 
-    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+    fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         if !module.has_capability(Capability::Kernel) {
             return Ok(outcome);

@@ -1,6 +1,5 @@
 //! Translator passes, one rewrite per file, each under the [`crate::pass::Pass`] contract.
 
-pub mod add_zero_from_select;
 pub mod bound_workgroup_indices;
 pub(crate) mod byte_offsets;
 pub mod check_cooperative_matrix;
@@ -49,3 +48,4 @@ pub mod upgrade_memory_model;
 pub mod virtualize_subgroup_size;
 pub mod widen_arbitrary_integers;
 pub mod widen_bit_instructions;
+pub mod zero_sums_from_select;

@@ -1,12 +1,15 @@
-//! `AddZeroFromSelect`: `OpFAdd x +0.0` (either operand order) -> `x == 0 ? +0.0 : x`.
+//! `ZeroSumsFromSelect`: `OpFAdd x +0.0` (either operand order) -> `x == 0 ? +0.0 : x`, and
+//! `OpFSub +0.0 x` -> `x == 0 ? +0.0 : -x`.
 //!
 //! lavapipe before Mesa 26 (gallivm) compiles an addition of the constant `+0.0` to its other
-//! operand, so `-0.0 + 0.0` is `-0.0`, where IEEE 754 and the `SignedZeroInfNanPreserve` the
-//! driver advertises give `+0.0` (OpenCL C code writes `x + 0.0f` to turn `-0` into `+0`,
-//! before hashing or comparing bits). The select gives IEEE's sum for every `x`: `+0.0` for
-//! both zeros, `x` for every other number, infinities and NaNs. Only widths that an entry
-//! point declares `SignedZeroInfNanPreserve` for are rewritten: elsewhere the driver may drop
-//! the sign of zero anyway.
+//! operand and a subtraction from it to a negation, so `-0.0 + 0.0` and `0.0 - 0.0` are
+//! `-0.0`, where IEEE 754 and the `SignedZeroInfNanPreserve` the driver advertises give `+0.0`
+//! (OpenCL C code writes `x + 0.0f` to turn `-0` into `+0` before hashing or comparing bits,
+//! and `0.0f - x` for a negation that keeps zeros positive). The selects give IEEE's results
+//! for every `x`: `+0.0` for both zeros, `x` (or `-x`) for every other number, infinities and
+//! NaNs. Only widths that an entry point declares `SignedZeroInfNanPreserve` for are
+//! rewritten: elsewhere the driver may drop the sign of zero anyway. (`x - 0.0`, `x + -0.0`
+//! and products came out right.)
 //!
 //! Preconditions: none (scalars and vectors alike; a zero is an `OpConstant` of all-zero bits,
 //! an `OpConstantNull`, or a composite of them). Applies where the target's workarounds ask
@@ -20,15 +23,24 @@ use crate::profile::DeviceCaps;
 use spirv::{ExecutionMode, Op, Word};
 use std::collections::HashSet;
 
-pub struct AddZeroFromSelect;
+pub struct ZeroSumsFromSelect;
 
-impl Pass for AddZeroFromSelect {
+/// What becomes of one instruction.
+#[derive(Clone, Copy)]
+enum Rewrite {
+    /// `x + 0`: `x == 0 ? +0 : x`.
+    Sum(Word),
+    /// `0 - x`: `x == 0 ? +0 : -x`.
+    Difference(Word),
+}
+
+impl Pass for ZeroSumsFromSelect {
     fn name(&self) -> &'static str {
-        "add-zero-from-select"
+        "zero-sums-from-select"
     }
 
     fn applies(&self, target: &DeviceCaps) -> bool {
-        target.workarounds.add_zero_as_identity
+        target.workarounds.folds_zero_sums
     }
 
     fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
@@ -48,7 +60,7 @@ impl Pass for AddZeroFromSelect {
                 let insts = std::mem::take(&mut module.functions[f].blocks[b].insts);
                 let mut out = Vec::with_capacity(insts.len());
                 for inst in insts {
-                    let (Some(x), Some(ty), Some(result)) = (rewrite_of(&inst), inst.result_type, inst.result_id) else {
+                    let (Some(rewrite), Some(ty), Some(result)) = (rewrite_of(&inst), inst.result_type, inst.result_id) else {
                         out.push(inst);
                         continue;
                     };
@@ -56,10 +68,18 @@ impl Pass for AddZeroFromSelect {
                     let boolean = module.type_bool();
                     let condition_ty = if count == 1 { boolean } else { module.type_vector(boolean, count) };
                     let zero = module.constant_null(ty);
+                    let (x, otherwise) = match rewrite {
+                        Rewrite::Sum(x) => (x, x),
+                        Rewrite::Difference(x) => {
+                            let negated = module.alloc_id();
+                            out.push(Inst::new(Op::FNegate, Some(ty), Some(negated), vec![Operand::Id(x)]).from_origin(inst.origin));
+                            (x, negated)
+                        }
+                    };
                     let is_zero = module.alloc_id();
                     out.push(Inst::new(Op::FOrdEqual, Some(condition_ty), Some(is_zero), vec![Operand::Id(x), Operand::Id(zero)]).from_origin(inst.origin));
-                    out.push(Inst::new(Op::Select, Some(ty), Some(result), vec![Operand::Id(is_zero), Operand::Id(zero), Operand::Id(x)]).from_origin(inst.origin));
-                    outcome.count(Op::FAdd as u32);
+                    out.push(Inst::new(Op::Select, Some(ty), Some(result), vec![Operand::Id(is_zero), Operand::Id(zero), Operand::Id(otherwise)]).from_origin(inst.origin));
+                    outcome.count(inst.op().map_or(Op::FAdd, |op| op) as u32);
                 }
                 module.functions[f].blocks[b].insts = out;
             }
@@ -68,8 +88,8 @@ impl Pass for AddZeroFromSelect {
     }
 }
 
-/// The first addition of `+0.0` this pass rewrites, if any: the runtime translates such
-/// modules for drivers with this quirk.
+/// The first sum or difference this pass rewrites, if any: the runtime translates such modules
+/// for drivers with this quirk.
 pub fn first_user(module: &Module) -> Option<Word> {
     let preserved = preserved_widths(module);
     if preserved.is_empty() {
@@ -85,10 +105,10 @@ fn preserved_widths(module: &Module) -> HashSet<u32> {
     module.execution_modes.iter().filter(|m| m.is(Op::ExecutionMode) && m.word_opt(1) == Some(ExecutionMode::SignedZeroInfNanPreserve as u32)).filter_map(|m| m.word_opt(2)).collect()
 }
 
-/// The operand `x` of `inst` where it is an `OpFAdd x +0.0` (or `+0.0 x`) of floats of a width
-/// in `preserved`.
-fn rewrite_of(types: &Types, zeros: &HashSet<Word>, preserved: &HashSet<u32>, inst: &Inst) -> Option<Word> {
-    if !inst.is(Op::FAdd) {
+/// The rewrite of `inst` where it is an `OpFAdd x +0.0` (or `+0.0 x`) or an `OpFSub +0.0 x` of
+/// floats of a width in `preserved`.
+fn rewrite_of(types: &Types, zeros: &HashSet<Word>, preserved: &HashSet<u32>, inst: &Inst) -> Option<Rewrite> {
+    if !inst.is(Op::FAdd) && !inst.is(Op::FSub) {
         return None;
     }
     let ty = inst.result_type?;
@@ -98,12 +118,11 @@ fn rewrite_of(types: &Types, zeros: &HashSet<Word>, preserved: &HashSet<u32>, in
         return None;
     }
     let [a, b] = inst.ids::<2>().ok()?;
-    if zeros.contains(&b) {
-        Some(a)
-    } else if zeros.contains(&a) {
-        Some(b)
-    } else {
-        None
+    match (inst.is(Op::FAdd), zeros.contains(&a), zeros.contains(&b)) {
+        (true, _, true) => Some(Rewrite::Sum(a)),
+        (true, true, false) => Some(Rewrite::Sum(b)),
+        (false, true, _) => Some(Rewrite::Difference(b)),
+        _ => None,
     }
 }
 
