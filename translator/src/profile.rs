@@ -420,6 +420,11 @@ impl FloatControls {
         Some(widths.has(width))
     }
 
+    /// Whether `mode` is one of the float controls.
+    pub fn is_float_control(mode: spirv::ExecutionMode) -> bool {
+        FloatControls::default().supports(mode, 32).is_some()
+    }
+
     /// The Vulkan property that says whether `mode` is honoured for `width`-bit floats
     /// (`shaderDenormPreserveFloat32`); `None` where `mode` is not a float control.
     pub fn property(mode: spirv::ExecutionMode, width: u32) -> Option<String> {

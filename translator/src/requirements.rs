@@ -758,7 +758,7 @@ pub fn float_control_modes(module: &Module) -> Vec<(Word, ExecutionMode, u32, &I
         .filter(|m| m.is(Op::ExecutionMode))
         .filter_map(|m| {
             let mode = m.word_opt(1).and_then(ExecutionMode::from_u32)?;
-            FloatControls::property(mode, 32)?;
+            FloatControls::is_float_control(mode).then_some(())?;
             Some((m.word_opt(0)?, mode, m.word_opt(2)?, m))
         })
         .collect()

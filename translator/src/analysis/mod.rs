@@ -127,6 +127,16 @@ impl Types {
         }
     }
 
+    /// The width of IEEE float type `ty` or of its vector's components (`None` for other types,
+    /// bfloat16 among them).
+    pub fn ieee_float_width(&self, ty: Word) -> Option<u32> {
+        let scalar = self.vector(ty).map_or(ty, |(component, _)| component);
+        match self.float(scalar)? {
+            (width, None) => Some(width),
+            _ => None,
+        }
+    }
+
     /// Bit width of an integer or float scalar type.
     pub fn scalar_width(&self, ty: Word) -> Option<u32> {
         self.int(ty).map(|(w, _)| w).or_else(|| self.float(ty).map(|(w, _)| w))

@@ -101,10 +101,10 @@ fn glsl_import(module: &Module) -> Option<Word> {
 
 /// The rewrite of `inst`, where it is one of doubles this pass rewrites.
 fn rewrite_of(types: &Types, glsl: Option<Word>, inst: &Inst) -> Option<Rewrite> {
-    let ty = inst.result_type?;
     inst.result_id?;
-    let scalar = types.vector(ty).map_or(ty, |(s, _)| s);
-    let (64, None) = types.float(scalar)? else { return None };
+    if types.ieee_float_width(inst.result_type?)? != 64 {
+        return None;
+    }
     if inst.is(Op::FRem) {
         let [x, y] = inst.ids::<2>().ok()?;
         return Some(Rewrite::Remainder(x, y));

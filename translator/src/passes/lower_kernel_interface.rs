@@ -131,7 +131,7 @@ fn check_execution_modes(module: &mut Module, kernels: &[(usize, Word, String)])
     module.execution_modes.retain(|m| {
         let Some(f) = m.word_opt(0) else { return true };
         let mode = m.word_opt(1).and_then(ExecutionMode::from_u32);
-        !functions.contains(&f) || mode == Some(ExecutionMode::LocalSize) || mode.is_some_and(|mode| FloatControls::property(mode, 32).is_some())
+        !functions.contains(&f) || mode == Some(ExecutionMode::LocalSize) || mode.is_some_and(FloatControls::is_float_control)
     });
     Ok(())
 }

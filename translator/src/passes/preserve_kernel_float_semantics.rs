@@ -52,14 +52,7 @@ impl Pass for PreserveKernelFloatSemantics {
         }
         let kernels: Vec<Word> = module.entry_points.iter().filter(|e| e.word_opt(0) == Some(ExecutionModel::Kernel as u32)).filter_map(|e| e.id(1).ok()).collect();
         let types = Types::new(module);
-        let width_of = |ty: Option<Word>| {
-            let ty = ty?;
-            let scalar = types.vector(ty).map_or(ty, |(component, _)| component);
-            match types.float(scalar)? {
-                (width, None) => Some(width),
-                _ => None,
-            }
-        };
+        let width_of = |ty: Option<Word>| types.ieee_float_width(ty?);
         // Widths the producer's fast-math flags leave free.
         let relaxed = FPFastMathMode::NOT_NAN | FPFastMathMode::NOT_INF | FPFastMathMode::NSZ | FPFastMathMode::FAST;
         let relaxed_ids: HashSet<Word> = module

@@ -68,18 +68,18 @@ impl Pass for ZeroSumsFromSelect {
                     let boolean = module.type_bool();
                     let condition_ty = if count == 1 { boolean } else { module.type_vector(boolean, count) };
                     let zero = module.constant_null(ty);
-                    let (x, otherwise) = match rewrite {
-                        Rewrite::Sum(x) => (x, x),
+                    let (x, otherwise, op) = match rewrite {
+                        Rewrite::Sum(x) => (x, x, Op::FAdd),
                         Rewrite::Difference(x) => {
                             let negated = module.alloc_id();
                             out.push(Inst::new(Op::FNegate, Some(ty), Some(negated), vec![Operand::Id(x)]).from_origin(inst.origin));
-                            (x, negated)
+                            (x, negated, Op::FSub)
                         }
                     };
                     let is_zero = module.alloc_id();
                     out.push(Inst::new(Op::FOrdEqual, Some(condition_ty), Some(is_zero), vec![Operand::Id(x), Operand::Id(zero)]).from_origin(inst.origin));
                     out.push(Inst::new(Op::Select, Some(ty), Some(result), vec![Operand::Id(is_zero), Operand::Id(zero), Operand::Id(otherwise)]).from_origin(inst.origin));
-                    outcome.count(inst.op().map_or(Op::FAdd, |op| op) as u32);
+                    outcome.count(op as u32);
                 }
                 module.functions[f].blocks[b].insts = out;
             }
@@ -111,10 +111,7 @@ fn rewrite_of(types: &Types, zeros: &HashSet<Word>, preserved: &HashSet<u32>, in
     if !inst.is(Op::FAdd) && !inst.is(Op::FSub) {
         return None;
     }
-    let ty = inst.result_type?;
-    let components = types.vector(ty).map_or(ty, |(c, _)| c);
-    let (width, None) = types.float(components)? else { return None };
-    if !preserved.contains(&width) {
+    if !preserved.contains(&types.ieee_float_width(inst.result_type?)?) {
         return None;
     }
     let [a, b] = inst.ids::<2>().ok()?;
