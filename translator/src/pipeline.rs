@@ -93,6 +93,7 @@ impl Pipeline {
             Box::new(passes::virtualize_subgroup_size::VirtualizeSubgroupSize),
             Box::new(passes::lower_clustered_reductions::LowerClusteredReductions),
             Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),
+            Box::new(passes::lower_cooperative_matrix2::LowerCooperativeMatrix2),
             Box::new(passes::fold_widened_operands::FoldWidenedOperands),
             Box::new(passes::match_accumulator_signedness::MatchAccumulatorSignedness),
             Box::new(passes::fuse_k_chains::FuseKChains),

@@ -279,7 +279,7 @@ impl<'m> Builder<'m> {
     /// `OpLoopMerge` moves into a new block that the header branches to, and the cursor follows.
     /// A header that was its own continue target names the new block instead (it now holds the
     /// back edge).
-    fn separate_loop_header(&mut self) {
+    pub(crate) fn separate_loop_header(&mut self) {
         let Cursor { function, block, index } = self.cursor;
         let insts = &self.module.functions[function].blocks[block].insts;
         let Some(at) = insts.iter().position(|i| i.is(Op::LoopMerge)) else { return };

@@ -17,6 +17,7 @@ pub mod lower_async_copies;
 pub mod lower_bfloat16_conversions;
 pub mod lower_byte_pointers;
 pub mod lower_clustered_reductions;
+pub mod lower_cooperative_matrix2;
 pub mod lower_integer_dot;
 pub mod lower_kernel_images;
 pub mod lower_kernel_interface;

@@ -373,18 +373,18 @@ impl Staging {
     }
 }
 
-fn spec_op(module: &mut Module, ty: Word, op: Op, a: Word, b: Word) -> Word {
+pub(crate) fn spec_op(module: &mut Module, ty: Word, op: Op, a: Word, b: Word) -> Word {
     module.spec_constant_op(ty, op, &[a, b])
 }
 
 /// Bytes of a scalar component type.
-fn component_bytes(types: &Types, ty: Word) -> u32 {
+pub(crate) fn component_bytes(types: &Types, ty: Word) -> u32 {
     size_align(types, ty).map_or(4, |(size, _)| size)
 }
 
 /// Bytes of the module's workgroup variables whose size is known (arrays sized by
 /// specialization constants count as empty).
-fn workgroup_bytes(module: &Module, types: &Types) -> u64 {
+pub(crate) fn workgroup_bytes(module: &Module, types: &Types) -> u64 {
     module
         .globals()
         .iter()
@@ -397,7 +397,7 @@ fn workgroup_bytes(module: &Module, types: &Types) -> u64 {
 
 /// The entry point's workgroup size: its three dimensions as ids (constants or specialization
 /// constants) and the invocations they make by default; `None` where it has none.
-fn workgroup_size(module: &mut Module, types: &Types) -> Option<([Word; 3], u32)> {
+pub(crate) fn workgroup_size(module: &mut Module, types: &Types) -> Option<([Word; 3], u32)> {
     let parts: Vec<Word> = if let Some(composite) = module.builtin_constant(BuiltIn::WorkgroupSize) {
         module.globals().iter().find(|g| g.result_id == Some(composite))?.operands.iter().filter_map(Operand::id).collect()
     } else {

@@ -1,0 +1,576 @@
+//! `LowerCooperativeMatrix2`: the sub-group-scope operations of SPV_NV_cooperative_matrix2 ->
+//! SPV_KHR_cooperative_matrix loads and stores through workgroup memory and plain code over
+//! the stored elements, for targets without VK_NV_cooperative_matrix2 (every device but recent
+//! NVIDIA ones), and for those with it where some matrix type of the module is not one the
+//! target lists (the module is then tiled, padded or emulated). What is left is ordinary KHR code: native where the target lists the shapes,
+//! tiled, padded or emulated where it does not.
+//!
+//! Slang's `CoopMat` (`ReduceRow`, `ReduceColumn`, `ReduceRowAndColumn`, `Reduce2x2`,
+//! `MapElement`, `Transpose`, `convertUse`, casts between uses) and GLSL_NV_cooperative_matrix2
+//! (`coopMatReduceNV`, `coopMatPerElementNV`, `coopMatTransposeNV`, use-changing constructors)
+//! write these instructions. Each one becomes, in place (its result id stays):
+//!
+//! - **`OpCooperativeMatrixConvertNV`** (an accumulator as an A or B matrix) and
+//!   **`OpF/S/UConvert`, `OpConvertFToS/FToU/SToF/UToF` whose result has another Use** than
+//!   their operand: the matrix is stored row-major into the sub-group's scratch area, the lanes
+//!   convert its elements one by one into a second area where the component type changes, and
+//!   the result is loaded row-major from there;
+//! - **`OpCooperativeMatrixTransposeNV`**: stored row-major, loaded column-major with the same
+//!   stride, which is the transpose;
+//! - **`OpCooperativeMatrixReduceNV`**: the matrix is stored, the lanes fold its rows (`Row`),
+//!   columns (`Column`), every element (`Row|Column`, one lane) or aligned 2x2 neighbourhoods
+//!   (`2x2`) with `OpFunctionCall`s of the combine function, left to right, and write each result
+//!   to every element of the result matrix it defines (a row reduction fills its whole row of
+//!   the result, whatever the result's width); the result is loaded from there;
+//! - **`OpCooperativeMatrixPerElementOpNV`**: the matrix and every matrix among the extra
+//!   operands are stored, each lane calls the function for its elements with their row, column
+//!   (as the function's parameters type them), the element, and the extra operands (a matrix's
+//!   own element at the same place, any other operand as it is), writes the result back in
+//!   place, and the result is loaded.
+//!
+//! Elements are spread over lanes as `index = round * SubgroupSize + lane`, row-major index
+//! `row * columns + column`. Each sub-group has its own area (`SubgroupId` times the area's
+//! size) in one workgroup array per component type, sized for the largest operation
+//! (`NumSubgroups` from the workgroup size, specialization constants included, and the target's
+//! smallest sub-group size); a sub-group barrier with workgroup-memory semantics comes before
+//! each store (earlier loads of the area are done), after it, and after the lanes' writes.
+//!
+//! Preconditions: runs before the tiling, padding and emulation passes, which then see only KHR
+//! instructions. Matrix dimensions are constants or specialization constants (frozen to their
+//! defaults); the module has one entry point with a workgroup size. Refused by name: a 2x2
+//! reduction of a matrix with an odd dimension, a conversion that changes both the Use and
+//! rows or columns, a transpose that changes the component type, a combine or per-element
+//! function that is not a function of the module, and scratch areas larger than the target's
+//! workgroup memory beside the module's own. Workgroup-scope matrices and tensor addressing
+//! (`OpCooperativeMatrixLoadTensorNV`, ...) are left as they are, and the target check refuses
+//! them naming their capability.
+
+use crate::analysis::Types;
+use crate::error::{Error, Result};
+use crate::ir::builder::{Builder, Cursor};
+use crate::ir::{Inst, Module, Operand};
+use crate::pass::{Context, Outcome, Pass};
+use crate::passes::check_cooperative_matrix::first_unlisted;
+use crate::passes::pad_cooperative_matrix::{component_bytes, spec_op, workgroup_bytes, workgroup_size};
+use crate::passes::tile_cooperative_matrix::{freeze_dimensions, matrix, Matrix};
+use crate::profile::DeviceCaps;
+use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixReduce, MemorySemantics, Op, Scope, StorageClass, Word};
+use std::collections::{BTreeMap, HashMap};
+
+pub struct LowerCooperativeMatrix2;
+
+impl Pass for LowerCooperativeMatrix2 {
+    fn name(&self) -> &'static str {
+        "lower-cooperative-matrix2"
+    }
+
+    fn applies(&self, _target: &DeviceCaps) -> bool {
+        true
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+        let mut outcome = Outcome::unchanged();
+        let types = Types::new(module);
+        // The first operation: where errors about the whole module point.
+        let Some(first) = module.functions.iter().flat_map(|f| f.insts()).find(|i| kind(&types, i).is_some()).cloned() else {
+            return Ok(outcome);
+        };
+        if cx.target.cooperative_matrix2 {
+            // A target with the extension keeps the operations unless some matrix of the module
+            // is not one it lists: then the module is tiled, padded or emulated, which see KHR
+            // instructions only.
+            match first_unlisted(module, cx.target)? {
+                None => return Ok(outcome),
+                Some(reason) => outcome.notes.push(format!("lowered because {reason}")),
+            }
+        }
+        if let Err(d) = freeze_dimensions(module) {
+            return Err(Error::Invalid { site: module.site(&first), message: format!("cooperative-matrix dimension %{d} is neither a constant nor a specialization constant") });
+        }
+        let types = Types::new(module);
+        // Elements each operation needs per sub-group, by component type; the largest need.
+        let mut need: BTreeMap<Word, u32> = BTreeMap::new();
+        for inst in module.functions.iter().flat_map(|f| f.insts()) {
+            let Some(k) = kind(&types, inst) else { continue };
+            for (component, elements) in areas(&types, inst, k).map_err(|m| Error::Invalid { site: module.site(inst), message: m })? {
+                let e = need.entry(component).or_default();
+                *e = (*e).max(elements);
+            }
+        }
+        let scratch = Scratch::new(module, &types, cx.target, &need, &first)?;
+        let mut f = 0;
+        while f < module.functions.len() {
+            let mut b = 0;
+            while b < module.functions[f].blocks.len() {
+                let Some(i) = module.functions[f].blocks[b].insts.iter().position(|i| kind(&types, i).is_some()) else {
+                    b += 1;
+                    continue;
+                };
+                let inst = module.functions[f].blocks[b].insts[i].clone();
+                let k = kind(&types, &inst).unwrap_or(Kind::Relayout);
+                outcome.count(inst.opcode);
+                let mut bld = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
+                // Loops and branches cannot start inside a loop header: its other instructions
+                // move to a block of their own first.
+                bld.separate_loop_header();
+                let at = bld.cursor;
+                bld.module.functions[f].blocks[at.block].insts.remove(at.index);
+                let v = lower(&mut bld, &types, &scratch, &inst, k)?;
+                bld.insert(Inst::new(Op::CopyObject, Some(inst.ty()?), inst.result_id, vec![Operand::Id(v)]));
+                b = bld.cursor.block;
+            }
+            f += 1;
+        }
+        module.rebuild_entry_interfaces();
+        Ok(outcome)
+    }
+}
+
+/// The operations this pass lowers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Reduce,
+    PerElement,
+    Transpose,
+    /// A Use change, with or without a component conversion.
+    Relayout,
+}
+
+const CONVERSIONS: [Op; 7] = [Op::FConvert, Op::SConvert, Op::UConvert, Op::ConvertFToS, Op::ConvertFToU, Op::ConvertSToF, Op::ConvertUToF];
+
+fn kind(types: &Types, inst: &Inst) -> Option<Kind> {
+    let op = inst.op()?;
+    let subgroup = |ty: Option<Word>| ty.and_then(|t| matrix(types, t)).is_some_and(|m| types.const_u32(m.scope) == Some(Scope::Subgroup as u32));
+    let k = match op {
+        Op::CooperativeMatrixReduceNV => Kind::Reduce,
+        Op::CooperativeMatrixPerElementOpNV => Kind::PerElement,
+        Op::CooperativeMatrixTransposeNV => Kind::Transpose,
+        Op::CooperativeMatrixConvertNV => Kind::Relayout,
+        _ if CONVERSIONS.contains(&op) => {
+            let from = inst.id(0).ok().and_then(|v| types.type_of(v)).and_then(|t| matrix(types, t))?;
+            let to = inst.result_type.and_then(|t| matrix(types, t))?;
+            if types.const_u32(from.usage) == types.const_u32(to.usage) {
+                return None;
+            }
+            Kind::Relayout
+        }
+        _ => return None,
+    };
+    (subgroup(inst.result_type) && subgroup(inst.id(0).ok().and_then(|v| types.type_of(v)))).then_some(k)
+}
+
+/// The operand matrix and the result matrix of `inst`.
+fn matrices(types: &Types, inst: &Inst) -> std::result::Result<(Matrix, Matrix), String> {
+    let of = |ty: Option<Word>| ty.and_then(|t| matrix(types, t)).ok_or_else(|| "a cooperative matrix with dimensions outside 1..=1024".to_string());
+    Ok((of(inst.id(0).ok().and_then(|v| types.type_of(v)))?, of(inst.result_type)?))
+}
+
+/// The scratch areas `inst` needs: (component type, elements), one entry per area.
+fn areas(types: &Types, inst: &Inst, k: Kind) -> std::result::Result<Vec<(Word, u32)>, String> {
+    let (src, dst) = matrices(types, inst)?;
+    let n = src.rows * src.cols;
+    let mut list = vec![(src.component, n)];
+    match k {
+        Kind::Reduce => list.push((dst.component, dst.rows * dst.cols)),
+        Kind::PerElement => {
+            for v in inst.operands.iter().skip(2).filter_map(Operand::id) {
+                if let Some(m) = types.type_of(v).and_then(|t| matrix(types, t)) {
+                    list.push((m.component, m.rows * m.cols));
+                }
+            }
+        }
+        Kind::Relayout if dst.component != src.component => list.push((dst.component, n)),
+        _ => {}
+    }
+    // Areas of one component type follow one another.
+    let mut summed: BTreeMap<Word, u32> = BTreeMap::new();
+    for (c, e) in list {
+        *summed.entry(c).or_default() += e;
+    }
+    Ok(summed.into_iter().collect())
+}
+
+/// One workgroup array per component type, `NumSubgroups x` the largest area it needs.
+struct Scratch {
+    arrays: HashMap<Word, (Word, u32)>,
+    min_subgroup: u32,
+    element_loops: spirv::LoopControl,
+}
+
+impl Scratch {
+    fn new(module: &mut Module, types: &Types, target: &DeviceCaps, need: &BTreeMap<Word, u32>, first: &Inst) -> Result<Scratch> {
+        let refuse = |module: &Module, missing: String| Error::Unsupported { site: module.site(first), target: target.name.clone(), missing };
+        if module.entry_points.len() != 1 {
+            return Err(refuse(module, "cooperative_matrix2 operations in a module of more than one entry point (VK_NV_cooperative_matrix2; the lowering sizes its workgroup scratch from the one entry point)".into()));
+        }
+        let Some((dims, default)) = workgroup_size(module, types) else {
+            return Err(refuse(module, "VK_NV_cooperative_matrix2 (the entry point has no workgroup size to size the lowering's scratch from)".into()));
+        };
+        let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size }.max(1);
+        let subgroups = default.div_ceil(min_subgroup);
+        let bytes: u64 = need.iter().map(|(c, e)| u64::from(*e) * u64::from(subgroups) * u64::from(component_bytes(types, *c))).sum();
+        let used = workgroup_bytes(module, types);
+        let limit = u64::from(target.limits.max_shared_memory_size);
+        if limit > 0 && used + bytes > limit {
+            return Err(refuse(module, format!("VK_NV_cooperative_matrix2 (its lowering needs {bytes} bytes of workgroup memory beside the module's {used}, more than the target's {limit})")));
+        }
+        let uint = module.type_int(32, false);
+        let xy = spec_op(module, uint, Op::IMul, dims[0], dims[1]);
+        let invocations = spec_op(module, uint, Op::IMul, xy, dims[2]);
+        let less = module.constant_u32(min_subgroup - 1);
+        let rounded = spec_op(module, uint, Op::IAdd, invocations, less);
+        let size = module.constant_u32(min_subgroup);
+        let count = spec_op(module, uint, Op::UDiv, rounded, size);
+        let mut arrays = HashMap::new();
+        for (&component, &elements) in need {
+            let per = module.constant_u32(elements);
+            let len = spec_op(module, uint, Op::IMul, count, per);
+            let array = module.type_array(component, len);
+            let ptr = module.type_pointer(StorageClass::Workgroup, array);
+            arrays.insert(component, (module.add_global_variable(ptr, StorageClass::Workgroup, None), elements));
+        }
+        Ok(Scratch { arrays, min_subgroup, element_loops: target.workarounds.element_loop_control() })
+    }
+}
+
+/// An area of a sub-group's scratch: its array, component type and first index.
+#[derive(Clone, Copy)]
+struct Area {
+    array: Word,
+    component: Word,
+    base: Word,
+}
+
+/// Emits one lowering.
+struct Lowering<'a> {
+    scratch: &'a Scratch,
+    uint: Word,
+    /// Next free element of the sub-group's area, per component type.
+    next: HashMap<Word, u32>,
+}
+
+impl Lowering<'_> {
+    /// The next `elements` of the sub-group's area of `component`.
+    fn area(&mut self, b: &mut Builder<'_>, component: Word, elements: u32) -> Area {
+        let (array, per) = self.scratch.arrays.get(&component).copied().unwrap_or((0, 0));
+        let offset = self.next.entry(component).or_default();
+        let sg_var = b.module.get_or_add_builtin(BuiltIn::SubgroupId, self.uint);
+        let sg = b.load(self.uint, sg_var);
+        let per = b.module.constant_u32(per);
+        let first = b.imul(self.uint, sg, per);
+        let base = if *offset == 0 {
+            first
+        } else {
+            let o = b.module.constant_u32(*offset);
+            b.iadd(self.uint, first, o)
+        };
+        *offset += elements;
+        Area { array, component, base }
+    }
+
+    /// A pointer to element `index` of `area`.
+    fn slot(&self, b: &mut Builder<'_>, area: Area, index: Word) -> Word {
+        let at = b.iadd(self.uint, area.base, index);
+        let ptr = b.module.type_pointer(StorageClass::Workgroup, area.component);
+        b.access_chain(ptr, area.array, &[at])
+    }
+
+    fn read(&self, b: &mut Builder<'_>, area: Area, index: Word) -> Word {
+        let p = self.slot(b, area, index);
+        b.load(area.component, p)
+    }
+
+    fn write(&self, b: &mut Builder<'_>, area: Area, index: Word, v: Word) {
+        let p = self.slot(b, area, index);
+        b.store(p, v);
+    }
+
+    /// Element `row * cols + col` of `area`.
+    fn read_at(&self, b: &mut Builder<'_>, area: Area, row: Word, cols: u32, col: Word) -> Word {
+        let c = b.module.constant_u32(cols);
+        let scaled = b.imul(self.uint, row, c);
+        let index = b.iadd(self.uint, scaled, col);
+        self.read(b, area, index)
+    }
+
+    fn barrier(&self, b: &mut Builder<'_>) {
+        let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
+        let semantics = b.module.constant_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits());
+        b.emit_void(Op::ControlBarrier, vec![Operand::Id(subgroup), Operand::Id(subgroup), Operand::Id(semantics)]);
+    }
+
+    /// `OpCooperativeMatrixStoreKHR` of `m` (`cols` columns) into `area`, row-major.
+    fn store(&self, b: &mut Builder<'_>, area: Area, m: Word, cols: u32) {
+        let p = self.slot_base(b, area);
+        let layout = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
+        let stride = b.module.constant_u32(cols);
+        b.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(p), Operand::Id(m), Operand::Id(layout), Operand::Id(stride)]);
+    }
+
+    /// `OpCooperativeMatrixLoadKHR` of a `ty` from `area`, lines `stride` elements apart.
+    fn load(&self, b: &mut Builder<'_>, area: Area, ty: Word, layout: CooperativeMatrixLayout, stride: u32) -> Word {
+        let p = self.slot_base(b, area);
+        let layout = b.module.constant_u32(layout as u32);
+        let stride = b.module.constant_u32(stride);
+        b.emit(Op::CooperativeMatrixLoadKHR, ty, vec![Operand::Id(p), Operand::Id(layout), Operand::Id(stride)])
+    }
+
+    fn slot_base(&self, b: &mut Builder<'_>, area: Area) -> Word {
+        let ptr = b.module.type_pointer(StorageClass::Workgroup, area.component);
+        b.access_chain(ptr, area.array, &[area.base])
+    }
+
+    /// Runs `body(b, index)` for every index below `total`, each on one lane of the sub-group.
+    fn for_each(&self, b: &mut Builder<'_>, total: u32, body: impl FnOnce(&mut Builder<'_>, Word)) {
+        let uint = self.uint;
+        let lane_var = b.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
+        let size_var = b.module.get_or_add_builtin(BuiltIn::SubgroupSize, uint);
+        let lane = b.load(uint, lane_var);
+        let size = b.load(uint, size_var);
+        let (zero, rounds, total_c) = (b.module.constant_u32(0), b.module.constant_u32(total.div_ceil(self.scratch.min_subgroup)), b.module.constant_u32(total));
+        let boolean = b.module.type_bool();
+        b.counted_loop_with(zero, rounds, self.scratch.element_loops, |b, round| {
+            let first = b.imul(uint, round, size);
+            let index = b.iadd(uint, first, lane);
+            let inside = b.op(Op::ULessThan, boolean, &[index, total_c]);
+            b.if_then(inside, |b| body(b, index));
+        });
+    }
+}
+
+/// The function `id` of the module: its return type and parameter types.
+fn signature(module: &Module, id: Word) -> Option<(Word, Vec<Word>)> {
+    let f = module.functions.iter().find(|f| f.id() == id)?;
+    Some((f.def.result_type?, f.params.iter().filter_map(|p| p.result_type).collect()))
+}
+
+fn call(b: &mut Builder<'_>, ret: Word, func: Word, args: &[Word]) -> Word {
+    let mut ops = vec![Operand::Id(func)];
+    ops.extend(args.iter().map(|a| Operand::Id(*a)));
+    b.emit(Op::FunctionCall, ret, ops)
+}
+
+/// `v` (a `uint`) as a value of the 32-bit integer type `ty`.
+fn as_int(b: &mut Builder<'_>, uint: Word, ty: Word, v: Word) -> Word {
+    if ty == uint {
+        v
+    } else {
+        b.bitcast(ty, v)
+    }
+}
+
+fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, inst: &Inst, k: Kind) -> Result<Word> {
+    let invalid = |b: &Builder<'_>, message: String| Error::Invalid { site: b.module.site(inst), message };
+    let (src, dst) = matrices(types, inst).map_err(|m| invalid(b, m))?;
+    let uint = b.module.type_int(32, false);
+    let mut l = Lowering { scratch, uint, next: HashMap::new() };
+    let m = inst.id(0)?;
+    let ty = inst.ty()?;
+    let n = src.rows * src.cols;
+    match k {
+        Kind::Relayout | Kind::Transpose => {
+            let transpose = k == Kind::Transpose;
+            if transpose && (dst.rows, dst.cols) != (src.cols, src.rows) {
+                return Err(invalid(b, format!("a transpose of a {}x{} matrix into a {}x{} one", src.rows, src.cols, dst.rows, dst.cols)));
+            }
+            if !transpose && (dst.rows, dst.cols) != (src.rows, src.cols) {
+                return Err(invalid(b, format!("a Use conversion of a {}x{} matrix into a {}x{} one", src.rows, src.cols, dst.rows, dst.cols)));
+            }
+            if transpose && dst.component != src.component {
+                return Err(invalid(b, "a transpose that changes the component type (no lowering)".into()));
+            }
+            let from = l.area(b, src.component, n);
+            l.barrier(b);
+            l.store(b, from, m, src.cols);
+            l.barrier(b);
+            let conversion = inst.op().filter(|op| CONVERSIONS.contains(op));
+            let to = match conversion {
+                Some(op) if dst.component != src.component => {
+                    let to = l.area(b, dst.component, n);
+                    let component = dst.component;
+                    l.for_each(b, n, |b, i| {
+                        let v = l.read(b, from, i);
+                        let w = b.op(op, component, &[v]);
+                        l.write(b, to, i, w);
+                    });
+                    l.barrier(b);
+                    to
+                }
+                _ => from,
+            };
+            let layout = if transpose { CooperativeMatrixLayout::ColumnMajorKHR } else { CooperativeMatrixLayout::RowMajorKHR };
+            Ok(l.load(b, to, ty, layout, src.cols))
+        }
+        Kind::Reduce => {
+            let mode = CooperativeMatrixReduce::from_bits(inst.word(1)?).ok_or_else(|| invalid(b, format!("an unknown reduce mode {:#x}", inst.word(1).unwrap_or(0))))?;
+            let func = inst.id(2)?;
+            let Some((ret, params)) = signature(b.module, func) else {
+                return Err(invalid(b, format!("combine function %{func} is not a function of the module")));
+            };
+            if params.len() != 2 || ret != src.component || dst.component != src.component {
+                return Err(invalid(b, format!("combine function %{func} does not combine two of the matrix's components")));
+            }
+            let (rows, cols) = (src.rows, src.cols);
+            let (out_rows, out_cols) = (dst.rows, dst.cols);
+            let row_col = CooperativeMatrixReduce::ROW | CooperativeMatrixReduce::COLUMN;
+            let shape_ok = if mode == CooperativeMatrixReduce::_2X2 {
+                rows % 2 == 0 && cols % 2 == 0 && (out_rows, out_cols) == (rows / 2, cols / 2)
+            } else if mode == CooperativeMatrixReduce::ROW {
+                out_rows == rows
+            } else if mode == CooperativeMatrixReduce::COLUMN {
+                out_cols == cols
+            } else {
+                mode == row_col
+            };
+            if !shape_ok {
+                return Err(invalid(b, format!("a {mode:?} reduction of a {rows}x{cols} matrix into a {out_rows}x{out_cols} one")));
+            }
+            let from = l.area(b, src.component, n);
+            let to = l.area(b, dst.component, out_rows * out_cols);
+            l.barrier(b);
+            l.store(b, from, m, cols);
+            l.barrier(b);
+            let t = src.component;
+            // Folds the elements `at(j)` for j in 0..count, left to right.
+            let fold = |b: &mut Builder<'_>, l: &Lowering<'_>, count: u32, at: &dyn Fn(&mut Builder<'_>, Word) -> Word| -> Word {
+                let acc = b.function_variable(t);
+                let zero = b.module.constant_u32(0);
+                let first_index = at(b, zero);
+                let first = l.read(b, from, first_index);
+                b.store(acc, first);
+                let (one, end) = (b.module.constant_u32(1), b.module.constant_u32(count));
+                b.counted_loop_with(one, end, l.scratch.element_loops, |b, j| {
+                    let index = at(b, j);
+                    let x = l.read(b, from, index);
+                    let a = b.load(t, acc);
+                    let r = call(b, t, func, &[a, x]);
+                    b.store(acc, r);
+                });
+                b.load(t, acc)
+            };
+            let cols_c = b.module.constant_u32(cols);
+            if mode == CooperativeMatrixReduce::ROW {
+                l.for_each(b, rows, |b, r| {
+                    let start = b.imul(uint, r, cols_c);
+                    let v = fold(b, &l, cols, &|b, j| b.iadd(uint, start, j));
+                    let (zero, end) = (b.module.constant_u32(0), b.module.constant_u32(out_cols));
+                    let out_start = {
+                        let oc = b.module.constant_u32(out_cols);
+                        b.imul(uint, r, oc)
+                    };
+                    b.counted_loop_with(zero, end, l.scratch.element_loops, |b, c| {
+                        let index = b.iadd(uint, out_start, c);
+                        l.write(b, to, index, v);
+                    });
+                });
+            } else if mode == CooperativeMatrixReduce::COLUMN {
+                l.for_each(b, cols, |b, c| {
+                    let v = fold(b, &l, rows, &|b, j| {
+                        let scaled = b.imul(uint, j, cols_c);
+                        b.iadd(uint, scaled, c)
+                    });
+                    let (zero, end, oc) = (b.module.constant_u32(0), b.module.constant_u32(out_rows), b.module.constant_u32(out_cols));
+                    b.counted_loop_with(zero, end, l.scratch.element_loops, |b, r| {
+                        let scaled = b.imul(uint, r, oc);
+                        let index = b.iadd(uint, scaled, c);
+                        l.write(b, to, index, v);
+                    });
+                });
+            } else if mode == row_col {
+                // The whole matrix on one lane, written to every element of the result.
+                l.for_each(b, 1, |b, _| {
+                    let v = fold(b, &l, n, &|_, j| j);
+                    let (zero, end) = (b.module.constant_u32(0), b.module.constant_u32(out_rows * out_cols));
+                    b.counted_loop_with(zero, end, l.scratch.element_loops, |b, i| l.write(b, to, i, v));
+                });
+            } else {
+                let oc = b.module.constant_u32(out_cols);
+                l.for_each(b, out_rows * out_cols, |b, i| {
+                    let r = b.op(Op::UDiv, uint, &[i, oc]);
+                    let c = b.op(Op::UMod, uint, &[i, oc]);
+                    let one = b.module.constant_u32(1);
+                    let r0 = b.iadd(uint, r, r);
+                    let c0 = b.iadd(uint, c, c);
+                    let r1 = b.iadd(uint, r0, one);
+                    let c1 = b.iadd(uint, c0, one);
+                    let x00 = l.read_at(b, from, r0, cols, c0);
+                    let x01 = l.read_at(b, from, r0, cols, c1);
+                    let x10 = l.read_at(b, from, r1, cols, c0);
+                    let x11 = l.read_at(b, from, r1, cols, c1);
+                    let top = call(b, t, func, &[x00, x01]);
+                    let bottom = call(b, t, func, &[x10, x11]);
+                    let v = call(b, t, func, &[top, bottom]);
+                    l.write(b, to, i, v);
+                });
+            }
+            l.barrier(b);
+            Ok(l.load(b, to, ty, CooperativeMatrixLayout::RowMajorKHR, out_cols))
+        }
+        Kind::PerElement => {
+            let func = inst.id(1)?;
+            let extras: Vec<Word> = inst.operands.iter().skip(2).filter_map(Operand::id).collect();
+            let Some((ret, params)) = signature(b.module, func) else {
+                return Err(invalid(b, format!("per-element function %{func} is not a function of the module")));
+            };
+            let ints_ok = params.len() == 3 + extras.len() && params[..2].iter().all(|p| types.int(*p).is_some_and(|(w, _)| w == 32));
+            if !ints_ok || ret != src.component || params[2] != src.component || dst != src {
+                return Err(invalid(b, format!("per-element function %{func} does not take (row, column, element{}) of the matrix", ", ..".repeat(extras.len().min(1)))));
+            }
+            let from = l.area(b, src.component, n);
+            // Matrices among the extra operands are stored beside it.
+            let mut extra_areas: Vec<Option<(Area, Matrix)>> = Vec::new();
+            for v in &extras {
+                let em = types.type_of(*v).and_then(|t| matrix(types, t));
+                match em {
+                    Some(em) if (em.rows, em.cols) != (src.rows, src.cols) => {
+                        return Err(invalid(b, format!("a per-element operand %{v} of {}x{} beside a {}x{} matrix", em.rows, em.cols, src.rows, src.cols)));
+                    }
+                    Some(em) => extra_areas.push(Some((l.area(b, em.component, n), em))),
+                    None => extra_areas.push(None),
+                }
+            }
+            l.barrier(b);
+            l.store(b, from, m, src.cols);
+            for (v, a) in extras.iter().zip(&extra_areas) {
+                if let Some((area, em)) = a {
+                    l.store(b, *area, *v, em.cols);
+                }
+            }
+            l.barrier(b);
+            // Slang passes a lambda's captures as a struct value where the function takes a
+            // pointer to one: such a value goes through a variable of its own.
+            let mut passed = Vec::with_capacity(extras.len());
+            for (k, v) in extras.iter().enumerate() {
+                let want = params[3 + k];
+                let given = types.type_of(*v);
+                let by_pointer = types.pointer(want).filter(|&(class, pointee)| class == StorageClass::Function as u32 && Some(pointee) == given);
+                passed.push(match by_pointer {
+                    Some((_, pointee)) => {
+                        let var = b.function_variable(pointee);
+                        b.store(var, *v);
+                        var
+                    }
+                    None => *v,
+                });
+            }
+            let cols_c = b.module.constant_u32(src.cols);
+            let t = src.component;
+            l.for_each(b, n, |b, i| {
+                let row = b.op(Op::UDiv, uint, &[i, cols_c]);
+                let col = b.op(Op::UMod, uint, &[i, cols_c]);
+                let x = l.read(b, from, i);
+                let mut args = vec![as_int(b, uint, params[0], row), as_int(b, uint, params[1], col), x];
+                for (v, a) in passed.iter().zip(&extra_areas) {
+                    args.push(match a {
+                        Some((area, _)) => l.read(b, *area, i),
+                        None => *v,
+                    });
+                }
+                let r = call(b, t, func, &args);
+                l.write(b, from, i, r);
+            });
+            l.barrier(b);
+            Ok(l.load(b, from, ty, CooperativeMatrixLayout::RowMajorKHR, src.cols))
+        }
+    }
+}
