@@ -2010,3 +2010,124 @@ fn aliased_workgroup_blocks_match_the_reference() {
         }
     }
 }
+
+/// The targets for a module with SPV_NV_cooperative_matrix2 operations: those of [`targets`],
+/// and on a device with the extension, the device without it (the operations lowered onto its
+/// KHR matrices). The flag says whether the operations must be lowered.
+fn coopmat2_targets(ctx: &Context) -> Vec<(DeviceCaps, Option<bool>, Option<bool>)> {
+    let mut out: Vec<(DeviceCaps, Option<bool>, Option<bool>)> = targets(ctx).into_iter().map(|(t, e)| {
+        let lowered = (!t.cooperative_matrix2 || e == Some(true)).then_some(true);
+        (t, e, lowered)
+    }).collect();
+    if ctx.caps().cooperative_matrix2 {
+        let mut without = ctx.caps().clone();
+        without.cooperative_matrix2 = false;
+        out.push((without, None, Some(true)));
+    }
+    out
+}
+
+/// Runs a Slang kernel of `invocations` over 16x16 tiles of `x` (f32) and `h` (f16) for every
+/// coopmat2 target of `ctx`; calls `check(out, tile, what)` for each sub-group's tile.
+fn run_coopmat2_kernel(ctx: &Context, (kernel, invocations): (&str, u32), x: &[f32], h: Option<&[f32]>, check: impl Fn(&[f32], usize, &str)) {
+    let subgroups = invocations.div_ceil(ctx.caps().subgroup_size.max(1)) as usize;
+    for (target, expect_emulated, expect_lowered) in coopmat2_targets(ctx) {
+        let input = common::assembled(kernel);
+        let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{kernel} for {}: {e}", target.name));
+        tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{kernel} for {}: {e}", target.name));
+        let lowered = report.passes.iter().any(|p| p.name == "lower-cooperative-matrix2" && p.changed);
+        if let Some(l) = expect_lowered {
+            assert_eq!(lowered, l, "{kernel} for {}: {report:?}", target.name);
+        }
+        let what = format!("{} ({}, {})", target.name, mode(&report, expect_emulated), if lowered { "coopmat2 lowered" } else { "coopmat2 native" });
+        let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: if h.is_some() { 3 } else { 2 }, label: kernel, ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let bx = ctx.buffer_from_slice(x, "X").unwrap();
+        let bh = h.map(|h| ctx.buffer_from_slice(&f16_bits(h), "H").unwrap());
+        let mut bo = ctx.buffer_from_slice(&vec![f32::NAN; 16 * 1024], "Out").unwrap();
+        let buffers: Vec<&matbridge_runtime::Buffer> = match &bh {
+            Some(bh) => vec![&bx, bh, &bo],
+            None => vec![&bx, &bo],
+        };
+        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &buffers, images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let out: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        for tile in 0..subgroups {
+            check(&out[tile * 1024..(tile + 1) * 1024], tile, &what);
+        }
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        eprintln!("{what}: {kernel} matches in {subgroups} sub-groups");
+    }
+}
+
+/// Multiples of 1/4 in [-2, 2): sums of up to 256 of them, and products of two, are exact in f32
+/// in any order.
+fn quarters(n: usize, seed: u64) -> Vec<f32> {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random_range(-8i32..8) as f32 / 4.0).collect()
+}
+
+/// Slang's `ReduceRow`, `ReduceColumn`, `ReduceRowAndColumn` and `Reduce2x2`
+/// (OpCooperativeMatrixReduceNV): lowered to KHR loads and stores through workgroup memory and
+/// calls of the combine functions where the target has no VK_NV_cooperative_matrix2 (then
+/// emulated on lavapipe and SwiftShader), native where it has (the H100, where it lists the
+/// result shapes); every result exact.
+#[test]
+fn slang_reductions_match_the_reference() {
+    let x = quarters(16 * 256, 83);
+    for ctx in common::contexts() {
+        run_coopmat2_kernel(&ctx, ("slang_coop_reduce", 64), &x, None, |out, tile, what| {
+            let m = |r: usize, c: usize| x[tile * 256 + r * 16 + c];
+            let min = (0..256).map(|i| x[tile * 256 + i]).fold(f32::INFINITY, f32::min);
+            for r in 0..16 {
+                let sum: f32 = (0..16).map(|c| m(r, c)).sum();
+                for c in 0..16 {
+                    assert_eq!(out[r * 16 + c], sum, "{what}: tile {tile}: row sum [{r}][{c}]");
+                }
+            }
+            for c in 0..16 {
+                let max = (0..16).map(|r| m(r, c)).fold(f32::NEG_INFINITY, f32::max);
+                for r in 0..8 {
+                    assert_eq!(out[256 + r * 16 + c], max, "{what}: tile {tile}: column maximum [{r}][{c}]");
+                }
+            }
+            for i in 0..32 {
+                assert_eq!(out[512 + i], min, "{what}: tile {tile}: minimum element {i}");
+            }
+            for r in 0..8 {
+                for c in 0..8 {
+                    let want = m(2 * r, 2 * c) + m(2 * r, 2 * c + 1) + m(2 * r + 1, 2 * c) + m(2 * r + 1, 2 * c + 1);
+                    assert_eq!(out[768 + r * 8 + c], want, "{what}: tile {tile}: 2x2 sum [{r}][{c}]");
+                }
+            }
+        });
+    }
+}
+
+/// Slang's `MapElement` (with a captured value, and over two matrices), `convertUse`,
+/// `Transpose` and casts that change the component type and the Use
+/// (OpCooperativeMatrixPerElementOpNV, _ConvertNV, _TransposeNV, OpFConvert between Uses), feeding
+/// MulAdds: lowered where the target has no VK_NV_cooperative_matrix2, native where it has;
+/// every result exact.
+#[test]
+fn slang_per_element_operations_and_use_conversions_match_the_reference() {
+    let x = quarters(16 * 256, 89);
+    let h = quarters(16 * 256, 97);
+    for ctx in common::contexts() {
+        run_coopmat2_kernel(&ctx, ("slang_coop_map", 32), &x, Some(&h), |out, tile, what| {
+            let m = |r: usize, c: usize| x[tile * 256 + r * 16 + c];
+            let hm = |r: usize, c: usize| h[tile * 256 + r * 16 + c];
+            let s = m(0, 0);
+            // Multiples of 1/64 below 8: exact in f16.
+            let mapped = |r: usize, c: usize| m(r, c) * s + (r * 16 + c) as f32 / 64.0;
+            for r in 0..16 {
+                for c in 0..16 {
+                    assert_eq!(out[r * 16 + c], mapped(r, c), "{what}: tile {tile}: mapped [{r}][{c}]");
+                    let gram: f32 = (0..16).map(|k| hm(r, k) * hm(c, k)).sum();
+                    assert_eq!(out[256 + r * 16 + c], gram, "{what}: tile {tile}: H H^T [{r}][{c}]");
+                    let mixed: f32 = (0..16).map(|k| mapped(r, k) * m(k, c)).sum::<f32>() + 1.0;
+                    assert_eq!(out[512 + r * 16 + c], mixed, "{what}: tile {tile}: f16(mapped) f16(X) + 1 [{r}][{c}]");
+                    assert_eq!(out[768 + r * 16 + c], mapped(r, c) - m(r, c), "{what}: tile {tile}: mapped - X [{r}][{c}]");
+                }
+            }
+        });
+    }
+}

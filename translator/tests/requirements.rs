@@ -569,3 +569,41 @@ fn float_controls_are_checked_per_width_and_kernels_keep_ieee_semantics() {
     let text = tools::disassemble(&out).unwrap();
     assert!(!text.contains("SignedZeroInfNanPreserve") && !text.contains("SPV_KHR_float_controls") && text.contains("NoContraction"), "{text}");
 }
+
+/// SPV_NV_cooperative_matrix2 on targets without it: sub-group operations are lowered to valid
+/// KHR code (the capabilities and the extension go); what cannot be lowered is refused naming
+/// the instruction and why: a 2x2 reduction of an odd matrix, scratch beyond the target's
+/// workgroup memory, and workgroup-scope matrices.
+#[test]
+fn cooperative_matrix2_operations_are_lowered_or_refused_by_name() {
+    if !tools_present() {
+        return;
+    }
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/in/lower_cooperative_matrix2/reduce_map.spvasm")).unwrap();
+    let translated = |text: &str, target: &DeviceCaps| tools::assemble(text, "vulkan1.3").map_err(|e| e.to_string()).and_then(|w| translate(&w, target).map_err(|e| e.to_string()));
+    let lavapipe = DeviceCaps::lavapipe();
+    let (words, report) = translated(&base, &lavapipe).unwrap();
+    tools::validate(&words, "vulkan1.3").unwrap();
+    let text = tools::disassemble(&words).unwrap();
+    assert!(!text.contains("NV") && !text.contains("CooperativeMatrix"), "{text}");
+    let pass = report.passes.iter().find(|p| p.name == "lower-cooperative-matrix2").unwrap();
+    assert_eq!(pass.rewritten.get("OpCooperativeMatrixReduceNV"), Some(&1), "{pass:?}");
+
+    // 2x2 of a 7x8 matrix.
+    let odd = base
+        .replace("%uint_8 = OpConstant %uint 8", "%uint_8 = OpConstant %uint 8\n     %uint_7 = OpConstant %uint 7\n     %uint_4 = OpConstant %uint 4")
+        .replace("%acc = OpTypeCooperativeMatrixKHR %float %uint_3 %uint_8 %uint_8 %uint_2", "%acc = OpTypeCooperativeMatrixKHR %float %uint_3 %uint_7 %uint_8 %uint_2\n   %half_acc = OpTypeCooperativeMatrixKHR %float %uint_3 %uint_3 %uint_4 %uint_2");
+    let odd = odd.replace("%sum = OpCooperativeMatrixReduceNV %acc %m Row %add", "%quad = OpCooperativeMatrixReduceNV %half_acc %m 2x2 %add\n        %sum = OpCooperativeMatrixReduceNV %acc %m Row %add");
+    let err = translated(&odd, &lavapipe).unwrap_err();
+    assert!(err.contains("OpCooperativeMatrixReduceNV") && err.contains("2x2 reduction of a 7x8 matrix into a 3x4 one"), "{err}");
+
+    // 1,024 invocations in sub-groups of 4: 256 areas of 8x8 floats.
+    let big = base.replace("LocalSize 32 1 1", "LocalSize 1024 1 1");
+    let err = translated(&big, &DeviceCaps::swiftshader()).unwrap_err();
+    assert!(err.contains("OpCooperativeMatrixReduceNV") && err.contains("bytes of workgroup memory") && err.contains("more than the target's 32768"), "{err}");
+
+    // Workgroup scope stays, and is refused by name.
+    let workgroup = base.replace("OpTypeCooperativeMatrixKHR %float %uint_3", "OpTypeCooperativeMatrixKHR %float %uint_2");
+    let err = translated(&workgroup, &lavapipe).unwrap_err();
+    assert!(err.contains("OpTypeCooperativeMatrixKHR") && err.contains("scope other than Subgroup"), "{err}");
+}

@@ -423,7 +423,14 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, inst: &Inst, k: 
                 mode == row_col
             };
             if !shape_ok {
-                return Err(invalid(b, format!("a {mode:?} reduction of a {rows}x{cols} matrix into a {out_rows}x{out_cols} one")));
+                let name = match mode.bits() {
+                    1 => "Row",
+                    2 => "Column",
+                    3 => "Row|Column",
+                    4 => "2x2",
+                    _ => "combined 2x2",
+                };
+                return Err(invalid(b, format!("a {name} reduction of a {rows}x{cols} matrix into a {out_rows}x{out_cols} one")));
             }
             let from = l.area(b, src.component, n);
             let to = l.area(b, dst.component, out_rows * out_cols);
