@@ -2131,3 +2131,55 @@ fn slang_per_element_operations_and_use_conversions_match_the_reference() {
         });
     }
 }
+
+/// GL_NV_cooperative_matrix2 attention blocks as glslang writes them (`nv2_attention`): S = Q K^T
+/// with K transposed from an accumulator, P = exp(S - rowmax), O = f16(P) V / rowsum, and Q K with
+/// K converted to a B matrix as it is. Lowered and emulated on lavapipe and SwiftShader, native
+/// (the driver's own cooperative_matrix2) and lowered onto KHR matrices on the H100.
+#[test]
+fn glslang_coopmat2_attention_matches_the_reference() {
+    let (q, k, v) = (quarters(16 * 256, 101), quarters(16 * 256, 103), quarters(16 * 256, 107));
+    // Values in [-1, 1): S's products and sums stay exact in f32.
+    let half_of = |x: &[f32]| -> Vec<f32> { x.iter().map(|v| v / 2.0).collect() };
+    let (q, k, v) = (half_of(&q), half_of(&k), half_of(&v));
+    let input = common::assembled("nv2_attention");
+    for ctx in common::contexts() {
+        let per_group = (32 / ctx.caps().subgroup_size.max(1)).max(1) as usize;
+        let groups = (16 / per_group).clamp(1, 2);
+        for (target, expect_emulated, expect_lowered) in coopmat2_targets(&ctx) {
+            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("nv2_attention for {}: {e}", target.name));
+            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("nv2_attention for {}: {e}", target.name));
+            let lowered = report.passes.iter().any(|p| p.name == "lower-cooperative-matrix2" && p.changed);
+            if let Some(l) = expect_lowered {
+                assert_eq!(lowered, l, "{report:?}");
+            }
+            let what = format!("{} ({}, {})", target.name, mode(&report, expect_emulated), if lowered { "coopmat2 lowered" } else { "coopmat2 native" });
+            let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, label: "nv2_attention", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let (bq, bk, bv) = (ctx.buffer_from_slice(&f16_bits(&q), "Q").unwrap(), ctx.buffer_from_slice(&f16_bits(&k), "K").unwrap(), ctx.buffer_from_slice(&f16_bits(&v), "V").unwrap());
+            let mut bo = ctx.buffer_from_slice(&vec![f32::NAN; 16 * 512], "O").unwrap();
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bq, &bk, &bv, &bo], images: &[], push_constants: &[], groups: [groups as u32, 1, 1] }], 1, FIRST_DISPATCH)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let o: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+            let blocks = groups * per_group;
+            for blk in 0..blocks {
+                let at = |x: &[f32], r: usize, c: usize| x[blk * 256 + r * 16 + c];
+                for r in 0..16 {
+                    let s: Vec<f32> = (0..16).map(|c| (0..16).map(|j| at(&q, r, j) * at(&k, c, j)).sum()).collect();
+                    let max = s.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                    let pr: Vec<f64> = s.iter().map(|x| (f64::from(*x) - f64::from(max)).exp()).collect();
+                    let sum: f64 = pr.iter().sum();
+                    for c in 0..16 {
+                        let want: f64 = (0..16).map(|j| f64::from(half::f16::from_f64(pr[j]).to_f32()) * f64::from(at(&v, j, c))).sum::<f64>() / sum;
+                        let got = o[blk * 512 + r * 16 + c];
+                        // f16(P) may round the other way where the driver's exp differs by an ulp.
+                        assert!((f64::from(got) - want).abs() < 4e-3, "{what}: block {blk}: O[{r}][{c}] = {got}, want {want}");
+                        let qk: f32 = (0..16).map(|j| at(&q, r, j) * at(&k, j, c)).sum();
+                        assert_eq!(o[blk * 512 + 256 + r * 16 + c], qk, "{what}: block {blk}: (Q K)[{r}][{c}]");
+                    }
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: {blocks} attention blocks match");
+        }
+    }
+}
