@@ -54,8 +54,11 @@
 //!   loops holding a MulAdd lose that hint: the emulated MulAdd is already unrolled; on drivers
 //!   that unroll small loops and access memory lane by lane (`Workarounds::unrolls_element_loops`),
 //!   the loops of loads and stores over a lane's elements are marked `DontUnroll`;
-//! - every other instruction producing a matrix (arithmetic, conversions, `OpMatrixTimesScalar`,
-//!   `OpSelect`, extended instructions) is applied element by element.
+//! - `OpCooperativeMatrixPerElementOpNV` calls its function for each of the lane's elements
+//!   with the element's row and column; `OpCooperativeMatrixConvertNV` copies (SPV_NV_cooperative_matrix2's
+//!   other operations are lowered to KHR ones before, by `lower-cooperative-matrix2`);
+//! - every other instruction producing a matrix (arithmetic, conversions, between Uses too,
+//!   `OpMatrixTimesScalar`, `OpSelect`, extended instructions) is applied element by element.
 //!
 //! Preconditions: a valid module; scope Subgroup; rows and columns constants or
 //! specialization constants with defaults (those are frozen to their defaults: specialize the
@@ -586,6 +589,7 @@ impl Emulator<'_> {
             Some(Op::CooperativeMatrixLoadKHR) => self.load(bld, inst, defs),
             Some(Op::CooperativeMatrixStoreKHR) => self.store(bld, inst, defs),
             Some(Op::CooperativeMatrixMulAddKHR) => self.mul_add(bld, inst),
+            Some(Op::CooperativeMatrixPerElementOpNV) => self.per_element(bld, inst),
             Some(Op::CompositeConstruct) => {
                 let l = self.layout(bld, inst, inst.ty()?)?;
                 let part = inst.id(0)?;
@@ -623,7 +627,7 @@ impl Emulator<'_> {
         // as producers write them between Uses) copies; between integers of one width, casts.
         let source = inst.operands.first().and_then(Operand::id).and_then(|v| self.layout_of_value(v));
         let op = match (op, source) {
-            (Op::FConvert | Op::SConvert | Op::UConvert, Some(s)) if s.component == l.component => Op::CopyObject,
+            (Op::FConvert | Op::SConvert | Op::UConvert | Op::CooperativeMatrixConvertNV, Some(s)) if s.component == l.component => Op::CopyObject,
             (Op::SConvert | Op::UConvert, Some(s)) if matches!((s.scalar, l.scalar), (Scalar::Int(a), Scalar::Int(b)) if a == b) => Op::Bitcast,
             _ => op,
         };
@@ -637,6 +641,41 @@ impl Emulator<'_> {
                 }
             }
             elements.push(Operand::Id(bld.emit(op, l.component, ops)));
+        }
+        bld.insert(Inst::new(Op::CompositeConstruct, Some(ty), Some(inst.result()?), elements));
+        Ok(())
+    }
+
+    /// `OpCooperativeMatrixPerElementOpNV` (SPV_NV_cooperative_matrix2): the function called for
+    /// each of the lane's elements with its row and column (the lane's column of the element's
+    /// line, as the function's integer parameters type them), the element, and the extra
+    /// operands (a matrix's own element `e`, any other value as it is).
+    fn per_element(&self, bld: &mut Builder<'_>, inst: &Inst) -> Result<()> {
+        let ty = inst.ty()?;
+        let l = self.layout(bld, inst, ty)?;
+        let (m, func) = (inst.id(0)?, inst.id(1)?);
+        let params: Option<Vec<Word>> = bld.module.functions.iter().find(|f| f.id() == func).map(|f| f.params.iter().filter_map(|p| p.result_type).collect());
+        let extras = inst.operands.len().saturating_sub(2);
+        let Some(params) = params.filter(|p| p.len() == 3 + extras && p[..2].iter().all(|t| self.types.int(*t).is_some_and(|(w, _)| w == 32))) else {
+            return Err(Error::Invalid { site: bld.module.site(inst), message: format!("per-element function %{func} does not take (row, column, element, ..) of the matrix") });
+        };
+        let uint = bld.module.type_int(32, false);
+        let lane = self.lane(bld, l.lanes);
+        let as_param = |bld: &mut Builder<'_>, ty: Word, v: Word| if ty == uint { v } else { bld.bitcast(ty, v) };
+        let mut elements = Vec::with_capacity(l.len as usize);
+        for e in 0..l.len {
+            let (row, first) = l.place(e);
+            let (row, first) = (bld.module.constant_u32(row), bld.module.constant_u32(first));
+            let col = bld.iadd(uint, first, lane);
+            let mut ops = vec![Operand::Id(func), Operand::Id(as_param(bld, params[0], row)), Operand::Id(as_param(bld, params[1], col)), Operand::Id(bld.composite_extract(l.component, m, e))];
+            for v in inst.operands.iter().skip(2).filter_map(Operand::id) {
+                ops.push(Operand::Id(match self.layout_of_value(v) {
+                    Some(ol) if (ol.rows, ol.cols) == (l.rows, l.cols) => bld.composite_extract(ol.component, v, e),
+                    Some(ol) => return Err(Error::Invalid { site: bld.module.site(inst), message: format!("a {}x{} per-element operand of a {}x{} matrix", ol.rows, ol.cols, l.rows, l.cols) }),
+                    None => v,
+                }));
+            }
+            elements.push(Operand::Id(bld.emit(Op::FunctionCall, l.component, ops)));
         }
         bld.insert(Inst::new(Op::CompositeConstruct, Some(ty), Some(inst.result()?), elements));
         Ok(())

@@ -28,6 +28,13 @@
 //!   own element at the same place, any other operand as it is), writes the result back in
 //!   place, and the result is loaded.
 //!
+//! On targets without cooperative matrices, whose matrices the emulation holds in a
+//! documented distribution, per-element operations and Use conversions are left to
+//! `emulate-cooperative-matrix`, which applies them to each lane's elements with no scratch
+//! memory; only transposes and reductions go through memory there. Slang passes a lambda's
+//! captures as a struct value where the function takes a pointer to one: such an operand is
+//! given a `Function` variable holding it.
+//!
 //! Elements are spread over lanes as `index = round * SubgroupSize + lane`, row-major index
 //! `row * columns + column`. Each sub-group has its own area (`SubgroupId` times the area's
 //! size) in one workgroup array per component type, sized for the largest operation
@@ -72,7 +79,7 @@ impl Pass for LowerCooperativeMatrix2 {
         let mut outcome = Outcome::unchanged();
         let types = Types::new(module);
         // The first operation: where errors about the whole module point.
-        let Some(first) = module.functions.iter().flat_map(|f| f.insts()).find(|i| kind(&types, i).is_some()).cloned() else {
+        let Some(first) = module.functions.iter().flat_map(|f| f.insts()).find(|i| operation(&types, i).is_some()).cloned() else {
             return Ok(outcome);
         };
         if cx.target.cooperative_matrix2 {
@@ -87,27 +94,34 @@ impl Pass for LowerCooperativeMatrix2 {
         if let Err(d) = freeze_dimensions(module) {
             return Err(Error::Invalid { site: module.site(&first), message: format!("cooperative-matrix dimension %{d} is neither a constant nor a specialization constant") });
         }
+        pass_captures_by_pointer(module, &mut outcome);
+        // Where the matrices will be emulated for certain, the emulation applies per-element
+        // operations and Use conversions to each lane's elements, with no scratch memory.
+        let element_wise = cx.target.has_cooperative_matrix();
         let types = Types::new(module);
         // Elements each operation needs per sub-group, by component type; the largest need.
         let mut need: BTreeMap<Word, u32> = BTreeMap::new();
         for inst in module.functions.iter().flat_map(|f| f.insts()) {
-            let Some(k) = kind(&types, inst) else { continue };
+            let Some(k) = kind(&types, inst, element_wise) else { continue };
             for (component, elements) in areas(&types, inst, k).map_err(|m| Error::Invalid { site: module.site(inst), message: m })? {
                 let e = need.entry(component).or_default();
                 *e = (*e).max(elements);
             }
+        }
+        if need.is_empty() {
+            return Ok(outcome);
         }
         let scratch = Scratch::new(module, &types, cx.target, &need, &first)?;
         let mut f = 0;
         while f < module.functions.len() {
             let mut b = 0;
             while b < module.functions[f].blocks.len() {
-                let Some(i) = module.functions[f].blocks[b].insts.iter().position(|i| kind(&types, i).is_some()) else {
+                let Some(i) = module.functions[f].blocks[b].insts.iter().position(|i| kind(&types, i, element_wise).is_some()) else {
                     b += 1;
                     continue;
                 };
                 let inst = module.functions[f].blocks[b].insts[i].clone();
-                let k = kind(&types, &inst).unwrap_or(Kind::Relayout);
+                let k = kind(&types, &inst, element_wise).unwrap_or(Kind::Relayout);
                 outcome.count(inst.opcode);
                 let mut bld = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
                 // Loops and branches cannot start inside a loop header: its other instructions
@@ -138,7 +152,14 @@ enum Kind {
 
 const CONVERSIONS: [Op; 7] = [Op::FConvert, Op::SConvert, Op::UConvert, Op::ConvertFToS, Op::ConvertFToU, Op::ConvertSToF, Op::ConvertUToF];
 
-fn kind(types: &Types, inst: &Inst) -> Option<Kind> {
+/// The operation `inst` is, where this pass lowers it: element-wise ones (per-element
+/// operations and Use conversions) only where `element_wise` says so.
+fn kind(types: &Types, inst: &Inst, element_wise: bool) -> Option<Kind> {
+    let k = operation(types, inst)?;
+    (element_wise || !matches!(k, Kind::PerElement | Kind::Relayout)).then_some(k)
+}
+
+fn operation(types: &Types, inst: &Inst) -> Option<Kind> {
     let op = inst.op()?;
     let subgroup = |ty: Option<Word>| ty.and_then(|t| matrix(types, t)).is_some_and(|m| types.const_u32(m.scope) == Some(Scope::Subgroup as u32));
     let k = match op {
@@ -335,6 +356,49 @@ impl Lowering<'_> {
             let inside = b.op(Op::ULessThan, boolean, &[index, total_c]);
             b.if_then(inside, |b| body(b, index));
         });
+    }
+}
+
+/// Slang passes a lambda's captures to a per-element function as a struct value where the
+/// function takes a pointer to one: such an operand goes through a `Function` variable of its
+/// own, stored just before the operation.
+fn pass_captures_by_pointer(module: &mut Module, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    for f in 0..module.functions.len() {
+        for b in 0..module.functions[f].blocks.len() {
+            let mut i = 0;
+            while i < module.functions[f].blocks[b].insts.len() {
+                let inst = &module.functions[f].blocks[b].insts[i];
+                let fixes: Vec<(usize, Word, Word)> = match (inst.op(), inst.id(1).ok().and_then(|func| signature(module, func))) {
+                    (Some(Op::CooperativeMatrixPerElementOpNV), Some((_, params))) => inst
+                        .operands
+                        .iter()
+                        .enumerate()
+                        .skip(2)
+                        .filter_map(|(k, o)| {
+                            let v = o.id()?;
+                            let (class, pointee) = types.pointer(*params.get(k + 1)?)?;
+                            (class == StorageClass::Function as u32 && Some(pointee) == types.type_of(v)).then_some((k, v, pointee))
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                if fixes.is_empty() {
+                    i += 1;
+                    continue;
+                }
+                let origin = inst.origin;
+                let mut bld = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(origin);
+                for (k, v, pointee) in fixes {
+                    let var = bld.function_variable(pointee);
+                    bld.store(var, v);
+                    let at = bld.cursor;
+                    bld.module.functions[f].blocks[b].insts[at.index].operands[k] = Operand::Id(var);
+                }
+                outcome.changed = true;
+                i = bld.cursor.index + 1;
+            }
+        }
     }
 }
 
@@ -544,22 +608,6 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, inst: &Inst, k: 
                 }
             }
             l.barrier(b);
-            // Slang passes a lambda's captures as a struct value where the function takes a
-            // pointer to one: such a value goes through a variable of its own.
-            let mut passed = Vec::with_capacity(extras.len());
-            for (k, v) in extras.iter().enumerate() {
-                let want = params[3 + k];
-                let given = types.type_of(*v);
-                let by_pointer = types.pointer(want).filter(|&(class, pointee)| class == StorageClass::Function as u32 && Some(pointee) == given);
-                passed.push(match by_pointer {
-                    Some((_, pointee)) => {
-                        let var = b.function_variable(pointee);
-                        b.store(var, *v);
-                        var
-                    }
-                    None => *v,
-                });
-            }
             let cols_c = b.module.constant_u32(src.cols);
             let t = src.component;
             l.for_each(b, n, |b, i| {
@@ -567,7 +615,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, inst: &Inst, k: 
                 let col = b.op(Op::UMod, uint, &[i, cols_c]);
                 let x = l.read(b, from, i);
                 let mut args = vec![as_int(b, uint, params[0], row), as_int(b, uint, params[1], col), x];
-                for (v, a) in passed.iter().zip(&extra_areas) {
+                for (v, a) in extras.iter().zip(&extra_areas) {
                     args.push(match a {
                         Some((area, _)) => l.read(b, *area, i),
                         None => *v,
