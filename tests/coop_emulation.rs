@@ -2132,16 +2132,17 @@ fn slang_per_element_operations_and_use_conversions_match_the_reference() {
     }
 }
 
-/// GL_NV_cooperative_matrix2 attention blocks as glslang writes them (`nv2_attention`): S = Q K^T
-/// with K transposed from an accumulator, P = exp(S - rowmax), O = f16(P) V / rowsum, and Q K with
-/// K converted to a B matrix as it is. Lowered and emulated on lavapipe and SwiftShader, native
-/// (the driver's own cooperative_matrix2) and lowered onto KHR matrices on the H100.
+/// GL_NV_cooperative_matrix2 flash attention as glslang writes it (`nv2_attention`): two key/value
+/// tiles per block in a loop with an online softmax (S = Q K^T with K transposed from an
+/// accumulator, row maxima and sums, exp(S - max) and exp(M - max) per element, f16(P) V), and
+/// Q K0 with K0 converted to a B matrix as it is. Lowered and emulated on lavapipe and
+/// SwiftShader, native (the driver's own cooperative_matrix2) and lowered onto KHR matrices on
+/// the H100.
 #[test]
 fn glslang_coopmat2_attention_matches_the_reference() {
-    let (q, k, v) = (quarters(16 * 256, 101), quarters(16 * 256, 103), quarters(16 * 256, 107));
     // Values in [-1, 1): S's products and sums stay exact in f32.
-    let half_of = |x: &[f32]| -> Vec<f32> { x.iter().map(|v| v / 2.0).collect() };
-    let (q, k, v) = (half_of(&q), half_of(&k), half_of(&v));
+    let half_of = |x: Vec<f32>| -> Vec<f32> { x.iter().map(|v| v / 2.0).collect() };
+    let (q, k, v) = (half_of(quarters(16 * 256, 101)), half_of(quarters(32 * 256, 103)), half_of(quarters(32 * 256, 107)));
     let input = common::assembled("nv2_attention");
     for ctx in common::contexts() {
         let per_group = (32 / ctx.caps().subgroup_size.max(1)).max(1) as usize;
@@ -2162,19 +2163,28 @@ fn glslang_coopmat2_attention_matches_the_reference() {
             let o: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
             let blocks = groups * per_group;
             for blk in 0..blocks {
-                let at = |x: &[f32], r: usize, c: usize| x[blk * 256 + r * 16 + c];
+                let at = |x: &[f32], tile: usize, r: usize, c: usize| x[tile * 256 + r * 16 + c];
                 for r in 0..16 {
-                    let s: Vec<f32> = (0..16).map(|c| (0..16).map(|j| at(&q, r, j) * at(&k, c, j)).sum()).collect();
-                    let max = s.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                    let pr: Vec<f64> = s.iter().map(|x| (f64::from(*x) - f64::from(max)).exp()).collect();
-                    let sum: f64 = pr.iter().sum();
+                    // The kernel's online softmax, in f64 but for f16(P).
+                    let (mut m, mut l, mut out) = (-65504.0f64, 0.0f64, [0.0f64; 16]);
+                    for t in 0..2 {
+                        let tile = 2 * blk + t;
+                        let s: Vec<f64> = (0..16).map(|c| f64::from((0..16).map(|j| at(&q, blk, r, j) * at(&k, tile, c, j)).sum::<f32>())).collect();
+                        let m_new = s.iter().copied().fold(m, f64::max);
+                        let p: Vec<f64> = s.iter().map(|x| (x - m_new).exp()).collect();
+                        let scale = (m - m_new).exp();
+                        l = l * scale + p.iter().sum::<f64>();
+                        for (c, o) in out.iter_mut().enumerate() {
+                            *o = *o * scale + (0..16).map(|j| f64::from(half::f16::from_f64(p[j]).to_f32()) * f64::from(at(&v, tile, j, c))).sum::<f64>();
+                        }
+                        m = m_new;
+                    }
                     for c in 0..16 {
-                        let want: f64 = (0..16).map(|j| f64::from(half::f16::from_f64(pr[j]).to_f32()) * f64::from(at(&v, j, c))).sum::<f64>() / sum;
-                        let got = o[blk * 512 + r * 16 + c];
+                        let (got, want) = (o[blk * 512 + r * 16 + c], out[c] / l);
                         // f16(P) may round the other way where the driver's exp differs by an ulp.
                         assert!((f64::from(got) - want).abs() < 4e-3, "{what}: block {blk}: O[{r}][{c}] = {got}, want {want}");
-                        let qk: f32 = (0..16).map(|j| at(&q, r, j) * at(&k, j, c)).sum();
-                        assert_eq!(o[blk * 512 + 256 + r * 16 + c], qk, "{what}: block {blk}: (Q K)[{r}][{c}]");
+                        let qk: f32 = (0..16).map(|j| at(&q, blk, r, j) * at(&k, 2 * blk, j, c)).sum();
+                        assert_eq!(o[blk * 512 + 256 + r * 16 + c], qk, "{what}: block {blk}: (Q K0)[{r}][{c}]");
                     }
                 }
             }
