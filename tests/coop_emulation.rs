@@ -2074,31 +2074,49 @@ fn quarters(n: usize, seed: u64) -> Vec<f32> {
 fn slang_reductions_match_the_reference() {
     let x = quarters(16 * 256, 83);
     for ctx in common::contexts() {
-        run_coopmat2_kernel(&ctx, ("slang_coop_reduce", 64), &x, None, |out, tile, what| {
-            let m = |r: usize, c: usize| x[tile * 256 + r * 16 + c];
-            let min = (0..256).map(|i| x[tile * 256 + i]).fold(f32::INFINITY, f32::min);
-            for r in 0..16 {
-                let sum: f32 = (0..16).map(|c| m(r, c)).sum();
-                for c in 0..16 {
-                    assert_eq!(out[r * 16 + c], sum, "{what}: tile {tile}: row sum [{r}][{c}]");
-                }
-            }
-            for c in 0..16 {
-                let max = (0..16).map(|r| m(r, c)).fold(f32::NEG_INFINITY, f32::max);
-                for r in 0..8 {
-                    assert_eq!(out[256 + r * 16 + c], max, "{what}: tile {tile}: column maximum [{r}][{c}]");
-                }
-            }
-            for i in 0..32 {
-                assert_eq!(out[512 + i], min, "{what}: tile {tile}: minimum element {i}");
-            }
-            for r in 0..8 {
-                for c in 0..8 {
-                    let want = m(2 * r, 2 * c) + m(2 * r, 2 * c + 1) + m(2 * r + 1, 2 * c) + m(2 * r + 1, 2 * c + 1);
-                    assert_eq!(out[768 + r * 8 + c], want, "{what}: tile {tile}: 2x2 sum [{r}][{c}]");
-                }
-            }
-        });
+        run_coopmat2_kernel(&ctx, ("slang_coop_reduce", 64), &x, None, |out, tile, what| check_reductions(&x, out, tile, what));
+        // Untranslated, at a required sub-group size of 32: the runtime translates it itself
+        // (joining sub-groups of 8 and 4 on lavapipe and SwiftShader).
+        let what = format!("{} at sub-groups of 32, translated by the runtime", ctx.caps().name);
+        let input = common::assembled("slang_coop_reduce");
+        let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 2, required_subgroup_size: Some(32), label: "slang_coop_reduce", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let bx = ctx.buffer_from_slice(&x, "X").unwrap();
+        let mut bo = ctx.buffer_from_slice(&vec![f32::NAN; 16 * 1024], "Out").unwrap();
+        ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bx, &bo], images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let out: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        for tile in 0..2 {
+            check_reductions(&x, &out[tile * 1024..(tile + 1) * 1024], tile, &what);
+        }
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+        eprintln!("{what}: slang_coop_reduce matches");
+    }
+}
+
+/// `slang_coop_reduce`'s outputs for `tile` of `x`: row sums, column maxima, the minimum and the
+/// 2x2 sums.
+fn check_reductions(x: &[f32], out: &[f32], tile: usize, what: &str) {
+    let m = |r: usize, c: usize| x[tile * 256 + r * 16 + c];
+    let min = (0..256).map(|i| x[tile * 256 + i]).fold(f32::INFINITY, f32::min);
+    for r in 0..16 {
+        let sum: f32 = (0..16).map(|c| m(r, c)).sum();
+        for c in 0..16 {
+            assert_eq!(out[r * 16 + c], sum, "{what}: tile {tile}: row sum [{r}][{c}]");
+        }
+    }
+    for c in 0..16 {
+        let max = (0..16).map(|r| m(r, c)).fold(f32::NEG_INFINITY, f32::max);
+        for r in 0..8 {
+            assert_eq!(out[256 + r * 16 + c], max, "{what}: tile {tile}: column maximum [{r}][{c}]");
+        }
+    }
+    for i in 0..32 {
+        assert_eq!(out[512 + i], min, "{what}: tile {tile}: minimum element {i}");
+    }
+    for r in 0..8 {
+        for c in 0..8 {
+            let want = m(2 * r, 2 * c) + m(2 * r, 2 * c + 1) + m(2 * r + 1, 2 * c) + m(2 * r + 1, 2 * c + 1);
+            assert_eq!(out[768 + r * 8 + c], want, "{what}: tile {tile}: 2x2 sum [{r}][{c}]");
+        }
     }
 }
 
