@@ -55,8 +55,10 @@
 //!   that unroll small loops and access memory lane by lane (`Workarounds::unrolls_element_loops`),
 //!   the loops of loads and stores over a lane's elements are marked `DontUnroll`;
 //! - `OpCooperativeMatrixPerElementOpNV` calls its function for each of the lane's elements
-//!   with the element's row and column; `OpCooperativeMatrixConvertNV` copies (SPV_NV_cooperative_matrix2's
-//!   other operations are lowered to KHR ones before, by `lower-cooperative-matrix2`);
+//!   with the element's row and column; `OpCooperativeMatrixConvertNV` copies;
+//!   `OpCooperativeMatrixReduceNV` by rows, columns or both folds each lane's elements and
+//!   combines rows across lanes with shuffles (SPV_NV_cooperative_matrix2's transposes and 2x2
+//!   reductions are lowered to KHR code before, by `lower-cooperative-matrix2`);
 //! - every other instruction producing a matrix (arithmetic, conversions, between Uses too,
 //!   `OpMatrixTimesScalar`, `OpSelect`, extended instructions) is applied element by element.
 //!
@@ -590,6 +592,7 @@ impl Emulator<'_> {
             Some(Op::CooperativeMatrixStoreKHR) => self.store(bld, inst, defs),
             Some(Op::CooperativeMatrixMulAddKHR) => self.mul_add(bld, inst),
             Some(Op::CooperativeMatrixPerElementOpNV) => self.per_element(bld, inst),
+            Some(Op::CooperativeMatrixReduceNV) => self.reduce(bld, inst),
             Some(Op::CompositeConstruct) => {
                 let l = self.layout(bld, inst, inst.ty()?)?;
                 let part = inst.id(0)?;
@@ -677,6 +680,90 @@ impl Emulator<'_> {
             }
             elements.push(Operand::Id(bld.emit(Op::FunctionCall, l.component, ops)));
         }
+        bld.insert(Inst::new(Op::CompositeConstruct, Some(ty), Some(inst.result()?), elements));
+        Ok(())
+    }
+
+    /// `OpCooperativeMatrixReduceNV` by `Row`, `Column` or both (SPV_NV_cooperative_matrix2;
+    /// `lower-cooperative-matrix2` leaves only those here, on targets with sub-group shuffles):
+    /// each lane folds its own elements of a row (a row's elements lie in every lane of the
+    /// replica, `C / P` each) or of a column (a column's lie in one lane), left to right, and a
+    /// row's partial results are combined across the `P` lanes by a butterfly of
+    /// `OpGroupNonUniformShuffleXor` (the lower lane's value first, so that every lane computes
+    /// the same value). Each element of the result takes its row's, column's or the matrix's
+    /// value.
+    fn reduce(&self, bld: &mut Builder<'_>, inst: &Inst) -> Result<()> {
+        let ty = inst.ty()?;
+        let to = self.layout(bld, inst, ty)?;
+        let m = inst.id(0)?;
+        let from = self.layout_of_value(m).ok_or_else(|| Error::Invalid { site: bld.module.site(inst), message: format!("%{m} is not a cooperative matrix") })?;
+        let (mode, func) = (inst.word(1)?, inst.id(2)?);
+        let t = from.component;
+        let call = |bld: &mut Builder<'_>, a: Word, b: Word| bld.emit(Op::FunctionCall, t, vec![Operand::Id(func), Operand::Id(a), Operand::Id(b)]);
+        let fold = |bld: &mut Builder<'_>, elements: &mut dyn Iterator<Item = u32>| -> Option<Word> {
+            let mut acc: Option<Word> = None;
+            for e in elements {
+                let x = bld.composite_extract(t, m, e);
+                acc = Some(match acc {
+                    None => x,
+                    Some(a) => call(bld, a, x),
+                });
+            }
+            acc
+        };
+        // Combines a value across the replica's lanes.
+        let across = |bld: &mut Builder<'_>, v: Word| -> Word {
+            let uint = bld.module.type_int(32, false);
+            let boolean = bld.module.type_bool();
+            let scope = bld.module.constant_u32(Scope::Subgroup as u32);
+            let var = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
+            let id = bld.load(uint, var);
+            let mut v = v;
+            let mut mask = 1;
+            while mask < from.lanes {
+                let mc = bld.module.constant_u32(mask);
+                let other = bld.op(Op::GroupNonUniformShuffleXor, t, &[scope, v, mc]);
+                let bit = bld.op(Op::BitwiseAnd, uint, &[id, mc]);
+                let zero = bld.module.constant_u32(0);
+                let low = bld.op(Op::IEqual, boolean, &[bit, zero]);
+                let first = bld.select(t, low, v, other);
+                let second = bld.select(t, low, other, v);
+                v = call(bld, first, second);
+                mask *= 2;
+            }
+            v
+        };
+        let invalid = |bld: &Builder<'_>, what: &str| Error::Invalid { site: bld.module.site(inst), message: format!("a {what} reduction of a {}x{} matrix into a {}x{} one", from.rows, from.cols, to.rows, to.cols) };
+        let per_line = from.cols / from.lanes;
+        let values: Vec<Word> = match mode {
+            1 => {
+                if to.rows != from.rows {
+                    return Err(invalid(bld, "Row"));
+                }
+                let totals: Vec<Word> = (0..from.rows)
+                    .map(|r| {
+                        let partial = fold(bld, &mut (r * per_line..(r + 1) * per_line)).unwrap_or(0);
+                        across(bld, partial)
+                    })
+                    .collect();
+                (0..to.len).map(|e| totals[to.place(e).0 as usize]).collect()
+            }
+            2 => {
+                if to.cols != from.cols || to.lanes != from.lanes {
+                    return Err(invalid(bld, "Column"));
+                }
+                // The lane's j-th column of every row: elements j, j + C/P, j + 2C/P, ...
+                let totals: Vec<Word> = (0..per_line).map(|j| fold(bld, &mut (0..from.rows).map(|r| r * per_line + j)).unwrap_or(0)).collect();
+                (0..to.len).map(|e| totals[(to.place(e).1 / from.lanes) as usize]).collect()
+            }
+            3 => {
+                let partial = fold(bld, &mut (0..from.len)).unwrap_or(0);
+                let total = across(bld, partial);
+                vec![total; to.len as usize]
+            }
+            _ => return Err(invalid(bld, "2x2")),
+        };
+        let elements = values.into_iter().map(Operand::Id).collect();
         bld.insert(Inst::new(Op::CompositeConstruct, Some(ty), Some(inst.result()?), elements));
         Ok(())
     }

@@ -28,10 +28,11 @@
 //!   own element at the same place, any other operand as it is), writes the result back in
 //!   place, and the result is loaded.
 //!
-//! On targets without cooperative matrices, whose matrices the emulation holds in a
-//! documented distribution, per-element operations and Use conversions are left to
-//! `emulate-cooperative-matrix`, which applies them to each lane's elements with no scratch
-//! memory; only transposes and reductions go through memory there. Slang passes a lambda's
+//! On targets without cooperative matrices (and with sub-group shuffles), whose matrices the
+//! emulation holds in a documented distribution, per-element operations, Use conversions and
+//! reductions by rows, columns or both are left to `emulate-cooperative-matrix`, which applies
+//! them to each lane's elements with no scratch memory; only transposes and 2x2 reductions go
+//! through memory there. Slang passes a lambda's
 //! captures as a struct value where the function takes a pointer to one: such an operand is
 //! given a `Function` variable holding it.
 //!
@@ -60,7 +61,7 @@ use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
 use crate::passes::pad_cooperative_matrix::{component_bytes, spec_op, workgroup_bytes, workgroup_size};
 use crate::passes::tile_cooperative_matrix::{freeze_dimensions, matrix, Matrix};
-use crate::profile::DeviceCaps;
+use crate::profile::{DeviceCaps, SubgroupOp};
 use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixReduce, MemorySemantics, Op, Scope, StorageClass, Word};
 use std::collections::{BTreeMap, HashMap};
 
@@ -96,8 +97,9 @@ impl Pass for LowerCooperativeMatrix2 {
         }
         pass_captures_by_pointer(module, &mut outcome);
         // Where the matrices will be emulated for certain, the emulation applies per-element
-        // operations and Use conversions to each lane's elements, with no scratch memory.
-        let element_wise = cx.target.has_cooperative_matrix();
+        // operations, Use conversions and row and column reductions (with shuffles) to each
+        // lane's elements, with no scratch memory.
+        let element_wise = cx.target.has_cooperative_matrix() || !cx.target.has_subgroup_op(SubgroupOp::Shuffle);
         let types = Types::new(module);
         // Elements each operation needs per sub-group, by component type; the largest need.
         let mut need: BTreeMap<Word, u32> = BTreeMap::new();
@@ -152,11 +154,12 @@ enum Kind {
 
 const CONVERSIONS: [Op; 7] = [Op::FConvert, Op::SConvert, Op::UConvert, Op::ConvertFToS, Op::ConvertFToU, Op::ConvertSToF, Op::ConvertUToF];
 
-/// The operation `inst` is, where this pass lowers it: element-wise ones (per-element
-/// operations and Use conversions) only where `element_wise` says so.
-fn kind(types: &Types, inst: &Inst, element_wise: bool) -> Option<Kind> {
+/// The operation `inst` is, where this pass lowers it: all of them where `lowered_all` says so,
+/// else (the emulation applies the others) only transposes and 2x2 reductions.
+fn kind(types: &Types, inst: &Inst, lowered_all: bool) -> Option<Kind> {
     let k = operation(types, inst)?;
-    (element_wise || !matches!(k, Kind::PerElement | Kind::Relayout)).then_some(k)
+    let two_by_two = inst.word_opt(1) == Some(CooperativeMatrixReduce::_2X2.bits());
+    (lowered_all || k == Kind::Transpose || (k == Kind::Reduce && two_by_two)).then_some(k)
 }
 
 fn operation(types: &Types, inst: &Inst) -> Option<Kind> {
