@@ -570,8 +570,8 @@ fn float_controls_are_checked_per_width_and_kernels_keep_ieee_semantics() {
     assert!(!text.contains("SignedZeroInfNanPreserve") && !text.contains("SPV_KHR_float_controls") && text.contains("NoContraction"), "{text}");
 }
 
-/// SPV_NV_cooperative_matrix2 on targets without it: sub-group operations are lowered to valid
-/// KHR code (the capabilities and the extension go); what cannot be lowered is refused naming
+/// SPV_NV_cooperative_matrix2 on targets without it, or without its matrices: sub-group
+/// operations are lowered to valid KHR code or emulated (the capabilities and the extension go); what cannot be lowered is refused naming
 /// the instruction and why: a 2x2 reduction of an odd matrix, scratch beyond the target's
 /// workgroup memory, and workgroup-scope matrices.
 #[test]
@@ -587,7 +587,14 @@ fn cooperative_matrix2_operations_are_lowered_or_refused_by_name() {
     let text = tools::disassemble(&words).unwrap();
     assert!(!text.contains("NV") && !text.contains("CooperativeMatrix"), "{text}");
     let pass = report.passes.iter().find(|p| p.name == "lower-cooperative-matrix2").unwrap();
-    assert_eq!(pass.rewritten.get("OpCooperativeMatrixReduceNV"), Some(&1), "{pass:?}");
+    // lavapipe has no cooperative matrices: the emulation reduces rows and applies the
+    // per-element function itself; the transpose goes through workgroup memory.
+    assert_eq!(pass.rewritten.get("OpCooperativeMatrixTransposeNV"), Some(&1), "{pass:?}");
+    assert_eq!(pass.rewritten.get("OpCooperativeMatrixReduceNV"), None, "{pass:?}");
+    let (words, report) = translated(&base, &DeviceCaps::h100()).unwrap();
+    tools::validate(&words, "vulkan1.3").unwrap();
+    let pass = report.passes.iter().find(|p| p.name == "lower-cooperative-matrix2").unwrap();
+    assert_eq!(pass.rewritten.get("OpCooperativeMatrixReduceNV"), Some(&1), "the H100 lists no 8x8 f32 accumulator: {pass:?}");
 
     // 2x2 of a 7x8 matrix.
     let odd = base
