@@ -59,7 +59,7 @@ use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
-use crate::passes::pad_cooperative_matrix::{component_bytes, spec_op, workgroup_bytes, workgroup_size};
+use crate::passes::pad_cooperative_matrix::{component_bytes, subgroup_areas, subgroups_per_workgroup, workgroup_bytes, workgroup_size};
 use crate::passes::tile_cooperative_matrix::{freeze_dimensions, matrix, Matrix};
 use crate::profile::{DeviceCaps, SubgroupOp};
 use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixReduce, MemorySemantics, Op, Scope, StorageClass, Word};
@@ -238,21 +238,8 @@ impl Scratch {
         if limit > 0 && used + bytes > limit {
             return Err(refuse(module, format!("VK_NV_cooperative_matrix2 (its lowering needs {bytes} bytes of workgroup memory beside the module's {used}, more than the target's {limit})")));
         }
-        let uint = module.type_int(32, false);
-        let xy = spec_op(module, uint, Op::IMul, dims[0], dims[1]);
-        let invocations = spec_op(module, uint, Op::IMul, xy, dims[2]);
-        let less = module.constant_u32(min_subgroup - 1);
-        let rounded = spec_op(module, uint, Op::IAdd, invocations, less);
-        let size = module.constant_u32(min_subgroup);
-        let count = spec_op(module, uint, Op::UDiv, rounded, size);
-        let mut arrays = HashMap::new();
-        for (&component, &elements) in need {
-            let per = module.constant_u32(elements);
-            let len = spec_op(module, uint, Op::IMul, count, per);
-            let array = module.type_array(component, len);
-            let ptr = module.type_pointer(StorageClass::Workgroup, array);
-            arrays.insert(component, (module.add_global_variable(ptr, StorageClass::Workgroup, None), elements));
-        }
+        let count = subgroups_per_workgroup(module, dims, min_subgroup);
+        let arrays = need.iter().map(|(&component, &elements)| (component, (subgroup_areas(module, component, elements, count), elements))).collect();
         Ok(Scratch { arrays, min_subgroup, element_loops: target.workarounds.element_loop_control() })
     }
 }

@@ -352,28 +352,37 @@ impl Staging {
         if limit > 0 && used + bytes > limit {
             return Err(format!("staging needs {bytes} bytes of workgroup memory beside the module's {used}, more than the target's {limit}"));
         }
-        // Subgroups per workgroup, rounded up: (x * y * z + S - 1) / S, specializable.
-        let uint = module.type_int(32, false);
-        let xy = spec_op(module, uint, Op::IMul, dims[0], dims[1]);
-        let invocations = spec_op(module, uint, Op::IMul, xy, dims[2]);
-        let sub = module.constant_u32(min_subgroup - 1);
-        let rounded = spec_op(module, uint, Op::IAdd, invocations, sub);
-        let min_c = module.constant_u32(min_subgroup);
-        let subgroups = spec_op(module, uint, Op::UDiv, rounded, min_c);
-        let mut array = |component: Word, elements: u32| -> (Word, u32) {
-            let per = module.constant_u32(elements);
-            let len = spec_op(module, uint, Op::IMul, subgroups, per);
-            let array = module.type_array(component, len);
-            let ptr = module.type_pointer(StorageClass::Workgroup, array);
-            (module.add_global_variable(ptr, StorageClass::Workgroup, None), elements)
-        };
+        let subgroups = subgroups_per_workgroup(module, dims, min_subgroup);
+        let mut array = |component: Word, elements: u32| -> (Word, u32) { (subgroup_areas(module, component, elements, subgroups), elements) };
         let loads = loaded.iter().map(|t| (*t, array(plan[t].component, plan[t].elements()))).collect();
         let scratch = components.into_iter().map(|(c, e)| (c, array(c, e))).collect();
         Ok(Staging { loads, scratch, min_subgroup, element_loops: target.workarounds.element_loop_control() })
     }
 }
 
-pub(crate) fn spec_op(module: &mut Module, ty: Word, op: Op, a: Word, b: Word) -> Word {
+/// Sub-groups per workgroup of `dims` in sub-groups of `min_subgroup`, rounded up, as a
+/// constant expression (specializable): `(x * y * z + S - 1) / S`.
+pub(crate) fn subgroups_per_workgroup(module: &mut Module, dims: [Word; 3], min_subgroup: u32) -> Word {
+    let uint = module.type_int(32, false);
+    let xy = spec_op(module, uint, Op::IMul, dims[0], dims[1]);
+    let invocations = spec_op(module, uint, Op::IMul, xy, dims[2]);
+    let less = module.constant_u32(min_subgroup - 1);
+    let rounded = spec_op(module, uint, Op::IAdd, invocations, less);
+    let size = module.constant_u32(min_subgroup);
+    spec_op(module, uint, Op::UDiv, rounded, size)
+}
+
+/// A new workgroup array of `component` with `elements` per sub-group for `subgroups` of them.
+pub(crate) fn subgroup_areas(module: &mut Module, component: Word, elements: u32, subgroups: Word) -> Word {
+    let uint = module.type_int(32, false);
+    let per = module.constant_u32(elements);
+    let len = spec_op(module, uint, Op::IMul, subgroups, per);
+    let array = module.type_array(component, len);
+    let ptr = module.type_pointer(StorageClass::Workgroup, array);
+    module.add_global_variable(ptr, StorageClass::Workgroup, None)
+}
+
+fn spec_op(module: &mut Module, ty: Word, op: Op, a: Word, b: Word) -> Word {
     module.spec_constant_op(ty, op, &[a, b])
 }
 
