@@ -2015,10 +2015,13 @@ fn aliased_workgroup_blocks_match_the_reference() {
 /// and on a device with the extension, the device without it (the operations lowered onto its
 /// KHR matrices). The flag says whether the operations must be lowered.
 fn coopmat2_targets(ctx: &Context) -> Vec<(DeviceCaps, Option<bool>, Option<bool>)> {
-    let mut out: Vec<(DeviceCaps, Option<bool>, Option<bool>)> = targets(ctx).into_iter().map(|(t, e)| {
-        let lowered = (!t.cooperative_matrix2 || e == Some(true)).then_some(true);
-        (t, e, lowered)
-    }).collect();
+    let mut out: Vec<(DeviceCaps, Option<bool>, Option<bool>)> = targets(ctx)
+        .into_iter()
+        .map(|(t, e)| {
+            let lowered = (!t.cooperative_matrix2 || e == Some(true)).then_some(true);
+            (t, e, lowered)
+        })
+        .collect();
     if ctx.caps().cooperative_matrix2 {
         let mut without = ctx.caps().clone();
         without.cooperative_matrix2 = false;
@@ -2079,7 +2082,9 @@ fn slang_reductions_match_the_reference() {
         // (joining sub-groups of 8 and 4 on lavapipe and SwiftShader).
         let what = format!("{} at sub-groups of 32, translated by the runtime", ctx.caps().name);
         let input = common::assembled("slang_coop_reduce");
-        let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 2, required_subgroup_size: Some(32), label: "slang_coop_reduce", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let p = ctx
+            .create_pipeline(&PipelineDesc { spirv: &input, bindings: 2, required_subgroup_size: Some(32), label: "slang_coop_reduce", ..Default::default() })
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
         let bx = ctx.buffer_from_slice(&x, "X").unwrap();
         let mut bo = ctx.buffer_from_slice(&vec![f32::NAN; 16 * 1024], "Out").unwrap();
         ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bx, &bo], images: &[], push_constants: &[], groups: [1, 1, 1] }], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));

@@ -597,10 +597,12 @@ fn cooperative_matrix2_operations_are_lowered_or_refused_by_name() {
     assert_eq!(pass.rewritten.get("OpCooperativeMatrixReduceNV"), Some(&1), "the H100 lists no 8x8 f32 accumulator: {pass:?}");
 
     // 2x2 of a 7x8 matrix.
-    let odd = base
-        .replace("%uint_8 = OpConstant %uint 8", "%uint_8 = OpConstant %uint 8\n     %uint_7 = OpConstant %uint 7\n     %uint_4 = OpConstant %uint 4")
-        .replace("%acc = OpTypeCooperativeMatrixKHR %float %uint_3 %uint_8 %uint_8 %uint_2", "%acc = OpTypeCooperativeMatrixKHR %float %uint_3 %uint_7 %uint_8 %uint_2\n   %half_acc = OpTypeCooperativeMatrixKHR %float %uint_3 %uint_3 %uint_4 %uint_2");
-    let odd = odd.replace("%sum = OpCooperativeMatrixReduceNV %acc %m Row %add", "%quad = OpCooperativeMatrixReduceNV %half_acc %m 2x2 %add\n        %sum = OpCooperativeMatrixReduceNV %acc %m Row %add");
+    let odd = base.replace("%uint_8 = OpConstant %uint 8", "%uint_8 = OpConstant %uint 8\n     %uint_7 = OpConstant %uint 7\n     %uint_4 = OpConstant %uint 4").replace(
+        "%acc = OpTypeCooperativeMatrixKHR %float %uint_3 %uint_8 %uint_8 %uint_2",
+        "%acc = OpTypeCooperativeMatrixKHR %float %uint_3 %uint_7 %uint_8 %uint_2\n   %half_acc = OpTypeCooperativeMatrixKHR %float %uint_3 %uint_3 %uint_4 %uint_2",
+    );
+    let odd =
+        odd.replace("%sum = OpCooperativeMatrixReduceNV %acc %m Row %add", "%quad = OpCooperativeMatrixReduceNV %half_acc %m 2x2 %add\n        %sum = OpCooperativeMatrixReduceNV %acc %m Row %add");
     let err = translated(&odd, &lavapipe).unwrap_err();
     assert!(err.contains("OpCooperativeMatrixReduceNV") && err.contains("2x2 reduction of a 7x8 matrix into a 3x4 one"), "{err}");
 

@@ -733,7 +733,10 @@ impl Emulator<'_> {
             }
             v
         };
-        let invalid = |bld: &Builder<'_>, what: &str| Error::Invalid { site: bld.module.site(inst), message: format!("a {what} reduction of a {}x{} matrix into a {}x{} one", from.rows, from.cols, to.rows, to.cols) };
+        let invalid = |bld: &Builder<'_>, what: &str| Error::Invalid {
+            site: bld.module.site(inst),
+            message: format!("a {what} reduction of a {}x{} matrix into a {}x{} one", from.rows, from.cols, to.rows, to.cols),
+        };
         let per_line = from.cols / from.lanes;
         let values: Vec<Word> = match mode {
             1 => {

@@ -225,7 +225,10 @@ impl Scratch {
     fn new(module: &mut Module, types: &Types, target: &DeviceCaps, need: &BTreeMap<Word, u32>, first: &Inst) -> Result<Scratch> {
         let refuse = |module: &Module, missing: String| Error::Unsupported { site: module.site(first), target: target.name.clone(), missing };
         if module.entry_points.len() != 1 {
-            return Err(refuse(module, "cooperative_matrix2 operations in a module of more than one entry point (VK_NV_cooperative_matrix2; the lowering sizes its workgroup scratch from the one entry point)".into()));
+            return Err(refuse(
+                module,
+                "cooperative_matrix2 operations in a module of more than one entry point (VK_NV_cooperative_matrix2; the lowering sizes its workgroup scratch from the one entry point)".into(),
+            ));
         }
         let Some((dims, default)) = workgroup_size(module, types) else {
             return Err(refuse(module, "VK_NV_cooperative_matrix2 (the entry point has no workgroup size to size the lowering's scratch from)".into()));
