@@ -62,6 +62,8 @@ use crate::passes::check_cooperative_matrix::first_unlisted;
 use crate::passes::pad_cooperative_matrix::{component_bytes, subgroup_areas, subgroups_per_workgroup, workgroup_bytes, workgroup_size};
 use crate::passes::tile_cooperative_matrix::{freeze_dimensions, matrix, Matrix};
 use crate::profile::{DeviceCaps, SubgroupOp};
+
+mod tensor;
 use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixReduce, MemorySemantics, Op, Scope, StorageClass, Word};
 use std::collections::{BTreeMap, HashMap};
 
@@ -96,6 +98,12 @@ impl Pass for LowerCooperativeMatrix2 {
             return Err(Error::Invalid { site: module.site(&first), message: format!("cooperative-matrix dimension %{d} is neither a constant nor a specialization constant") });
         }
         pass_captures_by_pointer(module, &mut outcome);
+        let tensors = tensor::tensor_types(module, &Types::new(module))?;
+        if !tensors.is_empty() {
+            let rewritten = tensor::lower_tensor_objects(module, &tensors)?;
+            outcome.changed |= rewritten > 0;
+            outcome.rewritten.insert(Op::TypeTensorLayoutNV as u32, tensors.len());
+        }
         // Where the matrices will be emulated for certain, the emulation applies per-element
         // operations, Use conversions and row and column reductions (with shuffles) to each
         // lane's elements, with no scratch memory.
@@ -131,8 +139,9 @@ impl Pass for LowerCooperativeMatrix2 {
                 bld.separate_loop_header();
                 let at = bld.cursor;
                 bld.module.functions[f].blocks[at.block].insts.remove(at.index);
-                let v = lower(&mut bld, &types, &scratch, &inst, k)?;
-                bld.insert(Inst::new(Op::CopyObject, Some(inst.ty()?), inst.result_id, vec![Operand::Id(v)]));
+                if let Some(v) = lower(&mut bld, &types, &scratch, &tensors, &inst, k)? {
+                    bld.insert(Inst::new(Op::CopyObject, Some(inst.ty()?), inst.result_id, vec![Operand::Id(v)]));
+                }
                 b = bld.cursor.block;
             }
             f += 1;
@@ -150,6 +159,8 @@ enum Kind {
     Transpose,
     /// A Use change, with or without a component conversion.
     Relayout,
+    LoadTensor,
+    StoreTensor,
 }
 
 const CONVERSIONS: [Op; 7] = [Op::FConvert, Op::SConvert, Op::UConvert, Op::ConvertFToS, Op::ConvertFToU, Op::ConvertSToF, Op::ConvertUToF];
@@ -159,7 +170,7 @@ const CONVERSIONS: [Op; 7] = [Op::FConvert, Op::SConvert, Op::UConvert, Op::Conv
 fn kind(types: &Types, inst: &Inst, lowered_all: bool) -> Option<Kind> {
     let k = operation(types, inst)?;
     let two_by_two = inst.word_opt(1) == Some(CooperativeMatrixReduce::_2X2.bits());
-    (lowered_all || k == Kind::Transpose || (k == Kind::Reduce && two_by_two)).then_some(k)
+    (lowered_all || matches!(k, Kind::Transpose | Kind::LoadTensor | Kind::StoreTensor) || (k == Kind::Reduce && two_by_two)).then_some(k)
 }
 
 fn operation(types: &Types, inst: &Inst) -> Option<Kind> {
@@ -170,6 +181,8 @@ fn operation(types: &Types, inst: &Inst) -> Option<Kind> {
         Op::CooperativeMatrixPerElementOpNV => Kind::PerElement,
         Op::CooperativeMatrixTransposeNV => Kind::Transpose,
         Op::CooperativeMatrixConvertNV => Kind::Relayout,
+        Op::CooperativeMatrixLoadTensorNV => return subgroup(inst.result_type).then_some(Kind::LoadTensor),
+        Op::CooperativeMatrixStoreTensorNV => return subgroup(inst.id(1).ok().and_then(|v| types.type_of(v))).then_some(Kind::StoreTensor),
         _ if CONVERSIONS.contains(&op) => {
             let from = inst.id(0).ok().and_then(|v| types.type_of(v)).and_then(|t| matrix(types, t))?;
             let to = inst.result_type.and_then(|t| matrix(types, t))?;
@@ -183,10 +196,15 @@ fn operation(types: &Types, inst: &Inst) -> Option<Kind> {
     (subgroup(inst.result_type) && subgroup(inst.id(0).ok().and_then(|v| types.type_of(v)))).then_some(k)
 }
 
-/// The operand matrix and the result matrix of `inst`.
+/// The operand matrix and the result matrix of `inst` (a tensor load's or store's matrix twice).
 fn matrices(types: &Types, inst: &Inst) -> std::result::Result<(Matrix, Matrix), String> {
     let of = |ty: Option<Word>| ty.and_then(|t| matrix(types, t)).ok_or_else(|| "a cooperative matrix with dimensions outside 1..=1024".to_string());
-    Ok((of(inst.id(0).ok().and_then(|v| types.type_of(v)))?, of(inst.result_type)?))
+    let value = |k: usize| inst.id(k).ok().and_then(|v| types.type_of(v));
+    match inst.op() {
+        Some(Op::CooperativeMatrixLoadTensorNV) => Ok((of(inst.result_type)?, of(inst.result_type)?)),
+        Some(Op::CooperativeMatrixStoreTensorNV) => Ok((of(value(1))?, of(value(1))?)),
+        _ => Ok((of(value(0))?, of(inst.result_type)?)),
+    }
 }
 
 /// The scratch areas `inst` needs: (component type, elements), one entry per area.
@@ -416,14 +434,17 @@ fn as_int(b: &mut Builder<'_>, uint: Word, ty: Word, v: Word) -> Word {
     }
 }
 
-fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, inst: &Inst, k: Kind) -> Result<Word> {
+fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMap<Word, tensor::Tensor>, inst: &Inst, k: Kind) -> Result<Option<Word>> {
     let invalid = |b: &Builder<'_>, message: String| Error::Invalid { site: b.module.site(inst), message };
     let (src, dst) = matrices(types, inst).map_err(|m| invalid(b, m))?;
     let uint = b.module.type_int(32, false);
     let mut l = Lowering { scratch, uint, next: HashMap::new() };
     let m = inst.id(0)?;
-    let ty = inst.ty()?;
     let n = src.rows * src.cols;
+    if matches!(k, Kind::LoadTensor | Kind::StoreTensor) {
+        return tensor_access(b, types, &mut l, tensors, inst, src);
+    }
+    let ty = inst.ty()?;
     match k {
         Kind::Relayout | Kind::Transpose => {
             let transpose = k == Kind::Transpose;
@@ -456,7 +477,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, inst: &Inst, k: 
                 _ => from,
             };
             let layout = if transpose { CooperativeMatrixLayout::ColumnMajorKHR } else { CooperativeMatrixLayout::RowMajorKHR };
-            Ok(l.load(b, to, ty, layout, src.cols))
+            Ok(Some(l.load(b, to, ty, layout, src.cols)))
         }
         Kind::Reduce => {
             let mode = CooperativeMatrixReduce::from_bits(inst.word(1)?).ok_or_else(|| invalid(b, format!("an unknown reduce mode {:#x}", inst.word(1).unwrap_or(0))))?;
@@ -568,8 +589,9 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, inst: &Inst, k: 
                 });
             }
             l.barrier(b);
-            Ok(l.load(b, to, ty, CooperativeMatrixLayout::RowMajorKHR, out_cols))
+            Ok(Some(l.load(b, to, ty, CooperativeMatrixLayout::RowMajorKHR, out_cols)))
         }
+        Kind::LoadTensor | Kind::StoreTensor => unreachable!("tensor accesses return above"),
         Kind::PerElement => {
             let func = inst.id(1)?;
             let extras: Vec<Word> = inst.operands.iter().skip(2).filter_map(Operand::id).collect();
@@ -618,7 +640,161 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, inst: &Inst, k: 
                 l.write(b, from, i, r);
             });
             l.barrier(b);
-            Ok(l.load(b, from, ty, CooperativeMatrixLayout::RowMajorKHR, src.cols))
+            Ok(Some(l.load(b, from, ty, CooperativeMatrixLayout::RowMajorKHR, src.cols)))
         }
     }
+}
+
+/// The operands of a tensor load or store after its memory operands: (the Tensor Addressing
+/// Operands mask, its view id, its decode function id).
+fn addressing_operands(inst: &Inst) -> (u32, Option<Word>, Option<Word>) {
+    let mut i = 3;
+    let mask = inst.word_opt(i).unwrap_or(0);
+    i += 1;
+    // Memory-operand parameters: Aligned's literal, the scopes of MakePointerAvailable and
+    // MakePointerVisible, and the alias lists of SPV_INTEL_memory_access_aliasing.
+    let params = [spirv::MemoryAccess::ALIGNED, spirv::MemoryAccess::MAKE_POINTER_AVAILABLE, spirv::MemoryAccess::MAKE_POINTER_VISIBLE, spirv::MemoryAccess::ALIAS_SCOPE_INTEL_MASK, spirv::MemoryAccess::NO_ALIAS_INTEL_MASK];
+    i += params.iter().filter(|p| mask & p.bits() != 0).count();
+    let tensor_mask = inst.word_opt(i).unwrap_or(0);
+    i += 1;
+    let mut next = || {
+        let v = inst.word_opt(i);
+        i += 1;
+        v
+    };
+    let view = if tensor_mask & spirv::TensorAddressingOperands::TENSOR_VIEW.bits() != 0 { next() } else { None };
+    let decode = if tensor_mask & spirv::TensorAddressingOperands::DECODE_FUNC.bits() != 0 { next() } else { None };
+    (tensor_mask, view, decode)
+}
+
+/// A pointer to element `index` from `pointer`: the access chain that made it with `index`
+/// added to its last index, or `OpPtrAccessChain` of a PhysicalStorageBuffer pointer.
+fn element_pointer(b: &mut Builder<'_>, types: &Types, pointer: Word, index: Word) -> std::result::Result<Word, String> {
+    let ptr_ty = types.type_of(pointer).ok_or("the pointer has no type")?;
+    let def = b.module.functions.iter().flat_map(|f| f.insts()).find(|i| i.result_id == Some(pointer)).cloned();
+    if let Some(chain) = def.filter(|d| matches!(d.op(), Some(Op::AccessChain | Op::InBoundsAccessChain)) && d.operands.len() >= 2) {
+        let mut ids: Vec<Word> = chain.operands.iter().filter_map(Operand::id).collect();
+        let last = ids.pop().unwrap_or(0);
+        let at = b.index_plus(types, last, index);
+        ids.push(at);
+        let (base, rest) = ids.split_first().ok_or("an empty access chain")?;
+        return Ok(b.access_chain(ptr_ty, *base, rest));
+    }
+    if types.pointer(ptr_ty).is_some_and(|(class, _)| class == StorageClass::PhysicalStorageBuffer as u32) {
+        crate::passes::tile_cooperative_matrix::stride_physical_pointer(b.module, types, ptr_ty);
+        return Ok(b.emit(Op::PtrAccessChain, ptr_ty, vec![Operand::Id(pointer), Operand::Id(index)]));
+    }
+    Err(format!("a tensor access through %{pointer}, which is neither an access chain into an array nor a PhysicalStorageBuffer pointer"))
+}
+
+/// `OpCooperativeMatrixLoadTensorNV` and `StoreTensorNV`: the matrix goes through the
+/// sub-group's scratch area (the load's `Object` first, for the elements a view clips), each
+/// lane reads or writes its elements at the addresses the layout (and view) give, and a load's
+/// result is loaded from the area.
+fn tensor_access(b: &mut Builder<'_>, types: &Types, l: &mut Lowering<'_>, tensors: &HashMap<Word, tensor::Tensor>, inst: &Inst, m: Matrix) -> Result<Option<Word>> {
+    let invalid = |b: &Builder<'_>, message: String| Error::Invalid { site: b.module.site(inst), message };
+    let load = inst.is(Op::CooperativeMatrixLoadTensorNV);
+    let (pointer, object, layout) = (inst.id(0)?, inst.id(1)?, inst.id(2)?);
+    let (_, view, decode) = addressing_operands(inst);
+    if decode.is_some() {
+        return Err(invalid(b, "a block load (a DecodeFunc operand, CooperativeMatrixBlockLoadsNV) has no lowering for targets without VK_NV_cooperative_matrix2".into()));
+    }
+    let Some(tensor::Tensor::Layout { dim, clamp }) = types.type_of(layout).and_then(|t| tensors.get(&t)).cloned() else {
+        return Err(invalid(b, format!("%{layout} is not a tensor layout")));
+    };
+    let view = match view {
+        Some(v) => match types.type_of(v).and_then(|t| tensors.get(&t)) {
+            Some(t @ tensor::Tensor::View { .. }) => Some((v, t)),
+            _ => return Err(invalid(b, format!("%{v} is not a tensor view"))),
+        },
+        None => None,
+    };
+    let pointee = types.type_of(pointer).and_then(|t| types.pointer(t)).map(|(_, p)| p);
+    if pointee != Some(m.component) {
+        return Err(invalid(b, format!("a tensor access of %{} components through a pointer to %{}", m.component, pointee.unwrap_or(0))));
+    }
+    let physical = types.type_of(pointer).and_then(|t| types.pointer(t)).is_some_and(|(class, _)| class == StorageClass::PhysicalStorageBuffer as u32);
+    let align = physical.then(|| component_bytes(types, m.component));
+    let n = m.rows * m.cols;
+    let area = l.area(b, m.component, n);
+    l.barrier(b);
+    l.store(b, area, object, m.cols);
+    l.barrier(b);
+    let addressing = tensor::Addressing { layout, clamp, dim, view, load };
+    let cols_c = b.module.constant_u32(m.cols);
+    let boolean = b.module.type_bool();
+    let uint = l.uint;
+    let mut failure: Option<String> = None;
+    l.for_each(b, n, |b, i| {
+        let row = b.op(Op::UDiv, uint, &[i, cols_c]);
+        let col = b.op(Op::UMod, uint, &[i, cols_c]);
+        let (valid, index, oob) = tensor::element(b, &addressing, row, col, m.cols);
+        let inside = b.op(Op::LogicalNot, boolean, &[oob]);
+        let access = match valid {
+            Some(v) => b.op(Op::LogicalAnd, boolean, &[v, inside]),
+            None => inside,
+        };
+        b.if_then(access, |b| {
+            let p = match element_pointer(b, types, pointer, index) {
+                Ok(p) => p,
+                Err(e) => {
+                    failure = Some(e);
+                    return;
+                }
+            };
+            let memory: Vec<Operand> = align.map(|a| vec![Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(a)]).unwrap_or_default();
+            if load {
+                let mut ops = vec![Operand::Id(p)];
+                ops.extend(memory);
+                let v = b.emit(Op::Load, m.component, ops);
+                l.write(b, area, i, v);
+            } else {
+                let v = l.read(b, area, i);
+                let mut ops = vec![Operand::Id(p), Operand::Id(v)];
+                ops.extend(memory);
+                b.emit_void(Op::Store, ops);
+            }
+        });
+        if load && clamp == spirv::TensorClampMode::Constant as u32 {
+            let clamped = match valid {
+                Some(v) => b.op(Op::LogicalAnd, boolean, &[v, oob]),
+                None => oob,
+            };
+            b.if_then(clamped, |b| {
+                let bits = tensor::get(b, layout, tensor::CLAMP_VALUE, None);
+                match clamp_value(b, types, m.component, bits) {
+                    Some(v) => l.write(b, area, i, v),
+                    None => failure = Some(format!("a clamp value for %{} components", m.component)),
+                }
+            });
+        }
+    });
+    if let Some(e) = failure {
+        return Err(invalid(b, e));
+    }
+    if !load {
+        return Ok(None);
+    }
+    l.barrier(b);
+    let ty = inst.ty()?;
+    Ok(Some(l.load(b, area, ty, CooperativeMatrixLayout::RowMajorKHR, m.cols)))
+}
+
+/// The clamp value's bits as a component of type `ty`: the low bits of the 32-bit word.
+fn clamp_value(b: &mut Builder<'_>, types: &Types, ty: Word, bits: Word) -> Option<Word> {
+    let uint = b.module.type_int(32, false);
+    if let Some((w, _)) = types.int(ty) {
+        let unsigned = b.module.type_int(w, false);
+        let v = if w == 32 { bits } else { b.op(Op::UConvert, unsigned, &[bits]) };
+        let v_ty = if w == 32 { uint } else { unsigned };
+        return Some(if v_ty == ty { v } else { b.bitcast(ty, v) });
+    }
+    let (w, _) = types.float(ty)?;
+    let int = b.module.type_int(w, false);
+    let v = match w {
+        32 => bits,
+        16 | 64 => b.op(Op::UConvert, int, &[bits]),
+        _ => return None,
+    };
+    Some(b.bitcast(ty, v))
 }
