@@ -518,9 +518,28 @@ pub struct Workarounds {
     /// those that reach more barriers never finish).
     #[serde(default)]
     pub selections_run_masked: bool,
+    /// A sub-group-scope `OpControlBarrier` waits for the whole work-group (lavapipe: sub-groups
+    /// after some other ones have returned never pass it, and the rest of the work-group's
+    /// code is skipped). Its sub-groups run their lanes as one SIMD thread, so passes that
+    /// only need the lanes of one sub-group to see each other's workgroup-memory writes use a
+    /// sub-group-scope `OpMemoryBarrier` there.
+    #[serde(default)]
+    pub subgroup_barriers_wait_for_workgroup: bool,
 }
 
 impl Workarounds {
+    /// Makes the lanes of a sub-group see one another's workgroup-memory writes: a sub-group
+    /// control barrier, or only a memory barrier where the driver
+    /// `subgroup_barriers_wait_for_workgroup`.
+    pub fn subgroup_barrier(&self, b: &mut crate::ir::builder::Builder<'_>) {
+        use spirv::{MemorySemantics, Op, Scope};
+        let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
+        let semantics = b.module.constant_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits());
+        let ids = if self.subgroup_barriers_wait_for_workgroup { vec![subgroup, semantics] } else { vec![subgroup, subgroup, semantics] };
+        let op = if self.subgroup_barriers_wait_for_workgroup { Op::MemoryBarrier } else { Op::ControlBarrier };
+        b.emit_void(op, ids.into_iter().map(crate::ir::Operand::Id).collect());
+    }
+
     /// The control of loops over a matrix's elements: `DontUnroll` where the driver
     /// `unrolls_element_loops`.
     pub fn element_loop_control(&self) -> spirv::LoopControl {
@@ -556,6 +575,7 @@ impl Workarounds {
             unrolls_element_loops: vendor_id == VENDOR_MESA && mesa_major < 26,
             workgroup_memory_on_host: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
             selections_run_masked: vendor_id == VENDOR_GOOGLE,
+            subgroup_barriers_wait_for_workgroup: vendor_id == VENDOR_MESA,
         }
     }
 }

@@ -56,7 +56,7 @@ use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
 use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, freeze_layouts, matrix, pointer_class, stride_physical_pointer, MulAddTypes};
 use crate::profile::DeviceCaps;
-use spirv::{BuiltIn, CooperativeMatrixLayout, ExecutionMode, MemorySemantics, Op, Scope, StorageClass, Word};
+use spirv::{BuiltIn, CooperativeMatrixLayout, ExecutionMode, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 pub struct PadCooperativeMatrix;
@@ -309,6 +309,8 @@ struct Staging {
     scratch: HashMap<Word, (Word, u32)>,
     /// Iterations over a subgroup's elements: the target's smallest subgroup size.
     min_subgroup: u32,
+    /// The target's quirks (how a sub-group waits for its lanes' writes).
+    workarounds: crate::profile::Workarounds,
     /// The control of loops over a matrix's elements (`DontUnroll` where the target's
     /// `unrolls_element_loops` says so).
     element_loops: spirv::LoopControl,
@@ -356,7 +358,7 @@ impl Staging {
         let mut array = |component: Word, elements: u32| -> (Word, u32) { (subgroup_areas(module, component, elements, subgroups), elements) };
         let loads = loaded.iter().map(|t| (*t, array(plan[t].component, plan[t].elements()))).collect();
         let scratch = components.into_iter().map(|(c, e)| (c, array(c, e))).collect();
-        Ok(Staging { loads, scratch, min_subgroup, element_loops: target.workarounds.element_loop_control() })
+        Ok(Staging { loads, scratch, min_subgroup, workarounds: target.workarounds, element_loops: target.workarounds.element_loop_control() })
     }
 }
 
@@ -460,21 +462,13 @@ fn zero_padded(module: &Module, types: &Types, plan: &HashMap<Word, Padding>) ->
 struct Common {
     uint: Word,
     boolean: Word,
-    subgroup: Word,
-    semantics: Word,
     row_major: Word,
 }
 
 fn rewrite(module: &mut Module, types: &Types, plan: &HashMap<Word, Padding>, stage: &Staging, clean: &HashSet<Word>, outcome: &mut Outcome) -> Result<()> {
     let chains = access_chains(module);
     let uint = module.type_int(32, false);
-    let common = Common {
-        uint,
-        boolean: module.type_bool(),
-        subgroup: module.constant_u32(Scope::Subgroup as u32),
-        semantics: module.constant_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits()),
-        row_major: module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32),
-    };
+    let common = Common { uint, boolean: module.type_bool(), row_major: module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32) };
     let padded_of = |v: Word| types.type_of(v).and_then(|t| plan.get(&t)).copied();
     for f in 0..module.functions.len() {
         let mut b = 0;
@@ -641,8 +635,7 @@ impl Stager<'_> {
     }
 
     fn barrier(&self, bld: &mut Builder<'_>) {
-        let c = self.c;
-        bld.emit_void(Op::ControlBarrier, vec![Operand::Id(c.subgroup), Operand::Id(c.subgroup), Operand::Id(c.semantics)]);
+        self.stage.workarounds.subgroup_barrier(bld);
     }
 
     /// Runs `body(bld, index)` for every index below `total`, each on one lane of the subgroup.

@@ -22,6 +22,12 @@
 //!   (`2x2`) with `OpFunctionCall`s of the combine function, left to right, and write each result
 //!   to every element of the result matrix it defines (a row reduction fills its whole row of
 //!   the result, whatever the result's width); the result is loaded from there;
+//! - **`OpCooperativeMatrixLoadTensorNV` and `StoreTensorNV`** (SPV_NV_tensor_addressing): tensor
+//!   layouts and views become structs of their state (`tensor.rs`), and each lane reads or
+//!   writes its elements at the address the extension's `matrixCoordToTensorElement(WithView)`
+//!   gives (a load's `Object` fills the elements a view clips; Constant loads out of bounds
+//!   give the clamp value, Undefined ones clamp to the edge; out-of-bounds stores are dropped),
+//!   through the scratch area; decode functions (block loads) are refused by name;
 //! - **`OpCooperativeMatrixPerElementOpNV`**: the matrix and every matrix among the extra
 //!   operands are stored, each lane calls the function for its elements with their row, column
 //!   (as the function's parameters type them), the element, and the extra operands (a matrix's
@@ -45,13 +51,14 @@
 //!
 //! Preconditions: runs before the tiling, padding and emulation passes, which then see only KHR
 //! instructions. Matrix dimensions are constants or specialization constants (frozen to their
-//! defaults); the module has one entry point with a workgroup size. Refused by name: a 2x2
+//! defaults); the module has one entry point with a workgroup size. Where the target's
+//! sub-group barriers wait for the whole work-group (lavapipe), the barriers are memory
+//! barriers. Refused by name: a 2x2
 //! reduction of a matrix with an odd dimension, a conversion that changes both the Use and
 //! rows or columns, a transpose that changes the component type, a combine or per-element
 //! function that is not a function of the module, and scratch areas larger than the target's
-//! workgroup memory beside the module's own. Workgroup-scope matrices and tensor addressing
-//! (`OpCooperativeMatrixLoadTensorNV`, ...) are left as they are, and the target check refuses
-//! them naming their capability.
+//! workgroup memory beside the module's own. Workgroup-scope matrices are left as they are, and
+//! the emulation or the target check refuses them by name.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -64,7 +71,7 @@ use crate::passes::tile_cooperative_matrix::{freeze_dimensions, matrix, Matrix};
 use crate::profile::{DeviceCaps, SubgroupOp};
 
 mod tensor;
-use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixReduce, MemorySemantics, Op, Scope, StorageClass, Word};
+use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixReduce, Op, Scope, StorageClass, Word};
 use std::collections::{BTreeMap, HashMap};
 
 pub struct LowerCooperativeMatrix2;
@@ -235,6 +242,7 @@ fn areas(types: &Types, inst: &Inst, k: Kind) -> std::result::Result<Vec<(Word, 
 /// One workgroup array per component type, `NumSubgroups x` the largest area it needs.
 struct Scratch {
     arrays: HashMap<Word, (Word, u32)>,
+    workarounds: crate::profile::Workarounds,
     min_subgroup: u32,
     element_loops: spirv::LoopControl,
 }
@@ -261,7 +269,7 @@ impl Scratch {
         }
         let count = subgroups_per_workgroup(module, dims, min_subgroup);
         let arrays = need.iter().map(|(&component, &elements)| (component, (subgroup_areas(module, component, elements, count), elements))).collect();
-        Ok(Scratch { arrays, min_subgroup, element_loops: target.workarounds.element_loop_control() })
+        Ok(Scratch { arrays, workarounds: target.workarounds, min_subgroup, element_loops: target.workarounds.element_loop_control() })
     }
 }
 
@@ -326,9 +334,7 @@ impl Lowering<'_> {
     }
 
     fn barrier(&self, b: &mut Builder<'_>) {
-        let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
-        let semantics = b.module.constant_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits());
-        b.emit_void(Op::ControlBarrier, vec![Operand::Id(subgroup), Operand::Id(subgroup), Operand::Id(semantics)]);
+        self.scratch.workarounds.subgroup_barrier(b);
     }
 
     /// `OpCooperativeMatrixStoreKHR` of `m` (`cols` columns) into `area`, row-major.
@@ -653,7 +659,13 @@ fn addressing_operands(inst: &Inst) -> (u32, Option<Word>, Option<Word>) {
     i += 1;
     // Memory-operand parameters: Aligned's literal, the scopes of MakePointerAvailable and
     // MakePointerVisible, and the alias lists of SPV_INTEL_memory_access_aliasing.
-    let params = [spirv::MemoryAccess::ALIGNED, spirv::MemoryAccess::MAKE_POINTER_AVAILABLE, spirv::MemoryAccess::MAKE_POINTER_VISIBLE, spirv::MemoryAccess::ALIAS_SCOPE_INTEL_MASK, spirv::MemoryAccess::NO_ALIAS_INTEL_MASK];
+    let params = [
+        spirv::MemoryAccess::ALIGNED,
+        spirv::MemoryAccess::MAKE_POINTER_AVAILABLE,
+        spirv::MemoryAccess::MAKE_POINTER_VISIBLE,
+        spirv::MemoryAccess::ALIAS_SCOPE_INTEL_MASK,
+        spirv::MemoryAccess::NO_ALIAS_INTEL_MASK,
+    ];
     i += params.iter().filter(|p| mask & p.bits() != 0).count();
     let tensor_mask = inst.word_opt(i).unwrap_or(0);
     i += 1;

@@ -167,7 +167,9 @@ fn rewrite(b: &mut Builder<'_>, types: &Types, tensors: &HashMap<Word, Tensor>, 
     let (zero, one) = (b.module.constant_u32(0), b.module.constant_u32(1));
     let len = b.module.constant_u32(d);
     let arr = b.module.type_array(uint, len);
-    let zeros = b.module.constant_null(arr);
+    // Spelled out: SwiftShader's compiler crashed on a layout built from an OpConstantNull
+    // array whose words were all constants.
+    let zeros = b.module.intern(Op::ConstantComposite, Some(arr), vec![Operand::Id(zero); d as usize]);
     match op {
         Op::CreateTensorLayoutNV => {
             let ones = b.module.intern(Op::ConstantComposite, Some(arr), vec![Operand::Id(one); d as usize]);
