@@ -2030,19 +2030,26 @@ fn coopmat2_targets(ctx: &Context) -> Vec<(DeviceCaps, Option<bool>, Option<bool
     out
 }
 
+/// `input` translated for `target` and checked with spirv-val, and how it ran (emulated or native,
+/// coopmat2 lowered or native), checked against the expectations where there are some.
+fn coopmat2_kernel_for(input: &[u32], kernel: &str, target: &DeviceCaps, (expect_emulated, expect_lowered): (Option<bool>, Option<bool>)) -> (Vec<u32>, String) {
+    let (words, report) = translate(input, target).unwrap_or_else(|e| panic!("{kernel} for {}: {e}", target.name));
+    tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{kernel} for {}: {e}", target.name));
+    let lowered = report.passes.iter().any(|p| p.name == "lower-cooperative-matrix2" && p.changed);
+    if let Some(l) = expect_lowered {
+        assert_eq!(lowered, l, "{kernel} for {}: {report:?}", target.name);
+    }
+    let what = format!("{} ({}, {})", target.name, mode(&report, expect_emulated), if lowered { "coopmat2 lowered" } else { "coopmat2 native" });
+    (words, what)
+}
+
 /// Runs a Slang kernel of `invocations` over 16x16 tiles of `x` (f32) and `h` (f16) for every
 /// coopmat2 target of `ctx`; calls `check(out, tile, what)` for each sub-group's tile.
 fn run_coopmat2_kernel(ctx: &Context, (kernel, invocations): (&str, u32), x: &[f32], h: Option<&[f32]>, check: impl Fn(&[f32], usize, &str)) {
     let subgroups = invocations.div_ceil(ctx.caps().subgroup_size.max(1)) as usize;
     for (target, expect_emulated, expect_lowered) in coopmat2_targets(ctx) {
         let input = common::assembled(kernel);
-        let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("{kernel} for {}: {e}", target.name));
-        tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{kernel} for {}: {e}", target.name));
-        let lowered = report.passes.iter().any(|p| p.name == "lower-cooperative-matrix2" && p.changed);
-        if let Some(l) = expect_lowered {
-            assert_eq!(lowered, l, "{kernel} for {}: {report:?}", target.name);
-        }
-        let what = format!("{} ({}, {})", target.name, mode(&report, expect_emulated), if lowered { "coopmat2 lowered" } else { "coopmat2 native" });
+        let (words, what) = coopmat2_kernel_for(&input, kernel, &target, (expect_emulated, expect_lowered));
         let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: if h.is_some() { 3 } else { 2 }, label: kernel, ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
         let bx = ctx.buffer_from_slice(x, "X").unwrap();
         let bh = h.map(|h| ctx.buffer_from_slice(&f16_bits(h), "H").unwrap());
@@ -2171,13 +2178,7 @@ fn glslang_coopmat2_attention_matches_the_reference() {
         let per_group = (32 / ctx.caps().subgroup_size.max(1)).max(1) as usize;
         let groups = (16 / per_group).clamp(1, 2);
         for (target, expect_emulated, expect_lowered) in coopmat2_targets(&ctx) {
-            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("nv2_attention for {}: {e}", target.name));
-            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("nv2_attention for {}: {e}", target.name));
-            let lowered = report.passes.iter().any(|p| p.name == "lower-cooperative-matrix2" && p.changed);
-            if let Some(l) = expect_lowered {
-                assert_eq!(lowered, l, "{report:?}");
-            }
-            let what = format!("{} ({}, {})", target.name, mode(&report, expect_emulated), if lowered { "coopmat2 lowered" } else { "coopmat2 native" });
+            let (words, what) = coopmat2_kernel_for(&input, "nv2_attention", &target, (expect_emulated, expect_lowered));
             let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, label: "nv2_attention", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
             let (bq, bk, bv) = (ctx.buffer_from_slice(&f16_bits(&q), "Q").unwrap(), ctx.buffer_from_slice(&f16_bits(&k), "K").unwrap(), ctx.buffer_from_slice(&f16_bits(&v), "V").unwrap());
             let mut bo = ctx.buffer_from_slice(&vec![f32::NAN; 16 * 512], "O").unwrap();
@@ -2280,13 +2281,7 @@ fn glslang_coopmat2_tensor_addressing_matches_the_reference() {
     let push: Vec<u8> = [rows, cols, r0, c0].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
     for ctx in common::contexts() {
         for (target, expect_emulated, expect_lowered) in coopmat2_targets(&ctx) {
-            let (words, report) = translate(&input, &target).unwrap_or_else(|e| panic!("nv2_tensor for {}: {e}", target.name));
-            tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("nv2_tensor for {}: {e}", target.name));
-            let lowered = report.passes.iter().any(|p| p.name == "lower-cooperative-matrix2" && p.changed);
-            if let Some(l) = expect_lowered {
-                assert_eq!(lowered, l, "{report:?}");
-            }
-            let what = format!("{} ({}, {})", target.name, mode(&report, expect_emulated), if lowered { "coopmat2 lowered" } else { "coopmat2 native" });
+            let (words, what) = coopmat2_kernel_for(&input, "nv2_tensor", &target, (expect_emulated, expect_lowered));
             let p = ctx.create_pipeline(&PipelineDesc { spirv: &words, bindings: 2, push_constant_bytes: 16, label: "nv2_tensor", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
             let ba = ctx.buffer_from_slice(&f16_bits(&a), "A").unwrap();
             let mut bo = ctx.buffer_from_slice(&vec![-1.0f32; 2048], "O").unwrap();

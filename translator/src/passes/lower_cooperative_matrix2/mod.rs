@@ -2,8 +2,8 @@
 //! SPV_KHR_cooperative_matrix loads and stores through workgroup memory and plain code over
 //! the stored elements, for targets without VK_NV_cooperative_matrix2 (every device but recent
 //! NVIDIA ones), and for those with it where some matrix type of the module is not one the
-//! target lists (the module is then tiled, padded or emulated). What is left is ordinary KHR code: native where the target lists the shapes,
-//! tiled, padded or emulated where it does not.
+//! target lists (the module is then tiled, padded or emulated). What is left is ordinary KHR
+//! code: native where the target lists the shapes, tiled, padded or emulated where it does not.
 //!
 //! Slang's `CoopMat` (`ReduceRow`, `ReduceColumn`, `ReduceRowAndColumn`, `Reduce2x2`,
 //! `MapElement`, `Transpose`, `convertUse`, casts between uses) and GLSL_NV_cooperative_matrix2
@@ -38,9 +38,8 @@
 //! emulation holds in a documented distribution, per-element operations, Use conversions and
 //! reductions by rows, columns or both are left to `emulate-cooperative-matrix`, which applies
 //! them to each lane's elements with no scratch memory; only transposes and 2x2 reductions go
-//! through memory there. Slang passes a lambda's
-//! captures as a struct value where the function takes a pointer to one: such an operand is
-//! given a `Function` variable holding it.
+//! through memory there. Slang passes a lambda's captures as a struct value where the function
+//! takes a pointer to one: such an operand is given a `Function` variable holding it.
 //!
 //! Elements are spread over lanes as `index = round * SubgroupSize + lane`, row-major index
 //! `row * columns + column`. Each sub-group has its own area (`SubgroupId` times the area's
@@ -53,8 +52,7 @@
 //! instructions. Matrix dimensions are constants or specialization constants (frozen to their
 //! defaults); the module has one entry point with a workgroup size. Where the target's
 //! sub-group barriers wait for the whole work-group (lavapipe), the barriers are memory
-//! barriers. Refused by name: a 2x2
-//! reduction of a matrix with an odd dimension, a conversion that changes both the Use and
+//! barriers. Refused by name: a 2x2 reduction of a matrix with an odd dimension, a conversion that changes both the Use and
 //! rows or columns, a transpose that changes the component type, a combine or per-element
 //! function that is not a function of the module, and scratch areas larger than the target's
 //! workgroup memory beside the module's own. Workgroup-scope matrices are left as they are, and
