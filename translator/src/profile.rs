@@ -528,18 +528,6 @@ pub struct Workarounds {
 }
 
 impl Workarounds {
-    /// Makes the lanes of a sub-group see one another's workgroup-memory writes: a sub-group
-    /// control barrier, or only a memory barrier where the driver
-    /// `subgroup_barriers_wait_for_workgroup`.
-    pub fn subgroup_barrier(&self, b: &mut crate::ir::builder::Builder<'_>) {
-        use spirv::{MemorySemantics, Op, Scope};
-        let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
-        let semantics = b.module.constant_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits());
-        let ids = if self.subgroup_barriers_wait_for_workgroup { vec![subgroup, semantics] } else { vec![subgroup, subgroup, semantics] };
-        let op = if self.subgroup_barriers_wait_for_workgroup { Op::MemoryBarrier } else { Op::ControlBarrier };
-        b.emit_void(op, ids.into_iter().map(crate::ir::Operand::Id).collect());
-    }
-
     /// The control of loops over a matrix's elements: `DontUnroll` where the driver
     /// `unrolls_element_loops`.
     pub fn element_loop_control(&self) -> spirv::LoopControl {

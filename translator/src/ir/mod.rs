@@ -424,6 +424,12 @@ impl Module {
     }
 
     /// Types, constants, global variables and module-scope undefs.
+    /// The return type and parameter types of the module's function `id`.
+    pub fn function_signature(&self, id: Word) -> Option<(Word, Vec<Word>)> {
+        let f = self.functions.iter().find(|f| f.id() == id)?;
+        Some((f.def.result_type?, f.params.iter().filter_map(|p| p.result_type).collect()))
+    }
+
     pub fn globals(&self) -> &[Inst] {
         &self.globals
     }

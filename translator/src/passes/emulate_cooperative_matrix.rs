@@ -657,9 +657,8 @@ impl Emulator<'_> {
         let ty = inst.ty()?;
         let l = self.layout(bld, inst, ty)?;
         let (m, func) = (inst.id(0)?, inst.id(1)?);
-        let params: Option<Vec<Word>> = bld.module.functions.iter().find(|f| f.id() == func).map(|f| f.params.iter().filter_map(|p| p.result_type).collect());
         let extras = inst.operands.len().saturating_sub(2);
-        let Some(params) = params.filter(|p| p.len() == 3 + extras && p[..2].iter().all(|t| self.types.int(*t).is_some_and(|(w, _)| w == 32))) else {
+        let Some((_, params)) = bld.module.function_signature(func).filter(|(_, p)| p.len() == 3 + extras && p[..2].iter().all(|t| self.types.int(*t).is_some_and(|(w, _)| w == 32))) else {
             return Err(Error::Invalid { site: bld.module.site(inst), message: format!("per-element function %{func} does not take (row, column, element, ..) of the matrix") });
         };
         let uint = bld.module.type_int(32, false);
@@ -712,12 +711,12 @@ impl Emulator<'_> {
             acc
         };
         // Combines a value across the replica's lanes.
+        let lane = (from.lanes > 1).then(|| self.lane(bld, from.lanes));
         let across = |bld: &mut Builder<'_>, v: Word| -> Word {
             let uint = bld.module.type_int(32, false);
             let boolean = bld.module.type_bool();
             let scope = bld.module.constant_u32(Scope::Subgroup as u32);
-            let var = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
-            let id = bld.load(uint, var);
+            let id = lane.unwrap_or(0);
             let mut v = v;
             let mut mask = 1;
             while mask < from.lanes {

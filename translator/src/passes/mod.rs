@@ -44,6 +44,7 @@ pub mod split_underaligned_accesses;
 pub mod split_wide_vectors;
 pub mod strip_workgroup_layouts;
 pub mod structurize_control_flow;
+pub(crate) mod subgroup_scratch;
 pub mod tile_cooperative_matrix;
 pub mod upgrade_memory_model;
 pub mod virtualize_subgroup_size;

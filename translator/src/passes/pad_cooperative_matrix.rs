@@ -51,12 +51,12 @@ use crate::analysis::Types;
 use crate::error::Result;
 use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
-use crate::kernel::size_align;
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
+use crate::passes::subgroup_scratch::{component_bytes, SubgroupScratch};
 use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, freeze_layouts, matrix, pointer_class, stride_physical_pointer, MulAddTypes};
 use crate::profile::DeviceCaps;
-use spirv::{BuiltIn, CooperativeMatrixLayout, ExecutionMode, Op, StorageClass, Word};
+use spirv::{BuiltIn, CooperativeMatrixLayout, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 pub struct PadCooperativeMatrix;
@@ -307,23 +307,12 @@ struct Staging {
     /// Component type -> (workgroup array variable, elements per subgroup): where stores and
     /// re-masking stage matrices of that component type.
     scratch: HashMap<Word, (Word, u32)>,
-    /// Iterations over a subgroup's elements: the target's smallest subgroup size.
-    min_subgroup: u32,
-    /// The target's quirks (how a sub-group waits for its lanes' writes).
-    workarounds: crate::profile::Workarounds,
-    /// The control of loops over a matrix's elements (`DontUnroll` where the target's
-    /// `unrolls_element_loops` says so).
-    element_loops: spirv::LoopControl,
+    /// How sub-groups go over their areas.
+    areas: SubgroupScratch,
 }
 
 impl Staging {
     fn new(module: &mut Module, types: &Types, target: &DeviceCaps, plan: &HashMap<Word, Padding>, clean: &HashSet<Word>) -> std::result::Result<Staging, String> {
-        if module.entry_points.len() != 1 {
-            return Err("the module has more than one entry point".into());
-        }
-        let (dims, default) = workgroup_size(module, types).ok_or("the entry point has no workgroup size")?;
-        let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size }.max(1);
-        let default_subgroups = default.div_ceil(min_subgroup);
         // Loaded types; components of stored and re-masked matrices.
         let padded_of = |v: Word| types.type_of(v).and_then(|t| plan.get(&t)).copied();
         let mut loaded: Vec<Word> = Vec::new();
@@ -348,85 +337,12 @@ impl Staging {
         let mut components: Vec<(Word, u32)> = per_component.into_iter().collect();
         components.sort_unstable();
         let areas: Vec<(Word, u32)> = loaded.iter().map(|t| (plan[t].component, plan[t].elements())).chain(components.iter().copied()).collect();
-        let bytes: u64 = areas.iter().map(|(c, e)| u64::from(*e) * u64::from(default_subgroups) * u64::from(component_bytes(types, *c))).sum();
-        let used = workgroup_bytes(module, types);
-        let limit = u64::from(target.limits.max_shared_memory_size);
-        if limit > 0 && used + bytes > limit {
-            return Err(format!("staging needs {bytes} bytes of workgroup memory beside the module's {used}, more than the target's {limit}"));
-        }
-        let subgroups = subgroups_per_workgroup(module, dims, min_subgroup);
-        let mut array = |component: Word, elements: u32| -> (Word, u32) { (subgroup_areas(module, component, elements, subgroups), elements) };
-        let loads = loaded.iter().map(|t| (*t, array(plan[t].component, plan[t].elements()))).collect();
-        let scratch = components.into_iter().map(|(c, e)| (c, array(c, e))).collect();
-        Ok(Staging { loads, scratch, min_subgroup, workarounds: target.workarounds, element_loops: target.workarounds.element_loop_control() })
+        let (scratch, arrays) = SubgroupScratch::new(module, types, target, &areas).map_err(|e| format!("staging {e}"))?;
+        let mut arrays = arrays.into_iter();
+        let loads = loaded.iter().map(|t| (*t, (arrays.next().unwrap_or(0), plan[t].elements()))).collect();
+        let staged = components.into_iter().map(|(c, e)| (c, (arrays.next().unwrap_or(0), e))).collect();
+        Ok(Staging { loads, scratch: staged, areas: scratch })
     }
-}
-
-/// Sub-groups per workgroup of `dims` in sub-groups of `min_subgroup`, rounded up, as a
-/// constant expression (specializable): `(x * y * z + S - 1) / S`.
-pub(crate) fn subgroups_per_workgroup(module: &mut Module, dims: [Word; 3], min_subgroup: u32) -> Word {
-    let uint = module.type_int(32, false);
-    let xy = spec_op(module, uint, Op::IMul, dims[0], dims[1]);
-    let invocations = spec_op(module, uint, Op::IMul, xy, dims[2]);
-    let less = module.constant_u32(min_subgroup - 1);
-    let rounded = spec_op(module, uint, Op::IAdd, invocations, less);
-    let size = module.constant_u32(min_subgroup);
-    spec_op(module, uint, Op::UDiv, rounded, size)
-}
-
-/// A new workgroup array of `component` with `elements` per sub-group for `subgroups` of them.
-pub(crate) fn subgroup_areas(module: &mut Module, component: Word, elements: u32, subgroups: Word) -> Word {
-    let uint = module.type_int(32, false);
-    let per = module.constant_u32(elements);
-    let len = spec_op(module, uint, Op::IMul, subgroups, per);
-    let array = module.type_array(component, len);
-    let ptr = module.type_pointer(StorageClass::Workgroup, array);
-    module.add_global_variable(ptr, StorageClass::Workgroup, None)
-}
-
-fn spec_op(module: &mut Module, ty: Word, op: Op, a: Word, b: Word) -> Word {
-    module.spec_constant_op(ty, op, &[a, b])
-}
-
-/// Bytes of a scalar component type.
-pub(crate) fn component_bytes(types: &Types, ty: Word) -> u32 {
-    size_align(types, ty).map_or(4, |(size, _)| size)
-}
-
-/// Bytes of the module's workgroup variables whose size is known (arrays sized by
-/// specialization constants count as empty).
-pub(crate) fn workgroup_bytes(module: &Module, types: &Types) -> u64 {
-    module
-        .globals()
-        .iter()
-        .filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::Workgroup as u32))
-        .filter_map(|g| g.result_type.and_then(|p| types.defs.get(&p)).and_then(|d| d.id(1).ok()))
-        .filter_map(|t| size_align(types, t))
-        .map(|(size, _)| u64::from(size))
-        .sum()
-}
-
-/// The entry point's workgroup size: its three dimensions as ids (constants or specialization
-/// constants) and the invocations they make by default; `None` where it has none.
-pub(crate) fn workgroup_size(module: &mut Module, types: &Types) -> Option<([Word; 3], u32)> {
-    let parts: Vec<Word> = if let Some(composite) = module.builtin_constant(BuiltIn::WorkgroupSize) {
-        module.globals().iter().find(|g| g.result_id == Some(composite))?.operands.iter().filter_map(Operand::id).collect()
-    } else {
-        let f = module.entry_points.first()?.operands.get(1).and_then(Operand::id)?;
-        let mode = module
-            .execution_modes
-            .iter()
-            .find(|m| m.word_opt(0) == Some(f) && matches!(m.word_opt(1), Some(x) if x == ExecutionMode::LocalSize as u32 || x == ExecutionMode::LocalSizeId as u32))?
-            .clone();
-        if mode.word_opt(1) == Some(ExecutionMode::LocalSize as u32) {
-            let dims = [mode.word_opt(2)?, mode.word_opt(3)?, mode.word_opt(4)?];
-            return Some((dims.map(|d| module.constant_u32(d)), dims.iter().product()));
-        }
-        mode.operands.get(2..)?.iter().filter_map(Operand::id).collect()
-    };
-    let default_of = |id: Word| types.const_u32(id).or_else(|| module.globals().iter().find(|g| g.result_id == Some(id) && g.is(Op::SpecConstant)).and_then(|g| g.word_opt(0)));
-    let default = parts.iter().try_fold(1u32, |n, p| n.checked_mul(default_of(*p)?))?;
-    Some((parts.try_into().ok()?, default))
 }
 
 /// Values whose padding holds zeros: padded loads, null matrices, and what moves or keeps them.
@@ -635,24 +551,12 @@ impl Stager<'_> {
     }
 
     fn barrier(&self, bld: &mut Builder<'_>) {
-        self.stage.workarounds.subgroup_barrier(bld);
+        self.stage.areas.barrier(bld);
     }
 
     /// Runs `body(bld, index)` for every index below `total`, each on one lane of the subgroup.
-    fn for_each(&self, bld: &mut Builder<'_>, total: u32, mut body: impl FnMut(&mut Builder<'_>, Word)) {
-        let uint = self.c.uint;
-        let lane_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
-        let size_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupSize, uint);
-        let lane = bld.load(uint, lane_var);
-        let size = bld.load(uint, size_var);
-        let (zero, rounds, total_c) = (bld.module.constant_u32(0), bld.module.constant_u32(total.div_ceil(self.stage.min_subgroup)), bld.module.constant_u32(total));
-        let boolean = self.c.boolean;
-        bld.counted_loop_with(zero, rounds, self.stage.element_loops, |bld, round| {
-            let first = bld.imul(uint, round, size);
-            let index = bld.iadd(uint, first, lane);
-            let inside = bld.op(Op::ULessThan, boolean, &[index, total_c]);
-            bld.if_then(inside, |bld| body(bld, index));
-        });
+    fn for_each(&self, bld: &mut Builder<'_>, total: u32, body: impl FnMut(&mut Builder<'_>, Word)) {
+        self.stage.areas.for_each(bld, total, body);
     }
 
     /// Runs `body(bld, index, row, column)` for every element of the padded matrix, each on

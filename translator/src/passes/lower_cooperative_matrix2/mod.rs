@@ -64,7 +64,7 @@ use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
-use crate::passes::pad_cooperative_matrix::{component_bytes, subgroup_areas, subgroups_per_workgroup, workgroup_bytes, workgroup_size};
+use crate::passes::subgroup_scratch::{component_bytes, SubgroupScratch};
 use crate::passes::tile_cooperative_matrix::{freeze_dimensions, matrix, Matrix};
 use crate::profile::{DeviceCaps, SubgroupOp};
 
@@ -240,34 +240,19 @@ fn areas(types: &Types, inst: &Inst, k: Kind) -> std::result::Result<Vec<(Word, 
 /// One workgroup array per component type, `NumSubgroups x` the largest area it needs.
 struct Scratch {
     arrays: HashMap<Word, (Word, u32)>,
-    workarounds: crate::profile::Workarounds,
-    min_subgroup: u32,
-    element_loops: spirv::LoopControl,
+    areas: SubgroupScratch,
 }
 
 impl Scratch {
     fn new(module: &mut Module, types: &Types, target: &DeviceCaps, need: &BTreeMap<Word, u32>, first: &Inst) -> Result<Scratch> {
-        let refuse = |module: &Module, missing: String| Error::Unsupported { site: module.site(first), target: target.name.clone(), missing };
-        if module.entry_points.len() != 1 {
-            return Err(refuse(
-                module,
-                "cooperative_matrix2 operations in a module of more than one entry point (VK_NV_cooperative_matrix2; the lowering sizes its workgroup scratch from the one entry point)".into(),
-            ));
-        }
-        let Some((dims, default)) = workgroup_size(module, types) else {
-            return Err(refuse(module, "VK_NV_cooperative_matrix2 (the entry point has no workgroup size to size the lowering's scratch from)".into()));
-        };
-        let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size }.max(1);
-        let subgroups = default.div_ceil(min_subgroup);
-        let bytes: u64 = need.iter().map(|(c, e)| u64::from(*e) * u64::from(subgroups) * u64::from(component_bytes(types, *c))).sum();
-        let used = workgroup_bytes(module, types);
-        let limit = u64::from(target.limits.max_shared_memory_size);
-        if limit > 0 && used + bytes > limit {
-            return Err(refuse(module, format!("VK_NV_cooperative_matrix2 (its lowering needs {bytes} bytes of workgroup memory beside the module's {used}, more than the target's {limit})")));
-        }
-        let count = subgroups_per_workgroup(module, dims, min_subgroup);
-        let arrays = need.iter().map(|(&component, &elements)| (component, (subgroup_areas(module, component, elements, count), elements))).collect();
-        Ok(Scratch { arrays, workarounds: target.workarounds, min_subgroup, element_loops: target.workarounds.element_loop_control() })
+        let wanted: Vec<(Word, u32)> = need.iter().map(|(&c, &e)| (c, e)).collect();
+        let (areas, arrays) = SubgroupScratch::new(module, types, target, &wanted).map_err(|why| Error::Unsupported {
+            site: module.site(first),
+            target: target.name.clone(),
+            missing: format!("VK_NV_cooperative_matrix2 (its lowering {why})"),
+        })?;
+        let arrays = wanted.iter().zip(arrays).map(|(&(component, elements), array)| (component, (array, elements))).collect();
+        Ok(Scratch { arrays, areas })
     }
 }
 
@@ -332,7 +317,7 @@ impl Lowering<'_> {
     }
 
     fn barrier(&self, b: &mut Builder<'_>) {
-        self.scratch.workarounds.subgroup_barrier(b);
+        self.scratch.areas.barrier(b);
     }
 
     /// `OpCooperativeMatrixStoreKHR` of `m` (`cols` columns) into `area`, row-major.
@@ -357,20 +342,8 @@ impl Lowering<'_> {
     }
 
     /// Runs `body(b, index)` for every index below `total`, each on one lane of the sub-group.
-    fn for_each(&self, b: &mut Builder<'_>, total: u32, body: impl FnOnce(&mut Builder<'_>, Word)) {
-        let uint = self.uint;
-        let lane_var = b.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
-        let size_var = b.module.get_or_add_builtin(BuiltIn::SubgroupSize, uint);
-        let lane = b.load(uint, lane_var);
-        let size = b.load(uint, size_var);
-        let (zero, rounds, total_c) = (b.module.constant_u32(0), b.module.constant_u32(total.div_ceil(self.scratch.min_subgroup)), b.module.constant_u32(total));
-        let boolean = b.module.type_bool();
-        b.counted_loop_with(zero, rounds, self.scratch.element_loops, |b, round| {
-            let first = b.imul(uint, round, size);
-            let index = b.iadd(uint, first, lane);
-            let inside = b.op(Op::ULessThan, boolean, &[index, total_c]);
-            b.if_then(inside, |b| body(b, index));
-        });
+    fn for_each(&self, b: &mut Builder<'_>, total: u32, body: impl FnMut(&mut Builder<'_>, Word)) {
+        self.scratch.areas.for_each(b, total, body);
     }
 }
 
@@ -384,7 +357,7 @@ fn pass_captures_by_pointer(module: &mut Module, outcome: &mut Outcome) {
             let mut i = 0;
             while i < module.functions[f].blocks[b].insts.len() {
                 let inst = &module.functions[f].blocks[b].insts[i];
-                let fixes: Vec<(usize, Word, Word)> = match (inst.op(), inst.id(1).ok().and_then(|func| signature(module, func))) {
+                let fixes: Vec<(usize, Word, Word)> = match (inst.op(), inst.id(1).ok().and_then(|func| module.function_signature(func))) {
                     (Some(Op::CooperativeMatrixPerElementOpNV), Some((_, params))) => inst
                         .operands
                         .iter()
@@ -417,12 +390,6 @@ fn pass_captures_by_pointer(module: &mut Module, outcome: &mut Outcome) {
     }
 }
 
-/// The function `id` of the module: its return type and parameter types.
-fn signature(module: &Module, id: Word) -> Option<(Word, Vec<Word>)> {
-    let f = module.functions.iter().find(|f| f.id() == id)?;
-    Some((f.def.result_type?, f.params.iter().filter_map(|p| p.result_type).collect()))
-}
-
 fn call(b: &mut Builder<'_>, ret: Word, func: Word, args: &[Word]) -> Word {
     let mut ops = vec![Operand::Id(func)];
     ops.extend(args.iter().map(|a| Operand::Id(*a)));
@@ -445,11 +412,10 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
     let mut l = Lowering { scratch, uint, next: HashMap::new() };
     let m = inst.id(0)?;
     let n = src.rows * src.cols;
-    if matches!(k, Kind::LoadTensor | Kind::StoreTensor) {
-        return tensor_access(b, types, &mut l, tensors, inst, src);
-    }
-    let ty = inst.ty()?;
+    // Every operation but a tensor store has a result of this type.
+    let ty = inst.result_type.unwrap_or(0);
     match k {
+        Kind::LoadTensor | Kind::StoreTensor => tensor_access(b, types, &mut l, tensors, inst, src),
         Kind::Relayout | Kind::Transpose => {
             let transpose = k == Kind::Transpose;
             if transpose && (dst.rows, dst.cols) != (src.cols, src.rows) {
@@ -486,7 +452,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
         Kind::Reduce => {
             let mode = CooperativeMatrixReduce::from_bits(inst.word(1)?).ok_or_else(|| invalid(b, format!("an unknown reduce mode {:#x}", inst.word(1).unwrap_or(0))))?;
             let func = inst.id(2)?;
-            let Some((ret, params)) = signature(b.module, func) else {
+            let Some((ret, params)) = b.module.function_signature(func) else {
                 return Err(invalid(b, format!("combine function %{func} is not a function of the module")));
             };
             if params.len() != 2 || ret != src.component || dst.component != src.component {
@@ -528,7 +494,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
                 let first = l.read(b, from, first_index);
                 b.store(acc, first);
                 let (one, end) = (b.module.constant_u32(1), b.module.constant_u32(count));
-                b.counted_loop_with(one, end, l.scratch.element_loops, |b, j| {
+                b.counted_loop_with(one, end, l.scratch.areas.element_loops(), |b, j| {
                     let index = at(b, j);
                     let x = l.read(b, from, index);
                     let a = b.load(t, acc);
@@ -547,7 +513,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
                         let oc = b.module.constant_u32(out_cols);
                         b.imul(uint, r, oc)
                     };
-                    b.counted_loop_with(zero, end, l.scratch.element_loops, |b, c| {
+                    b.counted_loop_with(zero, end, l.scratch.areas.element_loops(), |b, c| {
                         let index = b.iadd(uint, out_start, c);
                         l.write(b, to, index, v);
                     });
@@ -559,7 +525,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
                         b.iadd(uint, scaled, c)
                     });
                     let (zero, end, oc) = (b.module.constant_u32(0), b.module.constant_u32(out_rows), b.module.constant_u32(out_cols));
-                    b.counted_loop_with(zero, end, l.scratch.element_loops, |b, r| {
+                    b.counted_loop_with(zero, end, l.scratch.areas.element_loops(), |b, r| {
                         let scaled = b.imul(uint, r, oc);
                         let index = b.iadd(uint, scaled, c);
                         l.write(b, to, index, v);
@@ -570,7 +536,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
                 l.for_each(b, 1, |b, _| {
                     let v = fold(b, &l, n, &|_, j| j);
                     let (zero, end) = (b.module.constant_u32(0), b.module.constant_u32(out_rows * out_cols));
-                    b.counted_loop_with(zero, end, l.scratch.element_loops, |b, i| l.write(b, to, i, v));
+                    b.counted_loop_with(zero, end, l.scratch.areas.element_loops(), |b, i| l.write(b, to, i, v));
                 });
             } else {
                 let oc = b.module.constant_u32(out_cols);
@@ -595,11 +561,10 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
             l.barrier(b);
             Ok(Some(l.load(b, to, ty, CooperativeMatrixLayout::RowMajorKHR, out_cols)))
         }
-        Kind::LoadTensor | Kind::StoreTensor => unreachable!("tensor accesses return above"),
         Kind::PerElement => {
             let func = inst.id(1)?;
             let extras: Vec<Word> = inst.operands.iter().skip(2).filter_map(Operand::id).collect();
-            let Some((ret, params)) = signature(b.module, func) else {
+            let Some((ret, params)) = b.module.function_signature(func) else {
                 return Err(invalid(b, format!("per-element function %{func} is not a function of the module")));
             };
             let ints_ok = params.len() == 3 + extras.len() && params[..2].iter().all(|p| types.int(*p).is_some_and(|(w, _)| w == 32));

@@ -1,0 +1,146 @@
+//! Per-sub-group areas of workgroup memory, as the passes that stage cooperative matrices
+//! through memory use them (`pad-cooperative-matrix`, `lower-cooperative-matrix2`): one
+//! workgroup array per area, `NumSubgroups x` its elements, sized from the entry point's
+//! workgroup size (specialization constants included) and the target's smallest sub-group;
+//! loops that spread an area's elements over the lanes; and the barrier that makes the lanes
+//! see one another's writes.
+
+use crate::analysis::Types;
+use crate::ir::builder::Builder;
+use crate::ir::{Module, Operand};
+use crate::kernel::size_align;
+use crate::profile::{DeviceCaps, Workarounds};
+use spirv::{BuiltIn, ExecutionMode, MemorySemantics, Op, Scope, StorageClass, Word};
+
+/// How a pass's sub-groups go over their areas.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SubgroupScratch {
+    /// Iterations over an area's elements count sub-groups of this size: the target's smallest.
+    min_subgroup: u32,
+    workarounds: Workarounds,
+}
+
+impl SubgroupScratch {
+    /// One workgroup array for each of `areas` (component type, elements per sub-group), in
+    /// order; `Err` says why not (the sentence continues "... needs 4096 bytes ...").
+    pub(crate) fn new(module: &mut Module, types: &Types, target: &DeviceCaps, areas: &[(Word, u32)]) -> Result<(SubgroupScratch, Vec<Word>), String> {
+        if module.entry_points.len() != 1 {
+            return Err("needs one entry point to size its areas from, and the module has more".into());
+        }
+        let (dims, default) = workgroup_size(module, types).ok_or("needs a workgroup size to size its areas from, and the entry point has none")?;
+        let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size }.max(1);
+        let bytes: u64 = areas.iter().map(|(c, e)| u64::from(*e) * u64::from(default.div_ceil(min_subgroup)) * u64::from(component_bytes(types, *c))).sum();
+        let used = workgroup_bytes(module, types);
+        let limit = u64::from(target.limits.max_shared_memory_size);
+        if limit > 0 && used + bytes > limit {
+            return Err(format!("needs {bytes} bytes of workgroup memory beside the module's {used}, more than the target's {limit}"));
+        }
+        let subgroups = subgroups_per_workgroup(module, dims, min_subgroup);
+        let arrays = areas.iter().map(|&(component, elements)| subgroup_areas(module, component, elements, subgroups)).collect();
+        Ok((SubgroupScratch { min_subgroup, workarounds: target.workarounds }, arrays))
+    }
+
+    /// Runs `body(b, index)` for every index below `total`, each on one lane of the sub-group
+    /// (`index = round * SubgroupSize + lane`).
+    pub(crate) fn for_each(&self, b: &mut Builder<'_>, total: u32, mut body: impl FnMut(&mut Builder<'_>, Word)) {
+        let uint = b.module.type_int(32, false);
+        let boolean = b.module.type_bool();
+        let lane_var = b.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
+        let size_var = b.module.get_or_add_builtin(BuiltIn::SubgroupSize, uint);
+        let lane = b.load(uint, lane_var);
+        let size = b.load(uint, size_var);
+        let (zero, rounds, total_c) = (b.module.constant_u32(0), b.module.constant_u32(total.div_ceil(self.min_subgroup)), b.module.constant_u32(total));
+        b.counted_loop_with(zero, rounds, self.element_loops(), |b, round| {
+            let first = b.imul(uint, round, size);
+            let index = b.iadd(uint, first, lane);
+            let inside = b.op(Op::ULessThan, boolean, &[index, total_c]);
+            b.if_then(inside, |b| body(b, index));
+        });
+    }
+
+    /// The control of loops over an area's elements (`DontUnroll` where the target's
+    /// `unrolls_element_loops` says so).
+    pub(crate) fn element_loops(&self) -> spirv::LoopControl {
+        self.workarounds.element_loop_control()
+    }
+
+    /// Makes the lanes of a sub-group see one another's workgroup-memory writes: a sub-group
+    /// control barrier, or only a sub-group memory barrier where the target's sub-group
+    /// barriers wait for the whole work-group (`Workarounds::subgroup_barriers_wait_for_workgroup`).
+    pub(crate) fn barrier(&self, b: &mut Builder<'_>) {
+        let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
+        let semantics = b.module.constant_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits());
+        let (op, ids) = match self.workarounds.subgroup_barriers_wait_for_workgroup {
+            true => (Op::MemoryBarrier, vec![subgroup, semantics]),
+            false => (Op::ControlBarrier, vec![subgroup, subgroup, semantics]),
+        };
+        b.emit_void(op, ids.into_iter().map(Operand::Id).collect());
+    }
+}
+
+/// Sub-groups per workgroup of `dims` in sub-groups of `min_subgroup`, rounded up, as a
+/// constant expression (specializable): `(x * y * z + S - 1) / S`.
+fn subgroups_per_workgroup(module: &mut Module, dims: [Word; 3], min_subgroup: u32) -> Word {
+    let uint = module.type_int(32, false);
+    let xy = spec_op(module, uint, Op::IMul, dims[0], dims[1]);
+    let invocations = spec_op(module, uint, Op::IMul, xy, dims[2]);
+    let less = module.constant_u32(min_subgroup - 1);
+    let rounded = spec_op(module, uint, Op::IAdd, invocations, less);
+    let size = module.constant_u32(min_subgroup);
+    spec_op(module, uint, Op::UDiv, rounded, size)
+}
+
+/// A new workgroup array of `component` with `elements` per sub-group for `subgroups` of them.
+fn subgroup_areas(module: &mut Module, component: Word, elements: u32, subgroups: Word) -> Word {
+    let uint = module.type_int(32, false);
+    let per = module.constant_u32(elements);
+    let len = spec_op(module, uint, Op::IMul, subgroups, per);
+    let array = module.type_array(component, len);
+    let ptr = module.type_pointer(StorageClass::Workgroup, array);
+    module.add_global_variable(ptr, StorageClass::Workgroup, None)
+}
+
+fn spec_op(module: &mut Module, ty: Word, op: Op, a: Word, b: Word) -> Word {
+    module.spec_constant_op(ty, op, &[a, b])
+}
+
+/// Bytes of a scalar component type.
+pub(crate) fn component_bytes(types: &Types, ty: Word) -> u32 {
+    size_align(types, ty).map_or(4, |(size, _)| size)
+}
+
+/// Bytes of the module's workgroup variables whose size is known (arrays sized by
+/// specialization constants count as empty).
+fn workgroup_bytes(module: &Module, types: &Types) -> u64 {
+    module
+        .globals()
+        .iter()
+        .filter(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::Workgroup as u32))
+        .filter_map(|g| g.result_type.and_then(|p| types.defs.get(&p)).and_then(|d| d.id(1).ok()))
+        .filter_map(|t| size_align(types, t))
+        .map(|(size, _)| u64::from(size))
+        .sum()
+}
+
+/// The entry point's workgroup size: its three dimensions as ids (constants or specialization
+/// constants) and the invocations they make by default; `None` where it has none.
+fn workgroup_size(module: &mut Module, types: &Types) -> Option<([Word; 3], u32)> {
+    let parts: Vec<Word> = if let Some(composite) = module.builtin_constant(BuiltIn::WorkgroupSize) {
+        module.globals().iter().find(|g| g.result_id == Some(composite))?.operands.iter().filter_map(Operand::id).collect()
+    } else {
+        let f = module.entry_points.first()?.operands.get(1).and_then(Operand::id)?;
+        let mode = module
+            .execution_modes
+            .iter()
+            .find(|m| m.word_opt(0) == Some(f) && matches!(m.word_opt(1), Some(x) if x == ExecutionMode::LocalSize as u32 || x == ExecutionMode::LocalSizeId as u32))?
+            .clone();
+        if mode.word_opt(1) == Some(ExecutionMode::LocalSize as u32) {
+            let dims = [mode.word_opt(2)?, mode.word_opt(3)?, mode.word_opt(4)?];
+            return Some((dims.map(|d| module.constant_u32(d)), dims.iter().product()));
+        }
+        mode.operands.get(2..)?.iter().filter_map(Operand::id).collect()
+    };
+    let default_of = |id: Word| types.const_u32(id).or_else(|| module.globals().iter().find(|g| g.result_id == Some(id) && g.is(Op::SpecConstant)).and_then(|g| g.word_opt(0)));
+    let default = parts.iter().try_fold(1u32, |n, p| n.checked_mul(default_of(*p)?))?;
+    Some((parts.try_into().ok()?, default))
+}
