@@ -2033,7 +2033,12 @@ fn coopmat2_targets(ctx: &Context) -> Vec<(DeviceCaps, Option<bool>, Option<bool
 /// `input` translated for `target` and checked with spirv-val, and how it ran (emulated or native,
 /// coopmat2 lowered or native), checked against the expectations where there are some.
 fn coopmat2_kernel_for(input: &[u32], kernel: &str, target: &DeviceCaps, (expect_emulated, expect_lowered): (Option<bool>, Option<bool>)) -> (Vec<u32>, String) {
-    let (words, report) = translate(input, target).unwrap_or_else(|e| panic!("{kernel} for {}: {e}", target.name));
+    specialized_coopmat2_kernel_for(input, kernel, target, &[], (expect_emulated, expect_lowered))
+}
+
+/// [`coopmat2_kernel_for`] after the specialization `spec`, as a pipeline gives it.
+fn specialized_coopmat2_kernel_for(input: &[u32], kernel: &str, target: &DeviceCaps, spec: &[(u32, u32)], (expect_emulated, expect_lowered): (Option<bool>, Option<bool>)) -> (Vec<u32>, String) {
+    let (words, report) = matbridge_translator::translate_specialized(input, target, spec).unwrap_or_else(|e| panic!("{kernel} for {}: {e}", target.name));
     tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{kernel} for {}: {e}", target.name));
     let lowered = report.passes.iter().any(|p| p.name == "lower-cooperative-matrix2" && p.changed);
     if let Some(l) = expect_lowered {
@@ -2294,6 +2299,132 @@ fn glslang_coopmat2_tensor_addressing_matches_the_reference() {
             }
             ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
             eprintln!("{what}: tensor addressing matches");
+        }
+    }
+}
+
+/// llama.cpp's coopmat2 matmul at workgroup scope (`nv2_workgroup_gemm`): tiles of A and of a
+/// k-contiguous B through clamped, sliced tensor layouts and a transposing view, C through a
+/// column-major KHR load, the sums clamped element by element (`length()`), D = f16(sum) stored
+/// transposed through a tensor layout, the f32 sums through row- and column-major KHR stores.
+/// Lowered onto sub-group-scope bands everywhere (A and accumulator rows spread over the
+/// sub-groups, B replicated), then emulated on lavapipe and SwiftShader and native on the
+/// H100; a 100 x 72 x 48 problem leaves partial tiles at both edges. Every result exact.
+#[test]
+fn glslang_workgroup_scope_gemm_matches_the_reference() {
+    let (m, n, k) = (100usize, 72usize, 48usize);
+    let (a, b, c) = (quarters(m * k, 211), quarters(n * k, 223), quarters(m * n, 227));
+    let input = common::assembled("nv2_workgroup_gemm");
+    let push: Vec<u8> = [m, n, k].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
+    let (tiles_m, tiles_n) = (m.div_ceil(64), n.div_ceil(32));
+    for ctx in common::contexts() {
+        for (target, expect_emulated, _) in coopmat2_targets(&ctx) {
+            // The workgroup size and BLOCK_SIZE share specialization constant 0, as llama.cpp's.
+            let (words, what) = specialized_coopmat2_kernel_for(&input, "nv2_workgroup_gemm", &target, &[(0, 128)], (expect_emulated, Some(true)));
+            let p = specialized_pipeline(&ctx, &words, &[(0, 128)], (5, 12), &what);
+            let (ba, bb, bc) = (ctx.buffer_from_slice(&f16_bits(&a), "A").unwrap(), ctx.buffer_from_slice(&f16_bits(&b), "B").unwrap(), ctx.buffer_from_slice(&c, "C").unwrap());
+            let mut bd = ctx.buffer_from_slice(&vec![0x7e00u16; m * n], "D").unwrap();
+            let mut bs = ctx.buffer_from_slice(&vec![f32::NAN; 2 * m * n], "S").unwrap();
+            let dispatch = Dispatch { pipeline: &p, buffers: &[&ba, &bb, &bc, &bd, &bs], images: &[], push_constants: &push, groups: [tiles_m as u32, tiles_n as u32, 1] };
+            ctx.run_with_timeout(&[dispatch], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let d: Vec<u16> = ctx.read_buffer(&mut bd).unwrap();
+            let s: Vec<f32> = ctx.read_buffer(&mut bs).unwrap();
+            for i in 0..m {
+                for j in 0..n {
+                    let whole = (i / 64 + 1) * 64 <= m && (j / 32 + 1) * 32 <= n;
+                    let start = if whole { c[j * m + i] } else { 0.0 };
+                    let want = (start + (0..k).map(|x| a[i * k + x] * b[j * k + x]).sum::<f32>()).clamp(-8.0, 8.0);
+                    assert_eq!(half::f16::from_bits(d[j * m + i]).to_f32(), want, "{what}: D[{j}][{i}]");
+                    if whole {
+                        assert_eq!(s[i * n + j], want, "{what}: row-major S[{i}][{j}]");
+                        assert_eq!(s[m * n + j * m + i], want, "{what}: column-major S[{i}][{j}]");
+                    }
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: workgroup-scope GEMM matches");
+        }
+    }
+}
+
+/// llama.cpp's coopmat2 flash attention at workgroup scope (`nv2_workgroup_attention`): 32
+/// query rows over two tiles of 32 keys with an online softmax, padding replaced per element
+/// by the row and column in the whole matrix, row reductions into matrices of other widths,
+/// Use conversions band to band and to a replicated B matrix, a transpose, column and
+/// whole-matrix reductions across the bands, and the output stored through a tensor layout and
+/// by a per-element function. Lowered onto sub-group-scope bands everywhere, then emulated on
+/// lavapipe and SwiftShader and native on the H100.
+#[test]
+fn glslang_workgroup_scope_attention_matches_the_reference() {
+    let half_of = |x: Vec<f32>| -> Vec<f32> { x.iter().map(|v| v / 2.0).collect() };
+    let groups = 2usize;
+    let (q, k, v) = (half_of(quarters(groups * 512, 301)), half_of(quarters(groups * 1024, 303)), half_of(quarters(groups * 1024, 307)));
+    let (rows, cols) = (30usize, 28usize);
+    let push: Vec<u8> = [rows, cols].iter().flat_map(|v| (*v as u32).to_le_bytes()).collect();
+    let input = common::assembled("nv2_workgroup_attention");
+    for ctx in common::contexts() {
+        for (target, expect_emulated, _) in coopmat2_targets(&ctx) {
+            let (words, what) = coopmat2_kernel_for(&input, "nv2_workgroup_attention", &target, (expect_emulated, Some(true)));
+            let p = ctx
+                .create_pipeline(&PipelineDesc { spirv: &words, bindings: 4, push_constant_bytes: 8, label: "nv2_workgroup_attention", ..Default::default() })
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let (bq, bk, bv) = (ctx.buffer_from_slice(&q, "Q").unwrap(), ctx.buffer_from_slice(&f16_bits(&k), "K").unwrap(), ctx.buffer_from_slice(&f16_bits(&v), "V").unwrap());
+            let mut bo = ctx.buffer_from_slice(&vec![f32::NAN; groups * 4096], "O").unwrap();
+            ctx.run_with_timeout(&[Dispatch { pipeline: &p, buffers: &[&bq, &bk, &bv, &bo], images: &[], push_constants: &push, groups: [groups as u32, 1, 1] }], 1, FIRST_DISPATCH)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let o: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+            let f16 = |x: f32| half::f16::from_f32(x).to_f32();
+            for w in 0..groups {
+                let out = &o[w * 4096..(w + 1) * 4096];
+                let qr = |r: usize, j: usize| f16(q[w * 512 + r * 16 + j]);
+                let kt = |t: usize, c: usize, j: usize| k[(2 * w + t) * 512 + c * 16 + j];
+                let vt = |t: usize, j: usize, c: usize| v[(2 * w + t) * 512 + j * 16 + c];
+                let s = |t: usize, r: usize, c: usize| -> f32 {
+                    match r >= rows || c >= cols {
+                        true => -65504.0,
+                        false => (0..16).map(|j| qr(r, j) * kt(t, c, j)).sum(),
+                    }
+                };
+                let mut all = f32::MIN;
+                for r in 0..32 {
+                    // The kernel's online softmax, in f64 but for f16(P).
+                    let (mut m, mut l, mut acc, mut p0) = (-65504.0f64, 0.0f64, [0.0f64; 16], Vec::new());
+                    for t in 0..2 {
+                        let st: Vec<f64> = (0..32).map(|c| f64::from(s(t, r, c))).collect();
+                        let m_new = st.iter().copied().fold(m, f64::max);
+                        let p: Vec<f64> = st.iter().map(|x| (x - m_new).exp()).collect();
+                        let scale = (m - m_new).exp();
+                        l = l * scale + p.iter().sum::<f64>();
+                        for (c, o) in acc.iter_mut().enumerate() {
+                            *o = *o * scale + (0..32).map(|j| f64::from(f16(p[j] as f32)) * f64::from(vt(t, j, c))).sum::<f64>();
+                        }
+                        if t == 0 {
+                            p0 = p.iter().map(|x| f64::from(f16(*x as f32))).collect();
+                        }
+                        m = m_new;
+                    }
+                    for c in 0..16 {
+                        let want = acc[c] / l;
+                        for (at, how) in [(0, "tensor store"), (512, "per-element store")] {
+                            let got = out[at + r * 16 + c];
+                            assert!((f64::from(got) - want).abs() < 4e-3, "{what}: group {w}: O[{r}][{c}] ({how}) = {got}, want {want}");
+                        }
+                        let pk: f64 = (0..32).map(|j| p0[j] * f64::from(kt(0, j, c))).sum();
+                        let got = out[1024 + r * 16 + c];
+                        assert!((f64::from(got) - pk).abs() < 4e-3, "{what}: group {w}: (P K0)[{r}][{c}] = {got}, want {pk}");
+                    }
+                    for c in 0..32 {
+                        let qk: f32 = (0..16).map(|j| qr(r, j) * kt(0, c, j)).sum();
+                        assert_eq!(out[1536 + r * 32 + c], qk, "{what}: group {w}: (Q K0^T)[{r}][{c}]");
+                        let colmax = (0..32).map(|i| s(0, i, c)).fold(f32::MIN, f32::max);
+                        assert_eq!(out[2560 + r * 32 + c], colmax, "{what}: group {w}: column maxima [{r}][{c}]");
+                        all = all.max(s(0, r, c));
+                    }
+                }
+                assert_eq!(out[3584], all, "{what}: group {w}: maximum of S");
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: {groups} workgroup-scope attention blocks match");
         }
     }
 }

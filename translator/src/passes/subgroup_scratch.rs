@@ -124,7 +124,7 @@ fn workgroup_bytes(module: &Module, types: &Types) -> u64 {
 
 /// The entry point's workgroup size: its three dimensions as ids (constants or specialization
 /// constants) and the invocations they make by default; `None` where it has none.
-fn workgroup_size(module: &mut Module, types: &Types) -> Option<([Word; 3], u32)> {
+pub(crate) fn workgroup_size(module: &mut Module, types: &Types) -> Option<([Word; 3], u32)> {
     let parts: Vec<Word> = if let Some(composite) = module.builtin_constant(BuiltIn::WorkgroupSize) {
         module.globals().iter().find(|g| g.result_id == Some(composite))?.operands.iter().filter_map(Operand::id).collect()
     } else {

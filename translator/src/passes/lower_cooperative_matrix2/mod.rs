@@ -55,8 +55,17 @@
 //! barriers. Refused by name: a 2x2 reduction of a matrix with an odd dimension, a conversion that changes both the Use and
 //! rows or columns, a transpose that changes the component type, a combine or per-element
 //! function that is not a function of the module, and scratch areas larger than the target's
-//! workgroup memory beside the module's own. Workgroup-scope matrices are left as they are, and
-//! the emulation or the target check refuses them by name.
+//! workgroup memory beside the module's own.
+//!
+//! **Workgroup-scope matrices** (KHR or NV code, as llama.cpp's coopmat2 matmul and flash
+//! attention declare them) become sub-group-scope ones (`bands.rs`): A and accumulator
+//! matrices as row bands spread over the sub-groups, B matrices replicated in each. Their
+//! MulAdds, element-wise arithmetic, conversions and row reductions are then sub-group code
+//! unchanged; a KHR load or store, or a tensor access, of a band moves to the band's first
+//! row, per-element functions get the row in the whole matrix, and only the sub-groups that
+//! write a matrix store it. Column and whole-matrix reductions of bands, and Use conversions
+//! and transposes other than band to band, go through a workgroup array that holds the
+//! whole matrix, between workgroup barriers (the operations are workgroup-uniform).
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -65,10 +74,12 @@ use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
 use crate::passes::subgroup_scratch::{component_bytes, SubgroupScratch};
-use crate::passes::tile_cooperative_matrix::{freeze_dimensions, matrix, Matrix};
+use crate::passes::tile_cooperative_matrix::{freeze_dimensions, freeze_layouts, matrix, Matrix};
 use crate::profile::{DeviceCaps, SubgroupOp};
 
+mod bands;
 mod tensor;
+use bands::Bands;
 use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixReduce, Op, Scope, StorageClass, Word};
 use std::collections::{BTreeMap, HashMap};
 
@@ -86,8 +97,11 @@ impl Pass for LowerCooperativeMatrix2 {
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         let types = Types::new(module);
-        // The first operation: where errors about the whole module point.
-        let Some(first) = module.functions.iter().flat_map(|f| f.insts()).find(|i| operation(&types, i).is_some()).cloned() else {
+        // The first operation, or else the first workgroup-scope matrix type: where errors
+        // about the whole module point.
+        let workgroup_type = |g: &&Inst| g.is(Op::TypeCooperativeMatrixKHR) && g.id(1).ok().and_then(|s| types.const_u32(s)) == Some(Scope::Workgroup as u32);
+        let first = module.functions.iter().flat_map(|f| f.insts()).find(|i| operation(&types, None, i).is_some()).or_else(|| module.globals().iter().find(workgroup_type)).cloned();
+        let Some(first) = first else {
             return Ok(outcome);
         };
         if cx.target.cooperative_matrix2 {
@@ -103,6 +117,10 @@ impl Pass for LowerCooperativeMatrix2 {
             return Err(Error::Invalid { site: module.site(&first), message: format!("cooperative-matrix dimension %{d} is neither a constant nor a specialization constant") });
         }
         pass_captures_by_pointer(module, &mut outcome);
+        let bands = Bands::plan(module, &Types::new(module), cx.target);
+        if bands.is_some() {
+            freeze_layouts(module);
+        }
         let tensors = tensor::tensor_types(module, &Types::new(module))?;
         if !tensors.is_empty() {
             let rewritten = tensor::lower_tensor_objects(module, &tensors)?;
@@ -114,29 +132,40 @@ impl Pass for LowerCooperativeMatrix2 {
         // lane's elements, with no scratch memory.
         let element_wise = cx.target.has_cooperative_matrix() || !cx.target.has_subgroup_op(SubgroupOp::Shuffle);
         let types = Types::new(module);
-        // Elements each operation needs per sub-group, by component type; the largest need.
-        let mut need: BTreeMap<Word, u32> = BTreeMap::new();
+        let bands = bands.as_ref();
+        // Elements each operation needs per sub-group, and in the workgroup's whole-matrix
+        // areas, by component type; the largest needs.
+        let (mut need, mut whole): (BTreeMap<Word, u32>, BTreeMap<Word, u32>) = Default::default();
+        let mut any = false;
         for inst in module.functions.iter().flat_map(|f| f.insts()) {
-            let Some(k) = kind(&types, inst, element_wise) else { continue };
-            for (component, elements) in areas(&types, inst, k).map_err(|m| Error::Invalid { site: module.site(inst), message: m })? {
+            let Some(k) = kind(&types, bands, inst, element_wise) else { continue };
+            any = true;
+            let (per_subgroup, gathered) = areas(&types, bands, inst, k).map_err(|m| Error::Invalid { site: module.site(inst), message: m })?;
+            for (component, elements) in per_subgroup {
                 let e = need.entry(component).or_default();
                 *e = (*e).max(elements);
             }
+            if let Some((component, elements)) = gathered {
+                let e = whole.entry(component).or_default();
+                *e = (*e).max(elements);
+            }
         }
-        if need.is_empty() {
+        if !any {
             return Ok(outcome);
         }
-        let scratch = Scratch::new(module, &types, cx.target, &need, &first)?;
+        let scratch = Scratch::new(module, &types, cx.target, (&need, &whole), &first)?;
         let mut f = 0;
         while f < module.functions.len() {
-            let mut b = 0;
+            // The search goes on after each lowering: what it emitted (the same operations on
+            // what sub-groups hold, among them) comes before the cursor.
+            let (mut b, mut from) = (0, 0);
             while b < module.functions[f].blocks.len() {
-                let Some(i) = module.functions[f].blocks[b].insts.iter().position(|i| kind(&types, i, element_wise).is_some()) else {
-                    b += 1;
+                let Some(i) = module.functions[f].blocks[b].insts.iter().skip(from).position(|i| kind(&types, bands, i, element_wise).is_some()).map(|i| i + from) else {
+                    (b, from) = (b + 1, 0);
                     continue;
                 };
                 let inst = module.functions[f].blocks[b].insts[i].clone();
-                let k = kind(&types, &inst, element_wise).unwrap_or(Kind::Relayout);
+                let k = kind(&types, bands, &inst, element_wise).unwrap_or(Kind::Relayout);
                 outcome.count(inst.opcode);
                 let mut bld = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
                 // Loops and branches cannot start inside a loop header: its other instructions
@@ -144,12 +173,16 @@ impl Pass for LowerCooperativeMatrix2 {
                 bld.separate_loop_header();
                 let at = bld.cursor;
                 bld.module.functions[f].blocks[at.block].insts.remove(at.index);
-                if let Some(v) = lower(&mut bld, &types, &scratch, &tensors, &inst, k)? {
+                if let Some(v) = lower(&mut bld, &types, (&scratch, bands), &tensors, &inst, k)? {
                     bld.insert(Inst::new(Op::CopyObject, Some(inst.ty()?), inst.result_id, vec![Operand::Id(v)]));
                 }
-                b = bld.cursor.block;
+                (b, from) = (bld.cursor.block, bld.cursor.index);
             }
             f += 1;
+        }
+        if let Some(bands) = bands {
+            bands.retype(module);
+            outcome.changed = true;
         }
         module.rebuild_entry_interfaces();
         Ok(outcome)
@@ -166,22 +199,49 @@ enum Kind {
     Relayout,
     LoadTensor,
     StoreTensor,
+    /// `OpCooperativeMatrixLoadKHR` of a banded workgroup-scope matrix.
+    Load,
+    /// `OpCooperativeMatrixStoreKHR` of a workgroup-scope matrix.
+    Store,
 }
 
 const CONVERSIONS: [Op; 7] = [Op::FConvert, Op::SConvert, Op::UConvert, Op::ConvertFToS, Op::ConvertFToU, Op::ConvertSToF, Op::ConvertUToF];
 
 /// The operation `inst` is, where this pass lowers it: all of them where `lowered_all` says so,
-/// else (the emulation applies the others) only transposes and 2x2 reductions.
-fn kind(types: &Types, inst: &Inst, lowered_all: bool) -> Option<Kind> {
-    let k = operation(types, inst)?;
+/// else (the emulation applies the others) only transposes, 2x2 reductions, tensor accesses
+/// and the operations on workgroup-scope matrices that need their band's place or the other
+/// sub-groups.
+fn kind(types: &Types, bands: Option<&Bands>, inst: &Inst, lowered_all: bool) -> Option<Kind> {
+    let k = operation(types, bands, inst)?;
     let two_by_two = inst.word_opt(1) == Some(CooperativeMatrixReduce::_2X2.bits());
-    (lowered_all || matches!(k, Kind::Transpose | Kind::LoadTensor | Kind::StoreTensor) || (k == Kind::Reduce && two_by_two)).then_some(k)
+    let placed = bands.is_some_and(|bd| gathers(types, bd, inst, k) || (k == Kind::PerElement && operand_type(types, inst).is_some_and(|t| bd.is_banded(t))));
+    (lowered_all || placed || matches!(k, Kind::Transpose | Kind::LoadTensor | Kind::StoreTensor | Kind::Load | Kind::Store) || (k == Kind::Reduce && two_by_two)).then_some(k)
 }
 
-fn operation(types: &Types, inst: &Inst) -> Option<Kind> {
+/// The type of `inst`'s first operand.
+fn operand_type(types: &Types, inst: &Inst) -> Option<Word> {
+    inst.id(0).ok().and_then(|v| types.type_of(v))
+}
+
+/// Whether `inst` (an operation `k`) on workgroup-scope matrices goes through the workgroup's
+/// whole-matrix area: a column or whole-matrix reduction of a banded matrix, and a Use
+/// conversion or transpose from or to a replicated matrix or that transposes a banded one.
+fn gathers(types: &Types, bands: &Bands, inst: &Inst, k: Kind) -> bool {
+    let (Some(from), Some(to)) = (operand_type(types, inst), inst.result_type) else { return false };
+    match k {
+        Kind::Reduce => bands.is_banded(from) && inst.word_opt(1).is_some_and(|m| m & CooperativeMatrixReduce::COLUMN.bits() != 0),
+        Kind::Relayout | Kind::Transpose => (bands.is_workgroup(from) || bands.is_workgroup(to)) && !(k == Kind::Relayout && bands.is_banded(from) && bands.is_banded(to)),
+        _ => false,
+    }
+}
+
+fn operation(types: &Types, bands: Option<&Bands>, inst: &Inst) -> Option<Kind> {
     let op = inst.op()?;
-    let subgroup = |ty: Option<Word>| ty.and_then(|t| matrix(types, t)).is_some_and(|m| types.const_u32(m.scope) == Some(Scope::Subgroup as u32));
+    let workgroup = |ty: Option<Word>| ty.is_some_and(|t| bands.is_some_and(|bd| bd.is_workgroup(t)));
+    let subgroup = |ty: Option<Word>| workgroup(ty) || ty.and_then(|t| matrix(types, t)).is_some_and(|m| types.const_u32(m.scope) == Some(Scope::Subgroup as u32));
     let k = match op {
+        Op::CooperativeMatrixLoadKHR => return inst.result_type.is_some_and(|t| bands.is_some_and(|bd| bd.is_banded(t))).then_some(Kind::Load),
+        Op::CooperativeMatrixStoreKHR => return workgroup(inst.id(1).ok().and_then(|v| types.type_of(v))).then_some(Kind::Store),
         Op::CooperativeMatrixReduceNV => Kind::Reduce,
         Op::CooperativeMatrixPerElementOpNV => Kind::PerElement,
         Op::CooperativeMatrixTransposeNV => Kind::Transpose,
@@ -201,27 +261,57 @@ fn operation(types: &Types, inst: &Inst) -> Option<Kind> {
     (subgroup(inst.result_type) && subgroup(inst.id(0).ok().and_then(|v| types.type_of(v)))).then_some(k)
 }
 
-/// The operand matrix and the result matrix of `inst` (a tensor load's or store's matrix twice).
-fn matrices(types: &Types, inst: &Inst) -> std::result::Result<(Matrix, Matrix), String> {
-    let of = |ty: Option<Word>| ty.and_then(|t| matrix(types, t)).ok_or_else(|| "a cooperative matrix with dimensions outside 1..=1024".to_string());
+/// The operand matrix type and the result matrix type of `inst` (a load's or store's matrix
+/// type twice).
+fn matrix_types(types: &Types, inst: &Inst) -> (Option<Word>, Option<Word>) {
     let value = |k: usize| inst.id(k).ok().and_then(|v| types.type_of(v));
     match inst.op() {
-        Some(Op::CooperativeMatrixLoadTensorNV) => Ok((of(inst.result_type)?, of(inst.result_type)?)),
-        Some(Op::CooperativeMatrixStoreTensorNV) => Ok((of(value(1))?, of(value(1))?)),
-        _ => Ok((of(value(0))?, of(inst.result_type)?)),
+        Some(Op::CooperativeMatrixLoadTensorNV | Op::CooperativeMatrixLoadKHR) => (inst.result_type, inst.result_type),
+        Some(Op::CooperativeMatrixStoreTensorNV | Op::CooperativeMatrixStoreKHR) => (value(1), value(1)),
+        _ => (value(0), inst.result_type),
     }
 }
 
-/// The scratch areas `inst` needs: (component type, elements), one entry per area.
-fn areas(types: &Types, inst: &Inst, k: Kind) -> std::result::Result<Vec<(Word, u32)>, String> {
-    let (src, dst) = matrices(types, inst)?;
+/// What a sub-group holds of the operand matrix and the result matrix of `inst` (see
+/// [`matrix_types`]), or with `whole` the whole matrices.
+fn matrices(types: &Types, bands: Option<&Bands>, inst: &Inst, whole: bool) -> std::result::Result<(Matrix, Matrix), String> {
+    let of = |ty: Option<Word>| {
+        ty.and_then(|t| match bands {
+            Some(bd) if whole => bd.whole(t).or_else(|| matrix(types, t)),
+            Some(bd) => bd.held(types, t),
+            None => matrix(types, t),
+        })
+        .ok_or_else(|| "a cooperative matrix with dimensions outside 1..=1024".to_string())
+    };
+    let (from, to) = matrix_types(types, inst);
+    Ok((of(from)?, of(to)?))
+}
+
+/// The scratch areas `inst` needs: (component type, elements) for each of the sub-group's
+/// areas, and the workgroup's whole-matrix area it gathers into.
+type Areas = (Vec<(Word, u32)>, Option<(Word, u32)>);
+
+fn areas(types: &Types, bands: Option<&Bands>, inst: &Inst, k: Kind) -> std::result::Result<Areas, String> {
+    let (src, dst) = matrices(types, bands, inst, false)?;
+    if bands.is_some_and(|bd| gathers(types, bd, inst, k)) {
+        let (whole_src, _) = matrices(types, bands, inst, true)?;
+        // A conversion converts the components before it gathers them.
+        let component = if k == Kind::Reduce { src.component } else { dst.component };
+        let gathered = Some((component, whole_src.rows * whole_src.cols));
+        return Ok((if k == Kind::Reduce { vec![(dst.component, dst.rows * dst.cols)] } else { Vec::new() }, gathered));
+    }
     let n = src.rows * src.cols;
     let mut list = vec![(src.component, n)];
     match k {
+        Kind::Load | Kind::Store => return Ok((Vec::new(), None)),
         Kind::Reduce => list.push((dst.component, dst.rows * dst.cols)),
         Kind::PerElement => {
             for v in inst.operands.iter().skip(2).filter_map(Operand::id) {
-                if let Some(m) = types.type_of(v).and_then(|t| matrix(types, t)) {
+                let held = |t: Word| match bands {
+                    Some(bd) => bd.held(types, t),
+                    None => matrix(types, t),
+                };
+                if let Some(m) = types.type_of(v).and_then(held) {
                     list.push((m.component, m.rows * m.cols));
                 }
             }
@@ -234,17 +324,28 @@ fn areas(types: &Types, inst: &Inst, k: Kind) -> std::result::Result<Vec<(Word, 
     for (c, e) in list {
         *summed.entry(c).or_default() += e;
     }
-    Ok(summed.into_iter().collect())
+    Ok((summed.into_iter().collect(), None))
 }
 
-/// One workgroup array per component type, `NumSubgroups x` the largest area it needs.
+/// One workgroup array per component type, `NumSubgroups x` the largest area it needs, and
+/// one per component type of the whole matrices gathered there.
 struct Scratch {
     arrays: HashMap<Word, (Word, u32)>,
+    whole: HashMap<Word, Word>,
     areas: SubgroupScratch,
 }
 
 impl Scratch {
-    fn new(module: &mut Module, types: &Types, target: &DeviceCaps, need: &BTreeMap<Word, u32>, first: &Inst) -> Result<Scratch> {
+    fn new(module: &mut Module, types: &Types, target: &DeviceCaps, (need, whole): (&BTreeMap<Word, u32>, &BTreeMap<Word, u32>), first: &Inst) -> Result<Scratch> {
+        let whole = whole
+            .iter()
+            .map(|(&component, &elements)| {
+                let len = module.constant_u32(elements);
+                let array = module.type_array(component, len);
+                let ptr = module.type_pointer(StorageClass::Workgroup, array);
+                (component, module.add_global_variable(ptr, StorageClass::Workgroup, None))
+            })
+            .collect();
         let wanted: Vec<(Word, u32)> = need.iter().map(|(&c, &e)| (c, e)).collect();
         let (areas, arrays) = SubgroupScratch::new(module, types, target, &wanted).map_err(|why| Error::Unsupported {
             site: module.site(first),
@@ -252,7 +353,7 @@ impl Scratch {
             missing: format!("VK_NV_cooperative_matrix2 (its lowering {why})"),
         })?;
         let arrays = wanted.iter().zip(arrays).map(|(&(component, elements), array)| (component, (array, elements))).collect();
-        Ok(Scratch { arrays, areas })
+        Ok(Scratch { arrays, whole, areas })
     }
 }
 
@@ -267,6 +368,7 @@ struct Area {
 /// Emits one lowering.
 struct Lowering<'a> {
     scratch: &'a Scratch,
+    bands: Option<&'a Bands>,
     uint: Word,
     /// Next free element of the sub-group's area, per component type.
     next: HashMap<Word, u32>,
@@ -318,6 +420,37 @@ impl Lowering<'_> {
 
     fn barrier(&self, b: &mut Builder<'_>) {
         self.scratch.areas.barrier(b);
+    }
+
+    /// Stores what the sub-group holds of `m`, a workgroup-scope matrix of type `ty` with
+    /// `component` components, into the workgroup's whole-matrix area of `component` (a band
+    /// at its rows, by the first sub-groups holding them; a replicated matrix by sub-group 0),
+    /// between workgroup barriers; returns the area.
+    fn gather(&self, b: &mut Builder<'_>, types: &Types, m: Word, ty: Word, component: Word) -> std::result::Result<Area, String> {
+        let bands = self.bands.ok_or("a gather without workgroup-scope matrices")?;
+        let whole = bands.whole(ty).or_else(|| matrix(types, ty)).ok_or("a gather of a matrix with dimensions outside 1..=1024")?;
+        let array = *self.scratch.whole.get(&component).ok_or("a gather into no area")?;
+        let zero = b.module.constant_u32(0);
+        let area = Area { array, component, base: zero };
+        workgroup_barrier(b);
+        let banded = bands.is_banded(ty);
+        let base = if banded {
+            let first = bands.first_row(b, whole.rows);
+            let cols = b.module.constant_u32(whole.cols);
+            b.imul(self.uint, first, cols)
+        } else {
+            zero
+        };
+        let writes = bands.writes(b, banded);
+        b.if_then(writes, |b| {
+            let ptr = b.module.type_pointer(StorageClass::Workgroup, component);
+            let p = b.access_chain(ptr, array, &[base]);
+            let layout = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
+            let stride = b.module.constant_u32(whole.cols);
+            b.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(p), Operand::Id(m), Operand::Id(layout), Operand::Id(stride)]);
+        });
+        workgroup_barrier(b);
+        Ok(area)
     }
 
     /// `OpCooperativeMatrixStoreKHR` of `m` (`cols` columns) into `area`, row-major.
@@ -390,6 +523,13 @@ fn pass_captures_by_pointer(module: &mut Module, outcome: &mut Outcome) {
     }
 }
 
+/// A workgroup control barrier that makes workgroup memory written before it visible after it.
+fn workgroup_barrier(b: &mut Builder<'_>) {
+    let workgroup = b.module.constant_u32(Scope::Workgroup as u32);
+    let semantics = b.module.constant_u32((spirv::MemorySemantics::ACQUIRE_RELEASE | spirv::MemorySemantics::WORKGROUP_MEMORY).bits());
+    b.emit_void(Op::ControlBarrier, vec![Operand::Id(workgroup), Operand::Id(workgroup), Operand::Id(semantics)]);
+}
+
 fn call(b: &mut Builder<'_>, ret: Word, func: Word, args: &[Word]) -> Word {
     let mut ops = vec![Operand::Id(func)];
     ops.extend(args.iter().map(|a| Operand::Id(*a)));
@@ -405,19 +545,34 @@ fn as_int(b: &mut Builder<'_>, uint: Word, ty: Word, v: Word) -> Word {
     }
 }
 
-fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMap<Word, tensor::Tensor>, inst: &Inst, k: Kind) -> Result<Option<Word>> {
+fn lower(b: &mut Builder<'_>, types: &Types, (scratch, bands): (&Scratch, Option<&Bands>), tensors: &HashMap<Word, tensor::Tensor>, inst: &Inst, k: Kind) -> Result<Option<Word>> {
     let invalid = |b: &Builder<'_>, message: String| Error::Invalid { site: b.module.site(inst), message };
-    let (src, dst) = matrices(types, inst).map_err(|m| invalid(b, m))?;
+    let (src, dst) = matrices(types, bands, inst, false).map_err(|m| invalid(b, m))?;
+    let (whole_src, whole_dst) = matrices(types, bands, inst, true).map_err(|m| invalid(b, m))?;
+    let (src_ty, dst_ty) = match matrix_types(types, inst) {
+        (Some(s), Some(d)) => (s, d),
+        _ => return Err(invalid(b, "an operation on a value that is not a cooperative matrix".into())),
+    };
     let uint = b.module.type_int(32, false);
-    let mut l = Lowering { scratch, uint, next: HashMap::new() };
+    let mut l = Lowering { scratch, bands, uint, next: HashMap::new() };
     let m = inst.id(0)?;
     let n = src.rows * src.cols;
-    // Every operation but a tensor store has a result of this type.
+    // Every operation but a store has a result of this type.
     let ty = inst.result_type.unwrap_or(0);
+    let gathered = bands.is_some_and(|bd| gathers(types, bd, inst, k));
+    // The first row of the sub-group's band of a banded operand (None for other matrices).
+    let banded = |b: &mut Builder<'_>, ty: Word, rows: u32| bands.filter(|bd| bd.is_banded(ty)).map(|bd| bd.first_row(b, rows));
     match k {
-        Kind::LoadTensor | Kind::StoreTensor => tensor_access(b, types, &mut l, tensors, inst, src),
+        Kind::Load | Kind::Store => khr_access(b, types, bands, inst, k == Kind::Load).map_err(|m| invalid(b, m)),
+        Kind::LoadTensor | Kind::StoreTensor => {
+            let first_row = banded(b, src_ty, whole_src.rows);
+            // Only the sub-groups that write a workgroup-scope matrix store it.
+            let writes = bands.filter(|bd| k == Kind::StoreTensor && bd.is_workgroup(src_ty)).map(|bd| bd.writes(b, bd.is_banded(src_ty)));
+            tensor_access(b, types, &mut l, tensors, inst, src, (first_row, writes))
+        }
         Kind::Relayout | Kind::Transpose => {
             let transpose = k == Kind::Transpose;
+            let (src, dst) = (whole_src, whole_dst);
             if transpose && (dst.rows, dst.cols) != (src.cols, src.rows) {
                 return Err(invalid(b, format!("a transpose of a {}x{} matrix into a {}x{} one", src.rows, src.cols, dst.rows, dst.cols)));
             }
@@ -426,6 +581,9 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
             }
             if transpose && dst.component != src.component {
                 return Err(invalid(b, "a transpose that changes the component type (no lowering)".into()));
+            }
+            if gathered {
+                return relayout_through_workgroup(b, types, &l, inst, (src_ty, dst_ty), transpose).map(Some).map_err(|m| invalid(b, m));
             }
             let from = l.area(b, src.component, n);
             l.barrier(b);
@@ -458,7 +616,8 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
             if params.len() != 2 || ret != src.component || dst.component != src.component {
                 return Err(invalid(b, format!("combine function %{func} does not combine two of the matrix's components")));
             }
-            let (rows, cols) = (src.rows, src.cols);
+            // A banded matrix's columns are gathered whole into workgroup memory first.
+            let (rows, cols) = if gathered { (whole_src.rows, whole_src.cols) } else { (src.rows, src.cols) };
             let (out_rows, out_cols) = (dst.rows, dst.cols);
             let row_col = CooperativeMatrixReduce::ROW | CooperativeMatrixReduce::COLUMN;
             let shape_ok = if mode == CooperativeMatrixReduce::_2X2 {
@@ -480,11 +639,19 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
                 };
                 return Err(invalid(b, format!("a {name} reduction of a {rows}x{cols} matrix into a {out_rows}x{out_cols} one")));
             }
-            let from = l.area(b, src.component, n);
             let to = l.area(b, dst.component, out_rows * out_cols);
-            l.barrier(b);
-            l.store(b, from, m, cols);
-            l.barrier(b);
+            let from = if gathered {
+                let from = l.gather(b, types, m, src_ty, src.component).map_err(|e| invalid(b, e))?;
+                l.barrier(b);
+                from
+            } else {
+                let from = l.area(b, src.component, n);
+                l.barrier(b);
+                l.store(b, from, m, cols);
+                l.barrier(b);
+                from
+            };
+            let n = rows * cols;
             let t = src.component;
             // Folds the elements `at(j)` for j in 0..count, left to right.
             let fold = |b: &mut Builder<'_>, l: &Lowering<'_>, count: u32, at: &dyn Fn(&mut Builder<'_>, Word) -> Word| -> Word {
@@ -572,22 +739,33 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
                 return Err(invalid(b, format!("per-element function %{func} does not take (row, column, element{}) of the matrix", ", ..".repeat(extras.len().min(1)))));
             }
             let from = l.area(b, src.component, n);
-            // Matrices among the extra operands are stored beside it.
-            let mut extra_areas: Vec<Option<(Area, Matrix)>> = Vec::new();
+            // The element's row in the whole matrix: a band's rows start at its first row.
+            let first_row = banded(b, src_ty, whole_src.rows);
+            // Matrices among the extra operands are stored beside it; each of them is banded
+            // like the matrix or replicated (then indexed by the row in the whole matrix).
+            let mut extra_areas: Vec<Option<(Area, Matrix, bool)>> = Vec::new();
             for v in &extras {
-                let em = types.type_of(*v).and_then(|t| matrix(types, t));
-                match em {
-                    Some(em) if (em.rows, em.cols) != (src.rows, src.cols) => {
-                        return Err(invalid(b, format!("a per-element operand %{v} of {}x{} beside a {}x{} matrix", em.rows, em.cols, src.rows, src.cols)));
-                    }
-                    Some(em) => extra_areas.push(Some((l.area(b, em.component, n), em))),
-                    None => extra_areas.push(None),
+                let Some(ety) = types.type_of(*v).filter(|t| matrix(types, *t).is_some()) else {
+                    extra_areas.push(None);
+                    continue;
+                };
+                let (em, whole) = match bands {
+                    Some(bd) => (bd.held(types, ety), bd.whole(ety).or_else(|| matrix(types, ety))),
+                    None => (matrix(types, ety), matrix(types, ety)),
+                };
+                let (Some(em), Some(whole)) = (em, whole) else {
+                    return Err(invalid(b, format!("a per-element operand %{v} with dimensions outside 1..=1024")));
+                };
+                if (whole.rows, whole.cols) != (whole_src.rows, whole_src.cols) {
+                    return Err(invalid(b, format!("a per-element operand %{v} of {}x{} beside a {}x{} matrix", whole.rows, whole.cols, whole_src.rows, whole_src.cols)));
                 }
+                let whole_rows = first_row.is_some() && em.rows != src.rows;
+                extra_areas.push(Some((l.area(b, em.component, em.rows * em.cols), em, whole_rows)));
             }
             l.barrier(b);
             l.store(b, from, m, src.cols);
             for (v, a) in extras.iter().zip(&extra_areas) {
-                if let Some((area, em)) = a {
+                if let Some((area, em, _)) = a {
                     l.store(b, *area, *v, em.cols);
                 }
             }
@@ -597,11 +775,16 @@ fn lower(b: &mut Builder<'_>, types: &Types, scratch: &Scratch, tensors: &HashMa
             l.for_each(b, n, |b, i| {
                 let row = b.op(Op::UDiv, uint, &[i, cols_c]);
                 let col = b.op(Op::UMod, uint, &[i, cols_c]);
+                let row = match first_row {
+                    Some(first) => b.iadd(uint, first, row),
+                    None => row,
+                };
                 let x = l.read(b, from, i);
                 let mut args = vec![as_int(b, uint, params[0], row), as_int(b, uint, params[1], col), x];
                 for (v, a) in extras.iter().zip(&extra_areas) {
                     args.push(match a {
-                        Some((area, _)) => l.read(b, *area, i),
+                        Some((area, em, true)) => l.read_at(b, *area, row, em.cols, col),
+                        Some((area, _, false)) => l.read(b, *area, i),
                         None => *v,
                     });
                 }
@@ -665,8 +848,17 @@ fn element_pointer(b: &mut Builder<'_>, types: &Types, pointer: Word, index: Wor
 /// `OpCooperativeMatrixLoadTensorNV` and `StoreTensorNV`: the matrix goes through the
 /// sub-group's scratch area (the load's `Object` first, for the elements a view clips), each
 /// lane reads or writes its elements at the addresses the layout (and view) give, and a load's
-/// result is loaded from the area.
-fn tensor_access(b: &mut Builder<'_>, types: &Types, l: &mut Lowering<'_>, tensors: &HashMap<Word, tensor::Tensor>, inst: &Inst, m: Matrix) -> Result<Option<Word>> {
+/// result is loaded from the area. A band's rows start at `first_row` in the whole matrix; a
+/// store writes only where `writes` holds.
+fn tensor_access(
+    b: &mut Builder<'_>,
+    types: &Types,
+    l: &mut Lowering<'_>,
+    tensors: &HashMap<Word, tensor::Tensor>,
+    inst: &Inst,
+    m: Matrix,
+    (first_row, writes): (Option<Word>, Option<Word>),
+) -> Result<Option<Word>> {
     let invalid = |b: &Builder<'_>, message: String| Error::Invalid { site: b.module.site(inst), message };
     let load = inst.is(Op::CooperativeMatrixLoadTensorNV);
     let (pointer, object, layout) = (inst.id(0)?, inst.id(1)?, inst.id(2)?);
@@ -703,11 +895,19 @@ fn tensor_access(b: &mut Builder<'_>, types: &Types, l: &mut Lowering<'_>, tenso
     l.for_each(b, n, |b, i| {
         let row = b.op(Op::UDiv, uint, &[i, cols_c]);
         let col = b.op(Op::UMod, uint, &[i, cols_c]);
+        let row = match first_row {
+            Some(first) => b.iadd(uint, first, row),
+            None => row,
+        };
         let (valid, index, oob) = tensor::element(b, &addressing, row, col, m.cols);
         let inside = b.op(Op::LogicalNot, boolean, &[oob]);
         let access = match valid {
             Some(v) => b.op(Op::LogicalAnd, boolean, &[v, inside]),
             None => inside,
+        };
+        let access = match writes {
+            Some(w) => b.op(Op::LogicalAnd, boolean, &[w, access]),
+            None => access,
         };
         b.if_then(access, |b| {
             let p = match element_pointer(b, types, pointer, index) {
@@ -753,6 +953,92 @@ fn tensor_access(b: &mut Builder<'_>, types: &Types, l: &mut Lowering<'_>, tenso
     l.barrier(b);
     let ty = inst.ty()?;
     Ok(Some(l.load(b, area, ty, CooperativeMatrixLayout::RowMajorKHR, m.cols)))
+}
+
+/// `OpCooperativeMatrixLoadKHR` of a banded workgroup-scope matrix and `StoreKHR` of any
+/// workgroup-scope matrix: a band's pointer moves to its first row (`first_row x Stride`
+/// row-major, `first_row` components column-major), and only the sub-groups that write it
+/// store a matrix.
+fn khr_access(b: &mut Builder<'_>, types: &Types, bands: Option<&Bands>, inst: &Inst, load: bool) -> std::result::Result<Option<Word>, String> {
+    let bands = bands.ok_or("a workgroup-scope access without workgroup-scope matrices")?;
+    let (ty, _) = matrix_types(types, inst);
+    let ty = ty.ok_or("a cooperative-matrix access of no matrix")?;
+    let whole = bands.whole(ty).ok_or("a workgroup-scope access of another matrix")?;
+    let banded = bands.is_banded(ty);
+    let (layout_at, pointer) = (if load { 1 } else { 2 }, inst.id(0).map_err(|e| e.to_string())?);
+    let mut operands = inst.operands.clone();
+    if banded {
+        let uint = b.module.type_int(32, false);
+        let layout = inst.id(layout_at).ok().and_then(|l| types.const_u32(l));
+        let first = bands.first_row(b, whole.rows);
+        let pointee = types.type_of(pointer).and_then(|t| types.pointer(t)).map(|(_, p)| component_bytes(types, p)).ok_or("a matrix access through a value that is not a pointer")?;
+        let component = component_bytes(types, whole.component);
+        let offset = match layout.and_then(CooperativeMatrixLayout::from_u32) {
+            Some(CooperativeMatrixLayout::RowMajorKHR) => {
+                let stride = inst.id(layout_at + 1).map_err(|e| e.to_string())?;
+                let stride = match types.type_of(stride).and_then(|t| types.int(t)) {
+                    Some((32, false)) => stride,
+                    Some((32, true)) => b.bitcast(uint, stride),
+                    Some(_) => b.op(Op::UConvert, uint, &[stride]),
+                    None => return Err(format!("a matrix stride %{stride} that is not an integer")),
+                };
+                b.imul(uint, first, stride)
+            }
+            Some(CooperativeMatrixLayout::ColumnMajorKHR) if (whole.rows / bands.count() * component) % pointee == 0 => {
+                let (num, den) = (b.module.constant_u32(component), b.module.constant_u32(pointee));
+                let bytes = b.imul(uint, first, num);
+                b.op(Op::UDiv, uint, &[bytes, den])
+            }
+            Some(CooperativeMatrixLayout::ColumnMajorKHR) => {
+                return Err(format!("a band of {} rows of a column-major workgroup-scope matrix does not start at a whole {pointee}-byte element of its pointer", whole.rows / bands.count()));
+            }
+            _ => return Err("a workgroup-scope matrix access whose layout is not a constant row- or column-major one".into()),
+        };
+        operands[0] = Operand::Id(element_pointer(b, types, pointer, offset)?);
+    }
+    if load {
+        return Ok(Some(b.emit(Op::CooperativeMatrixLoadKHR, ty, operands)));
+    }
+    let writes = bands.writes(b, banded);
+    b.if_then(writes, |b| b.emit_void(Op::CooperativeMatrixStoreKHR, operands));
+    Ok(None)
+}
+
+/// A Use conversion or transpose from or to a workgroup-scope matrix that is not band to
+/// band: the operand (its components converted first, as a matrix of the operand's Use) is
+/// gathered whole into workgroup memory and the result loaded from there: all of it for a
+/// replicated result, its band's rows for a banded one (row-major, or column-major for a
+/// transpose).
+fn relayout_through_workgroup(b: &mut Builder<'_>, types: &Types, l: &Lowering<'_>, inst: &Inst, (src_ty, dst_ty): (Word, Word), transpose: bool) -> std::result::Result<Word, String> {
+    let bands = l.bands.ok_or("a gather without workgroup-scope matrices")?;
+    let of = |t: Word| bands.whole(t).or_else(|| matrix(types, t)).ok_or("a matrix with dimensions outside 1..=1024");
+    let (src, dst) = (of(src_ty)?, of(dst_ty)?);
+    let m = inst.id(0).map_err(|e| e.to_string())?;
+    let value = match inst.op().filter(|op| CONVERSIONS.contains(op)) {
+        Some(op) if dst.component != src.component => {
+            let converted = bands.held_type(b.module, types, src_ty, dst.component).ok_or("a conversion of a matrix with dimensions outside 1..=1024")?;
+            b.op(op, converted, &[m])
+        }
+        _ => m,
+    };
+    let area = l.gather(b, types, value, src_ty, dst.component)?;
+    let offset = match bands.is_banded(dst_ty) {
+        true => {
+            let first = bands.first_row(b, dst.rows);
+            if transpose {
+                first
+            } else {
+                let cols = b.module.constant_u32(dst.cols);
+                b.imul(l.uint, first, cols)
+            }
+        }
+        false => b.module.constant_u32(0),
+    };
+    let ptr = b.module.type_pointer(StorageClass::Workgroup, dst.component);
+    let p = b.access_chain(ptr, area.array, &[offset]);
+    let layout = b.module.constant_u32(if transpose { CooperativeMatrixLayout::ColumnMajorKHR } else { CooperativeMatrixLayout::RowMajorKHR } as u32);
+    let stride = b.module.constant_u32(src.cols);
+    Ok(b.emit(Op::CooperativeMatrixLoadKHR, dst_ty, vec![Operand::Id(p), Operand::Id(layout), Operand::Id(stride)]))
 }
 
 /// The clamp value's bits as a component of type `ty`: the low bits of the 32-bit word.
