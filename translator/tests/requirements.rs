@@ -573,7 +573,8 @@ fn float_controls_are_checked_per_width_and_kernels_keep_ieee_semantics() {
 /// SPV_NV_cooperative_matrix2 on targets without it, or without its matrices: sub-group
 /// operations are lowered to valid KHR code or emulated (the capabilities and the extension go); what cannot be lowered is refused naming
 /// the instruction and why: a 2x2 reduction of an odd matrix, scratch beyond the target's
-/// workgroup memory, and workgroup-scope matrices.
+/// workgroup memory, and a band of a workgroup-scope matrix loaded with a layout chosen at
+/// run time. Workgroup-scope matrices become sub-group-scope bands.
 #[test]
 fn cooperative_matrix2_operations_are_lowered_or_refused_by_name() {
     if !tools_present() {
@@ -611,8 +612,21 @@ fn cooperative_matrix2_operations_are_lowered_or_refused_by_name() {
     let err = translated(&big, &DeviceCaps::swiftshader()).unwrap_err();
     assert!(err.contains("OpCooperativeMatrixReduceNV") && err.contains("bytes of workgroup memory") && err.contains("more than the target's 32768"), "{err}");
 
-    // Workgroup scope stays, and is refused by name.
+    // Workgroup scope: sub-group-scope bands (replicated B matrices) on every target, the
+    // transpose of a band into a B matrix and the stores gathered or guarded.
     let workgroup = base.replace("OpTypeCooperativeMatrixKHR %float %uint_3", "OpTypeCooperativeMatrixKHR %float %uint_2");
-    let err = translated(&workgroup, &lavapipe).unwrap_err();
-    assert!(err.contains("OpTypeCooperativeMatrixKHR") && err.contains("scope other than Subgroup"), "{err}");
+    for target in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader(), DeviceCaps::h100()] {
+        let (words, report) = translated(&workgroup, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+        tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+        let pass = report.passes.iter().find(|p| p.name == "lower-cooperative-matrix2").unwrap();
+        assert_eq!(pass.rewritten.get("OpCooperativeMatrixStoreKHR"), Some(&2), "{}: {pass:?}", target.name);
+        assert_eq!(pass.rewritten.get("OpCooperativeMatrixTransposeNV"), Some(&1), "{}: {pass:?}", target.name);
+    }
+    // A band's load needs a layout it can move along.
+    let chosen = workgroup.replace(
+        "%m = OpCooperativeMatrixLoadKHR %acc %p0 %uint_0 %uint_8",
+        "%f0 = OpLoad %float %p0\n        %lay = OpBitcast %uint %f0\n          %m = OpCooperativeMatrixLoadKHR %acc %p0 %lay %uint_8",
+    );
+    let err = translated(&chosen, &lavapipe).unwrap_err();
+    assert!(err.contains("OpCooperativeMatrixLoadKHR") && err.contains("layout is not a constant row- or column-major one"), "{err}");
 }
