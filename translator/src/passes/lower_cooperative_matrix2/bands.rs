@@ -49,10 +49,10 @@ impl Bands {
         }
         let largest = target.max_subgroup_size.max(target.subgroup_size).max(1);
         let invocations = crate::passes::subgroup_scratch::workgroup_size(module, types).map_or(0, |(_, n)| n);
-        let subgroups = if invocations % largest == 0 { invocations / largest } else { 0 };
+        let subgroups = if invocations.is_multiple_of(largest) { invocations / largest } else { 0 };
         let granule = target.cooperative_matrix.iter().filter(|r| r.scope == MatrixScope::Subgroup).map(|r| r.m).min().unwrap_or(1).max(1);
         let mut count = 1;
-        while subgroups > 0 && subgroups % (count * 2) == 0 && found.values().filter(|(_, banded)| *banded).all(|(m, _)| m.rows % (count * 2 * granule) == 0) {
+        while subgroups > 0 && subgroups.is_multiple_of(count * 2) && found.values().filter(|(_, banded)| *banded).all(|(m, _)| m.rows.is_multiple_of(count * 2 * granule)) {
             count *= 2;
         }
         Some(Bands { count, types: found })

@@ -984,7 +984,7 @@ fn khr_access(b: &mut Builder<'_>, types: &Types, bands: Option<&Bands>, inst: &
                 };
                 b.imul(uint, first, stride)
             }
-            Some(CooperativeMatrixLayout::ColumnMajorKHR) if (whole.rows / bands.count() * component) % pointee == 0 => {
+            Some(CooperativeMatrixLayout::ColumnMajorKHR) if (whole.rows / bands.count() * component).is_multiple_of(pointee) => {
                 let (num, den) = (b.module.constant_u32(component), b.module.constant_u32(pointee));
                 let bytes = b.imul(uint, first, num);
                 b.op(Op::UDiv, uint, &[bytes, den])
