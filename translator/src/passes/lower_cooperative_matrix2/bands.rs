@@ -58,11 +58,6 @@ impl Bands {
         Some(Bands { count, types: found })
     }
 
-    /// Bands of each banded matrix.
-    pub(super) fn count(&self) -> u32 {
-        self.count
-    }
-
     /// Whether `ty` is a workgroup-scope matrix type.
     pub(super) fn is_workgroup(&self, ty: Word) -> bool {
         self.types.contains_key(&ty)
@@ -73,9 +68,9 @@ impl Bands {
         self.types.get(&ty).is_some_and(|(_, banded)| *banded)
     }
 
-    /// The whole matrix of a workgroup-scope type.
-    pub(super) fn whole(&self, ty: Word) -> Option<Matrix> {
-        self.types.get(&ty).map(|(m, _)| *m)
+    /// The whole matrix of a workgroup-scope type, or of any other matrix type.
+    pub(super) fn whole(&self, types: &Types, ty: Word) -> Option<Matrix> {
+        self.types.get(&ty).map(|(m, _)| *m).or_else(|| matrix(types, ty))
     }
 
     /// What a sub-group holds of `ty`: a band of a banded type, the whole matrix of any other.

@@ -277,14 +277,21 @@ fn matrix_types(types: &Types, inst: &Inst) -> (Option<Word>, Option<Word>) {
 fn matrices(types: &Types, bands: Option<&Bands>, inst: &Inst, whole: bool) -> std::result::Result<(Matrix, Matrix), String> {
     let of = |ty: Option<Word>| {
         ty.and_then(|t| match bands {
-            Some(bd) if whole => bd.whole(t).or_else(|| matrix(types, t)),
-            Some(bd) => bd.held(types, t),
-            None => matrix(types, t),
+            Some(bd) if whole => bd.whole(types, t),
+            _ => held(types, bands, t),
         })
         .ok_or_else(|| "a cooperative matrix with dimensions outside 1..=1024".to_string())
     };
     let (from, to) = matrix_types(types, inst);
     Ok((of(from)?, of(to)?))
+}
+
+/// What a sub-group holds of a matrix of type `ty`.
+fn held(types: &Types, bands: Option<&Bands>, ty: Word) -> Option<Matrix> {
+    match bands {
+        Some(bd) => bd.held(types, ty),
+        None => matrix(types, ty),
+    }
 }
 
 /// The scratch areas `inst` needs: (component type, elements) for each of the sub-group's
@@ -307,11 +314,7 @@ fn areas(types: &Types, bands: Option<&Bands>, inst: &Inst, k: Kind) -> std::res
         Kind::Reduce => list.push((dst.component, dst.rows * dst.cols)),
         Kind::PerElement => {
             for v in inst.operands.iter().skip(2).filter_map(Operand::id) {
-                let held = |t: Word| match bands {
-                    Some(bd) => bd.held(types, t),
-                    None => matrix(types, t),
-                };
-                if let Some(m) = types.type_of(v).and_then(held) {
+                if let Some(m) = types.type_of(v).and_then(|t| held(types, bands, t)) {
                     list.push((m.component, m.rows * m.cols));
                 }
             }
@@ -428,7 +431,7 @@ impl Lowering<'_> {
     /// between workgroup barriers; returns the area.
     fn gather(&self, b: &mut Builder<'_>, types: &Types, m: Word, ty: Word, component: Word) -> std::result::Result<Area, String> {
         let bands = self.bands.ok_or("a gather without workgroup-scope matrices")?;
-        let whole = bands.whole(ty).or_else(|| matrix(types, ty)).ok_or("a gather of a matrix with dimensions outside 1..=1024")?;
+        let whole = bands.whole(types, ty).ok_or("a gather of a matrix with dimensions outside 1..=1024")?;
         let array = *self.scratch.whole.get(&component).ok_or("a gather into no area")?;
         let zero = b.module.constant_u32(0);
         let area = Area { array, component, base: zero };
@@ -442,13 +445,7 @@ impl Lowering<'_> {
             zero
         };
         let writes = bands.writes(b, banded);
-        b.if_then(writes, |b| {
-            let ptr = b.module.type_pointer(StorageClass::Workgroup, component);
-            let p = b.access_chain(ptr, array, &[base]);
-            let layout = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
-            let stride = b.module.constant_u32(whole.cols);
-            b.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(p), Operand::Id(m), Operand::Id(layout), Operand::Id(stride)]);
-        });
+        b.if_then(writes, |b| self.store(b, Area { base, ..area }, m, whole.cols));
         workgroup_barrier(b);
         Ok(area)
     }
@@ -640,10 +637,9 @@ fn lower(b: &mut Builder<'_>, types: &Types, (scratch, bands): (&Scratch, Option
                 return Err(invalid(b, format!("a {name} reduction of a {rows}x{cols} matrix into a {out_rows}x{out_cols} one")));
             }
             let to = l.area(b, dst.component, out_rows * out_cols);
+            // A gather ends with a workgroup barrier, which also orders earlier reads of `to`.
             let from = if gathered {
-                let from = l.gather(b, types, m, src_ty, src.component).map_err(|e| invalid(b, e))?;
-                l.barrier(b);
-                from
+                l.gather(b, types, m, src_ty, src.component).map_err(|e| invalid(b, e))?
             } else {
                 let from = l.area(b, src.component, n);
                 l.barrier(b);
@@ -749,10 +745,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, (scratch, bands): (&Scratch, Option
                     extra_areas.push(None);
                     continue;
                 };
-                let (em, whole) = match bands {
-                    Some(bd) => (bd.held(types, ety), bd.whole(ety).or_else(|| matrix(types, ety))),
-                    None => (matrix(types, ety), matrix(types, ety)),
-                };
+                let (em, whole) = (held(types, bands, ety), bands.map_or_else(|| matrix(types, ety), |bd| bd.whole(types, ety)));
                 let (Some(em), Some(whole)) = (em, whole) else {
                     return Err(invalid(b, format!("a per-element operand %{v} with dimensions outside 1..=1024")));
                 };
@@ -963,7 +956,9 @@ fn khr_access(b: &mut Builder<'_>, types: &Types, bands: Option<&Bands>, inst: &
     let bands = bands.ok_or("a workgroup-scope access without workgroup-scope matrices")?;
     let (ty, _) = matrix_types(types, inst);
     let ty = ty.ok_or("a cooperative-matrix access of no matrix")?;
-    let whole = bands.whole(ty).ok_or("a workgroup-scope access of another matrix")?;
+    let (Some(whole), Some(band)) = (bands.whole(types, ty), bands.held(types, ty)) else {
+        return Err("a workgroup-scope access of a matrix with dimensions outside 1..=1024".into());
+    };
     let banded = bands.is_banded(ty);
     let (layout_at, pointer) = (if load { 1 } else { 2 }, inst.id(0).map_err(|e| e.to_string())?);
     let mut operands = inst.operands.clone();
@@ -984,13 +979,13 @@ fn khr_access(b: &mut Builder<'_>, types: &Types, bands: Option<&Bands>, inst: &
                 };
                 b.imul(uint, first, stride)
             }
-            Some(CooperativeMatrixLayout::ColumnMajorKHR) if (whole.rows / bands.count() * component).is_multiple_of(pointee) => {
+            Some(CooperativeMatrixLayout::ColumnMajorKHR) if (band.rows * component).is_multiple_of(pointee) => {
                 let (num, den) = (b.module.constant_u32(component), b.module.constant_u32(pointee));
                 let bytes = b.imul(uint, first, num);
                 b.op(Op::UDiv, uint, &[bytes, den])
             }
             Some(CooperativeMatrixLayout::ColumnMajorKHR) => {
-                return Err(format!("a band of {} rows of a column-major workgroup-scope matrix does not start at a whole {pointee}-byte element of its pointer", whole.rows / bands.count()));
+                return Err(format!("a band of {} rows of a column-major workgroup-scope matrix does not start at a whole {pointee}-byte element of its pointer", band.rows));
             }
             _ => return Err("a workgroup-scope matrix access whose layout is not a constant row- or column-major one".into()),
         };
@@ -1011,7 +1006,7 @@ fn khr_access(b: &mut Builder<'_>, types: &Types, bands: Option<&Bands>, inst: &
 /// transpose).
 fn relayout_through_workgroup(b: &mut Builder<'_>, types: &Types, l: &Lowering<'_>, inst: &Inst, (src_ty, dst_ty): (Word, Word), transpose: bool) -> std::result::Result<Word, String> {
     let bands = l.bands.ok_or("a gather without workgroup-scope matrices")?;
-    let of = |t: Word| bands.whole(t).or_else(|| matrix(types, t)).ok_or("a matrix with dimensions outside 1..=1024");
+    let of = |t: Word| bands.whole(types, t).ok_or("a matrix with dimensions outside 1..=1024");
     let (src, dst) = (of(src_ty)?, of(dst_ty)?);
     let m = inst.id(0).map_err(|e| e.to_string())?;
     let value = match inst.op().filter(|op| CONVERSIONS.contains(op)) {
@@ -1034,11 +1029,8 @@ fn relayout_through_workgroup(b: &mut Builder<'_>, types: &Types, l: &Lowering<'
         }
         false => b.module.constant_u32(0),
     };
-    let ptr = b.module.type_pointer(StorageClass::Workgroup, dst.component);
-    let p = b.access_chain(ptr, area.array, &[offset]);
-    let layout = b.module.constant_u32(if transpose { CooperativeMatrixLayout::ColumnMajorKHR } else { CooperativeMatrixLayout::RowMajorKHR } as u32);
-    let stride = b.module.constant_u32(src.cols);
-    Ok(b.emit(Op::CooperativeMatrixLoadKHR, dst_ty, vec![Operand::Id(p), Operand::Id(layout), Operand::Id(stride)]))
+    let layout = if transpose { CooperativeMatrixLayout::ColumnMajorKHR } else { CooperativeMatrixLayout::RowMajorKHR };
+    Ok(l.load(b, Area { base: offset, ..area }, dst_ty, layout, src.cols))
 }
 
 /// The clamp value's bits as a component of type `ty`: the low bits of the 32-bit word.
