@@ -2347,6 +2347,78 @@ fn glslang_workgroup_scope_gemm_matches_the_reference() {
     }
 }
 
+/// llama.cpp's coopmat2 matmul on quantized weights (`nv2_block_loads`): D = A B at workgroup
+/// scope with A decoded from 4-bit blocks in a storage buffer and B from 8-bit blocks behind a
+/// buffer reference (through a transposing view, its odd rows negated through the block
+/// coordinates), 80x40x96 with partial tiles. Where the target has no coopmat2 the decode
+/// functions are called per element: the storage-buffer one cloned to read the buffer's words
+/// by byte offset, the buffer-reference one at the block's address.
+#[test]
+fn glslang_block_loads_match_the_reference() {
+    let (m, n, k) = (80usize, 40usize, 96usize);
+    let per_row = k / 32;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(409);
+    // A: per block an f16 scale in {1/8, 1/4, 1/2} and 16 bytes of two 4-bit quants each.
+    let mut a_bytes = Vec::new();
+    let mut a = vec![0f32; m * k];
+    for row in 0..m {
+        for blk in 0..per_row {
+            let d = [0.125f32, 0.25, 0.5][rng.random_range(0..3)];
+            a_bytes.extend(half::f16::from_f32(d).to_bits().to_le_bytes());
+            let qs: Vec<u8> = (0..16).map(|_| rng.random::<u8>()).collect();
+            a_bytes.extend(&qs);
+            for j in 0..32 {
+                let q = if j < 16 { qs[j] & 15 } else { qs[j - 16] >> 4 };
+                a[row * k + blk * 32 + j] = (f32::from(q) - 8.0) * d;
+            }
+        }
+    }
+    // B (N x K): per block an f16 scale in {1/128, 1/64} and 32 signed bytes; rows n odd negated.
+    let mut b_bytes = Vec::new();
+    let mut b = vec![0f32; n * k];
+    for col in 0..n {
+        for blk in 0..per_row {
+            let d = [1.0f32 / 128.0, 1.0 / 64.0][rng.random_range(0..2)];
+            b_bytes.extend(half::f16::from_f32(d).to_bits().to_le_bytes());
+            let qs: Vec<i8> = (0..32).map(|_| rng.random::<i8>()).collect();
+            b_bytes.extend(qs.iter().map(|q| *q as u8));
+            for (j, q) in qs.iter().enumerate() {
+                let v = f32::from(*q) * d;
+                b[col * k + blk * 32 + j] = if col % 2 == 1 { -v } else { v };
+            }
+        }
+    }
+    assert_eq!((a_bytes.len(), b_bytes.len()), (m * per_row * 18, n * per_row * 34));
+    let input = common::assembled("nv2_block_loads");
+    for ctx in common::contexts() {
+        if !ctx.caps().buffer_device_address {
+            eprintln!("{}: no bufferDeviceAddress, skipped", ctx.caps().name);
+            continue;
+        }
+        for (target, expect_emulated, _) in coopmat2_targets(&ctx) {
+            let (words, what) = specialized_coopmat2_kernel_for(&input, "nv2_block_loads", &target, &[(0, 128)], (expect_emulated, Some(true)));
+            let p = specialized_pipeline(&ctx, &words, &[(0, 128)], (2, 20), &what);
+            let ba = ctx.buffer_from_slice(&a_bytes, "A").unwrap();
+            let bb = ctx.buffer_from_slice(&b_bytes, "B").unwrap();
+            let mut bd = ctx.buffer_from_slice(&vec![f32::NAN; m * n], "D").unwrap();
+            let mut push: Vec<u8> = bb.device_address().unwrap().to_le_bytes().to_vec();
+            push.extend([m, n, k].iter().flat_map(|v| (*v as u32).to_le_bytes()));
+            let dispatch = Dispatch { pipeline: &p, buffers: &[&ba, &bd], images: &[], push_constants: &push, groups: [m.div_ceil(64) as u32, n.div_ceil(16) as u32, 1] };
+            ctx.run_with_timeout(&[dispatch], 1, FIRST_DISPATCH).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let d: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+            for i in 0..m {
+                for j in 0..n {
+                    // Multiples of 2^-10 below 2^9: exact in f32.
+                    let want: f32 = (0..k).map(|x| a[i * k + x] * b[j * k + x]).sum();
+                    assert_eq!(d[i * n + j], want, "{what}: D[{i}][{j}]");
+                }
+            }
+            ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            eprintln!("{what}: block loads match");
+        }
+    }
+}
+
 /// llama.cpp's coopmat2 flash attention at workgroup scope (`nv2_workgroup_attention`): 32
 /// query rows over two tiles of 32 keys with an online softmax, padding replaced per element
 /// by the row and column in the whole matrix, row reductions into matrices of other widths,

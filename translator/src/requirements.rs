@@ -238,6 +238,7 @@ fn dr_operand(kind: K, w: Word) -> Option<DrOperand> {
         K::FPFastMathMode => DrOperand::FPFastMathMode(spirv::FPFastMathMode::from_bits_retain(w)),
         K::CooperativeMatrixOperands => DrOperand::CooperativeMatrixOperands(spirv::CooperativeMatrixOperands::from_bits_retain(w)),
         K::MatrixMultiplyAccumulateOperands => DrOperand::MatrixMultiplyAccumulateOperands(spirv::MatrixMultiplyAccumulateOperands::from_bits_retain(w)),
+        K::TensorAddressingOperands => DrOperand::TensorAddressingOperands(spirv::TensorAddressingOperands::from_bits_retain(w)),
         _ => return None,
     })
 }
@@ -257,6 +258,8 @@ fn instruction_derived() -> &'static HashSet<C> {
         set.remove(&C::Addresses);
         set.remove(&C::Linkage);
         set.extend([C::DotProductInputAll, C::DotProductInput4x8Bit, C::DotProductInput4x8BitPacked]);
+        // Block loads: needed by the decode functions of tensor loads.
+        set.insert(C::CooperativeMatrixBlockLoadsNV);
         // Float controls: needed by the execution modes that name them.
         set.extend([C::DenormPreserve, C::DenormFlushToZero, C::SignedZeroInfNanPreserve, C::RoundingModeRTE, C::RoundingModeRTZ]);
         // 8- and 16-bit storage: derived from the pointer types that hold such data.
@@ -322,8 +325,38 @@ fn narrow_computed(module: &Module) -> HashSet<Word> {
         }
         out.extend(inst.result_type.and_then(narrow));
         out.extend(inst.operands.iter().filter_map(Operand::id).filter_map(|v| types.type_of(v)).filter_map(narrow));
+        // spirv-val holds a bitcast of a pointer to the rule for every 8- or 16-bit type its
+        // pointee holds.
+        if inst.is(Op::Bitcast) {
+            let pointers = inst.result_type.into_iter().chain(inst.operands.iter().filter_map(Operand::id).filter_map(|v| types.type_of(v)));
+            for p in pointers.filter_map(|t| types.pointer(t)).map(|(_, pointee)| pointee) {
+                held_scalars(&types, p, &mut out);
+            }
+        }
     }
     out
+}
+
+/// Adds the 8- and 16-bit scalar types that type `ty` holds (through vectors, matrices, arrays
+/// and struct members; not through pointers) to `out`.
+fn held_scalars(types: &crate::analysis::Types, ty: Word, out: &mut HashSet<Word>) {
+    let Some(d) = types.defs.get(&ty) else { return };
+    match d.op() {
+        Some(Op::TypeInt | Op::TypeFloat) if matches!(d.word_opt(0), Some(8 | 16)) => {
+            out.insert(ty);
+        }
+        Some(Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray) => {
+            if let Ok(e) = d.id(0) {
+                held_scalars(types, e, out);
+            }
+        }
+        Some(Op::TypeStruct) => {
+            for m in d.operands.iter().filter_map(Operand::id) {
+                held_scalars(types, m, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Extensions that became core, with the version.

@@ -630,3 +630,34 @@ fn cooperative_matrix2_operations_are_lowered_or_refused_by_name() {
     let err = translated(&chosen, &lavapipe).unwrap_err();
     assert!(err.contains("OpCooperativeMatrixLoadKHR") && err.contains("layout is not a constant row- or column-major one"), "{err}");
 }
+
+/// Block loads (decode functions) on targets without coopmat2: lowered to per-element calls,
+/// the storage-buffer decoder cloned to read the buffer's words, and a decoder that does more
+/// with its block pointer than chains, casts and loads refused by name.
+#[test]
+fn block_load_decode_functions_are_lowered_or_refused_by_name() {
+    if !tools_present() {
+        return;
+    }
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/kernels/nv2_block_loads.spvasm")).unwrap();
+    let translated = |text: &str, target: &DeviceCaps| {
+        let input = tools::assemble(text, "vulkan1.3").map_err(|e| e.to_string())?;
+        matbridge_translator::translate_specialized(&input, target, &[(0, 128)]).map_err(|e| e.to_string())
+    };
+    for target in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader(), DeviceCaps::h100()] {
+        let (words, report) = translated(&base, &target).unwrap_or_else(|e| panic!("{}: {e}", target.name));
+        tools::validate(&words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", target.name));
+        let text = tools::disassemble(&words).unwrap();
+        assert!(!text.contains("DecodeFunc") && !text.contains("BlockLoads"), "{}: {text}", target.name);
+        // The storage buffer's decoder reads a view of the buffer as words; the buffer
+        // reference's is called as it is.
+        assert!(text.contains("OpName %decodeQ4_1_u1_2__u1_2___words") || text.contains("decodeQ4(1;u1[2];u1[2];.words"), "{}: {text}", target.name);
+        assert!(text.lines().any(|l| l.contains("OpFunctionCall") && l.contains("%decodeQ8_1_u1_2__u1_2__ ")), "{}: {text}", target.name);
+        let pass = report.passes.iter().find(|p| p.name == "lower-cooperative-matrix2").unwrap();
+        assert_eq!(pass.rewritten.get("OpCooperativeMatrixLoadTensorNV"), Some(&2), "{}: {pass:?}", target.name);
+    }
+    // A decoder that writes its block.
+    let writes = base.replace("%51 = OpLoad %ushort %50 Aligned 2", "%51 = OpLoad %ushort %50 Aligned 2\n               OpStore %50 %51 Aligned 2");
+    let err = translated(&writes, &DeviceCaps::lavapipe()).unwrap_err();
+    assert!(err.contains("OpCooperativeMatrixLoadTensorNV") && err.contains("decodeQ4") && err.contains("OpStore of its block pointer"), "{err}");
+}

@@ -25,6 +25,8 @@ use std::collections::BTreeMap;
 
 pub(super) struct Bands {
     count: u32,
+    /// The workgroup's invocations (0 where its size is unknown).
+    pub(super) invocations: u32,
     /// Every workgroup-scope matrix type: its whole matrix and whether it is banded.
     types: BTreeMap<Word, (Matrix, bool)>,
 }
@@ -55,12 +57,18 @@ impl Bands {
         while subgroups > 0 && subgroups.is_multiple_of(count * 2) && found.values().filter(|(_, banded)| *banded).all(|(m, _)| m.rows.is_multiple_of(count * 2 * granule)) {
             count *= 2;
         }
-        Some(Bands { count, types: found })
+        Some(Bands { count, invocations, types: found })
     }
 
     /// Whether `ty` is a workgroup-scope matrix type.
     pub(super) fn is_workgroup(&self, ty: Word) -> bool {
         self.types.contains_key(&ty)
+    }
+
+    /// Whether every sub-group holds the whole of `ty`, a workgroup-scope matrix type (a B
+    /// matrix, or any where there is one band).
+    pub(super) fn is_replicated(&self, ty: Word) -> bool {
+        self.types.get(&ty).is_some_and(|(_, banded)| !*banded || self.count == 1)
     }
 
     /// Whether `ty` is a banded (A or accumulator) workgroup-scope matrix type.

@@ -78,8 +78,10 @@ use crate::passes::tile_cooperative_matrix::{freeze_dimensions, freeze_layouts, 
 use crate::profile::{DeviceCaps, SubgroupOp};
 
 mod bands;
+mod decode;
 mod tensor;
 use bands::Bands;
+use decode::Decoders;
 use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixReduce, Op, Scope, StorageClass, Word};
 use std::collections::{BTreeMap, HashMap};
 
@@ -154,6 +156,7 @@ impl Pass for LowerCooperativeMatrix2 {
             return Ok(outcome);
         }
         let scratch = Scratch::new(module, &types, cx.target, (&need, &whole), &first)?;
+        let mut decoders = Decoders::default();
         let mut f = 0;
         while f < module.functions.len() {
             // The search goes on after each lowering: what it emitted (the same operations on
@@ -173,7 +176,7 @@ impl Pass for LowerCooperativeMatrix2 {
                 bld.separate_loop_header();
                 let at = bld.cursor;
                 bld.module.functions[f].blocks[at.block].insts.remove(at.index);
-                if let Some(v) = lower(&mut bld, &types, (&scratch, bands), &tensors, &inst, k)? {
+                if let Some(v) = lower(&mut bld, &types, (&scratch, bands), (&tensors, &mut decoders), &inst, k)? {
                     bld.insert(Inst::new(Op::CopyObject, Some(inst.ty()?), inst.result_id, vec![Operand::Id(v)]));
                 }
                 (b, from) = (bld.cursor.block, bld.cursor.index);
@@ -233,6 +236,13 @@ fn gathers(types: &Types, bands: &Bands, inst: &Inst, k: Kind) -> bool {
         Kind::Relayout | Kind::Transpose => (bands.is_workgroup(from) || bands.is_workgroup(to)) && !(k == Kind::Relayout && bands.is_banded(from) && bands.is_banded(to)),
         _ => false,
     }
+}
+
+/// Whether `inst` (an operation `k`) is a tensor load of a matrix every sub-group holds whole:
+/// the workgroup loads it once into its whole-matrix area, each invocation some elements, and
+/// every sub-group reads it from there.
+fn loads_shared(bands: &Bands, inst: &Inst, k: Kind) -> bool {
+    k == Kind::LoadTensor && bands.invocations > 0 && inst.result_type.is_some_and(|t| bands.is_replicated(t))
 }
 
 fn operation(types: &Types, bands: Option<&Bands>, inst: &Inst) -> Option<Kind> {
@@ -300,6 +310,9 @@ type Areas = (Vec<(Word, u32)>, Option<(Word, u32)>);
 
 fn areas(types: &Types, bands: Option<&Bands>, inst: &Inst, k: Kind) -> std::result::Result<Areas, String> {
     let (src, dst) = matrices(types, bands, inst, false)?;
+    if bands.is_some_and(|bd| loads_shared(bd, inst, k)) {
+        return Ok((Vec::new(), Some((src.component, src.rows * src.cols))));
+    }
     if bands.is_some_and(|bd| gathers(types, bd, inst, k)) {
         let (whole_src, _) = matrices(types, bands, inst, true)?;
         // A conversion converts the components before it gathers them.
@@ -521,6 +534,30 @@ fn pass_captures_by_pointer(module: &mut Module, outcome: &mut Outcome) {
 }
 
 /// A workgroup control barrier that makes workgroup memory written before it visible after it.
+/// Runs `body(b, index)` for every index below `total`, spread over the workgroup's
+/// invocations (`LocalInvocationIndex` plus multiples of the workgroup size, specialization
+/// constants included).
+fn workgroup_for_each(b: &mut Builder<'_>, types: &Types, total: u32, mut body: impl FnMut(&mut Builder<'_>, Word)) -> std::result::Result<(), String> {
+    let ([x, y, z], _) = crate::passes::subgroup_scratch::workgroup_size(b.module, types).ok_or("a shared tensor load in a module without a workgroup size")?;
+    let uint = b.module.type_int(32, false);
+    let boolean = b.module.type_bool();
+    let xy = b.imul(uint, x, y);
+    let size = b.imul(uint, xy, z);
+    let id_var = b.module.get_or_add_builtin(BuiltIn::LocalInvocationIndex, uint);
+    let id = b.load(uint, id_var);
+    let (zero, one, total_c) = (b.module.constant_u32(0), b.module.constant_u32(1), b.module.constant_u32(total));
+    let less = b.op(Op::ISub, uint, &[size, one]);
+    let up = b.iadd(uint, total_c, less);
+    let rounds = b.op(Op::UDiv, uint, &[up, size]);
+    b.counted_loop(zero, rounds, |b, round| {
+        let first = b.imul(uint, round, size);
+        let index = b.iadd(uint, first, id);
+        let inside = b.op(Op::ULessThan, boolean, &[index, total_c]);
+        b.if_then(inside, |b| body(b, index));
+    });
+    Ok(())
+}
+
 fn workgroup_barrier(b: &mut Builder<'_>) {
     let workgroup = b.module.constant_u32(Scope::Workgroup as u32);
     let semantics = b.module.constant_u32((spirv::MemorySemantics::ACQUIRE_RELEASE | spirv::MemorySemantics::WORKGROUP_MEMORY).bits());
@@ -542,7 +579,14 @@ fn as_int(b: &mut Builder<'_>, uint: Word, ty: Word, v: Word) -> Word {
     }
 }
 
-fn lower(b: &mut Builder<'_>, types: &Types, (scratch, bands): (&Scratch, Option<&Bands>), tensors: &HashMap<Word, tensor::Tensor>, inst: &Inst, k: Kind) -> Result<Option<Word>> {
+fn lower(
+    b: &mut Builder<'_>,
+    types: &Types,
+    (scratch, bands): (&Scratch, Option<&Bands>),
+    (tensors, decoders): (&HashMap<Word, tensor::Tensor>, &mut Decoders),
+    inst: &Inst,
+    k: Kind,
+) -> Result<Option<Word>> {
     let invalid = |b: &Builder<'_>, message: String| Error::Invalid { site: b.module.site(inst), message };
     let (src, dst) = matrices(types, bands, inst, false).map_err(|m| invalid(b, m))?;
     let (whole_src, whole_dst) = matrices(types, bands, inst, true).map_err(|m| invalid(b, m))?;
@@ -565,7 +609,7 @@ fn lower(b: &mut Builder<'_>, types: &Types, (scratch, bands): (&Scratch, Option
             let first_row = banded(b, src_ty, whole_src.rows);
             // Only the sub-groups that write a workgroup-scope matrix store it.
             let writes = bands.filter(|bd| k == Kind::StoreTensor && bd.is_workgroup(src_ty)).map(|bd| bd.writes(b, bd.is_banded(src_ty)));
-            tensor_access(b, types, &mut l, tensors, inst, src, (first_row, writes))
+            tensor_access(b, types, &mut l, (tensors, decoders), inst, src, (first_row, writes))
         }
         Kind::Relayout | Kind::Transpose => {
             let transpose = k == Kind::Transpose;
@@ -847,7 +891,7 @@ fn tensor_access(
     b: &mut Builder<'_>,
     types: &Types,
     l: &mut Lowering<'_>,
-    tensors: &HashMap<Word, tensor::Tensor>,
+    (tensors, decoders): (&HashMap<Word, tensor::Tensor>, &mut Decoders),
     inst: &Inst,
     m: Matrix,
     (first_row, writes): (Option<Word>, Option<Word>),
@@ -856,8 +900,8 @@ fn tensor_access(
     let load = inst.is(Op::CooperativeMatrixLoadTensorNV);
     let (pointer, object, layout) = (inst.id(0)?, inst.id(1)?, inst.id(2)?);
     let (_, view, decode) = addressing_operands(inst);
-    if decode.is_some() {
-        return Err(invalid(b, "a block load (a DecodeFunc operand, CooperativeMatrixBlockLoadsNV) has no lowering for targets without VK_NV_cooperative_matrix2".into()));
+    if decode.is_some() && !load {
+        return Err(invalid(b, "a tensor store with a DecodeFunc operand (decode functions are for loads only)".into()));
     }
     let Some(tensor::Tensor::Layout { dim, clamp }) = types.type_of(layout).and_then(|t| tensors.get(&t)).cloned() else {
         return Err(invalid(b, format!("%{layout} is not a tensor layout")));
@@ -869,30 +913,54 @@ fn tensor_access(
         },
         None => None,
     };
+    // A block load's pointer points to blocks, which its decode function reads.
+    let site = match decode {
+        Some(func) => Some(decoders.site(b, types, func, pointer, dim).map_err(|e| invalid(b, e))?),
+        None => None,
+    };
     let pointee = types.type_of(pointer).and_then(|t| types.pointer(t)).map(|(_, p)| p);
-    if pointee != Some(m.component) {
+    if site.is_none() && pointee != Some(m.component) {
         return Err(invalid(b, format!("a tensor access of %{} components through a pointer to %{}", m.component, pointee.unwrap_or(0))));
     }
     let physical = types.type_of(pointer).and_then(|t| types.pointer(t)).is_some_and(|(class, _)| class == StorageClass::PhysicalStorageBuffer as u32);
     let align = physical.then(|| component_bytes(types, m.component));
     let n = m.rows * m.cols;
-    let area = l.area(b, m.component, n);
-    l.barrier(b);
-    l.store(b, area, object, m.cols);
-    l.barrier(b);
-    let addressing = tensor::Addressing { layout, clamp, dim, view, load };
+    // A matrix every sub-group holds whole is loaded once by the workgroup into its
+    // whole-matrix area (the load's `Object` first, by sub-group 0, where a view may clip).
+    let shared = l.bands.filter(|bd| loads_shared(bd, inst, Kind::LoadTensor));
+    let area = match shared {
+        Some(bd) => {
+            let array = *l.scratch.whole.get(&m.component).ok_or_else(|| invalid(b, "a shared tensor load into no area".into()))?;
+            let area = Area { array, component: m.component, base: b.module.constant_u32(0) };
+            workgroup_barrier(b);
+            if view.is_some() {
+                let writes = bd.writes(b, false);
+                b.if_then(writes, |b| l.store(b, area, object, m.cols));
+                workgroup_barrier(b);
+            }
+            area
+        }
+        None => {
+            let area = l.area(b, m.component, n);
+            l.barrier(b);
+            l.store(b, area, object, m.cols);
+            l.barrier(b);
+            area
+        }
+    };
+    let addressing = tensor::Addressing { layout, clamp, dim, view, load, decode: site.is_some() };
     let cols_c = b.module.constant_u32(m.cols);
     let boolean = b.module.type_bool();
     let uint = l.uint;
     let mut failure: Option<String> = None;
-    l.for_each(b, n, |b, i| {
+    let each = |b: &mut Builder<'_>, i: Word| {
         let row = b.op(Op::UDiv, uint, &[i, cols_c]);
         let col = b.op(Op::UMod, uint, &[i, cols_c]);
         let row = match first_row {
             Some(first) => b.iadd(uint, first, row),
             None => row,
         };
-        let (valid, index, oob) = tensor::element(b, &addressing, row, col, m.cols);
+        let tensor::Element { valid, index, out_of_bounds: oob, blocks, within } = tensor::element(b, &addressing, row, col, m.cols);
         let inside = b.op(Op::LogicalNot, boolean, &[oob]);
         let access = match valid {
             Some(v) => b.op(Op::LogicalAnd, boolean, &[v, inside]),
@@ -903,6 +971,11 @@ fn tensor_access(
             None => access,
         };
         b.if_then(access, |b| {
+            if let Some(site) = &site {
+                let v = site.decode(b, index, &blocks, &within);
+                l.write(b, area, i, v);
+                return;
+            }
             let p = match element_pointer(b, types, pointer, index) {
                 Ok(p) => p,
                 Err(e) => {
@@ -936,14 +1009,21 @@ fn tensor_access(
                 }
             });
         }
-    });
+    };
+    match shared {
+        Some(_) => workgroup_for_each(b, types, n, each).map_err(|e| invalid(b, e))?,
+        None => l.for_each(b, n, each),
+    }
     if let Some(e) = failure {
         return Err(invalid(b, e));
     }
     if !load {
         return Ok(None);
     }
-    l.barrier(b);
+    match shared {
+        Some(_) => workgroup_barrier(b),
+        None => l.barrier(b),
+    }
     let ty = inst.ty()?;
     Ok(Some(l.load(b, area, ty, CooperativeMatrixLayout::RowMajorKHR, m.cols)))
 }

@@ -255,13 +255,27 @@ pub(super) struct Addressing<'a> {
     pub(super) dim: u32,
     pub(super) view: Option<(Word, &'a Tensor)>,
     pub(super) load: bool,
+    /// Whether the load has a decode function, which needs the coordinates in the block.
+    pub(super) decode: bool,
+}
+
+/// Where [`element`] puts a matrix element in the tensor.
+pub(super) struct Element {
+    /// Whether the view's clip keeps the element (None without a view).
+    pub(super) valid: Option<Word>,
+    /// The element index from the pointer.
+    pub(super) index: Word,
+    /// Whether a coordinate is out of bounds where that skips the access or gives the clamp
+    /// value.
+    pub(super) out_of_bounds: Word,
+    /// The block coordinates, and (for a decode function) the coordinates in the block.
+    pub(super) blocks: Vec<Word>,
+    pub(super) within: Vec<Word>,
 }
 
 /// The tensor element of matrix element (`row`, `col`) of a matrix of `cols` columns, as the
-/// extension's `matrixCoordToTensorElement(WithView)` computes it: (whether the view's clip
-/// keeps the element, the element index from the pointer, whether a coordinate is out of
-/// bounds where that skips the access or gives the clamp value).
-pub(super) fn element(b: &mut Builder<'_>, a: &Addressing<'_>, row: Word, col: Word, cols: u32) -> (Option<Word>, Word, Word) {
+/// extension's `matrixCoordToTensorElement(WithView)` computes it.
+pub(super) fn element(b: &mut Builder<'_>, a: &Addressing<'_>, row: Word, col: Word, cols: u32) -> Element {
     let uint = b.module.type_int(32, false);
     let int = b.module.type_int(32, true);
     let boolean = b.module.type_bool();
@@ -322,6 +336,7 @@ pub(super) fn element(b: &mut Builder<'_>, a: &Addressing<'_>, row: Word, col: W
         index = b.op(Op::UDiv, uint, &[index, span]);
     }
     let mut total = zero;
+    let (mut blocks, mut within) = (Vec::new(), Vec::new());
     let mut oob = b.module.constant_bool(false);
     // Stores discard out-of-bounds elements whatever the mode; so do loads in Constant mode
     // (which read the clamp value instead). Undefined loads clamp to the edge, reading nothing
@@ -369,10 +384,14 @@ pub(super) fn element(b: &mut Builder<'_>, a: &Addressing<'_>, row: Word, col: W
             }
         };
         let block = get(b, t, BLOCK_SIZE, k);
-        let blocks = b.op(Op::UDiv, uint, &[c, block]);
+        let block_coord = b.op(Op::UDiv, uint, &[c, block]);
+        if a.decode {
+            within.push(b.op(Op::UMod, uint, &[c, block]));
+        }
+        blocks.push(block_coord);
         let stride = get(b, t, STRIDE, k);
-        let term = b.imul(uint, blocks, stride);
+        let term = b.imul(uint, block_coord, stride);
         total = b.iadd(uint, total, term);
     }
-    (valid, total, oob)
+    Element { valid, index: total, out_of_bounds: oob, blocks, within }
 }
