@@ -262,6 +262,15 @@ fn scaled(b: &mut Builder<'_>, types: &Types, (index, index_type): (Word, Word),
     Ok(b.imul(uint, i, f))
 }
 
+/// `offset + term` (`offset` where `term` is the constant 0).
+fn plus(b: &mut Builder<'_>, offset: Word, term: Word) -> Word {
+    let (uint, zero) = (b.module.type_int(32, false), b.module.constant_u32(0));
+    if term == zero {
+        return offset;
+    }
+    b.iadd(uint, offset, term)
+}
+
 /// One access-chain step into type `ty` by `index` (of type `index_type`): (the bytes it adds,
 /// the type it selects).
 fn step(b: &mut Builder<'_>, types: &Types, ty: Word, (index, index_type): (Word, Word)) -> Res<(Word, Word)> {
@@ -289,7 +298,6 @@ fn step(b: &mut Builder<'_>, types: &Types, ty: Word, (index, index_type): (Word
 /// The storage-buffer variable `pointer` points into and its byte offset there, from the
 /// access chains that made it.
 fn buffer_offset(b: &mut Builder<'_>, types: &Types, pointer: Word) -> Res<(Word, Word)> {
-    let uint = b.module.type_int(32, false);
     let mut chains: Vec<Inst> = Vec::new();
     let mut p = pointer;
     let var = loop {
@@ -316,11 +324,11 @@ fn buffer_offset(b: &mut Builder<'_>, types: &Types, pointer: Word) -> Res<(Word
             let element = indices.remove(0);
             let stride = array_stride(b.module, base_type)?;
             let term = scaled(b, types, (element, types.type_of(element).unwrap_or(0)), stride)?;
-            offset = b.iadd(uint, offset, term);
+            offset = plus(b, offset, term);
         }
         for index in indices {
             let (term, next) = step(b, types, ty, (index, types.type_of(index).unwrap_or(0)))?;
-            offset = b.iadd(uint, offset, term);
+            offset = plus(b, offset, term);
             ty = next;
         }
     }
@@ -396,7 +404,6 @@ fn rewrite_pointer_uses(module: &mut Module, types: &Types, function: usize, (pa
             }
             module.functions[function].blocks[block].insts.remove(i);
             let mut b = Builder::new(module, Cursor { function, block, index: i }).with_origin(inst.origin);
-            let uint = b.module.type_int(32, false);
             let refused = || format!("{} of its block pointer (only access chains, casts between buffer references and loads are lowered)", inst.name());
             let base = inst.operands.first().and_then(Operand::id).and_then(|v| derived.get(&v).copied());
             let others_derived = inst.operands.iter().skip(1).filter_map(Operand::id).any(|v| derived.contains_key(&v));
@@ -411,12 +418,12 @@ fn rewrite_pointer_uses(module: &mut Module, types: &Types, function: usize, (pa
                         let element = indices.remove(0);
                         let stride = array_stride(b.module, pointer_type)?;
                         let term = scaled(&mut b, types, (element, type_of(element)), stride)?;
-                        offset = b.iadd(uint, offset, term);
+                        offset = plus(&mut b, offset, term);
                     }
                     let mut ty = pointee;
                     for index in indices {
                         let (term, next) = step(&mut b, types, ty, (index, type_of(index)))?;
-                        offset = b.iadd(uint, offset, term);
+                        offset = plus(&mut b, offset, term);
                         ty = next;
                     }
                     derived.insert(result, (offset, inst.ty().map_err(|e| e.to_string())?));
@@ -452,12 +459,11 @@ fn part_align(align: u32, offset: u32) -> u32 {
 /// reads it aligns to `align` bytes.
 fn read(b: &mut Builder<'_>, types: &Types, view: Word, ty: Word, offset: Word, align: u32) -> Res<Word> {
     let d = types.defs.get(&ty).cloned().ok_or_else(|| format!("%{ty} is not a type"))?;
-    let uint = b.module.type_int(32, false);
     let parts = |b: &mut Builder<'_>, list: &[(u32, Word)]| -> Res<Word> {
         let mut values = Vec::with_capacity(list.len());
         for &(at, part) in list {
             let k = b.module.constant_u32(at);
-            let o = b.iadd(uint, offset, k);
+            let o = plus(b, offset, k);
             values.push(read(b, types, view, part, o, part_align(align, at))?);
         }
         Ok(b.op(Op::CompositeConstruct, ty, &values))
@@ -538,27 +544,33 @@ fn read_bits(b: &mut Builder<'_>, view: Word, offset: Word, width: u32, align: u
         let m = b.module.constant_u32((1u32 << width) - 1);
         b.op(Op::BitwiseAnd, uint, &[v, m])
     };
+    if width == 64 {
+        let lo = read_bits(b, view, offset, 32, align)?;
+        let four = b.module.constant_u32(4);
+        let next = b.iadd(uint, offset, four);
+        let hi = read_bits(b, view, next, 32, part_align(align, 4))?;
+        let words = b.module.type_vector(uint, 2);
+        return Ok(b.op(Op::CompositeConstruct, words, &[lo, hi]));
+    }
     let index = b.op(Op::ShiftRightLogical, uint, &[offset, two]);
-    let in_word = b.op(Op::BitwiseAnd, uint, &[offset, three]);
-    let shift = b.op(Op::ShiftLeftLogical, uint, &[in_word, three]);
+    // The bit position of the value in its word.
+    let shift = |b: &mut Builder<'_>| {
+        let in_word = b.op(Op::BitwiseAnd, uint, &[offset, three]);
+        b.op(Op::ShiftLeftLogical, uint, &[in_word, three])
+    };
     match width {
-        64 => {
-            let lo = read_bits(b, view, offset, 32, align)?;
-            let four = b.module.constant_u32(4);
-            let next = b.iadd(uint, offset, four);
-            let hi = read_bits(b, view, next, 32, part_align(align, 4))?;
-            let words = b.module.type_vector(uint, 2);
-            Ok(b.op(Op::CompositeConstruct, words, &[lo, hi]))
-        }
-        8 | 16 | 32 if align >= width / 8 => {
+        32 if align >= 4 => Ok(word(b, index)),
+        8 | 16 if align >= width / 8 => {
             let w = word(b, index);
-            let v = if width == 32 { w } else { b.op(Op::ShiftRightLogical, uint, &[w, shift]) };
+            let at = shift(b);
+            let v = b.op(Op::ShiftRightLogical, uint, &[w, at]);
             Ok(mask(b, v, width))
         }
         16 | 32 => {
             // Across two words; the second index clamped to the buffer (past its end, the
             // shift below discards it).
             let lo = word(b, index);
+            let shift = shift(b);
             let one = b.module.constant_u32(1);
             let len = b.emit(Op::ArrayLength, uint, vec![Operand::Id(view), Operand::Literal(0)]);
             let last = b.op(Op::ISub, uint, &[len, one]);
