@@ -533,7 +533,6 @@ fn pass_captures_by_pointer(module: &mut Module, outcome: &mut Outcome) {
     }
 }
 
-/// A workgroup control barrier that makes workgroup memory written before it visible after it.
 /// Runs `body(b, index)` for every index below `total`, spread over the workgroup's
 /// invocations (`LocalInvocationIndex` plus multiples of the workgroup size, specialization
 /// constants included).
@@ -558,6 +557,7 @@ fn workgroup_for_each(b: &mut Builder<'_>, types: &Types, total: u32, mut body: 
     Ok(())
 }
 
+/// A workgroup control barrier that makes workgroup memory written before it visible after it.
 fn workgroup_barrier(b: &mut Builder<'_>) {
     let workgroup = b.module.constant_u32(Scope::Workgroup as u32);
     let semantics = b.module.constant_u32((spirv::MemorySemantics::ACQUIRE_RELEASE | spirv::MemorySemantics::WORKGROUP_MEMORY).bits());
