@@ -3962,3 +3962,122 @@ fn kernels_round_apart_and_keep_signed_zeros_infinities_and_nans() {
         check(name, 64, [&a, &b, &c], &o, keeps.f64, |v| v);
     }
 }
+
+/// How the elements of an operand are drawn: random integer bits, or small multiples of 1/4
+/// whose products and sums every path computes exactly (tf32 with random low mantissa bits,
+/// which DPAS ignores), so that GPU and reference agree bit for bit.
+#[derive(Clone, Copy, Debug)]
+enum Fill {
+    Bits,
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+}
+
+impl Fill {
+    fn draw(self, rng: &mut rand::rngs::SmallRng, bits: u32) -> u64 {
+        let quarter = |rng: &mut rand::rngs::SmallRng, range: i32| rng.random_range(-range..=range) as f32 / 4.0;
+        match self {
+            Fill::Bits => rng.random::<u64>() & ((1u64 << bits) - 1),
+            Fill::F16 => half::f16::from_f32(quarter(rng, 8)).to_bits() as u64,
+            Fill::Bf16 => half::bf16::from_f32(quarter(rng, 8)).to_bits() as u64,
+            Fill::Tf32 => (quarter(rng, 8).to_bits() | rng.random_range(0..0x2000u32)) as u64,
+            Fill::F32 => quarter(rng, 64).to_bits() as u64,
+        }
+    }
+}
+
+/// One operand of a DPAS kernel: container type, components per invocation, element width, fill.
+#[derive(Clone, Copy, Debug)]
+struct DpasPart(matbridge_translator::reference::dpas::Container, usize, u32, Fill);
+
+struct DpasCase {
+    kernel: &'static str,
+    subgroup: usize,
+    /// Intel's sub-group-32 form (N = 16, half the data per invocation).
+    intel32: bool,
+    k: u32,
+    operands: u32,
+    a: DpasPart,
+    b: DpasPart,
+    c: DpasPart,
+    result: DpasPart,
+}
+
+fn dpas_cases() -> Vec<DpasCase> {
+    use matbridge_translator::reference::dpas::Container::{Float, Int};
+    use Fill::*;
+    let case = |kernel, subgroup, intel32, k, operands, a, b, c, result| DpasCase { kernel, subgroup, intel32, k, operands, a, b, c, result };
+    vec![
+        case("i8_i8_k32_sg8", 8, false, 32, 0x33, DpasPart(Int(32), 8, 8, Bits), DpasPart(Int(32), 8, 8, Bits), DpasPart(Int(32), 8, 32, Bits), DpasPart(Int(32), 8, 32, Bits)),
+        case("u8_i8_k32_sg8", 8, false, 32, 0x32, DpasPart(Int(32), 4, 8, Bits), DpasPart(Int(32), 8, 8, Bits), DpasPart(Int(32), 4, 32, Bits), DpasPart(Int(32), 4, 32, Bits)),
+        case("f16_k16_sg8", 8, false, 16, 0xc00, DpasPart(Int(32), 8, 16, F16), DpasPart(Int(32), 8, 16, F16), DpasPart(Float(32), 8, 32, F32), DpasPart(Float(32), 8, 32, F32)),
+        case("bf16_k16_sg8", 8, false, 16, 0x3000, DpasPart(Int(32), 2, 16, Bf16), DpasPart(Int(32), 8, 16, Bf16), DpasPart(Float(32), 2, 32, F32), DpasPart(Float(32), 2, 32, F32)),
+        case("i4_k64_sg8", 8, false, 64, 0xc3, DpasPart(Int(32), 1, 4, Bits), DpasPart(Int(32), 8, 4, Bits), DpasPart(Int(32), 1, 32, Bits), DpasPart(Int(32), 1, 32, Bits)),
+        case("f16_k16_sg16", 16, false, 16, 0xc00, DpasPart(Int(16), 8, 16, F16), DpasPart(Int(32), 8, 16, F16), DpasPart(Float(32), 8, 32, F32), DpasPart(Float(32), 8, 32, F32)),
+        case("bf16_acc_k16_sg16", 16, false, 16, 0x300c, DpasPart(Int(16), 4, 16, Bf16), DpasPart(Int(32), 8, 16, Bf16), DpasPart(Int(16), 4, 16, Bf16), DpasPart(Int(16), 4, 16, Bf16)),
+        case("i8_u8_k32_sg16", 16, false, 32, 0x31, DpasPart(Int(16), 2, 8, Bits), DpasPart(Int(32), 8, 8, Bits), DpasPart(Int(32), 2, 32, Bits), DpasPart(Int(32), 2, 32, Bits)),
+        case("tf32_k8_sg16", 16, false, 8, 0x300, DpasPart(Float(32), 2, 32, Tf32), DpasPart(Float(32), 8, 32, Tf32), DpasPart(Float(32), 4, 32, F32), DpasPart(Float(32), 4, 32, F32)),
+        case("f16_acc_k16_sg16", 16, false, 16, 0xc00, DpasPart(Int(16), 8, 16, F16), DpasPart(Int(32), 8, 16, F16), DpasPart(Float(16), 8, 16, F16), DpasPart(Float(16), 8, 16, F16)),
+        case("spirv_f16_sg16", 16, false, 16, 0xc00, DpasPart(Int(16), 4, 16, F16), DpasPart(Int(32), 8, 16, F16), DpasPart(Float(32), 4, 32, F32), DpasPart(Float(32), 4, 32, F32)),
+        case("intel_f16_sg32", 32, true, 16, 0xc00, DpasPart(Int(16), 4, 16, F16), DpasPart(Int(32), 4, 16, F16), DpasPart(Float(32), 4, 32, F32), DpasPart(Float(32), 4, 32, F32)),
+        case("intel_i8_sg32", 32, true, 32, 0x33, DpasPart(Int(16), 4, 8, Bits), DpasPart(Int(32), 4, 8, Bits), DpasPart(Int(32), 4, 32, Bits), DpasPart(Int(32), 4, 32, Bits)),
+        case("spec_f16_m1_sg32", 32, false, 16, 0xc00, DpasPart(Int(16), 1, 16, F16), DpasPart(Int(32), 8, 16, F16), DpasPart(Float(32), 1, 32, F32), DpasPart(Float(32), 1, 32, F32)),
+    ]
+}
+
+/// Per invocation, `comps` containers of `p` filled element by element.
+fn dpas_operand(rng: &mut rand::rngs::SmallRng, p: DpasPart, invocations: usize) -> Vec<Vec<u64>> {
+    let (bits, epc) = (p.0.bits(), p.0.bits() / p.2);
+    (0..invocations)
+        .map(|_| (0..p.1).map(|_| (0..epc).fold(0u64, |w, e| w | p.3.draw(rng, p.2) << (e * p.2))).collect())
+        .map(|v: Vec<u64>| v.into_iter().map(|x| x & (u64::MAX >> (64 - bits))).collect())
+        .collect()
+}
+
+fn dpas_bytes(data: &[Vec<u64>], bits: u32) -> Vec<u8> {
+    data.iter().flatten().flat_map(|x| x.to_le_bytes()[..(bits / 8) as usize].to_vec()).collect()
+}
+
+#[test]
+fn intel_dpas_matches_the_reference_at_every_subgroup_size() {
+    use matbridge_translator::reference::dpas::{from_subgroup32, to_subgroup32, Dpas, Operand};
+    let Some((spirv, contexts)) = kernels_and_devices("dpas") else { return };
+    let groups = 2;
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(131);
+        for case in dpas_cases() {
+            let sg = case.subgroup;
+            let kernel = ctx.load_kernel(&spirv, case.kernel).unwrap_or_else(|e| panic!("{name}: {}: {e}", case.kernel));
+            let draw = |rng: &mut rand::rngs::SmallRng, p: DpasPart| dpas_operand(rng, p, sg * groups);
+            let (a, b, c) = (draw(&mut rng, case.a), draw(&mut rng, case.b), draw(&mut rng, case.c));
+            let buffer = |data: &[Vec<u64>], p: DpasPart, label: &str| ctx.buffer_from_slice(&dpas_bytes(data, p.0.bits()), label).unwrap();
+            let (ba, bb, bc) = (buffer(&a, case.a, "a"), buffer(&b, case.b, "b"), buffer(&c, case.c, "c"));
+            let out_bytes = sg * groups * case.result.1 * (case.result.0.bits() / 8) as usize;
+            let mut bd = ctx.buffer_from_slice(&vec![0xa5u8; out_bytes], "d").unwrap();
+            ctx.launch(&kernel, &NdRange::linear((sg * groups) as u32, Some(sg as u32)), &[KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Buffer(&bd)])
+                .unwrap_or_else(|e| panic!("{name}: {}: {e}", case.kernel));
+            let got: Vec<u8> = ctx.read_buffer(&mut bd).unwrap();
+            let width = (case.result.0.bits() / 8) as usize;
+            for g in 0..groups {
+                let lanes = |d: &[Vec<u64>]| d[g * sg..(g + 1) * sg].to_vec();
+                let (ga, gb, gc) = (lanes(&a), lanes(&b), lanes(&c));
+                let op = |p: DpasPart, data: Vec<Vec<u64>>| Operand { container: p.0, data: if case.intel32 { from_subgroup32(&data, 2 * p.1) } else { data } };
+                let m = if case.intel32 { 2 * case.result.1 } else { case.result.1 } as u32;
+                let d = Dpas { m, k: case.k, result: case.result.0, operands: case.operands, a: op(case.a, ga), b: op(case.b, gb), c: op(case.c, gc) };
+                let want = d.run().unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
+                let want = if case.intel32 { to_subgroup32(&want, case.result.1) } else { want };
+                for (lane, comps) in want.iter().enumerate() {
+                    for (r, w) in comps.iter().enumerate() {
+                        let at = ((g * sg + lane) * case.result.1 + r) * width;
+                        let mut bytes = [0u8; 8];
+                        bytes[..width].copy_from_slice(&got[at..at + width]);
+                        assert_eq!(u64::from_le_bytes(bytes), *w, "{name}: {}: group {g} invocation {lane} component {r}", case.kernel);
+                    }
+                }
+            }
+        }
+    }
+}

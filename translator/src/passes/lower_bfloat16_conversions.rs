@@ -89,7 +89,7 @@ fn words(b: &mut Builder<'_>, n: u32) -> Word {
 }
 
 /// The bf16 bits (of 16-bit integer type `ty`) nearest to float `x`.
-fn to_bf16(b: &mut Builder<'_>, ty: Word, n: u32, x: Word) -> Word {
+pub(crate) fn to_bf16(b: &mut Builder<'_>, ty: Word, n: u32, x: Word) -> Word {
     let wty = words(b, n);
     let boolean = b.module.type_bool();
     let bty = if n == 1 { boolean } else { b.module.type_vector(boolean, n) };

@@ -265,6 +265,19 @@ pub fn pack_c(matrix: &[u64], m: u32, n: u32) -> Vec<Vec<u64>> {
     (0..n).map(|c| (0..m).map(|r| matrix[(r * n + c) as usize]).collect()).collect()
 }
 
+/// Intel's sub-group-32 form of a sub-group-16 operand (what Intel's compiler runs DPAS with at
+/// sub-group size 32, the hardware's N staying 16): invocation `l`, component `c` holds
+/// component `2c + l / 16` of invocation `l % 16`; `comps` components each (missing ones 0).
+pub fn to_subgroup32(data16: &[Vec<u64>], comps: usize) -> Vec<Vec<u64>> {
+    (0..32).map(|l| (0..comps).map(|c| data16.get(l % 16).and_then(|v| v.get(2 * c + l / 16)).copied().unwrap_or(0)).collect()).collect()
+}
+
+/// The sub-group-16 operand of `comps16` components that Intel's sub-group-32 form `data32`
+/// holds (the inverse of [`to_subgroup32`]).
+pub fn from_subgroup32(data32: &[Vec<u64>], comps16: usize) -> Vec<Vec<u64>> {
+    (0..16).map(|l| (0..comps16).map(|c| data32.get(l + 16 * (c % 2)).and_then(|v| v.get(c / 2)).copied().unwrap_or(0)).collect()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,6 +456,17 @@ mod tests {
         // tf32: the low 13 mantissa bits of A are ignored.
         let x = f32::from_bits(1.0f32.to_bits() | 0x1fff);
         assert_eq!(Elem::Tf32.decode(x.to_bits() as u64).as_f64(), 1.0);
+    }
+
+    #[test]
+    fn intel_subgroup32_form_halves_each_invocation() {
+        // Sub-group 16, 8 components: invocation i component c holds 100 i + c.
+        let data16: Vec<Vec<u64>> = (0..16).map(|i| (0..8).map(|c| 100 * i + c).collect()).collect();
+        let data32 = to_subgroup32(&data16, 4);
+        // Invocations 0-15 hold the even components, 16-31 the odd ones.
+        assert_eq!(data32[3], vec![300, 302, 304, 306]);
+        assert_eq!(data32[19], vec![301, 303, 305, 307]);
+        assert_eq!(from_subgroup32(&data32, 8), data16);
     }
 
     #[test]
