@@ -89,7 +89,13 @@ fn import_name(module: &Module, f: Word) -> Option<String> {
         .annotations
         .iter()
         .find(|a| a.is(Op::Decorate) && a.word_opt(0) == Some(f) && a.word_opt(1) == Some(Decoration::LinkageAttributes as u32))
-        .and_then(|a| a.string(2))
+        // The name's words, then the linkage type (the grammar decodes decoration parameters
+        // as literals).
+        .and_then(|a| {
+            let words: Vec<Word> = a.operands.get(2..a.operands.len().saturating_sub(1))?.iter().filter_map(Operand::word).collect();
+            Some(crate::ir::words_to_string(&words))
+        })
+        .filter(|n| !n.is_empty())
         .or_else(|| module.name_of(f))
 }
 
