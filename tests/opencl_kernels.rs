@@ -4081,3 +4081,89 @@ fn intel_dpas_matches_the_reference_at_every_subgroup_size() {
         }
     }
 }
+
+/// cl_intel_subgroup_2d_block_io's reads and writes (tests/kernels/opencl/block_io.cl) against
+/// `reference::block_io`, byte for byte, with blocks inside the region and across its right,
+/// bottom, left and top edges (out-of-bounds elements read zero and are not written).
+#[test]
+fn intel_2d_block_io_matches_the_reference_across_the_region_edges() {
+    use matbridge_translator::reference::block_io::{load, store, Block, LoadKind, Region};
+    let Some((spirv, contexts)) = kernels_and_devices("block_io") else { return };
+    let (rows, pitch, width) = (20u32, 128u32, 100u32);
+    let region = Region { width: width as u64, height: rows as u64, pitch: pitch as u64 };
+    let block = |elem_size, width, height, count| Block { elem_size, width, height, count };
+    // Kernel, sub-group size, block, load kind, bytes per value.
+    let reads = [
+        ("read_16b_8r16x2c", 16u32, block(2, 16, 8, 2), LoadKind::Plain, 2usize),
+        ("transform_16b_16r16x1c", 16, block(2, 16, 16, 1), LoadKind::Transform, 4),
+        ("transform_8b_32r16x1c", 16, block(1, 16, 32, 1), LoadKind::Transform, 4),
+        ("transpose_32b_16r8x1c", 16, block(4, 8, 16, 1), LoadKind::Transpose, 4),
+        ("read_8b_4r32x1c", 8, block(1, 32, 4, 1), LoadKind::Plain, 1),
+    ];
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(137);
+    // The region starts `offset` bytes into the buffer.
+    let offset = 256usize;
+    let buffer: Vec<u8> = (0..offset + (rows * pitch) as usize).map(|_| rng.random()).collect();
+    let memory = &buffer[offset..];
+    let off = (offset as i32).to_le_bytes();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let bytes = |v: i32| v.to_le_bytes();
+        for (kernel_name, sg, blk, kind, size) in reads {
+            let kernel = ctx.load_kernel(&spirv, kernel_name).unwrap_or_else(|e| panic!("{name}: {kernel_name}: {e}"));
+            let elems = (width / blk.elem_size) as i32;
+            for coord in [(0i64, 0i64), (elems as i64 - 6, rows as i64 - 3), (-3, -2), (elems as i64 / 2, 5)] {
+                let want = load(memory, &region, &blk, coord, sg, kind).unwrap();
+                let values = want[0].len();
+                let bm = ctx.buffer_from_slice(&buffer, "region").unwrap();
+                let mut bo = ctx.buffer_from_slice(&vec![0xa5u8; values * sg as usize * size], "out").unwrap();
+                let (w, h, p, cx, cy) = (bytes(width as i32), bytes(rows as i32), bytes(pitch as i32), bytes(coord.0 as i32), bytes(coord.1 as i32));
+                let args = [
+                    KernelArg::Buffer(&bm),
+                    KernelArg::Bytes(&off),
+                    KernelArg::Bytes(&w),
+                    KernelArg::Bytes(&h),
+                    KernelArg::Bytes(&p),
+                    KernelArg::Bytes(&cx),
+                    KernelArg::Bytes(&cy),
+                    KernelArg::Buffer(&bo),
+                ];
+                ctx.launch(&kernel, &NdRange::linear(sg, Some(sg)), &args).unwrap_or_else(|e| panic!("{name}: {kernel_name}: {e}"));
+                let got: Vec<u8> = ctx.read_buffer(&mut bo).unwrap();
+                for (l, vals) in want.iter().enumerate() {
+                    for (k, v) in vals.iter().enumerate() {
+                        let at = (k * sg as usize + l) * size;
+                        let mut raw = [0u8; 8];
+                        raw[..size].copy_from_slice(&got[at..at + size]);
+                        assert_eq!(u64::from_le_bytes(raw), *v, "{name}: {kernel_name} at {coord:?}: invocation {l} value {k}");
+                    }
+                }
+            }
+        }
+        // Writes: 8 rows of 16 two-byte elements, invocation l's value k from in[k * 16 + l].
+        let kernel = ctx.load_kernel(&spirv, "write_16b_8r16x1c").unwrap_or_else(|e| panic!("{name}: write: {e}"));
+        let blk = block(2, 16, 8, 1);
+        for coord in [(3i64, 1i64), (44, 15), (-5, -3)] {
+            let values: Vec<u16> = (0..8 * 16).map(|_| rng.random()).collect();
+            let data: Vec<Vec<u64>> = (0..16).map(|l| (0..8).map(|k| values[k * 16 + l] as u64).collect()).collect();
+            let mut want = buffer.clone();
+            store(&mut want[offset..], &region, &blk, coord, 16, &data).unwrap();
+            let mut bm = ctx.buffer_from_slice(&buffer, "region").unwrap();
+            let bi = ctx.buffer_from_slice(&values, "in").unwrap();
+            let (w, h, p, cx, cy) = (bytes(width as i32), bytes(rows as i32), bytes(pitch as i32), bytes(coord.0 as i32), bytes(coord.1 as i32));
+            let args = [
+                KernelArg::Buffer(&bm),
+                KernelArg::Bytes(&off),
+                KernelArg::Bytes(&w),
+                KernelArg::Bytes(&h),
+                KernelArg::Bytes(&p),
+                KernelArg::Bytes(&cx),
+                KernelArg::Bytes(&cy),
+                KernelArg::Buffer(&bi),
+            ];
+            ctx.launch(&kernel, &NdRange::linear(16, Some(16)), &args).unwrap_or_else(|e| panic!("{name}: write: {e}"));
+            let got: Vec<u8> = ctx.read_buffer(&mut bm).unwrap();
+            assert_eq!(got, want, "{name}: write at {coord:?}");
+        }
+    }
+}

@@ -25,6 +25,7 @@ pub mod lower_kernel_pointers;
 pub mod lower_kernel_subgroups;
 pub mod lower_kernel_synchronization;
 pub mod lower_opencl_std;
+pub mod lower_subgroup_2d_block_io;
 pub mod lower_subgroup_extended_types;
 pub mod lower_subgroup_matrix_multiply_accumulate;
 pub mod lower_work_group_collectives;

@@ -14,6 +14,12 @@
 //!   packed 4-bit ones, `f16`, `bf16` (a 16-bit integer accumulator or result is bf16 too) and
 //!   `tf32`.
 //!
+//! - SPV_INTEL_2d_block_io's `__spirv_Subgroup2DBlock{Load,LoadTransform,LoadTranspose,Store,
+//!   Prefetch}INTEL` become those instructions with the same operands, and
+//!   cl_intel_subgroup_2d_block_io's `intel_sub_group_2d_block_{read,read_transform,
+//!   read_transpose,write,prefetch}_<bits>b_<rows>r<columns>x<count>c(base, width, height,
+//!   pitch, coord[, private pointer])` with the element size and block shape of the name.
+//!
 //! The imports left without calls go, with their function types. Refused by name: 2-bit elements (`i2`, `u2`: no operand of
 //! the extension describes them), the split (`dpasw`) forms, and non-constant K or operands.
 //! Other imports stay for `inline-functions` to name. Preconditions: none.
@@ -32,6 +38,16 @@ pub struct ResolveIntelBuiltinCalls;
 
 const SPIRV_DPAS: &str = "__spirv_SubgroupMatrixMultiplyAccumulateINTEL";
 const OPENCL_DPAS: &str = "intel_sub_group_";
+const OPENCL_BLOCK: &str = "intel_sub_group_2d_block_";
+
+/// The SPIR-V friendly names of the 2D block instructions.
+const SPIRV_BLOCKS: [(&str, Op); 5] = [
+    ("__spirv_Subgroup2DBlockLoadINTEL", Op::Subgroup2DBlockLoadINTEL),
+    ("__spirv_Subgroup2DBlockLoadTransformINTEL", Op::Subgroup2DBlockLoadTransformINTEL),
+    ("__spirv_Subgroup2DBlockLoadTransposeINTEL", Op::Subgroup2DBlockLoadTransposeINTEL),
+    ("__spirv_Subgroup2DBlockStoreINTEL", Op::Subgroup2DBlockStoreINTEL),
+    ("__spirv_Subgroup2DBlockPrefetchINTEL", Op::Subgroup2DBlockPrefetchINTEL),
+];
 
 impl Pass for ResolveIntelBuiltinCalls {
     fn name(&self) -> &'static str {
@@ -45,7 +61,7 @@ impl Pass for ResolveIntelBuiltinCalls {
     fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         let imports: HashMap<Word, String> = module.functions.iter().filter(|f| f.blocks.is_empty()).filter_map(|f| Some((f.id(), base_name(&import_name(module, f.id())?).to_string()))).collect();
-        if !imports.values().any(|n| n == SPIRV_DPAS || n.starts_with(OPENCL_DPAS)) {
+        if !imports.values().any(|n| n == SPIRV_DPAS || n.starts_with(OPENCL_DPAS) || SPIRV_BLOCKS.iter().any(|b| b.0 == n)) {
             return Ok(outcome);
         }
         let types = Types::new(module);
@@ -59,14 +75,20 @@ impl Pass for ResolveIntelBuiltinCalls {
                     let Some(name) = inst.operands.first().and_then(Operand::id).and_then(|f| imports.get(&f)) else { continue };
                     let args: Vec<Word> = inst.operands.iter().skip(1).filter_map(Operand::id).collect();
                     let resolved = if name == SPIRV_DPAS {
-                        spirv_dpas(module, &args)
+                        spirv_dpas(module, &args).map(|o| (Op::SubgroupMatrixMultiplyAccumulateINTEL, o))
+                    } else if let Some(&(_, op)) = SPIRV_BLOCKS.iter().find(|b| b.0 == name) {
+                        spirv_block(module, op, &args).map(|o| (op, o))
+                    } else if let Some(rest) = name.strip_prefix(OPENCL_BLOCK) {
+                        opencl_block(module, rest, &args)
                     } else if let Some(rest) = name.strip_prefix(OPENCL_DPAS).filter(|r| r.contains("matrix_mad_k")) {
-                        opencl_dpas(module, &types, rest, &inst, &args)
+                        opencl_dpas(module, &types, rest, &inst, &args).map(|o| (Op::SubgroupMatrixMultiplyAccumulateINTEL, o))
                     } else {
                         continue;
                     };
-                    let operands = resolved.map_err(|message| Error::Invalid { site: module.site(&inst), message: format!("call of {name}: {message}") })?;
-                    let new = Inst::new(Op::SubgroupMatrixMultiplyAccumulateINTEL, inst.result_type, inst.result_id, operands).from_origin(inst.origin);
+                    let (op, operands) = resolved.map_err(|message| Error::Invalid { site: module.site(&inst), message: format!("call of {name}: {message}") })?;
+                    // The 2D block instructions have no result (the call's is void).
+                    let (ty, id) = if op == Op::SubgroupMatrixMultiplyAccumulateINTEL { (inst.result_type, inst.result_id) } else { (None, None) };
+                    let new = Inst::new(op, ty, id, operands).from_origin(inst.origin);
                     module.functions[fi].blocks[bi].insts[ii] = new;
                     outcome.count(Op::FunctionCall as u32);
                 }
@@ -166,4 +188,53 @@ fn opencl_dpas(module: &mut Module, types: &Types, rest: &str, call: &Inst, args
     }
     let k_id = module.constant_u32(k);
     Ok(vec![Operand::Id(k_id), Operand::Id(a), Operand::Id(b), Operand::Id(acc), Operand::Enum(OperandKind::MatrixMultiplyAccumulateOperands, mask)])
+}
+
+fn spirv_block(module: &Module, op: Op, args: &[Word]) -> std::result::Result<Vec<Operand>, String> {
+    let want = if op == Op::Subgroup2DBlockPrefetchINTEL { 9 } else { 10 };
+    if args.len() != want {
+        return Err(format!("takes {} arguments ({want} are needed)", args.len()));
+    }
+    for (i, what) in ["Element Size", "Block Width", "Block Height", "Block Count"].iter().enumerate() {
+        constant(module, args[i]).ok_or_else(|| format!("its {what} is not a 32-bit integer constant"))?;
+    }
+    Ok(args.iter().map(|a| Operand::Id(*a)).collect())
+}
+
+/// `rest`: the name after `intel_sub_group_2d_block_`, such as `read_transform_16b_16r16x1c`:
+/// the access, then element bits, rows, columns and blocks.
+fn opencl_block(module: &mut Module, rest: &str, args: &[Word]) -> std::result::Result<(Op, Vec<Operand>), String> {
+    let (access, shape) = rest.rsplit_once('_').ok_or("no block shape in the name")?;
+    let (access, bits) = access.rsplit_once('_').ok_or("no element size in the name")?;
+    let op = match access {
+        "read" => Op::Subgroup2DBlockLoadINTEL,
+        "read_transform" => Op::Subgroup2DBlockLoadTransformINTEL,
+        "read_transpose" => Op::Subgroup2DBlockLoadTransposeINTEL,
+        "write" => Op::Subgroup2DBlockStoreINTEL,
+        "prefetch" => Op::Subgroup2DBlockPrefetchINTEL,
+        _ => return Err(format!("unknown 2D block access `{access}`")),
+    };
+    let bits: u32 = bits.strip_suffix('b').and_then(|b| b.parse().ok()).ok_or_else(|| format!("`{bits}` is not an element size"))?;
+    let bad = || format!("`{shape}` is not a block shape (<rows>r<columns>x<count>c)");
+    let (rows, rest) = shape.split_once('r').ok_or_else(bad)?;
+    let (cols, count) = rest.split_once('x').ok_or_else(bad)?;
+    let count = count.strip_suffix('c').ok_or_else(bad)?;
+    let [rows, cols, count]: [u32; 3] = [rows, cols, count].map(|v| v.parse().unwrap_or(0));
+    if rows == 0 || cols == 0 || count == 0 || !bits.is_multiple_of(8) {
+        return Err(bad());
+    }
+    let want = if op == Op::Subgroup2DBlockPrefetchINTEL { 5 } else { 6 };
+    if args.len() != want {
+        return Err(format!("takes {} arguments ({want} are needed)", args.len()));
+    }
+    let mut operands: Vec<Operand> = [bits / 8, cols, rows, count].into_iter().map(|v| Operand::Id(module.constant_u32(v))).collect();
+    // OpenCL's order is base, width, height, pitch, coordinate, then the private pointer; the
+    // store instruction takes the private pointer first.
+    if op == Op::Subgroup2DBlockStoreINTEL {
+        operands.push(Operand::Id(args[5]));
+        operands.extend(args[..5].iter().map(|a| Operand::Id(*a)));
+    } else {
+        operands.extend(args.iter().map(|a| Operand::Id(*a)));
+    }
+    Ok((op, operands))
 }
