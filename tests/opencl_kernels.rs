@@ -4099,6 +4099,7 @@ fn intel_2d_block_io_matches_the_reference_across_the_region_edges() {
         ("transform_8b_32r16x1c", 16, block(1, 16, 32, 1), LoadKind::Transform, 4),
         ("transpose_32b_16r8x1c", 16, block(4, 8, 16, 1), LoadKind::Transpose, 4),
         ("read_8b_4r32x1c", 8, block(1, 32, 4, 1), LoadKind::Plain, 1),
+        ("transform_vector", 16, block(2, 16, 16, 1), LoadKind::Transform, 4),
     ];
     let mut rng = rand::rngs::SmallRng::seed_from_u64(137);
     // The region starts `offset` bytes into the buffer.
@@ -4132,7 +4133,8 @@ fn intel_2d_block_io_matches_the_reference_across_the_region_edges() {
                 let got: Vec<u8> = ctx.read_buffer(&mut bo).unwrap();
                 for (l, vals) in want.iter().enumerate() {
                     for (k, v) in vals.iter().enumerate() {
-                        let at = (k * sg as usize + l) * size;
+                        // transform_vector writes each invocation's uint8 whole.
+                        let at = if kernel_name == "transform_vector" { (l * values + k) * size } else { (k * sg as usize + l) * size };
                         let mut raw = [0u8; 8];
                         raw[..size].copy_from_slice(&got[at..at + size]);
                         assert_eq!(u64::from_le_bytes(raw), *v, "{name}: {kernel_name} at {coord:?}: invocation {l} value {k}");

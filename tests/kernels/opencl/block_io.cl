@@ -32,6 +32,13 @@ READ(transform_8b_32r16x1c, 16, uint, 8, intel_sub_group_2d_block_read_transform
 READ(transpose_32b_16r8x1c, 16, uint, 8, intel_sub_group_2d_block_read_transpose_32b_16r8x1c)
 READ(read_8b_4r32x1c, 8, uchar, 16, intel_sub_group_2d_block_read_8b_4r32x1c)
 
+// As Intel's samples write it: the values land in a vector, through a pointer cast.
+__kernel __attribute__((intel_reqd_sub_group_size(16))) void transform_vector(__global uchar* buffer, int offset, int width, int height, int pitch, int cx, int cy, __global uint8* out) {
+    uint8 v;
+    intel_sub_group_2d_block_read_transform_16b_16r16x1c(buffer + offset, width, height, pitch, (int2)(cx, cy), (__private uint*)&v);
+    out[get_sub_group_local_id()] = v;
+}
+
 __kernel __attribute__((intel_reqd_sub_group_size(16))) void write_16b_8r16x1c(__global uchar* buffer, int offset, int width, int height, int pitch, int cx, int cy, __global const ushort* in) {
     int2 coord = (int2)(cx, cy);
     __global uchar* base = buffer + offset;
