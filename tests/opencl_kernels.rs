@@ -4082,6 +4082,24 @@ fn intel_dpas_matches_the_reference_at_every_subgroup_size() {
     }
 }
 
+/// One sub-group of a block_io.cl kernel: the region buffer, the region's offset, width,
+/// height and pitch (`geometry`), the block coordinate and the kernel's last buffer.
+fn block_io_launch(
+    ctx: &Context,
+    kernel: &matbridge_runtime::Kernel,
+    sg: u32,
+    geometry: [i32; 4],
+    region: &matbridge_runtime::Buffer,
+    coord: (i64, i64),
+    last: &matbridge_runtime::Buffer,
+) -> matbridge_runtime::Result<matbridge_runtime::RunStats> {
+    let [off, w, h, p] = geometry.map(i32::to_le_bytes);
+    let [cx, cy] = [coord.0 as i32, coord.1 as i32].map(i32::to_le_bytes);
+    let args =
+        [KernelArg::Buffer(region), KernelArg::Bytes(&off), KernelArg::Bytes(&w), KernelArg::Bytes(&h), KernelArg::Bytes(&p), KernelArg::Bytes(&cx), KernelArg::Bytes(&cy), KernelArg::Buffer(last)];
+    ctx.launch(kernel, &NdRange::linear(sg, Some(sg)), &args)
+}
+
 /// cl_intel_subgroup_2d_block_io's reads and writes (tests/kernels/opencl/block_io.cl) against
 /// `reference::block_io`, byte for byte, with blocks inside the region and across its right,
 /// bottom, left and top edges (out-of-bounds elements read zero and are not written).
@@ -4106,10 +4124,9 @@ fn intel_2d_block_io_matches_the_reference_across_the_region_edges() {
     let offset = 256usize;
     let buffer: Vec<u8> = (0..offset + (rows * pitch) as usize).map(|_| rng.random()).collect();
     let memory = &buffer[offset..];
-    let off = (offset as i32).to_le_bytes();
     for ctx in &contexts {
         let name = &ctx.caps().name;
-        let bytes = |v: i32| v.to_le_bytes();
+        let geometry = [offset as i32, width as i32, rows as i32, pitch as i32];
         for (kernel_name, sg, blk, kind, size) in reads {
             let kernel = ctx.load_kernel(&spirv, kernel_name).unwrap_or_else(|e| panic!("{name}: {kernel_name}: {e}"));
             let elems = (width / blk.elem_size) as i32;
@@ -4118,18 +4135,7 @@ fn intel_2d_block_io_matches_the_reference_across_the_region_edges() {
                 let values = want[0].len();
                 let bm = ctx.buffer_from_slice(&buffer, "region").unwrap();
                 let mut bo = ctx.buffer_from_slice(&vec![0xa5u8; values * sg as usize * size], "out").unwrap();
-                let (w, h, p, cx, cy) = (bytes(width as i32), bytes(rows as i32), bytes(pitch as i32), bytes(coord.0 as i32), bytes(coord.1 as i32));
-                let args = [
-                    KernelArg::Buffer(&bm),
-                    KernelArg::Bytes(&off),
-                    KernelArg::Bytes(&w),
-                    KernelArg::Bytes(&h),
-                    KernelArg::Bytes(&p),
-                    KernelArg::Bytes(&cx),
-                    KernelArg::Bytes(&cy),
-                    KernelArg::Buffer(&bo),
-                ];
-                ctx.launch(&kernel, &NdRange::linear(sg, Some(sg)), &args).unwrap_or_else(|e| panic!("{name}: {kernel_name}: {e}"));
+                block_io_launch(ctx, &kernel, sg, geometry, &bm, coord, &bo).unwrap_or_else(|e| panic!("{name}: {kernel_name}: {e}"));
                 let got: Vec<u8> = ctx.read_buffer(&mut bo).unwrap();
                 for (l, vals) in want.iter().enumerate() {
                     for (k, v) in vals.iter().enumerate() {
@@ -4152,18 +4158,7 @@ fn intel_2d_block_io_matches_the_reference_across_the_region_edges() {
             store(&mut want[offset..], &region, &blk, coord, 16, &data).unwrap();
             let mut bm = ctx.buffer_from_slice(&buffer, "region").unwrap();
             let bi = ctx.buffer_from_slice(&values, "in").unwrap();
-            let (w, h, p, cx, cy) = (bytes(width as i32), bytes(rows as i32), bytes(pitch as i32), bytes(coord.0 as i32), bytes(coord.1 as i32));
-            let args = [
-                KernelArg::Buffer(&bm),
-                KernelArg::Bytes(&off),
-                KernelArg::Bytes(&w),
-                KernelArg::Bytes(&h),
-                KernelArg::Bytes(&p),
-                KernelArg::Bytes(&cx),
-                KernelArg::Bytes(&cy),
-                KernelArg::Buffer(&bi),
-            ];
-            ctx.launch(&kernel, &NdRange::linear(16, Some(16)), &args).unwrap_or_else(|e| panic!("{name}: write: {e}"));
+            block_io_launch(ctx, &kernel, 16, geometry, &bm, coord, &bi).unwrap_or_else(|e| panic!("{name}: write: {e}"));
             let got: Vec<u8> = ctx.read_buffer(&mut bm).unwrap();
             assert_eq!(got, want, "{name}: write at {coord:?}");
         }

@@ -215,15 +215,20 @@ impl Access {
         let zero_elem = b.module.constant_null(elem_ty);
         let es = c(b, self.size);
 
-        // Element (row, col) of block `blk`, zero where padding or outside the region.
-        let read = |b: &mut Builder<'_>, blk: u32, row: Word, col: Word| -> Word {
+        // Where element (row, col) of block `blk` lies in the region, and whether it is there:
+        // inside the block (not padding) and inside the region.
+        let locate = |b: &mut Builder<'_>, blk: u32, row: Word, col: Word| -> (Word, Word, Word) {
             let (bw, bh) = (c(b, self.width), c(b, self.height));
             let in_w = b.op(Op::ULessThan, boolean, &[col, bw]);
             let in_h = b.op(Op::ULessThan, boolean, &[row, bh]);
             let inside = b.op(Op::LogicalAnd, boolean, &[in_w, in_h]);
             let (x, y) = position(b, cx, cy, blk * self.width, row, col);
             let ok = in_region(b, x, y, [w, h], es, self.size);
-            let ok = b.op(Op::LogicalAnd, boolean, &[inside, ok]);
+            (x, y, b.op(Op::LogicalAnd, boolean, &[inside, ok]))
+        };
+        // Element (row, col) of block `blk`, zero where padding or outside the region.
+        let read = |b: &mut Builder<'_>, blk: u32, row: Word, col: Word| -> Word {
+            let (x, y, ok) = locate(b, blk, row, col);
             b.store(tmp, zero_elem);
             b.if_then(ok, |b| {
                 let p = address(b, base, bytes_ptr, elem_ptr, x, y, pitch, es, ulong);
@@ -284,13 +289,7 @@ impl Access {
                             b.store(p, word);
                         }
                         Kind::Store => {
-                            let (bw, bh) = (c(b, self.width), c(b, self.height));
-                            let in_w = b.op(Op::ULessThan, boolean, &[col, bw]);
-                            let in_h = b.op(Op::ULessThan, boolean, &[row, bh]);
-                            let inside = b.op(Op::LogicalAnd, boolean, &[in_w, in_h]);
-                            let (x, y) = position(b, cx, cy, blk * self.width, row, col);
-                            let ok = in_region(b, x, y, [w, h], es, self.size);
-                            let ok = b.op(Op::LogicalAnd, boolean, &[inside, ok]);
+                            let (x, y, ok) = locate(b, blk, row, col);
                             b.if_then(ok, |b| {
                                 let p = ptr_index(b, index);
                                 let v = b.load(self.private_ty, p);
