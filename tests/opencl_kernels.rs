@@ -4139,8 +4139,7 @@ fn intel_2d_block_io_matches_the_reference_across_the_region_edges() {
                 let got: Vec<u8> = ctx.read_buffer(&mut bo).unwrap();
                 for (l, vals) in want.iter().enumerate() {
                     for (k, v) in vals.iter().enumerate() {
-                        // transform_vector writes each invocation's uint8 whole.
-                        let at = if kernel_name == "transform_vector" { (l * values + k) * size } else { (k * sg as usize + l) * size };
+                        let at = (l * values + k) * size;
                         let mut raw = [0u8; 8];
                         raw[..size].copy_from_slice(&got[at..at + size]);
                         assert_eq!(u64::from_le_bytes(raw), *v, "{name}: {kernel_name} at {coord:?}: invocation {l} value {k}");
@@ -4148,12 +4147,12 @@ fn intel_2d_block_io_matches_the_reference_across_the_region_edges() {
                 }
             }
         }
-        // Writes: 8 rows of 16 two-byte elements, invocation l's value k from in[k * 16 + l].
+        // Writes: 8 rows of 16 two-byte elements, invocation l's value k from in[l * 8 + k].
         let kernel = ctx.load_kernel(&spirv, "write_16b_8r16x1c").unwrap_or_else(|e| panic!("{name}: write: {e}"));
         let blk = block(2, 16, 8, 1);
         for coord in [(3i64, 1i64), (44, 15), (-5, -3)] {
             let values: Vec<u16> = (0..8 * 16).map(|_| rng.random()).collect();
-            let data: Vec<Vec<u64>> = (0..16).map(|l| (0..8).map(|k| values[k * 16 + l] as u64).collect()).collect();
+            let data: Vec<Vec<u64>> = (0..16).map(|l| (0..8).map(|k| values[l * 8 + k] as u64).collect()).collect();
             let mut want = buffer.clone();
             store(&mut want[offset..], &region, &blk, coord, 16, &data).unwrap();
             let mut bm = ctx.buffer_from_slice(&buffer, "region").unwrap();

@@ -5,8 +5,9 @@
 // transposed block reads, block writes and a prefetch, at sub-group sizes 16 and 8. The region
 // (`width` bytes by `height` rows, `pitch` bytes apart) and the block coordinate come from the
 // launch, so that blocks can reach past every edge. Each kernel is one sub-group; invocation l
-// writes the k-th value it read to out[k * SG + l]. The region starts `offset` bytes into its
-// buffer, so that an element left of or above it would read (or overwrite) real bytes.
+// writes the k-th value it read to out[l * V + k] (V values each), a copy of its private array
+// that clang makes whole. The region starts `offset` bytes into its buffer, so that an element
+// left of or above it would read (or overwrite) real bytes.
 #define OVLD __attribute__((overloadable))
 #define ARGS __global void* base, int width, int height, int pitch, int2 coord
 void OVLD intel_sub_group_2d_block_read_16b_8r16x2c(ARGS, __private ushort* dst);
@@ -23,7 +24,7 @@ void OVLD intel_sub_group_2d_block_prefetch_16b_8r16x1c(ARGS);
         T v[V]; \
         CALL(buffer + offset, width, height, pitch, coord, v); \
         uint l = get_sub_group_local_id(); \
-        for (int k = 0; k < V; k++) out[k * SG + l] = v[k]; \
+        for (int k = 0; k < V; k++) out[l * V + k] = v[k]; \
     }
 
 READ(read_16b_8r16x2c, 16, ushort, 16, intel_sub_group_2d_block_read_16b_8r16x2c)
@@ -45,6 +46,6 @@ __kernel __attribute__((intel_reqd_sub_group_size(16))) void write_16b_8r16x1c(_
     intel_sub_group_2d_block_prefetch_16b_8r16x1c(base, width, height, pitch, coord);
     uint l = get_sub_group_local_id();
     ushort v[8];
-    for (int k = 0; k < 8; k++) v[k] = in[k * 16 + l];
+    for (int k = 0; k < 8; k++) v[k] = in[l * 8 + k];
     intel_sub_group_2d_block_write_16b_8r16x1c(base, width, height, pitch, coord, v);
 }

@@ -261,6 +261,13 @@ impl Module {
     /// operands and decorations) after a pass rewrote some of them, repeating until none are
     /// left: merging two element types makes their vectors identical too. Structs stay apart.
     pub fn merge_duplicate_types(&mut self) {
+        self.merge_duplicate_types_apart(&HashSet::new());
+    }
+
+    /// [`Module::merge_duplicate_types`], merging the types of `apart` only among themselves:
+    /// a pass that strips buffer layouts to recompute them keeps the types buffer pointers
+    /// reach apart from identical ones of other memory, which must stay without a layout.
+    pub fn merge_duplicate_types_apart(&mut self, apart: &HashSet<Word>) {
         loop {
             let mut decorations: HashMap<Word, Vec<Vec<Operand>>> = HashMap::new();
             for a in &self.annotations {
@@ -281,7 +288,11 @@ impl Module {
                 if !internable(g.op()) || g.is(Op::TypeStruct) || (g.result_type.is_some() && named.contains(&id)) {
                     continue;
                 }
-                let key = (g.opcode, g.result_type.map(|t| replace.get(&t).copied().unwrap_or(t)), g.operands.clone(), decorations.get(&id).cloned().unwrap_or_default());
+                let mut decorated = decorations.get(&id).cloned().unwrap_or_default();
+                if apart.contains(&id) {
+                    decorated.push(Vec::new());
+                }
+                let key = (g.opcode, g.result_type.map(|t| replace.get(&t).copied().unwrap_or(t)), g.operands.clone(), decorated);
                 match seen.get(&key) {
                     Some(first) => {
                         replace.insert(id, *first);

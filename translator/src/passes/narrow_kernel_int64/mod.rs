@@ -125,11 +125,13 @@ impl Pass for NarrowKernelInt64 {
                 g.operands[0] = Operand::Literal(32);
             }
         }
-        strip_buffer_layouts(module);
-        module.merge_duplicate_types();
+        // Arrays buffer pointers reach stay apart from the same arrays of private or local
+        // memory: they are laid out again below, and those must stay without a layout.
+        let reached = strip_buffer_layouts(module);
+        module.merge_duplicate_types_apart(&reached);
         fix_conversions(module, &mut outcome);
         crate::passes::lower_kernel_pointers::lay_out_buffers(module, &mut outcome);
-        module.merge_duplicate_types();
+        module.merge_duplicate_types_apart(&reached);
 
         outcome.changed = true;
         Ok(outcome)
@@ -367,8 +369,9 @@ fn check_buffer_data(module: &Module, types: &Types, is_wide: &dyn Fn(Word) -> b
 }
 
 /// Removes `ArrayStride` and member `Offset` decorations of everything buffer pointers reach
-/// (the push-constant block keeps its offsets: they are the launch interface).
-fn strip_buffer_layouts(module: &mut Module) {
+/// (the push-constant block keeps its offsets: they are the launch interface); returns what
+/// they reach.
+fn strip_buffer_layouts(module: &mut Module) -> HashSet<Word> {
     let types = Types::new(module);
     let psb = StorageClass::PhysicalStorageBuffer as u32;
     let reach = buffer_reach(&types, module.globals().iter().filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb)).filter_map(|g| g.result_id));
@@ -382,6 +385,8 @@ fn strip_buffer_layouts(module: &mut Module) {
         let offset = a.is(Op::MemberDecorate) && a.word_opt(2) == Some(Decoration::Offset as u32);
         !(stride || offset)
     });
+    // Arrays only: scalars and vectors may not have duplicates, and structs are never merged.
+    reach.into_iter().filter(|t| types.defs.get(t).is_some_and(|d| d.is(Op::TypeArray) || d.is(Op::TypeRuntimeArray))).collect()
 }
 
 /// Width conversions between types that are now equally wide become copies or bitcasts.
