@@ -655,6 +655,12 @@ pub(crate) fn record_subgroup_size(module: &mut Module, entry: &str, size: u32) 
     module.debug_names.push(crate::ir::Inst::new(Op::Name, None, None, vec![Operand::Id(id), Operand::string(&name)]));
 }
 
+/// The sub-group sizes recorded by [`record_subgroup_size`]: (entry point, size).
+pub(crate) fn recorded_subgroup_sizes(module: &Module) -> Vec<(String, u32)> {
+    let types = Types::new(module);
+    module.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| Some((n.string(1)?.strip_prefix(SUBGROUP_SIZE_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?))).collect()
+}
+
 /// The push-constant structs of a lowered kernel module's entry points (empty for any other
 /// module): the later kernel passes use it to know they apply.
 pub fn args_structs(module: &Module) -> Vec<Word> {

@@ -58,6 +58,8 @@ impl Pass for LowerSubgroup2dBlockIo {
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
+        // The accesses' operands are the input's values: one analysis serves every access.
+        let types = Types::new(module);
         while let Some((fi, bi, ii)) = find(module) {
             let inst = module.functions[fi].blocks[bi].insts.remove(ii);
             if !module.has_capability(Capability::Kernel) {
@@ -68,10 +70,9 @@ impl Pass for LowerSubgroup2dBlockIo {
                 continue;
             }
             let n = subgroup_size(module, fi, cx.target).map_err(|message| Error::Invalid { site: module.site(&inst), message })?;
-            let types = Types::new(module);
             let access = Access::of(module, &types, &inst).map_err(|message| Error::Invalid { site: module.site(&inst), message })?;
             let mut b = Builder::new(module, Cursor { function: fi, block: bi, index: ii }).with_origin(inst.origin);
-            access.lower(&mut b, n);
+            access.lower(&mut b, &types, n);
         }
         Ok(outcome)
     }
@@ -181,7 +182,7 @@ impl Access {
         Ok(Access { kind, size, width, height, count, base, region, coord, private, private_ty, private_ptr_ty })
     }
 
-    fn lower(&self, b: &mut Builder<'_>, n: u32) {
+    fn lower(&self, b: &mut Builder<'_>, types: &Types, n: u32) {
         let uint = b.module.type_int(32, false);
         let ulong = b.module.type_int(64, false);
         let boolean = b.module.type_bool();
@@ -194,22 +195,22 @@ impl Access {
         let lane_ty = b.module.variable_pointee(var).unwrap_or(uint);
         let lane = b.load(lane_ty, var);
         let lane = if lane_ty == uint { lane } else { b.bitcast(uint, lane) };
-        // Region and coordinate as 32-bit integers.
-        let int32 = |b: &mut Builder<'_>, v: Word| -> Word {
-            let types = Types::new(b.module);
-            let t = types.type_of(v).unwrap_or(uint);
-            match types.int(t) {
-                Some((32, _)) if t == uint => v,
-                Some((32, _)) => b.bitcast(uint, v),
-                _ => b.op(Op::UConvert, uint, &[v]),
+        // Region and coordinate (`v` of integer type `t`) as 32-bit integers.
+        let int32 = |b: &mut Builder<'_>, v: Word, t: Word| -> Word {
+            if t == uint {
+                v
+            } else if types.int(t).is_some_and(|i| i.0 == 32) {
+                b.bitcast(uint, v)
+            } else {
+                b.op(Op::UConvert, uint, &[v])
             }
         };
-        let [w, h, pitch] = self.region.map(|r| int32(b, r));
-        let coord_ty = Types::new(b.module).type_of(self.coord).unwrap_or(uint);
-        let coord_comp = Types::new(b.module).vector(coord_ty).map_or(uint, |v| v.0);
+        let [w, h, pitch] = self.region.map(|r| int32(b, r, types.type_of(r).unwrap_or(uint)));
+        let coord_ty = types.type_of(self.coord).unwrap_or(uint);
+        let coord_comp = types.vector(coord_ty).map_or(uint, |v| v.0);
         let cx = b.composite_extract(coord_comp, self.coord, 0);
         let cy = b.composite_extract(coord_comp, self.coord, 1);
-        let (cx, cy) = (int32(b, cx), int32(b, cy));
+        let (cx, cy) = (int32(b, cx, coord_comp), int32(b, cy, coord_comp));
         let base = b.bitcast(bytes_ptr, self.base);
         let tmp = b.function_variable(elem_ty);
         let zero_elem = b.module.constant_null(elem_ty);

@@ -44,7 +44,6 @@ use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
-use crate::kernel::SUBGROUP_SIZE_PREFIX;
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use crate::reference::dpas::{a_location, element_of, operands as mma, Container};
@@ -108,9 +107,7 @@ fn is_dpas(inst: &Inst) -> bool {
 
 /// The sub-group size (N) of every function an entry point with a DPAS reaches.
 fn subgroup_sizes(module: &mut Module, target: &DeviceCaps) -> Result<HashMap<Word, u32>> {
-    let types = Types::new(module);
-    let recorded: HashMap<String, u32> =
-        module.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| Some((n.string(1)?.strip_prefix(SUBGROUP_SIZE_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?))).collect();
+    let recorded: HashMap<String, u32> = crate::kernel::recorded_subgroup_sizes(module).into_iter().collect();
     let with_dpas: HashSet<Word> = module.functions.iter().filter(|f| f.insts().any(is_dpas)).map(|f| f.id()).collect();
     let entries: Vec<(Word, String)> = module.entry_points.iter().filter_map(|e| Some((e.id(1).ok()?, e.string(2)?))).collect();
     let mut sizes: HashMap<Word, u32> = HashMap::new();
@@ -308,16 +305,15 @@ impl Shape {
             }
             packed.push(word);
         }
-        let groups: Vec<(Word, Vec<usize>)> = packed
+        // Up to four words per broadcast: (the word or vector of words, how many).
+        let groups: Vec<(Word, u32)> = packed
             .chunks(4)
-            .enumerate()
-            .map(|(g, ws)| {
-                let idx: Vec<usize> = (0..ws.len()).map(|i| g * 4 + i).collect();
+            .map(|ws| {
                 if ws.len() == 1 {
-                    (ws[0], idx)
+                    (ws[0], 1)
                 } else {
                     let ty = b.module.type_vector(uint, ws.len() as u32);
-                    (b.op(Op::CompositeConstruct, ty, ws), idx)
+                    (b.op(Op::CompositeConstruct, ty, ws), ws.len() as u32)
                 }
             })
             .collect();
@@ -326,15 +322,13 @@ impl Shape {
             let words = from_lane.entry(lane).or_insert_with(|| {
                 let lane_id = b.module.constant_u32(lane);
                 let mut out = Vec::new();
-                for (value, idx) in &groups {
-                    let ty = if idx.len() == 1 { uint } else { b.module.type_vector(uint, idx.len() as u32) };
-                    let got = b.op(Op::GroupNonUniformBroadcast, ty, &[scope, *value, lane_id]);
-                    if idx.len() == 1 {
+                for &(value, len) in &groups {
+                    let ty = if len == 1 { uint } else { b.module.type_vector(uint, len) };
+                    let got = b.op(Op::GroupNonUniformBroadcast, ty, &[scope, value, lane_id]);
+                    if len == 1 {
                         out.push(got);
                     } else {
-                        for i in 0..idx.len() {
-                            out.push(b.composite_extract(uint, got, i as u32));
-                        }
+                        out.extend((0..len).map(|i| b.composite_extract(uint, got, i)));
                     }
                 }
                 out
@@ -497,29 +491,22 @@ fn element(b: &mut Builder<'_>, word: Word, offset: u32, e: Elem) -> Word {
 
 /// The sum `acc` (a 32-bit integer or an f32) as a component of `result`.
 fn encode(b: &mut Builder<'_>, acc: Word, result: &Part, e: Elem) -> Word {
-    let uint = b.module.type_int(32, false);
-    let to_int = |b: &mut Builder<'_>, v: Word, bits: u32| -> Word {
-        if bits == 32 {
-            return if result.scalar == uint { v } else { b.bitcast(result.scalar, v) };
-        }
-        let narrow = b.module.type_int(bits, false);
-        let n = b.op(Op::UConvert, narrow, &[v]);
-        if narrow == result.scalar {
-            n
-        } else {
-            b.bitcast(result.scalar, n)
-        }
-    };
+    // An unsigned integer of the Result's width, as the Result's (possibly signed) type.
+    let as_result = |b: &mut Builder<'_>, v: Word, unsigned: Word| if unsigned == result.scalar { v } else { b.bitcast(result.scalar, v) };
     match e {
-        Elem::Int { bits, .. } => to_int(b, acc, bits),
+        Elem::Int { bits: 32, .. } => {
+            let uint = b.module.type_int(32, false);
+            as_result(b, acc, uint)
+        }
+        Elem::Int { bits, .. } => {
+            let narrow = b.module.type_int(bits, false);
+            let n = b.op(Op::UConvert, narrow, &[acc]);
+            as_result(b, n, narrow)
+        }
         Elem::Bf16 => {
             let narrow = b.module.type_int(16, false);
             let bits = super::lower_bfloat16_conversions::to_bf16(b, narrow, 1, acc);
-            if narrow == result.scalar {
-                bits
-            } else {
-                b.bitcast(result.scalar, bits)
-            }
+            as_result(b, bits, narrow)
         }
         Elem::F16 => b.op(Op::FConvert, result.scalar, &[acc]),
         _ => acc,

@@ -68,11 +68,12 @@ impl Pass for ResolveIntelBuiltinCalls {
         for fi in 0..module.functions.len() {
             for bi in 0..module.functions[fi].blocks.len() {
                 for ii in 0..module.functions[fi].blocks[bi].insts.len() {
-                    let inst = module.functions[fi].blocks[bi].insts[ii].clone();
+                    let inst = &module.functions[fi].blocks[bi].insts[ii];
                     if !inst.is(Op::FunctionCall) {
                         continue;
                     }
                     let Some(name) = inst.operands.first().and_then(Operand::id).and_then(|f| imports.get(&f)) else { continue };
+                    let inst = inst.clone();
                     let args: Vec<Word> = inst.operands.iter().skip(1).filter_map(Operand::id).collect();
                     let resolved = if name == SPIRV_DPAS {
                         spirv_dpas(module, &args).map(|o| (Op::SubgroupMatrixMultiplyAccumulateINTEL, o))

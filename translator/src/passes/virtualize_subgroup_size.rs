@@ -81,10 +81,7 @@ impl Pass for VirtualizeSubgroupSize {
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         let target = cx.target;
-        let types = Types::new(module);
-        let required: Vec<(String, u32)> =
-            module.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| Some((n.string(1)?.strip_prefix(SUBGROUP_SIZE_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?))).collect();
-        for (entry, s) in required {
+        for (entry, s) in crate::kernel::recorded_subgroup_sizes(module) {
             if !s.is_power_of_two() || s > 128 {
                 return Err(Error::Invalid { site: Box::default(), message: format!("`{SUBGROUP_SIZE_PREFIX}{entry}` records a required sub-group size of {s} (a power of two up to 128 is needed)") });
             }
