@@ -458,7 +458,8 @@ const MISSING_PRODUCER: &str = "compiling OpenCL C needs";
 
 /// Compiles OpenCL C to SPIR-V as real producers do: clang-19 (`-cl-std=CL2.0 -target spir64
 /// -O2`) to LLVM bitcode, then llvm-spirv; a `// clang: FLAGS` or `// llvm-spirv: FLAGS` line in
-/// the source adds flags (extensions such as cl_intel_subgroups).
+/// the source adds flags (extensions such as cl_intel_subgroups). LLVM IR sources (`.ll`, the
+/// SPIR-V friendly IR DPC++ emits) go the same way, with `; clang:` and `; llvm-spirv:` lines.
 pub fn compile_opencl(source: &Path) -> Result<Vec<u32>> {
     compile_opencl_with(source, &[])
 }
@@ -476,9 +477,13 @@ pub fn compile_opencl_with(source: &Path, clang_flags: &[&str]) -> Result<Vec<u3
     let spv = dir.join("kernel.spv");
     // Extra producer flags from the source's `// clang:` and `// llvm-spirv:` lines.
     let text = std::fs::read_to_string(source).with_context(|| format!("reading {}", source.display()))?;
-    let flags = |key: &str| -> Vec<String> { text.lines().filter_map(|l| l.strip_prefix(&format!("// {key}:"))).flat_map(|l| l.split_whitespace().map(String::from).collect::<Vec<_>>()).collect() };
-    let out =
-        std::process::Command::new(clang).args(["-cl-std=CL2.0", "-target", "spir64", "-O2", "-emit-llvm", "-c"]).args(flags("clang")).args(clang_flags).arg(source).arg("-o").arg(&bc).output()?;
+    // LLVM IR (`.ll`, as DPC++ hands it to llvm-spirv) has `;` comments and no OpenCL C version.
+    let ir = source.extension().is_some_and(|e| e == "ll");
+    let comment = if ir { ";" } else { "//" };
+    let flags =
+        |key: &str| -> Vec<String> { text.lines().filter_map(|l| l.strip_prefix(&format!("{comment} {key}:"))).flat_map(|l| l.split_whitespace().map(String::from).collect::<Vec<_>>()).collect() };
+    let language: &[&str] = if ir { &[] } else { &["-cl-std=CL2.0"] };
+    let out = std::process::Command::new(clang).args(language).args(["-target", "spir64", "-O2", "-emit-llvm", "-c"]).args(flags("clang")).args(clang_flags).arg(source).arg("-o").arg(&bc).output()?;
     if !out.status.success() {
         bail!("clang-19 failed on {}:\n{}", source.display(), String::from_utf8_lossy(&out.stderr));
     }
@@ -494,7 +499,7 @@ pub fn compile_opencl_with(source: &Path, clang_flags: &[&str]) -> Result<Vec<u3
 /// Reads a module: binary SPIR-V, SPIR-V assembly (`.spvasm`) through SPIRV-Tools, or OpenCL C
 /// (`.cl`) through clang-19 and llvm-spirv.
 pub fn read_module(input: &Path) -> Result<Vec<u32>> {
-    if input.extension().and_then(|e| e.to_str()) == Some("cl") {
+    if matches!(input.extension().and_then(|e| e.to_str()), Some("cl" | "ll")) {
         return compile_opencl(input);
     }
     let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;

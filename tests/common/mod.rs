@@ -71,7 +71,8 @@ pub fn wgsl(name: &str, source: &str) -> Vec<u32> {
     naga::back::spv::write_vec(&module, &info, &options, None).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-/// SPIR-V of the OpenCL C test kernel `tests/kernels/opencl/<name>.cl`, compiled by clang-19
+/// SPIR-V of the OpenCL C test kernel `tests/kernels/opencl/<name>.cl` (or the LLVM IR
+/// `<name>.ll`), compiled by clang-19
 /// (`-cl-std=CL2.0 -target spir64 -O2`, plus the flags of the source's `// clang:` line) and
 /// llvm-spirv (plus its `// llvm-spirv:` line) as real OpenCL producers do. Where
 /// `MATBRIDGE_OPENCL_SPV` names a folder holding `<name>.spv`, that file is used instead (for
@@ -88,7 +89,9 @@ pub fn opencl_with(name: &str, clang_flags: &[&str]) -> Option<Vec<u32>> {
     if let Some(bytes) = saved.as_ref().and_then(|p| std::fs::read(p).ok()) {
         return Some(bytemuck::pod_collect_to_vec(&bytes));
     }
-    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/opencl").join(format!("{name}.cl"));
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/opencl");
+    // OpenCL C, or the LLVM IR a producer such as DPC++ hands llvm-spirv.
+    let source = [format!("{name}.cl"), format!("{name}.ll")].into_iter().map(|f| dir.join(f)).find(|p| p.exists()).unwrap_or_else(|| dir.join(format!("{name}.cl")));
     match matbridge::cli_run::compile_opencl_with(&source, clang_flags) {
         Ok(words) => {
             if let Some(p) = saved {

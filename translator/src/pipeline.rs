@@ -72,6 +72,7 @@ impl Pipeline {
             Box::new(passes::widen_arbitrary_integers::WidenArbitraryIntegers),
             Box::new(passes::resolve_intel_builtin_calls::ResolveIntelBuiltinCalls),
             Box::new(passes::inline_functions::InlineFunctions),
+            Box::new(passes::lower_joint_matrix::LowerJointMatrix),
             Box::new(passes::lower_subgroup_2d_block_io::LowerSubgroup2dBlockIo),
             Box::new(passes::lower_bfloat16_conversions::LowerBfloat16Conversions),
             Box::new(passes::lower_opencl_std::LowerOpenclStd),

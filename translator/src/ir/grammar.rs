@@ -1,6 +1,7 @@
 //! What the translator knows about each opcode: rspirv's grammar tables, plus the one table of
 //! opcodes the grammar lacks (the legacy SPV_INTEL_joint_matrix revision that DPC++ still
-//! emits), and the decoding of an instruction's words into typed operands.
+//! emits, in the spec's form and in the older one llvm-spirv writes), and the decoding of an
+//! instruction's words into typed operands.
 //!
 //! Decoding never fails: words the grammar does not account for (an unknown opcode, a damaged
 //! instruction's trailing words) become [`Operand::Literal`]s, so every module round-trips word
@@ -37,10 +38,26 @@ pub struct OpInfo {
 /// The opcodes of the legacy SPV_INTEL_joint_matrix revision, which rspirv's grammar does not
 /// have. Their result ids must be visible to every analysis. This is the one place in the
 /// workspace where SPIR-V numbers are written out.
+///
+/// Two forms reach a consumer. The spec's (revision 10): `OpTypeJointMatrixINTEL` (6184) takes
+/// Component Type, Rows, Columns, Scope, Use and an optional Component Type Interpretation;
+/// loads and stores take Pointer, Stride, Layout and a Memory Operands literal. llvm-spirv's
+/// (the revision before Layout left the type): the type is opcode 6119 with Component Type,
+/// Rows, Columns, Layout, Scope and, when present, Use and Interpretation; its loads and stores
+/// add a Scope after the Layout and pass the Memory Operands as the id of a constant, and its
+/// multiply-adds end in a Scope: every operand is an id. A module is decoded in the form of the
+/// joint-matrix type it declares.
 pub mod legacy_joint_matrix {
     /// The capability the legacy revision declares (`JointMatrixINTEL`), unknown to the grammar.
     pub const CAPABILITY: u32 = 6118;
+    /// The other capabilities of the revision: `PackedJointMatrixINTEL`,
+    /// `JointMatrixWIInstructionsINTEL`, and the TF32, BF16, PackedInt2 and PackedInt4
+    /// component types.
+    pub const OTHER_CAPABILITIES: [u32; 6] = [6434, 6435, 6436, 6437, 6438, 6439];
+    pub const EXTENSION: &str = "SPV_INTEL_joint_matrix";
     pub const TYPE_JOINT_MATRIX: u32 = 6184;
+    /// The type as llvm-spirv writes it (with the Layout operand).
+    pub const TYPE_JOINT_MATRIX_WITH_LAYOUT: u32 = 6119;
     pub const LOAD: u32 = 6120;
     pub const STORE: u32 = 6121;
     pub const MAD: u32 = 6122;
@@ -64,18 +81,20 @@ fn legacy_ops() -> Vec<OpInfo> {
         let min_words = usize::from(has_type) + 1 + operands.iter().filter(|o| o.quantifier == Q::One).count();
         OpInfo { name, opcode, has_type, has_result: true, operands, min_words, capabilities: &[], extensions: &[] }
     };
-    let mut store = make("JointMatrixStoreINTEL", j::STORE, false, vec![id, id, id, id, id, memory]);
+    // The spec's operand lists; llvm-spirv's longer ones decode as ids (see `decode`).
+    let mut store = make("JointMatrixStoreINTEL", j::STORE, false, vec![id, id, id, id, memory]);
     store.has_result = false;
-    store.min_words = 5;
+    store.min_words = 4;
     vec![
         // Result, Component Type, Rows, Columns, Layout, Scope [, Use]
         make("TypeJointMatrixINTEL", j::TYPE_JOINT_MATRIX, false, vec![id, id, id, more_ids]),
-        make("JointMatrixLoadINTEL", j::LOAD, true, vec![id, id, id, id, memory]),
+        make("TypeJointMatrixINTEL", j::TYPE_JOINT_MATRIX_WITH_LAYOUT, false, vec![id, id, id, more_ids]),
+        make("JointMatrixLoadINTEL", j::LOAD, true, vec![id, id, id, memory]),
         store,
-        make("JointMatrixMadINTEL", j::MAD, true, vec![id, id, id, id]),
-        make("JointMatrixSUMadINTEL", j::SU_MAD, true, vec![id, id, id, id]),
-        make("JointMatrixUSMadINTEL", j::US_MAD, true, vec![id, id, id, id]),
-        make("JointMatrixUUMadINTEL", j::UU_MAD, true, vec![id, id, id, id]),
+        make("JointMatrixMadINTEL", j::MAD, true, vec![id, id, id]),
+        make("JointMatrixSUMadINTEL", j::SU_MAD, true, vec![id, id, id]),
+        make("JointMatrixUSMadINTEL", j::US_MAD, true, vec![id, id, id]),
+        make("JointMatrixUUMadINTEL", j::UU_MAD, true, vec![id, id, id]),
         make("JointMatrixWorkItemLengthINTEL", j::WORK_ITEM_LENGTH, true, vec![id]),
         make("JointMatrixGetElementCoordINTEL", j::GET_ELEMENT_COORD, true, vec![id, id]),
     ]
@@ -150,6 +169,17 @@ pub trait DecodeContext {
     fn value_width(&self, id: Word) -> Option<u32>;
     /// The name of the extended instruction set imported as `id`.
     fn ext_set(&self, id: Word) -> Option<&str>;
+    /// Whether the module declares its joint matrices in llvm-spirv's form, whose instructions
+    /// take only ids (see [`legacy_joint_matrix`]).
+    fn joint_matrix_ids_only(&self) -> bool {
+        false
+    }
+}
+
+/// Whether `opcode` is a joint-matrix instruction (not the type).
+fn is_joint_matrix_instruction(opcode: u32) -> bool {
+    use legacy_joint_matrix as j;
+    [j::LOAD, j::STORE, j::MAD, j::SU_MAD, j::US_MAD, j::UU_MAD, j::WORK_ITEM_LENGTH, j::GET_ELEMENT_COORD].contains(&opcode)
 }
 
 /// Splits an instruction's operand words into result type, result id and typed operands.
@@ -166,6 +196,9 @@ pub fn decode(opcode: u32, words: &[Word], cx: &dyn DecodeContext) -> (Option<Wo
     let result_type = if info.has_type { next() } else { None };
     let result_id = if info.has_result { next() } else { None };
     let mut d = Decoder { opcode, words, at, out: Vec::with_capacity(words.len().saturating_sub(at)), cx };
+    if cx.joint_matrix_ids_only() && is_joint_matrix_instruction(opcode) {
+        d.rest(Operand::Id);
+    }
     d.layout(&info.operands);
     d.rest_as_literals();
     (result_type, result_id, d.out)

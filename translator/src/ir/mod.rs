@@ -162,9 +162,14 @@ struct ParseContext {
     /// Value id -> type id (only for values of types wider than a word).
     value_type: HashMap<Word, Word>,
     ext_sets: HashMap<Word, String>,
+    /// A joint-matrix type in llvm-spirv's form was declared.
+    joint_matrix_ids_only: bool,
 }
 
 impl DecodeContext for ParseContext {
+    fn joint_matrix_ids_only(&self) -> bool {
+        self.joint_matrix_ids_only
+    }
     fn value_width(&self, id: Word) -> Option<u32> {
         self.widths.get(self.value_type.get(&id)?).copied()
     }
@@ -237,7 +242,7 @@ impl Module {
         }
         let mut m = Module::new((1, 0));
         m.header = header;
-        let mut cx = ParseContext { widths: HashMap::new(), value_type: HashMap::new(), ext_sets: HashMap::new() };
+        let mut cx = ParseContext { widths: HashMap::new(), value_type: HashMap::new(), ext_sets: HashMap::new(), joint_matrix_ids_only: false };
         let mut state = State::Outside;
         let mut function: Option<Function> = None;
         let mut function_at = 0;
@@ -614,6 +619,9 @@ impl Module {
 }
 
 fn note_widths(cx: &mut ParseContext, inst: &Inst) {
+    if inst.opcode == grammar::legacy_joint_matrix::TYPE_JOINT_MATRIX_WITH_LAYOUT {
+        cx.joint_matrix_ids_only = true;
+    }
     match inst.op() {
         Some(Op::TypeInt | Op::TypeFloat) => {
             if let (Some(id), Some(w)) = (inst.result_id, inst.word_opt(0)) {

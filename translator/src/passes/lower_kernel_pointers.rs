@@ -27,7 +27,8 @@
 //!   differs). Initializers are flattened alike. `OpConvertPtrToU` of such a pointer (LLVM's
 //!   vectorizer compares addresses to check that two ranges do not overlap) gives an address:
 //!   the variable's own 16 MiB window plus the byte offset, so that comparisons and differences
-//!   within a variable are exact and variables never overlap.
+//!   within a variable are exact and variables never overlap. Variables holding one cooperative
+//!   matrix stay as they are: access chains to its elements are Vulkan's own.
 //!
 //! Preconditions: `lower-kernel-interface` ran. Errors name the instruction: generic pointers
 //! into local or private memory whose origin is not known where they are used (loaded from
@@ -565,7 +566,9 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     for v in &vars {
         let (Some(id), Some(ptr)) = (v.result_id, v.result_type) else { continue };
         let Some((class, pointee)) = types.pointer(ptr) else { continue };
-        if !is_logical(class) || !plain_uses.contains(&id) {
+        // A cooperative matrix's elements are reached by access chains Vulkan takes as they are.
+        let matrix = types.defs.get(&pointee).is_some_and(|d| d.is(Op::TypeCooperativeMatrixKHR));
+        if !is_logical(class) || !plain_uses.contains(&id) || matrix {
             continue;
         }
         // A local-memory argument's spec-constant length: its element decides.

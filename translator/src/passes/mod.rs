@@ -19,6 +19,7 @@ pub mod lower_byte_pointers;
 pub mod lower_clustered_reductions;
 pub mod lower_cooperative_matrix2;
 pub mod lower_integer_dot;
+pub mod lower_joint_matrix;
 pub mod lower_kernel_images;
 pub mod lower_kernel_interface;
 pub mod lower_kernel_pointers;

@@ -917,6 +917,29 @@ impl Legalize<'_> {
                             [e.extract(u, pair, 0), e.extract(u, pair, 1)]
                         })
                         .collect()
+                } else if width < 32 {
+                    // A narrow type the target has (a `ushort` beside a legalized bf16): its bits
+                    // zero-extended.
+                    let narrow_uint = e.m.type_int(width, false);
+                    let lanes: Vec<Word> = (0..n)
+                        .map(|i| {
+                            let x = lane(e, i);
+                            let bits = e.coerce(narrow_uint, comp, x);
+                            e.op(Op::UConvert, u, &[bits])
+                        })
+                        .collect();
+                    lanes
+                        .chunks((32 / width.max(1)) as usize)
+                        .map(|chunk| {
+                            let mut word = chunk[0];
+                            for (j, part) in chunk.iter().enumerate().skip(1) {
+                                let s = e.m.constant_u32(j as u32 * width);
+                                let shifted = e.op(Op::ShiftLeftLogical, u, &[*part, s]);
+                                word = e.op(Op::BitwiseOr, u, &[word, shifted]);
+                            }
+                            word
+                        })
+                        .collect()
                 } else {
                     (0..n)
                         .map(|i| {
@@ -956,6 +979,17 @@ impl Legalize<'_> {
                         .map(|i| {
                             let pair = e.op(Op::CompositeConstruct, u2, &[words[2 * i], words[2 * i + 1]]);
                             e.op(Op::Bitcast, comp, &[pair])
+                        })
+                        .collect()
+                } else if width < 32 {
+                    let narrow_uint = e.m.type_int(width, false);
+                    (0..n as usize)
+                        .map(|i| {
+                            let word = words[(i as u32 * width / 32) as usize];
+                            let s = e.m.constant_u32(i as u32 * width % 32);
+                            let shifted = e.op(Op::ShiftRightLogical, u, &[word, s]);
+                            let bits = e.op(Op::UConvert, narrow_uint, &[shifted]);
+                            e.coerce(comp, narrow_uint, bits)
                         })
                         .collect()
                 } else {
