@@ -897,10 +897,10 @@ fn translate_specializes_with_spec() {
 }
 
 /// `matbridge translate --subgroup-size`: a shader written for sub-groups of 32 gets them joined
-/// from lavapipe's 8 and SwiftShader's 4 and keeps the H100's own; splitting the H100's for 16
-/// would cut its matrices in two and is refused by name, as is a size that is not a power of two,
+/// from lavapipe's 8 and SwiftShader's 4 and keeps the H100's own; split out of the H100's for
+/// 16, its matrices are emulated per logical sub-group; a size that is not a power of two,
 /// a sub-group barrier or an exchange under a divergent branch, and a helper with sub-group values
-/// that another entry point also calls.
+/// that another entry point also calls are refused by name.
 #[test]
 fn translate_virtualizes_a_required_subgroup_size() {
     if !tools_present() {
@@ -919,10 +919,13 @@ fn translate_virtualizes_a_required_subgroup_size() {
     assert!(notes("lavapipe", "32").contains("sub-groups of 32 emulated on 8 (joined"), "{}", notes("lavapipe", "32"));
     assert!(notes("swiftshader", "32").contains("sub-groups of 32 emulated on 4 (joined"));
     assert_eq!(notes("h100", "32"), "");
-    // Split sub-groups would cut the H100's native matrices in two: refused by name.
-    let r = matbridge().args(["translate", input, "--target", "h100", "--subgroup-size", "16", "-o"]).arg(&out).output().unwrap();
-    assert_eq!(r.status.code(), Some(2), "{}", String::from_utf8_lossy(&r.stderr));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("sub-groups of 16 invocations for `main` beside cooperative matrices"), "{}", String::from_utf8_lossy(&r.stderr));
+    // Split sub-groups would cut the H100's native matrices in two: they are emulated, each
+    // logical sub-group holding its own.
+    assert!(notes("h100", "16").contains("sub-groups of 16 emulated on 32 (split"), "{}", notes("h100", "16"));
+    let r = matbridge().args(["translate", input, "--report", "--target", "h100", "--subgroup-size", "16", "--spec", "14=128", "-o"]).arg(&out).output().unwrap();
+    let report: Value = serde_json::from_slice(&r.stdout).unwrap();
+    let emulated = report["passes"].as_array().unwrap().iter().find(|p| p["name"] == "emulate-cooperative-matrix").cloned().unwrap();
+    assert!(emulated["notes"].to_string().contains("split out of its sub-groups of 32"), "{emulated}");
     let r = matbridge().args(["translate", input, "--target", "lavapipe", "--subgroup-size", "24", "-o"]).arg(&out).output().unwrap();
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("a required sub-group size of 24"), "{}", String::from_utf8_lossy(&r.stderr));
     // A sub-group barrier only the first sub-group reaches would be a work-group barrier that

@@ -4325,3 +4325,33 @@ fn joint_matrix_in_spec_form(spirv: &[u32]) -> Vec<u32> {
     }
     out
 }
+
+/// Every joint_matrix.ll kernel, alone as the runtime loads it, translates for the three device
+/// profiles into modules spirv-val accepts (the translator validates its output), in both forms;
+/// on the H100 the kernels that require sub-groups of 8 or 16 run split out of its 32 with their
+/// matrices emulated per logical sub-group, those of 32 natively (padded to its shapes).
+#[test]
+fn intel_joint_matrix_translates_for_every_profile() {
+    use matbridge_translator::{kernel::keep_entry_point, profile::DeviceCaps, Module};
+    let Some(spirv) = common::opencl("joint_matrix") else { return };
+    for module in [spirv.clone(), joint_matrix_in_spec_form(&spirv)] {
+        for target in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader(), DeviceCaps::h100()] {
+            for case in joint_cases() {
+                let mut m = Module::from_words(&module).unwrap();
+                keep_entry_point(&mut m, case.kernel).unwrap();
+                let narrow = [case.a.0, case.b.0, case.c.0].iter().any(|e| e.bits() < 32);
+                match matbridge_translator::translate(&m.to_words(), &target) {
+                    Ok((out, report)) => {
+                        matbridge_translator::tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {}: {e}", target.name, case.kernel));
+                        let emulated = report.passes.iter().any(|p| p.name == "emulate-cooperative-matrix" && p.changed);
+                        if target.name.contains("H100") {
+                            assert_eq!(emulated, case.subgroup < 32, "{}: {}: {:?}", target.name, case.kernel, report.passes.iter().filter(|p| p.changed).map(|p| p.name).collect::<Vec<_>>());
+                        }
+                    }
+                    Err(e) if narrow && target.name.contains("SwiftShader") => assert!(e.to_string().contains("lacks"), "{e}"),
+                    Err(e) => panic!("{}: {}: {e}", target.name, case.kernel),
+                }
+            }
+        }
+    }
+}

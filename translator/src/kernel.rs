@@ -661,6 +661,15 @@ pub(crate) fn recorded_subgroup_sizes(module: &Module) -> Vec<(String, u32)> {
     module.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| Some((n.string(1)?.strip_prefix(SUBGROUP_SIZE_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?))).collect()
 }
 
+/// The logical sub-group size of every entry point that `virtualize-subgroup-size` split out of
+/// larger physical sub-groups (its required size `S` below the device's `P`), with `P`.
+pub(crate) fn split_subgroups(module: &Module) -> Vec<(String, u32, u32)> {
+    let types = Types::new(module);
+    let physical: std::collections::HashMap<String, u32> =
+        module.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| Some((n.string(1)?.strip_prefix(VIRTUAL_SUBGROUP_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?))).collect();
+    recorded_subgroup_sizes(module).into_iter().filter_map(|(entry, s)| physical.get(&entry).filter(|p| s < **p).map(|p| (entry, s, *p))).collect()
+}
+
 /// The push-constant structs of a lowered kernel module's entry points (empty for any other
 /// module): the later kernel passes use it to know they apply.
 pub fn args_structs(module: &Module) -> Vec<Word> {

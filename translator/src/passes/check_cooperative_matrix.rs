@@ -136,6 +136,10 @@ pub fn first_unlisted(module: &Module, target: &DeviceCaps) -> Result<Option<Err
         if !target.has_cooperative_matrix() {
             return Ok(Some(unsupported(first, "VK_KHR_cooperative_matrix".into())));
         }
+        // A native matrix spans the physical sub-group, which holds several logical ones.
+        if let Some((entry, s, p)) = crate::kernel::split_subgroups(module).into_iter().next() {
+            return Ok(Some(unsupported(first, format!("cooperative matrices in sub-groups of {s} for `{entry}`, which runs them split out of its sub-groups of {p}"))));
+        }
         let types = Types::new(module);
         for inst in module.globals().iter().filter(|i| i.is(Op::TypeCooperativeMatrixKHR)) {
             let component = inst.id(0)?;

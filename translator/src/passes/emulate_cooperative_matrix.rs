@@ -9,7 +9,12 @@
 //! largest power of two dividing both). Element `(r, c)` has the row-major index `i = r * C + c`; it lives in
 //! lane `i % P` as that lane's element `i / P`. Each invocation therefore holds `L = R * C / P`
 //! elements, and `OpCooperativeMatrixLengthKHR` is `L`. Lanes `l` and `l + P`, `l + 2P`, ... of a
-//! subgroup wider than `P` hold the same elements (a replica): only lanes below `P` store. The
+//! subgroup wider than `P` hold the same elements (a replica): only lanes below `P` store.
+//! Where `virtualize-subgroup-size` split the device's sub-groups into logical ones of `G`
+//! invocations (a kernel requiring 16 on 32-wide hardware), each logical sub-group holds its own
+//! matrices: `S` is at most `G`, the lane indices above count from the logical sub-group's first
+//! lane `base = id - id % G`, lane reads go to `base + lane` (shuffles where a broadcast would
+//! name a constant lane), and lanes whose `id % G` is below `P` store. The
 //! layout depends on the shape only, not on the Use or the component type, so conversions
 //! between matrices of one shape are element-wise.
 //!
@@ -67,7 +72,8 @@
 //! module before translating it to use other values); stores not in a loop header block when
 //! the target's subgroup can be wider than `P`. Anything else is an error naming the
 //! instruction. Applies to every target: a module runs emulated where the target has no
-//! cooperative matrices or does not list one of its matrix types or MulAdd shapes (all of its
+//! cooperative matrices, where its sub-groups are split, or where the target does not list one
+//! of its matrix types or MulAdd shapes (all of its
 //! matrices are emulated then, since they flow into one another), and is left alone otherwise.
 
 use crate::analysis::Types;
@@ -226,6 +232,20 @@ impl Pass for EmulateCooperativeMatrix {
             .map(|[x, y, z]| x.saturating_mul(y).saturating_mul(z))
             .min();
         let spread = smallest_workgroup.map_or(min_subgroup, |w| min_subgroup.min(w.max(1)));
+        // Logical sub-groups split out of the physical ones each hold their own matrices.
+        let split = crate::kernel::split_subgroups(module);
+        let group = match split.iter().map(|(_, s, _)| *s).min() {
+            Some(g) if split.iter().any(|(_, s, _)| *s != g) => {
+                return Err(Error::Unsupported {
+                    site: Box::default(),
+                    target: target.name.clone(),
+                    missing: format!("one sub-group size for the module's split entry points beside cooperative matrices (they require {:?})", split.iter().map(|(_, s, _)| *s).collect::<Vec<_>>()),
+                })
+            }
+            g => g,
+        };
+        let spread = group.map_or(spread, |g| spread.min(g));
+        let max_subgroup = group.map_or(max_subgroup, |g| max_subgroup.min(g));
         let types = Types::new(module);
         let layouts = layouts(module, &types, target, spread)?;
         let mut ids: Vec<&Word> = layouts.keys().collect();
@@ -246,7 +266,7 @@ impl Pass for EmulateCooperativeMatrix {
             outcome.notes.push(format!("{name} ({}x{} {comp} {}): emulated over {} lanes, {} elements per invocation{replicas}", l.rows, l.cols, use_name(l.usage), l.lanes, l.len));
         }
         clamp_element_indices(module, &types, &layouts, &mut outcome);
-        let mut emu = Emulator { types, layouts, target, max_subgroup, replace: HashMap::new(), unrolled_left: std::cell::Cell::new(0) };
+        let mut emu = Emulator { types, layouts, target, max_subgroup, group, replace: HashMap::new(), unrolled_left: std::cell::Cell::new(0) };
 
         let mut rolled = 0;
         for f in 0..module.functions.len() {
@@ -458,6 +478,10 @@ struct Emulator<'t> {
     layouts: HashMap<Word, Layout>,
     target: &'t DeviceCaps,
     max_subgroup: u32,
+    /// The logical sub-group size where `virtualize-subgroup-size` split the physical sub-groups:
+    /// lanes `[base, base + group)` hold one logical sub-group's matrices, and every lane read adds
+    /// `base` (see [`Emulator::group_base`]).
+    group: Option<u32>,
     /// Result ids to replace by other ids (lengths by constants).
     replace: HashMap<Word, Word>,
     /// What is left of the function's [`UNROLLED_MUL_ADDS_PER_FUNCTION`].
@@ -768,6 +792,28 @@ impl Emulator<'_> {
         let elements = values.into_iter().map(Operand::Id).collect();
         bld.insert(Inst::new(Op::CompositeConstruct, Some(ty), Some(inst.result()?), elements));
         Ok(())
+    }
+
+    /// The first lane of the invocation's logical sub-group (`id - id % group`) where the physical
+    /// sub-group is split, else `None` (lane reads name physical lanes as they are).
+    fn group_base(&self, bld: &mut Builder<'_>) -> Option<Word> {
+        let g = self.group?;
+        let uint = bld.module.type_int(32, false);
+        let var = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
+        let id = bld.load(uint, var);
+        let mask = bld.module.constant_u32(!(g - 1));
+        Some(bld.op(Op::BitwiseAnd, uint, &[id, mask]))
+    }
+
+    /// Lane `lane` of the invocation's logical sub-group, as a physical lane.
+    fn in_group(bld: &mut Builder<'_>, base: Option<Word>, lane: Word) -> Word {
+        match base {
+            Some(base) => {
+                let uint = bld.module.type_int(32, false);
+                bld.op(Op::IAdd, uint, &[base, lane])
+            }
+            None => lane,
+        }
     }
 
     /// The lane's index within its replica (`SubgroupLocalInvocationId % lanes`), as a u32.
@@ -1309,6 +1355,8 @@ impl Emulator<'_> {
         let low = bld.module.constant_u32(pw - 1);
         let high = bld.module.constant_u32(!(pw - 1));
         let first = bld.op(Op::BitwiseAnd, uint, &[at.lane, high]);
+        let base = self.group_base(bld);
+        let first = Self::in_group(bld, base, first);
         let sub = bld.op(Op::BitwiseAnd, uint, &[at.lane, low]);
         let writer = bld.op(Op::IEqual, boolean, &[sub, zero]);
         self.for_each_element(bld, l, |bld, e, row, col0| {
@@ -1340,6 +1388,13 @@ impl Emulator<'_> {
         let boolean = bld.module.type_bool();
         let builtin = bld.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
         let id = bld.load(uint, builtin);
+        let id = match self.group {
+            Some(g) => {
+                let mask = bld.module.constant_u32(g - 1);
+                bld.op(Op::BitwiseAnd, uint, &[id, mask])
+            }
+            None => id,
+        };
         let lanes = bld.module.constant_u32(l.lanes);
         let first = bld.op(Op::ULessThan, boolean, &[id, lanes]);
         let mut result = Ok(());
@@ -1421,6 +1476,7 @@ impl Emulator<'_> {
             .collect();
         let mut sums: Vec<Word> = if saturating { vec![zero; lc.len as usize] } else { cs.clone() };
         let scope = bld.module.constant_u32(Scope::Subgroup as u32);
+        let base = self.group_base(bld);
         let fma = (float && self.target.workarounds.fused_multiply_add).then(|| bld.module.ext_inst_import("GLSL.std.450"));
         let per_row = n / lc.lanes;
         let mul_add = |bld: &mut Builder<'_>, x: Word, y: Word, z: Word| match fma {
@@ -1481,6 +1537,7 @@ impl Emulator<'_> {
                     let mut av = self.convert(bld, v, (la.component, la.scalar), acc, signed_a);
                     if la.lanes > 1 {
                         let lane = bld.op(Op::UMod, uint, &[index, lanes]);
+                        let lane = Self::in_group(bld, base, lane);
                         av = bld.op(Op::GroupNonUniformShuffle, acc.0, &[scope, av, lane]);
                     }
                     for (j, bv) in bs.iter().enumerate() {
@@ -1514,7 +1571,14 @@ impl Emulator<'_> {
                     let mut av = self.convert(bld, v, (la.component, la.scalar), acc, signed_a);
                     if la.lanes > 1 {
                         let lane = bld.module.constant_u32(src_lane);
-                        av = bld.op(Op::GroupNonUniformBroadcast, acc.0, &[scope, av, lane]);
+                        av = match base {
+                            // A lane of the logical sub-group: a shuffle, its index not a constant.
+                            Some(_) => {
+                                let lane = Self::in_group(bld, base, lane);
+                                bld.op(Op::GroupNonUniformShuffle, acc.0, &[scope, av, lane])
+                            }
+                            None => bld.op(Op::GroupNonUniformBroadcast, acc.0, &[scope, av, lane]),
+                        };
                     }
                     for e in row * per_row..(row + 1) * per_row {
                         let (_, col0) = lc.place(e);

@@ -143,6 +143,10 @@ impl Pass for PadCooperativeMatrix {
         if first_unlisted(module, cx.target)?.is_none() {
             return Ok(outcome);
         }
+        if !crate::kernel::split_subgroups(module).is_empty() {
+            outcome.notes.push("not padded: the module's sub-groups are split out of the device's, so its matrices are emulated".into());
+            return Ok(outcome);
+        }
         if let Err(d) = freeze_dimensions(module) {
             outcome.notes.push(format!("not padded: dimension %{d} is not a constant"));
             return Ok(outcome);

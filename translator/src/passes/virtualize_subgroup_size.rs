@@ -23,12 +23,13 @@
 //!   loop around it starts under the selection. Precondition: physical sub-groups are
 //!   consecutive runs of `P` local invocation indices (as on the devices this project runs on).
 //!
-//! Cooperative matrices stay the physical sub-group's (native, or emulated later at `P`): in
-//! join mode each physical sub-group of a logical one computes the same matrices, since a
+//! In join mode cooperative matrices stay the physical sub-group's (native, or emulated later
+//! at `P`): each physical sub-group of a logical one computes the same matrices, since a
 //! matrix operation's operands are uniform across the logical sub-group, and only the first of
 //! them stores them (were all to store, a later one could read back what an earlier one had
 //! stored: an accumulator loaded, multiplied into and stored back in place would get the
-//! product once per physical sub-group); split mode is refused for modules with matrices. Each
+//! product once per physical sub-group); in split mode the matrices are emulated, each logical
+//! sub-group holding its own (see `emulate-cooperative-matrix`). Each
 //! function that reads a sub-group built-in or runs a sub-group operation (the entry point's,
 //! and a shader's helpers it calls; kernels are inlined first) computes the logical values at
 //! its start; join mode's exchange array and turn are shared by all of them (the turn a
@@ -102,17 +103,6 @@ impl Pass for VirtualizeSubgroupSize {
             let p = target.subgroup_size;
             let Some(function) = module.entry_points.iter().find(|e| e.string(2).as_deref() == Some(entry.as_str())).and_then(|e| e.id(1).ok()) else { continue };
             let Some(fi) = module.functions.iter().position(|f| f.id() == function) else { continue };
-            if s < p {
-                // A cooperative matrix spans a whole physical sub-group: two logical ones in it
-                // would need it twice.
-                if let Some(ty) = module.globals().iter().find(|g| g.is(Op::TypeCooperativeMatrixKHR) || g.is(Op::TypeCooperativeMatrixNV)) {
-                    return Err(Error::Unsupported {
-                        site: module.site(ty),
-                        target: target.name.clone(),
-                        missing: format!("sub-groups of {s} invocations for `{entry}` beside cooperative matrices (its sub-groups have {p}; only larger required sizes are emulated for matrix code)"),
-                    });
-                }
-            }
             let types = Types::new(module);
             let (callees, users) = subgroup_users(module, &types, fi, &entry)?;
             if s > p {
