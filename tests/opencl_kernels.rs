@@ -4354,4 +4354,91 @@ fn intel_joint_matrix_translates_for_every_profile() {
             }
         }
     }
+    // What no target can take is refused naming the instruction or type and the reason.
+    for (mutation, expected) in [
+        (JointMutation::PackedLayout, "OpJointMatrixLoadINTEL at word offset"),
+        (JointMutation::WorkgroupScope, "has scope 2 (only Subgroup joint matrices"),
+        (JointMutation::PackedInt4, "PackedInt4 Component Type Interpretation"),
+        (JointMutation::ElementCoord, "OpJointMatrixGetElementCoordINTEL is not lowered"),
+    ] {
+        let words = joint_matrix_mutated(&spirv, mutation);
+        let err = matbridge_translator::translate(&words, &DeviceCaps::lavapipe()).unwrap_err().to_string();
+        assert!(err.contains(expected), "{mutation:?}: {err}");
+        if mutation == JointMutation::PackedLayout {
+            assert!(err.contains("the Packed (VNNI) layout"), "{err}");
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum JointMutation {
+    /// The first load's layout becomes Packed (2).
+    PackedLayout,
+    /// Every type's scope becomes Workgroup (2).
+    WorkgroupScope,
+    /// The first type with an interpretation (bf16) gets PackedInt4 (4).
+    PackedInt4,
+    /// The first work-item length becomes an element-coordinate query of the matrix.
+    ElementCoord,
+}
+
+/// llvm-spirv's joint_matrix module with one `mutation`, made on its words.
+fn joint_matrix_mutated(spirv: &[u32], mutation: JointMutation) -> Vec<u32> {
+    use matbridge_translator::ir::grammar::legacy_joint_matrix as jm;
+    let mut words = spirv.to_vec();
+    // An id of the 32-bit integer constant `value`, added when the module has none.
+    let constant = |words: &mut Vec<u32>, value: u32| -> u32 {
+        let (mut i, mut int32) = (5, 0);
+        while i < words.len() {
+            let (n, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+            if op == spirv::Op::TypeInt as u32 && words[i + 2] == 32 {
+                int32 = words[i + 1];
+            }
+            if op == spirv::Op::Constant as u32 && n == 4 && words[i + 1] == int32 && words[i + 3] == value {
+                return words[i + 2];
+            }
+            i += n.max(1);
+        }
+        let id = words[3];
+        words[3] += 1;
+        // Before the first joint-matrix type, which may use it.
+        let mut at = 5;
+        while at < words.len() && words[at] & 0xffff != jm::TYPE_JOINT_MATRIX_WITH_LAYOUT {
+            at += ((words[at] >> 16) as usize).max(1);
+        }
+        words.splice(at..at, [(4 << 16) | spirv::Op::Constant as u32, int32, id, value]);
+        id
+    };
+    let target_value = match mutation {
+        JointMutation::PackedLayout | JointMutation::WorkgroupScope => 2,
+        JointMutation::PackedInt4 => 4,
+        JointMutation::ElementCoord => 0,
+    };
+    let c = constant(&mut words, target_value);
+    let mut i = 5;
+    let mut done = false;
+    while i < words.len() {
+        let (n, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        match mutation {
+            JointMutation::PackedLayout if op == jm::LOAD && !done => {
+                words[i + 5] = c;
+                done = true;
+            }
+            JointMutation::WorkgroupScope if op == jm::TYPE_JOINT_MATRIX_WITH_LAYOUT => words[i + 6] = c,
+            JointMutation::PackedInt4 if op == jm::TYPE_JOINT_MATRIX_WITH_LAYOUT && n == 9 && !done => {
+                words[i + 8] = c;
+                done = true;
+            }
+            JointMutation::ElementCoord if op == jm::WORK_ITEM_LENGTH && !done => {
+                // OpJointMatrixGetElementCoordINTEL %type %result %matrix %index, in the length's
+                // words (the result type stays an integer: the lowering refuses before it looks).
+                let (ty, result, matrix) = (words[i + 1], words[i + 2], words[i + 3]);
+                words.splice(i..i + n, [(5 << 16) | jm::GET_ELEMENT_COORD, ty, result, matrix, c]);
+                done = true;
+            }
+            _ => {}
+        }
+        i += ((words[i] >> 16) as usize).max(1);
+    }
+    words
 }

@@ -1,4 +1,6 @@
-//! Snapshot tests: every `tests/in/<pass>/<case>.spvasm` is assembled, translated for each
+//! Snapshot tests: every `tests/in/<pass>/<case>.spvasm` is assembled (a `<case>.spv` binary,
+//! for producers' modules SPIRV-Tools cannot assemble, is read as it is, its sidecar lines in
+//! `<case>.txt`), translated for each
 //! target its `; targets:` line names (with the rewrites its `; requests:` line names), validated with `spirv-val --target-env vulkan1.3`, and its
 //! disassembly compared with `tests/out/<pass>/<case>.<target>.spvasm`.
 //! `MATBRIDGE_BLESS=1` rewrites the snapshots; `MATBRIDGE_SNAPSHOT=case` runs only the cases
@@ -29,14 +31,21 @@ fn translated_snapshots_match_and_validate() {
         let pass = dir.file_name().unwrap().to_string_lossy().into_owned();
         let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
         files.sort();
-        for file in files.into_iter().filter(|f| f.extension().is_some_and(|e| e == "spvasm")) {
-            let text = std::fs::read_to_string(&file).unwrap();
+        for file in files.into_iter().filter(|f| f.extension().is_some_and(|e| e == "spvasm" || e == "spv")) {
             let case = file.file_stem().unwrap().to_string_lossy().into_owned();
             if filter.as_ref().is_some_and(|f| !format!("{pass}/{case}").contains(f.as_str())) {
                 continue;
             }
+            // A binary input (a producer's module SPIRV-Tools cannot assemble) takes its sidecar
+            // lines from `<case>.txt`.
+            let binary = file.extension().is_some_and(|e| e == "spv");
+            let text = std::fs::read_to_string(if binary { file.with_extension("txt") } else { file.clone() }).unwrap_or_default();
             let env = sidecar(&text, "assemble").unwrap_or("vulkan1.3");
-            let input = tools::assemble(&text, env).unwrap_or_else(|e| panic!("{pass}/{case}: {e}"));
+            let input = if binary {
+                matbridge_translator::Module::from_bytes(&std::fs::read(&file).unwrap()).unwrap_or_else(|e| panic!("{pass}/{case}: {e}")).to_words()
+            } else {
+                tools::assemble(&text, env).unwrap_or_else(|e| panic!("{pass}/{case}: {e}"))
+            };
             let requests: Vec<Request> =
                 sidecar(&text, "requests").unwrap_or("").split_whitespace().map(|r| Request::from_name(r).unwrap_or_else(|| panic!("{pass}/{case}: unknown request {r}"))).collect();
             for target in sidecar(&text, "targets").unwrap_or("lavapipe").split_whitespace() {
