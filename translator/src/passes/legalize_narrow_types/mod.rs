@@ -892,19 +892,7 @@ impl Legalize<'_> {
                         e.encode(kind, wide_comp, x)
                     })
                     .collect();
-                let per_word = 32 / bits;
-                lanes
-                    .chunks(per_word as usize)
-                    .map(|chunk| {
-                        let mut word = chunk[0];
-                        for (j, part) in chunk.iter().enumerate().skip(1) {
-                            let s = e.m.constant_u32(j as u32 * bits);
-                            let shifted = e.op(Op::ShiftLeftLogical, u, &[*part, s]);
-                            word = e.op(Op::BitwiseOr, u, &[word, shifted]);
-                        }
-                        word
-                    })
-                    .collect()
+                pack_lanes(e, &lanes, bits)
             }
             None => {
                 let width = self.types.scalar_width(comp).unwrap_or(32);
@@ -928,18 +916,7 @@ impl Legalize<'_> {
                             e.op(Op::UConvert, u, &[bits])
                         })
                         .collect();
-                    lanes
-                        .chunks((32 / width.max(1)) as usize)
-                        .map(|chunk| {
-                            let mut word = chunk[0];
-                            for (j, part) in chunk.iter().enumerate().skip(1) {
-                                let s = e.m.constant_u32(j as u32 * width);
-                                let shifted = e.op(Op::ShiftLeftLogical, u, &[*part, s]);
-                                word = e.op(Op::BitwiseOr, u, &[word, shifted]);
-                            }
-                            word
-                        })
-                        .collect()
+                    pack_lanes(e, &lanes, width)
                 } else {
                     (0..n)
                         .map(|i| {
@@ -1014,4 +991,22 @@ impl Legalize<'_> {
         m.debug_names.retain(|a| !targets_gone(a));
         m.interner.clear();
     }
+}
+
+/// `lanes` (u32 values holding `bits`-bit lanes in their low bits) packed into u32 words, lowest
+/// lane in the lowest bits.
+fn pack_lanes(e: &mut Emit<'_>, lanes: &[Word], bits: u32) -> Vec<Word> {
+    let u = e.uint(1);
+    lanes
+        .chunks((32 / bits.max(1)).max(1) as usize)
+        .map(|chunk| {
+            let mut word = chunk[0];
+            for (j, part) in chunk.iter().enumerate().skip(1) {
+                let s = e.m.constant_u32(j as u32 * bits);
+                let shifted = e.op(Op::ShiftLeftLogical, u, &[*part, s]);
+                word = e.op(Op::BitwiseOr, u, &[word, shifted]);
+            }
+            word
+        })
+        .collect()
 }
