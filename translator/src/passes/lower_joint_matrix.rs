@@ -15,9 +15,10 @@
 //!   type (llvm-spirv's untyped `i8` pointers), the memory operands kept (llvm-spirv's constant
 //!   id read back into flags) with `Aligned` to the component's size added where absent;
 //! - `OpJointMatrixMadINTEL` and its `SU`/`US`/`UU` forms become `OpCooperativeMatrixMulAddKHR`
-//!   with the signedness operands: the plain form reads integer components as signed unless
-//!   the type says unsigned (DPC++ uses it for signed x signed; a kernel's integers have no
-//!   signedness), the others as their names say, the accumulator signed but for `UU`. A TF32
+//!   with the signedness operands: the plain form reads integer components as signed where the
+//!   type is signed or the module's integers have no signedness (a kernel's: DPC++ uses the
+//!   plain form for signed x signed), the others as their names say, the accumulator signed but
+//!   for `UU`. A TF32
 //!   operand is multiplied with the low 13 bits of every element's mantissa cleared (the
 //!   precision TF32 holds), through a copy;
 //! - `OpJointMatrixWorkItemLengthINTEL` becomes `OpCooperativeMatrixLengthKHR` (converted to the
