@@ -66,6 +66,11 @@ pub mod legacy_joint_matrix {
     pub const UU_MAD: u32 = 6130;
     pub const WORK_ITEM_LENGTH: u32 = 6410;
     pub const GET_ELEMENT_COORD: u32 = 6440;
+
+    /// Whether `opcode` is a joint-matrix instruction (not the type).
+    pub fn is_instruction(opcode: u32) -> bool {
+        [LOAD, STORE, MAD, SU_MAD, US_MAD, UU_MAD, WORK_ITEM_LENGTH, GET_ELEMENT_COORD].contains(&opcode)
+    }
 }
 
 fn spec(kind: K, quantifier: Q) -> OperandSpec {
@@ -176,12 +181,6 @@ pub trait DecodeContext {
     }
 }
 
-/// Whether `opcode` is a joint-matrix instruction (not the type).
-fn is_joint_matrix_instruction(opcode: u32) -> bool {
-    use legacy_joint_matrix as j;
-    [j::LOAD, j::STORE, j::MAD, j::SU_MAD, j::US_MAD, j::UU_MAD, j::WORK_ITEM_LENGTH, j::GET_ELEMENT_COORD].contains(&opcode)
-}
-
 /// Splits an instruction's operand words into result type, result id and typed operands.
 pub fn decode(opcode: u32, words: &[Word], cx: &dyn DecodeContext) -> (Option<Word>, Option<Word>, Vec<Operand>) {
     let Some(info) = info(opcode) else {
@@ -196,7 +195,7 @@ pub fn decode(opcode: u32, words: &[Word], cx: &dyn DecodeContext) -> (Option<Wo
     let result_type = if info.has_type { next() } else { None };
     let result_id = if info.has_result { next() } else { None };
     let mut d = Decoder { opcode, words, at, out: Vec::with_capacity(words.len().saturating_sub(at)), cx };
-    if cx.joint_matrix_ids_only() && is_joint_matrix_instruction(opcode) {
+    if cx.joint_matrix_ids_only() && legacy_joint_matrix::is_instruction(opcode) {
         d.rest(Operand::Id);
     }
     d.layout(&info.operands);

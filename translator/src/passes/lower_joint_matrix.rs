@@ -164,7 +164,9 @@ impl Pass for LowerJointMatrix {
             joint.insert(d.result_id.unwrap_or_default(), t);
         }
         infer_uses(module, &types, &mut joint)?;
-        let mut l = Lowering { types, joint, uint: module.type_int(32, false) };
+        let ids_only = defs.iter().any(|d| d.opcode == jm::TYPE_JOINT_MATRIX_WITH_LAYOUT);
+        let signless = !types.defs.values().any(|d| d.is(Op::TypeInt) && d.word_opt(1) == Some(1));
+        let mut l = Lowering { types, joint, uint: module.type_int(32, false), ids_only, signless };
         for fi in 0..module.functions.len() {
             let mut bi = 0;
             while bi < module.functions[fi].blocks.len() {
@@ -197,7 +199,7 @@ impl Pass for LowerJointMatrix {
         let bf16: HashMap<Word, Word> = l.joint.iter().filter(|(_, t)| t.interpretation == Interpretation::Bfloat16).map(|(id, t)| (*id, t.khr_component)).collect();
         let constants: HashMap<Word, Inst> = module.globals().iter().filter(|g| g.is(Op::Constant)).filter_map(|g| Some((g.result_id?, g.clone()))).collect();
         let mut fixed = Vec::new();
-        for g in module.globals_mut().iter_mut().filter(|g| g.is(Op::ConstantComposite) || g.is(Op::SpecConstantComposite)) {
+        for g in module.globals().iter().filter(|g| g.is(Op::ConstantComposite) || g.is(Op::SpecConstantComposite)) {
             let Some(&component) = g.result_type.and_then(|t| bf16.get(&t)) else { continue };
             if let Some(c) = g.operands.first().and_then(Operand::id).and_then(|c| constants.get(&c)) {
                 fixed.push((g.result_id, component, c.operands.clone()));
@@ -219,7 +221,7 @@ impl Pass for LowerJointMatrix {
 }
 
 fn jm_instruction(inst: &Inst) -> bool {
-    [jm::LOAD, jm::STORE, jm::MAD, jm::SU_MAD, jm::US_MAD, jm::UU_MAD, jm::WORK_ITEM_LENGTH, jm::GET_ELEMENT_COORD].contains(&inst.opcode)
+    jm::is_instruction(inst.opcode)
 }
 
 fn is_mad(opcode: u32) -> bool {
@@ -257,6 +259,10 @@ struct Lowering {
     types: Types,
     joint: HashMap<Word, JointType>,
     uint: Word,
+    /// The module's joint matrices are in llvm-spirv's form.
+    ids_only: bool,
+    /// The module's integers have no signedness (a kernel's).
+    signless: bool,
 }
 
 impl Lowering {
@@ -379,7 +385,7 @@ impl Lowering {
         let pointer = id(0)?;
         let stride = id(first + 1)?;
         let layout = id(first + 2)?;
-        let ids_only = inst.operands.iter().all(|o| o.id().is_some()) && inst.operands.len() > first + 3 && self.uses_ids_only();
+        let ids_only = inst.operands.iter().all(|o| o.id().is_some()) && inst.operands.len() > first + 3 && self.ids_only;
         let layout = match self.types.const_u32(layout) {
             Some(0) => CooperativeMatrixLayout::RowMajorKHR,
             Some(1) => CooperativeMatrixLayout::ColumnMajorKHR,
@@ -429,11 +435,6 @@ impl Lowering {
         Ok((pointer, stride, layout, memory))
     }
 
-    /// Whether the module's joint matrices are in llvm-spirv's form.
-    fn uses_ids_only(&self) -> bool {
-        self.types.defs.values().any(|d| d.opcode == jm::TYPE_JOINT_MATRIX_WITH_LAYOUT)
-    }
-
     fn load(&self, b: &mut Builder<'_>, inst: &Inst) -> Result<()> {
         let ty = inst.ty()?;
         let t = self.joint.get(&ty).cloned().ok_or_else(|| Self::invalid(b, inst, format!("a load of %{ty}, which is not a joint-matrix type")))?;
@@ -472,7 +473,7 @@ impl Lowering {
             return Err(Self::invalid(b, inst, format!("A {m}x{k} times B {k2}x{n} plus C {m2}x{n2} into {m3}x{n3} does not compose")));
         }
         // Signedness: the plain form by the types (signless counts as signed), the others by name.
-        let signed = |t: &JointType| t.int.is_some_and(|(_, s)| s || !self.types.defs.values().any(|d| d.is(Op::TypeInt) && d.word_opt(1) == Some(1)));
+        let signed = |t: &JointType| t.int.is_some_and(|(_, s)| s || self.signless);
         let (sa, sb, sc) = match inst.opcode {
             o if o == jm::SU_MAD => (true, false, true),
             o if o == jm::US_MAD => (false, true, true),
