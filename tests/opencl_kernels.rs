@@ -4179,6 +4179,9 @@ struct JointCase {
     c: JointOperand,
     fill: Option<f64>,
     scaled: bool,
+    /// Every element of D gets 64 x its row + its column added, through the element
+    /// coordinates of the work-item's elements.
+    coords: bool,
 }
 
 fn joint_cases() -> Vec<JointCase> {
@@ -4186,7 +4189,7 @@ fn joint_cases() -> Vec<JointCase> {
     use matbridge_translator::reference::matrix::{JointMad, Layout::*};
     let (i8s, i32s) = (Int { bits: 8, signed: true }, Int { bits: 32, signed: true });
     let op = |e: Elem, r, c, l, s| JointOperand(e, r, c, l, s);
-    let case = |kernel, subgroup, mad, a, b, c| JointCase { kernel, subgroup, mad, a, b, c, fill: None, scaled: false };
+    let case = |kernel, subgroup, mad, a, b, c| JointCase { kernel, subgroup, mad, a, b, c, fill: None, scaled: false, coords: false };
     let f16_gemm = |kernel, subgroup, (la, lb, lc), (sa, sb, sc)| case(kernel, subgroup, JointMad::Mad, op(F16, 8, 16, la, sa), op(F16, 16, 16, lb, sb), op(F32, 8, 16, lc, sc));
     let i8_gemm = |kernel, mad| case(kernel, 8, mad, op(i8s, 8, 32, RowMajor, 40), op(i8s, 32, 8, RowMajor, 12), op(i32s, 8, 8, RowMajor, 8));
     vec![
@@ -4203,6 +4206,13 @@ fn joint_cases() -> Vec<JointCase> {
         case("mad_tf32", 8, JointMad::Mad, op(Tf32, 8, 8, RowMajor, 8), op(Tf32, 8, 8, RowMajor, 8), op(F32, 8, 8, RowMajor, 8)),
         JointCase { scaled: true, ..f16_gemm("scale_elements", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)) },
         JointCase { fill: Some(0.5), ..case("fill_f32", 8, JointMad::Mad, op(Tf32, 8, 8, RowMajor, 8), op(Tf32, 8, 8, ColumnMajor, 8), op(F32, 8, 8, RowMajor, 8)) },
+        // B matrices in the Packed (VNNI) layout, with padded strides (s8's as DPC++'s first
+        // API numbered it, `packed_b` = 3).
+        JointCase { coords: true, ..f16_gemm("element_coords", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)) },
+        JointCase { coords: true, ..f16_gemm("element_coords_sg32", 32, (RowMajor, ColumnMajor, RowMajor), (24, 20, 18)) },
+        case("mad_s8_packed", 8, JointMad::Mad, op(i8s, 8, 32, RowMajor, 40), op(i8s, 32, 8, Packed, 32), op(i32s, 8, 8, RowMajor, 8)),
+        case("mad_f16_packed_sg32", 32, JointMad::Mad, op(F16, 8, 16, RowMajor, 24), op(F16, 16, 16, Packed, 34), op(F32, 8, 16, RowMajor, 18)),
+        case("mad_bf16_packed", 16, JointMad::Mad, op(Bf16, 8, 16, RowMajor, 16), op(Bf16, 16, 16, Packed, 36), op(F32, 8, 16, RowMajor, 16)),
     ]
 }
 
@@ -4224,10 +4234,8 @@ fn joint_element(rng: &mut rand::rngs::SmallRng, e: matbridge_translator::refere
 
 /// Elements a matrix of `o` spans in memory.
 fn joint_span(o: JointOperand) -> usize {
-    use matbridge_translator::reference::matrix::Layout;
-    let JointOperand(_, rows, cols, layout, stride) = o;
-    let (lines, line) = if layout == Layout::ColumnMajor { (cols, rows) } else { (rows, cols) };
-    ((lines as u64 - 1) * stride + line as u64) as usize
+    let JointOperand(elem, rows, cols, layout, stride) = o;
+    matbridge_translator::reference::matrix::memory_index(layout, stride, elem.bits(), rows - 1, cols - 1) as usize + 1
 }
 
 fn joint_bytes(mem: &[u64], bits: u32) -> Vec<u8> {
@@ -4281,6 +4289,10 @@ fn intel_joint_matrix_matches_the_reference() {
                 if case.scaled {
                     d.data = d.data.iter().map(|&x| d.elem.encode(Value::Float(d.elem.decode(x).as_f64() * 2.0 + 1.0))).collect();
                 }
+                if case.coords {
+                    let cols = d.cols as usize;
+                    d.data = d.data.iter().enumerate().map(|(i, &x)| d.elem.encode(Value::Float(d.elem.decode(x).as_f64() + (64 * (i / cols) + i % cols) as f64))).collect();
+                }
                 let mut want = sentinel.clone();
                 store(&d, &mut want, case.c.3, case.c.4).unwrap();
                 assert_eq!(got, joint_bytes(&want, bits(case.c)), "{name}: {} ({form} form)", case.kernel);
@@ -4306,6 +4318,7 @@ fn joint_matrix_in_spec_form(spirv: &[u32]) -> Vec<u32> {
         }
         map
     };
+    let packed = constants.iter().find(|(_, v)| **v == 2).map(|(id, _)| *id).expect("the module has a constant 2");
     let mut out = spirv[..5].to_vec();
     let mut i = 5;
     while i < spirv.len() {
@@ -4313,6 +4326,8 @@ fn joint_matrix_in_spec_form(spirv: &[u32]) -> Vec<u32> {
         let ops = &spirv[i + 1..i + n];
         let new: Vec<u32> = match op {
             o if o == jm::TYPE_JOINT_MATRIX_WITH_LAYOUT => [&ops[..4], &ops[5..]].concat(),
+            // DPC++'s first API's `packed_b` (3) is the spec's Packed (2).
+            o if o == jm::LOAD && constants.get(&ops[4]) == Some(&3) => [&ops[..4], &[packed], &[constants.get(&ops[6]).copied().unwrap_or(0)][..]].concat(),
             o if o == jm::LOAD => [&ops[..5], &[constants.get(&ops[6]).copied().unwrap_or(0)][..]].concat(),
             o if o == jm::STORE => [&ops[..4], &[constants.get(&ops[5]).copied().unwrap_or(0)][..]].concat(),
             o if [jm::MAD, jm::SU_MAD, jm::US_MAD, jm::UU_MAD].contains(&o) => ops[..5].to_vec(),
@@ -4357,15 +4372,21 @@ fn intel_joint_matrix_translates_for_every_profile() {
     // What no target can take is refused naming the instruction or type and the reason.
     for (mutation, expected) in [
         (JointMutation::PackedLayout, "OpJointMatrixLoadINTEL at word offset"),
+        (JointMutation::ElementCoord, "a result type that is not a 2-component integer vector"),
         (JointMutation::WorkgroupScope, "has scope 2 (only Subgroup joint matrices"),
         (JointMutation::PackedInt4, "PackedInt4 Component Type Interpretation"),
-        (JointMutation::ElementCoord, "OpJointMatrixGetElementCoordINTEL is not lowered"),
     ] {
-        let words = joint_matrix_mutated(&spirv, mutation);
+        let mut words = joint_matrix_mutated(&spirv, mutation);
+        if mutation == JointMutation::ElementCoord {
+            // Alone, as the runtime loads it (the query is in scale_elements).
+            let mut m = Module::from_words(&words).unwrap();
+            keep_entry_point(&mut m, "scale_elements").unwrap();
+            words = m.to_words();
+        }
         let err = matbridge_translator::translate(&words, &DeviceCaps::lavapipe()).unwrap_err().to_string();
         assert!(err.contains(expected), "{mutation:?}: {err}");
         if mutation == JointMutation::PackedLayout {
-            assert!(err.contains("the Packed (VNNI) layout"), "{err}");
+            assert!(err.contains("the Packed (VNNI) layout (value 2) on a MatrixA matrix"), "{err}");
         }
     }
 }
@@ -4378,7 +4399,8 @@ enum JointMutation {
     WorkgroupScope,
     /// The first type with an interpretation (bf16) gets PackedInt4 (4).
     PackedInt4,
-    /// The first work-item length becomes an element-coordinate query of the matrix.
+    /// The first work-item length becomes an element-coordinate query of the matrix (its result
+    /// an integer, not the row and column).
     ElementCoord,
 }
 
@@ -4431,7 +4453,7 @@ fn joint_matrix_mutated(spirv: &[u32], mutation: JointMutation) -> Vec<u32> {
             }
             JointMutation::ElementCoord if op == jm::WORK_ITEM_LENGTH && !done => {
                 // OpJointMatrixGetElementCoordINTEL %type %result %matrix %index, in the length's
-                // words (the result type stays an integer: the lowering refuses before it looks).
+                // words (the result type stays an integer).
                 let (ty, result, matrix) = (words[i + 1], words[i + 2], words[i + 3]);
                 words.splice(i..i + n, [(5 << 16) | jm::GET_ELEMENT_COORD, ty, result, matrix, c]);
                 done = true;

@@ -94,6 +94,8 @@ impl Pipeline {
             Box::new(passes::lower_byte_pointers::LowerBytePointers),
             Box::new(passes::structurize_control_flow::StructurizeControlFlow),
             Box::new(passes::lower_workgroup_blocks::LowerWorkgroupBlocks),
+            Box::new(passes::stage_packed_matrices::StagePackedMatrices),
+            Box::new(passes::lower_matrix_element_coords::LowerMatrixElementCoords),
             Box::new(passes::virtualize_subgroup_size::VirtualizeSubgroupSize),
             Box::new(passes::lower_clustered_reductions::LowerClusteredReductions),
             Box::new(passes::nv_to_khr_cooperative_matrix::NvToKhrCooperativeMatrix),

@@ -78,6 +78,13 @@ declare spir_func target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 2) @_Z28__
 declare spir_func target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_66(target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 0, 1), target("spirv.JointMatrixINTEL", float, 8, 8, 1, 3, 1, 1), target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 2), i32)
 declare spir_func void @_Z29__spirv_JointMatrixStoreINTEL_67(ptr addrspace(1), target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 2), i64, i32, i32, i32)
 declare spir_func target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 2) @_Z26__spirv_CompositeConstruct_68(float)
+declare spir_func target("spirv.JointMatrixINTEL", i16, 16, 16, 2, 3, 1, 2) @_Z28__spirv_JointMatrixLoadINTEL_70(ptr addrspace(1), i64, i32, i32, i32)
+declare spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_71(target("spirv.JointMatrixINTEL", i16, 8, 16, 0, 3, 0, 2), target("spirv.JointMatrixINTEL", i16, 16, 16, 2, 3, 1, 2), target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2), i32)
+declare spir_func target("spirv.JointMatrixINTEL", i8, 32, 8, 3, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_72(ptr addrspace(1), i64, i32, i32, i32)
+declare spir_func target("spirv.JointMatrixINTEL", i32, 8, 8, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_73(target("spirv.JointMatrixINTEL", i8, 8, 32, 0, 3, 0), target("spirv.JointMatrixINTEL", i8, 32, 8, 3, 3, 1), target("spirv.JointMatrixINTEL", i32, 8, 8, 0, 3, 2), i32)
+declare spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 2, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_74(ptr addrspace(1), i64, i32, i32, i32)
+declare spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_75(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0), target("spirv.JointMatrixINTEL", half, 16, 16, 2, 3, 1), target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2), i32)
+declare spir_func <2 x i32> @_Z39__spirv_JointMatrixGetElementCoordINTEL_76(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2), i64)
 
 define spir_kernel void @mad_f16(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !16 {
 entry:
@@ -219,6 +226,92 @@ entry:
   %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 2) @_Z26__spirv_CompositeConstruct_68(float 0x3FE0000000000000)
   %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_66(target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 0, 1) %ma, target("spirv.JointMatrixINTEL", float, 8, 8, 1, 3, 1, 1) %mb, target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 2) %mc, i32 3)
   call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_67(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 8, 0, 3, 2) %md, i64 8, i32 0, i32 3, i32 0)
+  ret void
+}
+
+define spir_kernel void @mad_bf16_packed(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !16 {
+entry:
+  %ma = call spir_func target("spirv.JointMatrixINTEL", i16, 8, 16, 0, 3, 0, 2) @_Z28__spirv_JointMatrixLoadINTEL_45(ptr addrspace(1) %a, i64 16, i32 0, i32 3, i32 0)
+  %mb = call spir_func target("spirv.JointMatrixINTEL", i16, 16, 16, 2, 3, 1, 2) @_Z28__spirv_JointMatrixLoadINTEL_70(ptr addrspace(1) %b, i64 36, i32 2, i32 3, i32 0)
+  %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_47(ptr addrspace(1) %c, i64 16, i32 0, i32 3, i32 0)
+  %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_71(target("spirv.JointMatrixINTEL", i16, 8, 16, 0, 3, 0, 2) %ma, target("spirv.JointMatrixINTEL", i16, 16, 16, 2, 3, 1, 2) %mb, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %mc, i32 3)
+  call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_49(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %md, i64 16, i32 0, i32 3, i32 0)
+  ret void
+}
+
+define spir_kernel void @mad_s8_packed(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !8 {
+entry:
+  %ma = call spir_func target("spirv.JointMatrixINTEL", i8, 8, 32, 0, 3, 0) @_Z28__spirv_JointMatrixLoadINTEL_20(ptr addrspace(1) %a, i64 40, i32 0, i32 3, i32 0)
+  %mb = call spir_func target("spirv.JointMatrixINTEL", i8, 32, 8, 3, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_72(ptr addrspace(1) %b, i64 32, i32 3, i32 3, i32 0)
+  %mc = call spir_func target("spirv.JointMatrixINTEL", i32, 8, 8, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_22(ptr addrspace(1) %c, i64 8, i32 0, i32 3, i32 0)
+  %md = call spir_func target("spirv.JointMatrixINTEL", i32, 8, 8, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_73(target("spirv.JointMatrixINTEL", i8, 8, 32, 0, 3, 0) %ma, target("spirv.JointMatrixINTEL", i8, 32, 8, 3, 3, 1) %mb, target("spirv.JointMatrixINTEL", i32, 8, 8, 0, 3, 2) %mc, i32 3)
+  call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_24(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", i32, 8, 8, 0, 3, 2) %md, i64 8, i32 0, i32 3, i32 0)
+  ret void
+}
+
+define spir_kernel void @mad_f16_packed_sg32(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !32 {
+entry:
+  %ma = call spir_func target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) @_Z28__spirv_JointMatrixLoadINTEL_10(ptr addrspace(1) %a, i64 24, i32 0, i32 3, i32 0)
+  %mb = call spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 2, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_74(ptr addrspace(1) %b, i64 34, i32 2, i32 3, i32 0)
+  %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_12(ptr addrspace(1) %c, i64 18, i32 0, i32 3, i32 0)
+  %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_75(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) %ma, target("spirv.JointMatrixINTEL", half, 16, 16, 2, 3, 1) %mb, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %mc, i32 3)
+  call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_14(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %md, i64 18, i32 0, i32 3, i32 0)
+  ret void
+}
+
+define spir_kernel void @element_coords(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !16 {
+entry:
+  %ma = call spir_func target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) @_Z28__spirv_JointMatrixLoadINTEL_55(ptr addrspace(1) %a, i64 16, i32 0, i32 3, i32 0)
+  %mb = call spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_56(ptr addrspace(1) %b, i64 16, i32 0, i32 3, i32 0)
+  %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_57(ptr addrspace(1) %c, i64 16, i32 0, i32 3, i32 0)
+  %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_58(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) %ma, target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) %mb, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %mc, i32 3)
+  %len = call spir_func i64 @_Z38__spirv_JointMatrixWorkItemLengthINTEL_60(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %md)
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %acc = phi target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) [ %md, %entry ], [ %upd, %loop ]
+  %x = call spir_func float @_Z28__spirv_VectorExtractDynamic_61(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %acc, i64 %i)
+  %rc = call spir_func <2 x i32> @_Z39__spirv_JointMatrixGetElementCoordINTEL_76(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %acc, i64 %i)
+  %r = extractelement <2 x i32> %rc, i32 0
+  %col = extractelement <2 x i32> %rc, i32 1
+  %r64 = mul i32 %r, 64
+  %pos = add i32 %r64, %col
+  %posf = uitofp i32 %pos to float
+  %z = fadd float %x, %posf
+  %upd = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_VectorInsertDynamic_62(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %acc, float %z, i64 %i)
+  %next = add nuw i64 %i, 1
+  %more = icmp ult i64 %next, %len
+  br i1 %more, label %loop, label %done
+done:
+  call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_59(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %upd, i64 16, i32 0, i32 3, i32 0)
+  ret void
+}
+
+define spir_kernel void @element_coords_sg32(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !32 {
+entry:
+  %ma = call spir_func target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) @_Z28__spirv_JointMatrixLoadINTEL_10(ptr addrspace(1) %a, i64 24, i32 0, i32 3, i32 0)
+  %mb = call spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 1, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_11(ptr addrspace(1) %b, i64 20, i32 1, i32 3, i32 0)
+  %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_12(ptr addrspace(1) %c, i64 18, i32 0, i32 3, i32 0)
+  %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_13(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) %ma, target("spirv.JointMatrixINTEL", half, 16, 16, 1, 3, 1) %mb, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %mc, i32 3)
+  %len = call spir_func i64 @_Z38__spirv_JointMatrixWorkItemLengthINTEL_60(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %md)
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %acc = phi target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) [ %md, %entry ], [ %upd, %loop ]
+  %x = call spir_func float @_Z28__spirv_VectorExtractDynamic_61(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %acc, i64 %i)
+  %rc = call spir_func <2 x i32> @_Z39__spirv_JointMatrixGetElementCoordINTEL_76(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %acc, i64 %i)
+  %r = extractelement <2 x i32> %rc, i32 0
+  %col = extractelement <2 x i32> %rc, i32 1
+  %r64 = mul i32 %r, 64
+  %pos = add i32 %r64, %col
+  %posf = uitofp i32 %pos to float
+  %z = fadd float %x, %posf
+  %upd = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_VectorInsertDynamic_62(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %acc, float %z, i64 %i)
+  %next = add nuw i64 %i, 1
+  %more = icmp ult i64 %next, %len
+  br i1 %more, label %loop, label %done
+done:
+  call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_14(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %upd, i64 18, i32 0, i32 3, i32 0)
   ret void
 }
 

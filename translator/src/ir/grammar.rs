@@ -73,6 +73,45 @@ pub mod legacy_joint_matrix {
     }
 }
 
+/// SPV_INTEL_joint_matrix's additions to SPV_KHR_cooperative_matrix (its later revisions, which
+/// current DPC++ emits: KHR matrices with Intel layouts, instructions and interpretations),
+/// which the grammar does not have either.
+pub mod intel_cooperative_matrix {
+    /// `PackedINTEL`: the VNNI layout of a `CooperativeMatrixLayout` operand. `4 / component
+    /// bytes` consecutive rows of a column lie next to one another; the Stride counts elements
+    /// between the starts of consecutive groups of rows.
+    pub const LAYOUT_PACKED: u32 = 2;
+    /// `PackedCooperativeMatrixINTEL`.
+    pub const CAPABILITY_PACKED: u32 = 6434;
+    /// `CooperativeMatrixInvocationInstructionsINTEL` (element coordinates).
+    pub const CAPABILITY_INVOCATION_INSTRUCTIONS: u32 = 6435;
+    /// `CooperativeMatrixPrefetchINTEL`.
+    pub const CAPABILITY_PREFETCH: u32 = 6411;
+    /// `OpCooperativeMatrixGetElementCoordINTEL` (the legacy revision's
+    /// `OpJointMatrixGetElementCoordINTEL`, on KHR matrices): Result Type (a 2-component integer
+    /// vector: row, column), Matrix, Index.
+    pub const GET_ELEMENT_COORD: u32 = super::legacy_joint_matrix::GET_ELEMENT_COORD;
+    /// `OpCooperativeMatrixPrefetchINTEL`: Pointer, Rows, Columns, Cache Level, Memory Layout
+    /// [, Stride [, Memory Operands]]: a cache hint.
+    pub const PREFETCH: u32 = 6449;
+
+    /// Name of an Intel joint-matrix capability the grammar lacks.
+    pub fn capability_name(c: u32) -> Option<&'static str> {
+        Some(match c {
+            super::legacy_joint_matrix::CAPABILITY => "JointMatrixINTEL",
+            6192 => "CooperativeMatrixCheckedInstructionsINTEL",
+            CAPABILITY_PREFETCH => "CooperativeMatrixPrefetchINTEL",
+            CAPABILITY_PACKED => "PackedCooperativeMatrixINTEL",
+            CAPABILITY_INVOCATION_INSTRUCTIONS => "CooperativeMatrixInvocationInstructionsINTEL",
+            6436 => "CooperativeMatrixTF32ComponentTypeINTEL",
+            6437 => "CooperativeMatrixBFloat16ComponentTypeINTEL",
+            6438 => "JointMatrixPackedInt2ComponentTypeINTEL",
+            6439 => "JointMatrixPackedInt4ComponentTypeINTEL",
+            _ => return None,
+        })
+    }
+}
+
 fn spec(kind: K, quantifier: Q) -> OperandSpec {
     OperandSpec { kind, quantifier }
 }
@@ -90,6 +129,11 @@ fn legacy_ops() -> Vec<OpInfo> {
     let mut store = make("JointMatrixStoreINTEL", j::STORE, false, vec![id, id, id, id, memory]);
     store.has_result = false;
     store.min_words = 4;
+    // Pointer, Rows, Columns, Cache Level (a literal, as the LLVM SPIR-V backend writes it; an
+    // id in llvm-spirv's output) and Layout, then the optional Stride and Memory Operands.
+    let mut prefetch = make("CooperativeMatrixPrefetchINTEL", intel_cooperative_matrix::PREFETCH, false, vec![id, id, id, spec(K::LiteralInteger, Q::One), id, more_ids]);
+    prefetch.has_result = false;
+    prefetch.min_words = 5;
     vec![
         // Result, Component Type, Rows, Columns, Layout, Scope [, Use]
         make("TypeJointMatrixINTEL", j::TYPE_JOINT_MATRIX, false, vec![id, id, id, more_ids]),
@@ -102,6 +146,7 @@ fn legacy_ops() -> Vec<OpInfo> {
         make("JointMatrixUUMadINTEL", j::UU_MAD, true, vec![id, id, id]),
         make("JointMatrixWorkItemLengthINTEL", j::WORK_ITEM_LENGTH, true, vec![id]),
         make("JointMatrixGetElementCoordINTEL", j::GET_ELEMENT_COORD, true, vec![id, id]),
+        prefetch,
     ]
 }
 

@@ -120,6 +120,7 @@ impl Pass for DropProducerHints {
 
     fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
+        drop_matrix_prefetches(module, &mut outcome);
         let declared: Vec<String> = module.extensions.iter().filter_map(|e| e.string(0)).collect();
         if !declared.iter().any(|e| HINTS.contains(&e.as_str())) {
             return Ok(outcome);
@@ -209,5 +210,28 @@ impl Pass for DropProducerHints {
             outcome.count(Op::Capability as u32);
         }
         Ok(outcome)
+    }
+}
+
+/// SPV_INTEL_joint_matrix's `OpCooperativeMatrixPrefetchINTEL` (DPC++'s `joint_matrix_prefetch`)
+/// asks Intel's caches to fetch a matrix early; it goes, with its capability (the extension
+/// stays for the joint-matrix passes, which remove it with their last capability).
+fn drop_matrix_prefetches(module: &mut Module, outcome: &mut Outcome) {
+    use crate::ir::grammar::intel_cooperative_matrix as icm;
+    for f in &mut module.functions {
+        for b in &mut f.blocks {
+            b.insts.retain(|inst| {
+                let prefetch = inst.opcode == icm::PREFETCH;
+                if prefetch {
+                    outcome.count(inst.opcode);
+                }
+                !prefetch
+            });
+        }
+    }
+    let before = module.capabilities.len();
+    module.capabilities.retain(|c| c.word_opt(0) != Some(icm::CAPABILITY_PREFETCH));
+    if module.capabilities.len() < before {
+        outcome.count(Op::Capability as u32);
     }
 }

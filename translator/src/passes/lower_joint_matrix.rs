@@ -13,7 +13,9 @@
 //!   `RowMajor`/`ColumnMajor` the KHR layout, the Stride (in elements of the component type)
 //!   kept, the pointer cast to point at the component type's storage where it points at another
 //!   type (llvm-spirv's untyped `i8` pointers), the memory operands kept (llvm-spirv's constant
-//!   id read back into flags) with `Aligned` to the component's size added where absent;
+//!   id read back into flags) with `Aligned` to the component's size added where absent. The
+//!   `Packed` (VNNI) layout of a B matrix (2; 3, DPC++'s first API's `packed_b`, in llvm-spirv's
+//!   form) becomes the KHR form's `PackedINTEL`, which `stage-packed-matrices` lowers;
 //! - `OpJointMatrixMadINTEL` and its `SU`/`US`/`UU` forms become `OpCooperativeMatrixMulAddKHR`
 //!   with the signedness operands: the plain form reads integer components as signed where the
 //!   type is signed or the module's integers have no signedness (a kernel's: DPC++ uses the
@@ -26,22 +28,24 @@
 //! - `OpVectorExtractDynamic` and `OpVectorInsertDynamic` of a matrix go through a `Function`
 //!   variable holding it (an access chain to the element); element reads and writes of a bf16
 //!   matrix (these, `OpCompositeExtract`/`Insert`, and `OpCompositeConstruct`'s fill value) are
-//!   bitcast between the 16-bit integer the module sees and the bf16 component.
+//!   bitcast between the 16-bit integer the module sees and the bf16 component;
+//! - `OpJointMatrixGetElementCoordINTEL` stays: on the KHR type it is the KHR form's
+//!   `OpCooperativeMatrixGetElementCoordINTEL`, which `lower-matrix-element-coords` answers.
 //!
 //! Refused by name (the instruction or type and why): Workgroup scope, `PackedInt2`/`PackedInt4`
 //! interpretations (no cooperative-matrix component holds packed integers), the `Packed`
-//! (VNNI) layout, `OpJointMatrixGetElementCoordINTEL` (which element an invocation holds is the
-//! device's, or the emulation's, to choose), components other than 8-, 16- and 32-bit integers
+//! layout on an A or accumulator matrix, components other than 8-, 16- and 32-bit integers
 //! and 16- and 32-bit floats, operands that are not constants where the spec requires them,
 //! and a matrix type used in two roles.
 //!
 //! Preconditions: none beyond a module that decodes. Applies to every target; leaves no
-//! joint-matrix instruction, capability or extension (the requirement step adds the KHR ones).
+//! joint-matrix type, instruction (but the coordinate query) or capability (the requirement
+//! step adds the KHR ones).
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::builder::{Builder, Cursor};
-use crate::ir::grammar::legacy_joint_matrix as jm;
+use crate::ir::grammar::{intel_cooperative_matrix as icm, legacy_joint_matrix as jm};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
@@ -152,7 +156,7 @@ impl Pass for LowerJointMatrix {
         let mut outcome = Outcome::unchanged();
         let defs: Vec<Inst> = module.globals().iter().filter(|i| is_joint_type(i)).cloned().collect();
         if defs.is_empty() {
-            if let Some(inst) = module.functions.iter().flat_map(|f| f.insts()).find(|i| jm_instruction(i)) {
+            if let Some(inst) = module.functions.iter().flat_map(|f| f.insts()).find(|i| jm_instruction(i) && i.opcode != jm::GET_ELEMENT_COORD) {
                 return Err(Error::Invalid { site: module.site(inst), message: "a joint-matrix instruction in a module that declares no joint-matrix type".into() });
             }
             return Ok(outcome);
@@ -212,7 +216,7 @@ impl Pass for LowerJointMatrix {
             }
         }
         module.capabilities.retain(|c| c.word_opt(0).is_none_or(|w| w != jm::CAPABILITY && !jm::OTHER_CAPABILITIES.contains(&w)));
-        module.extensions.retain(|e| e.string(0).as_deref() != Some(jm::EXTENSION));
+        drop_unused_extension(module);
         module.reorder_globals();
         outcome.changed = true;
         outcome.notes.push(format!("{} joint-matrix types lowered to KHR cooperative matrices", l.joint.len()));
@@ -302,11 +306,15 @@ impl Lowering {
                 let len = b.op(Op::CooperativeMatrixLengthKHR, uint, &[ty]);
                 self.finish_int(b, inst, len)
             }
-            _ if opcode == jm::GET_ELEMENT_COORD => Err(Self::invalid(
-                b,
-                inst,
-                "OpJointMatrixGetElementCoordINTEL is not lowered: which elements an invocation holds is the device's (or the emulation's) choice, and KHR cooperative matrices do not tell".into(),
-            )),
+            _ if opcode == jm::GET_ELEMENT_COORD => {
+                // The same instruction on the KHR type: `lower-matrix-element-coords` answers it.
+                let m = inst.id(0)?;
+                if self.matrix_of_value(m).is_none() {
+                    return Err(Self::invalid(b, inst, format!("%{m} is not a joint matrix")));
+                }
+                b.insert(inst.clone());
+                Ok(())
+            }
             Some(Op::VectorExtractDynamic) => {
                 let [m, index] = inst.ids()?;
                 let t = self.matrix_of_value(m).cloned().ok_or_else(|| Self::invalid(b, inst, format!("%{m} is not a joint matrix")))?;
@@ -386,10 +394,24 @@ impl Lowering {
         let stride = id(first + 1)?;
         let layout = id(first + 2)?;
         let ids_only = inst.operands.iter().all(|o| o.id().is_some()) && inst.operands.len() > first + 3 && self.ids_only;
+        // Packed is 2; DPC++'s first matrix API numbered its layouts row_major, col_major,
+        // packed_a, packed_b, so llvm-spirv's form may say 3 for a packed B.
+        let packed_b = t.usage == Some(CooperativeMatrixUse::MatrixBKHR);
         let layout = match self.types.const_u32(layout) {
-            Some(0) => CooperativeMatrixLayout::RowMajorKHR,
-            Some(1) => CooperativeMatrixLayout::ColumnMajorKHR,
-            Some(2) => return Err(Self::invalid(b, inst, "the Packed (VNNI) layout is not lowered yet: store the matrix row- or column-major".into())),
+            Some(0) => CooperativeMatrixLayout::RowMajorKHR as u32,
+            Some(1) => CooperativeMatrixLayout::ColumnMajorKHR as u32,
+            Some(2) if packed_b => icm::LAYOUT_PACKED,
+            Some(3) if packed_b && self.ids_only => icm::LAYOUT_PACKED,
+            Some(v @ (2 | 3)) => {
+                return Err(Self::invalid(
+                    b,
+                    inst,
+                    format!(
+                        "the Packed (VNNI) layout (value {v}) on a {} matrix (it is defined for the B matrix, whose rows it packs)",
+                        use_name(t.usage.unwrap_or(CooperativeMatrixUse::MatrixAccumulatorKHR))
+                    ),
+                ))
+            }
             Some(v) => return Err(Self::invalid(b, inst, format!("layout {v} (RowMajor 0, ColumnMajor 1 and Packed 2 are defined)"))),
             None => return Err(Self::invalid(b, inst, format!("a Layout (%{layout}) that is not a 32-bit integer constant"))),
         };
@@ -431,7 +453,7 @@ impl Lowering {
         }
         let mut memory = vec![Operand::Enum(OperandKind::MemoryAccess, mask)];
         memory.extend(rest);
-        let layout = b.module.constant_u32(layout as u32);
+        let layout = b.module.constant_u32(layout);
         Ok((pointer, stride, layout, memory))
     }
 
@@ -518,5 +540,14 @@ impl Lowering {
             b.store(element, v);
         });
         b.load(ty, var)
+    }
+}
+
+/// Removes the SPV_INTEL_joint_matrix extension where no capability of it is left (the passes
+/// that lower its parts each remove their own capability).
+pub(crate) fn drop_unused_extension(module: &mut Module) {
+    let intel = |w: Word| icm::capability_name(w).is_some() || jm::OTHER_CAPABILITIES.contains(&w);
+    if !module.capabilities.iter().any(|c| c.word_opt(0).is_some_and(intel)) {
+        module.extensions.retain(|e| e.string(0).as_deref() != Some(jm::EXTENSION));
     }
 }

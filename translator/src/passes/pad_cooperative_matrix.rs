@@ -53,8 +53,8 @@ use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::check_cooperative_matrix::first_unlisted;
-use crate::passes::subgroup_scratch::{component_bytes, SubgroupScratch};
-use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, freeze_layouts, matrix, pointer_class, stride_physical_pointer, MulAddTypes};
+use crate::passes::subgroup_scratch::{MatrixMemory as Memory, SubgroupScratch};
+use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, freeze_layouts, matrix, pointer_class, MulAddTypes};
 use crate::profile::DeviceCaps;
 use spirv::{BuiltIn, CooperativeMatrixLayout, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
@@ -74,34 +74,6 @@ struct Padding {
 impl Padding {
     fn elements(&self) -> u32 {
         self.padded_rows * self.padded_cols
-    }
-}
-
-/// How the memory of a padded load or store holds the matrix's components: its pointer's class,
-/// and the pointee, a scalar or a vector of `lanes` scalars ("words") each holding `per_word`
-/// components (IREE stages int8 fragments in `uvec4` arrays: four lanes of four components).
-#[derive(Clone, Copy, Debug)]
-struct Memory {
-    class: u32,
-    word: Word,
-    lanes: u32,
-    per_word: u32,
-}
-
-impl Memory {
-    /// `None` where the pointee is not such a scalar or vector, or a word does not hold a whole
-    /// number of components, or holds more than a four-component vector's worth.
-    fn of(types: &Types, ptr: Word, component: Word) -> Option<Memory> {
-        let (class, pointee) = types.pointer(types.type_of(ptr)?)?;
-        let (word, lanes) = types.vector(pointee).unwrap_or((pointee, 1));
-        let (w, c) = (types.scalar_width(word)?, types.scalar_width(component)?);
-        let per_word = (w % c == 0).then_some(w / c).filter(|n| matches!(n, 1 | 2 | 4))?;
-        Some(Memory { class, word, lanes, per_word })
-    }
-
-    /// Components per pointee element: the unit of a stride.
-    fn per_element(&self) -> u32 {
-        self.lanes * self.per_word
     }
 }
 
@@ -596,53 +568,12 @@ impl Stager<'_> {
             let n = bld.module.constant_u32(mem.per_element());
             scaled = bld.imul(uint, scaled, n);
         }
-        // The element's offset in components, split into a word and a place in it, and the
-        // word into a pointee element and a vector lane.
         let offset = bld.iadd(uint, scaled, minor);
-        let mut split = |v: Word, n: u32| -> (Word, Option<Word>) {
-            if n == 1 {
-                return (v, None);
-            }
-            let n = bld.module.constant_u32(n);
-            (bld.op(Op::UDiv, uint, &[v, n]), Some(bld.op(Op::UMod, uint, &[v, n])))
-        };
-        let (word, part) = split(offset, mem.per_word);
-        let (index, lane) = split(word, mem.lanes);
-        let psb = mem.class == StorageClass::PhysicalStorageBuffer as u32;
-        let ptr_ty = self.types.type_of(ptr).unwrap_or(0);
-        let word_ptr = match lane {
-            Some(_) => bld.module.type_pointer(StorageClass::from_u32(mem.class).unwrap_or(StorageClass::Workgroup), mem.word),
-            None => ptr_ty,
-        };
-        let pointer = match self.chains.get(&ptr) {
-            Some(chain) if !psb => {
-                let mut ops = chain.operands.clone();
-                let last = ops.len() - 1;
-                let idx = ops[last].id().unwrap_or(0);
-                ops[last] = Operand::Id(bld.index_plus(self.types, idx, index));
-                ops.extend(lane.map(Operand::Id));
-                bld.emit(chain.op().unwrap_or(Op::AccessChain), word_ptr, ops)
-            }
-            _ => {
-                if psb {
-                    stride_physical_pointer(bld.module, self.types, ptr_ty);
-                }
-                let mut ops = vec![Operand::Id(ptr), Operand::Id(index)];
-                ops.extend(lane.map(Operand::Id));
-                bld.emit(Op::PtrAccessChain, word_ptr, ops)
-            }
-        };
-        (pointer, part)
+        mem.component_pointer(bld, self.types, self.chains, ptr, offset)
     }
 
-    /// Memory operands of a single-word access through a pointer of class `mem` (`Aligned` to
-    /// the word for physical pointers).
     fn memory_operands(&self, mem: Memory) -> Vec<Operand> {
-        if mem.class == StorageClass::PhysicalStorageBuffer as u32 {
-            vec![Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(component_bytes(self.types, mem.word))]
-        } else {
-            Vec::new()
-        }
+        mem.word_operands(self.types)
     }
 
     fn load(&self, bld: &mut Builder<'_>, inst: &Inst, p: Padding) -> Result<()> {

@@ -7,10 +7,12 @@
 
 use crate::analysis::Types;
 use crate::ir::builder::Builder;
-use crate::ir::{Module, Operand};
+use crate::ir::{Inst, Module, Operand};
 use crate::kernel::size_align;
+use crate::passes::tile_cooperative_matrix::stride_physical_pointer;
 use crate::profile::{DeviceCaps, Workarounds};
 use spirv::{BuiltIn, ExecutionMode, MemorySemantics, Op, Scope, StorageClass, Word};
+use std::collections::HashMap;
 
 /// How a pass's sub-groups go over their areas.
 #[derive(Clone, Copy, Debug)]
@@ -68,13 +70,112 @@ impl SubgroupScratch {
     /// control barrier, or only a sub-group memory barrier where the target's sub-group
     /// barriers wait for the whole work-group (`Workarounds::subgroup_barriers_wait_for_workgroup`).
     pub(crate) fn barrier(&self, b: &mut Builder<'_>) {
+        self.barrier_of(b, false);
+    }
+
+    /// [`Self::barrier`] for a module whose sub-groups `virtualize-subgroup-size` will join
+    /// (`joined`): always a sub-group control barrier, which that pass makes a work-group one,
+    /// since the joined physical sub-groups write the one logical area.
+    pub(crate) fn barrier_of(&self, b: &mut Builder<'_>, joined: bool) {
         let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
         let semantics = b.module.constant_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits());
-        let (op, ids) = match self.workarounds.subgroup_barriers_wait_for_workgroup {
+        let (op, ids) = match self.workarounds.subgroup_barriers_wait_for_workgroup && !joined {
             true => (Op::MemoryBarrier, vec![subgroup, semantics]),
             false => (Op::ControlBarrier, vec![subgroup, subgroup, semantics]),
         };
         b.emit_void(op, ids.into_iter().map(Operand::Id).collect());
+    }
+}
+
+/// Whether `virtualize-subgroup-size` will join physical sub-groups of `target` into the
+/// larger ones an entry point of `module` requires.
+pub(crate) fn joins_subgroups(module: &Module, target: &DeviceCaps) -> bool {
+    crate::kernel::recorded_subgroup_sizes(module).iter().any(|(_, s)| {
+        let native = *s == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(s));
+        !native && *s > target.subgroup_size
+    })
+}
+
+/// How the memory a cooperative-matrix load or store reads or writes holds the matrix's
+/// components: its pointer's class, and the pointee, a scalar or a vector of `lanes` scalars
+/// ("words") each holding `per_word` components (IREE stages int8 fragments in `uvec4` arrays:
+/// four lanes of four components).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MatrixMemory {
+    pub(crate) class: u32,
+    pub(crate) word: Word,
+    pub(crate) lanes: u32,
+    pub(crate) per_word: u32,
+}
+
+impl MatrixMemory {
+    /// `None` where the pointee is not such a scalar or vector, or a word does not hold a whole
+    /// number of components, or holds more than a four-component vector's worth.
+    pub(crate) fn of(types: &Types, ptr: Word, component: Word) -> Option<MatrixMemory> {
+        let (class, pointee) = types.pointer(types.type_of(ptr)?)?;
+        let (word, lanes) = types.vector(pointee).unwrap_or((pointee, 1));
+        let (w, c) = (types.scalar_width(word)?, types.scalar_width(component)?);
+        let per_word = (w % c == 0).then_some(w / c).filter(|n| matches!(n, 1 | 2 | 4))?;
+        Some(MatrixMemory { class, word, lanes, per_word })
+    }
+
+    /// Components per pointee element: the unit of a stride.
+    pub(crate) fn per_element(&self) -> u32 {
+        self.lanes * self.per_word
+    }
+
+    /// A pointer to the word that holds the component `offset` (a 32-bit unsigned count of
+    /// components) past where `ptr` points, and the component's place in that word where a
+    /// word holds more than one. `chains` are the module's access chains: a pointer one of
+    /// them made is rebuilt with its last index moved; others (physical pointers) are indexed
+    /// by `OpPtrAccessChain`.
+    pub(crate) fn component_pointer(&self, bld: &mut Builder<'_>, types: &Types, chains: &HashMap<Word, Inst>, ptr: Word, offset: Word) -> (Word, Option<Word>) {
+        let uint = bld.module.type_int(32, false);
+        // The offset split into a word and a place in it, and the word into a pointee element
+        // and a vector lane.
+        let mut split = |v: Word, n: u32| -> (Word, Option<Word>) {
+            if n == 1 {
+                return (v, None);
+            }
+            let n = bld.module.constant_u32(n);
+            (bld.op(Op::UDiv, uint, &[v, n]), Some(bld.op(Op::UMod, uint, &[v, n])))
+        };
+        let (word, part) = split(offset, self.per_word);
+        let (index, lane) = split(word, self.lanes);
+        let psb = self.class == StorageClass::PhysicalStorageBuffer as u32;
+        let ptr_ty = types.type_of(ptr).unwrap_or(0);
+        let word_ptr = match lane {
+            Some(_) => bld.module.type_pointer(StorageClass::from_u32(self.class).unwrap_or(StorageClass::Workgroup), self.word),
+            None => ptr_ty,
+        };
+        let pointer = match chains.get(&ptr) {
+            Some(chain) if !psb => {
+                let mut ops = chain.operands.clone();
+                let last = ops.len() - 1;
+                let idx = ops[last].id().unwrap_or(0);
+                ops[last] = Operand::Id(bld.index_plus(types, idx, index));
+                ops.extend(lane.map(Operand::Id));
+                bld.emit(chain.op().unwrap_or(Op::AccessChain), word_ptr, ops)
+            }
+            _ => {
+                if psb {
+                    stride_physical_pointer(bld.module, types, ptr_ty);
+                }
+                let mut ops = vec![Operand::Id(ptr), Operand::Id(index)];
+                ops.extend(lane.map(Operand::Id));
+                bld.emit(Op::PtrAccessChain, word_ptr, ops)
+            }
+        };
+        (pointer, part)
+    }
+
+    /// Memory operands of a single-word access (`Aligned` to the word for physical pointers).
+    pub(crate) fn word_operands(&self, types: &Types) -> Vec<Operand> {
+        if self.class == StorageClass::PhysicalStorageBuffer as u32 {
+            vec![Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, spirv::MemoryAccess::ALIGNED.bits()), Operand::Literal(component_bytes(types, self.word))]
+        } else {
+            Vec::new()
+        }
     }
 }
 
