@@ -252,7 +252,7 @@ impl Stager<'_> {
         let (mem, stride) = self.memory(bld, inst, p, ptr, stride)?;
         let v = p.vnni();
         let whole_words = mem.per_word == v && v > 1;
-        if mem.per_word > 1 && !(whole_words && p.rows % v == 0) {
+        if mem.per_word > 1 && !(whole_words && p.rows.is_multiple_of(v)) {
             return Err(Error::Invalid {
                 site: bld.module.site(inst),
                 message: format!(
