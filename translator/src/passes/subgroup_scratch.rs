@@ -17,7 +17,8 @@ use std::collections::HashMap;
 /// How a pass's sub-groups go over their areas.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SubgroupScratch {
-    /// Iterations over an area's elements count sub-groups of this size: the target's smallest.
+    /// Iterations over an area's elements count sub-groups of this size: the target's smallest,
+    /// or a smaller one an entry point requires.
     min_subgroup: u32,
     workarounds: Workarounds,
 }
@@ -30,7 +31,10 @@ impl SubgroupScratch {
             return Err("needs one entry point to size its areas from, and the module has more".into());
         }
         let (dims, default) = workgroup_size(module, types).ok_or("needs a workgroup size to size its areas from, and the entry point has none")?;
-        let min_subgroup = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size }.max(1);
+        // Sub-groups an entry point requires smaller than the device's are split out of its own
+        // (`virtualize-subgroup-size`): areas and loops count those.
+        let physical = if target.min_subgroup_size > 0 { target.min_subgroup_size } else { target.subgroup_size }.max(1);
+        let min_subgroup = crate::kernel::recorded_subgroup_sizes(module).iter().map(|(_, s)| *s).filter(|s| *s > 0).fold(physical, u32::min);
         let bytes: u64 = areas.iter().map(|(c, e)| u64::from(*e) * u64::from(default.div_ceil(min_subgroup)) * u64::from(component_bytes(types, *c))).sum();
         let used = workgroup_bytes(module, types);
         let limit = u64::from(target.limits.max_shared_memory_size);
