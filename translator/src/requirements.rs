@@ -757,6 +757,15 @@ fn derive_extensions(module: &mut Module, removed: &[C]) {
 /// that needs it.
 pub fn check_target(module: &Module, target: &DeviceCaps) -> Result<()> {
     for decl in &module.capabilities {
+        // SPV_INTEL_joint_matrix's capabilities the grammar lacks, left by every pass (the
+        // KHR form's checked instructions and interpretations): no driver takes them.
+        if let Some(name) = decl.word_opt(0).and_then(crate::ir::grammar::intel_cooperative_matrix::capability_name) {
+            return Err(Error::Unsupported {
+                site: module.site(decl),
+                target: target.name.clone(),
+                missing: format!("a lowering of capability {name} (SPV_INTEL_joint_matrix), which no pass translates and no Vulkan driver accepts"),
+            });
+        }
         let Some(c) = decl.word_opt(0).and_then(capability) else {
             continue;
         };

@@ -5,7 +5,9 @@
 ; own form of the extension. Each kernel is one sub-group: D = A * B + C, A, B and C loaded at
 ; the strides and layouts given (0 row-major, 1 column-major), D stored like C;
 ; scale_elements then sets every element x of D to 2x + 1 through the work-item's elements, and
-; fill_f32 starts from C filled with 0.5 instead of loading it.
+; fill_f32 starts from C filled with 0.5 instead of loading it; the *_packed kernels load B in the
+; Packed (VNNI) layout (mad_bf16_packed prefetching it first); element_coords* add 64 x row +
+; column to every element of D through the element coordinates.
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
 target triple = "spir64-unknown-unknown"
 
@@ -84,6 +86,7 @@ declare spir_func target("spirv.JointMatrixINTEL", i8, 32, 8, 3, 3, 1) @_Z28__sp
 declare spir_func target("spirv.JointMatrixINTEL", i32, 8, 8, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_73(target("spirv.JointMatrixINTEL", i8, 8, 32, 0, 3, 0), target("spirv.JointMatrixINTEL", i8, 32, 8, 3, 3, 1), target("spirv.JointMatrixINTEL", i32, 8, 8, 0, 3, 2), i32)
 declare spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 2, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_74(ptr addrspace(1), i64, i32, i32, i32)
 declare spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_75(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0), target("spirv.JointMatrixINTEL", half, 16, 16, 2, 3, 1), target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2), i32)
+declare spir_func void @_Z38__spirv_CooperativeMatrixPrefetchINTEL(ptr addrspace(1), i32, i32, i32, i32, i64)
 declare spir_func <2 x i32> @_Z39__spirv_JointMatrixGetElementCoordINTEL_76(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2), i64)
 
 define spir_kernel void @mad_f16(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !16 {
@@ -231,6 +234,7 @@ entry:
 
 define spir_kernel void @mad_bf16_packed(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !16 {
 entry:
+  call spir_func void @_Z38__spirv_CooperativeMatrixPrefetchINTEL(ptr addrspace(1) %b, i32 8, i32 32, i32 0, i32 0, i64 36)
   %ma = call spir_func target("spirv.JointMatrixINTEL", i16, 8, 16, 0, 3, 0, 2) @_Z28__spirv_JointMatrixLoadINTEL_45(ptr addrspace(1) %a, i64 16, i32 0, i32 3, i32 0)
   %mb = call spir_func target("spirv.JointMatrixINTEL", i16, 16, 16, 2, 3, 1, 2) @_Z28__spirv_JointMatrixLoadINTEL_70(ptr addrspace(1) %b, i64 36, i32 2, i32 3, i32 0)
   %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_47(ptr addrspace(1) %c, i64 16, i32 0, i32 3, i32 0)
