@@ -4182,6 +4182,8 @@ struct JointCase {
     /// Every element of D gets 64 x its row + its column added, through the element
     /// coordinates of the work-item's elements.
     coords: bool,
+    /// D is B, stored like C (A and C are not read).
+    copy_b: bool,
 }
 
 fn joint_cases() -> Vec<JointCase> {
@@ -4189,7 +4191,7 @@ fn joint_cases() -> Vec<JointCase> {
     use matbridge_translator::reference::matrix::{JointMad, Layout::*};
     let (i8s, i32s) = (Int { bits: 8, signed: true }, Int { bits: 32, signed: true });
     let op = |e: Elem, r, c, l, s| JointOperand(e, r, c, l, s);
-    let case = |kernel, subgroup, mad, a, b, c| JointCase { kernel, subgroup, mad, a, b, c, fill: None, scaled: false, coords: false };
+    let case = |kernel, subgroup, mad, a, b, c| JointCase { kernel, subgroup, mad, a, b, c, fill: None, scaled: false, coords: false, copy_b: false };
     let f16_gemm = |kernel, subgroup, (la, lb, lc), (sa, sb, sc)| case(kernel, subgroup, JointMad::Mad, op(F16, 8, 16, la, sa), op(F16, 16, 16, lb, sb), op(F32, 8, 16, lc, sc));
     let i8_gemm = |kernel, mad| case(kernel, 8, mad, op(i8s, 8, 32, RowMajor, 40), op(i8s, 32, 8, RowMajor, 12), op(i32s, 8, 8, RowMajor, 8));
     vec![
@@ -4210,6 +4212,7 @@ fn joint_cases() -> Vec<JointCase> {
         // API numbered it, `packed_b` = 3).
         JointCase { coords: true, ..f16_gemm("element_coords", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)) },
         JointCase { coords: true, ..f16_gemm("element_coords_sg32", 32, (RowMajor, ColumnMajor, RowMajor), (24, 20, 18)) },
+        JointCase { copy_b: true, ..case("store_packed", 16, JointMad::Mad, op(F16, 8, 16, RowMajor, 16), op(F16, 16, 16, RowMajor, 16), op(F16, 16, 16, Packed, 36)) },
         case("mad_s8_packed", 8, JointMad::Mad, op(i8s, 8, 32, RowMajor, 40), op(i8s, 32, 8, Packed, 32), op(i32s, 8, 8, RowMajor, 8)),
         case("mad_f16_packed_sg32", 32, JointMad::Mad, op(F16, 8, 16, RowMajor, 24), op(F16, 16, 16, Packed, 34), op(F32, 8, 16, RowMajor, 18)),
         case("mad_bf16_packed", 16, JointMad::Mad, op(Bf16, 8, 16, RowMajor, 16), op(Bf16, 16, 16, Packed, 36), op(F32, 8, 16, RowMajor, 16)),
@@ -4285,7 +4288,7 @@ fn intel_joint_matrix_matches_the_reference() {
                     Some(v) => Matrix { rows: case.c.1, cols: case.c.2, elem: case.c.0, data: vec![case.c.0.encode(Value::Float(v)); (case.c.1 * case.c.2) as usize] },
                     None => m(&mc, case.c),
                 };
-                let mut d = joint_mad(case.mad, &m(&ma, case.a), &m(&mb, case.b), &c, case.c.0).unwrap();
+                let mut d = if case.copy_b { m(&mb, case.b) } else { joint_mad(case.mad, &m(&ma, case.a), &m(&mb, case.b), &c, case.c.0).unwrap() };
                 if case.scaled {
                     d.data = d.data.iter().map(|&x| d.elem.encode(Value::Float(d.elem.decode(x).as_f64() * 2.0 + 1.0))).collect();
                 }

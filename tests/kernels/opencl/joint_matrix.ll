@@ -7,7 +7,8 @@
 ; scale_elements then sets every element x of D to 2x + 1 through the work-item's elements, and
 ; fill_f32 starts from C filled with 0.5 instead of loading it; the *_packed kernels load B in the
 ; Packed (VNNI) layout (mad_bf16_packed prefetching it first); element_coords* add 64 x row +
-; column to every element of D through the element coordinates.
+; column to every element of D through the element coordinates; store_packed stores B into D in
+; the Packed layout.
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
 target triple = "spir64-unknown-unknown"
 
@@ -86,6 +87,7 @@ declare spir_func target("spirv.JointMatrixINTEL", i8, 32, 8, 3, 3, 1) @_Z28__sp
 declare spir_func target("spirv.JointMatrixINTEL", i32, 8, 8, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_73(target("spirv.JointMatrixINTEL", i8, 8, 32, 0, 3, 0), target("spirv.JointMatrixINTEL", i8, 32, 8, 3, 3, 1), target("spirv.JointMatrixINTEL", i32, 8, 8, 0, 3, 2), i32)
 declare spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 2, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_74(ptr addrspace(1), i64, i32, i32, i32)
 declare spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_75(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0), target("spirv.JointMatrixINTEL", half, 16, 16, 2, 3, 1), target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2), i32)
+declare spir_func void @_Z29__spirv_JointMatrixStoreINTEL_77(ptr addrspace(1), target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1), i64, i32, i32, i32)
 declare spir_func void @_Z38__spirv_CooperativeMatrixPrefetchINTEL(ptr addrspace(1), i32, i32, i32, i32, i64)
 declare spir_func <2 x i32> @_Z39__spirv_JointMatrixGetElementCoordINTEL_76(target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2), i64)
 
@@ -316,6 +318,13 @@ loop:
   br i1 %more, label %loop, label %done
 done:
   call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_14(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %upd, i64 18, i32 0, i32 3, i32 0)
+  ret void
+}
+
+define spir_kernel void @store_packed(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !16 {
+entry:
+  %mb = call spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_56(ptr addrspace(1) %b, i64 16, i32 0, i32 3, i32 0)
+  call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_77(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) %mb, i64 36, i32 2, i32 3, i32 0)
   ret void
 }
 
