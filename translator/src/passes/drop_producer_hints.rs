@@ -214,8 +214,8 @@ impl Pass for DropProducerHints {
 }
 
 /// SPV_INTEL_joint_matrix's `OpCooperativeMatrixPrefetchINTEL` (DPC++'s `joint_matrix_prefetch`)
-/// asks Intel's caches to fetch a matrix early; it goes, with its capability (the extension
-/// stays for the joint-matrix passes, which remove it with their last capability).
+/// asks Intel's caches to fetch a matrix early; it goes, with its capability (and the extension,
+/// where no other of its capabilities is left).
 fn drop_matrix_prefetches(module: &mut Module, outcome: &mut Outcome) {
     use crate::ir::grammar::intel_cooperative_matrix as icm;
     for f in &mut module.functions {
@@ -232,6 +232,7 @@ fn drop_matrix_prefetches(module: &mut Module, outcome: &mut Outcome) {
     let before = module.capabilities.len();
     module.capabilities.retain(|c| c.word_opt(0) != Some(icm::CAPABILITY_PREFETCH));
     if module.capabilities.len() < before {
+        crate::passes::lower_joint_matrix::drop_unused_extension(module);
         outcome.count(Op::Capability as u32);
     }
 }

@@ -551,3 +551,13 @@ pub(crate) fn drop_unused_extension(module: &mut Module) {
         module.extensions.retain(|e| e.string(0).as_deref() != Some(jm::EXTENSION));
     }
 }
+
+/// Removes SPV_INTEL_joint_matrix capability `cap`, and the extension where none of its
+/// capabilities is left (llvm-spirv declares it for the KHR form's Packed layout without any);
+/// whether the module declared `cap`.
+pub(crate) fn drop_capability(module: &mut Module, cap: Word) -> bool {
+    let before = module.capabilities.len();
+    module.capabilities.retain(|c| c.word_opt(0) != Some(cap));
+    drop_unused_extension(module);
+    module.capabilities.len() < before
+}

@@ -25,7 +25,7 @@ use crate::ir::builder::{Builder, Cursor};
 use crate::ir::grammar::intel_cooperative_matrix as icm;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
-use crate::passes::lower_joint_matrix::drop_unused_extension;
+use crate::passes::lower_joint_matrix::drop_capability;
 use crate::passes::subgroup_scratch::{joins_subgroups, SubgroupScratch};
 use crate::passes::tile_cooperative_matrix::matrix;
 use crate::profile::DeviceCaps;
@@ -58,11 +58,8 @@ impl Pass for LowerMatrixElementCoords {
 
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
-        let before = module.capabilities.len();
-        module.capabilities.retain(|c| c.word_opt(0) != Some(icm::CAPABILITY_INVOCATION_INSTRUCTIONS));
-        if module.capabilities.len() < before {
+        if drop_capability(module, icm::CAPABILITY_INVOCATION_INSTRUCTIONS) {
             outcome.count(Op::Capability as u32);
-            drop_unused_extension(module);
         }
         let queries: Vec<Inst> = module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.opcode == icm::GET_ELEMENT_COORD).cloned().collect();
         if queries.is_empty() {

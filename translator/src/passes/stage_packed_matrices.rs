@@ -35,7 +35,7 @@ use crate::ir::builder::{Builder, Cursor};
 use crate::ir::grammar::intel_cooperative_matrix as icm;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
-use crate::passes::lower_joint_matrix::drop_unused_extension;
+use crate::passes::lower_joint_matrix::drop_capability;
 use crate::passes::subgroup_scratch::{joins_subgroups, MatrixMemory, SubgroupScratch};
 use crate::passes::tile_cooperative_matrix::{access_chains, matrix};
 use crate::profile::DeviceCaps;
@@ -85,11 +85,8 @@ impl Pass for StagePackedMatrices {
         let mut outcome = Outcome::unchanged();
         let types = Types::new(module);
         let accesses: Vec<Inst> = module.functions.iter().flat_map(|f| f.insts()).filter(|i| packed_at(&types, i).is_some()).cloned().collect();
-        let before = module.capabilities.len();
-        module.capabilities.retain(|c| c.word_opt(0) != Some(icm::CAPABILITY_PACKED));
-        if module.capabilities.len() < before {
+        if drop_capability(module, icm::CAPABILITY_PACKED) {
             outcome.count(Op::Capability as u32);
-            drop_unused_extension(module);
         }
         if accesses.is_empty() {
             return Ok(outcome);
