@@ -229,10 +229,7 @@ fn drop_matrix_prefetches(module: &mut Module, outcome: &mut Outcome) {
             });
         }
     }
-    let before = module.capabilities.len();
-    module.capabilities.retain(|c| c.word_opt(0) != Some(icm::CAPABILITY_PREFETCH));
-    if module.capabilities.len() < before {
-        crate::passes::lower_joint_matrix::drop_unused_extension(module);
+    if crate::passes::lower_joint_matrix::drop_capability(module, icm::CAPABILITY_PREFETCH) {
         outcome.count(Op::Capability as u32);
     }
 }

@@ -546,8 +546,7 @@ impl Lowering {
 /// Removes the SPV_INTEL_joint_matrix extension where no capability of it is left (the passes
 /// that lower its parts each remove their own capability).
 pub(crate) fn drop_unused_extension(module: &mut Module) {
-    let intel = |w: Word| icm::capability_name(w).is_some() || jm::OTHER_CAPABILITIES.contains(&w);
-    if !module.capabilities.iter().any(|c| c.word_opt(0).is_some_and(intel)) {
+    if !module.capabilities.iter().any(|c| c.word_opt(0).and_then(icm::capability_name).is_some()) {
         module.extensions.retain(|e| e.string(0).as_deref() != Some(jm::EXTENSION));
     }
 }

@@ -26,10 +26,10 @@ use crate::ir::grammar::intel_cooperative_matrix as icm;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::lower_joint_matrix::drop_capability;
-use crate::passes::subgroup_scratch::{joins_subgroups, SubgroupScratch};
+use crate::passes::subgroup_scratch::{AreasByType, SubgroupScratch};
 use crate::passes::tile_cooperative_matrix::matrix;
 use crate::profile::DeviceCaps;
-use spirv::{BuiltIn, CooperativeMatrixLayout, FPEncoding, Op, StorageClass, Word};
+use spirv::{CooperativeMatrixLayout, FPEncoding, Op, StorageClass, Word};
 use std::collections::{BTreeMap, HashMap};
 
 pub struct LowerMatrixElementCoords;
@@ -91,18 +91,17 @@ impl Pass for LowerMatrixElementCoords {
             let n = areas.entry(q.area_type).or_default();
             *n = (*n).max(q.rows * q.cols);
         }
-        let list: Vec<(Word, u32)> = areas.into_iter().collect();
-        let (scratch, arrays) = SubgroupScratch::new(module, &types, cx.target, &list).map_err(|why| Error::Unsupported {
+        let (scratch, arrays) = SubgroupScratch::by_type(module, &types, cx.target, &areas).map_err(|why| Error::Unsupported {
             site: module.site(&queries[0]),
             target: cx.target.name.clone(),
             missing: format!("room for the element coordinates of cooperative matrices (their staging {why})"),
         })?;
-        let arrays: HashMap<Word, (Word, u32)> = list.iter().zip(arrays).map(|((t, n), a)| (*t, (a, *n))).collect();
         let entry = module.entry_points.first().and_then(|e| e.operands.get(1)).and_then(Operand::id);
         let Some(f) = module.functions.iter().position(|f| Some(f.id()) == entry) else {
             return Err(Error::Invalid { site: module.site(&queries[0]), message: "a coordinate query in a module whose entry point has no function".into() });
         };
-        let l = Coords { types: &types, scratch, joined: joins_subgroups(module, cx.target), arrays, uint: module.type_int(32, false) };
+        let scratch = scratch.for_logical_subgroups(module, cx.target);
+        let l = Coords { types: &types, scratch, arrays, uint: module.type_int(32, false) };
         // The row and column matrices of each type, at the entry point's start.
         let mut vars: HashMap<Word, [Word; 2]> = HashMap::new();
         {
@@ -156,9 +155,7 @@ impl Pass for LowerMatrixElementCoords {
 struct Coords<'a> {
     types: &'a Types,
     scratch: SubgroupScratch,
-    joined: bool,
-    /// Area type -> (workgroup array, elements per sub-group).
-    arrays: HashMap<Word, (Word, u32)>,
+    arrays: AreasByType,
     uint: Word,
 }
 
@@ -167,10 +164,7 @@ impl Coords<'_> {
     fn fill(&self, bld: &mut Builder<'_>, ty: Word, q: Queried, columns: bool, var: Word) {
         let uint = self.uint;
         let (array, per) = self.arrays[&q.area_type];
-        let sg_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupId, uint);
-        let sg = bld.load(uint, sg_var);
-        let per = bld.module.constant_u32(per);
-        let base = bld.imul(uint, sg, per);
+        let base = self.scratch.area_start(bld, per);
         let cols = bld.module.constant_u32(q.cols);
         let slot_ptr = bld.module.type_pointer(StorageClass::Workgroup, q.area_type);
         self.scratch.for_each(bld, q.rows * q.cols, |bld, index| {
@@ -180,12 +174,12 @@ impl Coords<'_> {
             let slot = bld.access_chain(slot_ptr, array, &[at]);
             bld.store(slot, bits);
         });
-        self.scratch.barrier_of(bld, self.joined);
+        self.scratch.barrier(bld);
         let start = bld.access_chain(slot_ptr, array, &[base]);
         let row_major = bld.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
         let m = bld.op(Op::CooperativeMatrixLoadKHR, ty, &[start, row_major, cols]);
         bld.store(var, m);
-        self.scratch.barrier_of(bld, self.joined);
+        self.scratch.barrier(bld);
     }
 
     /// The bits (in the area type) of the component holding the small integer `n`.

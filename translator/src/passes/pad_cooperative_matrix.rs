@@ -56,7 +56,7 @@ use crate::passes::check_cooperative_matrix::first_unlisted;
 use crate::passes::subgroup_scratch::{MatrixMemory as Memory, SubgroupScratch};
 use crate::passes::tile_cooperative_matrix::{access_chains, freeze_dimensions, freeze_layouts, matrix, pointer_class, MulAddTypes};
 use crate::profile::DeviceCaps;
-use spirv::{BuiltIn, CooperativeMatrixLayout, Op, StorageClass, Word};
+use spirv::{CooperativeMatrixLayout, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 pub struct PadCooperativeMatrix;
@@ -461,11 +461,7 @@ impl Stager<'_> {
 
     /// The first index of the subgroup's area in an array of `per` elements per subgroup.
     fn first_index(&self, bld: &mut Builder<'_>, per: u32) -> Word {
-        let uint = self.c.uint;
-        let sg_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupId, uint);
-        let sg = bld.load(uint, sg_var);
-        let per = bld.module.constant_u32(per);
-        bld.imul(uint, sg, per)
+        self.stage.areas.area_start(bld, per)
     }
 
     /// Zeroes the subgroup's load areas (at the start of the entry point).

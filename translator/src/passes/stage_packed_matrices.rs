@@ -36,10 +36,10 @@ use crate::ir::grammar::intel_cooperative_matrix as icm;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::lower_joint_matrix::drop_capability;
-use crate::passes::subgroup_scratch::{joins_subgroups, MatrixMemory, SubgroupScratch};
+use crate::passes::subgroup_scratch::{AreasByType, MatrixMemory, SubgroupScratch};
 use crate::passes::tile_cooperative_matrix::{access_chains, matrix};
 use crate::profile::DeviceCaps;
-use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixUse, Op, StorageClass, Word};
+use spirv::{CooperativeMatrixLayout, CooperativeMatrixUse, Op, StorageClass, Word};
 use std::collections::{BTreeMap, HashMap};
 
 pub struct StagePackedMatrices;
@@ -61,15 +61,14 @@ impl Packed {
     }
 }
 
-/// The layout operand's index of a load (1) or store (2), where it is the constant `PackedINTEL`.
-fn packed_at(types: &Types, inst: &Inst) -> Option<usize> {
-    let at = match inst.op()? {
-        Op::CooperativeMatrixLoadKHR => 1,
-        Op::CooperativeMatrixStoreKHR => 2,
-        _ => return None,
+/// Whether `inst` is a load or store whose layout is the constant `PackedINTEL`.
+fn is_packed(types: &Types, inst: &Inst) -> bool {
+    let at = match inst.op() {
+        Some(Op::CooperativeMatrixLoadKHR) => 1,
+        Some(Op::CooperativeMatrixStoreKHR) => 2,
+        _ => return false,
     };
-    let layout = inst.operands.get(at).and_then(Operand::id)?;
-    (types.const_u32(layout) == Some(icm::LAYOUT_PACKED)).then_some(at)
+    inst.operands.get(at).and_then(Operand::id).and_then(|l| types.const_u32(l)) == Some(icm::LAYOUT_PACKED)
 }
 
 impl Pass for StagePackedMatrices {
@@ -84,7 +83,7 @@ impl Pass for StagePackedMatrices {
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         let types = Types::new(module);
-        let accesses: Vec<Inst> = module.functions.iter().flat_map(|f| f.insts()).filter(|i| packed_at(&types, i).is_some()).cloned().collect();
+        let accesses: Vec<Inst> = module.functions.iter().flat_map(|f| f.insts()).filter(|i| is_packed(&types, i)).cloned().collect();
         if drop_capability(module, icm::CAPABILITY_PACKED) {
             outcome.count(Op::Capability as u32);
         }
@@ -117,23 +116,21 @@ impl Pass for StagePackedMatrices {
             let largest = areas.entry(area_type).or_default();
             *largest = (*largest).max(m.rows * m.cols);
         }
-        let list: Vec<(Word, u32)> = areas.iter().map(|(t, n)| (*t, *n)).collect();
-        let (scratch, arrays) = SubgroupScratch::new(module, &types, cx.target, &list).map_err(|why| Error::Unsupported {
+        let (scratch, arrays) = SubgroupScratch::by_type(module, &types, cx.target, &areas).map_err(|why| Error::Unsupported {
             site: module.site(&accesses[0]),
             target: cx.target.name.clone(),
             missing: format!("room for the staging of PackedINTEL matrices (the staging {why})"),
         })?;
-        let arrays: HashMap<Word, (Word, u32)> = list.iter().zip(arrays).map(|((t, n), a)| (*t, (a, *n))).collect();
         let chains = access_chains(module);
-        let joined = joins_subgroups(module, cx.target);
-        let stager = Stager { types: &types, scratch, joined, arrays, chains, row_major: module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32), uint: module.type_int(32, false) };
+        let scratch = scratch.for_logical_subgroups(module, cx.target);
+        let stager = Stager { types: &types, scratch, arrays, chains, row_major: module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32), uint: module.type_int(32, false) };
         for f in 0..module.functions.len() {
             let mut b = 0;
             while b < module.functions[f].blocks.len() {
                 let mut i = 0;
                 while i < module.functions[f].blocks[b].insts.len() {
                     let inst = &module.functions[f].blocks[b].insts[i];
-                    if packed_at(&types, inst).is_none() {
+                    if !is_packed(&types, inst) {
                         i += 1;
                         continue;
                     }
@@ -159,10 +156,7 @@ impl Pass for StagePackedMatrices {
 struct Stager<'a> {
     types: &'a Types,
     scratch: SubgroupScratch,
-    /// `virtualize-subgroup-size` will join the module's sub-groups.
-    joined: bool,
-    /// Area type -> (workgroup array, elements per sub-group).
-    arrays: HashMap<Word, (Word, u32)>,
+    arrays: AreasByType,
     chains: HashMap<Word, Inst>,
     row_major: Word,
     uint: Word,
@@ -172,10 +166,7 @@ impl Stager<'_> {
     /// The sub-group's area for `p`: its array and first index.
     fn area(&self, bld: &mut Builder<'_>, p: Packed) -> (Word, Word) {
         let (array, per) = self.arrays[&p.area_type];
-        let sg_var = bld.module.get_or_add_builtin(BuiltIn::SubgroupId, self.uint);
-        let sg = bld.load(self.uint, sg_var);
-        let per = bld.module.constant_u32(per);
-        (array, bld.imul(self.uint, sg, per))
+        (array, self.scratch.area_start(bld, per))
     }
 
     fn slot(&self, bld: &mut Builder<'_>, p: Packed, (array, base): (Word, Word), index: Word) -> Word {
@@ -235,12 +226,12 @@ impl Stager<'_> {
             let slot = self.slot(bld, p, area, index);
             bld.store(slot, bits);
         });
-        self.scratch.barrier_of(bld, self.joined);
+        self.scratch.barrier(bld);
         let zero = bld.module.constant_u32(0);
         let start = self.slot(bld, p, area, zero);
         let operands = vec![Operand::Id(start), Operand::Id(self.row_major), Operand::Id(cols)];
         bld.insert(Inst::new(Op::CooperativeMatrixLoadKHR, inst.result_type, inst.result_id, operands));
-        self.scratch.barrier_of(bld, self.joined);
+        self.scratch.barrier(bld);
         Ok(())
     }
 
@@ -263,7 +254,7 @@ impl Stager<'_> {
         let zero = bld.module.constant_u32(0);
         let start = self.slot(bld, p, area, zero);
         bld.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(start), Operand::Id(value), Operand::Id(self.row_major), Operand::Id(cols)]);
-        self.scratch.barrier_of(bld, self.joined);
+        self.scratch.barrier(bld);
         let operands = mem.word_operands(self.types);
         // Each lane one element, or one word: rows k..k+v of column n.
         let (total, run) = if whole_words { (p.rows / v * p.cols, v) } else { (p.rows * p.cols, 1) };
@@ -301,7 +292,7 @@ impl Stager<'_> {
             ops.extend(operands.iter().cloned());
             bld.emit_void(Op::Store, ops);
         });
-        self.scratch.barrier_of(bld, self.joined);
+        self.scratch.barrier(bld);
         Ok(())
     }
 }

@@ -12,7 +12,10 @@ use crate::kernel::size_align;
 use crate::passes::tile_cooperative_matrix::stride_physical_pointer;
 use crate::profile::{DeviceCaps, Workarounds};
 use spirv::{BuiltIn, ExecutionMode, MemorySemantics, Op, Scope, StorageClass, Word};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+
+/// Area type -> (workgroup array, elements per sub-group).
+pub(crate) type AreasByType = HashMap<Word, (Word, u32)>;
 
 /// How a pass's sub-groups go over their areas.
 #[derive(Clone, Copy, Debug)]
@@ -21,6 +24,9 @@ pub(crate) struct SubgroupScratch {
     /// or a smaller one an entry point requires.
     min_subgroup: u32,
     workarounds: Workarounds,
+    /// The areas belong to logical sub-groups that `virtualize-subgroup-size` will join from
+    /// physical ones (see [`SubgroupScratch::for_logical_subgroups`]).
+    joined: bool,
 }
 
 impl SubgroupScratch {
@@ -43,7 +49,31 @@ impl SubgroupScratch {
         }
         let subgroups = subgroups_per_workgroup(module, dims, min_subgroup);
         let arrays = areas.iter().map(|&(component, elements)| subgroup_areas(module, component, elements, subgroups)).collect();
-        Ok((SubgroupScratch { min_subgroup, workarounds: target.workarounds }, arrays))
+        Ok((SubgroupScratch { min_subgroup, workarounds: target.workarounds, joined: false }, arrays))
+    }
+
+    /// One area for each area type of `largest` (its largest matrix's elements), by type.
+    pub(crate) fn by_type(module: &mut Module, types: &Types, target: &DeviceCaps, largest: &BTreeMap<Word, u32>) -> Result<(SubgroupScratch, AreasByType), String> {
+        let list: Vec<(Word, u32)> = largest.iter().map(|(t, n)| (*t, *n)).collect();
+        let (scratch, arrays) = SubgroupScratch::new(module, types, target, &list)?;
+        Ok((scratch, list.iter().zip(arrays).map(|((t, n), a)| (*t, (a, *n))).collect()))
+    }
+
+    /// For a pass that runs before `virtualize-subgroup-size`, whose areas belong to the
+    /// module's logical sub-groups: where those are joined from physical ones, barriers are
+    /// control barriers (which that pass makes work-group ones), since the joined physical
+    /// sub-groups share one area.
+    pub(crate) fn for_logical_subgroups(self, module: &Module, target: &DeviceCaps) -> SubgroupScratch {
+        SubgroupScratch { joined: joins_subgroups(module, target), ..self }
+    }
+
+    /// The first index of the sub-group's area in an array of `per` elements per sub-group.
+    pub(crate) fn area_start(&self, b: &mut Builder<'_>, per: u32) -> Word {
+        let uint = b.module.type_int(32, false);
+        let sg_var = b.module.get_or_add_builtin(BuiltIn::SubgroupId, uint);
+        let sg = b.load(uint, sg_var);
+        let per = b.module.constant_u32(per);
+        b.imul(uint, sg, per)
     }
 
     /// Runs `body(b, index)` for every index below `total`, each on one lane of the sub-group
@@ -74,16 +104,9 @@ impl SubgroupScratch {
     /// control barrier, or only a sub-group memory barrier where the target's sub-group
     /// barriers wait for the whole work-group (`Workarounds::subgroup_barriers_wait_for_workgroup`).
     pub(crate) fn barrier(&self, b: &mut Builder<'_>) {
-        self.barrier_of(b, false);
-    }
-
-    /// [`Self::barrier`] for a module whose sub-groups `virtualize-subgroup-size` will join
-    /// (`joined`): always a sub-group control barrier, which that pass makes a work-group one,
-    /// since the joined physical sub-groups write the one logical area.
-    pub(crate) fn barrier_of(&self, b: &mut Builder<'_>, joined: bool) {
         let subgroup = b.module.constant_u32(Scope::Subgroup as u32);
         let semantics = b.module.constant_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits());
-        let (op, ids) = match self.workarounds.subgroup_barriers_wait_for_workgroup && !joined {
+        let (op, ids) = match self.workarounds.subgroup_barriers_wait_for_workgroup && !self.joined {
             true => (Op::MemoryBarrier, vec![subgroup, semantics]),
             false => (Op::ControlBarrier, vec![subgroup, subgroup, semantics]),
         };
@@ -93,7 +116,7 @@ impl SubgroupScratch {
 
 /// Whether `virtualize-subgroup-size` will join physical sub-groups of `target` into the
 /// larger ones an entry point of `module` requires.
-pub(crate) fn joins_subgroups(module: &Module, target: &DeviceCaps) -> bool {
+fn joins_subgroups(module: &Module, target: &DeviceCaps) -> bool {
     crate::kernel::recorded_subgroup_sizes(module).iter().any(|(_, s)| {
         let native = *s == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(s));
         !native && *s > target.subgroup_size
