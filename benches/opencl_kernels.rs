@@ -3,6 +3,10 @@
 //! - the tiled local-memory GEMM of `tests/kernels/opencl/local_gemm.cl` (`gemm_tiled`, as
 //!   clang-19 and llvm-spirv compile it, translated by matbridge) against
 //!   `benches/kernels/gemm_tiled.wgsl` (the same tiles and loops in WGSL, compiled by naga);
+//! - the DPAS GEMM of `tests/kernels/opencl/dpas_gemm.cl` (Intel matrix-engine code, f16 -> f32)
+//!   in Intel's sub-group-32 form as matbridge runs it (on the device's cooperative matrices
+//!   where it lists them), the same kernel lowered to plain sub-group code, and the sub-group-16
+//!   form (plain code; split sub-groups where the device's are wider);
 //! - a sub-group-16 reduction loop (`benches/kernels/subgroup_reduce.cl`, `reduce16`) against
 //!   the same loop at the device's own sub-group size (`reduce_native`): the cost of sub-group
 //!   size virtualization.
@@ -79,6 +83,43 @@ fn gemm(ctx: &Context, size: usize) {
     );
 }
 
+fn dpas_gemm(ctx: &Context, size: usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spirv = opencl("dpas_gemm", &root.join("tests/kernels/opencl/dpas_gemm.cl"));
+    let a: Vec<half::f16> = (0..size * size).map(|i| half::f16::from_f32(((i * 7) % 13) as f32 * 0.25 - 1.5)).collect();
+    let b: Vec<half::f16> = (0..size * size).map(|i| half::f16::from_f32(((i * 5) % 11) as f32 * 0.25 - 1.25)).collect();
+    let (ba, bb) = (ctx.buffer_from_slice(&a, "A").unwrap(), ctx.buffer_from_slice(&b, "B").unwrap());
+    let n = (size as i32).to_le_bytes();
+    let reps = if ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu { 1 } else { 20 };
+    // The sub-group-32 kernel translated for the device as it is, and without its cooperative
+    // matrices (plain sub-group code).
+    let mut plain_caps = ctx.caps().clone();
+    plain_caps.cooperative_matrix.clear();
+    let mut plain_module = matbridge::translator::Module::from_words(&spirv).unwrap();
+    matbridge::translator::kernel::keep_entry_point(&mut plain_module, "dpas_gemm_sg32").unwrap();
+    let (plain, _) = matbridge::translator::translate(&plain_module.to_words(), &plain_caps).unwrap();
+    let variants = [
+        ("sg32 as run", ctx.load_kernel(&spirv, "dpas_gemm_sg32").unwrap(), 32u32),
+        ("sg32 plain", ctx.load_kernel(&plain, "dpas_gemm_sg32").unwrap(), 32),
+        ("sg16 plain", ctx.load_kernel(&spirv, "dpas_gemm_sg16").unwrap(), 16),
+    ];
+    let flops = 2.0 * (size as f64).powi(3);
+    let mut results: Vec<Vec<f32>> = Vec::new();
+    let mut line = format!("{:<34} dpas_gemm {size}^3:", ctx.caps().name);
+    for (label, kernel, sg) in &variants {
+        let mut d = ctx.zeroed_buffer::<f32>(size * size, "D").unwrap();
+        let tiles = (size / 32 * (size / 32)) as u32;
+        let range = NdRange::linear(tiles * sg, Some(4 * sg));
+        let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&d), KernelArg::Bytes(&n), KernelArg::Bytes(&n), KernelArg::Bytes(&n)];
+        ctx.launch(kernel, &range, &args).unwrap();
+        let t = best(|| ctx.launch_specialized(kernel, &range, &args, &[], reps).unwrap().gpu_time.unwrap_or_default(), reps);
+        results.push(ctx.read_buffer(&mut d).unwrap());
+        line += &format!(" | {label} {:>8.3} ms {:>7.2} TFLOP/s", t.as_secs_f64() * 1e3, flops / t.as_secs_f64() / 1e12);
+    }
+    assert!(results.windows(2).all(|w| w[0] == w[1]), "the DPAS GEMM variants disagree");
+    println!("{line}");
+}
+
 fn reduction(ctx: &Context, items: usize, loops: i32) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let spirv = opencl("subgroup_reduce", &root.join("benches/kernels/subgroup_reduce.cl"));
@@ -120,6 +161,7 @@ fn main() {
         let ctx = Context::with_instance(instance.clone(), &matbridge_runtime::DeviceSelector::Index(d.index)).expect("device");
         let cpu = ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu;
         gemm(&ctx, if cpu { 256 } else { 2048 });
+        dpas_gemm(&ctx, if cpu { 128 } else { 4096 });
         reduction(&ctx, if cpu { 1 << 14 } else { 1 << 22 }, if cpu { 64 } else { 256 });
     }
 }

@@ -4082,6 +4082,81 @@ fn intel_dpas_matches_the_reference_at_every_subgroup_size() {
     }
 }
 
+/// KHR cooperative-matrix MulAdds in a module.
+fn cooperative_muladds(words: &[u32]) -> usize {
+    let module = matbridge_translator::Module::from_words(words).unwrap();
+    module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.is(spirv::Op::CooperativeMatrixMulAddKHR)).count()
+}
+
+/// `D = A B` in f32 of row-major f16 `a` (m x k) and `b` (k x n).
+fn gemm_f16_reference(a: &[half::f16], b: &[half::f16], (m, n, k): (usize, usize, usize)) -> Vec<f32> {
+    let mut d = vec![0f32; m * n];
+    for r in 0..m {
+        for c in 0..n {
+            d[r * n + c] = (0..k).map(|x| a[r * k + x].to_f32() * b[x * n + c].to_f32()).sum();
+        }
+    }
+    d
+}
+
+/// A DPAS GEMM as Intel kernels write it (`tests/kernels/opencl/dpas_gemm.cl`: accumulators
+/// carried by a K loop, sub-group 16 and Intel's sub-group-32 form) against the CPU, bit for bit
+/// (multiples of 1/4, whose sums every path computes exactly), with 2 x 1 tiles per sub-group
+/// (the 4 x 2 kernels take CPU drivers minutes to compile). On devices whose cooperative
+/// matrices fit, the sub-group-32 form runs on them (KHR MulAdds in the pipeline's module).
+#[test]
+fn intel_dpas_gemm_matches_the_reference() {
+    let Some((spirv, contexts)) = kernels_and_devices("dpas_gemm") else { return };
+    let (m, n, k) = (64usize, 32usize, 48usize);
+    let draw = |seed: usize, len: usize| -> Vec<half::f16> { (0..len).map(|i| half::f16::from_f32(((i * 7 + seed * 13) % 17) as f32 * 0.25 - 2.0)).collect() };
+    let (a, b) = (draw(1, m * k), draw(2, k * n));
+    let want = gemm_f16_reference(&a, &b, (m, n, k));
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        // 2 x 1 DPAS tiles (16 x 16) per sub-group.
+        for (kernel, sg) in [("dpas_gemm_small_sg16", 16u32), ("dpas_gemm_small_sg32", 32)] {
+            let loaded = ctx.load_kernel(&spirv, kernel).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
+            let muladds = cooperative_muladds(loaded.spirv());
+            let native = ctx.caps().subgroup_size == 32 && ctx.caps().cooperative_matrix.iter().any(|s| s.a == matbridge_translator::profile::ComponentType::F16 && s.k == 16);
+            if sg == 32 && native {
+                assert!(muladds > 0, "{name}: {kernel} does not run on the device's cooperative matrices");
+            }
+            let (ba, bb) = (ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap());
+            let mut bd = ctx.buffer_from_slice(&vec![-1f32; m * n], "d").unwrap();
+            let dims = [m as i32, n as i32, k as i32].map(i32::to_le_bytes);
+            let groups = (m / 16 * (n / 16)) as u32;
+            let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bd), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])];
+            ctx.launch(&loaded, &NdRange::linear(groups * sg, Some(4 * sg)), &args).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.to_bits(), w.to_bits(), "{name}: {kernel}: D[{}][{}] = {g}, want {w}", i / n, i % n);
+            }
+        }
+    }
+}
+
+/// DPAS on the H100's cooperative matrices: every kernel of `dpas.cl` and `dpas_gemm.cl` whose
+/// sub-group is the H100's (32) and whose element types it lists becomes KHR MulAdds
+/// (transposed, 16 x 8 x K), the others stay plain code; spirv-val passes every output.
+#[test]
+fn intel_dpas_uses_cooperative_matrices_where_listed() {
+    use matbridge_translator::{kernel::keep_entry_point, profile::DeviceCaps, Module};
+    let (Some(single), Some(gemm)) = (common::opencl("dpas"), common::opencl("dpas_gemm")) else { return };
+    let mut cases: Vec<(&[u32], &str, bool)> = dpas_cases().iter().map(|c| (single.as_slice(), c.kernel, c.subgroup == 32)).collect();
+    cases.extend([(gemm.as_slice(), "dpas_gemm_sg16", false), (gemm.as_slice(), "dpas_gemm_sg32", true), (gemm.as_slice(), "dpas_gemm_small_sg32", true)]);
+    for (module, kernel, on_matrices) in cases {
+        let mut m = Module::from_words(module).unwrap();
+        keep_entry_point(&mut m, kernel).unwrap();
+        let (out, report) = matbridge_translator::translate(&m.to_words(), &DeviceCaps::h100()).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        matbridge_translator::tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        let staged = report.passes.iter().any(|p| p.name == "lower-dpas-to-cooperative-matrix" && p.changed);
+        let plain = report.passes.iter().any(|p| p.name == "lower-subgroup-matrix-multiply-accumulate" && p.changed);
+        assert_eq!((staged, plain), (on_matrices, !on_matrices), "{kernel}");
+        let muladds = cooperative_muladds(&out);
+        assert_eq!(muladds > 0, on_matrices, "{kernel}");
+    }
+}
+
 /// One sub-group of a block_io.cl kernel: the region buffer, the region's offset, width,
 /// height and pitch (`geometry`), the block coordinate and the kernel's last buffer.
 fn block_io_launch(

@@ -101,12 +101,12 @@ impl Pass for LowerSubgroupMatrixMultiplyAccumulate {
     }
 }
 
-fn is_dpas(inst: &Inst) -> bool {
+pub(crate) fn is_dpas(inst: &Inst) -> bool {
     inst.is(Op::SubgroupMatrixMultiplyAccumulateINTEL)
 }
 
 /// The sub-group size (N) of every function an entry point with a DPAS reaches.
-fn subgroup_sizes(module: &mut Module, target: &DeviceCaps) -> Result<HashMap<Word, u32>> {
+pub(crate) fn subgroup_sizes(module: &mut Module, target: &DeviceCaps) -> Result<HashMap<Word, u32>> {
     let recorded: HashMap<String, u32> = crate::kernel::recorded_subgroup_sizes(module).into_iter().collect();
     let with_dpas: HashSet<Word> = module.functions.iter().filter(|f| f.insts().any(is_dpas)).map(|f| f.id()).collect();
     let entries: Vec<(Word, String)> = module.entry_points.iter().filter_map(|e| Some((e.id(1).ok()?, e.string(2)?))).collect();
@@ -149,12 +149,12 @@ fn subgroup_sizes(module: &mut Module, target: &DeviceCaps) -> Result<HashMap<Wo
 
 /// One operand: its value, SPIR-V types, component count and container.
 #[derive(Clone, Copy, Debug)]
-struct Part {
-    value: Word,
-    ty: Word,
-    scalar: Word,
-    comps: u32,
-    container: Container,
+pub(crate) struct Part {
+    pub(crate) value: Word,
+    pub(crate) ty: Word,
+    pub(crate) scalar: Word,
+    pub(crate) comps: u32,
+    pub(crate) container: Container,
 }
 
 impl Part {
@@ -178,29 +178,29 @@ impl Part {
 }
 
 /// A validated DPAS and how the sub-group holds it.
-#[derive(Debug)]
-struct Shape {
-    k: u32,
+#[derive(Clone, Debug)]
+pub(crate) struct Shape {
+    pub(crate) k: u32,
     /// N of the mapping (16 in Intel's sub-group-32 form).
-    n: u32,
+    pub(crate) n: u32,
     /// Intel's sub-group-32 form: each invocation holds half of the sub-group-16 data.
-    split: bool,
-    result: Part,
-    a: Part,
-    b: Part,
-    c: Part,
-    ea: Elem,
-    eb: Elem,
-    ec: Elem,
-    er: Elem,
+    pub(crate) split: bool,
+    pub(crate) result: Part,
+    pub(crate) a: Part,
+    pub(crate) b: Part,
+    pub(crate) c: Part,
+    pub(crate) ea: Elem,
+    pub(crate) eb: Elem,
+    pub(crate) ec: Elem,
+    pub(crate) er: Elem,
     /// Physical components of A (of each invocation) that hold rows below M.
-    a_comps: u32,
+    pub(crate) a_comps: u32,
     /// Logical B components (K / elements per container).
-    b_comps: u32,
+    pub(crate) b_comps: u32,
 }
 
 impl Shape {
-    fn of(module: &Module, types: &Types, inst: &Inst, subgroup: u32) -> std::result::Result<Shape, String> {
+    pub(crate) fn of(module: &Module, types: &Types, inst: &Inst, subgroup: u32) -> std::result::Result<Shape, String> {
         let ids: Vec<Word> = inst.operands.iter().take(4).filter_map(Operand::id).collect();
         let [k_id, a, b, c] = ids[..] else { return Err("needs K Dim, Matrix A, Matrix B and Matrix C operands".into()) };
         let mask = match inst.operands.get(4) {

@@ -18,6 +18,7 @@ pub mod lower_bfloat16_conversions;
 pub mod lower_byte_pointers;
 pub mod lower_clustered_reductions;
 pub mod lower_cooperative_matrix2;
+pub mod lower_dpas_to_cooperative_matrix;
 pub mod lower_integer_dot;
 pub mod lower_joint_matrix;
 pub mod lower_kernel_images;

@@ -1,0 +1,653 @@
+//! `LowerDpasToCooperativeMatrix`: DPAS (`OpSubgroupMatrixMultiplyAccumulateINTEL`) on the
+//! target's cooperative matrices, where it lists them for the DPAS's element types, so that
+//! Intel matrix kernels use the matrix units of other GPUs (the H100's). Every other DPAS is
+//! left to `lower-subgroup-matrix-multiply-accumulate`, which lowers it to plain code.
+//!
+//! DPAS computes `D(M x N) = A(M x K) B(K x N) + C(M x N)` with invocation `n` holding column
+//! `n` of B, C and D (see [`crate::reference::dpas`]). The pass computes the transposed
+//! product `D^T = B^T A^T + C^T`, whose accumulator rows are the invocations: a KHR MulAdd of
+//! an `N x K` A matrix (B^T, B's element type), a `K x Ct` B matrix (A^T) and an `N x Ct`
+//! accumulator, where `Ct >= M` is the narrowest column count the target lists with `N`
+//! (16 x 8 x 16 f16 and 16 x 8 x 32 int8 on the H100; columns past M compute nothing that is
+//! read, since a column of a product depends only on the same column of A^T). Matrices cross
+//! through per-sub-group areas of workgroup memory: each lane stores its containers of A (at
+//! their row and column, `reference::dpas::a_location` inverted), its B column as row `n` of
+//! B^T (VNNI words are B^T's row-major pairs and quads as they are) and its C column as row `n`
+//! of C^T; after a sub-group barrier the KHR loads read them (A^T column-major), and the KHR
+//! store of the MulAdd's result is read back by the lanes after another. In Intel's
+//! sub-group-32 form (N = 16), lane `l`'s component `c` is component `2c + l / 16` of lane
+//! `l % 16`'s.
+//!
+//! Accumulators stay cooperative matrices between DPAS: the DPAS results and the `OpPhi`s
+//! between them of one accumulator type form webs, whose values are matrices; the vector a
+//! value's other uses see is read back only where it is used that way (after its DPAS, or at
+//! the top of its phi's block), and a phi's incoming vector from outside the web is staged in
+//! at the end of its predecessor. A K loop of DPAS then keeps its accumulators in the matrix
+//! units and stages only A and B in each iteration.
+//!
+//! Applies where the target has cooperative matrices; rewrites a DPAS whose entry point runs
+//! sub-groups of the device's own size (no sub-group is split or joined: KHR matrices belong
+//! to the physical sub-group), whose A and B elements are f16, bf16 or 8-bit integers of one
+//! signedness with a listed row (B's element as A, A's as B, an f32, f16 or 32-bit integer
+//! accumulator of C's and the Result's type), and whose areas fit the target's workgroup
+//! memory. Preconditions: one entry point with a workgroup size; each DPAS is reached by its
+//! whole sub-group (as the extension requires).
+
+use crate::analysis::Types;
+use crate::error::Result;
+use crate::ir::builder::{Builder, Cursor};
+use crate::ir::{Inst, Module, Operand};
+use crate::pass::{Context, Outcome, Pass};
+use crate::passes::lower_subgroup_matrix_multiply_accumulate::{is_dpas, subgroup_sizes, Part, Shape};
+use crate::passes::subgroup_scratch::SubgroupScratch;
+use crate::profile::{ComponentType, DeviceCaps, MatrixScope};
+use crate::reference::dpas::Container;
+use crate::reference::elements::Elem;
+use rspirv::grammar::OperandKind;
+use spirv::{BuiltIn, CooperativeMatrixLayout, CooperativeMatrixOperands as Flags, CooperativeMatrixUse, FPEncoding, Op, Scope, StorageClass, Word};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+pub struct LowerDpasToCooperativeMatrix;
+
+impl Pass for LowerDpasToCooperativeMatrix {
+    fn name(&self) -> &'static str {
+        "lower-dpas-to-cooperative-matrix"
+    }
+
+    fn applies(&self, target: &DeviceCaps) -> bool {
+        target.cooperative_matrix.iter().any(|s| s.scope == MatrixScope::Subgroup)
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
+        let mut outcome = Outcome::unchanged();
+        if !module.functions.iter().flat_map(|f| f.insts()).any(is_dpas) {
+            return Ok(outcome);
+        }
+        let sizes = subgroup_sizes(module, cx.target)?;
+        let types = Types::new(module);
+        let target = cx.target;
+        let native = |s: u32| s == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(&s));
+        // Every DPAS the pass can rewrite, by result id.
+        let mut plans: HashMap<Word, Plan> = HashMap::new();
+        for f in &module.functions {
+            let n = sizes.get(&f.id()).copied().unwrap_or(target.subgroup_size);
+            if !native(n) {
+                continue;
+            }
+            for inst in f.insts().filter(|i| is_dpas(i)) {
+                let (Ok(shape), Some(id)) = (Shape::of(module, &types, inst, n), inst.result_id) else { continue };
+                if let Some(plan) = Plan::of(shape, target) {
+                    plans.insert(id, plan);
+                }
+            }
+        }
+        if plans.is_empty() {
+            return Ok(outcome);
+        }
+        // One area per role and type, sized for the largest matrix of it.
+        let mut largest: BTreeMap<(Role, ComponentKey), u32> = BTreeMap::new();
+        for p in plans.values() {
+            for (role, key, elements) in p.areas() {
+                let e = largest.entry((role, key)).or_default();
+                *e = (*e).max(elements);
+            }
+        }
+        let keys: Vec<(Role, ComponentKey)> = largest.keys().copied().collect();
+        let list: Vec<(Word, u32)> = keys.iter().map(|rk| (rk.1.type_in(module), largest[rk])).collect();
+        let (scratch, arrays) = match SubgroupScratch::new(module, &types, target, &list) {
+            Ok(s) => s,
+            Err(why) => {
+                outcome.notes.push(format!("DPAS left to plain code: staging it through cooperative matrices {why}"));
+                return Ok(outcome);
+            }
+        };
+        let areas: HashMap<(Role, ComponentKey), (Word, u32)> = keys.iter().zip(arrays).map(|(rk, a)| (*rk, (a, largest[rk]))).collect();
+        let stager = Stager { scratch, areas };
+        let mut staged = 0;
+        for f in 0..module.functions.len() {
+            let web = Web::of(module, f, &plans);
+            if web.dpas.is_empty() {
+                continue;
+            }
+            staged += web.dpas.len();
+            web.rewrite(module, f, &plans, &stager);
+        }
+        outcome.count(Op::SubgroupMatrixMultiplyAccumulateINTEL as u32);
+        outcome.changed = true;
+        let mut shapes: Vec<String> = plans.values().map(|p| format!("{}x{}x{}", p.shape.n, p.ct, p.shape.k)).collect::<HashSet<_>>().into_iter().collect();
+        shapes.sort();
+        outcome.notes.push(format!("{staged} DPAS on cooperative matrices (transposed, {})", shapes.join(", ")));
+        Ok(outcome)
+    }
+}
+
+/// What an area holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Role {
+    /// A's containers, row-major (read as A^T, column-major).
+    A,
+    /// B^T's rows of containers.
+    B,
+    /// C^T and D^T, row-major.
+    Accumulator,
+}
+
+/// An area's element type, as a key that orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum ComponentKey {
+    Uint(u32),
+    /// A type of the module (an accumulator's component).
+    Type(Word),
+}
+
+impl ComponentKey {
+    fn type_in(self, module: &mut Module) -> Word {
+        match self {
+            ComponentKey::Uint(bits) => module.type_int(bits, false),
+            ComponentKey::Type(t) => t,
+        }
+    }
+}
+
+/// How one DPAS goes onto cooperative matrices.
+#[derive(Clone, Debug)]
+struct Plan {
+    shape: Shape,
+    /// Columns of the accumulator (>= M).
+    ct: u32,
+    /// Rows of A's area (A's containers may reach past M, never past this).
+    a_rows: u32,
+    /// Containers of A per row (K / elements per container).
+    a_per_row: u32,
+    /// Rows of A per invocation set (`f` of the mapping).
+    f: u32,
+    /// Component types of the KHR A (B's elements) and B (A's elements) matrices.
+    ka: Elem,
+    kb: Elem,
+    /// The accumulator's component: the Result's scalar type.
+    acc: Word,
+}
+
+impl Plan {
+    fn of(shape: Shape, target: &DeviceCaps) -> Option<Plan> {
+        let component = |e: Elem| -> Option<ComponentType> {
+            Some(match e {
+                Elem::F16 => ComponentType::F16,
+                Elem::Bf16 => ComponentType::Bf16,
+                Elem::Int { bits: 8, signed: true } => ComponentType::S8,
+                Elem::Int { bits: 8, signed: false } => ComponentType::U8,
+                _ => return None,
+            })
+        };
+        let (a, b) = (component(shape.eb)?, component(shape.ea)?);
+        if a.is_integer() != b.is_integer() || shape.c.container != shape.result.container || shape.c.comps != shape.result.comps {
+            return None;
+        }
+        let acc = match (shape.er, shape.ec) {
+            (Elem::F32, Elem::F32) => ComponentType::F32,
+            (Elem::F16, Elem::F16) => ComponentType::F16,
+            (Elem::Int { bits: 32, .. }, Elem::Int { bits: 32, .. }) if a.is_signed_integer() => ComponentType::S32,
+            (Elem::Int { bits: 32, .. }, Elem::Int { bits: 32, .. }) => ComponentType::U32,
+            _ => return None,
+        };
+        let twin = |c: ComponentType| match c {
+            ComponentType::S32 => ComponentType::U32,
+            ComponentType::U32 => ComponentType::S32,
+            c => c,
+        };
+        let m = if shape.split { 2 * shape.result.comps } else { shape.result.comps };
+        let ct = target
+            .cooperative_matrix
+            .iter()
+            .filter(|s| s.scope == MatrixScope::Subgroup && !s.saturating && s.k == shape.k && shape.n.is_multiple_of(s.m) && s.n >= m)
+            .filter(|s| s.a == a && s.b == b && (s.c == acc || s.c == twin(acc)) && s.result == s.c)
+            .map(|s| s.n)
+            .min()?;
+        let epc = shape.a.container.bits() / shape.ea.bits();
+        let a_per_row = shape.k / epc;
+        let f = (shape.n / a_per_row).max(1);
+        // The last row a container of A holds: component j of the sub-group-16 layout holds
+        // rows j * f .. j * f + f.
+        let last_j = if shape.split { 2 * shape.a_comps - 1 } else { shape.a_comps - 1 };
+        let a_rows = ct.max((last_j + 1) * f);
+        let bits_ok = |p: &Part| matches!(p.container, Container::Int(16 | 32) | Container::Float(16 | 32));
+        if !bits_ok(&shape.a) || !bits_ok(&shape.b) || shape.b.container.bits() != 32 {
+            return None;
+        }
+        let (ka, kb) = (shape.eb, shape.ea);
+        Some(Plan { acc: shape.result.scalar, shape, ct, a_rows, a_per_row, f, ka, kb })
+    }
+
+    fn areas(&self) -> [(Role, ComponentKey, u32); 3] {
+        [
+            (Role::A, ComponentKey::Uint(self.shape.a.container.bits()), self.a_rows * self.a_per_row),
+            (Role::B, ComponentKey::Uint(32), self.shape.n * self.shape.b_comps),
+            (Role::Accumulator, ComponentKey::Type(self.acc), self.shape.n * self.ct),
+        ]
+    }
+
+    /// Accumulators of equal keys are one matrix type holding the same vector type.
+    fn key(&self) -> (Word, Word, u32, bool, u32) {
+        (self.shape.result.ty, self.acc, self.shape.n, self.shape.split, self.ct)
+    }
+
+    fn element_type(module: &mut Module, e: Elem) -> Word {
+        match e {
+            Elem::F16 => module.type_float(16),
+            Elem::Bf16 => module.type_float_encoded(16, FPEncoding::BFloat16KHR),
+            Elem::Int { bits, signed } => module.type_int(bits, signed),
+            _ => module.type_float(32),
+        }
+    }
+
+    fn matrix_type(module: &mut Module, component: Word, rows: u32, cols: u32, usage: CooperativeMatrixUse) -> Word {
+        let scope = module.constant_u32(Scope::Subgroup as u32);
+        let (r, c, u) = (module.constant_u32(rows), module.constant_u32(cols), module.constant_u32(usage as u32));
+        module.intern(Op::TypeCooperativeMatrixKHR, None, vec![Operand::Id(component), Operand::Id(scope), Operand::Id(r), Operand::Id(c), Operand::Id(u)])
+    }
+
+    fn accumulator_type(&self, module: &mut Module) -> Word {
+        Plan::matrix_type(module, self.acc, self.shape.n, self.ct, CooperativeMatrixUse::MatrixAccumulatorKHR)
+    }
+}
+
+struct Stager {
+    scratch: SubgroupScratch,
+    areas: HashMap<(Role, ComponentKey), (Word, u32)>,
+}
+
+/// The invocation's place in the DPAS layout: its column `i` and, in Intel's sub-group-32
+/// form, which half of the sub-group it is in (0 or 1).
+struct Lane {
+    i: Word,
+    half: Option<Word>,
+}
+
+/// The zero accumulator matrix of `plan` where `value` is a zero vector constant (as producers
+/// start accumulators).
+fn zero_matrix(module: &mut Module, plan: &Plan, value: Word) -> Option<Word> {
+    let types = Types::new(module);
+    let is_zero = |id: Word| -> bool {
+        module.globals().iter().find(|g| g.result_id == Some(id)).is_some_and(|g| match g.op() {
+            Some(Op::ConstantNull) => true,
+            Some(Op::Constant) => g.operands.iter().all(|o| matches!(o, Operand::Literal(0))),
+            _ => false,
+        })
+    };
+    let def = module.globals().iter().find(|g| g.result_id == Some(value))?;
+    let zero = match def.op() {
+        Some(Op::ConstantNull) => true,
+        Some(Op::ConstantComposite) => def.operands.iter().all(|o| o.id().is_some_and(is_zero)),
+        _ => false,
+    };
+    if !zero {
+        return None;
+    }
+    let scalar = match (types.int(plan.acc), types.float(plan.acc)) {
+        (Some((w, s)), _) => module.constant_int(plan.acc, w, s, 0),
+        (_, Some((w, e))) => module.constant_float(plan.acc, w, e, 0.0),
+        _ => return None,
+    };
+    let ty = plan.accumulator_type(module);
+    Some(module.constant_composite(ty, &[scalar]))
+}
+
+impl Stager {
+    fn lane(&self, b: &mut Builder<'_>, plan: &Plan) -> Lane {
+        let uint = b.module.type_int(32, false);
+        let var = b.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
+        let ty = b.module.variable_pointee(var).unwrap_or(uint);
+        let id = b.load(ty, var);
+        let id = if ty == uint { id } else { b.bitcast(uint, id) };
+        if !plan.shape.split {
+            return Lane { i: id, half: None };
+        }
+        let (fifteen, four) = (b.module.constant_u32(15), b.module.constant_u32(4));
+        let i = b.op(Op::BitwiseAnd, uint, &[id, fifteen]);
+        let half = b.op(Op::ShiftRightLogical, uint, &[id, four]);
+        Lane { i, half: Some(half) }
+    }
+
+    /// The sub-group-16 component of physical component `c`: `c`, or `2c + half`.
+    fn logical(&self, b: &mut Builder<'_>, lane: &Lane, c: u32) -> Word {
+        let uint = b.module.type_int(32, false);
+        match lane.half {
+            None => b.module.constant_u32(c),
+            Some(half) => {
+                let twice = b.module.constant_u32(2 * c);
+                b.iadd(uint, twice, half)
+            }
+        }
+    }
+
+    /// A pointer to element `index` of the sub-group's area for `role`.
+    fn slot(&self, b: &mut Builder<'_>, role: Role, key: ComponentKey, index: Word) -> Word {
+        let uint = b.module.type_int(32, false);
+        let (array, per) = self.areas[&(role, key)];
+        let start = self.scratch.area_start(b, per);
+        let at = b.iadd(uint, start, index);
+        let ty = key.type_in(b.module);
+        let ptr = b.module.type_pointer(StorageClass::Workgroup, ty);
+        b.access_chain(ptr, array, &[at])
+    }
+
+    /// Component `c` of `p`, as the area type `ty`.
+    fn component_as(&self, b: &mut Builder<'_>, p: &Part, c: u32, ty: Word) -> Word {
+        let x = if p.comps == 1 { p.value } else { b.composite_extract(p.scalar, p.value, c) };
+        if p.scalar == ty {
+            x
+        } else {
+            b.bitcast(ty, x)
+        }
+    }
+
+    /// Stores this lane's accumulator vector `value` (of `plan`'s Result type) as rows of C^T
+    /// and loads it as the accumulator matrix `into` (allocated by the caller).
+    fn stage_in_accumulator(&self, b: &mut Builder<'_>, plan: &Plan, value: Word, into: Word) {
+        let uint = b.module.type_int(32, false);
+        let key = ComponentKey::Type(plan.acc);
+        self.scratch.barrier(b);
+        let lane = self.lane(b, plan);
+        let part = Part { value, ..plan.shape.result };
+        let ct = b.module.constant_u32(plan.ct);
+        let row = b.imul(uint, lane.i, ct);
+        for r in 0..plan.shape.result.comps {
+            let m = self.logical(b, &lane, r);
+            let at = b.iadd(uint, row, m);
+            let slot = self.slot(b, Role::Accumulator, key, at);
+            let v = self.component_as(b, &part, r, plan.acc);
+            b.store(slot, v);
+        }
+        self.scratch.barrier(b);
+        let zero = b.module.constant_u32(0);
+        let start = self.slot(b, Role::Accumulator, key, zero);
+        let ty = plan.accumulator_type(b.module);
+        let layout = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
+        b.insert(Inst::new(Op::CooperativeMatrixLoadKHR, Some(ty), Some(into), vec![Operand::Id(start), Operand::Id(layout), Operand::Id(ct)]));
+    }
+
+    /// Stores accumulator matrix `matrix` as D^T and reads this lane's vector back as `into`.
+    fn stage_out_accumulator(&self, b: &mut Builder<'_>, plan: &Plan, matrix: Word, into: Word) {
+        let uint = b.module.type_int(32, false);
+        let key = ComponentKey::Type(plan.acc);
+        let zero = b.module.constant_u32(0);
+        let ct = b.module.constant_u32(plan.ct);
+        self.scratch.barrier(b);
+        let start = self.slot(b, Role::Accumulator, key, zero);
+        let layout = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
+        b.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(start), Operand::Id(matrix), Operand::Id(layout), Operand::Id(ct)]);
+        self.scratch.barrier(b);
+        let lane = self.lane(b, plan);
+        let row = b.imul(uint, lane.i, ct);
+        let result = plan.shape.result;
+        let parts: Vec<Word> = (0..result.comps)
+            .map(|r| {
+                let m = self.logical(b, &lane, r);
+                let at = b.iadd(uint, row, m);
+                let slot = self.slot(b, Role::Accumulator, key, at);
+                let v = b.load(plan.acc, slot);
+                if plan.acc == result.scalar {
+                    v
+                } else {
+                    b.bitcast(result.scalar, v)
+                }
+            })
+            .collect();
+        let (op, operands) = if result.comps == 1 { (Op::CopyObject, parts) } else { (Op::CompositeConstruct, parts) };
+        b.insert(Inst::new(op, Some(result.ty), Some(into), operands.into_iter().map(Operand::Id).collect()));
+    }
+
+    /// The MulAdd of `plan` with accumulator matrix `c`, result `into`. The operand matrices
+    /// come from `staged` (the block's matrices by vector and matrix type) where an earlier
+    /// DPAS of the block staged the same vector; the others are stored by the lanes and loaded.
+    fn multiply(&self, b: &mut Builder<'_>, plan: &Plan, staged: &mut HashMap<(Word, Word), Word>, c: Word, into: Word) {
+        let uint = b.module.type_int(32, false);
+        let s = &plan.shape;
+        let (ka_c, kb_c) = (Plan::element_type(b.module, plan.ka), Plan::element_type(b.module, plan.kb));
+        let ka = Plan::matrix_type(b.module, ka_c, s.n, s.k, CooperativeMatrixUse::MatrixAKHR);
+        let kb = Plan::matrix_type(b.module, kb_c, s.k, plan.ct, CooperativeMatrixUse::MatrixBKHR);
+        let (a_key, b_key) = (ComponentKey::Uint(s.a.container.bits()), ComponentKey::Uint(32));
+        let (per_row, b_row) = (b.module.constant_u32(plan.a_per_row), b.module.constant_u32(s.b_comps));
+        let (mut mat_a, mut mat_b) = (staged.get(&(s.b.value, ka)).copied(), staged.get(&(s.a.value, kb)).copied());
+        if mat_a.is_none() || mat_b.is_none() {
+            self.scratch.barrier(b);
+            let lane = self.lane(b, plan);
+            if mat_b.is_none() {
+                // A: component j (sub-group-16 numbering) of invocation i holds row
+                // j * f + i / per_row and containers i % per_row of it.
+                let a_ty = a_key.type_in(b.module);
+                let f = b.module.constant_u32(plan.f);
+                let band = b.op(Op::UDiv, uint, &[lane.i, per_row]);
+                let within = b.op(Op::UMod, uint, &[lane.i, per_row]);
+                for c in 0..s.a_comps {
+                    let j = self.logical(b, &lane, c);
+                    let rows = b.imul(uint, j, f);
+                    let row = b.iadd(uint, rows, band);
+                    let first = b.imul(uint, row, per_row);
+                    let at = b.iadd(uint, first, within);
+                    let slot = self.slot(b, Role::A, a_key, at);
+                    let v = self.component_as(b, &s.a, c, a_ty);
+                    b.store(slot, v);
+                }
+            }
+            if mat_a.is_none() {
+                // B: invocation i's column is row i of B^T.
+                let b_ty = b_key.type_in(b.module);
+                let first = b.imul(uint, lane.i, b_row);
+                let held = if s.split { s.b_comps / 2 } else { s.b_comps };
+                for c in 0..held {
+                    let j = self.logical(b, &lane, c);
+                    let at = b.iadd(uint, first, j);
+                    let slot = self.slot(b, Role::B, b_key, at);
+                    let v = self.component_as(b, &s.b, c, b_ty);
+                    b.store(slot, v);
+                }
+            }
+            self.scratch.barrier(b);
+            let zero = b.module.constant_u32(0);
+            if mat_a.is_none() {
+                let row_major = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
+                let start = self.slot(b, Role::B, b_key, zero);
+                let m = b.emit(Op::CooperativeMatrixLoadKHR, ka, vec![Operand::Id(start), Operand::Id(row_major), Operand::Id(b_row)]);
+                staged.insert((s.b.value, ka), m);
+                mat_a = Some(m);
+            }
+            if mat_b.is_none() {
+                let col_major = b.module.constant_u32(CooperativeMatrixLayout::ColumnMajorKHR as u32);
+                let start = self.slot(b, Role::A, a_key, zero);
+                let m = b.emit(Op::CooperativeMatrixLoadKHR, kb, vec![Operand::Id(start), Operand::Id(col_major), Operand::Id(per_row)]);
+                staged.insert((s.a.value, kb), m);
+                mat_b = Some(m);
+            }
+        }
+        let mut flags = Flags::NONE_KHR;
+        if matches!(plan.ka, Elem::Int { signed: true, .. }) {
+            flags |= Flags::MATRIX_A_SIGNED_COMPONENTS_KHR;
+        }
+        if matches!(plan.kb, Elem::Int { signed: true, .. }) {
+            flags |= Flags::MATRIX_B_SIGNED_COMPONENTS_KHR;
+        }
+        // Signed 8-bit rows sum into s32, unsigned ones into u32 (the bits are the same).
+        if matches!(plan.ka, Elem::Int { signed: true, .. }) {
+            flags |= Flags::MATRIX_C_SIGNED_COMPONENTS_KHR | Flags::MATRIX_RESULT_SIGNED_COMPONENTS_KHR;
+        }
+        let acc = plan.accumulator_type(b.module);
+        let operands = vec![Operand::Id(mat_a.unwrap_or_default()), Operand::Id(mat_b.unwrap_or_default()), Operand::Id(c), Operand::Enum(OperandKind::CooperativeMatrixOperands, flags.bits())];
+        b.insert(Inst::new(Op::CooperativeMatrixMulAddKHR, Some(acc), Some(into), operands));
+    }
+}
+
+/// The accumulator webs of one function: which values are matrices, and where their vectors
+/// are needed.
+struct Web {
+    /// Rewritten DPAS results.
+    dpas: HashSet<Word>,
+    /// Phis of the web, with the plan their matrices follow.
+    phis: HashMap<Word, Word>,
+    /// The matrix id of each web value.
+    matrix: HashMap<Word, Word>,
+    /// Web values whose vectors are used outside the web.
+    read_back: HashSet<Word>,
+}
+
+impl Web {
+    fn of(module: &Module, f: usize, plans: &HashMap<Word, Plan>) -> Web {
+        let func = &module.functions[f];
+        let dpas: HashSet<Word> = func.insts().filter(|i| is_dpas(i)).filter_map(|i| i.result_id).filter(|id| plans.contains_key(id)).collect();
+        let vector_types: HashSet<Word> = dpas.iter().map(|d| plans[d].shape.result.ty).collect();
+        let phi_insts: HashMap<Word, &Inst> = func.insts().filter(|i| i.is(Op::Phi) && i.result_type.is_some_and(|t| vector_types.contains(&t))).filter_map(|i| Some((i.result_id?, i))).collect();
+        // The DPAS (a representative plan) each phi's matrix follows, by propagation; phis whose
+        // incoming members disagree, or that none reaches, are not in the web.
+        let mut phis: HashMap<Word, Word> = HashMap::new();
+        let mut out: HashSet<Word> = HashSet::new();
+        let plan_of = |v: Word, phis: &HashMap<Word, Word>| -> Option<Word> {
+            if dpas.contains(&v) {
+                Some(v)
+            } else {
+                phis.get(&v).copied()
+            }
+        };
+        loop {
+            let mut changed = false;
+            for (&p, inst) in &phi_insts {
+                if out.contains(&p) {
+                    continue;
+                }
+                let reps: Vec<Word> = inst.operands.iter().step_by(2).filter_map(Operand::id).filter_map(|v| plan_of(v, &phis)).collect();
+                let keys: HashSet<_> = reps.iter().map(|r| plans[r].key()).collect();
+                if keys.len() > 1 || (reps.is_empty() && phis.contains_key(&p)) {
+                    phis.remove(&p);
+                    out.insert(p);
+                    changed = true;
+                } else if let (Some(r), false) = (reps.first(), phis.contains_key(&p)) {
+                    phis.insert(p, *r);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let members: HashSet<Word> = dpas.iter().chain(phis.keys()).copied().collect();
+        let key_of = |v: Word| plan_of(v, &phis).map(|r| plans[&r].key());
+        // Uses that stay matrices: C of a member DPAS, and incoming values of a member phi, of
+        // the same key.
+        let mut read_back = HashSet::new();
+        for inst in func.insts() {
+            let user = inst.result_id.filter(|id| members.contains(id));
+            for (k, op) in inst.operands.iter().enumerate() {
+                let Some(v) = op.id().filter(|v| members.contains(v)) else { continue };
+                let matrix_use = match (user, inst.op()) {
+                    (Some(u), Some(Op::Phi)) => k % 2 == 0 && key_of(u) == key_of(v),
+                    (Some(u), Some(Op::SubgroupMatrixMultiplyAccumulateINTEL)) => k == 3 && key_of(u) == key_of(v),
+                    _ => false,
+                };
+                if !matrix_use {
+                    read_back.insert(v);
+                }
+            }
+        }
+        Web { dpas, phis, matrix: HashMap::new(), read_back }
+    }
+
+    fn rewrite(mut self, module: &mut Module, f: usize, plans: &HashMap<Word, Plan>, stager: &Stager) {
+        let plan_of = |v: Word| -> &Plan {
+            if self.dpas.contains(&v) {
+                &plans[&v]
+            } else {
+                &plans[&self.phis[&v]]
+            }
+        };
+        let members: Vec<Word> = self.dpas.iter().chain(self.phis.keys()).copied().collect();
+        for v in &members {
+            let id = module.alloc_id();
+            self.matrix.insert(*v, id);
+        }
+        // Stage-ins of phi incoming values from outside the web, at the end of predecessors:
+        // (predecessor block, vector, plan, matrix id).
+        let mut stage_ins: Vec<(usize, Word, Word, Word)> = Vec::new();
+        for bi in 0..module.functions[f].blocks.len() {
+            let mut new_phis = Vec::new();
+            let mut reads = Vec::new();
+            let mut keep = Vec::new();
+            for inst in std::mem::take(&mut module.functions[f].blocks[bi].insts) {
+                let Some(p) = inst.result_id.filter(|p| inst.is(Op::Phi) && self.phis.contains_key(p)) else {
+                    keep.push(inst);
+                    continue;
+                };
+                let rep = self.phis[&p];
+                let mut operands = Vec::new();
+                for pair in inst.operands.chunks(2) {
+                    let (Some(v), Some(label)) = (pair[0].id(), pair.get(1).and_then(Operand::id)) else { continue };
+                    let zero = zero_matrix(module, &plans[&rep], v);
+                    let m = match (self.matrix.get(&v).filter(|_| plan_of(v).key() == plans[&rep].key()), zero) {
+                        (Some(m), _) => *m,
+                        (None, Some(z)) => z,
+                        (None, None) => {
+                            let id = module.alloc_id();
+                            let pred = module.functions[f].block_index(label).unwrap_or(bi);
+                            stage_ins.push((pred, v, rep, id));
+                            id
+                        }
+                    };
+                    operands.push(Operand::Id(m));
+                    operands.push(Operand::Id(label));
+                }
+                let ty = plans[&rep].accumulator_type(module);
+                new_phis.push(Inst::new(Op::Phi, Some(ty), Some(self.matrix[&p]), operands).from_origin(inst.origin));
+                if self.read_back.contains(&p) {
+                    reads.push((p, rep, inst.origin));
+                }
+            }
+            let first_non_phi = keep.iter().position(|i| !i.is(Op::Phi)).unwrap_or(keep.len());
+            let mut insts = keep;
+            let at = first_non_phi;
+            insts.splice(at..at, new_phis.iter().cloned());
+            module.functions[f].blocks[bi].insts = insts;
+            let mut i = at + new_phis.len();
+            for (p, rep, origin) in reads {
+                let mut b = Builder::new(module, Cursor { function: f, block: bi, index: i }).with_origin(origin);
+                stager.stage_out_accumulator(&mut b, &plans[&rep], self.matrix[&p], p);
+                i = b.cursor.index;
+            }
+            // The DPAS of the block, and the operand matrices they staged.
+            let mut staged = HashMap::new();
+            while i < module.functions[f].blocks[bi].insts.len() {
+                let inst = &module.functions[f].blocks[bi].insts[i];
+                let Some(id) = inst.result_id.filter(|id| self.dpas.contains(id)) else {
+                    i += 1;
+                    continue;
+                };
+                let inst = module.functions[f].blocks[bi].insts.remove(i);
+                let plan = &plans[&id];
+                let mut b = Builder::new(module, Cursor { function: f, block: bi, index: i }).with_origin(inst.origin);
+                let c = inst.operands.get(3).and_then(Operand::id).unwrap_or_default();
+                let zero = zero_matrix(b.module, plan, c);
+                let c_matrix = match (self.matrix.get(&c).filter(|_| plan_of(c).key() == plan.key()), zero) {
+                    (Some(m), _) => *m,
+                    (None, Some(z)) => z,
+                    (None, None) => {
+                        let m = b.module.alloc_id();
+                        stager.stage_in_accumulator(&mut b, plan, c, m);
+                        m
+                    }
+                };
+                let d = self.matrix[&id];
+                stager.multiply(&mut b, plan, &mut staged, c_matrix, d);
+                if self.read_back.contains(&id) {
+                    stager.stage_out_accumulator(&mut b, plan, d, id);
+                }
+                i = b.cursor.index;
+            }
+        }
+        for (pred, v, rep, id) in stage_ins {
+            let block = &module.functions[f].blocks[pred];
+            let mut index = block.insts.len() - usize::from(block.terminator().is_some());
+            if index > 0 && block.insts[index - 1].op().is_some_and(|o| matches!(o, Op::LoopMerge | Op::SelectionMerge)) {
+                index -= 1;
+            }
+            let mut b = Builder::new(module, Cursor { function: f, block: pred, index });
+            stager.stage_in_accumulator(&mut b, &plans[&rep], v, id);
+        }
+    }
+}
