@@ -4,9 +4,8 @@
 //!   clang-19 and llvm-spirv compile it, translated by matbridge) against
 //!   `benches/kernels/gemm_tiled.wgsl` (the same tiles and loops in WGSL, compiled by naga);
 //! - the DPAS GEMM of `tests/kernels/opencl/dpas_gemm.cl` (Intel matrix-engine code, f16 -> f32)
-//!   in Intel's sub-group-32 form as matbridge runs it (on the device's cooperative matrices
-//!   where it lists them), the same kernel lowered to plain sub-group code, and the sub-group-16
-//!   form (plain code; split sub-groups where the device's are wider);
+//!   in Intel's sub-group-32 form and at sub-group 16, each as matbridge runs it (on the device's
+//!   cooperative matrices where it lists them) and lowered to plain sub-group code;
 //! - a sub-group-16 reduction loop (`benches/kernels/subgroup_reduce.cl`, `reduce16`) against
 //!   the same loop at the device's own sub-group size (`reduce_native`): the cost of sub-group
 //!   size virtualization.
@@ -91,17 +90,21 @@ fn dpas_gemm(ctx: &Context, size: usize) {
     let (ba, bb) = (ctx.buffer_from_slice(&a, "A").unwrap(), ctx.buffer_from_slice(&b, "B").unwrap());
     let n = (size as i32).to_le_bytes();
     let reps = if ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu { 1 } else { 20 };
-    // The sub-group-32 kernel translated for the device as it is, and without its cooperative
-    // matrices (plain sub-group code).
+    // Each form translated for the device as it is, and without its cooperative matrices (plain
+    // sub-group code).
     let mut plain_caps = ctx.caps().clone();
     plain_caps.cooperative_matrix.clear();
-    let mut plain_module = matbridge::translator::Module::from_words(&spirv).unwrap();
-    matbridge::translator::kernel::keep_entry_point(&mut plain_module, "dpas_gemm_sg32").unwrap();
-    let (plain, _) = matbridge::translator::translate(&plain_module.to_words(), &plain_caps).unwrap();
+    let plain = |entry: &str| {
+        let mut module = matbridge::translator::Module::from_words(&spirv).unwrap();
+        matbridge::translator::kernel::keep_entry_point(&mut module, entry).unwrap();
+        let (words, _) = matbridge::translator::translate(&module.to_words(), &plain_caps).unwrap();
+        ctx.load_kernel(&words, entry).unwrap()
+    };
     let variants = [
         ("sg32 as run", ctx.load_kernel(&spirv, "dpas_gemm_sg32").unwrap(), 32u32),
-        ("sg32 plain", ctx.load_kernel(&plain, "dpas_gemm_sg32").unwrap(), 32),
-        ("sg16 plain", ctx.load_kernel(&spirv, "dpas_gemm_sg16").unwrap(), 16),
+        ("sg32 plain", plain("dpas_gemm_sg32"), 32),
+        ("sg16 as run", ctx.load_kernel(&spirv, "dpas_gemm_sg16").unwrap(), 16),
+        ("sg16 plain", plain("dpas_gemm_sg16"), 16),
     ];
     let flops = 2.0 * (size as f64).powi(3);
     let mut results: Vec<Vec<f32>> = Vec::new();

@@ -4023,6 +4023,9 @@ fn dpas_cases() -> Vec<DpasCase> {
         case("spirv_f16_sg16", 16, false, 16, 0xc00, DpasPart(Int(16), 4, 16, F16), DpasPart(Int(32), 8, 16, F16), DpasPart(Float(32), 4, 32, F32), DpasPart(Float(32), 4, 32, F32)),
         case("intel_f16_sg32", 32, true, 16, 0xc00, DpasPart(Int(16), 4, 16, F16), DpasPart(Int(32), 4, 16, F16), DpasPart(Float(32), 4, 32, F32), DpasPart(Float(32), 4, 32, F32)),
         case("intel_i8_sg32", 32, true, 32, 0x33, DpasPart(Int(16), 4, 8, Bits), DpasPart(Int(32), 4, 8, Bits), DpasPart(Int(32), 4, 32, Bits), DpasPart(Int(32), 4, 32, Bits)),
+        case("intel_bf16_sg32", 32, true, 16, 0x3000, DpasPart(Int(16), 4, 16, Bf16), DpasPart(Int(32), 4, 16, Bf16), DpasPart(Float(32), 4, 32, F32), DpasPart(Float(32), 4, 32, F32)),
+        case("intel_f16_acc_sg32", 32, true, 16, 0xc00, DpasPart(Int(16), 4, 16, F16), DpasPart(Int(32), 4, 16, F16), DpasPart(Float(16), 4, 16, F16), DpasPart(Float(16), 4, 16, F16)),
+        case("intel_u8_sg32", 32, true, 32, 0x30, DpasPart(Int(16), 4, 8, Bits), DpasPart(Int(32), 4, 8, Bits), DpasPart(Int(32), 4, 32, Bits), DpasPart(Int(32), 4, 32, Bits)),
         case("spec_f16_m1_sg32", 32, false, 16, 0xc00, DpasPart(Int(16), 1, 16, F16), DpasPart(Int(32), 8, 16, F16), DpasPart(Float(32), 1, 32, F32), DpasPart(Float(32), 1, 32, F32)),
     ]
 }
@@ -4117,8 +4120,9 @@ fn intel_dpas_gemm_matches_the_reference() {
         for (kernel, sg) in [("dpas_gemm_small_sg16", 16u32), ("dpas_gemm_small_sg32", 32)] {
             let loaded = ctx.load_kernel(&spirv, kernel).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
             let muladds = cooperative_muladds(loaded.spirv());
+            // Both forms: the sub-group-16 one's work-groups fill whole 32-wide sub-groups.
             let native = ctx.caps().subgroup_size == 32 && ctx.caps().cooperative_matrix.iter().any(|s| s.a == matbridge_translator::profile::ComponentType::F16 && s.k == 16);
-            if sg == 32 && native {
+            if native {
                 assert!(muladds > 0, "{name}: {kernel} does not run on the device's cooperative matrices");
             }
             let (ba, bb) = (ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap());
@@ -4136,14 +4140,18 @@ fn intel_dpas_gemm_matches_the_reference() {
 }
 
 /// DPAS on the H100's cooperative matrices: every kernel of `dpas.cl` and `dpas_gemm.cl` whose
-/// sub-group is the H100's (32) and whose element types it lists becomes KHR MulAdds
-/// (transposed, 16 x 8 x K), the others stay plain code; spirv-val passes every output.
+/// sub-group is the H100's (32), or splits from it in work-groups of whole sub-groups of 32, and
+/// whose element types it lists becomes KHR MulAdds (transposed, 16 x 8 x K); the others stay
+/// plain code (`dpas.cl`'s sub-group-16 kernels run in work-groups of one sub-group of 16);
+/// spirv-val passes every output.
 #[test]
 fn intel_dpas_uses_cooperative_matrices_where_listed() {
     use matbridge_translator::{kernel::keep_entry_point, profile::DeviceCaps, Module};
     let (Some(single), Some(gemm)) = (common::opencl("dpas"), common::opencl("dpas_gemm")) else { return };
     let mut cases: Vec<(&[u32], &str, bool)> = dpas_cases().iter().map(|c| (single.as_slice(), c.kernel, c.subgroup == 32)).collect();
-    cases.extend([(gemm.as_slice(), "dpas_gemm_sg16", false), (gemm.as_slice(), "dpas_gemm_sg32", true), (gemm.as_slice(), "dpas_gemm_small_sg32", true)]);
+    // The GEMMs' fixed work-groups fill whole sub-groups of 32: at sub-group 16 each physical
+    // sub-group computes the matrices of the two split from it.
+    cases.extend([(gemm.as_slice(), "dpas_gemm_sg16", true), (gemm.as_slice(), "dpas_gemm_sg32", true), (gemm.as_slice(), "dpas_gemm_small_sg16", true)]);
     for (module, kernel, on_matrices) in cases {
         let mut m = Module::from_words(module).unwrap();
         keep_entry_point(&mut m, kernel).unwrap();

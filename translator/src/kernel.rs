@@ -661,9 +661,30 @@ pub(crate) fn recorded_subgroup_sizes(module: &Module) -> Vec<(String, u32)> {
     module.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| Some((n.string(1)?.strip_prefix(SUBGROUP_SIZE_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?))).collect()
 }
 
+/// The name that marks a module whose cooperative matrices are its physical sub-groups' even
+/// where its logical ones are split from them (`lower-dpas-to-cooperative-matrix`).
+const PHYSICAL_MATRICES: &str = "matbridge.physical_matrices";
+
+/// Records that the module's cooperative matrices belong to its physical sub-groups, split or
+/// not: [`split_subgroups`] then lists none, and the matrices run natively.
+pub(crate) fn record_physical_matrices(module: &mut Module) {
+    if module.debug_names.iter().any(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(PHYSICAL_MATRICES)) {
+        return;
+    }
+    let uint = module.type_int(32, false);
+    let id = module.alloc_id();
+    module.add_global(crate::ir::Inst::new(Op::Constant, Some(uint), Some(id), vec![Operand::Literal(1)]));
+    module.debug_names.push(crate::ir::Inst::new(Op::Name, None, None, vec![Operand::Id(id), Operand::string(PHYSICAL_MATRICES)]));
+}
+
 /// The logical sub-group size of every entry point that `virtualize-subgroup-size` split out of
-/// larger physical sub-groups (its required size `S` below the device's `P`), with `P`.
+/// larger physical sub-groups (its required size `S` below the device's `P`), with `P`; none
+/// where the module's matrices are the physical sub-groups' ([`record_physical_matrices`]), so
+/// that the passes that place cooperative matrices treat them as unsplit.
 pub(crate) fn split_subgroups(module: &Module) -> Vec<(String, u32, u32)> {
+    if module.debug_names.iter().any(|n| n.is(Op::Name) && n.string(1).as_deref() == Some(PHYSICAL_MATRICES)) {
+        return Vec::new();
+    }
     let types = Types::new(module);
     let physical: std::collections::HashMap<String, u32> =
         module.debug_names.iter().filter(|n| n.is(Op::Name)).filter_map(|n| Some((n.string(1)?.strip_prefix(VIRTUAL_SUBGROUP_PREFIX)?.to_string(), types.const_u32(n.word_opt(0)?)?))).collect();

@@ -23,6 +23,7 @@ float4 OVLD __spirv_SubgroupMatrixMultiplyAccumulateINTEL(int k, short4 a, int8 
 float4 OVLD __spirv_SubgroupMatrixMultiplyAccumulateINTEL(int k, short4 a, int4 b, float4 c, int operands);
 int4 OVLD __spirv_SubgroupMatrixMultiplyAccumulateINTEL(int k, short4 a, int4 b, int4 c, int operands);
 float OVLD __spirv_SubgroupMatrixMultiplyAccumulateINTEL(int k, short a, int8 b, float c, int operands);
+half4 OVLD __spirv_SubgroupMatrixMultiplyAccumulateINTEL(int k, short4 a, int4 b, half4 c, int operands);
 
 #define DPAS(NAME, SG, RT, AT, BT, CT, CALL) \
     __kernel __attribute__((intel_reqd_sub_group_size(SG))) void NAME(__global const AT* a, __global const BT* b, __global const CT* c, __global RT* d) { \
@@ -43,4 +44,7 @@ DPAS(f16_acc_k16_sg16, 16, half8, short8, int8, half8, intel_sub_group_f16_f16_m
 DPAS(spirv_f16_sg16, 16, float4, short4, int8, float4, __spirv_SubgroupMatrixMultiplyAccumulateINTEL(16, a[i], b[i], c[i], 0xc00))
 DPAS(intel_f16_sg32, 32, float4, short4, int4, float4, __spirv_SubgroupMatrixMultiplyAccumulateINTEL(16, a[i], b[i], c[i], 0xc00))
 DPAS(intel_i8_sg32, 32, int4, short4, int4, int4, __spirv_SubgroupMatrixMultiplyAccumulateINTEL(32, a[i], b[i], c[i], 0x33))
+DPAS(intel_bf16_sg32, 32, float4, short4, int4, float4, __spirv_SubgroupMatrixMultiplyAccumulateINTEL(16, a[i], b[i], c[i], 0x3000))
+DPAS(intel_f16_acc_sg32, 32, half4, short4, int4, half4, __spirv_SubgroupMatrixMultiplyAccumulateINTEL(16, a[i], b[i], c[i], 0xc00))
+DPAS(intel_u8_sg32, 32, int4, short4, int4, int4, __spirv_SubgroupMatrixMultiplyAccumulateINTEL(32, a[i], b[i], c[i], 0x30))
 DPAS(spec_f16_m1_sg32, 32, float, short, int8, float, __spirv_SubgroupMatrixMultiplyAccumulateINTEL(16, a[i], b[i], c[i], 0xc00))

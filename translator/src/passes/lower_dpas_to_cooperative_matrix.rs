@@ -25,14 +25,25 @@
 //! at the end of its predecessor. A K loop of DPAS then keeps its accumulators in the matrix
 //! units and stages only A and B in each iteration.
 //!
+//! **Split sub-groups.** Where the entry point's sub-groups are split from wider physical ones
+//! (sub-group 16 on the H100's 32), KHR matrices still belong to the physical sub-group: each
+//! logical sub-group stages into its own areas as above, and the physical one loads, multiplies
+//! and stores the matrices of each of its `r` logical sub-groups in turn (areas `L - L % r + h`),
+//! so every value of a web is `r` matrices. This needs every lane of the physical sub-group at
+//! each DPAS: the work-group's size is fixed and a multiple of the physical size, and the DPAS is
+//! in a block every invocation of the work-group reaches (`analysis::divergence`). The module is
+//! then marked (`kernel::record_physical_matrices`) so that the passes after
+//! `virtualize-subgroup-size` keep its matrices native; a module that has other cooperative
+//! matrices is left to the plain lowering at split sizes.
+//!
 //! Applies where the target has cooperative matrices; rewrites a DPAS whose entry point runs
-//! sub-groups of the device's own size (no sub-group is split or joined: KHR matrices belong
-//! to the physical sub-group), whose A and B elements are f16, bf16 or 8-bit integers of one
-//! signedness with a listed row (B's element as A, A's as B, an f32, f16 or 32-bit integer
-//! accumulator of C's and the Result's type), and whose areas fit the target's workgroup
-//! memory. Preconditions: one entry point with a workgroup size; each DPAS is reached by its
-//! whole sub-group (as the extension requires).
+//! sub-groups of the device's own size (or split from it, as above), whose A and B elements are
+//! f16, bf16 or 8-bit integers of one signedness with a listed row (B's element as A, A's as B,
+//! an f32, f16 or 32-bit integer accumulator of C's and the Result's type), and whose areas fit
+//! the target's workgroup memory. Preconditions: one entry point with a workgroup size; each
+//! DPAS is reached by its whole sub-group (as the extension requires).
 
+use crate::analysis::divergence::Divergence;
 use crate::analysis::Types;
 use crate::error::Result;
 use crate::ir::builder::{Builder, Cursor};
@@ -69,15 +80,35 @@ impl Pass for LowerDpasToCooperativeMatrix {
         let native = |s: u32| s == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(&s));
         // Every DPAS the pass can rewrite, by result id.
         let mut plans: HashMap<Word, Plan> = HashMap::new();
-        for f in &module.functions {
+        // Split sub-groups share their physical one's matrices only where nothing else in the
+        // module is a cooperative matrix (those stay the logical sub-groups', emulated).
+        let other_matrices = module.globals().iter().any(|g| g.is(Op::TypeCooperativeMatrixKHR) || g.is(Op::TypeCooperativeMatrixNV));
+        // ... and where the work-group fills whole physical sub-groups (a matrix operation needs
+        // every lane of one).
+        let whole = module.entry_points.iter().filter_map(|e| e.string(2)).all(|name| {
+            crate::specialize::fixed_workgroup_size(module, &name).is_some_and(|[x, y, z]| (u64::from(x) * u64::from(y) * u64::from(z)).is_multiple_of(u64::from(target.subgroup_size.max(1))))
+        });
+        for (fi, f) in module.functions.iter().enumerate() {
             let n = sizes.get(&f.id()).copied().unwrap_or(target.subgroup_size);
-            if !native(n) {
-                continue;
-            }
-            for inst in f.insts().filter(|i| is_dpas(i)) {
-                let (Ok(shape), Some(id)) = (Shape::of(module, &types, inst, n), inst.result_id) else { continue };
-                if let Some(plan) = Plan::of(shape, target) {
-                    plans.insert(id, plan);
+            let p = target.subgroup_size;
+            let replicas = match native(n) {
+                true => 1,
+                false if n < p && p.is_multiple_of(n) && !other_matrices && whole => p / n,
+                false => continue,
+            };
+            // Split: both logical sub-groups of a physical one must reach each DPAS together,
+            // which blocks every invocation of the work-group reaches guarantee.
+            let uniform = (replicas > 1).then(|| Divergence::new(module, &[fi], Scope::Workgroup));
+            let divergent: HashSet<Word> = uniform.iter().flat_map(|d| d.regions(fi).iter().flat_map(|r| r.blocks.iter().copied())).collect();
+            for block in &f.blocks {
+                if divergent.contains(&block.id()) {
+                    continue;
+                }
+                for inst in block.insts.iter().filter(|i| is_dpas(i)) {
+                    let (Ok(shape), Some(id)) = (Shape::of(module, &types, inst, n), inst.result_id) else { continue };
+                    if let Some(plan) = Plan::of(shape, target, replicas) {
+                        plans.insert(id, plan);
+                    }
                 }
             }
         }
@@ -102,6 +133,9 @@ impl Pass for LowerDpasToCooperativeMatrix {
             }
         };
         let areas: HashMap<(Role, ComponentKey), (Word, u32)> = keys.iter().zip(arrays).map(|(rk, a)| (*rk, (a, largest[rk]))).collect();
+        if plans.values().any(|p| p.replicas > 1) {
+            crate::kernel::record_physical_matrices(module);
+        }
         let stager = Stager { scratch, areas };
         let mut staged = 0;
         for f in 0..module.functions.len() {
@@ -114,7 +148,15 @@ impl Pass for LowerDpasToCooperativeMatrix {
         }
         outcome.count(Op::SubgroupMatrixMultiplyAccumulateINTEL as u32);
         outcome.changed = true;
-        let mut shapes: Vec<String> = plans.values().map(|p| format!("{}x{}x{}", p.shape.n, p.ct, p.shape.k)).collect::<HashSet<_>>().into_iter().collect();
+        let mut shapes: Vec<String> = plans
+            .values()
+            .map(|p| match p.replicas {
+                1 => format!("{}x{}x{}", p.shape.n, p.ct, p.shape.k),
+                r => format!("{}x{}x{} for each of the {r} sub-groups split from one", p.shape.n, p.ct, p.shape.k),
+            })
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
         shapes.sort();
         outcome.notes.push(format!("{staged} DPAS on cooperative matrices (transposed, {})", shapes.join(", ")));
         Ok(outcome)
@@ -166,10 +208,13 @@ struct Plan {
     kb: Elem,
     /// The accumulator's component: the Result's scalar type.
     acc: Word,
+    /// Logical sub-groups per physical one: 1, or the number split from it, whose matrices
+    /// the physical sub-group computes one after another.
+    replicas: u32,
 }
 
 impl Plan {
-    fn of(shape: Shape, target: &DeviceCaps) -> Option<Plan> {
+    fn of(shape: Shape, target: &DeviceCaps, replicas: u32) -> Option<Plan> {
         let component = |e: Elem| -> Option<ComponentType> {
             Some(match e {
                 Elem::F16 => ComponentType::F16,
@@ -215,7 +260,7 @@ impl Plan {
             return None;
         }
         let (ka, kb) = (shape.eb, shape.ea);
-        Some(Plan { acc: shape.result.scalar, shape, ct, a_rows, a_per_row, f, ka, kb })
+        Some(Plan { acc: shape.result.scalar, shape, ct, a_rows, a_per_row, f, ka, kb, replicas })
     }
 
     fn areas(&self) -> [(Role, ComponentKey, u32); 3] {
@@ -227,8 +272,8 @@ impl Plan {
     }
 
     /// Accumulators of equal keys are one matrix type holding the same vector type.
-    fn key(&self) -> (Word, Word, u32, bool, u32) {
-        (self.shape.result.ty, self.acc, self.shape.n, self.shape.split, self.ct)
+    fn key(&self) -> (Word, Word, u32, bool, u32, u32) {
+        (self.shape.result.ty, self.acc, self.shape.n, self.shape.split, self.ct, self.replicas)
     }
 
     fn element_type(module: &mut Module, e: Elem) -> Word {
@@ -331,6 +376,34 @@ impl Stager {
         b.access_chain(ptr, array, &[at])
     }
 
+    /// The first element of the area for `role` of each logical sub-group the physical one
+    /// holds (`L - L % r + h` for `h < r`, `L` the logical sub-group), as the matrix loads and
+    /// stores address them: the same pointers on every lane.
+    fn matrix_starts(&self, b: &mut Builder<'_>, plan: &Plan, role: Role, key: ComponentKey) -> Vec<Word> {
+        let uint = b.module.type_int(32, false);
+        let zero = b.module.constant_u32(0);
+        if plan.replicas == 1 {
+            return vec![self.slot(b, role, key, zero)];
+        }
+        let (array, per) = self.areas[&(role, key)];
+        let var = b.module.get_or_add_builtin(BuiltIn::SubgroupId, uint);
+        let sg = b.load(uint, var);
+        let r = b.module.constant_u32(plan.replicas);
+        let within = b.op(Op::UMod, uint, &[sg, r]);
+        let first = b.op(Op::ISub, uint, &[sg, within]);
+        let ty = key.type_in(b.module);
+        let ptr = b.module.type_pointer(StorageClass::Workgroup, ty);
+        let per = b.module.constant_u32(per);
+        (0..plan.replicas)
+            .map(|h| {
+                let h = b.module.constant_u32(h);
+                let q = b.iadd(uint, first, h);
+                let at = b.imul(uint, q, per);
+                b.access_chain(ptr, array, &[at])
+            })
+            .collect()
+    }
+
     /// Component `c` of `p`, as the area type `ty`.
     fn component_as(&self, b: &mut Builder<'_>, p: &Part, c: u32, ty: Word) -> Word {
         let x = if p.comps == 1 { p.value } else { b.composite_extract(p.scalar, p.value, c) };
@@ -342,8 +415,9 @@ impl Stager {
     }
 
     /// Stores this lane's accumulator vector `value` (of `plan`'s Result type) as rows of C^T
-    /// and loads it as the accumulator matrix `into` (allocated by the caller).
-    fn stage_in_accumulator(&self, b: &mut Builder<'_>, plan: &Plan, value: Word, into: Word) {
+    /// and loads it as the accumulator matrices `into` (allocated by the caller, one for each
+    /// logical sub-group of the physical one).
+    fn stage_in_accumulator(&self, b: &mut Builder<'_>, plan: &Plan, value: Word, into: &[Word]) {
         let uint = b.module.type_int(32, false);
         let key = ComponentKey::Type(plan.acc);
         self.scratch.barrier(b);
@@ -359,23 +433,24 @@ impl Stager {
             b.store(slot, v);
         }
         self.scratch.barrier(b);
-        let zero = b.module.constant_u32(0);
-        let start = self.slot(b, Role::Accumulator, key, zero);
         let ty = plan.accumulator_type(b.module);
         let layout = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
-        b.insert(Inst::new(Op::CooperativeMatrixLoadKHR, Some(ty), Some(into), vec![Operand::Id(start), Operand::Id(layout), Operand::Id(ct)]));
+        for (start, into) in self.matrix_starts(b, plan, Role::Accumulator, key).into_iter().zip(into) {
+            b.insert(Inst::new(Op::CooperativeMatrixLoadKHR, Some(ty), Some(*into), vec![Operand::Id(start), Operand::Id(layout), Operand::Id(ct)]));
+        }
     }
 
-    /// Stores accumulator matrix `matrix` as D^T and reads this lane's vector back as `into`.
-    fn stage_out_accumulator(&self, b: &mut Builder<'_>, plan: &Plan, matrix: Word, into: Word) {
+    /// Stores accumulator matrices `matrices` (one for each logical sub-group of the physical
+    /// one) as D^T and reads this lane's vector back as `into`.
+    fn stage_out_accumulator(&self, b: &mut Builder<'_>, plan: &Plan, matrices: &[Word], into: Word) {
         let uint = b.module.type_int(32, false);
         let key = ComponentKey::Type(plan.acc);
-        let zero = b.module.constant_u32(0);
         let ct = b.module.constant_u32(plan.ct);
         self.scratch.barrier(b);
-        let start = self.slot(b, Role::Accumulator, key, zero);
         let layout = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
-        b.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(start), Operand::Id(matrix), Operand::Id(layout), Operand::Id(ct)]);
+        for (start, matrix) in self.matrix_starts(b, plan, Role::Accumulator, key).into_iter().zip(matrices) {
+            b.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(start), Operand::Id(*matrix), Operand::Id(layout), Operand::Id(ct)]);
+        }
         self.scratch.barrier(b);
         let lane = self.lane(b, plan);
         let row = b.imul(uint, lane.i, ct);
@@ -400,7 +475,7 @@ impl Stager {
     /// The MulAdd of `plan` with accumulator matrix `c`, result `into`. The operand matrices
     /// come from `staged` (the block's matrices by vector and matrix type) where an earlier
     /// DPAS of the block staged the same vector; the others are stored by the lanes and loaded.
-    fn multiply(&self, b: &mut Builder<'_>, plan: &Plan, staged: &mut HashMap<(Word, Word), Word>, c: Word, into: Word) {
+    fn multiply(&self, b: &mut Builder<'_>, plan: &Plan, staged: &mut HashMap<(Word, Word), Vec<Word>>, c: &[Word], into: &[Word]) {
         let uint = b.module.type_int(32, false);
         let s = &plan.shape;
         let (ka_c, kb_c) = (Plan::element_type(b.module, plan.ka), Plan::element_type(b.module, plan.kb));
@@ -408,7 +483,7 @@ impl Stager {
         let kb = Plan::matrix_type(b.module, kb_c, s.k, plan.ct, CooperativeMatrixUse::MatrixBKHR);
         let (a_key, b_key) = (ComponentKey::Uint(s.a.container.bits()), ComponentKey::Uint(32));
         let (per_row, b_row) = (b.module.constant_u32(plan.a_per_row), b.module.constant_u32(s.b_comps));
-        let (mut mat_a, mut mat_b) = (staged.get(&(s.b.value, ka)).copied(), staged.get(&(s.a.value, kb)).copied());
+        let (mut mat_a, mut mat_b) = (staged.get(&(s.b.value, ka)).cloned(), staged.get(&(s.a.value, kb)).cloned());
         if mat_a.is_none() || mat_b.is_none() {
             self.scratch.barrier(b);
             let lane = self.lane(b, plan);
@@ -444,19 +519,18 @@ impl Stager {
                 }
             }
             self.scratch.barrier(b);
-            let zero = b.module.constant_u32(0);
             if mat_a.is_none() {
                 let row_major = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
-                let start = self.slot(b, Role::B, b_key, zero);
-                let m = b.emit(Op::CooperativeMatrixLoadKHR, ka, vec![Operand::Id(start), Operand::Id(row_major), Operand::Id(b_row)]);
-                staged.insert((s.b.value, ka), m);
+                let starts = self.matrix_starts(b, plan, Role::B, b_key);
+                let m: Vec<Word> = starts.into_iter().map(|start| b.emit(Op::CooperativeMatrixLoadKHR, ka, vec![Operand::Id(start), Operand::Id(row_major), Operand::Id(b_row)])).collect();
+                staged.insert((s.b.value, ka), m.clone());
                 mat_a = Some(m);
             }
             if mat_b.is_none() {
                 let col_major = b.module.constant_u32(CooperativeMatrixLayout::ColumnMajorKHR as u32);
-                let start = self.slot(b, Role::A, a_key, zero);
-                let m = b.emit(Op::CooperativeMatrixLoadKHR, kb, vec![Operand::Id(start), Operand::Id(col_major), Operand::Id(per_row)]);
-                staged.insert((s.a.value, kb), m);
+                let starts = self.matrix_starts(b, plan, Role::A, a_key);
+                let m: Vec<Word> = starts.into_iter().map(|start| b.emit(Op::CooperativeMatrixLoadKHR, kb, vec![Operand::Id(start), Operand::Id(col_major), Operand::Id(per_row)])).collect();
+                staged.insert((s.a.value, kb), m.clone());
                 mat_b = Some(m);
             }
         }
@@ -472,8 +546,11 @@ impl Stager {
             flags |= Flags::MATRIX_C_SIGNED_COMPONENTS_KHR | Flags::MATRIX_RESULT_SIGNED_COMPONENTS_KHR;
         }
         let acc = plan.accumulator_type(b.module);
-        let operands = vec![Operand::Id(mat_a.unwrap_or_default()), Operand::Id(mat_b.unwrap_or_default()), Operand::Id(c), Operand::Enum(OperandKind::CooperativeMatrixOperands, flags.bits())];
-        b.insert(Inst::new(Op::CooperativeMatrixMulAddKHR, Some(acc), Some(into), operands));
+        let (mat_a, mat_b) = (mat_a.unwrap_or_default(), mat_b.unwrap_or_default());
+        for h in 0..into.len() {
+            let operands = vec![Operand::Id(mat_a[h]), Operand::Id(mat_b[h]), Operand::Id(c[h]), Operand::Enum(OperandKind::CooperativeMatrixOperands, flags.bits())];
+            b.insert(Inst::new(Op::CooperativeMatrixMulAddKHR, Some(acc), Some(into[h]), operands));
+        }
     }
 }
 
@@ -484,8 +561,8 @@ struct Web {
     dpas: HashSet<Word>,
     /// Phis of the web, with the plan their matrices follow.
     phis: HashMap<Word, Word>,
-    /// The matrix id of each web value.
-    matrix: HashMap<Word, Word>,
+    /// The matrix ids of each web value (one for each logical sub-group of the physical one).
+    matrix: HashMap<Word, Vec<Word>>,
     /// Web values whose vectors are used outside the web.
     read_back: HashSet<Word>,
 }
@@ -560,12 +637,13 @@ impl Web {
         };
         let members: Vec<Word> = self.dpas.iter().chain(self.phis.keys()).copied().collect();
         for v in &members {
-            let id = module.alloc_id();
-            self.matrix.insert(*v, id);
+            let ids = (0..plan_of(*v).replicas).map(|_| module.alloc_id()).collect();
+            self.matrix.insert(*v, ids);
         }
+        let fresh = |module: &mut Module, plan: &Plan| -> Vec<Word> { (0..plan.replicas).map(|_| module.alloc_id()).collect() };
         // Stage-ins of phi incoming values from outside the web, at the end of predecessors:
-        // (predecessor block, vector, plan, matrix id).
-        let mut stage_ins: Vec<(usize, Word, Word, Word)> = Vec::new();
+        // (predecessor block, vector, plan, matrix ids).
+        let mut stage_ins: Vec<(usize, Word, Word, Vec<Word>)> = Vec::new();
         for bi in 0..module.functions[f].blocks.len() {
             let mut new_phis = Vec::new();
             let mut reads = Vec::new();
@@ -576,25 +654,29 @@ impl Web {
                     continue;
                 };
                 let rep = self.phis[&p];
-                let mut operands = Vec::new();
+                let plan = &plans[&rep];
+                // One phi per matrix of the value: (value, label) pairs of each.
+                let mut operands: Vec<Vec<Operand>> = vec![Vec::new(); plan.replicas as usize];
                 for pair in inst.operands.chunks(2) {
                     let (Some(v), Some(label)) = (pair[0].id(), pair.get(1).and_then(Operand::id)) else { continue };
-                    let zero = zero_matrix(module, &plans[&rep], v);
-                    let m = match (self.matrix.get(&v).filter(|_| plan_of(v).key() == plans[&rep].key()), zero) {
-                        (Some(m), _) => *m,
-                        (None, Some(z)) => z,
+                    let ms = match (self.matrix.get(&v).filter(|_| plan_of(v).key() == plan.key()), zero_matrix(module, plan, v)) {
+                        (Some(m), _) => m.clone(),
+                        (None, Some(z)) => vec![z; plan.replicas as usize],
                         (None, None) => {
-                            let id = module.alloc_id();
+                            let ids = fresh(module, plan);
                             let pred = module.functions[f].block_index(label).unwrap_or(bi);
-                            stage_ins.push((pred, v, rep, id));
-                            id
+                            stage_ins.push((pred, v, rep, ids.clone()));
+                            ids
                         }
                     };
-                    operands.push(Operand::Id(m));
-                    operands.push(Operand::Id(label));
+                    for (ops, m) in operands.iter_mut().zip(ms) {
+                        ops.extend([Operand::Id(m), Operand::Id(label)]);
+                    }
                 }
-                let ty = plans[&rep].accumulator_type(module);
-                new_phis.push(Inst::new(Op::Phi, Some(ty), Some(self.matrix[&p]), operands).from_origin(inst.origin));
+                let ty = plan.accumulator_type(module);
+                for (ops, id) in operands.into_iter().zip(&self.matrix[&p]) {
+                    new_phis.push(Inst::new(Op::Phi, Some(ty), Some(*id), ops).from_origin(inst.origin));
+                }
                 if self.read_back.contains(&p) {
                     reads.push((p, rep, inst.origin));
                 }
@@ -607,7 +689,7 @@ impl Web {
             let mut i = at + new_phis.len();
             for (p, rep, origin) in reads {
                 let mut b = Builder::new(module, Cursor { function: f, block: bi, index: i }).with_origin(origin);
-                stager.stage_out_accumulator(&mut b, &plans[&rep], self.matrix[&p], p);
+                stager.stage_out_accumulator(&mut b, &plans[&rep], &self.matrix[&p], p);
                 i = b.cursor.index;
             }
             // The DPAS of the block, and the operand matrices they staged.
@@ -623,31 +705,31 @@ impl Web {
                 let mut b = Builder::new(module, Cursor { function: f, block: bi, index: i }).with_origin(inst.origin);
                 let c = inst.operands.get(3).and_then(Operand::id).unwrap_or_default();
                 let zero = zero_matrix(b.module, plan, c);
-                let c_matrix = match (self.matrix.get(&c).filter(|_| plan_of(c).key() == plan.key()), zero) {
-                    (Some(m), _) => *m,
-                    (None, Some(z)) => z,
+                let c_matrices = match (self.matrix.get(&c).filter(|_| plan_of(c).key() == plan.key()), zero) {
+                    (Some(m), _) => m.clone(),
+                    (None, Some(z)) => vec![z; plan.replicas as usize],
                     (None, None) => {
-                        let m = b.module.alloc_id();
-                        stager.stage_in_accumulator(&mut b, plan, c, m);
-                        m
+                        let ids = fresh(b.module, plan);
+                        stager.stage_in_accumulator(&mut b, plan, c, &ids);
+                        ids
                     }
                 };
-                let d = self.matrix[&id];
-                stager.multiply(&mut b, plan, &mut staged, c_matrix, d);
+                let d = &self.matrix[&id];
+                stager.multiply(&mut b, plan, &mut staged, &c_matrices, d);
                 if self.read_back.contains(&id) {
                     stager.stage_out_accumulator(&mut b, plan, d, id);
                 }
                 i = b.cursor.index;
             }
         }
-        for (pred, v, rep, id) in stage_ins {
+        for (pred, v, rep, ids) in stage_ins {
             let block = &module.functions[f].blocks[pred];
             let mut index = block.insts.len() - usize::from(block.terminator().is_some());
             if index > 0 && block.insts[index - 1].op().is_some_and(|o| matches!(o, Op::LoopMerge | Op::SelectionMerge)) {
                 index -= 1;
             }
             let mut b = Builder::new(module, Cursor { function: f, block: pred, index });
-            stager.stage_in_accumulator(&mut b, &plans[&rep], v, id);
+            stager.stage_in_accumulator(&mut b, &plans[&rep], v, &ids);
         }
     }
 }
