@@ -23,7 +23,9 @@
 //! value's other uses see is read back only where it is used that way (after its DPAS, or at
 //! the top of its phi's block), and a phi's incoming vector from outside the web is staged in
 //! at the end of its predecessor. A K loop of DPAS then keeps its accumulators in the matrix
-//! units and stages only A and B in each iteration.
+//! units and stages only A and B in each iteration. Phis in, or fed from, blocks that only some
+//! invocations reach (`analysis::divergence`) stay vectors: matrix operations need the whole
+//! sub-group.
 //!
 //! **Split sub-groups.** Where the entry point's sub-groups are split from wider physical ones
 //! (sub-group 16 on the H100's 32), KHR matrices still belong to the physical sub-group: each
@@ -139,7 +141,11 @@ impl Pass for LowerDpasToCooperativeMatrix {
         let stager = Stager { scratch, areas };
         let mut staged = 0;
         for f in 0..module.functions.len() {
-            let web = Web::of(module, f, &plans);
+            // Matrix operations need the whole sub-group: phis in, or fed from, blocks only some
+            // invocations reach stay vectors.
+            let divergence = Divergence::new(module, &[f], Scope::Workgroup);
+            let divergent: HashSet<Word> = divergence.regions(f).iter().flat_map(|r| r.blocks.iter().copied()).collect();
+            let web = Web::of(module, f, &plans, &divergent);
             if web.dpas.is_empty() {
                 continue;
             }
@@ -568,11 +574,19 @@ struct Web {
 }
 
 impl Web {
-    fn of(module: &Module, f: usize, plans: &HashMap<Word, Plan>) -> Web {
+    fn of(module: &Module, f: usize, plans: &HashMap<Word, Plan>, divergent: &HashSet<Word>) -> Web {
         let func = &module.functions[f];
         let dpas: HashSet<Word> = func.insts().filter(|i| is_dpas(i)).filter_map(|i| i.result_id).filter(|id| plans.contains_key(id)).collect();
         let vector_types: HashSet<Word> = dpas.iter().map(|d| plans[d].shape.result.ty).collect();
-        let phi_insts: HashMap<Word, &Inst> = func.insts().filter(|i| i.is(Op::Phi) && i.result_type.is_some_and(|t| vector_types.contains(&t))).filter_map(|i| Some((i.result_id?, i))).collect();
+        let mut phi_insts: HashMap<Word, &Inst> = HashMap::new();
+        for block in func.blocks.iter().filter(|b| !divergent.contains(&b.id())) {
+            for phi in block.insts.iter().filter(|i| i.is(Op::Phi) && i.result_type.is_some_and(|t| vector_types.contains(&t))) {
+                let preds_reached = phi.operands.iter().skip(1).step_by(2).filter_map(Operand::id).all(|l| !divergent.contains(&l));
+                if let (Some(id), true) = (phi.result_id, preds_reached) {
+                    phi_insts.insert(id, phi);
+                }
+            }
+        }
         // The DPAS (a representative plan) each phi's matrix follows, by propagation; phis whose
         // incoming members disagree, or that none reaches, are not in the web.
         let mut phis: HashMap<Word, Word> = HashMap::new();
@@ -635,7 +649,9 @@ impl Web {
                 &plans[&self.phis[&v]]
             }
         };
-        let members: Vec<Word> = self.dpas.iter().chain(self.phis.keys()).copied().collect();
+        // In id order, so that the output does not depend on hashing.
+        let mut members: Vec<Word> = self.dpas.iter().chain(self.phis.keys()).copied().collect();
+        members.sort_unstable();
         for v in &members {
             let ids = (0..plan_of(*v).replicas).map(|_| module.alloc_id()).collect();
             self.matrix.insert(*v, ids);
