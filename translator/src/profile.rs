@@ -588,6 +588,12 @@ impl DeviceCaps {
         self.cooperative_matrix.iter().find(|s| s.m == m && s.n == n && s.k == k && s.a == a && s.b == b && s.c == c && s.result == result && s.saturating == saturating)
     }
 
+    /// Whether the device runs sub-groups of `size` itself: its size, or one that
+    /// VK_EXT_subgroup_size_control can request.
+    pub fn runs_subgroup_size(&self, size: u32) -> bool {
+        size == self.subgroup_size || (self.subgroup_size_control && (self.min_subgroup_size..=self.max_subgroup_size).contains(&size))
+    }
+
     /// A built-in profile by name (see [`BUILTIN_PROFILES`]), from `shared/notes/devices.md`.
     pub fn builtin(name: &str) -> Option<DeviceCaps> {
         match name.to_ascii_lowercase().as_str() {

@@ -51,7 +51,7 @@ use crate::error::Result;
 use crate::ir::builder::{Builder, Cursor};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
-use crate::passes::lower_subgroup_matrix_multiply_accumulate::{is_dpas, subgroup_sizes, Part, Shape};
+use crate::passes::lower_subgroup_matrix_multiply_accumulate::{is_dpas, lane_id, subgroup_sizes, Part, Shape};
 use crate::passes::subgroup_scratch::SubgroupScratch;
 use crate::profile::{ComponentType, DeviceCaps, MatrixScope};
 use crate::reference::dpas::Container;
@@ -79,7 +79,6 @@ impl Pass for LowerDpasToCooperativeMatrix {
         let sizes = subgroup_sizes(module, cx.target)?;
         let types = Types::new(module);
         let target = cx.target;
-        let native = |s: u32| s == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(&s));
         // Every DPAS the pass can rewrite, by result id.
         let mut plans: HashMap<Word, Plan> = HashMap::new();
         // Split sub-groups share their physical one's matrices only where nothing else in the
@@ -93,7 +92,7 @@ impl Pass for LowerDpasToCooperativeMatrix {
         for (fi, f) in module.functions.iter().enumerate() {
             let n = sizes.get(&f.id()).copied().unwrap_or(target.subgroup_size);
             let p = target.subgroup_size;
-            let replicas = match native(n) {
+            let replicas = match target.runs_subgroup_size(n) {
                 true => 1,
                 false if n < p && p.is_multiple_of(n) && !other_matrices && whole => p / n,
                 false => continue,
@@ -346,10 +345,7 @@ fn zero_matrix(module: &mut Module, plan: &Plan, value: Word) -> Option<Word> {
 impl Stager {
     fn lane(&self, b: &mut Builder<'_>, plan: &Plan) -> Lane {
         let uint = b.module.type_int(32, false);
-        let var = b.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
-        let ty = b.module.variable_pointee(var).unwrap_or(uint);
-        let id = b.load(ty, var);
-        let id = if ty == uint { id } else { b.bitcast(uint, id) };
+        let id = lane_id(b);
         if !plan.shape.split {
             return Lane { i: id, half: None };
         }

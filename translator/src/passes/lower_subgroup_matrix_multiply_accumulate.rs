@@ -281,10 +281,7 @@ impl Shape {
         let scope = b.module.constant_u32(Scope::Subgroup as u32);
         // Upper half of a sub-group of 32 (Intel's form).
         let upper = self.split.then(|| {
-            let var = b.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
-            let ty = b.module.variable_pointee(var).unwrap_or(uint);
-            let id = b.load(ty, var);
-            let id = if ty == uint { id } else { b.bitcast(uint, id) };
+            let id = lane_id(b);
             let sixteen = b.module.constant_u32(16);
             let bit = b.op(Op::BitwiseAnd, uint, &[id, sixteen]);
             let zero = b.module.constant_u32(0);
@@ -417,6 +414,19 @@ impl Shape {
         } else {
             b.op(Op::CompositeConstruct, self.result.ty, &out)
         }
+    }
+}
+
+/// The invocation's `SubgroupLocalInvocationId`, as an unsigned 32-bit integer.
+pub(crate) fn lane_id(b: &mut Builder<'_>) -> Word {
+    let uint = b.module.type_int(32, false);
+    let var = b.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
+    let ty = b.module.variable_pointee(var).unwrap_or(uint);
+    let id = b.load(ty, var);
+    if ty == uint {
+        id
+    } else {
+        b.bitcast(uint, id)
     }
 }
 

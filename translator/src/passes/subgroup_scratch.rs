@@ -117,10 +117,7 @@ impl SubgroupScratch {
 /// Whether `virtualize-subgroup-size` will join physical sub-groups of `target` into the
 /// larger ones an entry point of `module` requires.
 fn joins_subgroups(module: &Module, target: &DeviceCaps) -> bool {
-    crate::kernel::recorded_subgroup_sizes(module).iter().any(|(_, s)| {
-        let native = *s == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(s));
-        !native && *s > target.subgroup_size
-    })
+    crate::kernel::recorded_subgroup_sizes(module).iter().any(|(_, s)| !target.runs_subgroup_size(*s) && *s > target.subgroup_size)
 }
 
 /// How the memory a cooperative-matrix load or store reads or writes holds the matrix's

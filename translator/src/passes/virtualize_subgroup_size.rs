@@ -86,7 +86,7 @@ impl Pass for VirtualizeSubgroupSize {
             if !s.is_power_of_two() || s > 128 {
                 return Err(Error::Invalid { site: Box::default(), message: format!("`{SUBGROUP_SIZE_PREFIX}{entry}` records a required sub-group size of {s} (a power of two up to 128 is needed)") });
             }
-            let native = s == target.subgroup_size || (target.subgroup_size_control && (target.min_subgroup_size..=target.max_subgroup_size).contains(&s));
+            let native = target.runs_subgroup_size(s);
             if native {
                 continue;
             }
