@@ -4117,7 +4117,7 @@ fn intel_dpas_gemm_matches_the_reference() {
     for ctx in &contexts {
         let name = &ctx.caps().name;
         // 2 x 1 DPAS tiles (16 x 16) per sub-group.
-        for (kernel, sg) in [("dpas_gemm_small_sg16", 16u32), ("dpas_gemm_small_sg32", 32)] {
+        for (kernel, sg) in [("dpas_gemm_small_sg16", 16u32), ("dpas_gemm_small_sg32", 32), ("dpas_gemm_small_k48_sg32", 32)] {
             let loaded = ctx.load_kernel(&spirv, kernel).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
             let muladds = cooperative_muladds(loaded.spirv());
             // Both forms: the sub-group-16 one's work-groups fill whole 32-wide sub-groups.
@@ -4151,7 +4151,12 @@ fn intel_dpas_uses_cooperative_matrices_where_listed() {
     let mut cases: Vec<(&[u32], &str, bool)> = dpas_cases().iter().map(|c| (single.as_slice(), c.kernel, c.subgroup == 32)).collect();
     // The GEMMs' fixed work-groups fill whole sub-groups of 32: at sub-group 16 each physical
     // sub-group computes the matrices of the two split from it.
-    cases.extend([(gemm.as_slice(), "dpas_gemm_sg16", true), (gemm.as_slice(), "dpas_gemm_sg32", true), (gemm.as_slice(), "dpas_gemm_small_sg16", true)]);
+    cases.extend([
+        (gemm.as_slice(), "dpas_gemm_sg16", true),
+        (gemm.as_slice(), "dpas_gemm_sg32", true),
+        (gemm.as_slice(), "dpas_gemm_small_sg16", true),
+        (gemm.as_slice(), "dpas_gemm_small_k48_sg32", true),
+    ]);
     for (module, kernel, on_matrices) in cases {
         let mut m = Module::from_words(module).unwrap();
         keep_entry_point(&mut m, kernel).unwrap();

@@ -6,7 +6,7 @@
 // DPAS operand layouts (B's column as VNNI pairs of rows). Two forms: sub-group 16 with the
 // cl_intel_subgroup_matrix_multiply_accumulate built-in, and Intel's sub-group-32 form (N = 16,
 // each invocation holding half of the sub-group-16 operands) through the SPIR-V friendly call;
-// 4 x 2 tiles (`dpas_gemm_sg*`, as fast kernels have) and 2 x 1 (`dpas_gemm_small_sg*`).
+// 4 x 2 tiles (`dpas_gemm_sg*`, as fast kernels have) and 2 x 1 (`dpas_gemm_small_*`).
 // Work-groups of 4 sub-groups; M a multiple of 8 TM, N of 16 TN, K of 16.
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
@@ -60,7 +60,7 @@ void NAME(__global const ushort* a, __global const ushort* b, __global float* d,
 
 // Component c of invocation l is component 2c + l / 16 of invocation l % 16 in the sub-group-16
 // layout: A's row 2c + h, B's rows 4c + 2h and 4c + 2h + 1, D's row 2c + h.
-#define GEMM_SG32(NAME, TM, TN) \
+#define GEMM_SG32(NAME, TM, TN, KDIM, KLOOP) \
 __kernel __attribute__((intel_reqd_sub_group_size(32))) __attribute__((reqd_work_group_size(128, 1, 1))) \
 void NAME(__global const ushort* a, __global const ushort* b, __global float* d, int m, int n, int k) { \
     int lane = get_sub_group_local_id(); \
@@ -72,7 +72,7 @@ void NAME(__global const ushort* a, __global const ushort* b, __global float* d,
     _Pragma("unroll") for (int r = 0; r < TM; r++) \
         _Pragma("unroll") for (int t = 0; t < TN; t++) \
             acc[r][t] = (float4)(0.0f); \
-    for (int k0 = 0; k0 < k; k0 += 16) { \
+    KLOOP for (int k0 = 0; k0 < KDIM; k0 += 16) { \
         short4 ra[TM]; \
         int4 rb[TN]; \
         _Pragma("unroll") for (int r = 0; r < TM; r++) { \
@@ -101,6 +101,8 @@ void NAME(__global const ushort* a, __global const ushort* b, __global float* d,
 }
 
 GEMM_SG16(dpas_gemm_sg16, 4, 2)
-GEMM_SG32(dpas_gemm_sg32, 4, 2)
+GEMM_SG32(dpas_gemm_sg32, 4, 2, k, )
 GEMM_SG16(dpas_gemm_small_sg16, 2, 1)
-GEMM_SG32(dpas_gemm_small_sg32, 2, 1)
+GEMM_SG32(dpas_gemm_small_sg32, 2, 1, k, )
+// K fixed at 48 (a loop that always runs: its results leave it without a phi).
+GEMM_SG32(dpas_gemm_small_k48_sg32, 2, 1, 48, _Pragma("nounroll"))

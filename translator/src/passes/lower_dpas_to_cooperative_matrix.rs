@@ -21,7 +21,8 @@
 //! Accumulators stay cooperative matrices between DPAS: the DPAS results and the `OpPhi`s
 //! between them of one accumulator type form webs, whose values are matrices; the vector a
 //! value's other uses see is read back only where it is used that way (after its DPAS, or at
-//! the top of its phi's block), and a phi's incoming vector from outside the web is staged in
+//! the top of its phi's block; where every such use follows a loop that computes the value, at
+//! the top of the loop's single exit, once), and a phi's incoming vector from outside the web is staged in
 //! at the end of its predecessor. A K loop of DPAS then keeps its accumulators in the matrix
 //! units and stages only A and B in each iteration. Phis in, or fed from, blocks that only some
 //! invocations reach (`analysis::divergence`) stay vectors: matrix operations need the whole
@@ -49,6 +50,7 @@ use crate::analysis::divergence::Divergence;
 use crate::analysis::Types;
 use crate::error::Result;
 use crate::ir::builder::{Builder, Cursor};
+use crate::ir::cfg::Cfg;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::lower_subgroup_matrix_multiply_accumulate::{is_dpas, lane_id, subgroup_sizes, Part, Shape};
@@ -565,8 +567,39 @@ struct Web {
     phis: HashMap<Word, Word>,
     /// The matrix ids of each web value (one for each logical sub-group of the physical one).
     matrix: HashMap<Word, Vec<Word>>,
-    /// Web values whose vectors are used outside the web.
-    read_back: HashSet<Word>,
+    /// Web values whose vectors are used outside the web, and where they are read back: after
+    /// their definition (`None`), or at the top of the exit block of a loop (`Some` block) that
+    /// all those uses follow.
+    read_back: HashMap<Word, Option<usize>>,
+}
+
+/// The natural loops of `cfg`: the blocks of each, by index, one per back edge.
+fn natural_loops(cfg: &Cfg) -> Vec<HashSet<usize>> {
+    let mut loops = Vec::new();
+    for (latch, succs) in cfg.succs.iter().enumerate() {
+        for &header in succs.iter().filter(|&&h| cfg.dominates(h, latch)) {
+            let mut body = HashSet::from([header]);
+            let mut stack = vec![latch];
+            while let Some(b) = stack.pop() {
+                if body.insert(b) {
+                    stack.extend(cfg.preds[b].iter().copied());
+                }
+            }
+            loops.push(body);
+        }
+    }
+    loops
+}
+
+/// Where a value defined in block `def` and used (outside the web) in blocks `uses` is read
+/// back: the single exit of the outermost loop that holds `def` and none of the uses, where
+/// that exit follows `def`, precedes every use and every invocation reaches it; else `None`
+/// (after the definition, once per trip of a loop around it).
+fn read_back_block(cfg: &Cfg, loops: &[HashSet<usize>], divergent: &HashSet<Word>, def: usize, uses: &[usize]) -> Option<usize> {
+    let l = loops.iter().filter(|l| l.contains(&def) && uses.iter().all(|u| !l.contains(u))).max_by_key(|l| l.len())?;
+    let exits: HashSet<usize> = l.iter().flat_map(|&b| cfg.succs[b].iter().copied()).filter(|s| !l.contains(s)).collect();
+    let [exit] = exits.into_iter().collect::<Vec<_>>()[..] else { return None };
+    (cfg.dominates(def, exit) && uses.iter().all(|&u| cfg.dominates(exit, u)) && !divergent.contains(&cfg.labels[exit])).then_some(exit)
 }
 
 impl Web {
@@ -619,8 +652,17 @@ impl Web {
         let key_of = |v: Word| plan_of(v, &phis).map(|r| plans[&r].key());
         // Uses that stay matrices: C of a member DPAS, and incoming values of a member phi, of
         // the same key.
-        let mut read_back = HashSet::new();
-        for inst in func.insts() {
+        // Each member's uses outside the web, by block (a phi's at the end of its predecessor).
+        let mut outside: HashMap<Word, Vec<usize>> = HashMap::new();
+        let mut defined: HashMap<Word, usize> = HashMap::new();
+        for (bi, block) in func.blocks.iter().enumerate() {
+            for inst in &block.insts {
+                if let Some(id) = inst.result_id.filter(|id| members.contains(id)) {
+                    defined.insert(id, bi);
+                }
+            }
+        }
+        for (bi, inst) in func.blocks.iter().enumerate().flat_map(|(bi, b)| b.insts.iter().map(move |i| (bi, i))) {
             let user = inst.result_id.filter(|id| members.contains(id));
             for (k, op) in inst.operands.iter().enumerate() {
                 let Some(v) = op.id().filter(|v| members.contains(v)) else { continue };
@@ -630,10 +672,23 @@ impl Web {
                     _ => false,
                 };
                 if !matrix_use {
-                    read_back.insert(v);
+                    let at = match inst.op() {
+                        Some(Op::Phi) => inst.operands.get(k + 1).and_then(Operand::id).and_then(|l| func.block_index(l)).unwrap_or(bi),
+                        _ => bi,
+                    };
+                    outside.entry(v).or_default().push(at);
                 }
             }
         }
+        let cfg = Cfg::new(func);
+        let loops = natural_loops(&cfg);
+        let read_back = outside
+            .into_iter()
+            .map(|(v, uses)| {
+                let def = defined.get(&v).copied().unwrap_or_default();
+                (v, read_back_block(&cfg, &loops, divergent, def, &uses))
+            })
+            .collect();
         Web { dpas, phis, matrix: HashMap::new(), read_back }
     }
 
@@ -689,7 +744,7 @@ impl Web {
                 for (ops, id) in operands.into_iter().zip(&self.matrix[&p]) {
                     new_phis.push(Inst::new(Op::Phi, Some(ty), Some(*id), ops).from_origin(inst.origin));
                 }
-                if self.read_back.contains(&p) {
+                if let Some(None) = self.read_back.get(&p) {
                     reads.push((p, rep, inst.origin));
                 }
             }
@@ -702,6 +757,14 @@ impl Web {
             for (p, rep, origin) in reads {
                 let mut b = Builder::new(module, Cursor { function: f, block: bi, index: i }).with_origin(origin);
                 stager.stage_out_accumulator(&mut b, &plans[&rep], &self.matrix[&p], p);
+                i = b.cursor.index;
+            }
+            // Values read back here, at the exit of the loops that compute them.
+            let mut exiting: Vec<Word> = self.read_back.iter().filter(|(_, at)| **at == Some(bi)).map(|(v, _)| *v).collect();
+            exiting.sort_unstable();
+            for v in exiting {
+                let mut b = Builder::new(module, Cursor { function: f, block: bi, index: i });
+                stager.stage_out_accumulator(&mut b, plan_of(v), &self.matrix[&v], v);
                 i = b.cursor.index;
             }
             // The DPAS of the block, and the operand matrices they staged.
@@ -728,7 +791,7 @@ impl Web {
                 };
                 let d = &self.matrix[&id];
                 stager.multiply(&mut b, plan, &mut staged, &c_matrices, d);
-                if self.read_back.contains(&id) {
+                if let Some(None) = self.read_back.get(&id) {
                     stager.stage_out_accumulator(&mut b, plan, d, id);
                 }
                 i = b.cursor.index;
