@@ -142,14 +142,14 @@ impl Pass for LowerDpasToCooperativeMatrix {
         let stager = Stager { scratch, areas };
         let mut staged = 0;
         for f in 0..module.functions.len() {
+            if !module.functions[f].insts().any(|i| i.result_id.is_some_and(|id| plans.contains_key(&id))) {
+                continue;
+            }
             // Matrix operations need the whole sub-group: phis in, or fed from, blocks only some
             // invocations reach stay vectors.
             let divergence = Divergence::new(module, &[f], Scope::Workgroup);
             let divergent: HashSet<Word> = divergence.regions(f).iter().flat_map(|r| r.blocks.iter().copied()).collect();
             let web = Web::of(module, f, &plans, &divergent);
-            if web.dpas.is_empty() {
-                continue;
-            }
             staged += web.dpas.len();
             web.rewrite(module, f, &plans, &stager);
         }
