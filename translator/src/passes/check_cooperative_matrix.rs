@@ -93,7 +93,7 @@ pub fn use_name(value: Option<u32>) -> &'static str {
 /// naming it; `None` when the target runs every one natively (or there are none).
 /// The integer component type of the other signedness (KHR matrices take signedness from the
 /// MulAdd's operands, so a listed s8 shape serves u8 matrices too); other types are their own.
-fn signedness_twin(c: ComponentType) -> ComponentType {
+pub(crate) fn signedness_twin(c: ComponentType) -> ComponentType {
     match c {
         ComponentType::S8 => ComponentType::U8,
         ComponentType::S32 => ComponentType::U32,

@@ -53,8 +53,10 @@ use crate::ir::builder::{Builder, Cursor};
 use crate::ir::cfg::Cfg;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
+use crate::passes::check_cooperative_matrix::signedness_twin;
 use crate::passes::lower_subgroup_matrix_multiply_accumulate::{is_dpas, lane_id, subgroup_sizes, Part, Shape};
 use crate::passes::subgroup_scratch::SubgroupScratch;
+use crate::passes::zero_sums_from_select::positive_zeros;
 use crate::profile::{ComponentType, DeviceCaps, MatrixScope};
 use crate::reference::dpas::Container;
 use crate::reference::elements::Elem;
@@ -91,7 +93,12 @@ impl Pass for LowerDpasToCooperativeMatrix {
         let whole = module.entry_points.iter().filter_map(|e| e.string(2)).all(|name| {
             crate::specialize::fixed_workgroup_size(module, &name).is_some_and(|[x, y, z]| (u64::from(x) * u64::from(y) * u64::from(z)).is_multiple_of(u64::from(target.subgroup_size.max(1))))
         });
+        // The blocks only some invocations of the work-group reach, in each function with a DPAS.
+        let mut divergent: HashMap<usize, HashSet<Word>> = HashMap::new();
         for (fi, f) in module.functions.iter().enumerate() {
+            if !f.insts().any(is_dpas) {
+                continue;
+            }
             let n = sizes.get(&f.id()).copied().unwrap_or(target.subgroup_size);
             let p = target.subgroup_size;
             let replicas = match target.runs_subgroup_size(n) {
@@ -99,12 +106,11 @@ impl Pass for LowerDpasToCooperativeMatrix {
                 false if n < p && p.is_multiple_of(n) && !other_matrices && whole => p / n,
                 false => continue,
             };
-            // Split: both logical sub-groups of a physical one must reach each DPAS together,
-            // which blocks every invocation of the work-group reaches guarantee.
-            let uniform = (replicas > 1).then(|| Divergence::new(module, &[fi], Scope::Workgroup));
-            let divergent: HashSet<Word> = uniform.iter().flat_map(|d| d.regions(fi).iter().flat_map(|r| r.blocks.iter().copied())).collect();
+            let blocks: HashSet<Word> = Divergence::new(module, &[fi], Scope::Workgroup).regions(fi).iter().flat_map(|r| r.blocks.iter().copied()).collect();
             for block in &f.blocks {
-                if divergent.contains(&block.id()) {
+                // Split: both logical sub-groups of a physical one must reach each DPAS
+                // together, which blocks every invocation of the work-group reaches guarantee.
+                if replicas > 1 && blocks.contains(&block.id()) {
                     continue;
                 }
                 for inst in block.insts.iter().filter(|i| is_dpas(i)) {
@@ -114,6 +120,7 @@ impl Pass for LowerDpasToCooperativeMatrix {
                     }
                 }
             }
+            divergent.insert(fi, blocks);
         }
         if plans.is_empty() {
             return Ok(outcome);
@@ -139,7 +146,17 @@ impl Pass for LowerDpasToCooperativeMatrix {
         if plans.values().any(|p| p.replicas > 1) {
             crate::kernel::record_physical_matrices(module);
         }
-        let stager = Stager { scratch, areas };
+        let zeros = positive_zeros(module, &types);
+        let mut zero_scalars = HashMap::new();
+        for p in plans.values() {
+            let zero = match (types.int(p.acc), types.float(p.acc)) {
+                (Some((w, signed)), _) => module.constant_int(p.acc, w, signed, 0),
+                (_, Some((w, e))) => module.constant_float(p.acc, w, e, 0.0),
+                _ => continue,
+            };
+            zero_scalars.insert(p.acc, zero);
+        }
+        let stager = Stager { scratch, areas, zeros, zero_scalars };
         let mut staged = 0;
         for f in 0..module.functions.len() {
             if !module.functions[f].insts().any(|i| i.result_id.is_some_and(|id| plans.contains_key(&id))) {
@@ -147,9 +164,7 @@ impl Pass for LowerDpasToCooperativeMatrix {
             }
             // Matrix operations need the whole sub-group: phis in, or fed from, blocks only some
             // invocations reach stay vectors.
-            let divergence = Divergence::new(module, &[f], Scope::Workgroup);
-            let divergent: HashSet<Word> = divergence.regions(f).iter().flat_map(|r| r.blocks.iter().copied()).collect();
-            let web = Web::of(module, f, &plans, &divergent);
+            let web = Web::of(module, f, &plans, &divergent[&f]);
             staged += web.dpas.len();
             web.rewrite(module, f, &plans, &stager);
         }
@@ -210,9 +225,6 @@ struct Plan {
     a_per_row: u32,
     /// Rows of A per invocation set (`f` of the mapping).
     f: u32,
-    /// Component types of the KHR A (B's elements) and B (A's elements) matrices.
-    ka: Elem,
-    kb: Elem,
     /// The accumulator's component: the Result's scalar type.
     acc: Word,
     /// Logical sub-groups per physical one: 1, or the number split from it, whose matrices
@@ -242,17 +254,12 @@ impl Plan {
             (Elem::Int { bits: 32, .. }, Elem::Int { bits: 32, .. }) => ComponentType::U32,
             _ => return None,
         };
-        let twin = |c: ComponentType| match c {
-            ComponentType::S32 => ComponentType::U32,
-            ComponentType::U32 => ComponentType::S32,
-            c => c,
-        };
         let m = if shape.split { 2 * shape.result.comps } else { shape.result.comps };
         let ct = target
             .cooperative_matrix
             .iter()
             .filter(|s| s.scope == MatrixScope::Subgroup && !s.saturating && s.k == shape.k && shape.n.is_multiple_of(s.m) && s.n >= m)
-            .filter(|s| s.a == a && s.b == b && (s.c == acc || s.c == twin(acc)) && s.result == s.c)
+            .filter(|s| s.a == a && s.b == b && (s.c == acc || s.c == signedness_twin(acc)) && s.result == s.c)
             .map(|s| s.n)
             .min()?;
         let epc = shape.a.container.bits() / shape.ea.bits();
@@ -266,8 +273,7 @@ impl Plan {
         if !bits_ok(&shape.a) || !bits_ok(&shape.b) || shape.b.container.bits() != 32 {
             return None;
         }
-        let (ka, kb) = (shape.eb, shape.ea);
-        Some(Plan { acc: shape.result.scalar, shape, ct, a_rows, a_per_row, f, ka, kb, replicas })
+        Some(Plan { acc: shape.result.scalar, shape, ct, a_rows, a_per_row, f, replicas })
     }
 
     fn areas(&self) -> [(Role, ComponentKey, u32); 3] {
@@ -306,6 +312,9 @@ impl Plan {
 struct Stager {
     scratch: SubgroupScratch,
     areas: HashMap<(Role, ComponentKey), (Word, u32)>,
+    /// The module's all-zero constants, and the zero of each accumulator component type.
+    zeros: HashSet<Word>,
+    zero_scalars: HashMap<Word, Word>,
 }
 
 /// The invocation's place in the DPAS layout: its column `i` and, in Intel's sub-group-32
@@ -315,36 +324,15 @@ struct Lane {
     half: Option<Word>,
 }
 
-/// The zero accumulator matrix of `plan` where `value` is a zero vector constant (as producers
-/// start accumulators).
-fn zero_matrix(module: &mut Module, plan: &Plan, value: Word) -> Option<Word> {
-    let types = Types::new(module);
-    let is_zero = |id: Word| -> bool {
-        module.globals().iter().find(|g| g.result_id == Some(id)).is_some_and(|g| match g.op() {
-            Some(Op::ConstantNull) => true,
-            Some(Op::Constant) => g.operands.iter().all(|o| matches!(o, Operand::Literal(0))),
-            _ => false,
-        })
-    };
-    let def = module.globals().iter().find(|g| g.result_id == Some(value))?;
-    let zero = match def.op() {
-        Some(Op::ConstantNull) => true,
-        Some(Op::ConstantComposite) => def.operands.iter().all(|o| o.id().is_some_and(is_zero)),
-        _ => false,
-    };
-    if !zero {
-        return None;
-    }
-    let scalar = match (types.int(plan.acc), types.float(plan.acc)) {
-        (Some((w, s)), _) => module.constant_int(plan.acc, w, s, 0),
-        (_, Some((w, e))) => module.constant_float(plan.acc, w, e, 0.0),
-        _ => return None,
-    };
-    let ty = plan.accumulator_type(module);
-    Some(module.constant_composite(ty, &[scalar]))
-}
-
 impl Stager {
+    /// The zero accumulator matrix of `plan` where `value` is a zero vector constant (as
+    /// producers start accumulators).
+    fn zero_matrix(&self, module: &mut Module, plan: &Plan, value: Word) -> Option<Word> {
+        let scalar = *self.zero_scalars.get(&plan.acc).filter(|_| self.zeros.contains(&value))?;
+        let ty = plan.accumulator_type(module);
+        Some(module.constant_composite(ty, &[scalar]))
+    }
+
     fn lane(&self, b: &mut Builder<'_>, plan: &Plan) -> Lane {
         let uint = b.module.type_int(32, false);
         let id = lane_id(b);
@@ -482,7 +470,8 @@ impl Stager {
     fn multiply(&self, b: &mut Builder<'_>, plan: &Plan, staged: &mut HashMap<(Word, Word), Vec<Word>>, c: &[Word], into: &[Word]) {
         let uint = b.module.type_int(32, false);
         let s = &plan.shape;
-        let (ka_c, kb_c) = (Plan::element_type(b.module, plan.ka), Plan::element_type(b.module, plan.kb));
+        // The KHR A matrix holds B's elements, the KHR B matrix A's.
+        let (ka_c, kb_c) = (Plan::element_type(b.module, s.eb), Plan::element_type(b.module, s.ea));
         let ka = Plan::matrix_type(b.module, ka_c, s.n, s.k, CooperativeMatrixUse::MatrixAKHR);
         let kb = Plan::matrix_type(b.module, kb_c, s.k, plan.ct, CooperativeMatrixUse::MatrixBKHR);
         let (a_key, b_key) = (ComponentKey::Uint(s.a.container.bits()), ComponentKey::Uint(32));
@@ -539,14 +528,14 @@ impl Stager {
             }
         }
         let mut flags = Flags::NONE_KHR;
-        if matches!(plan.ka, Elem::Int { signed: true, .. }) {
+        if matches!(s.eb, Elem::Int { signed: true, .. }) {
             flags |= Flags::MATRIX_A_SIGNED_COMPONENTS_KHR;
         }
-        if matches!(plan.kb, Elem::Int { signed: true, .. }) {
+        if matches!(s.ea, Elem::Int { signed: true, .. }) {
             flags |= Flags::MATRIX_B_SIGNED_COMPONENTS_KHR;
         }
         // Signed 8-bit rows sum into s32, unsigned ones into u32 (the bits are the same).
-        if matches!(plan.ka, Elem::Int { signed: true, .. }) {
+        if matches!(s.eb, Elem::Int { signed: true, .. }) {
             flags |= Flags::MATRIX_C_SIGNED_COMPONENTS_KHR | Flags::MATRIX_RESULT_SIGNED_COMPONENTS_KHR;
         }
         let acc = plan.accumulator_type(b.module);
@@ -692,6 +681,16 @@ impl Web {
         Web { dpas, phis, matrix: HashMap::new(), read_back }
     }
 
+    /// The matrices `value` already is for `plan`: a web value's of the same key, or the zero
+    /// matrix; `None` where it must be staged in.
+    fn known_matrices(&self, module: &mut Module, plans: &HashMap<Word, Plan>, stager: &Stager, plan: &Plan, value: Word) -> Option<Vec<Word>> {
+        let rep = if self.dpas.contains(&value) { Some(value) } else { self.phis.get(&value).copied() };
+        match (rep, self.matrix.get(&value)) {
+            (Some(r), Some(m)) if plans[&r].key() == plan.key() => Some(m.clone()),
+            _ => stager.zero_matrix(module, plan, value).map(|z| vec![z; plan.replicas as usize]),
+        }
+    }
+
     fn rewrite(mut self, module: &mut Module, f: usize, plans: &HashMap<Word, Plan>, stager: &Stager) {
         let plan_of = |v: Word| -> &Plan {
             if self.dpas.contains(&v) {
@@ -726,10 +725,9 @@ impl Web {
                 let mut operands: Vec<Vec<Operand>> = vec![Vec::new(); plan.replicas as usize];
                 for pair in inst.operands.chunks(2) {
                     let (Some(v), Some(label)) = (pair[0].id(), pair.get(1).and_then(Operand::id)) else { continue };
-                    let ms = match (self.matrix.get(&v).filter(|_| plan_of(v).key() == plan.key()), zero_matrix(module, plan, v)) {
-                        (Some(m), _) => m.clone(),
-                        (None, Some(z)) => vec![z; plan.replicas as usize],
-                        (None, None) => {
+                    let ms = match self.known_matrices(module, plans, stager, plan, v) {
+                        Some(m) => m,
+                        None => {
                             let ids = fresh(module, plan);
                             let pred = module.functions[f].block_index(label).unwrap_or(bi);
                             stage_ins.push((pred, v, rep, ids.clone()));
@@ -779,11 +777,9 @@ impl Web {
                 let plan = &plans[&id];
                 let mut b = Builder::new(module, Cursor { function: f, block: bi, index: i }).with_origin(inst.origin);
                 let c = inst.operands.get(3).and_then(Operand::id).unwrap_or_default();
-                let zero = zero_matrix(b.module, plan, c);
-                let c_matrices = match (self.matrix.get(&c).filter(|_| plan_of(c).key() == plan.key()), zero) {
-                    (Some(m), _) => m.clone(),
-                    (None, Some(z)) => vec![z; plan.replicas as usize],
-                    (None, None) => {
+                let c_matrices = match self.known_matrices(b.module, plans, stager, plan, c) {
+                    Some(m) => m,
+                    None => {
                         let ids = fresh(b.module, plan);
                         stager.stage_in_accumulator(&mut b, plan, c, &ids);
                         ids

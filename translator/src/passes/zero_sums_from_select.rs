@@ -124,7 +124,7 @@ fn rewrite_of(types: &Types, zeros: &HashSet<Word>, preserved: &HashSet<u32>, in
 }
 
 /// The constants whose every component is `+0.0` (or an integer's zero bits).
-fn positive_zeros(module: &Module, types: &Types) -> HashSet<Word> {
+pub(crate) fn positive_zeros(module: &Module, types: &Types) -> HashSet<Word> {
     let mut zeros = HashSet::new();
     for g in module.globals() {
         let Some(id) = g.result_id else { continue };
