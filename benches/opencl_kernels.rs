@@ -3,9 +3,11 @@
 //! - the tiled local-memory GEMM of `tests/kernels/opencl/local_gemm.cl` (`gemm_tiled`, as
 //!   clang-19 and llvm-spirv compile it, translated by matbridge) against
 //!   `benches/kernels/gemm_tiled.wgsl` (the same tiles and loops in WGSL, compiled by naga);
-//! - the DPAS GEMM of `tests/kernels/opencl/dpas_gemm.cl` (Intel matrix-engine code, f16 -> f32)
-//!   in Intel's sub-group-32 form and at sub-group 16, each as matbridge runs it (on the device's
-//!   cooperative matrices where it lists them) and lowered to plain sub-group code;
+//! - the DPAS GEMMs of `tests/kernels/opencl/dpas_gemm.cl` (Intel matrix-engine code, f16 ->
+//!   f32, operands gathered by plain loads) and `dpas_block_gemm.cl` (operands and results
+//!   through 2D block reads and writes) in Intel's sub-group-32 form and at sub-group 16, each as
+//!   matbridge runs it (on the device's cooperative matrices where it lists them) and lowered to
+//!   plain sub-group code;
 //! - a sub-group-16 reduction loop (`benches/kernels/subgroup_reduce.cl`, `reduce16`) against
 //!   the same loop at the device's own sub-group size (`reduce_native`): the cost of sub-group
 //!   size virtualization.
@@ -82,9 +84,11 @@ fn gemm(ctx: &Context, size: usize) {
     );
 }
 
-fn dpas_gemm(ctx: &Context, size: usize) {
+/// The GEMM of `tests/kernels/opencl/<name>.cl`, whose kernels `<name>_sg32` and `<name>_sg16`
+/// compute 32 x 32 tiles of D.
+fn dpas_gemm(ctx: &Context, name: &str, size: usize) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let spirv = opencl("dpas_gemm", &root.join("tests/kernels/opencl/dpas_gemm.cl"));
+    let spirv = opencl(name, &root.join(format!("tests/kernels/opencl/{name}.cl")));
     let a: Vec<half::f16> = (0..size * size).map(|i| half::f16::from_f32(((i * 7) % 13) as f32 * 0.25 - 1.5)).collect();
     let b: Vec<half::f16> = (0..size * size).map(|i| half::f16::from_f32(((i * 5) % 11) as f32 * 0.25 - 1.25)).collect();
     let (ba, bb) = (ctx.buffer_from_slice(&a, "A").unwrap(), ctx.buffer_from_slice(&b, "B").unwrap());
@@ -100,15 +104,16 @@ fn dpas_gemm(ctx: &Context, size: usize) {
         let (words, _) = matbridge::translator::translate(&module.to_words(), &plain_caps).unwrap();
         ctx.load_kernel(&words, entry).unwrap()
     };
+    let (sg32, sg16) = (format!("{name}_sg32"), format!("{name}_sg16"));
     let variants = [
-        ("sg32 as run", ctx.load_kernel(&spirv, "dpas_gemm_sg32").unwrap(), 32u32),
-        ("sg32 plain", plain("dpas_gemm_sg32"), 32),
-        ("sg16 as run", ctx.load_kernel(&spirv, "dpas_gemm_sg16").unwrap(), 16),
-        ("sg16 plain", plain("dpas_gemm_sg16"), 16),
+        ("sg32 as run", ctx.load_kernel(&spirv, &sg32).unwrap(), 32u32),
+        ("sg32 plain", plain(&sg32), 32),
+        ("sg16 as run", ctx.load_kernel(&spirv, &sg16).unwrap(), 16),
+        ("sg16 plain", plain(&sg16), 16),
     ];
     let flops = 2.0 * (size as f64).powi(3);
     let mut results: Vec<Vec<f32>> = Vec::new();
-    let mut line = format!("{:<34} dpas_gemm {size}^3:", ctx.caps().name);
+    let mut line = format!("{:<34} {name} {size}^3:", ctx.caps().name);
     for (label, kernel, sg) in &variants {
         let mut d = ctx.zeroed_buffer::<f32>(size * size, "D").unwrap();
         let tiles = (size / 32 * (size / 32)) as u32;
@@ -119,7 +124,7 @@ fn dpas_gemm(ctx: &Context, size: usize) {
         results.push(ctx.read_buffer(&mut d).unwrap());
         line += &format!(" | {label} {:>8.3} ms {:>7.2} TFLOP/s", t.as_secs_f64() * 1e3, flops / t.as_secs_f64() / 1e12);
     }
-    assert!(results.windows(2).all(|w| w[0] == w[1]), "the DPAS GEMM variants disagree");
+    assert!(results.windows(2).all(|w| w[0] == w[1]), "the {name} variants disagree");
     println!("{line}");
 }
 
@@ -164,7 +169,8 @@ fn main() {
         let ctx = Context::with_instance(instance.clone(), &matbridge_runtime::DeviceSelector::Index(d.index)).expect("device");
         let cpu = ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu;
         gemm(&ctx, if cpu { 256 } else { 2048 });
-        dpas_gemm(&ctx, if cpu { 128 } else { 4096 });
+        dpas_gemm(&ctx, "dpas_gemm", if cpu { 128 } else { 4096 });
+        dpas_gemm(&ctx, "dpas_block_gemm", if cpu { 128 } else { 4096 });
         reduction(&ctx, if cpu { 1 << 14 } else { 1 << 22 }, if cpu { 64 } else { 256 });
     }
 }

@@ -4139,15 +4139,54 @@ fn intel_dpas_gemm_matches_the_reference() {
     }
 }
 
-/// DPAS on the H100's cooperative matrices: every kernel of `dpas.cl` and `dpas_gemm.cl` whose
-/// sub-group is the H100's (32), or splits from it in work-groups of whole sub-groups of 32, and
-/// whose element types it lists becomes KHR MulAdds (transposed, 16 x 8 x K); the others stay
+/// A DPAS GEMM whose operands come through 2D block reads and whose results leave through 2D
+/// block writes (`tests/kernels/opencl/dpas_block_gemm.cl`), at sub-group 16 and in Intel's
+/// sub-group-32 form, against the CPU bit for bit. M, N and K are no multiples of the tiles:
+/// blocks reach past every edge of A, B and D, reading zero and writing nothing there. On
+/// devices whose cooperative matrices fit, the DPAS run on them.
+#[test]
+fn intel_dpas_block_gemm_matches_the_reference() {
+    let Some((spirv, contexts)) = kernels_and_devices("dpas_block_gemm") else { return };
+    let (m, n, k) = (40usize, 24usize, 40usize);
+    let draw = |seed: usize, len: usize| -> Vec<half::f16> { (0..len).map(|i| half::f16::from_f32(((i * 5 + seed * 11) % 19) as f32 * 0.25 - 2.25)).collect() };
+    let (a, b) = (draw(3, m * k), draw(4, k * n));
+    let want = gemm_f16_reference(&a, &b, (m, n, k));
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        // 2 x 1 DPAS tiles (16 x 16) per sub-group.
+        for (kernel, sg) in [("dpas_block_gemm_small_sg16", 16u32), ("dpas_block_gemm_small_sg32", 32)] {
+            let loaded = ctx.load_kernel(&spirv, kernel).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
+            let native = ctx.caps().subgroup_size == 32 && ctx.caps().cooperative_matrix.iter().any(|s| s.a == matbridge_translator::profile::ComponentType::F16 && s.k == 16);
+            if native {
+                assert!(cooperative_muladds(loaded.spirv()) > 0, "{name}: {kernel} does not run on the device's cooperative matrices");
+            }
+            let (ba, bb) = (ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap());
+            // One float more than D: a write past the region would land there.
+            let mut bd = ctx.buffer_from_slice(&vec![-1f32; m * n + 1], "d").unwrap();
+            let dims = [m as i32, n as i32, k as i32].map(i32::to_le_bytes);
+            let tiles = m.div_ceil(16) * n.div_ceil(16);
+            let groups = tiles.div_ceil(4) as u32 * 4;
+            let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bd), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])];
+            ctx.launch(&loaded, &NdRange::linear(groups * sg, Some(4 * sg)), &args).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.to_bits(), w.to_bits(), "{name}: {kernel}: D[{}][{}] = {g}, want {w}", i / n, i % n);
+            }
+            assert_eq!(got[m * n], -1.0, "{name}: {kernel} wrote past D");
+        }
+    }
+}
+
+/// DPAS on the H100's cooperative matrices: every kernel of `dpas.cl`, `dpas_gemm.cl` and
+/// `dpas_block_gemm.cl` whose sub-group is the H100's (32), or splits from it in work-groups of
+/// whole sub-groups of 32, and whose element types it lists becomes KHR MulAdds (transposed,
+/// 16 x 8 x K); the others stay
 /// plain code (`dpas.cl`'s sub-group-16 kernels run in work-groups of one sub-group of 16);
 /// spirv-val passes every output.
 #[test]
 fn intel_dpas_uses_cooperative_matrices_where_listed() {
     use matbridge_translator::{kernel::keep_entry_point, profile::DeviceCaps, Module};
-    let (Some(single), Some(gemm)) = (common::opencl("dpas"), common::opencl("dpas_gemm")) else { return };
+    let (Some(single), Some(gemm), Some(block)) = (common::opencl("dpas"), common::opencl("dpas_gemm"), common::opencl("dpas_block_gemm")) else { return };
     let mut cases: Vec<(&[u32], &str, bool)> = dpas_cases().iter().map(|c| (single.as_slice(), c.kernel, c.subgroup == 32)).collect();
     // The GEMMs' fixed work-groups fill whole sub-groups of 32: at sub-group 16 each physical
     // sub-group computes the matrices of the two split from it.
@@ -4156,6 +4195,10 @@ fn intel_dpas_uses_cooperative_matrices_where_listed() {
         (gemm.as_slice(), "dpas_gemm_sg32", true),
         (gemm.as_slice(), "dpas_gemm_small_sg16", true),
         (gemm.as_slice(), "dpas_gemm_small_k48_sg32", true),
+        (block.as_slice(), "dpas_block_gemm_sg16", true),
+        (block.as_slice(), "dpas_block_gemm_sg32", true),
+        (block.as_slice(), "dpas_block_gemm_small_sg16", true),
+        (block.as_slice(), "dpas_block_gemm_small_sg32", true),
     ]);
     for (module, kernel, on_matrices) in cases {
         let mut m = Module::from_words(module).unwrap();
