@@ -4249,6 +4249,8 @@ fn intel_2d_block_io_matches_the_reference_across_the_region_edges() {
         ("transpose_32b_16r8x1c", 16, block(4, 8, 16, 1), LoadKind::Transpose, 4),
         ("read_8b_4r32x1c", 8, block(1, 32, 4, 1), LoadKind::Plain, 1),
         ("transform_vector", 16, block(2, 16, 16, 1), LoadKind::Transform, 4),
+        ("read_16b_5r12x1c", 16, block(2, 12, 5, 1), LoadKind::Plain, 2),
+        ("read_16b_5r8x2c", 16, block(2, 8, 5, 2), LoadKind::Plain, 2),
     ];
     let mut rng = rand::rngs::SmallRng::seed_from_u64(137);
     // The region starts `offset` bytes into the buffer.
@@ -4278,19 +4280,22 @@ fn intel_2d_block_io_matches_the_reference_across_the_region_edges() {
                 }
             }
         }
-        // Writes: 8 rows of 16 two-byte elements, invocation l's value k from in[l * 8 + k].
-        let kernel = ctx.load_kernel(&spirv, "write_16b_8r16x1c").unwrap_or_else(|e| panic!("{name}: write: {e}"));
-        let blk = block(2, 16, 8, 1);
-        for coord in [(3i64, 1i64), (44, 15), (-5, -3)] {
-            let values: Vec<u16> = (0..8 * 16).map(|_| rng.random()).collect();
-            let data: Vec<Vec<u64>> = (0..16).map(|l| (0..8).map(|k| values[l * 8 + k] as u64).collect()).collect();
-            let mut want = buffer.clone();
-            store(&mut want[offset..], &region, &blk, coord, 16, &data).unwrap();
-            let mut bm = ctx.buffer_from_slice(&buffer, "region").unwrap();
-            let bi = ctx.buffer_from_slice(&values, "in").unwrap();
-            block_io_launch(ctx, &kernel, 16, geometry, &bm, coord, &bi).unwrap_or_else(|e| panic!("{name}: write: {e}"));
-            let got: Vec<u8> = ctx.read_buffer(&mut bm).unwrap();
-            assert_eq!(got, want, "{name}: write at {coord:?}");
+        // Writes of two-byte elements (8 rows of 16, and 3 of 12, padded to 16), invocation l's
+        // value k from in[l * V + k].
+        for (kernel_name, blk) in [("write_16b_8r16x1c", block(2, 16, 8, 1)), ("write_16b_3r12x1c", block(2, 12, 3, 1))] {
+            let kernel = ctx.load_kernel(&spirv, kernel_name).unwrap_or_else(|e| panic!("{name}: {kernel_name}: {e}"));
+            let v = blk.height as usize;
+            for coord in [(3i64, 1i64), (44, 15), (-5, -3)] {
+                let values: Vec<u16> = (0..v * 16).map(|_| rng.random()).collect();
+                let data: Vec<Vec<u64>> = (0..16).map(|l| (0..v).map(|k| values[l * v + k] as u64).collect()).collect();
+                let mut want = buffer.clone();
+                store(&mut want[offset..], &region, &blk, coord, 16, &data).unwrap();
+                let mut bm = ctx.buffer_from_slice(&buffer, "region").unwrap();
+                let bi = ctx.buffer_from_slice(&values, "in").unwrap();
+                block_io_launch(ctx, &kernel, 16, geometry, &bm, coord, &bi).unwrap_or_else(|e| panic!("{name}: {kernel_name}: {e}"));
+                let got: Vec<u8> = ctx.read_buffer(&mut bm).unwrap();
+                assert_eq!(got, want, "{name}: {kernel_name} at {coord:?}");
+            }
         }
     }
 }
