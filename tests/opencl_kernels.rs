@@ -4180,9 +4180,8 @@ fn intel_dpas_block_gemm_matches_the_reference() {
 /// DPAS on the H100's cooperative matrices: every kernel of `dpas.cl`, `dpas_gemm.cl` and
 /// `dpas_block_gemm.cl` whose sub-group is the H100's (32), or splits from it in work-groups of
 /// whole sub-groups of 32, and whose element types it lists becomes KHR MulAdds (transposed,
-/// 16 x 8 x K); the others stay
-/// plain code (`dpas.cl`'s sub-group-16 kernels run in work-groups of one sub-group of 16);
-/// spirv-val passes every output.
+/// 16 x 8 x K); the others stay plain code (`dpas.cl`'s sub-group-16 kernels run in work-groups
+/// of one sub-group of 16); spirv-val passes every output.
 #[test]
 fn intel_dpas_uses_cooperative_matrices_where_listed() {
     use matbridge_translator::{kernel::keep_entry_point, profile::DeviceCaps, Module};
