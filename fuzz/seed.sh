@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Seeds the `translate` target's corpus with the project's real modules: the translator's
-# snapshot inputs (assembled with SPIRV-Tools' spirv-as, in the environment each names) and
-# its binary inputs. Run from the repository root: bash fuzz/seed.sh
+# snapshot inputs (assembled with SPIRV-Tools' spirv-as, in the environment each names), its
+# binary inputs and, where MATBRIDGE_OPENCL_SPV names the folder of the compiled OpenCL test
+# kernels (the Intel DPAS, 2D block and joint-matrix modules among them), those.
+# Run from the repository root: bash fuzz/seed.sh
 set -euo pipefail
 out=fuzz/corpus/translate
 mkdir -p "$out"
@@ -13,4 +15,9 @@ done
 for f in translator/tests/in/*/*.spv; do
     cp "$f" "$out/$(echo "$f" | tr / _)"
 done
+if [ -n "${MATBRIDGE_OPENCL_SPV:-}" ]; then
+    for f in "$MATBRIDGE_OPENCL_SPV"/*.spv; do
+        cp "$f" "$out/opencl_$(basename "$f")"
+    done
+fi
 echo "$(ls "$out" | wc -l) seeds in $out"

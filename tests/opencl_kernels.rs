@@ -4109,34 +4109,9 @@ fn gemm_f16_reference(a: &[half::f16], b: &[half::f16], (m, n, k): (usize, usize
 /// matrices fit, the sub-group-32 form runs on them (KHR MulAdds in the pipeline's module).
 #[test]
 fn intel_dpas_gemm_matches_the_reference() {
-    let Some((spirv, contexts)) = kernels_and_devices("dpas_gemm") else { return };
-    let (m, n, k) = (64usize, 32usize, 48usize);
     let draw = |seed: usize, len: usize| -> Vec<half::f16> { (0..len).map(|i| half::f16::from_f32(((i * 7 + seed * 13) % 17) as f32 * 0.25 - 2.0)).collect() };
-    let (a, b) = (draw(1, m * k), draw(2, k * n));
-    let want = gemm_f16_reference(&a, &b, (m, n, k));
-    for ctx in &contexts {
-        let name = &ctx.caps().name;
-        // 2 x 1 DPAS tiles (16 x 16) per sub-group.
-        for (kernel, sg) in [("dpas_gemm_small_sg16", 16u32), ("dpas_gemm_small_sg32", 32), ("dpas_gemm_small_k48_sg32", 32)] {
-            let loaded = ctx.load_kernel(&spirv, kernel).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
-            let muladds = cooperative_muladds(loaded.spirv());
-            // Both forms: the sub-group-16 one's work-groups fill whole 32-wide sub-groups.
-            let native = ctx.caps().subgroup_size == 32 && ctx.caps().cooperative_matrix.iter().any(|s| s.a == matbridge_translator::profile::ComponentType::F16 && s.k == 16);
-            if native {
-                assert!(muladds > 0, "{name}: {kernel} does not run on the device's cooperative matrices");
-            }
-            let (ba, bb) = (ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap());
-            let mut bd = ctx.buffer_from_slice(&vec![-1f32; m * n], "d").unwrap();
-            let dims = [m as i32, n as i32, k as i32].map(i32::to_le_bytes);
-            let groups = (m / 16 * (n / 16)) as u32;
-            let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bd), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])];
-            ctx.launch(&loaded, &NdRange::linear(groups * sg, Some(4 * sg)), &args).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
-            let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
-            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                assert_eq!(g.to_bits(), w.to_bits(), "{name}: {kernel}: D[{}][{}] = {g}, want {w}", i / n, i % n);
-            }
-        }
-    }
+    let kernels = [("dpas_gemm_small_sg16", 16), ("dpas_gemm_small_sg32", 32), ("dpas_gemm_small_k48_sg32", 32)];
+    check_dpas_gemm("dpas_gemm", &kernels, (64, 32, 48), draw);
 }
 
 /// A DPAS GEMM whose operands come through 2D block reads and whose results leave through 2D
@@ -4146,26 +4121,33 @@ fn intel_dpas_gemm_matches_the_reference() {
 /// devices whose cooperative matrices fit, the DPAS run on them.
 #[test]
 fn intel_dpas_block_gemm_matches_the_reference() {
-    let Some((spirv, contexts)) = kernels_and_devices("dpas_block_gemm") else { return };
-    let (m, n, k) = (40usize, 24usize, 40usize);
     let draw = |seed: usize, len: usize| -> Vec<half::f16> { (0..len).map(|i| half::f16::from_f32(((i * 5 + seed * 11) % 19) as f32 * 0.25 - 2.25)).collect() };
-    let (a, b) = (draw(3, m * k), draw(4, k * n));
+    check_dpas_gemm("dpas_block_gemm", &[("dpas_block_gemm_small_sg16", 16), ("dpas_block_gemm_small_sg32", 32)], (40, 24, 40), draw);
+}
+
+/// Runs the GEMM kernels `(name, sub-group size)` of OpenCL program `program` (arguments A, B,
+/// D, M, N, K; 2 x 1 DPAS tiles, 16 x 16 of D, per sub-group; work-groups of 4 sub-groups) on
+/// every test device with A and B from `draw(seed, len)`, and checks D against the CPU bit for
+/// bit, the float after D untouched, and KHR MulAdds in the pipeline's module where the device's
+/// cooperative matrices fit (sub-group 32, f16 with K 16).
+fn check_dpas_gemm(program: &str, kernels: &[(&str, u32)], (m, n, k): (usize, usize, usize), draw: impl Fn(usize, usize) -> Vec<half::f16>) {
+    let Some((spirv, contexts)) = kernels_and_devices(program) else { return };
+    let (a, b) = (draw(1, m * k), draw(2, k * n));
     let want = gemm_f16_reference(&a, &b, (m, n, k));
     for ctx in &contexts {
         let name = &ctx.caps().name;
-        // 2 x 1 DPAS tiles (16 x 16) per sub-group.
-        for (kernel, sg) in [("dpas_block_gemm_small_sg16", 16u32), ("dpas_block_gemm_small_sg32", 32)] {
+        for &(kernel, sg) in kernels {
             let loaded = ctx.load_kernel(&spirv, kernel).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
+            // Both forms: the sub-group-16 one's work-groups fill whole 32-wide sub-groups.
             let native = ctx.caps().subgroup_size == 32 && ctx.caps().cooperative_matrix.iter().any(|s| s.a == matbridge_translator::profile::ComponentType::F16 && s.k == 16);
             if native {
                 assert!(cooperative_muladds(loaded.spirv()) > 0, "{name}: {kernel} does not run on the device's cooperative matrices");
             }
             let (ba, bb) = (ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap());
-            // One float more than D: a write past the region would land there.
+            // One float more than D: a write past it would land there.
             let mut bd = ctx.buffer_from_slice(&vec![-1f32; m * n + 1], "d").unwrap();
             let dims = [m as i32, n as i32, k as i32].map(i32::to_le_bytes);
-            let tiles = m.div_ceil(16) * n.div_ceil(16);
-            let groups = tiles.div_ceil(4) as u32 * 4;
+            let groups = (m.div_ceil(16) * n.div_ceil(16)).div_ceil(4) as u32 * 4;
             let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bd), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])];
             ctx.launch(&loaded, &NdRange::linear(groups * sg, Some(4 * sg)), &args).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
             let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
