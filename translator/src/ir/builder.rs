@@ -189,6 +189,31 @@ impl<'m> Builder<'m> {
         self.cursor = Cursor { function: self.cursor.function, block: merge, index: 0 };
     }
 
+    /// `if (cond) { then(..) } else { other(..) }` at the cursor, as [`Builder::if_then`] with
+    /// a second arm; the cursor continues at the start of the merge block.
+    pub fn if_then_else(&mut self, cond: Word, then: impl FnOnce(&mut Builder<'_>), other: impl FnOnce(&mut Builder<'_>)) {
+        let head = self.cursor.block;
+        let merge = self.split();
+        let (then_block, then_label) = self.new_block_after(head);
+        let (else_block, else_label) = self.new_block_after(then_block);
+        let merge = merge + 2; // shifted by the inserted arms
+        let merge_label = self.label_of(merge);
+        let f = self.cursor.function;
+        self.cursor = Cursor { function: f, block: head, index: self.module.functions[f].blocks[head].insts.len() };
+        self.emit_void(Op::SelectionMerge, vec![Operand::Id(merge_label), Operand::Enum(OperandKind::SelectionControl, 0)]);
+        self.emit_void(Op::BranchConditional, vec![Operand::Id(cond), Operand::Id(then_label), Operand::Id(else_label)]);
+        self.cursor = Cursor { function: f, block: then_block, index: 0 };
+        then(self);
+        self.emit_void(Op::Branch, vec![Operand::Id(merge_label)]);
+        // `then` may have added blocks: find the else block again.
+        let else_block = self.module.functions[f].block_index(else_label).unwrap_or(else_block);
+        self.cursor = Cursor { function: f, block: else_block, index: 0 };
+        other(self);
+        self.emit_void(Op::Branch, vec![Operand::Id(merge_label)]);
+        let merge = self.module.functions[f].block_index(merge_label).unwrap_or(merge);
+        self.cursor = Cursor { function: f, block: merge, index: 0 };
+    }
+
     /// The blocks of a structured loop at the cursor: the rest of the block moves to a merge
     /// block, and a header, body and continue block come between, the shortened block
     /// branching to the header.

@@ -13,8 +13,12 @@
 //!   `(c, r)`; transform: rows `r * per + e` of column `c`, `per` = 4 one-byte or 2 two-byte
 //!   elements packed into a 32-bit word, lower rows in lower bits);
 //! - an element is read only where it is inside the block (not padding) and inside the region
-//!   (`x >= 0`, `y >= 0`, `y < height`, `(x + 1) * size <= width`), under a branch, from the
-//!   base pointer plus `y * pitch + x * size` bytes; elsewhere it is zero;
+//!   (`x >= 0`, `y >= 0`, `y < height`, `(x + 1) * size <= width`), from the base pointer plus
+//!   `y * pitch + x * size` bytes; elsewhere it is zero. Where the whole block (all `Block
+//!   Count` of them) lies inside the region, as in the body of a tiled loop, every element is
+//!   read or written at a constant offset from the invocation's first, without a branch (an
+//!   element that is padding for some invocations only is selected, or guarded where written);
+//!   otherwise each element is checked and read or written under a branch;
 //! - loads store the values to `Dst Pointer[k]`; stores read `Src Pointer[k]` and write the
 //!   elements inside the block and the region (the rest is dropped); prefetches go.
 //!
@@ -37,6 +41,8 @@ use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
 use spirv::{BuiltIn, Capability, ExecutionMode, MemoryAccess, Op, StorageClass, Word};
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 pub struct LowerSubgroup2dBlockIo;
 
@@ -183,14 +189,18 @@ impl Access {
     }
 
     fn lower(&self, b: &mut Builder<'_>, types: &Types, n: u32) {
+        let ops = self.operands(b, types);
+        let layout = Layout::of(self, n);
+        let whole = self.whole_block_inside(b, &ops);
+        b.if_then_else(whole, |b| self.lower_inside(b, &ops, &layout, n), |b| self.lower_checked(b, &ops, &layout));
+    }
+
+    /// The region, the coordinate and the invocation's id, as 32-bit integers, and the base
+    /// as a byte pointer.
+    fn operands(&self, b: &mut Builder<'_>, types: &Types) -> Operands {
         let uint = b.module.type_int(32, false);
-        let ulong = b.module.type_int(64, false);
-        let boolean = b.module.type_bool();
-        let elem_ty = b.module.type_int(self.size * 8, false);
         let uchar = b.module.type_int(8, false);
         let bytes_ptr = b.module.type_pointer(StorageClass::CrossWorkgroup, uchar);
-        let elem_ptr = b.module.type_pointer(StorageClass::CrossWorkgroup, elem_ty);
-        let c = |b: &mut Builder<'_>, v: u32| b.module.constant_u32(v);
         let var = b.module.get_or_add_builtin(BuiltIn::SubgroupLocalInvocationId, uint);
         let lane_ty = b.module.variable_pointee(var).unwrap_or(uint);
         let lane = b.load(lane_ty, var);
@@ -205,13 +215,188 @@ impl Access {
                 b.op(Op::UConvert, uint, &[v])
             }
         };
-        let [w, h, pitch] = self.region.map(|r| int32(b, r, types.type_of(r).unwrap_or(uint)));
+        let [width, height, pitch] = self.region.map(|r| int32(b, r, types.type_of(r).unwrap_or(uint)));
         let coord_ty = types.type_of(self.coord).unwrap_or(uint);
         let coord_comp = types.vector(coord_ty).map_or(uint, |v| v.0);
         let cx = b.composite_extract(coord_comp, self.coord, 0);
         let cy = b.composite_extract(coord_comp, self.coord, 1);
         let (cx, cy) = (int32(b, cx, coord_comp), int32(b, cy, coord_comp));
         let base = b.bitcast(bytes_ptr, self.base);
+        Operands { lane, width, height, pitch, cx, cy, base }
+    }
+
+    /// Whether the whole block (every block of the count) lies inside the region, computed in
+    /// 64 bits so that no coordinate or size overflows.
+    fn whole_block_inside(&self, b: &mut Builder<'_>, ops: &Operands) -> Word {
+        let long = b.module.type_int(64, false);
+        let boolean = b.module.type_bool();
+        let wide = |b: &mut Builder<'_>, v: Word| b.op(Op::SConvert, long, &[v]);
+        let (cx, cy, w, h) = (wide(b, ops.cx), wide(b, ops.cy), wide(b, ops.width), wide(b, ops.height));
+        let zero = b.module.constant_int(long, 64, false, 0);
+        let x_ok = b.op(Op::SGreaterThanEqual, boolean, &[cx, zero]);
+        let y_ok = b.op(Op::SGreaterThanEqual, boolean, &[cy, zero]);
+        let rows = b.module.constant_int(long, 64, false, u64::from(self.height));
+        let bottom = b.iadd(long, cy, rows);
+        let below = b.op(Op::SLessThanEqual, boolean, &[bottom, h]);
+        let cols = b.module.constant_int(long, 64, false, u64::from(self.count * self.width));
+        let right = b.iadd(long, cx, cols);
+        let size = b.module.constant_int(long, 64, false, u64::from(self.size));
+        let right = b.imul(long, right, size);
+        let within = b.op(Op::SLessThanEqual, boolean, &[right, w]);
+        let a = b.op(Op::LogicalAnd, boolean, &[x_ok, y_ok]);
+        let a = b.op(Op::LogicalAnd, boolean, &[a, below]);
+        b.op(Op::LogicalAnd, boolean, &[a, within])
+    }
+
+    /// The access where the whole block lies inside the region: every element is read or
+    /// written at a constant offset from the invocation's first (no branch), padding reads
+    /// zero; only an element that is padding for some invocations and not for others is
+    /// selected (reads) or guarded (writes).
+    fn lower_inside(&self, b: &mut Builder<'_>, ops: &Operands, layout: &Layout, n: u32) {
+        let uint = b.module.type_int(32, false);
+        let long = b.module.type_int(64, false);
+        let boolean = b.module.type_bool();
+        let elem_ty = b.module.type_int(self.size * 8, false);
+        let uchar = b.module.type_int(8, false);
+        let bytes_ptr = b.module.type_pointer(StorageClass::CrossWorkgroup, uchar);
+        let elem_ptr = b.module.type_pointer(StorageClass::CrossWorkgroup, elem_ty);
+        let c32 = |b: &mut Builder<'_>, v: u32| b.module.constant_u32(v);
+        let c64 = |b: &mut Builder<'_>, v: u64| b.module.constant_int(long, 64, false, v);
+        // The invocation's own row and column (of the block before its values are assigned)
+        // in memory: (lane_y + dy, lane_x + dx) is a value's element.
+        let (lpr, pr) = (c32(b, layout.lanes_per_row), c32(b, layout.per_row));
+        let lane_col = b.op(Op::UMod, uint, &[ops.lane, lpr]);
+        let col0 = b.imul(uint, lane_col, pr);
+        let row0 = b.op(Op::UDiv, uint, &[ops.lane, lpr]);
+        let (lane_y, lane_x) = match self.kind {
+            Kind::Transpose => (col0, row0),
+            Kind::Transform => {
+                let per = c32(b, layout.per);
+                (b.imul(uint, row0, per), col0)
+            }
+            _ => (row0, col0),
+        };
+        // Byte offsets from the base (coordinates are not negative here).
+        let wide = |b: &mut Builder<'_>, v: Word| b.op(Op::UConvert, long, &[v]);
+        let (cx, cy, pitch) = (wide(b, ops.cx), wide(b, ops.cy), wide(b, ops.pitch));
+        let size = c64(b, u64::from(self.size));
+        let origin_row = b.imul(long, cy, pitch);
+        let origin_col = b.imul(long, cx, size);
+        let origin = b.iadd(long, origin_row, origin_col);
+        let (ly, lx) = (wide(b, lane_y), wide(b, lane_x));
+        let lane_row = b.imul(long, ly, pitch);
+        let lane_col = b.imul(long, lx, size);
+        let lane_off = b.iadd(long, lane_row, lane_col);
+        let lane_off = b.iadd(long, origin, lane_off);
+        let row_offsets: RefCell<HashMap<u32, Word>> = RefCell::default();
+        let zero_elem = b.module.constant_null(elem_ty);
+        let (bw, bh) = (c32(b, self.width), c32(b, self.height));
+        // Element (dy, dx) of block `blk`, from the invocation's first: its pointer, and
+        // whether it is inside the block (`None` where it is for every invocation).
+        let element = |b: &mut Builder<'_>, blk: u32, dy: u32, dx: u32, lanes: Inside| -> Option<(Word, Option<Word>)> {
+            if lanes == Inside::None {
+                return None;
+            }
+            let row = *row_offsets.borrow_mut().entry(dy).or_insert_with(|| {
+                let d = c64(b, u64::from(dy));
+                b.imul(long, d, pitch)
+            });
+            let col = c64(b, u64::from((blk * self.width + dx) * self.size));
+            let off = b.iadd(long, row, col);
+            let off = b.iadd(long, lane_off, off);
+            let inside = (lanes == Inside::Some).then(|| {
+                let (dy, dx) = (c32(b, dy), c32(b, dx));
+                let r = b.iadd(uint, lane_y, dy);
+                let c = b.iadd(uint, lane_x, dx);
+                let in_h = b.op(Op::ULessThan, boolean, &[r, bh]);
+                let in_w = b.op(Op::ULessThan, boolean, &[c, bw]);
+                b.op(Op::LogicalAnd, boolean, &[in_h, in_w])
+            });
+            // A padding element's offset is the block's first, which is inside the region.
+            let off = match inside {
+                Some(ok) => b.select(long, ok, off, origin),
+                None => off,
+            };
+            let p = b.emit(Op::InBoundsPtrAccessChain, bytes_ptr, vec![Operand::Id(ops.base), Operand::Id(off)]);
+            Some((b.bitcast(elem_ptr, p), inside))
+        };
+        let aligned = |p: Word| vec![Operand::Id(p), Operand::Enum(OperandKind::MemoryAccess, MemoryAccess::ALIGNED.bits()), Operand::Literal(self.size)];
+        let read = |b: &mut Builder<'_>, blk: u32, (dy, dx): (u32, u32), lanes: Inside| -> Word {
+            match element(b, blk, dy, dx, lanes) {
+                None => zero_elem,
+                Some((p, inside)) => {
+                    let v = b.emit(Op::Load, elem_ty, aligned(p));
+                    match inside {
+                        Some(ok) => b.select(elem_ty, ok, v, zero_elem),
+                        None => v,
+                    }
+                }
+            }
+        };
+        for value in layout.values(self) {
+            let lanes = |e: u32| Inside::of((0..n).map(|l| self.inside(layout.position(self.kind, l, value.j, value.k, e))));
+            let offset = |e: u32| layout.offset(self.kind, value.j, value.k, e);
+            let p = self.private_value(b, value.index);
+            match self.kind {
+                Kind::Plain | Kind::Transpose => {
+                    let v = read(b, value.block, offset(0), lanes(0));
+                    let v = if self.private_ty == elem_ty { v } else { b.bitcast(self.private_ty, v) };
+                    b.store(p, v);
+                }
+                Kind::Transform => {
+                    let mut word = c32(b, 0);
+                    for e in 0..layout.per {
+                        let v = read(b, value.block, offset(e), lanes(e));
+                        let v = b.op(Op::UConvert, uint, &[v]);
+                        let shift = c32(b, 8 * self.size * e);
+                        let v = b.op(Op::ShiftLeftLogical, uint, &[v, shift]);
+                        word = b.op(Op::BitwiseOr, uint, &[word, v]);
+                    }
+                    let word = if self.private_ty == uint { word } else { b.bitcast(self.private_ty, word) };
+                    b.store(p, word);
+                }
+                Kind::Store => {
+                    let (dy, dx) = offset(0);
+                    if let Some((q, inside)) = element(b, value.block, dy, dx, lanes(0)) {
+                        let write = |b: &mut Builder<'_>| {
+                            let v = b.load(self.private_ty, p);
+                            let v = if self.private_ty == elem_ty { v } else { b.bitcast(elem_ty, v) };
+                            b.emit_void(Op::Store, vec![Operand::Id(q), Operand::Id(v), Operand::Enum(OperandKind::MemoryAccess, MemoryAccess::ALIGNED.bits()), Operand::Literal(self.size)]);
+                        };
+                        match inside {
+                            Some(ok) => b.if_then(ok, write),
+                            None => write(b),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a block element (row, col) is inside the block (not padding).
+    fn inside(&self, (row, col): (u32, u32)) -> bool {
+        row < self.height && col < self.width
+    }
+
+    /// The per-invocation pointer's element `k`.
+    fn private_value(&self, b: &mut Builder<'_>, k: u32) -> Word {
+        let ulong = b.module.type_int(64, false);
+        let i = b.module.constant_int(ulong, 64, false, u64::from(k));
+        b.emit(Op::InBoundsPtrAccessChain, self.private_ptr_ty, vec![Operand::Id(self.private), Operand::Id(i)])
+    }
+
+    /// The access where the block may reach past the region: each element is checked (inside
+    /// the block and the region) and read or written under a branch.
+    fn lower_checked(&self, b: &mut Builder<'_>, ops: &Operands, layout: &Layout) {
+        let uint = b.module.type_int(32, false);
+        let ulong = b.module.type_int(64, false);
+        let boolean = b.module.type_bool();
+        let elem_ty = b.module.type_int(self.size * 8, false);
+        let uchar = b.module.type_int(8, false);
+        let bytes_ptr = b.module.type_pointer(StorageClass::CrossWorkgroup, uchar);
+        let elem_ptr = b.module.type_pointer(StorageClass::CrossWorkgroup, elem_ty);
+        let c = |b: &mut Builder<'_>, v: u32| b.module.constant_u32(v);
+        let Operands { lane, width: w, height: h, pitch, cx, cy, base } = *ops;
         let tmp = b.function_variable(elem_ty);
         let zero_elem = b.module.constant_null(elem_ty);
         let es = c(b, self.size);
@@ -239,69 +424,159 @@ impl Access {
             b.load(elem_ty, tmp)
         };
 
-        // The padded, transformed or transposed block's width and height (before assignment).
-        let per = 4 / self.size.min(4);
-        let (pw, ph) = match self.kind {
-            Kind::Transpose => (self.height.next_power_of_two(), self.width),
-            Kind::Transform => (self.width.next_power_of_two(), self.height.div_ceil(per)),
-            _ => (self.width.next_power_of_two(), self.height),
-        };
-        let per_row = (pw / n).max(1);
-        let lanes_per_row = pw / per_row;
-        let step = (n / pw).max(1);
-        let (lpr, pr) = (c(b, lanes_per_row), c(b, per_row));
+        let (lpr, pr) = (c(b, layout.lanes_per_row), c(b, layout.per_row));
         let lane_col = b.op(Op::UMod, uint, &[lane, lpr]);
         let col0 = b.op(Op::IMul, uint, &[lane_col, pr]);
         let row0 = b.op(Op::UDiv, uint, &[lane, lpr]);
-        let per_block = ph.div_ceil(step) * per_row;
-        let ptr_index = |b: &mut Builder<'_>, k: u32| {
-            let i = b.module.constant_int(ulong, 64, false, k as u64);
-            b.emit(Op::InBoundsPtrAccessChain, self.private_ptr_ty, vec![Operand::Id(self.private), Operand::Id(i)])
-        };
-        for blk in 0..self.count {
-            for j in 0..ph.div_ceil(step) {
-                for k in 0..per_row {
-                    let index = blk * per_block + j * per_row + k;
-                    let (jr, kc) = (c(b, j * step), c(b, k));
-                    let row = b.op(Op::IAdd, uint, &[row0, jr]);
-                    let col = b.op(Op::IAdd, uint, &[col0, kc]);
-                    match self.kind {
-                        Kind::Plain | Kind::Transpose => {
-                            let v = if self.kind == Kind::Plain { read(b, blk, row, col) } else { read(b, blk, col, row) };
-                            let v = if self.private_ty == elem_ty { v } else { b.bitcast(self.private_ty, v) };
-                            let p = ptr_index(b, index);
-                            b.store(p, v);
-                        }
-                        Kind::Transform => {
-                            let mut word = c(b, 0);
-                            for e in 0..per {
-                                let pe = c(b, per);
-                                let r = b.op(Op::IMul, uint, &[row, pe]);
-                                let ec = c(b, e);
-                                let r = b.op(Op::IAdd, uint, &[r, ec]);
-                                let v = read(b, blk, r, col);
-                                let v = b.op(Op::UConvert, uint, &[v]);
-                                let shift = c(b, 8 * self.size * e);
-                                let v = b.op(Op::ShiftLeftLogical, uint, &[v, shift]);
-                                word = b.op(Op::BitwiseOr, uint, &[word, v]);
-                            }
-                            let word = if self.private_ty == uint { word } else { b.bitcast(self.private_ty, word) };
-                            let p = ptr_index(b, index);
-                            b.store(p, word);
-                        }
-                        Kind::Store => {
-                            let (x, y, ok) = locate(b, blk, row, col);
-                            b.if_then(ok, |b| {
-                                let p = ptr_index(b, index);
-                                let v = b.load(self.private_ty, p);
-                                let v = if self.private_ty == elem_ty { v } else { b.bitcast(elem_ty, v) };
-                                let q = address(b, base, bytes_ptr, elem_ptr, x, y, pitch, es, ulong);
-                                b.emit_void(Op::Store, vec![Operand::Id(q), Operand::Id(v), Operand::Enum(OperandKind::MemoryAccess, MemoryAccess::ALIGNED.bits()), Operand::Literal(self.size)]);
-                            });
-                        }
+        for value in layout.values(self) {
+            let index = value.index;
+            let (jr, kc) = (c(b, value.j * layout.step), c(b, value.k));
+            let row = b.op(Op::IAdd, uint, &[row0, jr]);
+            let col = b.op(Op::IAdd, uint, &[col0, kc]);
+            let blk = value.block;
+            match self.kind {
+                Kind::Plain | Kind::Transpose => {
+                    let v = if self.kind == Kind::Plain { read(b, blk, row, col) } else { read(b, blk, col, row) };
+                    let v = if self.private_ty == elem_ty { v } else { b.bitcast(self.private_ty, v) };
+                    let p = self.private_value(b, index);
+                    b.store(p, v);
+                }
+                Kind::Transform => {
+                    let mut word = c(b, 0);
+                    for e in 0..layout.per {
+                        let pe = c(b, layout.per);
+                        let r = b.op(Op::IMul, uint, &[row, pe]);
+                        let ec = c(b, e);
+                        let r = b.op(Op::IAdd, uint, &[r, ec]);
+                        let v = read(b, blk, r, col);
+                        let v = b.op(Op::UConvert, uint, &[v]);
+                        let shift = c(b, 8 * self.size * e);
+                        let v = b.op(Op::ShiftLeftLogical, uint, &[v, shift]);
+                        word = b.op(Op::BitwiseOr, uint, &[word, v]);
                     }
+                    let word = if self.private_ty == uint { word } else { b.bitcast(self.private_ty, word) };
+                    let p = self.private_value(b, index);
+                    b.store(p, word);
+                }
+                Kind::Store => {
+                    let (x, y, ok) = locate(b, blk, row, col);
+                    b.if_then(ok, |b| {
+                        let p = self.private_value(b, index);
+                        let v = b.load(self.private_ty, p);
+                        let v = if self.private_ty == elem_ty { v } else { b.bitcast(elem_ty, v) };
+                        let q = address(b, base, bytes_ptr, elem_ptr, x, y, pitch, es, ulong);
+                        b.emit_void(Op::Store, vec![Operand::Id(q), Operand::Id(v), Operand::Enum(OperandKind::MemoryAccess, MemoryAccess::ALIGNED.bits()), Operand::Literal(self.size)]);
+                    });
                 }
             }
+        }
+    }
+}
+
+/// An access's operands as the lowering reads them.
+#[derive(Clone, Copy)]
+struct Operands {
+    /// The invocation's id in the sub-group.
+    lane: Word,
+    width: Word,
+    height: Word,
+    pitch: Word,
+    cx: Word,
+    cy: Word,
+    /// The region's base, as a byte pointer.
+    base: Word,
+}
+
+/// Whether an element is inside the block for the sub-group's invocations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Inside {
+    All,
+    None,
+    Some,
+}
+
+impl Inside {
+    fn of(lanes: impl Iterator<Item = bool>) -> Inside {
+        let (mut any, mut all) = (false, true);
+        for inside in lanes {
+            any |= inside;
+            all &= inside;
+        }
+        match (any, all) {
+            (_, true) => Inside::All,
+            (false, _) => Inside::None,
+            _ => Inside::Some,
+        }
+    }
+}
+
+/// One value an invocation receives or gives: its index in the per-invocation storage, and
+/// its block, row step `j` and column `k` in the assignment.
+struct Value {
+    index: u32,
+    block: u32,
+    j: u32,
+    k: u32,
+}
+
+/// How a block's values are assigned to the `n` invocations (the spec's "Mapping Block Data
+/// to Invocations", as `reference::block_io::assignment` computes it): the padded,
+/// transformed or transposed block of `pw x ph` values is cut into rows of `per_row` values
+/// for `lanes_per_row` invocations each; an invocation takes every `step`-th row.
+struct Layout {
+    /// Elements per 32-bit word of a transform.
+    per: u32,
+    ph: u32,
+    per_row: u32,
+    lanes_per_row: u32,
+    step: u32,
+}
+
+impl Layout {
+    fn of(access: &Access, n: u32) -> Layout {
+        let per = 4 / access.size.min(4);
+        let (pw, ph) = match access.kind {
+            Kind::Transpose => (access.height.next_power_of_two(), access.width),
+            Kind::Transform => (access.width.next_power_of_two(), access.height.div_ceil(per)),
+            _ => (access.width.next_power_of_two(), access.height),
+        };
+        let per_row = (pw / n).max(1);
+        Layout { per, ph, per_row, lanes_per_row: pw / per_row, step: (n / pw).max(1) }
+    }
+
+    /// The values of each invocation, in storage order.
+    fn values(&self, access: &Access) -> Vec<Value> {
+        let rows = self.ph.div_ceil(self.step);
+        let per_block = rows * self.per_row;
+        let mut out = Vec::new();
+        for block in 0..access.count {
+            for j in 0..rows {
+                for k in 0..self.per_row {
+                    out.push(Value { index: block * per_block + j * self.per_row + k, block, j, k });
+                }
+            }
+        }
+        out
+    }
+
+    /// The block element (row, column) of invocation `lane`'s value (j, k) (of a transform,
+    /// its element `e`).
+    fn position(&self, kind: Kind, lane: u32, j: u32, k: u32, e: u32) -> (u32, u32) {
+        let (r, c) = (lane / self.lanes_per_row + j * self.step, lane % self.lanes_per_row * self.per_row + k);
+        match kind {
+            Kind::Transpose => (c, r),
+            Kind::Transform => (r * self.per + e, c),
+            _ => (r, c),
+        }
+    }
+
+    /// [`Layout::position`] less the invocation's own first element: the same for every
+    /// invocation.
+    fn offset(&self, kind: Kind, j: u32, k: u32, e: u32) -> (u32, u32) {
+        match kind {
+            Kind::Transpose => (k, j * self.step),
+            Kind::Transform => (j * self.step * self.per + e, k),
+            _ => (j * self.step, k),
         }
     }
 }

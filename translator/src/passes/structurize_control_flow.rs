@@ -13,17 +13,19 @@
 //!    block (through an edge block storing which exit was taken, when there are several), which
 //!    dispatches to the original targets.
 //! 4. Each region (the function body, and each loop body, with inner loops as single nodes from
-//!    header to merge) is linearized in topological order: the entry runs; every other node runs
-//!    under a guard (`if (flag) node`), and a branch inside the region sets the target's flag
-//!    instead of jumping. A node whose only predecessor is the previous node, reached by an
-//!    unconditional branch, runs unguarded right after it; so does a node every path from the
-//!    entry reaches before it leaves the region (where the two ways of an `if` meet again),
-//!    which every thread runs: the guards before it merge there. Branches out of the region (to
-//!    the loop's continue or merge block) and returns stay branches, under their own selection
-//!    when conditional. Each thread therefore runs exactly the blocks it ran before, in the same
-//!    order, and all threads of a subgroup meet again at every guard: subgroup operations see
-//!    the same threads as in the original, and a divergence analysis sees the threads meet again
-//!    where they did.
+//!    header to merge) is linearized in a topological order that keeps every node's dominator
+//!    subtree together: the entry runs; every other node runs under a guard (`if (flag) node`),
+//!    and a branch inside the region sets the target's flag instead of jumping. A guard that
+//!    fails skips the node's whole dominator subtree (nothing there can run without it), so
+//!    `if`s nested in the original stay nested selections. A node whose only predecessor is the
+//!    previous node, reached by an unconditional branch, runs unguarded right after it; so does
+//!    a node every path from its immediate dominator reaches before it leaves the region (where
+//!    the two ways of an `if` meet again), which runs whenever its dominator does. Branches out
+//!    of the region (to the loop's continue or merge block) and returns stay branches, under
+//!    their own selection when conditional. Each thread therefore runs exactly the blocks it ran
+//!    before, in the same order, and all threads of a subgroup meet again at every guard:
+//!    subgroup operations see the same threads as in the original, and a divergence analysis
+//!    sees the threads meet again where they did.
 //! 5. Values whose definition no longer dominates a use go through a `Function` variable; blocks
 //!    are put in reverse post-order.
 //!
@@ -496,19 +498,23 @@ impl Structurizer<'_> {
                 }
             }
         }
+        let (order, idom) = dominator_order(order, &preds);
+        let order = order.as_slice();
+        // last[j]: the last node of j's dominator subtree, which the order keeps contiguous.
+        let mut last: Vec<usize> = (0..order.len()).collect();
+        for j in (1..order.len()).rev() {
+            last[idom[j]] = last[idom[j]].max(last[j]);
+        }
         // Which nodes need a guard: not one chained to the node before it, nor one every path
-        // from the entry reaches before it leaves the region (where the two ways of an `if`
-        // meet again), which every thread runs and the linear order enters directly.
+        // from its immediate dominator reaches before it leaves the region (where the two ways
+        // of an `if` meet again), which runs whenever its dominator does.
         let mut guarded = vec![false; order.len()];
         let mut met = vec![false; order.len()];
         for j in 1..order.len() {
             let p = preds.get(&order[j]).cloned().unwrap_or_default();
             let chained = p.len() == 1 && p[0] == order[j - 1] && self.block(tail(order[j - 1])).and_then(Block::terminator).is_some_and(|t| t.is(Op::Branch));
-            met[j] = !chained && !child_merges.contains_key(&order[j]) && self.reached_on_every_path(order, &in_region, &tail, order[j]);
+            met[j] = !chained && !child_merges.contains_key(&order[j]) && self.reached_on_every_path(order[idom[j]], &in_region, &tail, order[j]);
             guarded[j] = !chained && !met[j];
-        }
-        if guarded.iter().all(|g| !g) && order.len() <= 1 {
-            return Ok(());
         }
         let boolean = self.module.type_bool();
         let t = self.module.constant_bool(true);
@@ -534,16 +540,47 @@ impl Structurizer<'_> {
             _ => Inst::new(Op::Unreachable, None, None, vec![]),
         });
         self.func().blocks.push(eb);
-        // next_guard[j]: the guard of the first guarded node after j, or the end.
-        let mut next_guard = vec![end; order.len()];
-        let mut after = end;
-        for j in (0..order.len()).rev() {
-            next_guard[j] = after;
-            if guarded[j] {
-                after = guards[&order[j]];
-            } else if met[j] {
-                after = order[j];
+        // A guarded node's guard skips its whole dominator subtree: nothing there runs unless
+        // the node did. Its selection merges at a block of its own (`skip`) after the subtree,
+        // which goes on to the next guard or met node of the enclosing guarded subtree.
+        let mut skips: HashMap<usize, Word> = HashMap::new();
+        for (j, &g) in guarded.iter().enumerate() {
+            if g {
+                skips.insert(j, self.module.alloc_id());
             }
+        }
+        // The innermost guarded node whose subtree holds j, j excluded.
+        let enclosing = |j: usize| -> Option<usize> {
+            let mut a = j;
+            while a != 0 {
+                a = idom[a];
+                if guarded[a] {
+                    return Some(a);
+                }
+            }
+            None
+        };
+        // Where control goes after position j, inside the subtree of guarded node `scope`: the
+        // next guard or met node there, else the scope's skip block (the region's end at top).
+        let stop = |k: usize| -> Option<Word> {
+            if guarded[k] {
+                Some(guards[&order[k]])
+            } else if met[k] {
+                Some(order[k])
+            } else {
+                None
+            }
+        };
+        let after = |j: usize, scope: Option<usize>| -> Word {
+            let (limit, fallback) = scope.map_or((order.len() - 1, end), |g| (last[g], skips[&g]));
+            ((j + 1)..=limit).find_map(stop).unwrap_or(fallback)
+        };
+        let next_guard: Vec<Word> = (0..order.len()).map(|j| after(j, if guarded[j] { Some(j) } else { enclosing(j) })).collect();
+        for (&j, &skip) in &skips {
+            let to = after(last[j], enclosing(j));
+            let mut sb = Block::new(skip);
+            sb.insts.push(Inst::new(Op::Branch, None, None, vec![Operand::Id(to)]).from_origin(origin));
+            self.func().blocks.push(sb);
         }
         // Flags start false at the region's entry.
         {
@@ -564,8 +601,8 @@ impl Structurizer<'_> {
             let loaded = self.module.alloc_id();
             let mut g = Block::new(guards[&n]);
             g.insts.push(Inst::new(Op::Load, Some(boolean), Some(loaded), vec![Operand::Id(flag)]));
-            g.insts.push(Inst::new(Op::SelectionMerge, None, None, vec![Operand::Id(next_guard[j]), Operand::Enum(OperandKind::SelectionControl, 0)]));
-            g.insts.push(Inst::new(Op::BranchConditional, None, None, vec![Operand::Id(loaded), Operand::Id(n), Operand::Id(next_guard[j])]));
+            g.insts.push(Inst::new(Op::SelectionMerge, None, None, vec![Operand::Id(skips[&j]), Operand::Enum(OperandKind::SelectionControl, 0)]));
+            g.insts.push(Inst::new(Op::BranchConditional, None, None, vec![Operand::Id(loaded), Operand::Id(n), Operand::Id(skips[&j])]));
             self.func().blocks.push(g);
         }
         // Terminators of the nodes.
@@ -574,7 +611,9 @@ impl Structurizer<'_> {
             let tb = tail(n);
             let Some(term) = self.block(tb).and_then(Block::terminator).cloned() else { continue };
             let next = next_guard[j];
-            let chained_next = j + 1 < order.len() && !guarded[j + 1];
+            // The next node runs right after this one: chained to it, or met there with no
+            // subtree's end in between.
+            let falls_into = |target: Word| j + 1 < order.len() && order[j + 1] == target && !guarded[j + 1] && (!met[j + 1] || next == target);
             let origin = term.origin;
             let set_flag = |s: &mut Self, target: Word, cond: Option<Word>, negate: bool, out: &mut Vec<Inst>| {
                 let Some(&flag) = flags.get(&target) else { return };
@@ -606,7 +645,7 @@ impl Structurizer<'_> {
             match term.op() {
                 Some(Op::Branch) => {
                     let target = term.id(0)?;
-                    if !in_region.contains(&target) || (chained_next && order[j + 1] == target) {
+                    if !in_region.contains(&target) || falls_into(target) {
                         continue;
                     }
                     set_flag(self, target, None, false, &mut out);
@@ -669,12 +708,11 @@ impl Structurizer<'_> {
         Ok(())
     }
 
-    /// Whether every path from the region's entry `order[0]` reaches node `n` before it leaves
-    /// the region (a branch out of it, or a block that ends the invocation): the nodes reached
+    /// Whether every path from node `from` reaches node `n` before it leaves the region (a branch out of it, or a block that ends the invocation): the nodes reached
     /// without passing `n` all branch only to nodes of the region.
-    fn reached_on_every_path(&self, order: &[Word], in_region: &HashSet<Word>, tail: &dyn Fn(Word) -> Word, n: Word) -> bool {
-        let mut seen: HashSet<Word> = HashSet::from([order[0]]);
-        let mut todo = vec![order[0]];
+    fn reached_on_every_path(&self, from: Word, in_region: &HashSet<Word>, tail: &dyn Fn(Word) -> Word, n: Word) -> bool {
+        let mut seen: HashSet<Word> = HashSet::from([from]);
+        let mut todo = vec![from];
         while let Some(b) = todo.pop() {
             if b == n {
                 continue;
@@ -789,4 +827,46 @@ impl Structurizer<'_> {
         let mut old: Vec<Option<Block>> = std::mem::take(&mut self.func().blocks).into_iter().map(Some).collect();
         self.func().blocks = order.into_iter().filter_map(|i| old[i].take()).collect();
     }
+}
+
+/// The region's nodes (`order` topological, the entry first) reordered so that every node's
+/// dominator subtree is contiguous, and each node's immediate dominator as an index into the
+/// new order (the entry's is itself). The new order is topological too: children are placed
+/// in their old order, and an edge into a subtree other than to its root comes from inside it.
+fn dominator_order(order: &[Word], preds: &HashMap<Word, Vec<Word>>) -> (Vec<Word>, Vec<usize>) {
+    let index: HashMap<Word, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    // Immediate dominators in the old order: predecessors come first in a DAG's topological order.
+    let mut idom = vec![0usize; order.len()];
+    for j in 1..order.len() {
+        let mut ps = preds.get(&order[j]).into_iter().flatten().filter_map(|p| index.get(p).copied()).filter(|&p| p < j);
+        let Some(mut d) = ps.next() else { continue };
+        for mut p in ps {
+            while p != d {
+                if p > d {
+                    p = idom[p];
+                } else {
+                    d = idom[d];
+                }
+            }
+        }
+        idom[j] = d;
+    }
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
+    for j in 1..order.len() {
+        children[idom[j]].push(j);
+    }
+    // Pre-order of the dominator tree, children in their old order.
+    let mut placed = Vec::with_capacity(order.len());
+    let mut stack = vec![0usize];
+    while let Some(j) = stack.pop() {
+        placed.push(j);
+        stack.extend(children[j].iter().rev());
+    }
+    let mut position = vec![0usize; order.len()];
+    for (new, &old) in placed.iter().enumerate() {
+        position[old] = new;
+    }
+    let new_order = placed.iter().map(|&old| order[old]).collect();
+    let new_idom = placed.iter().map(|&old| position[idom[old]]).collect();
+    (new_order, new_idom)
 }

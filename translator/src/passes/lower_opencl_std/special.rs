@@ -333,7 +333,8 @@ impl Lower<'_, '_> {
         let xb = self.b.bitcast(it, mag);
         let yb = self.b.bitcast(it, sign);
         let sign_bit = self.splat_i(it, 1i64 << (w - 1));
-        let mag_mask = self.splat_i(it, (1i64 << (w - 1)) - 1);
+        // All bits but the sign (`i64::MAX` for doubles, where `1 << 63` is `i64::MIN`).
+        let mag_mask = self.splat_i(it, ((1u64 << (w - 1)) - 1) as i64);
         let m = self.op(Op::BitwiseAnd, it, &[xb, mag_mask]);
         let sb = self.op(Op::BitwiseAnd, it, &[yb, sign_bit]);
         let r = self.op(Op::BitwiseOr, it, &[m, sb]);
