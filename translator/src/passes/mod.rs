@@ -8,6 +8,7 @@ pub mod drop_producer_hints;
 pub mod emulate_cooperative_matrix;
 pub mod emulate_float_atomics;
 pub mod fold_widened_operands;
+pub mod forward_private_loads;
 pub mod fuse_k_chains;
 pub mod inline_functions;
 pub mod lay_out_added_workgroup_variables;
