@@ -261,7 +261,8 @@ pub(crate) fn workgroup_size(module: &mut Module, types: &Types) -> Option<([Wor
             .clone();
         if mode.word_opt(1) == Some(ExecutionMode::LocalSize as u32) {
             let dims = [mode.word_opt(2)?, mode.word_opt(3)?, mode.word_opt(4)?];
-            return Some((dims.map(|d| module.constant_u32(d)), dims.iter().product()));
+            // Saturated: a size past u32 is refused by the areas' size check, not wrapped.
+            return Some((dims.map(|d| module.constant_u32(d)), dims.iter().fold(1u32, |n, d| n.saturating_mul(*d))));
         }
         mode.operands.get(2..)?.iter().filter_map(Operand::id).collect()
     };
