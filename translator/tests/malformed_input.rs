@@ -520,6 +520,24 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
     }
 }
 
+/// A work-group of more than 2^32 invocations (32 x 134217729, whose product spirv-val takes in
+/// 32 bits, as 32): scratch areas sized for the wrapped count would be far too small, so every
+/// target that lowers the module's cooperative_matrix2 reduction through them refuses it by name
+/// (found by fuzzing).
+#[test]
+fn work_groups_past_two_to_the_32_invocations_are_refused() {
+    if matbridge_translator::tools::find("spirv-as").is_none() {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    let (_, words) = edited("lower_cooperative_matrix2/reduce_map.spvasm", &[("LocalSize 32 1 1", "LocalSize 32 134217729 1")]);
+    for target in ["h100", "lavapipe", "swiftshader"] {
+        let target = DeviceCaps::builtin(target).unwrap();
+        let e = translate(&words, &target).expect_err(&target.name).to_string();
+        assert!(e.contains("OpCooperativeMatrixReduceNV at word offset") && e.contains("bytes of workgroup memory"), "{}: {e}", target.name);
+    }
+}
+
 /// Snapshot input or test kernel `input` (a path under `tests/in`) with `edits` made to its text,
 /// as text and assembled; spirv-val must accept it.
 fn edited(input: &str, edits: &[(&str, &str)]) -> (String, Vec<u32>) {

@@ -27,6 +27,11 @@ use std::collections::{HashMap, HashSet};
 
 pub struct ForwardPrivateLoads;
 
+/// Whether `op` derives a pointer from its first operand that points into the same variable.
+fn derives(op: Op) -> bool {
+    matches!(op, Op::Bitcast | Op::CopyObject | Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain)
+}
+
 /// How a pointer is derived from its variable: each step's opcode, result type and constant
 /// index ids.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -68,7 +73,7 @@ impl Pass for ForwardPrivateLoads {
             loop {
                 let mut grew = false;
                 for inst in function.insts() {
-                    let Some(op @ (Op::Bitcast | Op::CopyObject | Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain)) = inst.op() else { continue };
+                    let Some(op) = inst.op().filter(|&op| derives(op)) else { continue };
                     let (Some(id), Some(ty), Some(base)) = (inst.result_id, inst.result_type, inst.operands.first().and_then(Operand::id)) else { continue };
                     let Some(&r) = root.get(&base) else { continue };
                     if root.contains_key(&id) {
@@ -93,11 +98,8 @@ impl Pass for ForwardPrivateLoads {
             for inst in function.insts() {
                 for (k, o) in inst.operands.iter().enumerate() {
                     let Some(&r) = o.id().and_then(|id| root.get(&id)) else { continue };
-                    let fine = match inst.op() {
-                        Some(Op::Bitcast | Op::CopyObject | Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain) => k == 0,
-                        Some(Op::Load | Op::Store | Op::LifetimeStart | Op::LifetimeStop) => k == 0,
-                        _ => false,
-                    };
+                    // The pointer operand of a derivation, access or lifetime marker.
+                    let fine = k == 0 && inst.op().is_some_and(|op| derives(op) || matches!(op, Op::Load | Op::Store | Op::LifetimeStart | Op::LifetimeStop));
                     if !fine {
                         escaped.insert(r);
                     }
@@ -143,9 +145,8 @@ impl Pass for ForwardPrivateLoads {
                     inst.map_used_ids(|id| replace.get(&id).copied().unwrap_or(id));
                 }
             }
-            for _ in 0..replace.len() {
-                outcome.count(Op::Load as u32);
-            }
+            outcome.changed = true;
+            *outcome.rewritten.entry(Op::Load as u32).or_default() += replace.len();
         }
         Ok(outcome)
     }
