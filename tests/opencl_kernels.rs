@@ -3353,7 +3353,8 @@ fn exponentials_and_logarithms_to_opencl_accuracy() {
     }
 }
 /// `double_math.cl`: `nan` builds quiet NaNs with the payload's bits (doubles, floats and
-/// halves), `degrees` and `radians` of doubles (which `GLSL.std.450` has only for narrower
+/// halves), `copysign` of doubles keeps every magnitude bit and takes the sign of zeros too,
+/// `degrees` and `radians` of doubles (which `GLSL.std.450` has only for narrower
 /// floats) round like the products they are, and `rint`, `trunc` and `round` of doubles are
 /// exact at ties, past 2^23 and for signed zeros.
 #[test]
@@ -3376,7 +3377,7 @@ fn double_nans_angles_and_rounding() {
             .collect();
         let bx = ctx.buffer_from_slice(&x, "x").unwrap();
         let mut bits = ctx.zeroed_buffer::<u64>(n, "bits").unwrap();
-        let mut bo = ctx.zeroed_buffer::<f64>(5 * n, "o").unwrap();
+        let mut bo = ctx.zeroed_buffer::<f64>(6 * n, "o").unwrap();
         let mut fbits = ctx.zeroed_buffer::<u32>(n, "fbits").unwrap();
         let mut hbits = ctx.zeroed_buffer::<u16>(n, "hbits").unwrap();
         ctx.launch(&k, &NdRange::linear(n as u32, Some(64)), &[KernelArg::Buffer(&bx), KernelArg::Buffer(&bits), KernelArg::Buffer(&bo), KernelArg::Buffer(&fbits), KernelArg::Buffer(&hbits)])
@@ -3387,10 +3388,12 @@ fn double_nans_angles_and_rounding() {
             assert_eq!(bits[g], 0x7ff8_0000_0000_0000 | (g as u64 * 0x10001), "{name}: double nan({g})");
             assert_eq!(fbits[g], 0x7fc0_0000 | (g as u32 * 0x1001), "{name}: float nan({g})");
             assert_eq!(hbits[g], 0x7e00 | g as u16, "{name}: half nan({g})");
-            assert_eq!(o[g * 5], -x[g] * (180.0 / std::f64::consts::PI), "{name}: degrees({})", -x[g]);
-            assert_eq!(o[g * 5 + 1], x[g] * (std::f64::consts::PI / 180.0), "{name}: radians({})", x[g]);
+            assert_eq!(o[g * 6], -x[g] * (180.0 / std::f64::consts::PI), "{name}: degrees({})", -x[g]);
+            assert_eq!(o[g * 6 + 1], x[g] * (std::f64::consts::PI / 180.0), "{name}: radians({})", x[g]);
+            let sign = [-1.0, -0.0, 1.0][g % 3];
+            assert_eq!(o[g * 6 + 5].to_bits(), x[g].copysign(sign).to_bits(), "{name}: copysign({}, {sign})", x[g]);
             for (k, (what, want)) in [("rint", x[g].round_ties_even()), ("trunc", x[g].trunc()), ("round", x[g].round())].into_iter().enumerate() {
-                let got = o[g * 5 + 2 + k];
+                let got = o[g * 6 + 2 + k];
                 assert!(got == want && got.is_sign_negative() == want.is_sign_negative(), "{name}: {what}({}) = {got}, want {want}", x[g]);
             }
         }

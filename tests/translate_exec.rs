@@ -164,6 +164,35 @@ fn double_rounding_is_exact_on_every_driver() {
     }
 }
 
+/// A shader that keeps signed zeros selects between `1.0` and `-0.0`, `-1.0` and `+0.0` (floats,
+/// a vector component, and `-1.0`'s bits against zero as integers): every result has the sign
+/// the select picks on every device (bookworm's lavapipe folds such selects to conversions of
+/// the condition, giving both zeros one sign, until the runtime translates such shaders with
+/// `split-signed-zero-selects`).
+#[test]
+fn selects_of_one_and_signed_zeros_keep_the_sign() {
+    let text = include_str!("../translator/tests/in/split_signed_zero_selects/one_and_zero.spvasm");
+    let input = tools::assemble(text, "spv1.4").expect("SPIRV-Tools assemble the test input (bash .ci/install-deps.sh)");
+    let data: Vec<u32> = (0..64 * 8).map(|i| if i % 8 == 0 { (i as u32 / 8) % 3 } else { 0xdead_beef }).collect();
+    for ctx in common::contexts() {
+        let what = ctx.caps().name.clone();
+        if !ctx.caps().float_controls.signed_zero_inf_nan_preserve.f32 {
+            continue;
+        }
+        let p = ctx.create_pipeline(&PipelineDesc { spirv: &input, bindings: 1, label: "one_and_zero", ..Default::default() }).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let mut buf = ctx.buffer_from_slice(&data, "v").unwrap();
+        ctx.run(&[Dispatch { pipeline: &p, buffers: &[&buf], images: &[], push_constants: &[], groups: [1, 1, 1] }]).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let got: Vec<u32> = ctx.read_buffer(&mut buf).unwrap();
+        for i in 0..64 {
+            let c = data[8 * i] & 1 != 0;
+            let pick = |a: f32, b: f32| if c { a } else { b }.to_bits();
+            let want = [pick(1.0, -0.0), pick(-1.0, 0.0), pick(1.0, 0.0), pick(-1.0, 0.0), pick(2.0, 0.5), pick(1.0, -0.0), 0xdead_beef, 0xdead_beef];
+            assert_eq!(got[8 * i..8 * i + 8], want, "{what}: invocation {i}, condition {c}");
+        }
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+}
+
 /// A shader that keeps signed zeros adds `+0.0` to zeros, numbers, infinities and NaNs and
 /// subtracts them from it: every result is IEEE's on every device (bookworm's lavapipe gave
 /// `-0.0 + 0.0` and `0.0 - 0.0` as `-0.0` until the runtime translated such shaders with

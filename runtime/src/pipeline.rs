@@ -108,12 +108,14 @@ impl Context {
         // memory is the process's, so a kernel indexing past a workgroup array (not
         // matbridge's own) would corrupt it and gets its indices bounded; a driver that rounds
         // doubles wrongly gets them rounded from `Floor`, one that drops the sign of `x + 0.0` and
-        // `0.0 - x` under SignedZeroInfNanPreserve gets them as selects. Such a module runs as it is if
+        // `0.0 - x` under SignedZeroInfNanPreserve gets them as selects, one that gets it wrong in
+        // selects of `1.0` and a zero gets those split. Such a module runs as it is if
         // that translation fails.
         let workarounds = &shared.caps.workarounds;
         let unbounded = workarounds.workgroup_memory_on_host && !desc.trusted && matbridge_translator::passes::bound_workgroup_indices::has_unbounded_index(specialized);
         let misrounded = (workarounds.double_rounding_from_floor && matbridge_translator::passes::double_rounding_from_floor::first_user(specialized).is_some())
-            || (workarounds.folds_zero_sums && matbridge_translator::passes::zero_sums_from_select::first_user(specialized).is_some());
+            || (workarounds.folds_zero_sums && matbridge_translator::passes::zero_sums_from_select::first_user(specialized).is_some())
+            || (workarounds.folds_signed_zero_selects && matbridge_translator::passes::split_signed_zero_selects::first_user(specialized).is_some());
         let workaround_only = !missing && unlisted.is_none() && virtual_size.is_none() && (unbounded || misrounded);
         if !missing && unlisted.is_none() && virtual_size.is_none() && !workaround_only {
             return Ok(None);

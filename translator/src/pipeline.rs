@@ -118,6 +118,7 @@ impl Pipeline {
             Box::new(passes::remainder_from_quotient::RemainderFromQuotient),
             Box::new(passes::double_rounding_from_floor::DoubleRoundingFromFloor),
             Box::new(passes::zero_sums_from_select::ZeroSumsFromSelect),
+            Box::new(passes::split_signed_zero_selects::SplitSignedZeroSelects),
             Box::new(passes::pointer_bitcasts_through_words::PointerBitcastsThroughWords),
             Box::new(passes::pointer_variables_through_words::PointerVariablesThroughWords),
             Box::new(passes::lay_out_added_workgroup_variables::LayOutAddedWorkgroupVariables),

@@ -470,6 +470,13 @@ pub struct Workarounds {
     /// for a zero operand): the `zero-sums-from-select` pass computes them as selects.
     #[serde(default)]
     pub folds_zero_sums: bool,
+    /// The driver folds a select between `1.0` and `0.0` (or `-1.0` and `-0.0`) to a
+    /// conversion of the condition, and matches zeros of either sign to its pattern, integer
+    /// selects of those bits included: `c ? -0.0 : 1.0` gives `+0.0` and `c ? -1.0 : 0.0` gives
+    /// `-0.0` although it advertises `SignedZeroInfNanPreserve` (lavapipe before Mesa 26): the
+    /// `split-signed-zero-selects` pass selects such constants' magnitude and sign apart.
+    #[serde(default)]
+    pub folds_signed_zero_selects: bool,
     /// The driver crashes compiling an `OpBitcast` from one buffer pointer type to another
     /// (SwiftShader 5: SIGILL in its JIT), but not through `uvec2`: the
     /// `pointer-bitcasts-through-words` pass casts through an address's two words.
@@ -557,6 +564,7 @@ impl Workarounds {
             signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
             double_rounding_from_floor: vendor_id == VENDOR_MESA && mesa_major < 26,
             folds_zero_sums: vendor_id == VENDOR_MESA && mesa_major < 26,
+            folds_signed_zero_selects: vendor_id == VENDOR_MESA && mesa_major < 26,
             pointer_bitcasts_through_words: vendor_id == VENDOR_GOOGLE,
             pointer_variables_through_words: vendor_id == VENDOR_GOOGLE,
             unrolls_hinted_loops: matches!(vendor_id, VENDOR_MESA | VENDOR_GOOGLE),
@@ -904,6 +912,9 @@ mod tests {
         assert!(!Workarounds::for_driver(VENDOR_MESA, "26.1.6").unrolls_element_loops);
         assert!(!Workarounds::for_driver(VENDOR_GOOGLE, "5.0.0").unrolls_element_loops);
         assert!(Workarounds::for_driver(VENDOR_MESA, "26.1.6").unrolls_hinted_loops);
+        // Mesa 26 keeps the sign of zeros in selects of constants.
+        assert!(DeviceCaps::lavapipe().workarounds.folds_signed_zero_selects);
+        assert!(!Workarounds::for_driver(VENDOR_MESA, "26.1.6").folds_signed_zero_selects);
     }
 
     #[test]

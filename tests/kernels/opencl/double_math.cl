@@ -1,4 +1,4 @@
-// Doubles: nan() with payloads (of halves and floats too), degrees and radians, which
+// Doubles: nan() with payloads (of halves and floats too), copysign, degrees and radians, which
 // GLSL.std.450 has only for 16- and 32-bit floats, rint, trunc and round (which lavapipe before
 // Mesa 26 gets wrong past 2^23 and at ties), the exponentials, logarithms and hyperbolic
 // functions (OpenCL: 3 units in the last place, log1p 2, sinh, cosh, asinh, acosh 4, tanh,
@@ -15,12 +15,13 @@ __kernel void nans_and_angles(__global const double *x, __global ulong *bits, __
     fbits[g] = as_uint(nan((uint)g * 0x1001u));
     hbits[g] = as_ushort(nan((ushort)g));
     const double2 d = degrees((double2)(v, -v));
-    o[g * 5 + 0] = d.y;
-    o[g * 5 + 1] = radians(v);
-    o[g * 5 + 2] = rint(v);
+    o[g * 6 + 0] = d.y;
+    o[g * 6 + 1] = radians(v);
+    o[g * 6 + 2] = rint(v);
     const double2 t = trunc((double2)(v, 1.5));
-    o[g * 5 + 3] = t.x;
-    o[g * 5 + 4] = round(v);
+    o[g * 6 + 3] = t.x;
+    o[g * 6 + 4] = round(v);
+    o[g * 6 + 5] = copysign(v, g % 3 == 0 ? -1.0 : g % 3 == 1 ? -0.0 : 1.0);
 }
 
 __kernel void transcendentals(__global const double *x, __global const double *y, __global const int *k, __global double *o) {

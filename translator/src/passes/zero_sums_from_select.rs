@@ -101,7 +101,7 @@ pub fn first_user(module: &Module) -> Option<Word> {
 }
 
 /// The float widths some entry point declares `SignedZeroInfNanPreserve` for.
-fn preserved_widths(module: &Module) -> HashSet<u32> {
+pub(crate) fn preserved_widths(module: &Module) -> HashSet<u32> {
     module.execution_modes.iter().filter(|m| m.is(Op::ExecutionMode) && m.word_opt(1) == Some(ExecutionMode::SignedZeroInfNanPreserve as u32)).filter_map(|m| m.word_opt(2)).collect()
 }
 
