@@ -4587,3 +4587,36 @@ fn joint_matrix_mutated(spirv: &[u32], mutation: JointMutation) -> Vec<u32> {
     }
     words
 }
+
+/// The loop of `sink_private_stores/loop_stores.spvasm` (a kernel storing into private arrays in
+/// every iteration, in some, through a dynamic index, and reading one back) leaves each array
+/// as the loop wrote it, for one iteration and many, on every device.
+#[test]
+fn stores_sunk_from_loops_leave_what_the_last_iteration_wrote() {
+    let text = include_str!("../translator/tests/in/sink_private_stores/loop_stores.spvasm");
+    let Ok(spirv) = matbridge_translator::tools::assemble(text, "spv1.4") else {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    };
+    for ctx in &common::contexts() {
+        let name = &ctx.caps().name;
+        let kernel = ctx.load_kernel(&spirv, "loop_stores").unwrap_or_else(|e| panic!("{name}: {e}"));
+        for n in [0u32, 1, 2, 7, 10] {
+            let mut out = ctx.buffer_from_slice(&[u32::MAX; 8], "out").unwrap();
+            let nb = n.to_le_bytes();
+            ctx.launch(&kernel, &NdRange::linear(1, Some(1)), &[KernelArg::Buffer(&out), KernelArg::Bytes(&nb)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got: Vec<u32> = ctx.read_buffer(&mut out).unwrap();
+            // The body runs at least once (the loop tests at its bottom).
+            let last = n.max(1) - 1;
+            let sum: u32 = (0..=last).sum();
+            let mut want = [sum, last, 0, 0, 0, 0, 0, sum];
+            for i in 0..=last {
+                want[2 + (i & 3) as usize] = i * i;
+                if i & 1 != 0 {
+                    want[6] = i;
+                }
+            }
+            assert_eq!(got, want, "{name}: n = {n}");
+        }
+    }
+}

@@ -75,6 +75,7 @@ impl Pipeline {
             Box::new(passes::lower_joint_matrix::LowerJointMatrix),
             Box::new(passes::lower_subgroup_2d_block_io::LowerSubgroup2dBlockIo),
             Box::new(passes::forward_private_loads::ForwardPrivateLoads),
+            Box::new(passes::sink_private_stores::SinkPrivateStores),
             Box::new(passes::lower_bfloat16_conversions::LowerBfloat16Conversions),
             Box::new(passes::lower_opencl_std::LowerOpenclStd),
             Box::new(passes::widen_bit_instructions::WidenBitInstructions),

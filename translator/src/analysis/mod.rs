@@ -2,6 +2,7 @@
 
 pub mod derived_pointers;
 pub mod divergence;
+pub mod private_pointers;
 pub mod union_find;
 
 use crate::ir::{Inst, Module, Operand};

@@ -10,35 +10,24 @@
 //!
 //! Rewrite, per block: a non-volatile `OpLoad` through a pointer derived from a `Function`
 //! variable by bitcasts, copies and access chains with constant indices is replaced by an
-//! earlier load of the same type through the same derivation, unless an `OpStore` through any
-//! pointer derived from that variable lies between them. Only variables whose pointers are
-//! used by nothing but those derivations, loads, stores (as the pointer) and lifetime markers
-//! take part: no call, extended instruction or stored pointer can write them unseen.
+//! earlier load of the same type through the same derivation, unless an `OpStore` or a memory
+//! copy into any pointer derived from that variable lies between them. Only variables whose
+//! pointers are used by nothing but those derivations, loads, stores (as the pointer), copies
+//! and lifetime markers take part (`analysis::private_pointers`): no call, extended instruction
+//! or stored pointer can write them unseen.
 //!
 //! Applies to kernels (OpenCL modules), after `lower-subgroup-2d-block-io` (whose lowering
 //! turns the block accesses into such loads and stores); preconditions: none.
 
+use crate::analysis::private_pointers::{Path, PrivatePointers};
 use crate::error::Result;
 use crate::ir::{Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
-use spirv::{Capability, MemoryAccess, Op, StorageClass, Word};
+use spirv::{Capability, MemoryAccess, Op, Word};
 use std::collections::{HashMap, HashSet};
 
 pub struct ForwardPrivateLoads;
-
-/// Whether `op` derives a pointer from its first operand that points into the same variable.
-fn derives(op: Op) -> bool {
-    matches!(op, Op::Bitcast | Op::CopyObject | Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain)
-}
-
-/// How a pointer is derived from its variable: each step's opcode, result type and constant
-/// index ids.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Path {
-    root: Word,
-    steps: Vec<(u32, Word, Vec<Word>)>,
-}
 
 impl Pass for ForwardPrivateLoads {
     fn name(&self) -> &'static str {
@@ -57,54 +46,7 @@ impl Pass for ForwardPrivateLoads {
         let constants: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::Constant) || g.is(Op::ConstantNull)).filter_map(|g| g.result_id).collect();
         for f in 0..module.functions.len() {
             let function = &module.functions[f];
-            // Pointers derived from the function's variables: the variable, and the path where
-            // every step is known.
-            let mut root: HashMap<Word, Word> = HashMap::new();
-            let mut path: HashMap<Word, Option<Path>> = HashMap::new();
-            for inst in function.insts() {
-                if inst.is(Op::Variable) && inst.word_opt(0) == Some(StorageClass::Function as u32) {
-                    if let Some(id) = inst.result_id {
-                        root.insert(id, id);
-                        path.insert(id, Some(Path { root: id, steps: Vec::new() }));
-                    }
-                }
-            }
-            // Derivations may appear before their bases in block order: iterate to a fixed point.
-            loop {
-                let mut grew = false;
-                for inst in function.insts() {
-                    let Some(op) = inst.op().filter(|&op| derives(op)) else { continue };
-                    let (Some(id), Some(ty), Some(base)) = (inst.result_id, inst.result_type, inst.operands.first().and_then(Operand::id)) else { continue };
-                    let Some(&r) = root.get(&base) else { continue };
-                    if root.contains_key(&id) {
-                        continue;
-                    }
-                    let indices: Vec<Word> = inst.operands.iter().skip(1).filter_map(Operand::id).collect();
-                    let known = indices.iter().all(|i| constants.contains(i)) && indices.len() + 1 == inst.operands.len();
-                    let p = path.get(&base).cloned().flatten().filter(|_| known).map(|mut p| {
-                        p.steps.push((op as u32, ty, indices));
-                        p
-                    });
-                    root.insert(id, r);
-                    path.insert(id, p);
-                    grew = true;
-                }
-                if !grew {
-                    break;
-                }
-            }
-            // Variables some other use could write through.
-            let mut escaped: HashSet<Word> = HashSet::new();
-            for inst in function.insts() {
-                for (k, o) in inst.operands.iter().enumerate() {
-                    let Some(&r) = o.id().and_then(|id| root.get(&id)) else { continue };
-                    // The pointer operand of a derivation, access or lifetime marker.
-                    let fine = k == 0 && inst.op().is_some_and(|op| derives(op) || matches!(op, Op::Load | Op::Store | Op::LifetimeStart | Op::LifetimeStop));
-                    if !fine {
-                        escaped.insert(r);
-                    }
-                }
-            }
+            let pointers = PrivatePointers::new(function, &constants);
             let mut replace: HashMap<Word, Word> = HashMap::new();
             let mut dead: HashSet<Word> = HashSet::new();
             for block in &function.blocks {
@@ -115,7 +57,7 @@ impl Pass for ForwardPrivateLoads {
                         Some(Op::Load) => {
                             let volatile = inst.word_opt(1).is_some_and(|m| MemoryAccess::from_bits_truncate(m).contains(MemoryAccess::VOLATILE));
                             let (Some(id), Some(ty), Some(p)) = (inst.result_id, inst.result_type, pointer) else { continue };
-                            let Some(Some(path)) = path.get(&p).filter(|_| !volatile && root.get(&p).is_some_and(|r| !escaped.contains(r))) else { continue };
+                            let Some(path) = pointers.path.get(&p).filter(|_| !volatile && pointers.tracked_root(p).is_some()) else { continue };
                             match loaded.get(&(path.clone(), ty)) {
                                 Some(&earlier) => {
                                     replace.insert(id, earlier);
@@ -126,8 +68,8 @@ impl Pass for ForwardPrivateLoads {
                                 }
                             }
                         }
-                        Some(Op::Store) => {
-                            if let Some(&r) = pointer.and_then(|p| root.get(&p)) {
+                        Some(Op::Store | Op::CopyMemory | Op::CopyMemorySized) => {
+                            if let Some(&r) = pointer.and_then(|p| pointers.root.get(&p)) {
                                 loaded.retain(|(path, _), _| path.root != r);
                             }
                         }
