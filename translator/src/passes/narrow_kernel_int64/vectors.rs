@@ -7,12 +7,15 @@
 //! values), and copies and phis of such vectors, is carried as its elements;
 //! `OpCompositeExtract` takes one. Such a vector
 //! used any other way (stored, bit cast, passed to a phi) is rebuilt where it is used. Vectors
-//! loaded from memory, or extended from 32-bit ones (a kernel's ids), stay vectors.
+//! loaded from memory, or extended from 32-bit ones (a kernel's ids), stay vectors, but for
+//! those of `Function` variables that only whole loads and stores use (LLVM at -O0 keeps every
+//! local in one): such a variable becomes one per element, a stored vector taken apart and a
+//! loaded one built from its elements, so that it is computed like the others.
 
 use crate::analysis::Types;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::Outcome;
-use spirv::{Op, Word};
+use spirv::{MemoryAccess, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
 /// Element-wise instructions whose operands are all vectors of the result's width.
@@ -38,6 +41,7 @@ const ELEMENT_WISE: &[Op] = &[
 /// Scalarizes the vectors of the 64-bit integer types `wide` that are computed element by
 /// element.
 pub(super) fn scalarize(module: &mut Module, wide: &HashSet<Word>, outcome: &mut Outcome) {
+    split_variables(module, wide, outcome);
     let types = Types::new(module);
     let vector_of_wide = |t: Word| types.vector(t).filter(|(c, _)| wide.contains(c));
     let computed = |i: &Inst| {
@@ -214,5 +218,80 @@ pub(super) fn scalarize(module: &mut Module, wide: &HashSet<Word>, outcome: &mut
     let types = Types::new(module);
     for _ in 0..2 {
         module.remove_unused_values(|i| i.is(Op::CompositeConstruct) && i.result_type.and_then(|t| types.vector(t)).is_some_and(|(c, _)| wide.contains(&c)));
+    }
+}
+
+/// Splits each `Function` variable holding a vector of `wide` integers, that only non-volatile
+/// whole loads and stores use, into one variable per element.
+fn split_variables(module: &mut Module, wide: &HashSet<Word>, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    let element_of = |ptr: Word| types.pointer(ptr).filter(|(class, _)| *class == StorageClass::Function as u32).and_then(|(_, v)| types.vector(v)).filter(|(c, _)| wide.contains(c));
+    for f in 0..module.functions.len() {
+        let function = &module.functions[f];
+        let mut split: HashMap<Word, (Word, u32)> =
+            function.insts().filter(|i| i.is(Op::Variable) && i.operands.len() == 1).filter_map(|i| Some((i.result_id?, element_of(i.result_type?)?))).collect();
+        if split.is_empty() {
+            continue;
+        }
+        for inst in function.insts() {
+            let volatile = |k: usize| inst.word_opt(k).is_some_and(|m| MemoryAccess::from_bits_truncate(m).contains(MemoryAccess::VOLATILE));
+            for (k, o) in inst.operands.iter().enumerate() {
+                let Some(v) = o.id().filter(|v| split.contains_key(v)) else { continue };
+                let whole = k == 0 && ((inst.is(Op::Load) && !volatile(1)) || (inst.is(Op::Store) && !volatile(2)));
+                if !whole {
+                    split.remove(&v);
+                }
+            }
+        }
+        if split.is_empty() {
+            continue;
+        }
+        let parts: HashMap<Word, Vec<Word>> = split.iter().map(|(&var, &(_, n))| (var, (0..n).map(|_| module.alloc_id()).collect())).collect();
+        module.forget(&split.keys().copied().collect());
+        let class = Operand::storage_class(StorageClass::Function);
+        let pointers: HashMap<Word, Word> = split.iter().map(|(&var, &(c, _))| (var, module.type_pointer(StorageClass::Function, c))).collect();
+        for b in 0..module.functions[f].blocks.len() {
+            let body = std::mem::take(&mut module.functions[f].blocks[b].insts);
+            let mut out = Vec::with_capacity(body.len());
+            for inst in body {
+                let origin = inst.origin;
+                let var = inst.result_id.filter(|_| inst.is(Op::Variable)).or_else(|| inst.operands.first().and_then(Operand::id)).filter(|v| split.contains_key(v));
+                let (Some(var), Some(elements)) = (var, var.and_then(|v| parts.get(&v))) else {
+                    out.push(inst);
+                    continue;
+                };
+                let (c, _) = split[&var];
+                let ptr = pointers[&var];
+                match inst.op() {
+                    Some(Op::Variable) => {
+                        for e in elements {
+                            out.push(Inst::new(Op::Variable, Some(ptr), Some(*e), vec![class.clone()]).from_origin(origin));
+                        }
+                    }
+                    Some(Op::Store) => {
+                        let value = inst.operands.get(1).and_then(Operand::id).unwrap_or_default();
+                        for (k, e) in elements.iter().enumerate() {
+                            let part = module.alloc_id();
+                            out.push(Inst::new(Op::CompositeExtract, Some(c), Some(part), vec![Operand::Id(value), Operand::Literal(k as u32)]).from_origin(origin));
+                            out.push(Inst::new(Op::Store, None, None, vec![Operand::Id(*e), Operand::Id(part)]).from_origin(origin));
+                        }
+                        outcome.count(Op::Store as u32);
+                    }
+                    _ => {
+                        let loaded: Vec<Operand> = elements
+                            .iter()
+                            .map(|e| {
+                                let part = module.alloc_id();
+                                out.push(Inst::new(Op::Load, Some(c), Some(part), vec![Operand::Id(*e)]).from_origin(origin));
+                                Operand::Id(part)
+                            })
+                            .collect();
+                        out.push(Inst::new(Op::CompositeConstruct, inst.result_type, inst.result_id, loaded).from_origin(origin));
+                        outcome.count(Op::Load as u32);
+                    }
+                }
+            }
+            module.functions[f].blocks[b].insts = out;
+        }
     }
 }
