@@ -503,6 +503,16 @@ fn spec_violations_spirv_val_misses_are_refused_by_name() {
         // A 32-bit integer reinterpreted as a 64-bit global pointer, where pointers are held as
         // two words and 64-bit integers are narrowed.
         ("lower_kernel_pointers/generic_local.spvasm", &[("%58 = OpBitcast %9 %16", "%58 = OpBitcast %9 %26")], &["swiftshader"], "reinterprets an integer as a pointer"),
+        // A 2D block load of 2^22 x 2^22 elements (found by fuzzing: its size overflowed).
+        (
+            "lower_subgroup_2d_block_io/load_store.spvasm",
+            &[
+                ("%uint_1 = OpConstant %uint 1\n", "%uint_1 = OpConstant %uint 1\n%huge = OpConstant %uint 4194304\n"),
+                ("OpSubgroup2DBlockLoadTransformINTEL %uint_2 %uint_8 %uint_4", "OpSubgroup2DBlockLoadTransformINTEL %uint_2 %huge %huge"),
+            ],
+            &["h100", "lavapipe", "swiftshader"],
+            "at most 65536 are lowered",
+        ),
         // An image write of a scalar texel (OpenCL's writes give four components).
         ("lower_kernel_images/sampled.spvasm", &[("OpImageWrite %15 %28 %54", "OpImageWrite %15 %28 %uint_0")], &["h100", "lavapipe", "swiftshader"], "not a 4-component vector"),
     ];

@@ -28,7 +28,8 @@
 //!
 //! Refused by name: modules other than kernels (the region is `CrossWorkgroup` memory), block
 //! operands that are not 32-bit integer constants, element sizes other than 1, 2, 4 and 8 bytes,
-//! block widths a 1- or 2-byte element does not fill 32-bit words with, transforms of elements
+//! block widths a 1- or 2-byte element does not fill 32-bit words with, blocks of more than
+//! 65536 elements (count included; Intel's hold at most 8192), transforms of elements
 //! wider than 2 bytes, and `Dst`/`Src` pointers to other than integers or floats of the
 //! element's (a transform's: 32-bit) width. Preconditions: functions inlined (kernels), control
 //! flow not yet structured (the branches are plain selections).
@@ -45,6 +46,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 pub struct LowerSubgroup2dBlockIo;
+
+/// The most elements (width x height x count) of one block access the pass unrolls.
+const MAX_BLOCK_ELEMENTS: u64 = 1 << 16;
 
 fn is_block_io(inst: &Inst) -> bool {
     matches!(
@@ -170,6 +174,12 @@ impl Access {
         }
         if width == 0 || height == 0 || count == 0 {
             return Err("takes an empty block (its width, height and count must be positive)".into());
+        }
+        // Intel's blocks hold at most 64 bytes by 32 rows, four times (8192 1-byte elements);
+        // the lowering unrolls every element, so far larger blocks are refused.
+        let elements = u64::from(width) * u64::from(height) * u64::from(count);
+        if elements > MAX_BLOCK_ELEMENTS {
+            return Err(format!("takes a block of {width} x {height} elements, {count} times ({elements} elements; at most {MAX_BLOCK_ELEMENTS} are lowered)"));
         }
         if size < 4 && !width.is_multiple_of(4 / size) {
             return Err(format!("takes a Block Width of {width} {size}-byte elements (a multiple of {} is needed)", 4 / size));
