@@ -2,7 +2,7 @@
 //! nothing but plain loads and stores can read or write: what passes that reason about private
 //! memory without alias analysis (`forward-private-loads`, `sink-private-stores`) need.
 
-use crate::ir::{Function, Operand};
+use crate::ir::{Function, Module, Operand};
 use spirv::{Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
@@ -27,14 +27,18 @@ pub struct PrivatePointers {
     pub escaped: HashSet<Word>,
 }
 
+/// The module's scalar constants: the indices that keep a path known.
+pub fn index_constants(module: &Module) -> HashSet<Word> {
+    module.globals().iter().filter(|g| g.is(Op::Constant) || g.is(Op::ConstantNull)).filter_map(|g| g.result_id).collect()
+}
+
 /// Whether `op` derives a pointer from its first operand that points into the same variable.
 pub fn derives(op: Op) -> bool {
     matches!(op, Op::Bitcast | Op::CopyObject | Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain)
 }
 
 impl PrivatePointers {
-    /// The analysis of `function`; `constants` are the module's integer constants (indices
-    /// that keep a path known).
+    /// The analysis of `function`; `constants` are the module's [`index_constants`].
     pub fn new(function: &Function, constants: &HashSet<Word>) -> PrivatePointers {
         let mut root: HashMap<Word, Word> = HashMap::new();
         let mut path: HashMap<Word, Path> = HashMap::new();

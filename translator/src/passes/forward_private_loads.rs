@@ -19,7 +19,7 @@
 //! Applies to kernels (OpenCL modules), after `lower-subgroup-2d-block-io` (whose lowering
 //! turns the block accesses into such loads and stores); preconditions: none.
 
-use crate::analysis::private_pointers::{Path, PrivatePointers};
+use crate::analysis::private_pointers::{index_constants, Path, PrivatePointers};
 use crate::error::Result;
 use crate::ir::{Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
@@ -43,7 +43,7 @@ impl Pass for ForwardPrivateLoads {
         if !module.has_capability(Capability::Kernel) {
             return Ok(outcome);
         }
-        let constants: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::Constant) || g.is(Op::ConstantNull)).filter_map(|g| g.result_id).collect();
+        let constants = index_constants(module);
         for f in 0..module.functions.len() {
             let function = &module.functions[f];
             let pointers = PrivatePointers::new(function, &constants);

@@ -23,7 +23,7 @@
 //! Applies to kernels (OpenCL modules, whose control flow is unstructured until
 //! `structurize-control-flow`), after `forward-private-loads`; preconditions: none.
 
-use crate::analysis::private_pointers::PrivatePointers;
+use crate::analysis::private_pointers::{index_constants, PrivatePointers};
 use crate::error::Result;
 use crate::ir::cfg::Cfg;
 use crate::ir::{Block, Function, Inst, Module, Operand};
@@ -48,7 +48,7 @@ impl Pass for SinkPrivateStores {
         if !module.has_capability(Capability::Kernel) {
             return Ok(outcome);
         }
-        let constants: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::Constant) || g.is(Op::ConstantNull)).filter_map(|g| g.result_id).collect();
+        let constants = index_constants(module);
         for f in 0..module.functions.len() {
             // One loop at a time, the graph recomputed after each; a loop whose stores moved
             // has none left to move, so this ends within one round per loop.
