@@ -127,8 +127,9 @@ fn import_name(module: &Module, f: Word) -> Option<String> {
 fn base_name(mangled: &str) -> &str {
     let Some(rest) = mangled.strip_prefix("_Z") else { return mangled };
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    // A length that does not end on a character (a damaged name) leaves the name whole.
     match rest[..digits].parse::<usize>() {
-        Ok(len) if rest.len() >= digits + len => &rest[digits..digits + len],
+        Ok(len) => rest.get(digits..digits.saturating_add(len)).unwrap_or(mangled),
         _ => mangled,
     }
 }
@@ -238,4 +239,19 @@ fn opencl_block(module: &mut Module, rest: &str, args: &[Word]) -> std::result::
         operands.extend(args.iter().map(|a| Operand::Id(*a)));
     }
     Ok((op, operands))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base_name;
+
+    #[test]
+    fn base_names_of_mangled_and_damaged_names() {
+        assert_eq!(base_name("_Z38intel_sub_group_f16_f16_matrix_mad_k16Dv8_sDv8_iDv8_f"), "intel_sub_group_f16_f16_matrix_mad_k16");
+        assert_eq!(base_name("plain"), "plain");
+        assert_eq!(base_name("_Z99short"), "_Z99short");
+        // A length that ends inside a character (found by fuzzing) leaves the name whole.
+        assert_eq!(base_name("_Z2a\u{20ac}b"), "_Z2a\u{20ac}b");
+        assert_eq!(base_name("_Z4a\u{20ac}b"), "a\u{20ac}");
+    }
 }
