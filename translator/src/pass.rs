@@ -45,8 +45,13 @@ impl Outcome {
 
     /// Counts one rewritten instruction of `opcode` (and marks the module changed).
     pub fn count(&mut self, opcode: u32) {
+        self.count_many(opcode, 1);
+    }
+
+    /// Counts `n` rewritten instructions of `opcode` (and marks the module changed).
+    pub fn count_many(&mut self, opcode: u32, n: usize) {
         self.changed = true;
-        *self.rewritten.entry(opcode).or_default() += 1;
+        *self.rewritten.entry(opcode).or_default() += n;
     }
 }
 

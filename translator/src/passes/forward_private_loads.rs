@@ -87,8 +87,7 @@ impl Pass for ForwardPrivateLoads {
                     inst.map_used_ids(|id| replace.get(&id).copied().unwrap_or(id));
                 }
             }
-            outcome.changed = true;
-            *outcome.rewritten.entry(Op::Load as u32).or_default() += replace.len();
+            outcome.count_many(Op::Load as u32, replace.len());
         }
         Ok(outcome)
     }

@@ -56,17 +56,16 @@ impl Pass for SinkPrivateStores {
             while let Some(sink) = find(&module.functions[f], &constants, &done) {
                 done.insert(sink.header);
                 let exit_block = module.alloc_id();
-                let moved = sink.stores.len();
+                outcome.count_many(Op::Store as u32, sink.stores.len());
                 apply(&mut module.functions[f], &sink, exit_block);
-                outcome.changed = true;
-                *outcome.rewritten.entry(Op::Store as u32).or_default() += moved;
             }
         }
         Ok(outcome)
     }
 }
 
-/// A loop's stores to move: (block index, instruction index) in iteration order.
+/// A loop's stores to move: (block index, instruction index) in iteration order. Block indices
+/// are the function's, which are also the control-flow graph's.
 struct Sink {
     header: Word,
     latch: usize,
@@ -116,10 +115,8 @@ fn find(function: &Function, constants: &HashSet<Word>, done: &HashSet<Word>) ->
         // Variables the loop reads, marks, or writes where not every iteration does.
         let mut kept: HashSet<Word> = HashSet::new();
         let mut stored: HashSet<Word> = HashSet::new();
-        let index: std::collections::HashMap<Word, usize> = cfg.labels.iter().enumerate().map(|(i, l)| (*l, i)).collect();
-        for block in function.blocks.iter().filter(|b| index.get(&b.id()).is_some_and(|i| body.contains(i))) {
-            let b = index[&block.id()];
-            for inst in &block.insts {
+        for &b in &body {
+            for inst in &function.blocks[b].insts {
                 // A copy reads its source and writes its target: both stay.
                 if inst.is(Op::CopyMemory) || inst.is(Op::CopyMemorySized) {
                     kept.extend(inst.operands.iter().take(2).filter_map(|o| o.id().and_then(|p| pointers.root.get(&p))));
@@ -147,16 +144,14 @@ fn find(function: &Function, constants: &HashSet<Word>, done: &HashSet<Word>) ->
         }
         let mut stores = Vec::new();
         for &b in &chain {
-            let at = function.blocks.iter().position(|x| x.id() == cfg.labels[b])?;
-            for (i, inst) in function.blocks[at].insts.iter().enumerate() {
+            for (i, inst) in function.blocks[b].insts.iter().enumerate() {
                 let root = inst.operands.first().and_then(Operand::id).and_then(|p| pointers.root.get(&p));
                 if inst.is(Op::Store) && root.is_some_and(|r| sunk.contains(r)) {
-                    stores.push((at, i));
+                    stores.push((b, i));
                 }
             }
         }
-        let position = |b: usize| function.blocks.iter().position(|x| x.id() == cfg.labels[b]);
-        return Some(Sink { header: cfg.labels[header], latch: position(latch)?, exit: position(exit)?, stores });
+        return Some(Sink { header: cfg.labels[header], latch, exit, stores });
     }
     None
 }

@@ -71,13 +71,14 @@ impl Pass for SplitSignedZeroSelects {
                     let magnitude = sign - 1;
                     let (ma, mb) = (constant(module, &split.a, magnitude), constant(module, &split.b, magnitude));
                     let (sa, sb) = (constant(module, &split.a, sign), constant(module, &split.b, sign));
-                    let [m, s, bits] = [module.alloc_id(), module.alloc_id(), module.alloc_id()];
+                    let [m, s] = [module.alloc_id(), module.alloc_id()];
                     let origin = inst.origin;
                     out.push(Inst::new(Op::Select, Some(int_ty), Some(m), vec![Operand::Id(split.condition), Operand::Id(ma), Operand::Id(mb)]).from_origin(origin));
                     out.push(Inst::new(Op::Select, Some(int_ty), Some(s), vec![Operand::Id(split.condition), Operand::Id(sa), Operand::Id(sb)]).from_origin(origin));
                     if int_ty == ty {
                         out.push(Inst::new(Op::BitwiseOr, Some(ty), Some(result), vec![Operand::Id(m), Operand::Id(s)]).from_origin(origin));
                     } else {
+                        let bits = module.alloc_id();
                         out.push(Inst::new(Op::BitwiseOr, Some(int_ty), Some(bits), vec![Operand::Id(m), Operand::Id(s)]).from_origin(origin));
                         out.push(Inst::new(Op::Bitcast, Some(ty), Some(result), vec![Operand::Id(bits)]).from_origin(origin));
                     }

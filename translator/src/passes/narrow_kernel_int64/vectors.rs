@@ -255,8 +255,9 @@ fn split_variables(module: &mut Module, wide: &HashSet<Word>, outcome: &mut Outc
             let mut out = Vec::with_capacity(body.len());
             for inst in body {
                 let origin = inst.origin;
-                let var = inst.result_id.filter(|_| inst.is(Op::Variable)).or_else(|| inst.operands.first().and_then(Operand::id)).filter(|v| split.contains_key(v));
-                let (Some(var), Some(elements)) = (var, var.and_then(|v| parts.get(&v))) else {
+                // The variable itself, or a load or store of it.
+                let var = inst.result_id.filter(|_| inst.is(Op::Variable)).or_else(|| inst.operands.first().and_then(Operand::id));
+                let Some((var, elements)) = var.and_then(|v| Some((v, parts.get(&v)?))) else {
                     out.push(inst);
                     continue;
                 };
