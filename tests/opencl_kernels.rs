@@ -4132,6 +4132,56 @@ fn intel_dpas_block_gemm_matches_the_reference() {
     check_dpas_gemm("dpas_block_gemm", &[("dpas_block_gemm_small_sg16", 16), ("dpas_block_gemm_small_sg32", 32)], (40, 24, 40), draw);
 }
 
+/// A DPAS GEMM as Intel's Triton backend writes it (`tests/kernels/opencl/triton_gemm.cl`:
+/// A's 2D block read lands in one `VectorAnyINTEL` vector of 32 halves, and the DPAS
+/// operands are shuffled out of it), against the CPU bit for bit, with blocks past every edge.
+#[test]
+fn triton_style_dpas_gemm_matches_the_reference() {
+    let Some(spirv) = common::opencl("triton_gemm") else { return };
+    let module = matbridge_translator::ir::Module::from_words(&spirv).unwrap();
+    assert!(module.has_extension("SPV_INTEL_vector_compute"), "llvm-spirv wrote no VectorAnyINTEL vectors");
+    let draw = |seed: usize, len: usize| -> Vec<half::f16> { (0..len).map(|i| half::f16::from_f32(((i * 3 + seed * 7) % 23) as f32 * 0.25 - 2.75)).collect() };
+    check_dpas_gemm("triton_gemm", &[("triton_gemm", 16)], (40, 40, 72), draw);
+    // Triton's larger tiles (vectors of 64 halves and 32 words) translate for every profile.
+    use matbridge_translator::profile::DeviceCaps;
+    let mut wide = module.clone();
+    matbridge_translator::kernel::keep_entry_point(&mut wide, "triton_gemm_wide").unwrap();
+    for caps in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader(), DeviceCaps::h100()] {
+        let (out, _) = matbridge_translator::translate(&wide.to_words(), &caps).unwrap_or_else(|e| panic!("{}: {e}", caps.name));
+        matbridge_translator::tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", caps.name));
+    }
+}
+
+/// One-component vectors as Triton's LLVM IR has them (`tests/kernels/opencl/single_component_vectors.ll`,
+/// through llvm-spirv with every extension enabled) become scalars and compute what the CPU does,
+/// bit for bit.
+#[test]
+fn single_component_vectors_match_the_cpu() {
+    let Some((spirv, contexts)) = kernels_and_devices("single_component_vectors") else { return };
+    let module = matbridge_translator::ir::Module::from_words(&spirv).unwrap();
+    assert!(module.globals().iter().any(|g| g.is(spirv::Op::TypeVector) && g.word_opt(1) == Some(1)), "llvm-spirv wrote no one-component vector");
+    let n = 96usize;
+    let x: Vec<f32> = (0..n).map(|i| (i as f32 - 40.0) * 0.25).collect();
+    let s = 1.5f32;
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "single_component_vectors").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bx = ctx.buffer_from_slice(&x, "in").unwrap();
+        let mut bits = ctx.buffer_from_slice(&vec![0u32; n], "bits").unwrap();
+        let mut wide = ctx.buffer_from_slice(&vec![0f32; n], "wide").unwrap();
+        let sb = f32_bytes(s);
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(32)), &[KernelArg::Buffer(&bits), KernelArg::Buffer(&wide), KernelArg::Buffer(&bx), KernelArg::Bytes(&sb)])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (got_bits, got_wide): (Vec<u32>, Vec<f32>) = (ctx.read_buffer(&mut bits).unwrap(), ctx.read_buffer(&mut wide).unwrap());
+        for g in 0..n {
+            let m = x[g] * s;
+            let want = ((if m > 0.0 { m } else { -0.5 }) + (x[g] + 2.0)).to_bits().wrapping_add(1);
+            assert_eq!(got_bits[g], want, "{name}: bits[{g}]");
+            assert_eq!(got_wide[g].to_bits(), (m + 1.0).to_bits(), "{name}: wide[{g}]");
+        }
+    }
+}
+
 /// Runs the GEMM kernels `(name, sub-group size)` of OpenCL program `program` (arguments A, B,
 /// D, M, N, K; 2 x 1 DPAS tiles, 16 x 16 of D, per sub-group; work-groups of 4 sub-groups) on
 /// every test device with A and B from `draw(seed, len)`, and checks D against the CPU bit for
@@ -4167,14 +4217,14 @@ fn check_dpas_gemm(program: &str, kernels: &[(&str, u32)], (m, n, k): (usize, us
 }
 
 /// DPAS on the H100's cooperative matrices: every kernel of `dpas.cl`, `dpas_gemm.cl` and
-/// `dpas_block_gemm.cl` whose sub-group is the H100's (32), or splits from it in work-groups of
+/// `dpas_block_gemm.cl` (and `triton_gemm.cl`'s) whose sub-group is the H100's (32), or splits from it in work-groups of
 /// whole sub-groups of 32, and whose element types it lists becomes KHR MulAdds (transposed,
 /// 16 x 8 x K); the others stay plain code (`dpas.cl`'s sub-group-16 kernels run in work-groups
 /// of one sub-group of 16); spirv-val passes every output.
 #[test]
 fn intel_dpas_uses_cooperative_matrices_where_listed() {
     use matbridge_translator::{kernel::keep_entry_point, profile::DeviceCaps, Module};
-    let (Some(single), Some(gemm), Some(block)) = (common::opencl("dpas"), common::opencl("dpas_gemm"), common::opencl("dpas_block_gemm")) else { return };
+    let (Some(single), Some(gemm), Some(block), Some(triton)) = (common::opencl("dpas"), common::opencl("dpas_gemm"), common::opencl("dpas_block_gemm"), common::opencl("triton_gemm")) else { return };
     let mut cases: Vec<(&[u32], &str, bool)> = dpas_cases().iter().map(|c| (single.as_slice(), c.kernel, c.subgroup == 32)).collect();
     // The GEMMs' fixed work-groups fill whole sub-groups of 32: at sub-group 16 each physical
     // sub-group computes the matrices of the two split from it.
@@ -4187,6 +4237,8 @@ fn intel_dpas_uses_cooperative_matrices_where_listed() {
         (block.as_slice(), "dpas_block_gemm_sg32", true),
         (block.as_slice(), "dpas_block_gemm_small_sg16", true),
         (block.as_slice(), "dpas_block_gemm_small_sg32", true),
+        (triton.as_slice(), "triton_gemm", true),
+        (triton.as_slice(), "triton_gemm_wide", true),
     ]);
     for (module, kernel, on_matrices) in cases {
         let mut m = Module::from_words(module).unwrap();

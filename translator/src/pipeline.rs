@@ -68,6 +68,7 @@ impl Pipeline {
     fn all() -> Vec<Box<dyn Pass>> {
         vec![
             Box::new(passes::repair_producer_output::RepairProducerOutput),
+            Box::new(passes::scalarize_single_component_vectors::ScalarizeSingleComponentVectors),
             Box::new(passes::drop_producer_hints::DropProducerHints),
             Box::new(passes::widen_arbitrary_integers::WidenArbitraryIntegers),
             Box::new(passes::resolve_intel_builtin_calls::ResolveIntelBuiltinCalls),

@@ -145,6 +145,7 @@ pub fn feature_for(cap: C) -> Option<Feature> {
         C::SubgroupMatrixMultiplyAccumulateINTEL => F::Translated("SPV_INTEL_subgroup_matrix_multiply_accumulate"),
         C::Subgroup2DBlockIOINTEL | C::Subgroup2DBlockTransformINTEL | C::Subgroup2DBlockTransposeINTEL => F::Translated("SPV_INTEL_2d_block_io"),
         C::ArbitraryPrecisionIntegersALTERA => F::Translated("SPV_INTEL_arbitrary_precision_integers"),
+        C::VectorAnyINTEL => F::Translated("SPV_INTEL_vector_compute"),
         C::Kernel
         | C::Addresses
         | C::Linkage
@@ -250,7 +251,7 @@ fn instruction_derived() -> &'static HashSet<C> {
     static SET: OnceLock<HashSet<C>> = OnceLock::new();
     SET.get_or_init(|| {
         let mut set: HashSet<C> = rspirv::grammar::INSTRUCTION_TABLE.iter().flat_map(|i| i.capabilities.iter().copied()).collect();
-        set.extend([C::Int8, C::Int16, C::Int64, C::ArbitraryPrecisionIntegersALTERA, C::Float16, C::Float64, C::BFloat16TypeKHR, C::BFloat16CooperativeMatrixKHR]);
+        set.extend([C::Int8, C::Int16, C::Int64, C::ArbitraryPrecisionIntegersALTERA, C::VectorAnyINTEL, C::Float16, C::Float64, C::BFloat16TypeKHR, C::BFloat16CooperativeMatrixKHR]);
         // Capabilities a storage or memory model stands for, and which no other use needs.
         set.remove(&C::Shader);
         set.remove(&C::Matrix);
@@ -470,6 +471,8 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
             (Some(Op::TypeInt), Some(w)) if !matches!(w, 8 | 16 | 32) => push(&[C::ArbitraryPrecisionIntegersALTERA], inst),
             // Vectors of 8 or 16 components (OpenCL's `float8`, `char16`).
             (Some(Op::TypeVector), _) if matches!(inst.word_opt(1), Some(8 | 16)) => push(&[C::Vector16], inst),
+            // Vectors of other sizes (SPV_INTEL_vector_compute).
+            (Some(Op::TypeVector), _) if !matches!(inst.word_opt(1), Some(2..=4)) => push(&[C::VectorAnyINTEL], inst),
             (Some(Op::TypeFloat), Some(16)) if !encoded && (!storage16 || input_closure.contains(&C::Float16) || inst.result_id.is_some_and(|t| computed.contains(&t))) => push(&[C::Float16], inst),
             (Some(Op::TypeFloat), Some(16)) if inst.word_opt(1) == Some(spirv::FPEncoding::BFloat16KHR as u32) => bf16_types.extend(inst.result_id),
             (Some(Op::TypeFloat), Some(64)) => push(&[C::Float64], inst),

@@ -94,12 +94,13 @@ impl Types {
         (1..=64).contains(&w).then_some((w, s == 1))
     }
 
-    /// (component type, count) of an OpTypeVector; `None` also for counts SPIR-V does not allow
-    /// (2, 3, 4, 8, 16), so that a damaged module cannot make a pass emit billions of lanes.
+    /// (component type, count) of an OpTypeVector. Decoding bounds the count (2, 3, 4, 8 or 16,
+    /// or up to 256 under `VectorAnyINTEL`), so that a damaged module cannot make a pass emit
+    /// billions of lanes.
     pub fn vector(&self, ty: Word) -> Option<(Word, u32)> {
         let d = self.defs.get(&ty).filter(|d| d.is(Op::TypeVector))?;
         let (c, n) = (d.word_opt(0)?, d.word_opt(1)?);
-        matches!(n, 2 | 3 | 4 | 8 | 16).then_some((c, n))
+        (n > 0).then_some((c, n))
     }
 
     /// Width of an OpTypeFloat and its encoding operand (e.g. BFloat16KHR), if any.

@@ -164,6 +164,9 @@ struct ParseContext {
     ext_sets: HashMap<Word, String>,
     /// A joint-matrix type in llvm-spirv's form was declared.
     joint_matrix_ids_only: bool,
+    /// The module declares `VectorAnyINTEL` (SPV_INTEL_vector_compute): vectors of any
+    /// number of components.
+    vector_any: bool,
 }
 
 impl DecodeContext for ParseContext {
@@ -242,7 +245,7 @@ impl Module {
         }
         let mut m = Module::new((1, 0));
         m.header = header;
-        let mut cx = ParseContext { widths: HashMap::new(), value_type: HashMap::new(), ext_sets: HashMap::new(), joint_matrix_ids_only: false };
+        let mut cx = ParseContext { widths: HashMap::new(), value_type: HashMap::new(), ext_sets: HashMap::new(), joint_matrix_ids_only: false, vector_any: false };
         let mut state = State::Outside;
         let mut function: Option<Function> = None;
         let mut function_at = 0;
@@ -290,8 +293,14 @@ impl Module {
                     return Err(Error::Malformed { offset: i, message: format!("{} uses %{used}, which is not defined before it (types and constants must be)", op_name(opcode)) });
                 }
             }
-            if inst.is(Op::TypeVector) && !matches!(inst.word_opt(1), Some(2 | 3 | 4 | 8 | 16)) {
-                return Err(Error::Malformed { offset: i, message: format!("OpTypeVector has {} components (2, 3, 4, 8 or 16 are allowed)", inst.word_opt(1).unwrap_or(0)) });
+            if inst.is(Op::TypeVector) {
+                let count = inst.word_opt(1).unwrap_or(0);
+                if cx.vector_any && !(1..=MAX_VECTOR_ANY_COMPONENTS).contains(&count) {
+                    return Err(Error::Malformed { offset: i, message: format!("OpTypeVector has {count} components (VectorAnyINTEL vectors of 1 to {MAX_VECTOR_ANY_COMPONENTS} are supported)") });
+                }
+                if !cx.vector_any && !matches!(count, 2 | 3 | 4 | 8 | 16) {
+                    return Err(Error::Malformed { offset: i, message: format!("OpTypeVector has {count} components (2, 3, 4, 8 or 16 are allowed without VectorAnyINTEL)") });
+                }
             }
             // Integers of other widths up to 64 (SPV_INTEL_arbitrary_precision_integers) are
             // widened by a pass; floats have the core widths only.
@@ -618,9 +627,16 @@ impl Module {
     }
 }
 
+/// The most components a `VectorAnyINTEL` vector may have here (Intel's Triton backend writes
+/// up to 64; a 2D block read of 32 rows of 4 blocks of bytes gives 128 per invocation).
+const MAX_VECTOR_ANY_COMPONENTS: u32 = 256;
+
 fn note_widths(cx: &mut ParseContext, inst: &Inst) {
     if inst.opcode == grammar::legacy_joint_matrix::TYPE_JOINT_MATRIX_WITH_LAYOUT {
         cx.joint_matrix_ids_only = true;
+    }
+    if inst.is(Op::Capability) && inst.word_opt(0) == Some(spirv::Capability::VectorAnyINTEL as u32) {
+        cx.vector_any = true;
     }
     match inst.op() {
         Some(Op::TypeInt | Op::TypeFloat) => {

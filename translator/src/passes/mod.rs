@@ -47,6 +47,7 @@ pub mod remainder_from_quotient;
 pub mod repair_producer_output;
 pub mod resolve_intel_builtin_calls;
 pub mod retype_float16_to_bfloat16;
+pub mod scalarize_single_component_vectors;
 pub mod sink_private_stores;
 pub mod split_signed_zero_selects;
 pub mod split_underaligned_accesses;

@@ -1,5 +1,7 @@
 //! `SplitWideVectors`: OpenCL's vectors of 8 and 16 components (`float8`, `int16`, `uchar16`),
-//! which need the `Vector16` capability no Vulkan device has, become 2 or 4 vectors of 4.
+//! which need the `Vector16` capability no Vulkan device has, and the longer vectors of
+//! SPV_INTEL_vector_compute (`VectorAnyINTEL`: Intel's Triton backend holds a 2D block read of
+//! 64 halves in one `<64 x i16>`), become vectors of 4: `n / 4` of them for `n` components.
 //!
 //! Every value of such a type is carried as its parts (components `4k..4k+3` in part `k`):
 //!
@@ -19,8 +21,11 @@
 //!
 //! Preconditions: a lowered kernel (`lower-kernel-pointers` ran; helper functions inlined). Wide
 //! vectors in structs, function signatures, other variables, or `Function` variables used other
-//! than by whole loads and stores are refused by name. Applies to every target (none has `Vector16`); changes only modules that use such
-//! vectors.
+//! than by whole loads and stores are refused by name, and so are vectors of more than 4
+//! components that are not a multiple of 4, and physical-buffer pointers to vectors whose
+//! number of parts is not a power of two (their size in OpenCL's layout, a power of two, is not
+//! their parts' size). Applies to every target (none has `Vector16` or `VectorAnyINTEL`);
+//! changes only modules that use such vectors.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -141,18 +146,22 @@ impl Pass for SplitWideVectors {
     fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         let types = Types::new(module);
+        let target = cx.target.name.clone();
+        let refuse = |module: &Module, inst: &Inst, what: &str| Error::Unsupported { site: module.site(inst), target: target.clone(), missing: format!("vectors of more than 4 components {what}") };
         let wide_types: Vec<(Word, Word, u32)> =
-            module.globals().iter().filter(|g| g.is(Op::TypeVector) && matches!(g.word_opt(1), Some(8 | 16))).filter_map(|g| Some((g.result_id?, g.id(0).ok()?, g.word_opt(1)?))).collect();
+            module.globals().iter().filter(|g| g.is(Op::TypeVector) && g.word_opt(1).is_some_and(|n| n > 4)).filter_map(|g| Some((g.result_id?, g.id(0).ok()?, g.word_opt(1)?))).collect();
         if wide_types.is_empty() {
             return Ok(outcome);
+        }
+        if let Some(g) = module.globals().iter().find(|g| g.is(Op::TypeVector) && g.word_opt(1).is_some_and(|n| n > 4 && n % 4 != 0)) {
+            let n = g.word_opt(1).unwrap_or(0);
+            return Err(refuse(module, g, &format!("that are not a multiple of 4 (this one has {n})")));
         }
         let mut wides: HashMap<Word, Wide> = HashMap::new();
         for (ty, component, count) in wide_types {
             let part = module.type_vector(component, 4);
             wides.insert(ty, Wide { component, count, part });
         }
-        let target = cx.target.name.clone();
-        let refuse = |module: &Module, inst: &Inst, what: &str| Error::Unsupported { site: module.site(inst), target: target.clone(), missing: format!("vectors of 8 or 16 components {what}") };
         // Pointers to wide vectors: physical-buffer ones, and those of `Function` variables
         // (which become one variable per part).
         let mut pointers: HashMap<Word, Wide> = HashMap::new();
@@ -162,6 +171,9 @@ impl Pass for SplitWideVectors {
             if g.is(Op::TypePointer) && pointee.is_some_and(|p| wides.contains_key(&p)) {
                 let w = wides[&pointee.unwrap_or(0)];
                 match g.word_opt(0) {
+                    Some(c) if c == StorageClass::PhysicalStorageBuffer as u32 && !w.parts().is_power_of_two() => {
+                        return Err(refuse(module, g, &format!("behind physical buffer pointers where their {} parts are not a power of two", w.parts())))
+                    }
                     Some(c) if c == StorageClass::PhysicalStorageBuffer as u32 => pointers.insert(g.result_id.unwrap_or(0), w),
                     Some(c) if c == StorageClass::Function as u32 => variable_pointers.insert(g.result_id.unwrap_or(0), w),
                     _ => return Err(refuse(module, g, "in variables other than private ones (or behind physical buffer pointers)")),
@@ -470,12 +482,12 @@ impl Pass for SplitWideVectors {
 
 /// Part `k` of wide value `v`.
 fn part_of(parts: &HashMap<Word, Vec<Word>>, v: Word, k: usize) -> Result<Word> {
-    parts.get(&v).and_then(|p| p.get(k)).copied().ok_or_else(|| Error::Malformed { offset: 0, message: format!("%{v} is used as a vector of 8 or 16 components of another size") })
+    parts.get(&v).and_then(|p| p.get(k)).copied().ok_or_else(|| Error::Malformed { offset: 0, message: format!("%{v} is used as a vector of more than 4 components of another size") })
 }
 
 /// The parts of wide value `v`.
 fn parts_of(parts: &HashMap<Word, Vec<Word>>, v: Option<Word>) -> Result<Vec<Word>> {
-    v.and_then(|v| parts.get(&v)).cloned().ok_or_else(|| Error::Malformed { offset: 0, message: "a vector of 8 or 16 components without a result id".into() })
+    v.and_then(|v| parts.get(&v)).cloned().ok_or_else(|| Error::Malformed { offset: 0, message: "a vector of more than 4 components without a result id".into() })
 }
 
 /// Emits into a rebuilt block.
