@@ -4182,6 +4182,38 @@ fn single_component_vectors_match_the_cpu() {
     }
 }
 
+/// Split work-group barriers (`tests/kernels/opencl/split_barriers.cl`,
+/// SPV_INTEL_split_barrier) synchronize like the barriers they become: every step reads a
+/// neighbour's value published before the arrive, against the CPU bit for bit.
+#[test]
+fn split_barriers_synchronize_the_work_group() {
+    let Some((spirv, contexts)) = kernels_and_devices("split_barriers") else { return };
+    let module = matbridge_translator::ir::Module::from_words(&spirv).unwrap();
+    assert!(module.has_extension("SPV_INTEL_split_barrier"), "llvm-spirv wrote no split barrier");
+    let (groups, steps) = (3usize, 7i32);
+    let x: Vec<f32> = (0..64 * groups).map(|i| ((i * 37) % 41) as f32 * 0.25 - 5.0).collect();
+    let mut want = x.clone();
+    for s in 0..steps as usize {
+        let before = want.clone();
+        for (g, w) in want.iter_mut().enumerate() {
+            let (base, l) = (g / 64 * 64, g % 64);
+            *w = before[g] * 0.5 + before[base + (l + 1 + s) % 64];
+        }
+    }
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "split_barriers").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bx = ctx.buffer_from_slice(&x, "in").unwrap();
+        let mut bo = ctx.buffer_from_slice(&vec![0f32; x.len()], "out").unwrap();
+        let sb = steps.to_le_bytes();
+        ctx.launch(&k, &NdRange::linear(x.len() as u32, Some(64)), &[KernelArg::Buffer(&bo), KernelArg::Buffer(&bx), KernelArg::Bytes(&sb)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got: Vec<f32> = ctx.read_buffer(&mut bo).unwrap();
+        for (g, (a, b)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(a.to_bits(), b.to_bits(), "{name}: out[{g}] = {a}, want {b}");
+        }
+    }
+}
+
 /// Runs the GEMM kernels `(name, sub-group size)` of OpenCL program `program` (arguments A, B,
 /// D, M, N, K; 2 x 1 DPAS tiles, 16 x 16 of D, per sub-group; work-groups of 4 sub-groups) on
 /// every test device with A and B from `draw(seed, len)`, and checks D against the CPU bit for

@@ -146,6 +146,7 @@ pub fn feature_for(cap: C) -> Option<Feature> {
         C::Subgroup2DBlockIOINTEL | C::Subgroup2DBlockTransformINTEL | C::Subgroup2DBlockTransposeINTEL => F::Translated("SPV_INTEL_2d_block_io"),
         C::ArbitraryPrecisionIntegersALTERA => F::Translated("SPV_INTEL_arbitrary_precision_integers"),
         C::VectorAnyINTEL => F::Translated("SPV_INTEL_vector_compute"),
+        C::SplitBarrierINTEL => F::Translated("SPV_INTEL_split_barrier"),
         C::Kernel
         | C::Addresses
         | C::Linkage

@@ -15,6 +15,14 @@
 //! Scope and semantics operands are ids: the rewritten values are new constants, other uses of
 //! the old constants are untouched.
 //!
+//! Split barriers (SPV_INTEL_split_barrier, cl_intel_split_work_group_barrier: what Intel's GEMM
+//! and attention kernels and Triton's backend put around each K step) have no Vulkan form: each
+//! `OpControlBarrierWaitINTEL` becomes an `OpControlBarrier` of its scopes, and every
+//! `OpControlBarrierArriveINTEL` goes. Every invocation arrives before it waits, so the barrier
+//! at the wait is passed only once all have arrived, as the wait is; its semantics order what
+//! the function's arrives release (their storage, the widest of their memory scopes) as well as
+//! what the wait acquires. Work between arrive and wait no longer overlaps the wait for others.
+//!
 //! Preconditions: the module declares `Kernel` (runs before `lower-kernel-interface`).
 //! Semantics or scopes that are not `OpConstant`s (a kernel may compute them at run time; Vulkan
 //! needs constants) are an error naming the instruction.
@@ -43,6 +51,7 @@ impl Pass for LowerKernelSynchronization {
         if !module.has_capability(Capability::Kernel) {
             return Ok(outcome);
         }
+        join_split_barriers(module, &mut outcome)?;
         let types = Types::new(module);
         let mut edits: Vec<(usize, usize, usize, usize, u32)> = Vec::new();
         for (f, func) in module.functions.iter().enumerate() {
@@ -80,6 +89,49 @@ impl Pass for LowerKernelSynchronization {
         barriers_of_one_invocation(module, &mut outcome)?;
         Ok(outcome)
     }
+}
+
+/// Split barriers become control barriers at their waits (see the module documentation).
+fn join_split_barriers(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
+    if !module.all_insts().any(|i| i.is(Op::ControlBarrierArriveINTEL) || i.is(Op::ControlBarrierWaitINTEL)) {
+        return Ok(());
+    }
+    let types = Types::new(module);
+    for f in 0..module.functions.len() {
+        // What the function's arrives release: their storage bits and widest memory scope.
+        let (mut storage, mut scope) = (0u32, None::<u32>);
+        for inst in module.functions[f].insts().filter(|i| i.is(Op::ControlBarrierArriveINTEL)) {
+            let [_, memory, semantics] = inst.ids::<3>()?;
+            let constant = |id: Word, what: &str| types.const_u32(id).ok_or_else(|| Error::Invalid { site: module.site(inst), message: format!("its {what} %{id} is not a constant") });
+            storage |= constant(semantics, "memory semantics")? & !(MS::ACQUIRE | MS::RELEASE | MS::ACQUIRE_RELEASE | MS::SEQUENTIALLY_CONSISTENT).bits();
+            let m = constant(memory, "memory scope")?;
+            scope = Some(scope.map_or(m, |s| s.min(m)));
+        }
+        for b in 0..module.functions[f].blocks.len() {
+            let insts = std::mem::take(&mut module.functions[f].blocks[b].insts);
+            let mut out = Vec::with_capacity(insts.len());
+            for inst in insts {
+                match inst.op() {
+                    Some(Op::ControlBarrierArriveINTEL) => outcome.count(inst.opcode),
+                    Some(Op::ControlBarrierWaitINTEL) => {
+                        let [execution, memory, semantics] = inst.ids::<3>()?;
+                        let (Some(m), Some(v)) = (types.const_u32(memory), types.const_u32(semantics)) else {
+                            return Err(Error::Invalid { site: module.site(&inst), message: "its memory scope or semantics is not a constant".into() });
+                        };
+                        // Lower scope values are wider (Device 1, Workgroup 2, Subgroup 3).
+                        let memory = module.constant_u32(scope.map_or(m, |s| s.min(m)));
+                        // The ordering becomes AcquireRelease below, as every barrier's does.
+                        let semantics = module.constant_u32(v | storage);
+                        out.push(Inst::new(Op::ControlBarrier, None, None, vec![Operand::Id(execution), Operand::Id(memory), Operand::Id(semantics)]).from_origin(inst.origin));
+                        outcome.count(inst.opcode);
+                    }
+                    _ => out.push(inst),
+                }
+            }
+            module.functions[f].blocks[b].insts = out;
+        }
+    }
+    Ok(())
 }
 
 /// A control barrier whose execution scope is one invocation waits for nobody: it becomes the
