@@ -4182,6 +4182,40 @@ fn single_component_vectors_match_the_cpu() {
     }
 }
 
+/// Vectors of 32 components (`tests/kernels/opencl/vector_any_ops.ll`, VectorAnyINTEL) under
+/// built-ins, comparisons, a lane mask, selects, dynamic extraction and conversion to halves,
+/// against the CPU bit for bit (quarters, whose products and sums every path computes exactly).
+#[test]
+fn vector_any_operations_match_the_cpu() {
+    let Some((spirv, contexts)) = kernels_and_devices("vector_any_ops") else { return };
+    let n = 40usize;
+    let x: Vec<f32> = (0..32 * n).map(|i| ((i * 29) % 33) as f32 * 0.25 - 4.0).collect();
+    let pick = 21i32;
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "vector_any_ops").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bx = ctx.buffer_from_slice(&x, "in").unwrap();
+        let mut out = ctx.buffer_from_slice(&vec![0f32; 32 * n], "out").unwrap();
+        let mut hout = ctx.buffer_from_slice(&vec![half::f16::ZERO; 32 * n], "hout").unwrap();
+        let mut mask = ctx.buffer_from_slice(&vec![0u32; n], "mask").unwrap();
+        let pb = pick.to_le_bytes();
+        let args = [KernelArg::Buffer(&out), KernelArg::Buffer(&hout), KernelArg::Buffer(&mask), KernelArg::Buffer(&bx), KernelArg::Bytes(&pb)];
+        ctx.launch(&k, &NdRange::linear(n as u32, Some(8)), &args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (got, got_h, got_mask): (Vec<f32>, Vec<half::f16>, Vec<u32>) = (ctx.read_buffer(&mut out).unwrap(), ctx.read_buffer(&mut hout).unwrap(), ctx.read_buffer(&mut mask).unwrap());
+        for g in 0..n {
+            let v = &x[32 * g..32 * g + 32];
+            let mut w: Vec<f32> = v.iter().map(|&v| if v > 0.0 { (v * v + v).max(0.0) } else { v }).collect();
+            w[3] = w[pick as usize];
+            let bits = v.iter().enumerate().fold(0u32, |m, (l, &v)| m | (u32::from(v > 0.0) << l));
+            assert_eq!(got_mask[g], bits, "{name}: mask[{g}]");
+            for l in 0..32 {
+                assert_eq!(got[32 * g + l].to_bits(), w[l].to_bits(), "{name}: out[{g}][{l}]");
+                assert_eq!(got_h[32 * g + l], half::f16::from_f32(w[l]), "{name}: hout[{g}][{l}]");
+            }
+        }
+    }
+}
+
 /// Split work-group barriers (`tests/kernels/opencl/split_barriers.cl`,
 /// SPV_INTEL_split_barrier) synchronize like the barriers they become: every step reads a
 /// neighbour's value published before the arrive, against the CPU bit for bit.

@@ -20,7 +20,8 @@
 //! Bit casts between a vector of `n` booleans and an `n`-bit integer, which LLVM writes to test
 //! all or any components of a vector comparison and llvm-spirv keeps (with
 //! SPV_INTEL_arbitrary_precision_integers for the `i3`, `i4` it needs), set or test one bit per
-//! component.
+//! component; so do loads and stores of such vectors through pointers into buffer or local
+//! memory (llvm-spirv's form of storing the cast), as loads and stores of integers of those bits.
 //!
 //! Preconditions: none; a module without such defects is left as it is.
 
@@ -31,7 +32,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use spirv::{MemoryAccess, Op, StorageClass, Word};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Bytes of the largest scalar in a value of `ty` (a pointer counts as its 8-byte address).
 pub(crate) fn largest_scalar(types: &Types, ty: Word, depth: u32) -> u32 {
@@ -155,28 +156,108 @@ fn bool_vector_bitcasts(module: &mut Module, outcome: &mut Outcome) {
                 module.functions[f].blocks[b].insts.remove(i);
                 outcome.count(inst.opcode);
                 let mut at = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
-                let boolean = at.module.type_bool();
-                let zero = at.module.constant_int(int_ty, width, false, 0);
-                let bits: Vec<Word> = (0..n).map(|k| at.module.constant_int(int_ty, width, false, 1 << k)).collect();
                 // The last instruction takes the cast's result id.
-                let (op, operands) = if to_int.is_some() {
-                    let mut acc = zero;
-                    for (k, bit) in bits.iter().enumerate() {
-                        let component = at.composite_extract(boolean, value, k as u32);
-                        let chosen = at.select(int_ty, component, *bit, zero);
-                        acc = if k == 0 { chosen } else { at.op(Op::BitwiseOr, int_ty, &[acc, chosen]) };
-                    }
-                    (Op::CopyObject, vec![acc])
-                } else {
-                    let mut parts = Vec::new();
-                    for bit in &bits {
-                        let masked = at.op(Op::BitwiseAnd, int_ty, &[value, *bit]);
-                        parts.push(at.op(Op::INotEqual, boolean, &[masked, zero]));
-                    }
-                    (Op::CompositeConstruct, parts)
-                };
+                let (op, operands) =
+                    if to_int.is_some() { (Op::CopyObject, vec![pack_bits(&mut at, value, n, int_ty, width)]) } else { (Op::CompositeConstruct, unpack_bits(&mut at, value, n, int_ty, width)) };
                 at.insert(Inst::new(op, Some(ty), Some(result), operands.into_iter().map(Operand::Id).collect()));
                 i = at.cursor.index;
+            }
+        }
+    }
+}
+
+/// The `n` booleans of vector `value` as bits `0..n` of an integer of type `int_ty`.
+fn pack_bits(at: &mut Builder<'_>, value: Word, n: u32, int_ty: Word, width: u32) -> Word {
+    let boolean = at.module.type_bool();
+    let zero = at.module.constant_int(int_ty, width, false, 0);
+    let mut acc = zero;
+    for k in 0..n {
+        let bit = at.module.constant_int(int_ty, width, false, 1 << k);
+        let component = at.composite_extract(boolean, value, k);
+        let chosen = at.select(int_ty, component, bit, zero);
+        acc = if k == 0 { chosen } else { at.op(Op::BitwiseOr, int_ty, &[acc, chosen]) };
+    }
+    acc
+}
+
+/// Bits `0..n` of integer `value` (of type `int_ty`) as `n` booleans.
+fn unpack_bits(at: &mut Builder<'_>, value: Word, n: u32, int_ty: Word, width: u32) -> Vec<Word> {
+    let boolean = at.module.type_bool();
+    let zero = at.module.constant_int(int_ty, width, false, 0);
+    (0..n)
+        .map(|k| {
+            let bit = at.module.constant_int(int_ty, width, false, 1 << k);
+            let masked = at.op(Op::BitwiseAnd, int_ty, &[value, bit]);
+            at.op(Op::INotEqual, boolean, &[masked, zero])
+        })
+        .collect()
+}
+
+/// Loads and stores of boolean vectors through pointers into memory with a layout (what
+/// llvm-spirv writes for an LLVM store of `<32 x i1>`, or of its bit cast to `i32`), which
+/// SPIR-V gives no layout: LLVM lays a vector of `n` booleans out as `n` bits, so each becomes a
+/// load or store of the smallest 8-, 16-, 32- or 64-bit integer holding them, lane `k` in bit
+/// `k` (the bits above `n` written as zero). Private variables of such vectors stay.
+fn bool_vector_memory(module: &mut Module, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    let bool_vector = |ty: Word| types.vector(ty).filter(|(c, _)| types.defs.get(c).is_some_and(|d| d.is(Op::TypeBool))).map(|(_, n)| n).filter(|n| *n <= 64);
+    let laid_out = |ptr: Word| types.type_of(ptr).and_then(|t| types.pointer(t)).filter(|(class, _)| ![StorageClass::Function as u32, StorageClass::Private as u32].contains(class)).map(|(c, _)| c);
+    // Pointer casts to boolean vectors (llvm-spirv's): the integer access casts their source,
+    // and the cast goes where nothing else uses it.
+    let casts: HashMap<Word, Word> = module
+        .all_insts()
+        .filter(|i| i.is(Op::Bitcast) && i.result_type.and_then(|t| types.pointer(t)).is_some_and(|(_, p)| bool_vector(p).is_some()))
+        .filter_map(|i| Some((i.result_id?, i.id(0).ok()?)))
+        .collect();
+    let mut rewritten = false;
+    for f in 0..module.functions.len() {
+        for b in 0..module.functions[f].blocks.len() {
+            let mut i = 0;
+            while i < module.functions[f].blocks[b].insts.len() {
+                let inst = module.functions[f].blocks[b].insts[i].clone();
+                let (ptr, vector_ty) = match inst.op() {
+                    Some(Op::Load) => (inst.id(0).ok(), inst.result_type),
+                    Some(Op::Store) => (inst.id(0).ok(), inst.id(1).ok().and_then(|v| types.type_of(v))),
+                    _ => (None, None),
+                };
+                let (Some(ptr), Some(vector_ty)) = (ptr, vector_ty) else {
+                    i += 1;
+                    continue;
+                };
+                let (Some(n), Some(class)) = (bool_vector(vector_ty), laid_out(ptr)) else {
+                    i += 1;
+                    continue;
+                };
+                let width = [8, 16, 32, 64].into_iter().find(|w| *w >= n).unwrap_or(64);
+                module.functions[f].blocks[b].insts.remove(i);
+                outcome.count(inst.opcode);
+                let mut at = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
+                let int_ty = at.module.type_int(width, false);
+                let int_ptr_ty = at.module.type_pointer(StorageClass::from_u32(class).unwrap_or(StorageClass::CrossWorkgroup), int_ty);
+                let int_ptr = at.op(Op::Bitcast, int_ptr_ty, &[casts.get(&ptr).copied().unwrap_or(ptr)]);
+                rewritten = true;
+                if inst.is(Op::Load) {
+                    let mut ops = vec![Operand::Id(int_ptr)];
+                    ops.extend(inst.operands[1..].iter().cloned());
+                    let bits = at.module.alloc_id();
+                    at.insert(Inst::new(Op::Load, Some(int_ty), Some(bits), ops));
+                    let lanes = unpack_bits(&mut at, bits, n, int_ty, width);
+                    at.insert(Inst::new(Op::CompositeConstruct, Some(vector_ty), inst.result_id, lanes.into_iter().map(Operand::Id).collect()));
+                } else {
+                    let bits = pack_bits(&mut at, inst.id(1).unwrap_or(0), n, int_ty, width);
+                    let mut ops = vec![Operand::Id(int_ptr), Operand::Id(bits)];
+                    ops.extend(inst.operands[2..].iter().cloned());
+                    at.insert(Inst::new(Op::Store, None, None, ops));
+                }
+                i = at.cursor.index;
+            }
+        }
+    }
+    if rewritten {
+        let used: HashSet<Word> = module.all_insts().flat_map(|i| i.operands.iter().filter_map(Operand::id).collect::<Vec<_>>()).collect();
+        for func in &mut module.functions {
+            for block in &mut func.blocks {
+                block.insts.retain(|i| !i.result_id.is_some_and(|r| casts.contains_key(&r) && !used.contains(&r)));
             }
         }
     }
@@ -247,6 +328,7 @@ impl Pass for RepairProducerOutput {
         drop_undefined_accesses(module, &mut outcome);
         drop_float_matrix_flags(module, &mut outcome);
         bool_vector_bitcasts(module, &mut outcome);
+        bool_vector_memory(module, &mut outcome);
         let listed = module.complete_entry_interfaces();
         if listed > 0 {
             outcome.count(Op::EntryPoint as u32);
