@@ -147,6 +147,7 @@ pub fn feature_for(cap: C) -> Option<Feature> {
         C::ArbitraryPrecisionIntegersALTERA => F::Translated("SPV_INTEL_arbitrary_precision_integers"),
         C::VectorAnyINTEL => F::Translated("SPV_INTEL_vector_compute"),
         C::SplitBarrierINTEL => F::Translated("SPV_INTEL_split_barrier"),
+        C::SubgroupBufferPrefetchINTEL => F::Translated("SPV_INTEL_subgroup_buffer_prefetch"),
         C::Kernel
         | C::Addresses
         | C::Linkage

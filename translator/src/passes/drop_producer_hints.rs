@@ -11,7 +11,8 @@
 //!
 //! Rewrite: decorations and execution modes that only a hint extension enables go; the
 //! `OptNoneINTEL` function control bit, the alias-scope bits of memory operands (with their
-//! `<id>`s) and `OpLoopControlINTEL` go; the alias domain, scope and scope-list declarations
+//! `<id>`s), `OpLoopControlINTEL` and the cache prefetches of joint matrices and sub-group
+//! buffers go; the alias domain, scope and scope-list declarations
 //! go; `OpAssumeTrueKHR` goes and `OpExpectKHR` becomes a copy of its value
 //! (SPV_KHR_expect_assume); then the capabilities and extensions only hints needed go.
 //!
@@ -215,13 +216,14 @@ impl Pass for DropProducerHints {
 
 /// SPV_INTEL_joint_matrix's `OpCooperativeMatrixPrefetchINTEL` (DPC++'s `joint_matrix_prefetch`)
 /// asks Intel's caches to fetch a matrix early; it goes, with its capability (and the extension,
-/// where no other of its capabilities is left).
+/// where no other of its capabilities is left). So does SPV_INTEL_subgroup_buffer_prefetch's
+/// `OpSubgroupBlockPrefetchINTEL` (its capability goes with the last instruction that needs it).
 fn drop_matrix_prefetches(module: &mut Module, outcome: &mut Outcome) {
     use crate::ir::grammar::intel_cooperative_matrix as icm;
     for f in &mut module.functions {
         for b in &mut f.blocks {
             b.insts.retain(|inst| {
-                let prefetch = inst.opcode == icm::PREFETCH;
+                let prefetch = inst.opcode == icm::PREFETCH || inst.is(Op::SubgroupBlockPrefetchINTEL);
                 if prefetch {
                     outcome.count(inst.opcode);
                 }

@@ -20,6 +20,10 @@
 //!   read_transpose,write,prefetch}_<bits>b_<rows>r<columns>x<count>c(base, width, height,
 //!   pitch, coord[, private pointer])` with the element size and block shape of the name.
 //!
+//! - cl_intel_subgroup_buffer_prefetch's `intel_sub_group_block_prefetch_<type><n>(p)` and the
+//!   SPIR-V friendly `__spirv_SubgroupBlockPrefetchINTEL(p, bytes)` are cache hints: the calls
+//!   go (their results are void; a prefetch changes nothing in memory).
+//!
 //! The imports left without calls go, with their function types. Refused by name: 2-bit elements (`i2`, `u2`: no operand of
 //! the extension describes them), the split (`dpasw`) forms, and non-constant K or operands.
 //! Other imports stay for `inline-functions` to name. Preconditions: none.
@@ -39,6 +43,9 @@ pub struct ResolveIntelBuiltinCalls;
 const SPIRV_DPAS: &str = "__spirv_SubgroupMatrixMultiplyAccumulateINTEL";
 const OPENCL_DPAS: &str = "intel_sub_group_";
 const OPENCL_BLOCK: &str = "intel_sub_group_2d_block_";
+
+/// Sub-group buffer prefetches (cl_intel_subgroup_buffer_prefetch, SPV_INTEL_subgroup_buffer_prefetch).
+const BUFFER_PREFETCHES: [&str; 2] = ["intel_sub_group_block_prefetch_", "__spirv_SubgroupBlockPrefetchINTEL"];
 
 /// The SPIR-V friendly names of the 2D block instructions.
 const SPIRV_BLOCKS: [(&str, Op); 5] = [
@@ -61,7 +68,8 @@ impl Pass for ResolveIntelBuiltinCalls {
     fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         let imports: HashMap<Word, String> = module.functions.iter().filter(|f| f.blocks.is_empty()).filter_map(|f| Some((f.id(), base_name(&import_name(module, f.id())?).to_string()))).collect();
-        if !imports.values().any(|n| n == SPIRV_DPAS || n.starts_with(OPENCL_DPAS) || SPIRV_BLOCKS.iter().any(|b| b.0 == n)) {
+        let prefetch = |n: &str| n.starts_with(BUFFER_PREFETCHES[0]) || n == BUFFER_PREFETCHES[1];
+        if !imports.values().any(|n| n == SPIRV_DPAS || n.starts_with(OPENCL_DPAS) || SPIRV_BLOCKS.iter().any(|b| b.0 == n) || prefetch(n)) {
             return Ok(outcome);
         }
         let types = Types::new(module);
@@ -75,6 +83,11 @@ impl Pass for ResolveIntelBuiltinCalls {
                     let Some(name) = inst.operands.first().and_then(Operand::id).and_then(|f| imports.get(&f)) else { continue };
                     let inst = inst.clone();
                     let args: Vec<Word> = inst.operands.iter().skip(1).filter_map(Operand::id).collect();
+                    if prefetch(name) && inst.result_type.is_some_and(|t| types.defs.get(&t).is_some_and(|d| d.is(Op::TypeVoid))) {
+                        module.functions[fi].blocks[bi].insts[ii] = Inst::new(Op::Nop, None, None, vec![]);
+                        outcome.count(Op::FunctionCall as u32);
+                        continue;
+                    }
                     let resolved = if name == SPIRV_DPAS {
                         spirv_dpas(module, &args).map(|o| (Op::SubgroupMatrixMultiplyAccumulateINTEL, o))
                     } else if let Some(&(_, op)) = SPIRV_BLOCKS.iter().find(|b| b.0 == name) {
@@ -96,6 +109,9 @@ impl Pass for ResolveIntelBuiltinCalls {
             }
         }
         if outcome.changed {
+            for block in module.functions.iter_mut().flat_map(|f| f.blocks.iter_mut()) {
+                block.insts.retain(|i| !i.is(Op::Nop));
+            }
             let called: std::collections::HashSet<Word> =
                 module.functions.iter().flat_map(|f| f.insts()).filter(|i| i.is(Op::FunctionCall)).filter_map(|i| i.operands.first().and_then(Operand::id)).collect();
             module.functions.retain(|f| !f.blocks.is_empty() || called.contains(&f.id()) || !imports.contains_key(&f.id()));
