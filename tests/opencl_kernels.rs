@@ -4216,6 +4216,40 @@ fn vector_any_operations_match_the_cpu() {
     }
 }
 
+/// VectorAnyINTEL vectors of 6 floats and 5 ints (`tests/kernels/opencl/odd_vectors.ll`: parts
+/// of 4 and a shorter or scalar last one) built by dynamic inserts, shuffled, computed on,
+/// compared and read at dynamic indices, against the CPU bit for bit.
+#[test]
+fn odd_vector_any_vectors_match_the_cpu() {
+    let Some((spirv, contexts)) = kernels_and_devices("odd_vectors") else { return };
+    let n = 48usize;
+    let x: Vec<f32> = (0..6 * n).map(|i| ((i * 13) % 19) as f32 * 0.5 - 4.0).collect();
+    let k: Vec<u32> = (0..n as u32).map(|g| g * 7 + 3).collect();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let kernel = ctx.load_kernel(&spirv, "odd_vectors").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (bx, bk) = (ctx.buffer_from_slice(&x, "in").unwrap(), ctx.buffer_from_slice(&k, "k").unwrap());
+        let mut out = ctx.buffer_from_slice(&vec![0f32; 6 * n], "out").unwrap();
+        let mut picked = ctx.buffer_from_slice(&vec![0f32; n], "picked").unwrap();
+        let mut nout = ctx.buffer_from_slice(&vec![0i32; 5 * n], "nout").unwrap();
+        let args = [KernelArg::Buffer(&out), KernelArg::Buffer(&picked), KernelArg::Buffer(&nout), KernelArg::Buffer(&bx), KernelArg::Buffer(&bk)];
+        ctx.launch(&kernel, &NdRange::linear(n as u32, Some(16)), &args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (got, got_picked, got_n): (Vec<f32>, Vec<f32>, Vec<i32>) = (ctx.read_buffer(&mut out).unwrap(), ctx.read_buffer(&mut picked).unwrap(), ctx.read_buffer(&mut nout).unwrap());
+        for g in 0..n {
+            let y: Vec<f32> = (0..6).map(|j| x[6 * g + j] * 2.0 + (5 - j) as f32).collect();
+            let w: Vec<f32> = (0..6).map(|j| y[j].max(y[(j + 5) % 6])).collect();
+            for j in 0..6 {
+                assert_eq!(got[6 * g + j].to_bits(), w[j].to_bits(), "{name}: out[{g}][{j}]");
+            }
+            assert_eq!(got_picked[g].to_bits(), w[k[g] as usize % 6].to_bits(), "{name}: picked[{g}]");
+            for j in 0..5 {
+                let v = w[j] as i32 * 3 - 1;
+                assert_eq!(got_n[5 * g + j], if v > 2 { v } else { -v }, "{name}: nout[{g}][{j}]");
+            }
+        }
+    }
+}
+
 /// Split work-group barriers (`tests/kernels/opencl/split_barriers.cl`,
 /// SPV_INTEL_split_barrier) synchronize like the barriers they become: every step reads a
 /// neighbour's value published before the arrive, against the CPU bit for bit.

@@ -549,8 +549,9 @@ fn work_groups_past_two_to_the_32_invocations_are_refused() {
 }
 
 /// `VectorAnyINTEL` vectors the translator cannot carry are refused by name: more components than
-/// it reads (at decoding), a count that is no multiple of 4, and a count whose parts (24 floats,
-/// six vectors of 4) do not make the power-of-two size OpenCL's layout gives it in a buffer.
+/// it reads (at decoding), and, behind buffer pointers, counts whose parts (30 floats: seven
+/// vectors of 4 and one of 2; 24: six vectors of 4) do not make the power-of-two size OpenCL's
+/// layout gives them.
 #[test]
 fn vector_any_vectors_it_cannot_split_are_refused() {
     if matbridge_translator::tools::find("spirv-as").is_none() {
@@ -562,9 +563,11 @@ fn vector_any_vectors_it_cannot_split_are_refused() {
     let path = format!("{}/tests/in/split_wide_vectors/vector_any.spvasm", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     assert_eq!(text.matches("%8 = OpTypeVector %7 32").count(), 1);
-    for (count, expected) in
-        [("300", "OpTypeVector has 300 components (VectorAnyINTEL vectors of 1 to 256"), ("30", "that are not a multiple of 4 (this one has 30)"), ("24", "where their 6 parts are not a power of two")]
-    {
+    for (count, expected) in [
+        ("300", "OpTypeVector has 300 components (VectorAnyINTEL vectors of 1 to 256"),
+        ("30", "unless a multiple of 4 in a power-of-two number of parts (this one has 30)"),
+        ("24", "unless a multiple of 4 in a power-of-two number of parts (this one has 24)"),
+    ] {
         let edit = text.replace("%8 = OpTypeVector %7 32", &format!("%8 = OpTypeVector %7 {count}"));
         let words = matbridge_translator::tools::assemble(&edit, "spv1.4").unwrap_or_else(|e| panic!("{count}: {e}"));
         for target in ["h100", "lavapipe", "swiftshader"] {

@@ -1,7 +1,8 @@
 //! `SplitWideVectors`: OpenCL's vectors of 8 and 16 components (`float8`, `int16`, `uchar16`),
 //! which need the `Vector16` capability no Vulkan device has, and the longer vectors of
 //! SPV_INTEL_vector_compute (`VectorAnyINTEL`: Intel's Triton backend holds a 2D block read of
-//! 64 halves in one `<64 x i16>`), become vectors of 4: `n / 4` of them for `n` components.
+//! 64 halves in one `<64 x i16>`), become vectors of 4: `n / 4` of them for `n` components, and
+//! a last one of the 1 to 3 left over (a scalar where 1).
 //!
 //! Every value of such a type is carried as its parts (components `4k..4k+3` in part `k`):
 //!
@@ -21,10 +22,9 @@
 //!
 //! Preconditions: a lowered kernel (`lower-kernel-pointers` ran; helper functions inlined). Wide
 //! vectors in structs, function signatures, other variables, or `Function` variables used other
-//! than by whole loads and stores are refused by name, and so are vectors of more than 4
-//! components that are not a multiple of 4, and physical-buffer pointers to vectors whose
-//! number of parts is not a power of two (their size in OpenCL's layout, a power of two, is not
-//! their parts' size). Applies to every target (none has `Vector16` or `VectorAnyINTEL`);
+//! than by whole loads and stores are refused by name, and so are physical-buffer pointers to
+//! vectors that are not a multiple of 4 components in a power-of-two number of parts (their size
+//! in OpenCL's layout, a power of two, is not their parts' size). Applies to every target (none has `Vector16` or `VectorAnyINTEL`);
 //! changes only modules that use such vectors.
 
 use crate::analysis::Types;
@@ -37,17 +37,38 @@ use std::collections::{HashMap, HashSet};
 
 pub struct SplitWideVectors;
 
-/// A wide vector type: its component type, component count and part type.
-#[derive(Clone, Copy, Debug)]
+/// A wide vector type: its component type, component count, the type of its parts of 4 and
+/// that of its last part (of 1 to 4 components: a scalar where 1).
+#[derive(Clone, Copy, Debug, Default)]
 struct Wide {
     component: Word,
     count: u32,
     part: Word,
+    last: Word,
 }
 
 impl Wide {
     fn parts(&self) -> u32 {
-        self.count / 4
+        self.count.div_ceil(4)
+    }
+
+    /// Components in part `k`.
+    fn len(&self, k: usize) -> u32 {
+        self.count.saturating_sub(4 * k as u32).min(4)
+    }
+
+    /// The type of part `k`.
+    fn ty(&self, k: usize) -> Word {
+        if k + 1 == self.parts() as usize {
+            self.last
+        } else {
+            self.part
+        }
+    }
+
+    /// Whether part `k` is a scalar (the last of a count one past a multiple of 4).
+    fn scalar(&self, k: usize) -> bool {
+        self.len(k) == 1
     }
 }
 
@@ -153,14 +174,15 @@ impl Pass for SplitWideVectors {
         if wide_types.is_empty() {
             return Ok(outcome);
         }
-        if let Some(g) = module.globals().iter().find(|g| g.is(Op::TypeVector) && g.word_opt(1).is_some_and(|n| n > 4 && n % 4 != 0)) {
-            let n = g.word_opt(1).unwrap_or(0);
-            return Err(refuse(module, g, &format!("that are not a multiple of 4 (this one has {n})")));
-        }
         let mut wides: HashMap<Word, Wide> = HashMap::new();
         for (ty, component, count) in wide_types {
             let part = module.type_vector(component, 4);
-            wides.insert(ty, Wide { component, count, part });
+            let last = match count % 4 {
+                0 => part,
+                1 => component,
+                r => module.type_vector(component, r),
+            };
+            wides.insert(ty, Wide { component, count, part, last });
         }
         // Pointers to wide vectors: physical-buffer ones, and those of `Function` variables
         // (which become one variable per part).
@@ -171,8 +193,8 @@ impl Pass for SplitWideVectors {
             if g.is(Op::TypePointer) && pointee.is_some_and(|p| wides.contains_key(&p)) {
                 let w = wides[&pointee.unwrap_or(0)];
                 match g.word_opt(0) {
-                    Some(c) if c == StorageClass::PhysicalStorageBuffer as u32 && !w.parts().is_power_of_two() => {
-                        return Err(refuse(module, g, &format!("behind physical buffer pointers where their {} parts are not a power of two", w.parts())))
+                    Some(c) if c == StorageClass::PhysicalStorageBuffer as u32 && (!w.count.is_multiple_of(4) || !w.parts().is_power_of_two()) => {
+                        return Err(refuse(module, g, &format!("behind physical buffer pointers unless a multiple of 4 in a power-of-two number of parts (this one has {})", w.count)))
                     }
                     Some(c) if c == StorageClass::PhysicalStorageBuffer as u32 => pointers.insert(g.result_id.unwrap_or(0), w),
                     Some(c) if c == StorageClass::Function as u32 => variable_pointers.insert(g.result_id.unwrap_or(0), w),
@@ -200,10 +222,18 @@ impl Pass for SplitWideVectors {
             for (k, part_id) in ids.iter().enumerate() {
                 let inst = match g.op() {
                     Some(Op::ConstantComposite | Op::SpecConstantComposite) => {
-                        let comps = g.operands.get(4 * k..4 * k + 4).ok_or_else(|| Error::Malformed { offset: 0, message: format!("composite %{id} has fewer components than its type") })?.to_vec();
-                        Inst::new(g.op().unwrap_or(Op::ConstantComposite), Some(w.part), Some(*part_id), comps)
+                        let at = 4 * k..4 * k + w.len(k) as usize;
+                        let comps = g.operands.get(at).ok_or_else(|| Error::Malformed { offset: 0, message: format!("composite %{id} has fewer components than its type") })?.to_vec();
+                        if w.scalar(k) {
+                            // A part of one component is that constituent itself.
+                            if let (Some(c), Some(p)) = (comps[0].id(), parts.get_mut(&id).and_then(|p| p.get_mut(k))) {
+                                *p = c;
+                            }
+                            continue;
+                        }
+                        Inst::new(g.op().unwrap_or(Op::ConstantComposite), Some(w.ty(k)), Some(*part_id), comps)
                     }
-                    Some(Op::ConstantNull | Op::Undef) => Inst::new(g.op().unwrap_or(Op::Undef), Some(w.part), Some(*part_id), Vec::new()),
+                    Some(Op::ConstantNull | Op::Undef) => Inst::new(g.op().unwrap_or(Op::Undef), Some(w.ty(k)), Some(*part_id), Vec::new()),
                     _ => return Err(refuse(module, &g, "in this constant")),
                 };
                 module.add_global(inst);
@@ -212,9 +242,9 @@ impl Pass for SplitWideVectors {
         let uint = module.type_int(32, false);
         let boolean = module.type_bool();
         // In id order: the new pointer types get the same ids every time.
-        let mut by_id: Vec<(Word, Word)> = variable_pointers.iter().map(|(&p, w)| (p, w.part)).collect();
-        by_id.sort_unstable();
-        let part_pointers: HashMap<Word, Word> = by_id.into_iter().map(|(p, part)| (p, module.type_pointer(StorageClass::Function, part))).collect();
+        let mut by_id: Vec<(Word, Wide)> = variable_pointers.iter().map(|(&p, w)| (p, *w)).collect();
+        by_id.sort_unstable_by_key(|(p, _)| *p);
+        let part_pointers: HashMap<Word, Vec<Word>> = by_id.into_iter().map(|(p, w)| (p, (0..w.parts() as usize).map(|k| module.type_pointer(StorageClass::Function, w.ty(k))).collect())).collect();
         // Each wide `Function` variable's part variables.
         let mut variable_parts: HashMap<Word, (Vec<Word>, Wide)> = HashMap::new();
         for f in 0..module.functions.len() {
@@ -224,10 +254,10 @@ impl Pass for SplitWideVectors {
                 for inst in body {
                     let result_wide = inst.result_type.and_then(|t| wides.get(&t)).copied();
                     if let Some(&w) = inst.result_type.filter(|_| inst.is(Op::Variable)).and_then(|t| variable_pointers.get(&t)) {
-                        let ptr = part_pointers[&inst.result_type.unwrap_or(0)];
+                        let ptrs = part_pointers[&inst.result_type.unwrap_or(0)].clone();
                         let init = inst.operands.get(1).and_then(Operand::id);
                         let mut ids = Vec::new();
-                        for k in 0..w.parts() as usize {
+                        for (k, ptr) in ptrs.into_iter().enumerate() {
                             let id = module.alloc_id();
                             let mut ops = vec![inst.operands[0].clone()];
                             if let Some(i) = init {
@@ -245,16 +275,15 @@ impl Pass for SplitWideVectors {
                         let on_var = inst.id(0).is_ok_and(|p| variable_parts.contains_key(&p));
                         match inst.op() {
                             Some(Op::Load) if on_var && result_wide.is_some() => {
-                                let mem = part_memory_operands(&inst.operands[1..], w, &types);
-                                for (var, part_id) in vars.iter().zip(parts_of(&parts, inst.result_id)?) {
+                                for (k, (var, part_id)) in vars.iter().zip(parts_of(&parts, inst.result_id)?).enumerate() {
                                     let mut ops = vec![Operand::Id(*var)];
-                                    ops.extend(mem.iter().cloned());
-                                    out.push(Inst::new(Op::Load, Some(w.part), Some(part_id), ops).from_origin(inst.origin));
+                                    ops.extend(part_memory_operands(&inst.operands[1..], w, k, &types));
+                                    out.push(Inst::new(Op::Load, Some(w.ty(k)), Some(part_id), ops).from_origin(inst.origin));
                                 }
                             }
                             Some(Op::Store) if on_var && inst.id(1).ok().and_then(wide_of).is_some() => {
-                                let mem = part_memory_operands(&inst.operands[2..], w, &types);
-                                for (var, part) in vars.iter().zip(parts_of(&parts, inst.id(1).ok())?) {
+                                for (k, (var, part)) in vars.iter().zip(parts_of(&parts, inst.id(1).ok())?).enumerate() {
+                                    let mem = part_memory_operands(&inst.operands[2..], w, k, &types);
                                     let mut ops = vec![Operand::Id(*var), Operand::Id(part)];
                                     ops.extend(mem.iter().cloned());
                                     out.push(Inst::new(Op::Store, None, None, ops).from_origin(inst.origin));
@@ -278,6 +307,7 @@ impl Pass for SplitWideVectors {
                     // The scalar component `c` of vector value `v` (wide or not).
                     let component = |e: &mut Emit<'_>, v: Word, c: u32| -> Result<Word> {
                         Ok(match wide_of(v) {
+                            Some(w) if w.scalar((c / 4) as usize) => part_of(&parts, v, (c / 4) as usize)?,
                             Some(w) => e.op(Op::CompositeExtract, w.component, vec![Operand::Id(part_of(&parts, v, (c / 4) as usize)?), Operand::Literal(c % 4)]),
                             None => {
                                 let ty = types.type_of(v).and_then(|t| types.vector(t)).map_or(0, |(c, _)| c);
@@ -298,26 +328,24 @@ impl Pass for SplitWideVectors {
                             e.out.push(Inst::new(inst.op().unwrap_or(Op::PtrAccessChain), inst.result_type, inst.result_id, ops).from_origin(inst.origin));
                         }
                         Some(Op::Load) if result_wide.is_some() => {
-                            let w = result_wide.unwrap_or(Wide { component: 0, count: 0, part: 0 });
+                            let w = result_wide.unwrap_or_default();
                             let p = inst.id(0)?;
                             let ptr_ty = types.type_of(p).unwrap_or(0);
-                            let mem = part_memory_operands(&inst.operands[1..], w, &types);
                             for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
                                 let at = part_pointer_at(&mut e, p, ptr_ty, k as u32);
                                 let mut ops = vec![Operand::Id(at)];
-                                ops.extend(mem.iter().cloned());
-                                e.out.push(Inst::new(Op::Load, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
+                                ops.extend(part_memory_operands(&inst.operands[1..], w, k, &types));
+                                e.out.push(Inst::new(Op::Load, Some(w.ty(k)), Some(*part_id), ops).from_origin(inst.origin));
                             }
                         }
                         Some(Op::Store) if inst.id(1).ok().and_then(wide_of).is_some() => {
                             let (p, v) = (inst.id(0)?, inst.id(1)?);
-                            let w = wide_of(v).unwrap_or(Wide { component: 0, count: 0, part: 0 });
+                            let w = wide_of(v).unwrap_or_default();
                             let ptr_ty = types.type_of(p).unwrap_or(0);
-                            let mem = part_memory_operands(&inst.operands[2..], w, &types);
                             for (k, part) in parts_of(&parts, Some(v))?.iter().enumerate() {
                                 let at = part_pointer_at(&mut e, p, ptr_ty, k as u32);
                                 let mut ops = vec![Operand::Id(at), Operand::Id(*part)];
-                                ops.extend(mem.iter().cloned());
+                                ops.extend(part_memory_operands(&inst.operands[2..], w, k, &types));
                                 e.out.push(Inst::new(Op::Store, None, None, ops).from_origin(inst.origin));
                             }
                         }
@@ -330,7 +358,7 @@ impl Pass for SplitWideVectors {
                                     ops.push(Operand::Id(if parts.contains_key(&v) { part_of(&parts, v, k)? } else { v }));
                                     ops.extend(pair.get(1).cloned());
                                 }
-                                e.out.push(Inst::new(Op::Phi, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
+                                e.out.push(Inst::new(Op::Phi, Some(w.ty(k)), Some(*part_id), ops).from_origin(inst.origin));
                             }
                         }
                         Some(Op::CompositeExtract) if inst.operands.len() == 2 => {
@@ -340,12 +368,15 @@ impl Pass for SplitWideVectors {
                         }
                         Some(Op::CompositeInsert) if result_wide.is_some() && inst.operands.len() == 3 => {
                             let (obj, v, c) = (inst.id(0)?, inst.id(1)?, inst.operands[2].word().unwrap_or(0));
-                            let w = result_wide.unwrap_or(Wide { component: 0, count: 0, part: 0 });
+                            let w = result_wide.unwrap_or_default();
                             for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
                                 let src = part_of(&parts, v, k)?;
-                                let (op, ops) =
-                                    if k as u32 == c / 4 { (Op::CompositeInsert, vec![Operand::Id(obj), Operand::Id(src), Operand::Literal(c % 4)]) } else { (Op::CopyObject, vec![Operand::Id(src)]) };
-                                e.out.push(Inst::new(op, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
+                                let (op, ops) = match () {
+                                    _ if k as u32 != c / 4 => (Op::CopyObject, vec![Operand::Id(src)]),
+                                    _ if w.scalar(k) => (Op::CopyObject, vec![Operand::Id(obj)]),
+                                    _ => (Op::CompositeInsert, vec![Operand::Id(obj), Operand::Id(src), Operand::Literal(c % 4)]),
+                                };
+                                e.out.push(Inst::new(op, Some(w.ty(k)), Some(*part_id), ops).from_origin(inst.origin));
                             }
                         }
                         Some(Op::VectorShuffle | Op::CompositeConstruct) => {
@@ -373,9 +404,10 @@ impl Pass for SplitWideVectors {
                             match result_wide {
                                 Some(w) => {
                                     for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
-                                        let group = sources.get(4 * k..4 * k + 4).ok_or_else(|| refuse(e.m, &inst, "built from fewer components than the vector has"))?;
+                                        let group = sources.get(4 * k..4 * k + w.len(k) as usize).ok_or_else(|| refuse(e.m, &inst, "built from fewer components than the vector has"))?;
                                         let comps = group.iter().map(|s| scalar(&mut e, *s).map(Operand::Id)).collect::<Result<Vec<_>>>()?;
-                                        e.out.push(Inst::new(Op::CompositeConstruct, Some(w.part), Some(*part_id), comps).from_origin(inst.origin));
+                                        let op = if w.scalar(k) { Op::CopyObject } else { Op::CompositeConstruct };
+                                        e.out.push(Inst::new(op, Some(w.ty(k)), Some(*part_id), comps).from_origin(inst.origin));
                                     }
                                 }
                                 None => {
@@ -384,22 +416,60 @@ impl Pass for SplitWideVectors {
                                 }
                             }
                         }
-                        Some(Op::VectorExtractDynamic) => {
-                            let (v, index) = (inst.id(0)?, inst.id(1)?);
+                        Some(Op::VectorExtractDynamic | Op::VectorInsertDynamic) => {
+                            let insert = op == Some(Op::VectorInsertDynamic);
+                            let (v, index) = (inst.id(0)?, inst.id(if insert { 2 } else { 1 })?);
                             let w = wide_of(v).ok_or_else(|| refuse(e.m, &inst, "in this instruction"))?;
                             let ity = types.type_of(index).unwrap_or(uint);
                             let (width, signed) = types.int(ity).unwrap_or((32, false));
                             let (three, two) = (e.m.constant_int(ity, width, signed, 3), e.m.constant_u32(2));
                             let within = e.op(Op::BitwiseAnd, ity, vec![Operand::Id(index), Operand::Id(three)]);
                             let which = e.op(Op::ShiftRightLogical, ity, vec![Operand::Id(index), Operand::Id(two)]);
-                            let mut result = e.op(Op::VectorExtractDynamic, w.component, vec![Operand::Id(part_of(&parts, v, 0)?), Operand::Id(within)]);
-                            for k in 1..w.parts() {
-                                let x = e.op(Op::VectorExtractDynamic, w.component, vec![Operand::Id(part_of(&parts, v, k as usize)?), Operand::Id(within)]);
-                                let kc = e.m.constant_int(ity, width, signed, u64::from(k));
-                                let is = e.op(Op::IEqual, boolean, vec![Operand::Id(which), Operand::Id(kc)]);
-                                result = e.op(Op::Select, w.component, vec![Operand::Id(is), Operand::Id(x), Operand::Id(result)]);
+                            // The index within part `k`, kept inside a shorter last part (an index
+                            // past a vector's end is undefined behaviour, even where unselected).
+                            let within_part = |e: &mut Emit<'_>, k: usize| match w.len(k) {
+                                4 => within,
+                                n => {
+                                    let last = e.m.constant_int(ity, width, signed, u64::from(n - 1));
+                                    let inside = e.op(Op::ULessThanEqual, boolean, vec![Operand::Id(within), Operand::Id(last)]);
+                                    e.op(Op::Select, ity, vec![Operand::Id(inside), Operand::Id(within), Operand::Id(last)])
+                                }
+                            };
+                            let is_part = |e: &mut Emit<'_>, k: usize| {
+                                let kc = e.m.constant_int(ity, width, signed, k as u64);
+                                e.op(Op::IEqual, boolean, vec![Operand::Id(which), Operand::Id(kc)])
+                            };
+                            if insert {
+                                // Each part: the component replaced where the index falls in it.
+                                let value = inst.id(1)?;
+                                for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
+                                    let part = part_of(&parts, v, k)?;
+                                    let is = is_part(&mut e, k);
+                                    let (replaced, cond) = if w.scalar(k) {
+                                        (value, is)
+                                    } else {
+                                        let at = within_part(&mut e, k);
+                                        let replaced = e.op(Op::VectorInsertDynamic, w.ty(k), vec![Operand::Id(part), Operand::Id(value), Operand::Id(at)]);
+                                        let bools = e.m.type_vector(boolean, w.len(k));
+                                        (replaced, e.op(Op::CompositeConstruct, bools, vec![Operand::Id(is); w.len(k) as usize]))
+                                    };
+                                    e.out.push(Inst::new(Op::Select, Some(w.ty(k)), Some(*part_id), vec![Operand::Id(cond), Operand::Id(replaced), Operand::Id(part)]).from_origin(inst.origin));
+                                }
+                            } else {
+                                let mut result = e.op(Op::VectorExtractDynamic, w.component, vec![Operand::Id(part_of(&parts, v, 0)?), Operand::Id(within)]);
+                                for k in 1..w.parts() as usize {
+                                    let part = part_of(&parts, v, k)?;
+                                    let x = if w.scalar(k) {
+                                        part
+                                    } else {
+                                        let at = within_part(&mut e, k);
+                                        e.op(Op::VectorExtractDynamic, w.component, vec![Operand::Id(part), Operand::Id(at)])
+                                    };
+                                    let is = is_part(&mut e, k);
+                                    result = e.op(Op::Select, w.component, vec![Operand::Id(is), Operand::Id(x), Operand::Id(result)]);
+                                }
+                                e.out.push(Inst::new(Op::CopyObject, inst.result_type, inst.result_id, vec![Operand::Id(result)]).from_origin(inst.origin));
                             }
-                            e.out.push(Inst::new(Op::CopyObject, inst.result_type, inst.result_id, vec![Operand::Id(result)]).from_origin(inst.origin));
                         }
                         Some(Op::Any | Op::All) => {
                             let v = inst.id(0)?;
@@ -407,13 +477,26 @@ impl Pass for SplitWideVectors {
                             let combine = if op == Some(Op::Any) { Op::LogicalOr } else { Op::LogicalAnd };
                             let mut acc = e.op(op.unwrap_or(Op::Any), boolean, vec![Operand::Id(part_of(&parts, v, 0)?)]);
                             for k in 1..w.parts() {
-                                let x = e.op(op.unwrap_or(Op::Any), boolean, vec![Operand::Id(part_of(&parts, v, k as usize)?)]);
+                                let part = part_of(&parts, v, k as usize)?;
+                                let x = if w.scalar(k as usize) { part } else { e.op(op.unwrap_or(Op::Any), boolean, vec![Operand::Id(part)]) };
                                 acc = e.op(combine, boolean, vec![Operand::Id(acc), Operand::Id(x)]);
                             }
                             e.out.push(Inst::new(Op::CopyObject, inst.result_type, inst.result_id, vec![Operand::Id(acc)]).from_origin(inst.origin));
                         }
                         Some(o) if result_wide.is_some() && (ELEMENT_WISE.contains(&o) || (o == Op::ExtInst && glsl_component_wise(e.m, &inst))) => {
-                            let w = result_wide.unwrap_or(Wide { component: 0, count: 0, part: 0 });
+                            let w = result_wide.unwrap_or_default();
+                            // A scalar part scales by multiplying.
+                            let op_of = |k: usize| {
+                                if o == Op::VectorTimesScalar && w.scalar(k) {
+                                    if types.int(w.component).is_some() {
+                                        Op::IMul
+                                    } else {
+                                        Op::FMul
+                                    }
+                                } else {
+                                    o
+                                }
+                            };
                             for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
                                 let mut ops = Vec::with_capacity(inst.operands.len());
                                 for operand in &inst.operands {
@@ -422,7 +505,7 @@ impl Pass for SplitWideVectors {
                                         None => operand.clone(),
                                     });
                                 }
-                                e.out.push(Inst::new(o, Some(w.part), Some(*part_id), ops).from_origin(inst.origin));
+                                e.out.push(Inst::new(op_of(k), Some(w.ty(k)), Some(*part_id), ops).from_origin(inst.origin));
                             }
                         }
                         Some(Op::Bitcast) => {
@@ -441,8 +524,9 @@ impl Pass for SplitWideVectors {
                             match result_wide {
                                 Some(w) => {
                                     for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
-                                        let comps = dst[4 * k..4 * k + 4].iter().map(|c| Operand::Id(*c)).collect();
-                                        e.out.push(Inst::new(Op::CompositeConstruct, Some(w.part), Some(*part_id), comps).from_origin(inst.origin));
+                                        let comps = dst[4 * k..4 * k + w.len(k) as usize].iter().map(|c| Operand::Id(*c)).collect();
+                                        let op = if w.scalar(k) { Op::CopyObject } else { Op::CompositeConstruct };
+                                        e.out.push(Inst::new(op, Some(w.ty(k)), Some(*part_id), comps).from_origin(inst.origin));
                                     }
                                 }
                                 None if m == 1 => e.out.push(Inst::new(Op::CopyObject, Some(rt), inst.result_id, vec![Operand::Id(dst[0])]).from_origin(inst.origin)),
@@ -560,9 +644,9 @@ fn part_pointer_at(e: &mut Emit<'_>, p: Word, ptr_ty: Word, k: u32) -> Word {
     e.op(Op::PtrAccessChain, ptr_ty, vec![Operand::Id(p), Operand::Id(kc)])
 }
 
-/// A load's or store's memory operands for one part: `Aligned` capped at the part's size.
-fn part_memory_operands(ops: &[Operand], w: Wide, types: &Types) -> Vec<Operand> {
-    let part_bytes = 4 * component_bytes(types, w.component);
+/// A load's or store's memory operands for part `k`: `Aligned` capped at the part's size.
+fn part_memory_operands(ops: &[Operand], w: Wide, k: usize, types: &Types) -> Vec<Operand> {
+    let part_bytes = w.len(k).next_power_of_two() * component_bytes(types, w.component);
     let mut out = ops.to_vec();
     if let (Some(Operand::Enum(_, flags)), Some(Operand::Literal(a))) = (out.first(), out.get(1)) {
         if flags & spirv::MemoryAccess::ALIGNED.bits() != 0 {
