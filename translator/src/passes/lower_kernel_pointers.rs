@@ -408,6 +408,24 @@ fn lay_out(module: &mut Module, types: &Types, ty: Word, done: &mut HashSet<Word
     }
 }
 
+/// The arrays and structs of type `ty` and those it holds (not through pointers).
+fn composites_within(types: &Types, ty: Word, out: &mut HashSet<Word>) {
+    let Some(def) = types.defs.get(&ty) else { return };
+    match def.op() {
+        Some(Op::TypeArray | Op::TypeRuntimeArray) if out.insert(ty) => {
+            if let Ok(e) = def.id(0) {
+                composites_within(types, e, out);
+            }
+        }
+        Some(Op::TypeStruct) if out.insert(ty) => {
+            for m in def.operands.iter().filter_map(Operand::id) {
+                composites_within(types, m, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// A flattened variable: its leaf type and the storage class.
 #[derive(Clone, Copy)]
 struct Root {
@@ -562,13 +580,24 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
         }
         other
     };
+    // Arrays and structs that buffer memory holds get OpenCL C's layout (`lay_out_buffers`),
+    // which Vulkan forbids in a variable's type: a variable holding one is flattened too, even
+    // where it is only loaded and stored whole (clang -O0's copy of a struct read from a buffer).
+    let mut in_buffers: HashSet<Word> = HashSet::new();
+    let psb = StorageClass::PhysicalStorageBuffer as u32;
+    for pointee in module.globals().iter().filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb)).filter_map(|g| g.id(1).ok()) {
+        composites_within(&types, pointee, &mut in_buffers);
+    }
     let mut roots: HashMap<Word, Root> = HashMap::new();
     for v in &vars {
         let (Some(id), Some(ptr)) = (v.result_id, v.result_type) else { continue };
         let Some((class, pointee)) = types.pointer(ptr) else { continue };
         // A cooperative matrix's elements are reached by access chains Vulkan takes as they are.
         let matrix = types.defs.get(&pointee).is_some_and(|d| d.is(Op::TypeCooperativeMatrixKHR));
-        if !is_logical(class) || !plain_uses.contains(&id) || matrix {
+        let mut held = HashSet::new();
+        composites_within(&types, pointee, &mut held);
+        let laid_out = held.iter().any(|t| in_buffers.contains(t));
+        if !is_logical(class) || !(plain_uses.contains(&id) || laid_out) || matrix {
             continue;
         }
         // A local-memory argument's spec-constant length: its element decides.
