@@ -580,13 +580,16 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
         }
         other
     };
-    // Arrays and structs that buffer memory holds get OpenCL C's layout (`lay_out_buffers`),
-    // which Vulkan forbids in a variable's type: a variable holding one is flattened too, even
-    // where it is only loaded and stored whole (clang -O0's copy of a struct read from a buffer).
+    // Arrays and structs that buffer memory holds get OpenCL C's layout (`lay_out_buffers`: the
+    // pointees of buffer pointers that have a Vulkan layout, and what they hold), which Vulkan
+    // forbids in a variable's type: a variable holding one is flattened too, even where it is
+    // only loaded and stored whole.
     let mut in_buffers: HashSet<Word> = HashSet::new();
     let psb = StorageClass::PhysicalStorageBuffer as u32;
     for pointee in module.globals().iter().filter(|g| g.is(Op::TypePointer) && g.word_opt(0) == Some(psb)).filter_map(|g| g.id(1).ok()) {
-        composites_within(&types, pointee, &mut in_buffers);
+        if !crate::passes::split_underaligned_accesses::without_layout(&types, pointee, 0) {
+            composites_within(&types, pointee, &mut in_buffers);
+        }
     }
     let mut roots: HashMap<Word, Root> = HashMap::new();
     for v in &vars {

@@ -44,8 +44,10 @@ const SPIRV_DPAS: &str = "__spirv_SubgroupMatrixMultiplyAccumulateINTEL";
 const OPENCL_DPAS: &str = "intel_sub_group_";
 const OPENCL_BLOCK: &str = "intel_sub_group_2d_block_";
 
-/// Sub-group buffer prefetches (cl_intel_subgroup_buffer_prefetch, SPV_INTEL_subgroup_buffer_prefetch).
-const BUFFER_PREFETCHES: [&str; 2] = ["intel_sub_group_block_prefetch_", "__spirv_SubgroupBlockPrefetchINTEL"];
+/// Sub-group buffer prefetches: cl_intel_subgroup_buffer_prefetch's built-ins (a prefix) and
+/// SPV_INTEL_subgroup_buffer_prefetch's SPIR-V friendly name.
+const OPENCL_BUFFER_PREFETCH: &str = "intel_sub_group_block_prefetch_";
+const SPIRV_BUFFER_PREFETCH: &str = "__spirv_SubgroupBlockPrefetchINTEL";
 
 /// The SPIR-V friendly names of the 2D block instructions.
 const SPIRV_BLOCKS: [(&str, Op); 5] = [
@@ -68,7 +70,7 @@ impl Pass for ResolveIntelBuiltinCalls {
     fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         let imports: HashMap<Word, String> = module.functions.iter().filter(|f| f.blocks.is_empty()).filter_map(|f| Some((f.id(), base_name(&import_name(module, f.id())?).to_string()))).collect();
-        let prefetch = |n: &str| n.starts_with(BUFFER_PREFETCHES[0]) || n == BUFFER_PREFETCHES[1];
+        let prefetch = |n: &str| n.starts_with(OPENCL_BUFFER_PREFETCH) || n == SPIRV_BUFFER_PREFETCH;
         if !imports.values().any(|n| n == SPIRV_DPAS || n.starts_with(OPENCL_DPAS) || SPIRV_BLOCKS.iter().any(|b| b.0 == n) || prefetch(n)) {
             return Ok(outcome);
         }

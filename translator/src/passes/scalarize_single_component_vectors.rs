@@ -68,10 +68,9 @@ impl Pass for ScalarizeSingleComponentVectors {
                 let body = std::mem::take(&mut module.functions[f].blocks[b].insts);
                 let mut out = Vec::with_capacity(body.len());
                 for inst in body {
-                    let before = out.len();
-                    rewrite(module, &types, &singles, &single_of, inst.clone(), &mut out)?;
-                    if out.len() != before + 1 || out[before] != inst {
-                        outcome.count(inst.opcode);
+                    let opcode = inst.opcode;
+                    if rewrite(module, &types, &singles, &single_of, inst, &mut out)? {
+                        outcome.count(opcode);
                     }
                 }
                 module.functions[f].blocks[b].insts = out;
@@ -92,60 +91,44 @@ impl Pass for ScalarizeSingleComponentVectors {
 }
 
 /// Pushes `inst`, rewritten where one-component vectors make it a vector-only instruction on
-/// what are now scalars, to `out`.
-fn rewrite(module: &mut Module, types: &Types, singles: &HashMap<Word, Word>, single_of: &dyn Fn(Word) -> Option<Word>, inst: Inst, out: &mut Vec<Inst>) -> Result<()> {
+/// what are now scalars, to `out`; whether it was rewritten.
+fn rewrite(module: &mut Module, types: &Types, singles: &HashMap<Word, Word>, single_of: &dyn Fn(Word) -> Option<Word>, inst: Inst, out: &mut Vec<Inst>) -> Result<bool> {
     let origin = inst.origin;
     let copy = |ty: Option<Word>, id: Option<Word>, v: Word| Inst::new(Op::CopyObject, ty, id, vec![Operand::Id(v)]).from_origin(origin);
     match inst.op() {
-        Some(Op::CompositeExtract | Op::CompositeInsert) => {
-            let extract = inst.is(Op::CompositeExtract);
-            let composite = inst.id(usize::from(!extract))?;
-            let first = if extract { 1 } else { 2 };
-            let mut ty = types.type_of(composite).unwrap_or(0);
+        Some(op @ (Op::CompositeExtract | Op::CompositeInsert | Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain)) => {
+            // Where the indices start, the composite (a pointer's pointee) they walk, and what
+            // the instruction is where none is left.
+            let (first, ty, whole) = match op {
+                Op::CompositeExtract => (1, types.type_of(inst.id(0)?), Some(inst.id(0)?)),
+                Op::CompositeInsert => (2, types.type_of(inst.id(1)?), Some(inst.id(0)?)),
+                Op::PtrAccessChain | Op::InBoundsPtrAccessChain => (2, types.type_of(inst.id(0)?).and_then(|p| types.pointer(p)).map(|(_, t)| t), None),
+                _ => (1, types.type_of(inst.id(0)?).and_then(|p| types.pointer(p)).map(|(_, t)| t), Some(inst.id(0)?)),
+            };
+            let chain = !matches!(op, Op::CompositeExtract | Op::CompositeInsert);
+            let mut ty = ty.unwrap_or(0);
             let mut kept = Vec::new();
             for index in &inst.operands[first..] {
-                let k = index.word().unwrap_or(0);
                 match singles.get(&ty) {
                     Some(&c) => ty = c,
                     None => {
                         kept.push(index.clone());
-                        ty = types.element_type_at(ty, k).unwrap_or(0);
-                    }
-                }
-            }
-            if kept.len() == inst.operands.len() - first {
-                out.push(inst);
-            } else if kept.is_empty() {
-                out.push(copy(inst.result_type, inst.result_id, inst.id(0)?));
-            } else {
-                let mut ops = inst.operands[..first].to_vec();
-                ops.extend(kept);
-                out.push(Inst::new(inst.op().unwrap_or(Op::CompositeExtract), inst.result_type, inst.result_id, ops).from_origin(origin));
-            }
-        }
-        Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain) => {
-            let stepped = matches!(inst.op(), Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain));
-            let base = inst.id(0)?;
-            let mut ty = types.type_of(base).and_then(|p| types.pointer(p)).map(|(_, t)| t).unwrap_or(0);
-            let first = 1 + usize::from(stepped);
-            let mut kept = Vec::new();
-            for index in inst.operands.iter().skip(first) {
-                match singles.get(&ty) {
-                    Some(&c) => ty = c,
-                    None => {
-                        kept.push(index.clone());
-                        ty = index.id().and_then(|i| types.element_type(ty, i)).unwrap_or(0);
+                        let next = if chain { index.id().and_then(|i| types.element_type(ty, i)) } else { types.element_type_at(ty, index.word().unwrap_or(0)) };
+                        ty = next.unwrap_or(0);
                     }
                 }
             }
             if kept.len() + first == inst.operands.len() {
                 out.push(inst);
-            } else if kept.is_empty() && !stepped {
-                out.push(copy(inst.result_type, inst.result_id, base));
-            } else {
-                let mut ops = inst.operands[..first].to_vec();
-                ops.extend(kept);
-                out.push(Inst::new(inst.op().unwrap_or(Op::AccessChain), inst.result_type, inst.result_id, ops).from_origin(origin));
+                return Ok(false);
+            }
+            match whole.filter(|_| kept.is_empty()) {
+                Some(v) => out.push(copy(inst.result_type, inst.result_id, v)),
+                None => {
+                    let mut ops = inst.operands[..first].to_vec();
+                    ops.extend(kept);
+                    out.push(Inst::new(op, inst.result_type, inst.result_id, ops).from_origin(origin));
+                }
             }
         }
         Some(Op::VectorExtractDynamic) if single_of(inst.id(0)?).is_some() => out.push(copy(inst.result_type, inst.result_id, inst.id(0)?)),
@@ -160,17 +143,19 @@ fn rewrite(module: &mut Module, types: &Types, singles: &HashMap<Word, Word>, si
             let result_single = inst.result_type.is_some_and(|t| singles.contains_key(&t));
             if !result_single && single_of(a).is_none() && single_of(b).is_none() {
                 out.push(inst);
-                return Ok(());
+                return Ok(false);
             }
             let count = |v: Word| types.type_of(v).and_then(|t| types.vector(t)).map_or(0, |(_, n)| n);
             let na = count(a);
             let component = types.type_of(a).and_then(|t| types.vector(t)).map_or(0, |(c, _)| c);
             let mut picked = Vec::new();
+            let mut undef = None;
             for c in inst.operands[2..].iter().map(|o| o.word().unwrap_or(0)) {
                 let id = if c == u32::MAX {
-                    let id = module.alloc_id();
-                    module.add_global(Inst::new(Op::Undef, Some(component), Some(id), vec![]));
-                    id
+                    *undef.get_or_insert_with(|| {
+                        let id = module.alloc_id();
+                        module.add_global(Inst::new(Op::Undef, Some(component), Some(id), vec![]))
+                    })
                 } else {
                     let (v, k) = if c < na { (a, c) } else { (b, c - na) };
                     if single_of(v).is_some() {
@@ -189,7 +174,10 @@ fn rewrite(module: &mut Module, types: &Types, singles: &HashMap<Word, Word>, si
                 out.push(Inst::new(Op::CompositeConstruct, inst.result_type, inst.result_id, picked.into_iter().map(Operand::Id).collect()).from_origin(origin));
             }
         }
-        _ => out.push(inst),
+        _ => {
+            out.push(inst);
+            return Ok(false);
+        }
     }
-    Ok(())
+    Ok(true)
 }

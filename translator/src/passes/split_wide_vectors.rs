@@ -485,18 +485,8 @@ impl Pass for SplitWideVectors {
                         }
                         Some(o) if result_wide.is_some() && (ELEMENT_WISE.contains(&o) || (o == Op::ExtInst && glsl_component_wise(e.m, &inst))) => {
                             let w = result_wide.unwrap_or_default();
-                            // A scalar part scales by multiplying.
-                            let op_of = |k: usize| {
-                                if o == Op::VectorTimesScalar && w.scalar(k) {
-                                    if types.int(w.component).is_some() {
-                                        Op::IMul
-                                    } else {
-                                        Op::FMul
-                                    }
-                                } else {
-                                    o
-                                }
-                            };
+                            // A scalar part scales by multiplying (`OpVectorTimesScalar` is of floats).
+                            let op_of = |k: usize| if o == Op::VectorTimesScalar && w.scalar(k) { Op::FMul } else { o };
                             for (k, part_id) in parts_of(&parts, inst.result_id)?.iter().enumerate() {
                                 let mut ops = Vec::with_capacity(inst.operands.len());
                                 for operand in &inst.operands {
