@@ -8,6 +8,9 @@
 //!   through 2D block reads and writes) in Intel's sub-group-32 form and at sub-group 16, each as
 //!   matbridge runs it (on the device's cooperative matrices where it lists them) and lowered to
 //!   plain sub-group code;
+//! - the same GEMM as Intel's Triton backend writes it (`tests/kernels/opencl/triton_gemm.cl`:
+//!   operands shuffled out of one wide vector per 2D block read, VectorAnyINTEL), with 16 x 16
+//!   and 32 x 32 tiles per sub-group of 16, as run and as plain sub-group code;
 //! - a sub-group-16 reduction loop (`benches/kernels/subgroup_reduce.cl`, `reduce16`) against
 //!   the same loop at the device's own sub-group size (`reduce_native`): the cost of sub-group
 //!   size virtualization.
@@ -84,9 +87,9 @@ fn gemm(ctx: &Context, size: usize) {
     );
 }
 
-/// The GEMM of `tests/kernels/opencl/<name>.cl`, whose kernels `<name>_sg32` and `<name>_sg16`
-/// compute 32 x 32 tiles of D.
-fn dpas_gemm(ctx: &Context, name: &str, size: usize) {
+/// The GEMM of `tests/kernels/opencl/<name>.cl` through each of its `kernels` (entry point,
+/// edge of the square tile of D one sub-group computes, required sub-group size).
+fn dpas_gemm(ctx: &Context, name: &str, size: usize, kernels: &[(&str, usize, u32)]) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let spirv = opencl(name, &root.join(format!("tests/kernels/opencl/{name}.cl")));
     let a: Vec<half::f16> = (0..size * size).map(|i| half::f16::from_f32(((i * 7) % 13) as f32 * 0.25 - 1.5)).collect();
@@ -94,8 +97,8 @@ fn dpas_gemm(ctx: &Context, name: &str, size: usize) {
     let (ba, bb) = (ctx.buffer_from_slice(&a, "A").unwrap(), ctx.buffer_from_slice(&b, "B").unwrap());
     let n = (size as i32).to_le_bytes();
     let reps = if ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu { 1 } else { 20 };
-    // Each form translated for the device as it is, and without its cooperative matrices (plain
-    // sub-group code).
+    // Each kernel translated for the device as it is, and without its cooperative matrices
+    // (plain sub-group code).
     let mut plain_caps = ctx.caps().clone();
     plain_caps.cooperative_matrix.clear();
     let plain = |entry: &str| {
@@ -104,25 +107,20 @@ fn dpas_gemm(ctx: &Context, name: &str, size: usize) {
         let (words, _) = matbridge::translator::translate(&module.to_words(), &plain_caps).unwrap();
         ctx.load_kernel(&words, entry).unwrap()
     };
-    let (sg32, sg16) = (format!("{name}_sg32"), format!("{name}_sg16"));
-    let variants = [
-        ("sg32 as run", ctx.load_kernel(&spirv, &sg32).unwrap(), 32u32),
-        ("sg32 plain", plain(&sg32), 32),
-        ("sg16 as run", ctx.load_kernel(&spirv, &sg16).unwrap(), 16),
-        ("sg16 plain", plain(&sg16), 16),
-    ];
     let flops = 2.0 * (size as f64).powi(3);
     let mut results: Vec<Vec<f32>> = Vec::new();
     let mut line = format!("{:<34} {name} {size}^3:", ctx.caps().name);
-    for (label, kernel, sg) in &variants {
-        let mut d = ctx.zeroed_buffer::<f32>(size * size, "D").unwrap();
-        let tiles = (size / 32 * (size / 32)) as u32;
-        let range = NdRange::linear(tiles * sg, Some(4 * sg));
-        let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&d), KernelArg::Bytes(&n), KernelArg::Bytes(&n), KernelArg::Bytes(&n)];
-        ctx.launch(kernel, &range, &args).unwrap();
-        let t = best(|| ctx.launch_specialized(kernel, &range, &args, &[], reps).unwrap().gpu_time.unwrap_or_default(), reps);
-        results.push(ctx.read_buffer(&mut d).unwrap());
-        line += &format!(" | {label} {:>8.3} ms {:>7.2} TFLOP/s", t.as_secs_f64() * 1e3, flops / t.as_secs_f64() / 1e12);
+    for &(entry, tile, sg) in kernels {
+        for (form, kernel) in [("as run", ctx.load_kernel(&spirv, entry).unwrap()), ("plain", plain(entry))] {
+            let mut d = ctx.zeroed_buffer::<f32>(size * size, "D").unwrap();
+            let tiles = (size / tile * (size / tile)) as u32;
+            let range = NdRange::linear(tiles * sg, Some(4 * sg));
+            let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&d), KernelArg::Bytes(&n), KernelArg::Bytes(&n), KernelArg::Bytes(&n)];
+            ctx.launch(&kernel, &range, &args).unwrap();
+            let t = best(|| ctx.launch_specialized(&kernel, &range, &args, &[], reps).unwrap().gpu_time.unwrap_or_default(), reps);
+            results.push(ctx.read_buffer(&mut d).unwrap());
+            line += &format!(" | {entry} {form} {:>8.3} ms {:>7.2} TFLOP/s", t.as_secs_f64() * 1e3, flops / t.as_secs_f64() / 1e12);
+        }
     }
     assert!(results.windows(2).all(|w| w[0] == w[1]), "the {name} variants disagree");
     println!("{line}");
@@ -169,8 +167,12 @@ fn main() {
         let ctx = Context::with_instance(instance.clone(), &matbridge_runtime::DeviceSelector::Index(d.index)).expect("device");
         let cpu = ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu;
         gemm(&ctx, if cpu { 256 } else { 2048 });
-        dpas_gemm(&ctx, "dpas_gemm", if cpu { 128 } else { 4096 });
-        dpas_gemm(&ctx, "dpas_block_gemm", if cpu { 128 } else { 4096 });
+        let dpas_size = if cpu { 128 } else { 4096 };
+        for name in ["dpas_gemm", "dpas_block_gemm"] {
+            let (sg32, sg16) = (format!("{name}_sg32"), format!("{name}_sg16"));
+            dpas_gemm(&ctx, name, dpas_size, &[(&sg32, 32, 32), (&sg16, 32, 16)]);
+        }
+        dpas_gemm(&ctx, "triton_gemm", dpas_size, &[("triton_gemm", 16, 16), ("triton_gemm_wide", 32, 16)]);
         reduction(&ctx, if cpu { 1 << 14 } else { 1 << 22 }, if cpu { 64 } else { 256 });
     }
 }
