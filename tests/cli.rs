@@ -72,6 +72,14 @@ fn translate_fails_cleanly_and_writes_nothing() {
     let r = matbridge().args(["translate"]).arg(&bad).arg("-o").arg(&out).args(["--target", "h100"]).output().unwrap();
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(!r.status.success() && err.contains("word offset 5"), "{err}");
+    // An input spirv-val rejects for what no pass reads (an integer addition of floats) is
+    // named as the input's fault, not the translator's.
+    let float_add = dir.join("float_add.spvasm");
+    std::fs::write(&float_add, "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%f = OpTypeFloat 32\n%one = OpConstant %f 1\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%sum = OpIAdd %f %one %one\nOpReturn\nOpFunctionEnd\n").unwrap();
+    let r = matbridge().args(["translate", "-o"]).arg(&out).arg(&float_add).args(["--target", "h100"]).output().unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains("the input fails spirv-val") && err.contains("OpIAdd") && !err.contains("translator bug"), "{err}");
+    assert!(!out.exists());
     // Unknown target.
     let r = matbridge().args(["translate"]).arg(&bad).arg("-o").arg(&out).args(["--target", "nope"]).output().unwrap();
     assert!(String::from_utf8_lossy(&r.stderr).contains("unknown target `nope`"));

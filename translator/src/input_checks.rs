@@ -1,6 +1,15 @@
-//! Rules of SPIR-V that spirv-val leaves unchecked (in every environment or in kernels only),
-//! checked on the input before any pass: passes read these operands and would otherwise write
-//! invalid modules from them. Each broken rule is an error naming the instruction.
+//! Rules of SPIR-V checked on the input before any pass: passes read these operands and would
+//! otherwise write invalid modules from them. Each broken rule is an error naming the
+//! instruction. First two that spirv-val checks too, which the translator needs without
+//! SPIRV-Tools installed (passes carry such operands into their output unread):
+//!
+//! - Every `<id>` an instruction uses is defined in the module (operands of extended
+//!   instructions of sets without a grammar excepted: their words are not known to be ids).
+//! - Every enumerant (decorations, built-ins, storage classes, capabilities, execution modes and
+//!   models, ...) is one the grammar knows, and every mask (memory access, loop, selection and
+//!   function control) sets only bits it knows.
+//!
+//! Then rules spirv-val leaves unchecked (in every environment or in kernels only):
 //!
 //! - The work-group sizes of `LocalSizeId` and `LocalSizeHintId` are 32-bit integer constants
 //!   (spirv-val only checks that they are constant instructions; passes read them as sizes and
@@ -23,10 +32,13 @@
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::{Module, Operand};
-use spirv::{ExecutionMode, Op};
+use spirv::{ExecutionMode, Op, Word};
+use std::collections::{HashMap, HashSet};
 
 /// Checks every rule above.
 pub(crate) fn check(module: &Module) -> Result<()> {
+    references(module)?;
+    enumerants(module)?;
     let types = Types::new(module);
     work_group_sizes(module, &types)?;
     for length in module.globals().iter().filter(|g| g.is(Op::SpecConstantOp) && g.word_opt(0) == Some(Op::CooperativeMatrixLengthKHR as u32)) {
@@ -41,6 +53,47 @@ pub(crate) fn check(module: &Module) -> Result<()> {
     kernel_builtins(module, &types)?;
     undefined_pointers(module, &types)?;
     group_operands(module, &types)
+}
+
+fn references(module: &Module) -> Result<()> {
+    let defined: HashSet<Word> = module.all_insts().filter_map(|i| i.result_id).collect();
+    let ext_sets: HashMap<Word, String> = module.ext_inst_imports.iter().filter_map(|i| Some((i.result_id?, i.string(0)?))).collect();
+    for inst in module.all_insts() {
+        // An extended instruction's operands are ids by its set's grammar; NonSemantic sets take
+        // ids only.
+        let operands = match inst.is(Op::ExtInst) {
+            true => {
+                let set = inst.operands.first().and_then(Operand::id).and_then(|s| ext_sets.get(&s));
+                let number = inst.word_opt(1).unwrap_or(u32::MAX);
+                let known = set.is_some_and(|s| s.starts_with("NonSemantic.") || rspirv::grammar::ext_inst_table(s).is_some_and(|t| t.lookup_opcode(number).is_some()));
+                if known {
+                    inst.operands.len()
+                } else {
+                    1
+                }
+            }
+            false => inst.operands.len(),
+        };
+        let ids = inst.result_type.into_iter().chain(inst.operands[..operands].iter().filter_map(Operand::id));
+        if let Some(id) = ids.into_iter().find(|id| !defined.contains(id)) {
+            return Err(Error::Invalid { site: module.site(inst), message: format!("uses %{id}, which the module does not define") });
+        }
+    }
+    Ok(())
+}
+
+fn enumerants(module: &Module) -> Result<()> {
+    for inst in module.all_insts() {
+        for operand in &inst.operands {
+            if let Operand::Enum(kind, value) = *operand {
+                if !crate::ir::grammar::known_enumerant(kind, value) {
+                    let message = format!("{kind:?} operand {value} is not one the SPIR-V grammar knows");
+                    return Err(Error::Invalid { site: module.site(inst), message });
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn undefined_pointers(module: &Module, types: &Types) -> Result<()> {

@@ -595,6 +595,56 @@ fn edited(input: &str, edits: &[(&str, &str)]) -> (String, Vec<u32>) {
     (text, words)
 }
 
+/// What spirv-val rejects and passes would carry into their output unread (found by fuzzing):
+/// an id no instruction defines and an enumerant or mask bit the grammar does not know, in a
+/// real module. Every target refuses them by name, without SPIRV-Tools.
+#[test]
+fn undefined_ids_and_unknown_enumerants_are_refused_by_name() {
+    use matbridge_translator::ir::Operand;
+    use spirv::Op;
+    let words = module(0);
+    let bound = words[3];
+    type Edit = fn(&mut matbridge_translator::Module, u32) -> bool;
+    let entries: [(Edit, &str, String); 3] = [
+        // A decoration number past every one the grammar has.
+        (
+            |m, _| m.annotations.iter_mut().find(|a| a.is(Op::Decorate)).map(|d| d.operands[1] = Operand::Enum(rspirv::grammar::OperandKind::Decoration, 59274)).is_some(),
+            "OpDecorate",
+            "Decoration operand 59274 is not one the SPIR-V grammar knows".into(),
+        ),
+        // A load through an id below the bound that nothing defines.
+        (
+            |m, free| {
+                let load = m.functions.iter_mut().flat_map(|f| f.blocks.iter_mut()).flat_map(|b| b.insts.iter_mut()).find(|i| i.is(Op::Load));
+                load.map(|l| l.operands[0] = Operand::Id(free)).is_some()
+            },
+            "OpLoad",
+            "which the module does not define".into(),
+        ),
+        // A memory-access bit no revision defines.
+        (
+            |m, _| {
+                let load = m.functions.iter_mut().flat_map(|f| f.blocks.iter_mut()).flat_map(|b| b.insts.iter_mut()).find(|i| i.is(Op::Load) && i.operands.len() == 1);
+                load.map(|l| l.operands.push(Operand::Enum(rspirv::grammar::OperandKind::MemoryAccess, 1 << 30))).is_some()
+            },
+            "OpLoad",
+            format!("MemoryAccess operand {} is not one the SPIR-V grammar knows", 1u32 << 30),
+        ),
+    ];
+    for (edit, opcode, expected) in entries {
+        let mut m = matbridge_translator::Module::from_words(&words).unwrap();
+        let defined: std::collections::HashSet<u32> = m.all_insts().filter_map(|i| i.result_id).collect();
+        let free = (1..bound).find(|id| !defined.contains(id)).unwrap_or(bound);
+        m.header.bound = m.header.bound.max(free + 1);
+        assert!(edit(&mut m, free), "{opcode}: nothing to edit");
+        let edited = m.to_words();
+        for target in targets() {
+            let e = translate(&edited, &target).expect_err(&target.name).to_string();
+            assert!(e.contains(&format!("{opcode} at word offset")) && e.contains(&expected), "{}: {e}", target.name);
+        }
+    }
+}
+
 /// Valid kernels that Vulkan cannot express (found by damaging the OpenCL kernels): every target
 /// refuses them by name rather than guess. Each entry is an edit of a snapshot input, the
 /// refused instruction's opcode and what the error says.

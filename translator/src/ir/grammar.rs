@@ -112,6 +112,35 @@ pub mod intel_cooperative_matrix {
     }
 }
 
+/// Whether `value` is an enumerant of `kind` the grammar knows (for masks: sets only bits it
+/// knows). Kinds whose values matbridge does not check answer true.
+pub fn known_enumerant(kind: K, value: Word) -> bool {
+    use spirv as s;
+    match kind {
+        K::SourceLanguage => s::SourceLanguage::from_u32(value).is_some(),
+        K::ExecutionModel => s::ExecutionModel::from_u32(value).is_some(),
+        K::AddressingModel => s::AddressingModel::from_u32(value).is_some(),
+        K::MemoryModel => s::MemoryModel::from_u32(value).is_some(),
+        K::ExecutionMode => s::ExecutionMode::from_u32(value).is_some(),
+        K::StorageClass => s::StorageClass::from_u32(value).is_some(),
+        K::Dim => s::Dim::from_u32(value).is_some(),
+        K::ImageFormat => s::ImageFormat::from_u32(value).is_some(),
+        K::FPRoundingMode => s::FPRoundingMode::from_u32(value).is_some(),
+        K::LinkageType => s::LinkageType::from_u32(value).is_some(),
+        K::AccessQualifier => s::AccessQualifier::from_u32(value).is_some(),
+        K::FunctionParameterAttribute => s::FunctionParameterAttribute::from_u32(value).is_some(),
+        K::Decoration => s::Decoration::from_u32(value).is_some(),
+        K::BuiltIn => s::BuiltIn::from_u32(value).is_some(),
+        K::GroupOperation => s::GroupOperation::from_u32(value).is_some(),
+        K::Capability => s::Capability::from_u32(value).is_some() || intel_cooperative_matrix::capability_name(value).is_some(),
+        K::FunctionControl => s::FunctionControl::from_bits(value).is_some(),
+        K::SelectionControl => s::SelectionControl::from_bits(value).is_some(),
+        K::LoopControl => s::LoopControl::from_bits(value).is_some(),
+        K::MemoryAccess => s::MemoryAccess::from_bits(value).is_some(),
+        _ => true,
+    }
+}
+
 fn spec(kind: K, quantifier: Q) -> OperandSpec {
     OperandSpec { kind, quantifier }
 }
