@@ -4492,6 +4492,9 @@ fn joint_cases() -> Vec<JointCase> {
         case("mad_s8_packed", 8, JointMad::Mad, op(i8s, 8, 32, RowMajor, 40), op(i8s, 32, 8, Packed, 32), op(i32s, 8, 8, RowMajor, 8)),
         case("mad_f16_packed_sg32", 32, JointMad::Mad, op(F16, 8, 16, RowMajor, 24), op(F16, 16, 16, Packed, 34), op(F32, 8, 16, RowMajor, 18)),
         case("mad_bf16_packed", 16, JointMad::Mad, op(Bf16, 8, 16, RowMajor, 16), op(Bf16, 16, 16, Packed, 36), op(F32, 8, 16, RowMajor, 16)),
+        // A and B loaded from local memory the work-items filled (as halves, and as bytes).
+        f16_gemm("mad_f16_local", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)),
+        f16_gemm("mad_f16_local_bytes", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)),
     ]
 }
 

@@ -4,7 +4,8 @@
 //! SPIRV-Tools installed (passes carry such operands into their output unread):
 //!
 //! - Every `<id>` an instruction uses is defined in the module (operands of extended
-//!   instructions of sets without a grammar excepted: their words are not known to be ids).
+//!   instructions of sets without a grammar excepted: their words are not known to be ids; and
+//!   those of joint-matrix prefetches, hints whose Stride llvm-spirv writes as a literal).
 //! - Every enumerant (decorations, built-ins, storage classes, capabilities, execution modes and
 //!   models, ...) is one the grammar knows, and every mask (memory access, loop, selection and
 //!   function control) sets only bits it knows.
@@ -25,9 +26,10 @@
 //!   or delta is an integer scalar (SPV_INTEL_subgroups requires it).
 //! - A kernel's `BuiltIn` decoration names an `Input` variable (spirv-val accepts one on a
 //!   function variable; Vulkan does not, and no pass can give it a meaning).
-//! - No load, store or atomic goes through an `OpUndef` pointer: its result would be undefined,
-//!   and a store could write anywhere. (llvm-spirv writes `OpUndef` for the constant address of
-//!   an element of a kernel's local array, which clang's -O2 unrolling makes.)
+//! - No load, store, atomic or matrix load or store goes through an `OpUndef` pointer (or one
+//!   cast or offset from it): its result would be undefined, and a store could write anywhere.
+//!   (llvm-spirv writes `OpUndef` for the constant address of an element of a kernel's local
+//!   array, which clang's -O2 unrolling makes.)
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -59,6 +61,11 @@ fn references(module: &Module) -> Result<()> {
     let defined: HashSet<Word> = module.all_insts().filter_map(|i| i.result_id).collect();
     let ext_sets: HashMap<Word, String> = module.ext_inst_imports.iter().filter_map(|i| Some((i.result_id?, i.string(0)?))).collect();
     for inst in module.all_insts() {
+        // A joint-matrix prefetch is a hint `drop-producer-hints` removes unread, and llvm-spirv
+        // writes its Stride as a literal where the spec has an id.
+        if inst.opcode == crate::ir::grammar::intel_cooperative_matrix::PREFETCH {
+            continue;
+        }
         // An extended instruction's operands are ids by its set's grammar; NonSemantic sets take
         // ids only.
         let operands = match inst.is(Op::ExtInst) {
@@ -97,15 +104,31 @@ fn enumerants(module: &Module) -> Result<()> {
 }
 
 fn undefined_pointers(module: &Module, types: &Types) -> Result<()> {
-    let undefined: std::collections::HashSet<u32> = module.all_insts().filter(|i| i.is(Op::Undef) && i.result_type.is_some_and(|t| types.pointer(t).is_some())).filter_map(|i| i.result_id).collect();
+    let mut undefined: HashSet<u32> = module.all_insts().filter(|i| i.is(Op::Undef) && i.result_type.is_some_and(|t| types.pointer(t).is_some())).filter_map(|i| i.result_id).collect();
     if undefined.is_empty() {
         return Ok(());
     }
+    // And the pointers cast or offset from one.
+    loop {
+        let derived: Vec<u32> = module
+            .all_insts()
+            .filter(|i| matches!(i.op(), Some(Op::Bitcast | Op::CopyObject | Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain)))
+            .filter(|i| i.operands.first().and_then(Operand::id).is_some_and(|p| undefined.contains(&p)))
+            .filter_map(|i| i.result_id)
+            .filter(|r| !undefined.contains(r))
+            .collect();
+        if derived.is_empty() {
+            break;
+        }
+        undefined.extend(derived);
+    }
     let accesses = |i: &crate::ir::Inst| {
+        use crate::ir::grammar::legacy_joint_matrix as jm;
         let pointers = match i.op() {
-            Some(Op::Load | Op::Store) => 1,
+            Some(Op::Load | Op::Store | Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR | Op::CooperativeMatrixLoadNV | Op::CooperativeMatrixStoreNV) => 1,
             Some(Op::CopyMemory | Op::CopyMemorySized) => 2,
             Some(op) if crate::passes::lower_kernel_pointers::is_atomic(op) => 1,
+            _ if i.opcode == jm::LOAD || i.opcode == jm::STORE => 1,
             _ => 0,
         };
         i.operands.iter().take(pointers).filter_map(Operand::id).find(|p| undefined.contains(p))

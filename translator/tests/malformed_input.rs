@@ -651,7 +651,7 @@ fn undefined_ids_and_unknown_enumerants_are_refused_by_name() {
 /// - An integer reinterpreted as a pointer into local memory, which has no address in Vulkan,
 ///   and a pointer reinterpreted as one of another storage class.
 /// - A struct passed by value through a pointer into other than function memory.
-/// - A load through an `OpUndef` pointer.
+/// - A load through an `OpUndef` pointer, or one copied from it.
 #[test]
 fn kernels_vulkan_cannot_express_are_refused_by_name() {
     if matbridge_translator::tools::find("spirv-as").is_none() {
@@ -666,6 +666,8 @@ fn kernels_vulkan_cannot_express_are_refused_by_name() {
         ("%58 = OpBitcast %9 %16", "%58 = OpBitcast %9 %5", "OpBitcast", "pointer as one of another storage class"),
         // A load through an undefined pointer (llvm-spirv's constant address into local memory).
         ("%42 = OpLoad %8 %41 Aligned 4", "%undefined = OpUndef %9\n%42 = OpLoad %8 %undefined Aligned 4", "OpLoad", "an undefined pointer (OpUndef)"),
+        // ... and through a pointer cast from one (llvm-spirv's joint-matrix loads cast it).
+        ("%42 = OpLoad %8 %41 Aligned 4", "%undefined = OpUndef %9\n%cast = OpCopyObject %9 %undefined\n%42 = OpLoad %8 %cast Aligned 4", "OpLoad", "an undefined pointer (OpUndef)"),
     ];
     for &(from, to, opcode, expected) in ENTRIES {
         let (_, words) = edited("lower_kernel_pointers/generic_local.spvasm", &[(from, to)]);

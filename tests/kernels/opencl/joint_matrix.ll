@@ -8,7 +8,8 @@
 ; fill_f32 starts from C filled with 0.5 instead of loading it; the *_packed kernels load B in the
 ; Packed (VNNI) layout (mad_bf16_packed prefetching it first); element_coords* add 64 x row +
 ; column to every element of D through the element coordinates; store_packed stores B into D in
-; the Packed layout.
+; the Packed layout; mad_f16_local loads A and B from local memory (mad_f16_local_bytes from
+; local byte arrays).
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
 target triple = "spir64-unknown-unknown"
 
@@ -325,6 +326,90 @@ define spir_kernel void @store_packed(ptr addrspace(1) %a, ptr addrspace(1) %b, 
 entry:
   %mb = call spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_56(ptr addrspace(1) %b, i64 16, i32 0, i32 3, i32 0)
   call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_77(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) %mb, i64 36, i32 2, i32 3, i32 0)
+  ret void
+}
+
+; A and B staged through local memory by the sub-group's work-items (DPC++'s tiled GEMMs load
+; joint matrices from local accessors), C from global memory. (Each tile its own array:
+; llvm-spirv writes OpUndef for a constant address inside one.)
+@tile_a = internal addrspace(3) global [128 x half] undef, align 2
+@tile_b = internal addrspace(3) global [256 x half] undef, align 2
+
+declare spir_func i32 @_Z40__spirv_BuiltInSubgroupLocalInvocationIdv()
+declare spir_func void @_Z22__spirv_ControlBarrieriii(i32, i32, i32)
+declare spir_func target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) @_Z28__spirv_JointMatrixLoadINTEL_78(ptr addrspace(3), i64, i32, i32, i32)
+declare spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_79(ptr addrspace(3), i64, i32, i32, i32)
+
+define spir_kernel void @mad_f16_local(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !16 {
+entry:
+  %lid = call spir_func i32 @_Z40__spirv_BuiltInSubgroupLocalInvocationIdv()
+  br label %copy_a
+copy_a:
+  %i = phi i32 [ %lid, %entry ], [ %next_a, %copy_a ]
+  %at = zext i32 %i to i64
+  %from_a = getelementptr inbounds half, ptr addrspace(1) %a, i64 %at
+  %x = load half, ptr addrspace(1) %from_a, align 2
+  %to_a = getelementptr inbounds [128 x half], ptr addrspace(3) @tile_a, i64 0, i64 %at
+  store half %x, ptr addrspace(3) %to_a, align 2
+  %next_a = add nuw nsw i32 %i, 16
+  %more_a = icmp ult i32 %next_a, 128
+  br i1 %more_a, label %copy_a, label %copy_b
+copy_b:
+  %j = phi i32 [ %lid, %copy_a ], [ %next_b, %copy_b ]
+  %bt = zext i32 %j to i64
+  %from_b = getelementptr inbounds half, ptr addrspace(1) %b, i64 %bt
+  %y = load half, ptr addrspace(1) %from_b, align 2
+  %to_b = getelementptr inbounds [256 x half], ptr addrspace(3) @tile_b, i64 0, i64 %bt
+  store half %y, ptr addrspace(3) %to_b, align 2
+  %next_b = add nuw nsw i32 %j, 16
+  %more_b = icmp ult i32 %next_b, 256
+  br i1 %more_b, label %copy_b, label %compute
+compute:
+  call spir_func void @_Z22__spirv_ControlBarrieriii(i32 2, i32 2, i32 272)
+  %ma = call spir_func target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) @_Z28__spirv_JointMatrixLoadINTEL_78(ptr addrspace(3) @tile_a, i64 16, i32 0, i32 3, i32 0)
+  %mb = call spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_79(ptr addrspace(3) @tile_b, i64 16, i32 0, i32 3, i32 0)
+  %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_57(ptr addrspace(1) %c, i64 16, i32 0, i32 3, i32 0)
+  %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_58(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) %ma, target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) %mb, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %mc, i32 3)
+  call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_59(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %md, i64 16, i32 0, i32 3, i32 0)
+  ret void
+}
+
+; The same with the tiles in byte arrays, copied byte by byte (a matrix of halves read through
+; a local array of another element size).
+@bytes_a = internal addrspace(3) global [256 x i8] undef, align 4
+@bytes_b = internal addrspace(3) global [512 x i8] undef, align 4
+
+define spir_kernel void @mad_f16_local_bytes(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !16 {
+entry:
+  %lid = call spir_func i32 @_Z40__spirv_BuiltInSubgroupLocalInvocationIdv()
+  br label %copy_a
+copy_a:
+  %i = phi i32 [ %lid, %entry ], [ %next_a, %copy_a ]
+  %at = zext i32 %i to i64
+  %from_a = getelementptr inbounds i8, ptr addrspace(1) %a, i64 %at
+  %x = load i8, ptr addrspace(1) %from_a, align 1
+  %to_a = getelementptr inbounds [256 x i8], ptr addrspace(3) @bytes_a, i64 0, i64 %at
+  store i8 %x, ptr addrspace(3) %to_a, align 1
+  %next_a = add nuw nsw i32 %i, 16
+  %more_a = icmp ult i32 %next_a, 256
+  br i1 %more_a, label %copy_a, label %copy_b
+copy_b:
+  %j = phi i32 [ %lid, %copy_a ], [ %next_b, %copy_b ]
+  %bt = zext i32 %j to i64
+  %from_b = getelementptr inbounds i8, ptr addrspace(1) %b, i64 %bt
+  %y = load i8, ptr addrspace(1) %from_b, align 1
+  %to_b = getelementptr inbounds [512 x i8], ptr addrspace(3) @bytes_b, i64 0, i64 %bt
+  store i8 %y, ptr addrspace(3) %to_b, align 1
+  %next_b = add nuw nsw i32 %j, 16
+  %more_b = icmp ult i32 %next_b, 512
+  br i1 %more_b, label %copy_b, label %compute
+compute:
+  call spir_func void @_Z22__spirv_ControlBarrieriii(i32 2, i32 2, i32 272)
+  %ma = call spir_func target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) @_Z28__spirv_JointMatrixLoadINTEL_78(ptr addrspace(3) @bytes_a, i64 16, i32 0, i32 3, i32 0)
+  %mb = call spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_79(ptr addrspace(3) @bytes_b, i64 16, i32 0, i32 3, i32 0)
+  %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_57(ptr addrspace(1) %c, i64 16, i32 0, i32 3, i32 0)
+  %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_58(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) %ma, target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) %mb, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %mc, i32 3)
+  call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_59(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %md, i64 16, i32 0, i32 3, i32 0)
   ret void
 }
 

@@ -27,14 +27,18 @@
 //!   differs). Initializers are flattened alike. `OpConvertPtrToU` of such a pointer (LLVM's
 //!   vectorizer compares addresses to check that two ranges do not overlap) gives an address:
 //!   the variable's own 16 MiB window plus the byte offset, so that comparisons and differences
-//!   within a variable are exact and variables never overlap. Variables holding one cooperative
-//!   matrix stay as they are: access chains to its elements are Vulkan's own.
+//!   within a variable are exact and variables never overlap. Cooperative-matrix loads and
+//!   stores (DPC++'s joint matrices from local accessors) go through an access chain of the
+//!   variable at the index, their Stride scaled from the pointee's elements to leaves. Variables
+//!   holding one cooperative matrix stay as they are: access chains to its elements are Vulkan's
+//!   own.
 //!
 //! Preconditions: `lower-kernel-interface` ran. Errors name the instruction: generic pointers
 //! into local or private memory whose origin is not known where they are used (loaded from
 //! memory, or joined with pointers into other memory), variables there holding pointers, or
 //! numbers more than eight times as wide as the smallest, atomics on a member of another
-//! type than the variable's leaves, phis or selects of pointers into different variables (which
+//! type than the variable's leaves, cooperative matrices in private memory or through pointers
+//! to parts of leaves, phis or selects of pointers into different variables (which
 //! `merge-joined-variables` makes one where it can), and any other use of such a pointer.
 
 use crate::analysis::Types;
@@ -1037,6 +1041,30 @@ fn rewrite_function(
                     let chain = bl.access_chain(ptr_ty, p.root, &[p.index]);
                     let mut c = inst.clone();
                     c.operands[0] = Operand::Id(chain);
+                    bl.insert(c);
+                }
+                Some(Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR) => {
+                    // Through an access chain to the leaf at the index, as Vulkan loads matrices
+                    // from arrays: the Stride, which counts the pointee's elements, scaled to
+                    // leaves.
+                    let p = *derived.get(&inst.id(0)?).ok_or_else(|| bad(&bl, "loads or stores a cooperative matrix through a pointer into local memory of unknown origin"))?;
+                    let root = roots[&p.root];
+                    if root.class != StorageClass::Workgroup as u32 {
+                        return Err(bad(&bl, "loads or stores a cooperative matrix in private memory (Vulkan has them in workgroup and buffer memory only)"));
+                    }
+                    let bytes = size_align(types, p.pointee).map(|(size, _)| size).filter(|s| *s > 0 && s % root.unit == 0);
+                    let ratio = bytes.ok_or_else(|| bad(&bl, "loads or stores a cooperative matrix through a pointer to elements that are not whole elements of its variable"))? / root.unit;
+                    let ptr_ty = bl.module.type_pointer(StorageClass::Workgroup, root.leaf);
+                    let chain = bl.access_chain(ptr_ty, p.root, &[p.index]);
+                    let mut c = inst.clone();
+                    c.operands[0] = Operand::Id(chain);
+                    let stride_at = if inst.is(Op::CooperativeMatrixLoadKHR) { 2 } else { 3 };
+                    if let (true, Some(stride)) = (ratio > 1, c.operands.get(stride_at).and_then(Operand::id)) {
+                        let ty = types.type_of(stride).ok_or_else(|| bad(&bl, "has a Stride without a type"))?;
+                        let (width, signed) = types.int(ty).ok_or_else(|| bad(&bl, "has a Stride that is not an integer"))?;
+                        let factor = bl.module.constant_int(ty, width, signed, u64::from(ratio));
+                        c.operands[stride_at] = Operand::Id(bl.imul(ty, stride, factor));
+                    }
                     bl.insert(c);
                 }
                 Some(Op::ConvertPtrToU) => {
