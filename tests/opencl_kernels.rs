@@ -2704,6 +2704,35 @@ fn local_tiles_of_halves_and_bytes() {
     }
 }
 
+/// `local_halves`' `mirror_through_local_args`: halves and bytes in local-memory arguments,
+/// whose launch sizes count elements of the argument's own type however the device holds them
+/// (widened to 32 bits on SwiftShader).
+#[test]
+fn local_arguments_of_halves_and_bytes() {
+    let Some(spirv) = common::opencl("local_halves") else { return };
+    let (groups, size) = (4usize, 64usize);
+    let n = groups * size;
+    let halves: Vec<half::f16> = (0..n).map(|i| half::f16::from_f32(i as f32 / 8.0 - 3.0)).collect();
+    let bytes: Vec<u8> = (0..n).map(|i| ((i * 37) % 251) as u8).collect();
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            let m = i - i % size + size - 1 - i % size;
+            halves[m].to_f32() * 2.0 + f32::from(bytes[m])
+        })
+        .collect();
+    for ctx in common::contexts() {
+        let what = ctx.caps().name.clone();
+        let kernel = ctx.load_kernel(&spirv, "mirror_through_local_args").unwrap_or_else(|e| panic!("{what}: {e}"));
+        let bh = ctx.buffer_from_slice(&halves, "in").unwrap();
+        let bb = ctx.buffer_from_slice(&bytes, "bytes").unwrap();
+        let mut out = ctx.zeroed_buffer::<f32>(n, "out").unwrap();
+        let args = [KernelArg::Buffer(&bh), KernelArg::Buffer(&bb), KernelArg::Buffer(&out), KernelArg::Local(2 * size as u64), KernelArg::Local(size as u64)];
+        ctx.launch(&kernel, &NdRange::linear(n as u32, Some(size as u32)), &args).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(ctx.read_buffer::<f32>(&mut out).unwrap(), want, "{what}");
+        ctx.check_validation().unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+}
+
 /// `v`'s low `n` bits, sign-extended.
 fn sext(v: i64, n: u32) -> i64 {
     (v << (64 - n)) >> (64 - n)
@@ -4460,6 +4489,8 @@ struct JointCase {
     coords: bool,
     /// D is B, stored like C (A and C are not read).
     copy_b: bool,
+    /// The size of a local-memory argument after D (none where 0).
+    local_bytes: u64,
 }
 
 fn joint_cases() -> Vec<JointCase> {
@@ -4467,7 +4498,7 @@ fn joint_cases() -> Vec<JointCase> {
     use matbridge_translator::reference::matrix::{JointMad, Layout::*};
     let (i8s, i32s) = (Int { bits: 8, signed: true }, Int { bits: 32, signed: true });
     let op = |e: Elem, r, c, l, s| JointOperand(e, r, c, l, s);
-    let case = |kernel, subgroup, mad, a, b, c| JointCase { kernel, subgroup, mad, a, b, c, fill: None, scaled: false, coords: false, copy_b: false };
+    let case = |kernel, subgroup, mad, a, b, c| JointCase { kernel, subgroup, mad, a, b, c, fill: None, scaled: false, coords: false, copy_b: false, local_bytes: 0 };
     let f16_gemm = |kernel, subgroup, (la, lb, lc), (sa, sb, sc)| case(kernel, subgroup, JointMad::Mad, op(F16, 8, 16, la, sa), op(F16, 16, 16, lb, sb), op(F32, 8, 16, lc, sc));
     let i8_gemm = |kernel, mad| case(kernel, 8, mad, op(i8s, 8, 32, RowMajor, 40), op(i8s, 32, 8, RowMajor, 12), op(i32s, 8, 8, RowMajor, 8));
     vec![
@@ -4492,9 +4523,11 @@ fn joint_cases() -> Vec<JointCase> {
         case("mad_s8_packed", 8, JointMad::Mad, op(i8s, 8, 32, RowMajor, 40), op(i8s, 32, 8, Packed, 32), op(i32s, 8, 8, RowMajor, 8)),
         case("mad_f16_packed_sg32", 32, JointMad::Mad, op(F16, 8, 16, RowMajor, 24), op(F16, 16, 16, Packed, 34), op(F32, 8, 16, RowMajor, 18)),
         case("mad_bf16_packed", 16, JointMad::Mad, op(Bf16, 8, 16, RowMajor, 16), op(Bf16, 16, 16, Packed, 36), op(F32, 8, 16, RowMajor, 16)),
-        // A and B loaded from local memory the work-items filled (as halves, and as bytes).
+        // A and B loaded from local memory the work-items filled (as halves, as bytes, and
+        // through a local-memory argument).
         f16_gemm("mad_f16_local", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)),
         f16_gemm("mad_f16_local_bytes", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)),
+        JointCase { local_bytes: 768, ..f16_gemm("mad_f16_local_arg", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)) },
     ]
 }
 
@@ -4559,7 +4592,10 @@ fn intel_joint_matrix_matches_the_reference() {
                 let (ba, bb, bc) = (buffer(&ma, case.a, "a"), buffer(&mb, case.b, "b"), buffer(&mc, case.c, "c"));
                 let sentinel: Vec<u64> = (0..joint_span(case.c)).map(|_| joint_element(&mut rng, case.c.0, true)).collect();
                 let mut bd = buffer(&sentinel, case.c, "d");
-                let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Buffer(&bd)];
+                let mut args = vec![KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bc), KernelArg::Buffer(&bd)];
+                if case.local_bytes > 0 {
+                    args.push(KernelArg::Local(case.local_bytes));
+                }
                 ctx.launch(&kernel, &NdRange::linear(case.subgroup, Some(case.subgroup)), &args).unwrap_or_else(|e| panic!("{name}: {}: {e}", case.kernel));
                 let got: Vec<u8> = ctx.read_buffer(&mut bd).unwrap();
                 let m = |mem: &[u64], o: JointOperand| load(mem, o.1, o.2, o.0, o.3, o.4).unwrap();

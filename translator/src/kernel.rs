@@ -332,7 +332,14 @@ impl KernelAbi {
                 continue;
             }
             let id = g.result_id.unwrap_or(0);
-            let Some(k) = module.name_of(id).and_then(|n| n.strip_prefix("local").and_then(|k| k.parse::<u32>().ok())) else { continue };
+            // `local{k}.{element bytes}` (see lower-kernel-interface).
+            let Some(name) = module.name_of(id) else { continue };
+            let Some((k, recorded)) = name.strip_prefix("local").and_then(|rest| {
+                let (k, bytes) = rest.split_once('.').map_or((rest, None), |(k, b)| (k, Some(b)));
+                Some((k.parse::<u32>().ok()?, bytes.and_then(|b| b.parse::<u32>().ok())))
+            }) else {
+                continue;
+            };
             let spec_id = module.decoration(id, Decoration::SpecId).and_then(|w| w.first().copied()).ok_or_else(|| not_kernel(format!("local-memory length of argument {k} has no SpecId")))?;
             // The workgroup array this entry point uses for it: of this length, or flattened to
             // its leaves (the length times a constant, `OpSpecConstantOp IMul`), perhaps retyped
@@ -344,15 +351,38 @@ impl KernelAbi {
                 let g = module.globals().iter().find(|g| g.result_id == Some(length) && g.is(Op::SpecConstantOp))?;
                 (g.word_opt(0) == Some(Op::IMul as u32) && g.operands.get(1) == Some(&Operand::Id(id))).then(|| g.id(2).ok().and_then(|c| types.const_u32(c))).flatten()
             };
+            // With the element size recorded, any length computed from the argument's (packed
+            // into words, say) will do.
+            let depends = |length: Word| -> bool {
+                let mut todo = vec![length];
+                let mut seen = std::collections::HashSet::new();
+                while let Some(l) = todo.pop() {
+                    if l == id {
+                        return true;
+                    }
+                    if seen.insert(l) {
+                        if let Some(g) = module.globals().iter().find(|g| g.result_id == Some(l) && g.is(Op::SpecConstantOp)) {
+                            todo.extend(g.operands.iter().filter_map(Operand::id));
+                        }
+                    }
+                }
+                false
+            };
             let uses = |var: Word| module.functions.iter().find(|f| f.id() == function).is_some_and(|f| f.insts().any(|i| i.used_ids().any(|u| u == var)));
             let used = module.globals().iter().filter(|g| g.is(Op::Variable)).find_map(|g| {
                 let array = g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok()).and_then(|a| types.defs.get(&a)).filter(|a| a.is(Op::TypeArray))?;
-                let per = scale(array.id(1).ok()?)?;
+                let length = array.id(1).ok()?;
+                let per = match recorded {
+                    Some(_) => depends(length).then_some(1)?,
+                    None => scale(length)?,
+                };
                 uses(g.result_id?).then_some((array.id(0).ok()?, per))
             });
             let Some((element, per)) = used else { continue };
-            let (element_bytes, _) = size_align(&types, element).ok_or_else(|| not_kernel(format!("local-memory argument {k} has an element without a size")))?;
-            let element_bytes = element_bytes * per;
+            let element_bytes = match recorded {
+                Some(bytes) => bytes,
+                None => size_align(&types, element).ok_or_else(|| not_kernel(format!("local-memory argument {k} has an element without a size")))?.0 * per,
+            };
             args.push((k, KernelArg::Local { spec_id, element_bytes }));
         }
         args.sort_by_key(|(k, _)| *k);

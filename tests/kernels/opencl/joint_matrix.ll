@@ -9,7 +9,7 @@
 ; Packed (VNNI) layout (mad_bf16_packed prefetching it first); element_coords* add 64 x row +
 ; column to every element of D through the element coordinates; store_packed stores B into D in
 ; the Packed layout; mad_f16_local loads A and B from local memory (mad_f16_local_bytes from
-; local byte arrays).
+; local byte arrays, mad_f16_local_arg from a local-memory argument of 768 bytes).
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
 target triple = "spir64-unknown-unknown"
 
@@ -407,6 +407,36 @@ compute:
   call spir_func void @_Z22__spirv_ControlBarrieriii(i32 2, i32 2, i32 272)
   %ma = call spir_func target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) @_Z28__spirv_JointMatrixLoadINTEL_78(ptr addrspace(3) @bytes_a, i64 16, i32 0, i32 3, i32 0)
   %mb = call spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_79(ptr addrspace(3) @bytes_b, i64 16, i32 0, i32 3, i32 0)
+  %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_57(ptr addrspace(1) %c, i64 16, i32 0, i32 3, i32 0)
+  %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_58(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) %ma, target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) %mb, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %mc, i32 3)
+  call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_59(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %md, i64 16, i32 0, i32 3, i32 0)
+  ret void
+}
+
+; The same with both tiles in one local-memory argument (SYCL's local accessor), B after A.
+define spir_kernel void @mad_f16_local_arg(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d, ptr addrspace(3) %tiles) !intel_reqd_sub_group_size !16 {
+entry:
+  %lid = call spir_func i32 @_Z40__spirv_BuiltInSubgroupLocalInvocationIdv()
+  %tile_b = getelementptr inbounds half, ptr addrspace(3) %tiles, i64 128
+  br label %copy
+copy:
+  %i = phi i32 [ %lid, %entry ], [ %next, %copy ]
+  %at = zext i32 %i to i64
+  %in_a = icmp ult i32 %i, 128
+  %b_at = sub i64 %at, 128
+  %from_a = getelementptr inbounds half, ptr addrspace(1) %a, i64 %at
+  %from_b = getelementptr inbounds half, ptr addrspace(1) %b, i64 %b_at
+  %from = select i1 %in_a, ptr addrspace(1) %from_a, ptr addrspace(1) %from_b
+  %x = load half, ptr addrspace(1) %from, align 2
+  %to = getelementptr inbounds half, ptr addrspace(3) %tiles, i64 %at
+  store half %x, ptr addrspace(3) %to, align 2
+  %next = add nuw nsw i32 %i, 16
+  %more = icmp ult i32 %next, 384
+  br i1 %more, label %copy, label %compute
+compute:
+  call spir_func void @_Z22__spirv_ControlBarrieriii(i32 2, i32 2, i32 272)
+  %ma = call spir_func target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) @_Z28__spirv_JointMatrixLoadINTEL_78(ptr addrspace(3) %tiles, i64 16, i32 0, i32 3, i32 0)
+  %mb = call spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_79(ptr addrspace(3) %tile_b, i64 16, i32 0, i32 3, i32 0)
   %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_57(ptr addrspace(1) %c, i64 16, i32 0, i32 3, i32 0)
   %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_58(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) %ma, target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) %mb, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %mc, i32 3)
   call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_59(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %md, i64 16, i32 0, i32 3, i32 0)

@@ -38,3 +38,13 @@ void hgemm(__global const half *a, __global const half *b, __global const uchar 
         }
     }
 }
+
+// Halves and bytes through local-memory arguments (sized at launch): each work-item writes
+// one of each, and reads its mirror's after the barrier.
+__kernel void mirror_through_local_args(__global const half *in, __global const uchar *bytes, __global float *out, __local half *halves, __local uchar *tile) {
+    const uint l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);
+    halves[l] = in[g];
+    tile[l] = bytes[g];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[g] = (float)halves[n - 1 - l] * 2.0f + (float)tile[n - 1 - l];
+}
