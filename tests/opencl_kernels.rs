@@ -4524,10 +4524,11 @@ fn joint_cases() -> Vec<JointCase> {
         case("mad_f16_packed_sg32", 32, JointMad::Mad, op(F16, 8, 16, RowMajor, 24), op(F16, 16, 16, Packed, 34), op(F32, 8, 16, RowMajor, 18)),
         case("mad_bf16_packed", 16, JointMad::Mad, op(Bf16, 8, 16, RowMajor, 16), op(Bf16, 16, 16, Packed, 36), op(F32, 8, 16, RowMajor, 16)),
         // A and B loaded from local memory the work-items filled (as halves, as bytes, and
-        // through a local-memory argument).
+        // through a local-memory argument), and D stored to local memory.
         f16_gemm("mad_f16_local", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)),
         f16_gemm("mad_f16_local_bytes", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)),
         JointCase { local_bytes: 768, ..f16_gemm("mad_f16_local_arg", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)) },
+        f16_gemm("mad_f16_local_store", 16, (RowMajor, RowMajor, RowMajor), (16, 16, 16)),
     ]
 }
 

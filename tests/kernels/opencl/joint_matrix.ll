@@ -9,7 +9,8 @@
 ; Packed (VNNI) layout (mad_bf16_packed prefetching it first); element_coords* add 64 x row +
 ; column to every element of D through the element coordinates; store_packed stores B into D in
 ; the Packed layout; mad_f16_local loads A and B from local memory (mad_f16_local_bytes from
-; local byte arrays, mad_f16_local_arg from a local-memory argument of 768 bytes).
+; local byte arrays, mad_f16_local_arg from a local-memory argument of 768 bytes); mad_f16_local_store stores D
+; into local memory, which the work-items copy out.
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
 target triple = "spir64-unknown-unknown"
 
@@ -440,6 +441,36 @@ compute:
   %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_57(ptr addrspace(1) %c, i64 16, i32 0, i32 3, i32 0)
   %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_58(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) %ma, target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) %mb, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %mc, i32 3)
   call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_59(ptr addrspace(1) %d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %md, i64 16, i32 0, i32 3, i32 0)
+  ret void
+}
+
+; D stored into local memory and copied out by the work-items (an epilogue through local
+; memory).
+@tile_d = internal addrspace(3) global [128 x float] undef, align 4
+
+declare spir_func void @_Z29__spirv_JointMatrixStoreINTEL_80(ptr addrspace(3), target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2), i64, i32, i32, i32)
+
+define spir_kernel void @mad_f16_local_store(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d) !intel_reqd_sub_group_size !16 {
+entry:
+  %lid = call spir_func i32 @_Z40__spirv_BuiltInSubgroupLocalInvocationIdv()
+  %ma = call spir_func target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) @_Z28__spirv_JointMatrixLoadINTEL_55(ptr addrspace(1) %a, i64 16, i32 0, i32 3, i32 0)
+  %mb = call spir_func target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) @_Z28__spirv_JointMatrixLoadINTEL_56(ptr addrspace(1) %b, i64 16, i32 0, i32 3, i32 0)
+  %mc = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z28__spirv_JointMatrixLoadINTEL_57(ptr addrspace(1) %c, i64 16, i32 0, i32 3, i32 0)
+  %md = call spir_func target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) @_Z27__spirv_JointMatrixMadINTEL_58(target("spirv.JointMatrixINTEL", half, 8, 16, 0, 3, 0) %ma, target("spirv.JointMatrixINTEL", half, 16, 16, 0, 3, 1) %mb, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %mc, i32 3)
+  call spir_func void @_Z29__spirv_JointMatrixStoreINTEL_80(ptr addrspace(3) @tile_d, target("spirv.JointMatrixINTEL", float, 8, 16, 0, 3, 2) %md, i64 16, i32 0, i32 3, i32 0)
+  call spir_func void @_Z22__spirv_ControlBarrieriii(i32 2, i32 2, i32 272)
+  br label %copy
+copy:
+  %i = phi i32 [ %lid, %entry ], [ %next, %copy ]
+  %at = zext i32 %i to i64
+  %from = getelementptr inbounds [128 x float], ptr addrspace(3) @tile_d, i64 0, i64 %at
+  %x = load float, ptr addrspace(3) %from, align 4
+  %to = getelementptr inbounds float, ptr addrspace(1) %d, i64 %at
+  store float %x, ptr addrspace(1) %to, align 4
+  %next = add nuw nsw i32 %i, 16
+  %more = icmp ult i32 %next, 128
+  br i1 %more, label %copy, label %done
+done:
   ret void
 }
 
