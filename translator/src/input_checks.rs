@@ -1,6 +1,6 @@
 //! Rules of SPIR-V checked on the input before any pass: passes read these operands and would
 //! otherwise write invalid modules from them. Each broken rule is an error naming the
-//! instruction. First two that spirv-val checks too, which the translator needs without
+//! instruction. First, two rules spirv-val checks as well, which the translator needs without
 //! SPIRV-Tools installed (passes carry such operands into their output unread):
 //!
 //! - Every `<id>` an instruction uses is defined in the module (operands of extended
@@ -81,8 +81,8 @@ fn references(module: &Module) -> Result<()> {
             }
             false => inst.operands.len(),
         };
-        let ids = inst.result_type.into_iter().chain(inst.operands[..operands].iter().filter_map(Operand::id));
-        if let Some(id) = ids.into_iter().find(|id| !defined.contains(id)) {
+        let mut ids = inst.result_type.into_iter().chain(inst.operands[..operands].iter().filter_map(Operand::id));
+        if let Some(id) = ids.find(|id| !defined.contains(id)) {
             return Err(Error::Invalid { site: module.site(inst), message: format!("uses %{id}, which the module does not define") });
         }
     }
