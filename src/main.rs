@@ -332,17 +332,16 @@ fn translate(
     }
     let (out, rep) = matbridge_translator::translate_specialized(&words, &caps, spec).with_context(|| format!("translating {} for {}", input.display(), caps.name))?;
     // The translator's outputs pass spirv-val (its tests check every pass); where SPIRV-Tools
-    // is installed, an output that does not is a translator bug and is not written.
-    // An input that fails spirv-val itself (in the universal environment of its version) is
-    // what is wrong then.
+    // is installed, an output that does not is not written: the input's fault where it fails
+    // too, else a translator bug.
     if matbridge_translator::tools::find("spirv-val").is_some() {
-        if let Err(e) = matbridge_translator::tools::validate(&out, "vulkan1.3") {
-            let version = words.get(1).copied().unwrap_or(0x0001_0000);
-            let env = format!("spv{}.{}", (version >> 16) & 0xff, (version >> 8) & 0xff);
-            if let Err(input_error) = matbridge_translator::tools::validate(&words, &env) {
-                anyhow::bail!("translating {}: the input fails spirv-val ({env}), which the translator does not repair: {input_error}", input.display());
+        use matbridge_translator::tools::InvalidTranslation;
+        match matbridge_translator::tools::validate_translation(&words, &out, "vulkan1.3") {
+            Ok(()) => {}
+            Err(InvalidTranslation::Input { env, error }) => anyhow::bail!("translating {}: the input fails spirv-val ({env}), which the translator does not repair: {error}", input.display()),
+            Err(InvalidTranslation::Output(e)) => {
+                return Err(e).with_context(|| format!("translating {} for {}: the output fails spirv-val (a translator bug; please report it with the input)", input.display(), caps.name))
             }
-            return Err(e).with_context(|| format!("translating {} for {}: the output fails spirv-val (a translator bug; please report it with the input)", input.display(), caps.name));
         }
     }
     let bytes: Vec<u8> = out.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -161,14 +161,15 @@ impl Context {
         if shared.check_translations {
             let (major, minor) = api_major_minor(&shared.caps.api_version);
             let env = format!("vulkan{major}.{minor}");
-            if let Err(e) = matbridge_translator::tools::validate(&words, &env) {
-                // An input that fails spirv-val itself is what is wrong.
-                let version = input.get(1).copied().unwrap_or(0x0001_0000);
-                let input_env = format!("spv{}.{}", (version >> 16) & 0xff, (version >> 8) & 0xff);
-                return Err(Error::InvalidSpirv(match matbridge_translator::tools::validate(input, &input_env) {
-                    Err(input_error) => format!("pipeline `{}`: the module fails spirv-val ({input_env}), which the translator does not repair: {input_error}", desc.label),
-                    Ok(()) => format!("pipeline `{}` translated for {} fails spirv-val (a translator bug): {e}", desc.label, shared.caps.name),
-                }));
+            use matbridge_translator::tools::InvalidTranslation;
+            match matbridge_translator::tools::validate_translation(input, &words, &env) {
+                Ok(()) => {}
+                Err(InvalidTranslation::Input { env, error }) => {
+                    return Err(Error::InvalidSpirv(format!("pipeline `{}`: the module fails spirv-val ({env}), which the translator does not repair: {error}", desc.label)))
+                }
+                Err(InvalidTranslation::Output(e)) => {
+                    return Err(Error::InvalidSpirv(format!("pipeline `{}` translated for {} fails spirv-val (a translator bug): {e}", desc.label, shared.caps.name)))
+                }
             }
         }
         let changed: Vec<&str> = report.passes.iter().filter(|p| p.changed).map(|p| p.name).collect();

@@ -341,18 +341,9 @@ impl KernelAbi {
                 continue;
             };
             let spec_id = module.decoration(id, Decoration::SpecId).and_then(|w| w.first().copied()).ok_or_else(|| not_kernel(format!("local-memory length of argument {k} has no SpecId")))?;
-            // The workgroup array this entry point uses for it: of this length, or flattened to
-            // its leaves (the length times a constant, `OpSpecConstantOp IMul`), perhaps retyped
-            // by a later pass; the argument's element size from it.
-            let scale = |length: Word| -> Option<u32> {
-                if length == id {
-                    return Some(1);
-                }
-                let g = module.globals().iter().find(|g| g.result_id == Some(length) && g.is(Op::SpecConstantOp))?;
-                (g.word_opt(0) == Some(Op::IMul as u32) && g.operands.get(1) == Some(&Operand::Id(id))).then(|| g.id(2).ok().and_then(|c| types.const_u32(c))).flatten()
-            };
-            // With the element size recorded, any length computed from the argument's (packed
-            // into words, say) will do.
+            // The workgroup array this entry point uses for it: of this length, or of one
+            // computed from it (flattened to leaves, packed into words, ...); the element size is
+            // the argument's own, as recorded.
             let depends = |length: Word| -> bool {
                 let mut todo = vec![length];
                 let mut seen = std::collections::HashSet::new();
@@ -369,20 +360,14 @@ impl KernelAbi {
                 false
             };
             let uses = |var: Word| module.functions.iter().find(|f| f.id() == function).is_some_and(|f| f.insts().any(|i| i.used_ids().any(|u| u == var)));
-            let used = module.globals().iter().filter(|g| g.is(Op::Variable)).find_map(|g| {
-                let array = g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok()).and_then(|a| types.defs.get(&a)).filter(|a| a.is(Op::TypeArray))?;
-                let length = array.id(1).ok()?;
-                let per = match recorded {
-                    Some(_) => depends(length).then_some(1)?,
-                    None => scale(length)?,
-                };
-                uses(g.result_id?).then_some((array.id(0).ok()?, per))
+            let used = module.globals().iter().filter(|g| g.is(Op::Variable)).any(|g| {
+                let array = g.result_type.and_then(|p| types.defs.get(&p)).and_then(|p| p.id(1).ok()).and_then(|a| types.defs.get(&a)).filter(|a| a.is(Op::TypeArray));
+                array.and_then(|a| a.id(1).ok()).is_some_and(depends) && g.result_id.is_some_and(uses)
             });
-            let Some((element, per)) = used else { continue };
-            let element_bytes = match recorded {
-                Some(bytes) => bytes,
-                None => size_align(&types, element).ok_or_else(|| not_kernel(format!("local-memory argument {k} has an element without a size")))?.0 * per,
-            };
+            if !used {
+                continue;
+            }
+            let element_bytes = recorded.ok_or_else(|| not_kernel(format!("local-memory argument {k} has an element without a size")))?;
             args.push((k, KernelArg::Local { spec_id, element_bytes }));
         }
         args.sort_by_key(|(k, _)| *k);

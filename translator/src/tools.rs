@@ -92,3 +92,23 @@ pub fn disassemble(words: &[u32]) -> Result<String> {
 pub fn validate(words: &[u32], target_env: &str) -> Result<()> {
     run_with_input("spirv-val", &["--target-env", target_env, "-"], &words_to_bytes(words)).map(|_| ())
 }
+
+/// Why a translation failed spirv-val: its input does too (in the universal environment of its
+/// SPIR-V version, which the translator does not repair), or only its output (a translator bug).
+#[derive(Debug)]
+pub enum InvalidTranslation {
+    Input { env: String, error: Error },
+    Output(Error),
+}
+
+/// Validates a translation's `output` for `target_env`; where it fails, validates its `input`
+/// too, to say which is at fault.
+pub fn validate_translation(input: &[u32], output: &[u32], target_env: &str) -> std::result::Result<(), InvalidTranslation> {
+    let Err(output_error) = validate(output, target_env) else { return Ok(()) };
+    let version = input.get(1).copied().unwrap_or(0x0001_0000);
+    let env = format!("spv{}.{}", (version >> 16) & 0xff, (version >> 8) & 0xff);
+    match validate(input, &env) {
+        Err(error) => Err(InvalidTranslation::Input { env, error }),
+        Ok(()) => Err(InvalidTranslation::Output(output_error)),
+    }
+}

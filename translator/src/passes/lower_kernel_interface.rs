@@ -283,7 +283,7 @@ fn lower_parameters(module: &mut Module, function: Word, name: &str, spec_ids: &
                     // The element's size goes with the name: later passes may retype the
                     // array (widen narrow elements, flatten structs), the launch's count of
                     // elements stays that of the argument's own.
-                    let element = crate::kernel::size_align(&crate::analysis::Types::new(module), pointee).map(|(bytes, _)| bytes).filter(|b| *b > 0);
+                    let element = size_align(&types, pointee).map(|(bytes, _)| bytes).filter(|b| *b > 0);
                     let name = element.map_or(format!("local{k}"), |bytes| format!("local{k}.{bytes}"));
                     module.debug_names.push(Inst::new(Op::Name, None, None, vec![Operand::Id(len), Operand::string(&name)]));
                     let array = module.alloc_id();
