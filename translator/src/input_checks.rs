@@ -30,6 +30,12 @@
 //!   cast or offset from it): its result would be undefined, and a store could write anywhere.
 //!   (llvm-spirv writes `OpUndef` for the constant address of an element of a kernel's local
 //!   array, which clang's -O2 unrolling makes.)
+//!
+//! And one rule spirv-val checks for Vulkan only, which no translation can mend (the host lays
+//! out the data): in a shader module, a struct member's `Offset` is a multiple of its scalar
+//! alignment (the component's size; 8 for a buffer reference), and a scalar or vector member
+//! does not reach into the member at the next offset. Every Vulkan block layout, scalar block
+//! layout included, requires both.
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
@@ -54,7 +60,67 @@ pub(crate) fn check(module: &Module) -> Result<()> {
     pointer_bitcasts(module, &types)?;
     kernel_builtins(module, &types)?;
     undefined_pointers(module, &types)?;
-    group_operands(module, &types)
+    group_operands(module, &types)?;
+    member_offsets(module, &types)
+}
+
+/// The alignment every Vulkan block layout gives `ty` at least (its scalar alignment), and its
+/// size where it is a scalar or vector; `None` for a type without one (a boolean, an opaque
+/// type) or nested past 64 levels.
+fn scalar_layout(types: &Types, ty: Word, depth: u32) -> Option<(u32, Option<u32>)> {
+    let def = types.defs.get(&ty).filter(|_| depth < 64)?;
+    match def.op()? {
+        Op::TypeInt | Op::TypeFloat => {
+            let bytes = def.word_opt(0)? / 8;
+            (bytes > 0).then_some((bytes, Some(bytes)))
+        }
+        Op::TypeVector => {
+            let (component, n) = types.vector(ty)?;
+            let (align, size) = scalar_layout(types, component, depth + 1)?;
+            Some((align, size.and_then(|s| s.checked_mul(n))))
+        }
+        Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray => Some((scalar_layout(types, def.id(0).ok()?, depth + 1)?.0, None)),
+        Op::TypeStruct => {
+            let aligns = def.operands.iter().filter_map(Operand::id).map(|m| scalar_layout(types, m, depth + 1).map(|l| l.0));
+            Some((aligns.collect::<Option<Vec<u32>>>()?.into_iter().max().unwrap_or(1), None))
+        }
+        Op::TypePointer => (types.pointer(ty)?.0 == spirv::StorageClass::PhysicalStorageBuffer as u32).then_some((8, Some(8))),
+        _ => None,
+    }
+}
+
+fn member_offsets(module: &Module, types: &Types) -> Result<()> {
+    if module.has_capability(spirv::Capability::Kernel) {
+        return Ok(());
+    }
+    // (struct, member) -> the decoration and its offset.
+    let mut offsets: HashMap<Word, Vec<(u32, u32, &crate::ir::Inst)>> = HashMap::new();
+    for a in module.annotations.iter().filter(|a| a.is(Op::MemberDecorate) && a.word_opt(2) == Some(spirv::Decoration::Offset as u32)) {
+        if let (Some(st), Some(member), Some(offset)) = (a.word_opt(0), a.word_opt(1), a.word_opt(3)) {
+            offsets.entry(st).or_default().push((offset, member, a));
+        }
+    }
+    let mut structs: Vec<Word> = offsets.keys().copied().collect();
+    structs.sort_unstable();
+    for st in structs {
+        let Some(def) = types.defs.get(&st).filter(|d| d.is(Op::TypeStruct)) else { continue };
+        let members: Vec<Word> = def.operands.iter().filter_map(Operand::id).collect();
+        let mut laid = offsets.remove(&st).unwrap_or_default();
+        laid.sort_by_key(|&(offset, member, _)| (offset, member));
+        for (k, &(offset, member, inst)) in laid.iter().enumerate() {
+            let Some((align, size)) = members.get(member as usize).and_then(|&m| scalar_layout(types, m, 0)) else { continue };
+            if !offset.is_multiple_of(align) {
+                let message = format!("member {member} of struct %{st} is at byte offset {offset}, not a multiple of its {align}-byte scalar alignment (which every Vulkan block layout requires)");
+                return Err(Error::Invalid { site: module.site(inst), message });
+            }
+            let Some((next, other, _)) = laid.get(k + 1).copied() else { continue };
+            if size.is_some_and(|size| u64::from(offset) + u64::from(size) > u64::from(next)) {
+                let message = format!("member {member} of struct %{st} (bytes {offset} to {}) overlaps member {other} at byte offset {next}", u64::from(offset) + u64::from(size.unwrap_or(0)));
+                return Err(Error::Invalid { site: module.site(inst), message });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn references(module: &Module) -> Result<()> {

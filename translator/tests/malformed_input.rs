@@ -978,3 +978,77 @@ fn edited_inputs_translate_to_valid_modules() {
         }
     }
 }
+
+/// Block member offsets that no Vulkan layout allows, which spirv-val accepts in the universal
+/// environment and rejects for Vulkan (found by fuzzing): a member off its scalar alignment,
+/// and a member reaching into the next. The host lays the data out, so no translation can mend
+/// them: every target refuses them by name, and translates the block laid out right.
+#[test]
+fn block_member_offsets_no_vulkan_layout_allows_are_refused_by_name() {
+    if matbridge_translator::tools::find("spirv-as").is_none() {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    let shader = |offsets: [u32; 3]| {
+        format!(
+            "OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main \"main\" %pc %out
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %P Block
+               OpMemberDecorate %P 0 Offset {}
+               OpMemberDecorate %P 1 Offset {}
+               OpMemberDecorate %P 2 Offset {}
+               OpDecorate %O Block
+               OpMemberDecorate %O 0 Offset 0
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+      %v2int = OpTypeVector %uint 2
+          %P = OpTypeStruct %uint %v2int %uint
+          %O = OpTypeStruct %uint
+     %ptr_pc = OpTypePointer PushConstant %P
+    %ptr_out = OpTypePointer StorageBuffer %O
+   %ptr_uint = OpTypePointer PushConstant %uint
+  %ptr_ouint = OpTypePointer StorageBuffer %uint
+     %uint_0 = OpConstant %uint 0
+     %uint_2 = OpConstant %uint 2
+         %pc = OpVariable %ptr_pc PushConstant
+        %out = OpVariable %ptr_out StorageBuffer
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %p = OpAccessChain %ptr_uint %pc %uint_2
+          %x = OpLoad %uint %p
+          %o = OpAccessChain %ptr_ouint %out %uint_0
+               OpStore %o %x
+               OpReturn
+               OpFunctionEnd
+",
+            offsets[0], offsets[1], offsets[2]
+        )
+    };
+    // Offsets, and what the refusal says before and after the struct's id.
+    type Refusal = Option<(&'static str, &'static str)>;
+    let cases: [([u32; 3], Refusal); 3] = [
+        ([0, 8, 16], None),
+        ([0, 8, 18], Some(("member 2 of struct %", "is at byte offset 18, not a multiple of its 4-byte scalar alignment"))),
+        ([0, 8, 12], Some(("member 1 of struct %", "(bytes 8 to 16) overlaps member 2 at byte offset 12"))),
+    ];
+    for (offsets, refusal) in cases {
+        let words = matbridge_translator::tools::assemble(&shader(offsets), "vulkan1.3").unwrap();
+        matbridge_translator::tools::validate(&words, "spv1.6").unwrap_or_else(|e| panic!("{offsets:?}: spirv-val rejects the module: {e}"));
+        for target in targets() {
+            match (refusal, translate(&words, &target)) {
+                (None, Ok((out, _))) => matbridge_translator::tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{offsets:?}, {}: {e}", target.name)),
+                (None, Err(e)) => panic!("{offsets:?}, {}: {e}", target.name),
+                (Some((member, why)), Err(e)) => {
+                    let e = e.to_string();
+                    assert!(e.contains("OpMemberDecorate at word offset") && e.contains(member) && e.contains(why), "{offsets:?}, {}: {e}", target.name);
+                }
+                (Some(_), Ok(_)) => panic!("{offsets:?}, {}: translated", target.name),
+            }
+        }
+    }
+}

@@ -84,11 +84,11 @@ impl Layouts {
                 let (mut end, mut struct_align) = (0u32, 1u32);
                 for (i, member) in def.operands.iter().filter_map(Operand::id).enumerate() {
                     let (size, align) = self.lay_out_packed_at(types, member, depth + 1)?;
-                    let offset = *self.member_offsets.entry((ty, i as u32)).or_insert(end.next_multiple_of(align));
+                    let offset = *self.member_offsets.entry((ty, i as u32)).or_insert(end.checked_next_multiple_of(align)?);
                     end = end.max(offset.checked_add(size)?);
                     struct_align = struct_align.max(align);
                 }
-                Some((end.next_multiple_of(struct_align), struct_align))
+                Some((end.checked_next_multiple_of(struct_align)?, struct_align))
             }
             _ => None,
         }
@@ -108,7 +108,7 @@ impl Layouts {
     /// elements' alignment.
     fn lay_out_packed_array(&mut self, types: &Types, ty: Word, element: Word, depth: u32) -> Option<(u32, u32)> {
         let (size, align) = self.lay_out_packed_at(types, element, depth + 1)?;
-        Some((*self.strides.entry(ty).or_insert(size.next_multiple_of(align)), align))
+        Some((*self.strides.entry(ty).or_insert(size.checked_next_multiple_of(align)?), align))
     }
 
     /// Bytes a value of `ty` covers in a block.
@@ -118,9 +118,9 @@ impl Layouts {
             Op::TypeInt | Op::TypeFloat => Some(def.word_opt(0)? / 8),
             Op::TypeVector => {
                 let (c, n) = types.vector(ty)?;
-                Some(self.size(types, c)? * n)
+                self.size(types, c)?.checked_mul(n)
             }
-            Op::TypeArray => Some(self.strides.get(&ty)? * types.const_u32(def.id(1).ok()?)?),
+            Op::TypeArray => self.strides.get(&ty)?.checked_mul(types.const_u32(def.id(1).ok()?)?),
             Op::TypePointer => Some(8),
             Op::TypeStruct => {
                 let mut end = 0;
@@ -129,7 +129,8 @@ impl Layouts {
                         (Some(m), Some(layout)) if m.is(Op::TypeMatrix) => layout.size(types, member),
                         _ => self.size(types, member),
                     };
-                    end = end.max(self.member_offsets.get(&(ty, i as u32))? + size.unwrap_or(0));
+                    // Offsets come from the input: one past u32 makes the size unknown.
+                    end = end.max(self.member_offsets.get(&(ty, i as u32))?.checked_add(size.unwrap_or(0))?);
                 }
                 Some(end)
             }
@@ -149,7 +150,7 @@ impl MatrixLayout {
     /// Bytes matrix type `ty` covers.
     fn size(&self, types: &Types, ty: Word) -> Option<u32> {
         let (columns, rows) = matrix_shape(types, ty)?;
-        Some(self.stride * if self.row_major { rows } else { columns })
+        self.stride.checked_mul(if self.row_major { rows } else { columns })
     }
 
     /// Byte offset of column `column`, elements `bytes` wide.
