@@ -118,6 +118,7 @@ impl Pipeline {
             Box::new(passes::legalize_narrow_types::LegalizeNarrowTypes),
             Box::new(passes::emulate_float_atomics::EmulateFloatAtomics),
             Box::new(passes::remainder_from_quotient::RemainderFromQuotient),
+            Box::new(passes::negative_offsets_through_integers::NegativeOffsetsThroughIntegers),
             Box::new(passes::double_rounding_from_floor::DoubleRoundingFromFloor),
             Box::new(passes::zero_sums_from_select::ZeroSumsFromSelect),
             Box::new(passes::split_signed_zero_selects::SplitSignedZeroSelects),
@@ -163,6 +164,15 @@ impl Pipeline {
                 analyses.invalidate(pass.preserves());
             }
             log::debug!("pass {}: changed {} {:?}", pass.name(), outcome.changed, outcome.rewritten);
+            if log::log_enabled!(log::Level::Debug) {
+                // Which pass removes an id and leaves its names or decorations (mended below).
+                let defined: std::collections::HashSet<u32> = module.all_insts().filter_map(|i| i.result_id).collect();
+                for a in module.annotations.iter().chain(&module.debug_names) {
+                    if let Some(id) = a.operands.first().and_then(crate::ir::Operand::id).filter(|id| !defined.contains(id)) {
+                        log::debug!("pass {}: {} of removed id %{id} left ({:?})", pass.name(), crate::ir::grammar::op_name(a.opcode), a.string(1));
+                    }
+                }
+            }
             let rewritten = outcome.rewritten.into_iter().map(|(op, n)| (crate::ir::grammar::op_name(op), n)).collect();
             reports.push(PassReport { name: pass.name(), changed: outcome.changed, rewritten, notes: outcome.notes });
         }

@@ -458,6 +458,11 @@ pub struct Workarounds {
     /// `remainder-from-quotient` pass computes it from `OpSDiv`.
     #[serde(default)]
     pub signed_remainder_from_quotient: bool,
+    /// The driver miscompiles an `OpPtrAccessChain` on a buffer pointer whose Element is a
+    /// negative constant (NVIDIA 580: loads at `%b - 256` bytes read zeros): the
+    /// `negative-offsets-through-integers` pass computes such addresses as 64-bit integers.
+    #[serde(default)]
+    pub negative_offsets_through_integers: bool,
     /// The driver rounds doubles with the thresholds of floats (lavapipe before Mesa 26):
     /// `RoundEven`, `Round` and `Trunc` give back values past 2^23 unchanged, `RoundEven`
     /// takes ties toward zero and `OpFRem` goes wrong with them, while `Floor` is right: the
@@ -562,6 +567,7 @@ impl Workarounds {
             spec_constant_matrix_length: vendor_id == VENDOR_NVIDIA,
             fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
             signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
+            negative_offsets_through_integers: vendor_id == VENDOR_NVIDIA,
             double_rounding_from_floor: vendor_id == VENDOR_MESA && mesa_major < 26,
             folds_zero_sums: vendor_id == VENDOR_MESA && mesa_major < 26,
             folds_signed_zero_selects: vendor_id == VENDOR_MESA && mesa_major < 26,
