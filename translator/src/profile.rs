@@ -458,9 +458,10 @@ pub struct Workarounds {
     /// `remainder-from-quotient` pass computes it from `OpSDiv`.
     #[serde(default)]
     pub signed_remainder_from_quotient: bool,
-    /// The driver miscompiles an `OpPtrAccessChain` on a buffer pointer whose Element is a
-    /// negative constant (NVIDIA 580: loads at `%b - 256` bytes read zeros): the
-    /// `negative-offsets-through-integers` pass computes such addresses as 64-bit integers.
+    /// The driver miscompiles an `OpPtrAccessChain` on a buffer pointer whose Element is
+    /// negative, constant or not (NVIDIA 580: loads at `%b - 256` bytes read zeros): the
+    /// `negative-offsets-through-integers` pass computes the addresses of chains whose element
+    /// may be negative as 64-bit integers.
     #[serde(default)]
     pub negative_offsets_through_integers: bool,
     /// The driver rounds doubles with the thresholds of floats (lavapipe before Mesa 26):

@@ -1,12 +1,15 @@
 //! `NegativeOffsetsThroughIntegers`: `OpPtrAccessChain %T %base %element %indices...` on a
-//! buffer pointer, where `%element` is a constant that is negative at its width ->
-//! `OpConvertUToPtr (OpConvertPtrToU %base + element * ArrayStride)`, then an
-//! `OpAccessChain` of the remaining indices (or a copy where there are none).
+//! buffer pointer, where `%element` may be negative (a constant that is negative at its width,
+//! or any value known only at run time) -> `OpConvertUToPtr (OpConvertPtrToU %base + element *
+//! ArrayStride)`, the element sign-extended to 64 bits, then an `OpAccessChain` of the
+//! remaining indices (or nothing more where there are none).
 //!
-//! NVIDIA's driver (580) miscompiles such a chain: a kernel that reads `b[i - 128]` for `i` from
-//! 128 up (clang folds the `- 128` into a constant offset of the buffer pointer, `%b - 256` bytes)
-//! reads zeros on the H100. The same address computed as a 64-bit integer reads right. Elements
-//! known only at run time, and constant ones that are not negative, are left as they are.
+//! NVIDIA's driver (580) miscompiles such a chain where the element is negative: loads through
+//! it read zeros on the H100, whether the element is a 64- or 32-bit constant or computed at run
+//! time (a kernel that reads `b[i - 128]` for `i` from 128 up, which clang folds into an offset of
+//! `%b - 256` bytes, read zeros for all of B). The same address computed as a 64-bit integer
+//! reads right. Chains whose element is a constant that is not negative, or zero-extended from
+//! a narrower integer (`OpUConvert`), stay chains.
 //!
 //! Preconditions: the base pointer type of each rewritten chain has an `ArrayStride` (spirv-val
 //! requires one for `OpPtrAccessChain` on `PhysicalStorageBuffer` pointers; a chain without one
@@ -18,7 +21,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use spirv::{Decoration, Op, StorageClass, Word};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub struct NegativeOffsetsThroughIntegers;
 
@@ -34,9 +37,19 @@ impl Pass for NegativeOffsetsThroughIntegers {
     fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         let types = Types::new(module);
-        // Byte offsets of the chains to rewrite, by result id: the Element's value (negative at
-        // its width, sign-extended) times the base pointer type's stride.
-        let mut offsets: HashMap<Word, u64> = HashMap::new();
+        // The chains to rewrite, by result id: a constant element's byte offset (its value,
+        // sign-extended, times the base pointer type's stride), or a run-time element's width
+        // and the stride.
+        let mut offsets: HashMap<Word, Offset> = HashMap::new();
+        // Elements zero-extended from a narrower integer cannot be negative.
+        let width = |v: Word| types.type_of(v).and_then(|t| types.int(t)).map(|i| i.0);
+        let zero_extended: HashSet<Word> = module
+            .functions
+            .iter()
+            .flat_map(|f| f.insts())
+            .filter(|i| i.is(Op::UConvert) && i.result_id.and_then(width) > i.operands.first().and_then(Operand::id).and_then(width))
+            .filter_map(|i| i.result_id)
+            .collect();
         for inst in module.functions.iter().flat_map(|f| f.insts()) {
             if !matches!(inst.op(), Some(Op::PtrAccessChain | Op::InBoundsPtrAccessChain)) {
                 continue;
@@ -46,9 +59,19 @@ impl Pass for NegativeOffsetsThroughIntegers {
             if types.pointer(base_type).map(|p| p.0) != Some(StorageClass::PhysicalStorageBuffer as u32) {
                 continue;
             }
-            let Some(value) = negative_constant(module, &types, element) else { continue };
             let Some(stride) = module.decoration(base_type, Decoration::ArrayStride).and_then(|s| s.first().copied()) else { continue };
-            offsets.insert(id, (value as u64).wrapping_mul(u64::from(stride)));
+            if zero_extended.contains(&element) {
+                continue;
+            }
+            let offset = match constant_value(module, &types, element) {
+                Some(v) if v >= 0 => continue,
+                Some(v) => Offset::Constant((v as u64).wrapping_mul(u64::from(stride))),
+                None => match types.type_of(element).and_then(|t| types.int(t)) {
+                    Some((width @ (8 | 16 | 32 | 64), _)) => Offset::Dynamic { width, stride },
+                    _ => continue,
+                },
+            };
+            offsets.insert(id, offset);
         }
         if offsets.is_empty() {
             return Ok(outcome);
@@ -59,7 +82,7 @@ impl Pass for NegativeOffsetsThroughIntegers {
                 let insts = std::mem::take(&mut module.functions[f].blocks[b].insts);
                 let mut out = Vec::with_capacity(insts.len());
                 for inst in insts {
-                    let Some(&bytes) = inst.result_id.and_then(|id| offsets.get(&id)) else {
+                    let Some(&offset) = inst.result_id.and_then(|id| offsets.get(&id)) else {
                         out.push(inst);
                         continue;
                     };
@@ -71,9 +94,30 @@ impl Pass for NegativeOffsetsThroughIntegers {
                         out.push(inst);
                         continue;
                     };
-                    let delta = module.constant_int(ulong, 64, false, bytes);
-                    let (address, moved) = (module.alloc_id(), module.alloc_id());
                     let made = |op: Op, ty: Word, result: Word, operands: Vec<Operand>| Inst::new(op, Some(ty), Some(result), operands).from_origin(inst.origin);
+                    let delta = match offset {
+                        Offset::Constant(bytes) => module.constant_int(ulong, 64, false, bytes),
+                        Offset::Dynamic { width, stride } => {
+                            let element = inst.operands.get(1).and_then(Operand::id).unwrap_or_default();
+                            let wide = match width {
+                                64 => element,
+                                _ => {
+                                    let wide = module.alloc_id();
+                                    out.push(made(Op::SConvert, ulong, wide, vec![Operand::Id(element)]));
+                                    wide
+                                }
+                            };
+                            match stride {
+                                1 => wide,
+                                _ => {
+                                    let (bytes, scaled) = (module.constant_int(ulong, 64, false, u64::from(stride)), module.alloc_id());
+                                    out.push(made(Op::IMul, ulong, scaled, vec![Operand::Id(wide), Operand::Id(bytes)]));
+                                    scaled
+                                }
+                            }
+                        }
+                    };
+                    let (address, moved) = (module.alloc_id(), module.alloc_id());
                     out.push(made(Op::ConvertPtrToU, ulong, address, vec![Operand::Id(base)]));
                     out.push(made(Op::IAdd, ulong, moved, vec![Operand::Id(address), Operand::Id(delta)]));
                     let indices = &inst.operands[2..];
@@ -95,8 +139,17 @@ impl Pass for NegativeOffsetsThroughIntegers {
     }
 }
 
-/// The value of integer constant `id` where it is negative at its width, sign-extended.
-fn negative_constant(module: &Module, types: &Types, id: Word) -> Option<i64> {
+/// Where a chain's element lies: a constant byte offset, or an element of `width` bits known at
+/// run time and the base's stride.
+#[derive(Clone, Copy)]
+enum Offset {
+    Constant(u64),
+    Dynamic { width: u32, stride: u32 },
+}
+
+/// The value of integer constant `id`, sign-extended from its width (SPIR-V reads a chain's
+/// element as signed); `None` for anything else.
+fn constant_value(module: &Module, types: &Types, id: Word) -> Option<i64> {
     let def = module.globals().iter().find(|g| g.result_id == Some(id) && g.is(Op::Constant))?;
     let (width, _) = types.int(def.result_type?)?;
     let low = u64::from(def.word_opt(0)?);
@@ -105,9 +158,8 @@ fn negative_constant(module: &Module, types: &Types, id: Word) -> Option<i64> {
         w if w < 64 => low & ((1u64 << w) - 1),
         _ => return None,
     };
-    let value = match width {
+    Some(match width {
         64 => bits as i64,
         w => ((bits << (64 - w)) as i64) >> (64 - w),
-    };
-    (value < 0).then_some(value)
+    })
 }
