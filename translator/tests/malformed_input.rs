@@ -1052,3 +1052,33 @@ fn block_member_offsets_no_vulkan_layout_allows_are_refused_by_name() {
         }
     }
 }
+
+/// A kernel's constant table too large for one constant (found by fuzzing: a local array of
+/// 1.4 billion elements, whose flattened initializer took gigabytes): every target refuses it by
+/// name instead of building it, and translates the table as the kernel has it.
+#[test]
+fn initializers_past_one_constant_are_refused_by_name() {
+    if matbridge_translator::tools::find("spirv-as").is_none() {
+        assert!(std::env::var("CI").is_err(), "CI: SPIRV-Tools are not installed");
+        return;
+    }
+    // llvm-spirv's text, which spirv-val rejects as it is (`Aligned 0`, which the translator
+    // repairs): assembled without the check `edited` makes.
+    let text = std::fs::read_to_string(format!("{}/tests/in/lower_kernel_pointers/classics.spvasm", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let large = text.replace("%276 = OpConstant %3 64\n", "%276 = OpConstant %3 64\n%big = OpConstant %3 100000\n").replace("%277 = OpTypeArray %272 %276", "%277 = OpTypeArray %272 %big");
+    assert_ne!(large, text);
+    for (text, refused) in [(&text, false), (&large, true)] {
+        let words = matbridge_translator::tools::assemble(text, "spv1.4").unwrap();
+        for target in ["h100", "lavapipe", "swiftshader"] {
+            let target = DeviceCaps::builtin(target).unwrap();
+            match (translate(&words, &target), refused) {
+                (Err(e), true) => {
+                    let e = e.to_string();
+                    assert!(e.contains("OpVariable at word offset") && e.contains("spans 100000 elements, more than the 65532 one constant can hold"), "{}: {e}", target.name);
+                }
+                (Ok(_), false) => {}
+                (result, _) => panic!("{}: {:?}", target.name, result.map(|_| "translated")),
+            }
+        }
+    }
+}

@@ -663,6 +663,14 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     for (var, init) in initializers {
         let mut parts = Vec::new();
         let root = roots[&var];
+        // The flattened initializer is one composite constant, which one instruction of at most
+        // 65535 words must hold.
+        let leaves = types.type_of(init).and_then(|t| span(&types, t, root.unit));
+        if leaves.is_some_and(|n| n > MAX_INITIALIZER_LEAVES) {
+            let site = vars.iter().find(|v| v.result_id == Some(var)).map(|v| module.site(v)).unwrap_or_default();
+            let message = format!("the initializer %{init} of this variable spans {} elements, more than the {MAX_INITIALIZER_LEAVES} one constant can hold", leaves.unwrap_or_default());
+            return Err(Error::Invalid { site, message });
+        }
         if flatten_constant(module, &types, init, root, &mut parts).is_none() {
             let site = vars.iter().find(|v| v.result_id == Some(var)).map(|v| module.site(v)).unwrap_or_default();
             return Err(Error::Invalid { site, message: format!("the initializer %{init} of this variable is not a constant of numbers") });
@@ -787,6 +795,10 @@ fn flatten_logical(module: &mut Module, outcome: &mut Outcome) -> Result<()> {
     }
     Ok(())
 }
+
+/// The most elements a flattened initializer may have: the constituents of one
+/// `OpConstantComposite` of at most 65535 words.
+const MAX_INITIALIZER_LEAVES: u32 = 65532;
 
 /// Flattens a constant (arrays, vectors, structs; null and undefined ones too) into constants
 /// of `root`'s leaf in OpenCL C's layout: padding is zero, leaves of another type of the same
