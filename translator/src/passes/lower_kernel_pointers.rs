@@ -78,8 +78,7 @@ impl Pass for LowerKernelPointers {
         remove_unused_globals(module);
         // The pointers into local and private memory that became roots and offsets are gone,
         // and their names (a `__local` parameter's) with them.
-        let defined: HashSet<Word> = module.all_insts().filter_map(|i| i.result_id).collect();
-        module.debug_names.retain(|n| n.operands.first().and_then(Operand::id).is_none_or(|id| defined.contains(&id)));
+        module.forget_undefined();
         lay_out_buffers(module, &mut outcome);
         module.rebuild_entry_interfaces();
         Ok(outcome)
