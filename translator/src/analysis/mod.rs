@@ -1,5 +1,6 @@
 //! Read-only facts about a module: the type of every value and the shape of every type.
 
+pub mod bounds;
 pub mod derived_pointers;
 pub mod divergence;
 pub mod private_pointers;

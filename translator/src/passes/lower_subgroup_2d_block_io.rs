@@ -288,7 +288,7 @@ impl Access {
         };
         // Byte offsets from the base (coordinates are not negative here).
         let wide = |b: &mut Builder<'_>, v: Word| b.op(Op::UConvert, long, &[v]);
-        let (cx, cy, pitch) = (wide(b, ops.cx), wide(b, ops.cy), wide(b, ops.pitch));
+        let (cx, cy, pitch) = (widen_unsigned(b, ops.cx), widen_unsigned(b, ops.cy), widen_unsigned(b, ops.pitch));
         let size = c64(b, u64::from(self.size));
         let origin_row = b.imul(long, cy, pitch);
         let origin_col = b.imul(long, cx, size);
@@ -619,11 +619,23 @@ fn in_region(b: &mut Builder<'_>, x: Word, y: Word, [width, height]: [Word; 2], 
     b.op(Op::LogicalAnd, boolean, &[a, within])
 }
 
+/// 32-bit `v`, not negative where it is used (a coordinate inside the region, or the pitch, which
+/// is at least the region's width), as a 64-bit unsigned value. Its sign bit is cleared, which
+/// changes nothing for such values and lets later passes see that the offsets made from it are
+/// not negative ([`crate::analysis::bounds`]): `negative-offsets-through-integers` then keeps
+/// the accesses as pointer chains.
+fn widen_unsigned(b: &mut Builder<'_>, v: Word) -> Word {
+    let (uint, ulong) = (b.module.type_int(32, false), b.module.type_int(64, false));
+    let below_sign = b.module.constant_u32(i32::MAX as u32);
+    let v = b.op(Op::BitwiseAnd, uint, &[v, below_sign]);
+    b.op(Op::UConvert, ulong, &[v])
+}
+
 /// The element pointer `base + y * pitch + x * size` bytes (x and y inside the region).
 #[allow(clippy::too_many_arguments)]
 fn address(b: &mut Builder<'_>, base: Word, bytes_ptr: Word, elem_ptr: Word, x: Word, y: Word, pitch: Word, es: Word, ulong: Word) -> Word {
-    let wide = |b: &mut Builder<'_>, v: Word| b.op(Op::UConvert, ulong, &[v]);
-    let (x, y, pitch, es) = (wide(b, x), wide(b, y), wide(b, pitch), wide(b, es));
+    let (x, y, pitch) = (widen_unsigned(b, x), widen_unsigned(b, y), widen_unsigned(b, pitch));
+    let es = b.op(Op::UConvert, ulong, &[es]);
     let row = b.op(Op::IMul, ulong, &[y, pitch]);
     let col = b.op(Op::IMul, ulong, &[x, es]);
     let off = b.op(Op::IAdd, ulong, &[row, col]);
