@@ -338,7 +338,9 @@ fn translate(
         use matbridge_translator::tools::InvalidTranslation;
         match matbridge_translator::tools::validate_translation(&words, &out, "vulkan1.3") {
             Ok(()) => {}
-            Err(InvalidTranslation::Input { env, error }) => anyhow::bail!("translating {}: the input fails spirv-val ({env}), which the translator does not repair: {error}", input.display()),
+            Err(InvalidTranslation::Input { env, error, output }) => {
+                anyhow::bail!("translating {}: the input fails spirv-val ({env}), which the translator does not repair: {error}\nits translation for {} fails: {output}", input.display(), caps.name)
+            }
             Err(InvalidTranslation::Output(e)) => {
                 return Err(e).with_context(|| format!("translating {} for {}: the output fails spirv-val (a translator bug; please report it with the input)", input.display(), caps.name))
             }

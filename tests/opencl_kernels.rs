@@ -3926,6 +3926,25 @@ fn kernels_load_apart_from_their_siblings() {
     }
 }
 
+/// `program_globals.cl`: a program-scope `__global` variable is refused naming the variable
+/// and where it is declared (no launch's buffer could hold what must outlive every launch); its
+/// sibling, which reads only a `__constant` table, loads and runs without it.
+#[test]
+fn program_scope_globals_are_refused_by_name_beside_siblings_that_run() {
+    let Some((spirv, contexts)) = kernels_and_devices("program_globals") else { return };
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "weigh").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let x: Vec<f32> = (0..64).map(|i| i as f32 - 20.0).collect();
+        let mut bx = ctx.buffer_from_slice(&x, "x").unwrap();
+        ctx.launch(&k, &NdRange::linear(64, None), &[KernelArg::Buffer(&bx)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got: Vec<f32> = ctx.read_buffer(&mut bx).unwrap();
+        assert_eq!(got, x.iter().enumerate().map(|(i, v)| v * [0.5, 1.0, 2.0, 4.0][i % 4]).collect::<Vec<f32>>(), "{name}");
+        let e = ctx.load_kernel(&spirv, "count_launches").err().unwrap_or_else(|| panic!("{name}: the kernel with a program-scope variable loaded")).to_string();
+        assert!(e.contains("program-scope __global variables (`launches`)") && e.contains("OpVariable at word offset"), "{name}: {e}");
+    }
+}
+
 /// `float_semantics.cl`: what OpenCL C keeps and Vulkan lets drivers drop. A product and a sum
 /// written apart are each rounded (llvm-spirv marks the kernel `ContractionOff`, which becomes
 /// `NoContraction`: unfused, `a b + c` with `c = -(a b)` is 0, fused it is the product's

@@ -164,8 +164,11 @@ impl Context {
             use matbridge_translator::tools::InvalidTranslation;
             match matbridge_translator::tools::validate_translation(input, &words, &env) {
                 Ok(()) => {}
-                Err(InvalidTranslation::Input { env, error }) => {
-                    return Err(Error::InvalidSpirv(format!("pipeline `{}`: the module fails spirv-val ({env}), which the translator does not repair: {error}", desc.label)))
+                Err(InvalidTranslation::Input { env, error, output }) => {
+                    return Err(Error::InvalidSpirv(format!(
+                        "pipeline `{}`: the module fails spirv-val ({env}), which the translator does not repair: {error}; its translation for {} fails: {output}",
+                        desc.label, shared.caps.name
+                    )))
                 }
                 Err(InvalidTranslation::Output(e)) => {
                     return Err(Error::InvalidSpirv(format!("pipeline `{}` translated for {} fails spirv-val (a translator bug): {e}", desc.label, shared.caps.name)))

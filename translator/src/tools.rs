@@ -94,10 +94,11 @@ pub fn validate(words: &[u32], target_env: &str) -> Result<()> {
 }
 
 /// Why a translation failed spirv-val: its input does too (in the universal environment of its
-/// SPIR-V version, which the translator does not repair), or only its output (a translator bug).
+/// SPIR-V version, which the translator does not repair; `output` says what the translation
+/// still fails on), or only its output (a translator bug).
 #[derive(Debug)]
 pub enum InvalidTranslation {
-    Input { env: String, error: Error },
+    Input { env: String, error: Error, output: Box<Error> },
     Output(Error),
 }
 
@@ -108,7 +109,7 @@ pub fn validate_translation(input: &[u32], output: &[u32], target_env: &str) -> 
     let version = input.get(1).copied().unwrap_or(0x0001_0000);
     let env = format!("spv{}.{}", (version >> 16) & 0xff, (version >> 8) & 0xff);
     match validate(input, &env) {
-        Err(error) => Err(InvalidTranslation::Input { env, error }),
+        Err(error) => Err(InvalidTranslation::Input { env, error, output: Box::new(output_error) }),
         Ok(()) => Err(InvalidTranslation::Output(output_error)),
     }
 }

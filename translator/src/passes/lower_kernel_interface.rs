@@ -59,7 +59,7 @@ impl Pass for LowerKernelInterface {
         true
     }
 
-    fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         if !module.has_capability(Capability::Kernel) {
             return Ok(outcome);
@@ -71,6 +71,7 @@ impl Pass for LowerKernelInterface {
             return Err(Error::Invalid { site: site.unwrap_or_default(), message: "the module declares Kernel but has no kernel entry point (a library module cannot be launched)".into() });
         }
         check_execution_modes(module, &kernels)?;
+        refuse_program_scope_globals(module, &cx.target.name)?;
         retype_pointer_classes(module);
         let mut spec_ids = SpecIds::new(module);
         let wg_size_spec = make_workgroup_size(module, &kernels, &mut spec_ids);
@@ -134,6 +135,20 @@ fn check_execution_modes(module: &mut Module, kernels: &[(usize, Word, String)])
         !functions.contains(&f) || mode == Some(ExecutionMode::LocalSize) || mode.is_some_and(FloatControls::is_float_control)
     });
     Ok(())
+}
+
+/// Program-scope `__global` variables (`CrossWorkgroup` variables: OpenCL C 2.0's, optional
+/// since 3.0 as `__opencl_c_program_scope_global_variables`) are refused by name: their storage
+/// would have to outlive each launch and be shared by every kernel of the program, which no
+/// buffer of one launch is.
+fn refuse_program_scope_globals(module: &Module, target: &str) -> Result<()> {
+    let Some(var) = module.globals().iter().find(|g| g.is(Op::Variable) && g.word_opt(0) == Some(StorageClass::CrossWorkgroup as u32)) else { return Ok(()) };
+    let name = var.result_id.and_then(|id| module.name_of(id)).map_or_else(String::new, |n| format!(" (`{n}`)"));
+    Err(Error::Unsupported {
+        site: module.site(var),
+        target: target.to_string(),
+        missing: format!("program-scope __global variables{name}, OpenCL C's optional __opencl_c_program_scope_global_variables feature: pass the data as a buffer argument"),
+    })
 }
 
 /// CrossWorkgroup, Generic (and UniformConstant) pointers become PhysicalStorageBuffer ones.
