@@ -3926,6 +3926,109 @@ fn kernels_load_apart_from_their_siblings() {
     }
 }
 
+/// `irreducible.cl`: loops entered at more than one block (gotos into loops), which
+/// `reduce-irreducible-loops` gives single headers: two loops entering each other, and a
+/// scanner whose state loop is entered in the middle, carrying values into both entries and
+/// holding a second two-entry loop, against the same state machines in Rust.
+#[test]
+fn loops_with_several_entries_run_as_written() {
+    let Some((spirv, contexts)) = kernels_and_devices("irreducible") else { return };
+    let (_, report) = matbridge_translator::translate(&spirv, &matbridge_translator::profile::DeviceCaps::lavapipe()).unwrap();
+    assert!(report.passes.iter().any(|p| p.name == "reduce-irreducible-loops" && p.changed), "the kernels' loops have single entries already");
+    let limit = 40u32;
+    let collatz = |g: u32| {
+        let (mut x, mut steps, mut odd) = (g + 1, 0u32, (g + 1).is_multiple_of(3));
+        loop {
+            if !odd {
+                if x == 1 {
+                    return steps;
+                }
+                if x & 1 == 1 {
+                    odd = true;
+                    continue;
+                }
+                x >>= 1;
+                steps += 1;
+            } else {
+                if x == 1 || steps > limit {
+                    return steps;
+                }
+                x = 3 * x + 1;
+                steps += 1;
+                odd = false;
+            }
+        }
+    };
+    let (rows, width) = (64usize, 24usize);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(41);
+    let alphabet = b" ab#c d# 3";
+    let text: Vec<u8> = (0..rows * width).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
+    let scan = |row: &[u8]| {
+        #[derive(PartialEq)]
+        enum State {
+            Word,
+            Digits,
+            Space,
+        }
+        let (mut i, mut count, mut sum) = (0usize, 0u32, 0u32);
+        let mut state = if row[0] == b' ' { State::Space } else { State::Word };
+        loop {
+            match state {
+                State::Word => {
+                    sum += u32::from(row[i]);
+                    i += 1;
+                    if i >= row.len() {
+                        break;
+                    }
+                    if row[i] == b' ' {
+                        count += 1;
+                        state = State::Space;
+                    } else if row[i] == b'#' {
+                        state = State::Digits;
+                    }
+                }
+                State::Digits => {
+                    sum += 3 * u32::from(row[i]);
+                    i += 1;
+                    if i >= row.len() {
+                        break;
+                    }
+                    if row[i] & 1 == 0 {
+                        state = State::Word;
+                    }
+                }
+                State::Space => {
+                    i += 1;
+                    if i >= row.len() {
+                        break;
+                    }
+                    if row[i] != b' ' {
+                        state = State::Word;
+                    }
+                }
+            }
+        }
+        (count, sum)
+    };
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let k = ctx.load_kernel(&spirv, "collatz_steps").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut out = ctx.buffer_from_slice(&vec![u32::MAX; 256], "out").unwrap();
+        ctx.launch(&k, &NdRange::linear(256, None), &[KernelArg::Buffer(&out), KernelArg::Bytes(&limit.to_le_bytes())]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got: Vec<u32> = ctx.read_buffer(&mut out).unwrap();
+        assert_eq!(got, (0..256).map(collatz).collect::<Vec<u32>>(), "{name}: collatz_steps");
+        let k = ctx.load_kernel(&spirv, "scan_words").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let bt = ctx.buffer_from_slice(&text, "text").unwrap();
+        let mut words = ctx.buffer_from_slice(&vec![u32::MAX; rows], "words").unwrap();
+        let mut sums = ctx.buffer_from_slice(&vec![u32::MAX; rows], "sums").unwrap();
+        let args = [KernelArg::Buffer(&bt), KernelArg::Bytes(&(width as i32).to_le_bytes()), KernelArg::Buffer(&words), KernelArg::Buffer(&sums)];
+        ctx.launch(&k, &NdRange::linear(rows as u32, None), &args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (got_words, got_sums): (Vec<u32>, Vec<u32>) = (ctx.read_buffer(&mut words).unwrap(), ctx.read_buffer(&mut sums).unwrap());
+        let want: Vec<(u32, u32)> = text.chunks(width).map(scan).collect();
+        assert_eq!(got_words.into_iter().zip(got_sums).collect::<Vec<_>>(), want, "{name}: scan_words");
+    }
+}
+
 /// `program_globals.cl`: a program-scope `__global` variable is refused naming the variable
 /// and where it is declared (no launch's buffer could hold what must outlive every launch); its
 /// sibling, which reads only a `__constant` table, loads and runs without it.

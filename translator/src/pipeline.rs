@@ -96,6 +96,7 @@ impl Pipeline {
             Box::new(passes::split_underaligned_accesses::SplitUnderalignedAccesses),
             Box::new(passes::split_wide_vectors::SplitWideVectors),
             Box::new(passes::lower_byte_pointers::LowerBytePointers),
+            Box::new(passes::reduce_irreducible_loops::ReduceIrreducibleLoops),
             Box::new(passes::structurize_control_flow::StructurizeControlFlow),
             Box::new(passes::lower_workgroup_blocks::LowerWorkgroupBlocks),
             Box::new(passes::stage_packed_matrices::StagePackedMatrices),

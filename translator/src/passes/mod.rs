@@ -44,6 +44,7 @@ pub mod pad_cooperative_matrix;
 pub mod pointer_bitcasts_through_words;
 pub mod pointer_variables_through_words;
 pub mod preserve_kernel_float_semantics;
+pub mod reduce_irreducible_loops;
 pub mod remainder_from_quotient;
 pub mod repair_producer_output;
 pub mod resolve_intel_builtin_calls;

@@ -7,7 +7,8 @@
 //! 2. `OpPhi`s become `Function` variables: each predecessor stores the incoming value, the
 //!    block loads it. `OpSwitch` becomes a chain of conditional branches.
 //! 3. Loops (natural loops; a retreating edge to a block that does not dominate its source is
-//!    irreducible control flow, an error naming the function and both blocks), outermost first:
+//!    irreducible control flow, an error naming the function and both blocks, which
+//!    `reduce-irreducible-loops` leaves none of), outermost first:
 //!    the header keeps only `OpLoopMerge` and a branch to its old contents; every back edge goes
 //!    to a new continue block that branches to the header; every exit edge goes to one new merge
 //!    block (through an edge block storing which exit was taken, when there are several), which
