@@ -4029,6 +4029,32 @@ fn loops_with_several_entries_run_as_written() {
     }
 }
 
+/// `long_atomics.cl`: a kernel with 32-bit atomics loads alone beside a sibling with 64-bit
+/// ones, on devices without 64-bit integers too (the sibling's `Int64Atomics` goes with it);
+/// the sibling runs where the device has them and is refused by name where it has not.
+#[test]
+fn kernels_load_apart_from_siblings_with_long_atomics() {
+    let Some((spirv, contexts)) = kernels_and_devices("long_atomics") else { return };
+    let x: Vec<u32> = (0..256).map(|i| i * 3 + 1).collect();
+    let sum: u64 = x.iter().map(|&v| u64::from(v)).sum();
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let bx = ctx.buffer_from_slice(&x, "x").unwrap();
+        let k = ctx.load_kernel(&spirv, "sum_int").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut total = ctx.buffer_from_slice(&[0u32], "total").unwrap();
+        ctx.launch(&k, &NdRange::linear(256, None), &[KernelArg::Buffer(&total), KernelArg::Buffer(&bx)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(ctx.read_buffer::<u32>(&mut total).unwrap(), vec![sum as u32], "{name}: sum_int");
+        match ctx.load_kernel(&spirv, "sum_long") {
+            Ok(k) => {
+                let mut total = ctx.buffer_from_slice(&[0u64], "total").unwrap();
+                ctx.launch(&k, &NdRange::linear(256, None), &[KernelArg::Buffer(&total), KernelArg::Buffer(&bx)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(ctx.read_buffer::<u64>(&mut total).unwrap(), vec![sum << 32], "{name}: sum_long");
+            }
+            Err(e) => assert!(!ctx.caps().shader_int64 && e.to_string().contains("64-bit"), "{name}: {e}"),
+        }
+    }
+}
+
 /// `program_globals.cl`: a program-scope `__global` variable is refused naming the variable
 /// and where it is declared (no launch's buffer could hold what must outlive every launch); its
 /// sibling, which reads only a `__constant` table, loads and runs without it.

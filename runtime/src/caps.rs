@@ -218,6 +218,7 @@ pub(crate) fn query(instance: &Instance, handle: vk::PhysicalDevice, index: u32)
         atomic_float16: atomic_float2.shader_buffer_float16_atomics == vk::TRUE && atomic_float2.shader_shared_float16_atomics == vk::TRUE,
         atomic_float16_add: atomic_float2.shader_buffer_float16_atomic_add == vk::TRUE && atomic_float2.shader_shared_float16_atomic_add == vk::TRUE,
         atomic_float16_min_max: atomic_float2.shader_buffer_float16_atomic_min_max == vk::TRUE && atomic_float2.shader_shared_float16_atomic_min_max == vk::TRUE,
+        int64_atomics: f12.shader_buffer_int64_atomics == vk::TRUE && f12.shader_shared_int64_atomics == vk::TRUE,
         atomic_float32_add: atomic_float.shader_buffer_float32_atomic_add == vk::TRUE && atomic_float.shader_shared_float32_atomic_add == vk::TRUE,
         atomic_float32_min_max: atomic_float2.shader_buffer_float32_atomic_min_max == vk::TRUE && atomic_float2.shader_shared_float32_atomic_min_max == vk::TRUE,
         buffer_device_address: f12.buffer_device_address == vk::TRUE,

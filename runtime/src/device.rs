@@ -113,6 +113,8 @@ pub struct EnabledFeatures {
     /// min and max.
     pub atomic_float32: bool,
     pub atomic_float32_add: bool,
+    /// `shaderBufferInt64Atomics` and `shaderSharedInt64Atomics`.
+    pub int64_atomics: bool,
     pub atomic_float32_min_max: bool,
     pub atomic_float16: bool,
     pub atomic_float16_add: bool,
@@ -399,6 +401,7 @@ impl Context {
             push_constant16: caps.storage_push_constant_16bit,
             atomic_float32: info.atomic_float32,
             atomic_float32_add: caps.atomic_float32_add,
+            int64_atomics: caps.int64_atomics && caps.shader_int64,
             atomic_float32_min_max: caps.atomic_float32_min_max,
             atomic_float16: caps.atomic_float16,
             atomic_float16_add: caps.atomic_float16_add,
@@ -438,7 +441,9 @@ impl Context {
             .buffer_device_address(enabled.buffer_device_address)
             .vulkan_memory_model(enabled.vulkan_memory_model)
             .vulkan_memory_model_device_scope(enabled.vulkan_memory_model)
-            .shader_subgroup_extended_types(enabled.subgroup_extended_types);
+            .shader_subgroup_extended_types(enabled.subgroup_extended_types)
+            .shader_buffer_int64_atomics(enabled.int64_atomics)
+            .shader_shared_int64_atomics(enabled.int64_atomics);
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
             .subgroup_size_control(enabled.subgroup_size_control)
             .compute_full_subgroups(enabled.subgroup_size_control)

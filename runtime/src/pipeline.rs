@@ -261,6 +261,7 @@ fn missing_for(cap: u32, enabled: &EnabledFeatures, caps: &matbridge_translator:
         Feature::AtomicFloat16Add => enabled.atomic_float16_add,
         Feature::AtomicFloat16MinMax => enabled.atomic_float16_min_max,
         Feature::AtomicFloat32Add => enabled.atomic_float32_add,
+        Feature::Int64Atomics => enabled.int64_atomics,
         Feature::AtomicFloat32MinMax => enabled.atomic_float32_min_max,
         Feature::BufferDeviceAddress => enabled.buffer_device_address,
         Feature::VulkanMemoryModel => enabled.vulkan_memory_model,

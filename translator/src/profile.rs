@@ -299,6 +299,9 @@ pub struct DeviceCaps {
     pub atomic_float16_add: bool,
     #[serde(default)]
     pub atomic_float16_min_max: bool,
+    /// `shaderBufferInt64Atomics` and `shaderSharedInt64Atomics`: atomics on 64-bit integers.
+    #[serde(default)]
+    pub int64_atomics: bool,
     #[serde(default)]
     pub atomic_float32_add: bool,
     #[serde(default)]
@@ -650,6 +653,7 @@ impl DeviceCaps {
             atomic_float16_min_max: false,
             atomic_float32_add: false,
             atomic_float32_min_max: false,
+            int64_atomics: true,
             buffer_device_address: true,
             vulkan_memory_model: true,
             workgroup_explicit_layout: false,
@@ -711,6 +715,7 @@ impl DeviceCaps {
         caps.vendor_id = VENDOR_GOOGLE;
         caps.workarounds = Workarounds::for_driver(VENDOR_GOOGLE, "5.0.0");
         caps.shader_int64 = false;
+        caps.int64_atomics = false;
         caps.shader_float64 = false;
         caps.variable_pointers_storage_buffer = false;
         caps.variable_pointers = false;

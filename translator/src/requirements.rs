@@ -39,6 +39,7 @@ pub enum Feature {
     AtomicFloat16Add,
     AtomicFloat16MinMax,
     AtomicFloat32Add,
+    Int64Atomics,
     AtomicFloat32MinMax,
     BufferDeviceAddress,
     VulkanMemoryModel,
@@ -77,6 +78,7 @@ impl Feature {
             Feature::AtomicFloat16Add => "shaderBufferFloat16AtomicAdd and shaderSharedFloat16AtomicAdd".into(),
             Feature::AtomicFloat16MinMax => "shaderBufferFloat16AtomicMinMax and shaderSharedFloat16AtomicMinMax".into(),
             Feature::AtomicFloat32Add => "shaderBufferFloat32AtomicAdd and shaderSharedFloat32AtomicAdd".into(),
+            Feature::Int64Atomics => "shaderBufferInt64Atomics and shaderSharedInt64Atomics".into(),
             Feature::AtomicFloat32MinMax => "shaderBufferFloat32AtomicMinMax and shaderSharedFloat32AtomicMinMax".into(),
             Feature::BufferDeviceAddress => "bufferDeviceAddress".into(),
             Feature::VulkanMemoryModel => "vulkanMemoryModel".into(),
@@ -114,6 +116,7 @@ pub fn feature_for(cap: C) -> Option<Feature> {
         C::AtomicFloat16AddEXT => F::AtomicFloat16Add,
         C::AtomicFloat16MinMaxEXT => F::AtomicFloat16MinMax,
         C::AtomicFloat32AddEXT => F::AtomicFloat32Add,
+        C::Int64Atomics => F::Int64Atomics,
         C::AtomicFloat32MinMaxEXT => F::AtomicFloat32MinMax,
         C::PhysicalStorageBufferAddresses => F::BufferDeviceAddress,
         C::VulkanMemoryModel | C::VulkanMemoryModelDeviceScope => F::VulkanMemoryModel,
@@ -195,6 +198,7 @@ pub fn target_has(target: &DeviceCaps, feature: Feature) -> bool {
         F::AtomicFloat16Add => target.atomic_float16_add,
         F::AtomicFloat16MinMax => target.atomic_float16_min_max,
         F::AtomicFloat32Add => target.atomic_float32_add,
+        F::Int64Atomics => target.int64_atomics,
         F::AtomicFloat32MinMax => target.atomic_float32_min_max,
         F::BufferDeviceAddress => target.buffer_device_address,
         F::VulkanMemoryModel => target.vulkan_memory_model,
@@ -253,7 +257,7 @@ fn instruction_derived() -> &'static HashSet<C> {
     static SET: OnceLock<HashSet<C>> = OnceLock::new();
     SET.get_or_init(|| {
         let mut set: HashSet<C> = rspirv::grammar::INSTRUCTION_TABLE.iter().flat_map(|i| i.capabilities.iter().copied()).collect();
-        set.extend([C::Int8, C::Int16, C::Int64, C::ArbitraryPrecisionIntegersALTERA, C::VectorAnyINTEL, C::Float16, C::Float64, C::BFloat16TypeKHR, C::BFloat16CooperativeMatrixKHR]);
+        set.extend([C::Int8, C::Int16, C::Int64, C::Int64Atomics, C::ArbitraryPrecisionIntegersALTERA, C::VectorAnyINTEL, C::Float16, C::Float64, C::BFloat16TypeKHR, C::BFloat16CooperativeMatrixKHR]);
         // Capabilities a storage or memory model stands for, and which no other use needs.
         set.remove(&C::Shader);
         set.remove(&C::Matrix);
@@ -402,6 +406,10 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
     let computed = narrow_computed(module);
     let narrow = narrow_types(module);
     let variable_pointers = variable_pointers(module);
+    // 64-bit integer types: atomics on them need Int64Atomics (a validation rule, not the
+    // grammar's).
+    let int64: HashSet<Word> = module.globals().iter().filter(|g| g.is(Op::TypeInt) && g.word_opt(0) == Some(64)).filter_map(|g| g.result_id).collect();
+    let value_types: HashMap<Word, Word> = module.all_insts().filter_map(|i| Some((i.result_id?, i.result_type?))).collect();
     // The grammar's capabilities of an enumerant, looked up once per distinct operand.
     let mut enum_caps: HashMap<(K, Word), Vec<C>> = HashMap::new();
     for inst in module.all_insts() {
@@ -432,6 +440,15 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
             if let Some(w) = inst.word_opt(at + 1) {
                 let caps = enum_caps.entry((K::BuiltIn, w)).or_insert_with(|| dr_operand(K::BuiltIn, w).map(|d| d.required_capabilities()).unwrap_or_default());
                 push(caps, inst);
+            }
+        }
+        if op.is_some_and(is_atomic) {
+            let value_type = match op {
+                Some(Op::AtomicStore) => inst.operands.get(3).and_then(Operand::id).and_then(|v| value_types.get(&v).copied()),
+                _ => inst.result_type,
+            };
+            if value_type.is_some_and(|t| int64.contains(&t)) {
+                push(&[C::Int64Atomics], inst);
             }
         }
         let width = inst.word_opt(0);
@@ -483,6 +500,29 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
         }
     }
     out
+}
+
+/// Whether `op` is one of the core atomic instructions on integers.
+fn is_atomic(op: Op) -> bool {
+    matches!(
+        op,
+        Op::AtomicLoad
+            | Op::AtomicStore
+            | Op::AtomicExchange
+            | Op::AtomicCompareExchange
+            | Op::AtomicCompareExchangeWeak
+            | Op::AtomicIIncrement
+            | Op::AtomicIDecrement
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor
+    )
 }
 
 /// What logical addressing allows only with variable pointers (SPIR-V 2.16.1, "logical pointer
