@@ -442,7 +442,7 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
                 push(caps, inst);
             }
         }
-        if op.is_some_and(is_atomic) {
+        if op.is_some_and(|o| crate::passes::lower_kernel_pointers::is_atomic(o) || o == Op::AtomicCompareExchangeWeak) {
             let value_type = match op {
                 Some(Op::AtomicStore) => inst.operands.get(3).and_then(Operand::id).and_then(|v| value_types.get(&v).copied()),
                 _ => inst.result_type,
@@ -500,29 +500,6 @@ fn needs<'m>(module: &'m Module, input_closure: &HashSet<C>) -> Vec<Need<'m>> {
         }
     }
     out
-}
-
-/// Whether `op` is one of the core atomic instructions on integers.
-fn is_atomic(op: Op) -> bool {
-    matches!(
-        op,
-        Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicCompareExchangeWeak
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-    )
 }
 
 /// What logical addressing allows only with variable pointers (SPIR-V 2.16.1, "logical pointer

@@ -93,47 +93,36 @@ fn first_irreducible(cfg: &Cfg) -> Option<Vec<usize>> {
 /// The strongly connected components of the subgraph on `nodes` (Tarjan's algorithm, with an
 /// explicit stack).
 fn components(cfg: &Cfg, nodes: &BTreeSet<usize>) -> Vec<BTreeSet<usize>> {
-    let mut index: HashMap<usize, usize> = HashMap::new();
-    let mut low: HashMap<usize, usize> = HashMap::new();
-    let mut on_stack: HashSet<usize> = HashSet::new();
-    let mut stack: Vec<usize> = Vec::new();
+    let mut t = Tarjan::default();
     let mut out = Vec::new();
+    let successors = |v: usize| -> Vec<usize> { cfg.succs[v].iter().copied().filter(|s| nodes.contains(s)).collect() };
     for &root in nodes {
-        if index.contains_key(&root) {
+        if t.index.contains_key(&root) {
             continue;
         }
-        // (node, next successor to visit)
-        let mut calls = vec![(root, 0usize)];
-        while let Some(&(v, next)) = calls.last() {
-            if next == 0 {
-                let i = index.len();
-                index.insert(v, i);
-                low.insert(v, i);
-                stack.push(v);
-                on_stack.insert(v);
-            }
-            let succs: Vec<usize> = cfg.succs[v].iter().copied().filter(|s| nodes.contains(s)).collect();
-            if let Some(&w) = succs.get(next) {
-                if let Some(top) = calls.last_mut() {
-                    top.1 += 1;
-                }
-                if !index.contains_key(&w) {
-                    calls.push((w, 0));
-                } else if on_stack.contains(&w) {
-                    let l = low[&v].min(index[&w]);
-                    low.insert(v, l);
+        t.visit(root);
+        // (node, its successors in `nodes`, next successor to visit)
+        let mut calls = vec![(root, successors(root), 0usize)];
+        while let Some((v, succs, next)) = calls.last_mut() {
+            let v = *v;
+            if let Some(&w) = succs.get(*next) {
+                *next += 1;
+                if !t.index.contains_key(&w) {
+                    t.visit(w);
+                    calls.push((w, successors(w), 0));
+                } else if t.on_stack.contains(&w) {
+                    t.lower(v, t.index[&w]);
                 }
                 continue;
             }
             calls.pop();
-            if let Some(&(parent, _)) = calls.last() {
-                let l = low[&parent].min(low[&v]);
-                low.insert(parent, l);
+            if let Some(&(parent, _, _)) = calls.last() {
+                t.lower(parent, t.low[&v]);
             }
-            if low[&v] == index[&v] {
+            if t.low[&v] == t.index[&v] {
                 let mut scc = BTreeSet::new();
-                while let Some(w) = stack.pop() {
-                    on_stack.remove(&w);
+                while let Some(w) = t.stack.pop() {
+                    t.on_stack.remove(&w);
                     scc.insert(w);
                     if w == v {
                         break;
@@ -144,6 +133,31 @@ fn components(cfg: &Cfg, nodes: &BTreeSet<usize>) -> Vec<BTreeSet<usize>> {
         }
     }
     out
+}
+
+/// Tarjan's per-node state: visit order, lowest reachable order, and the stack of open nodes.
+#[derive(Default)]
+struct Tarjan {
+    index: HashMap<usize, usize>,
+    low: HashMap<usize, usize>,
+    on_stack: HashSet<usize>,
+    stack: Vec<usize>,
+}
+
+impl Tarjan {
+    fn visit(&mut self, v: usize) {
+        let i = self.index.len();
+        self.index.insert(v, i);
+        self.low.insert(v, i);
+        self.stack.push(v);
+        self.on_stack.insert(v);
+    }
+
+    fn lower(&mut self, v: usize, to: usize) {
+        if let Some(l) = self.low.get_mut(&v) {
+            *l = (*l).min(to);
+        }
+    }
 }
 
 /// Sends every edge from `preds[i]` into `entries[i]` through a new header that switches to
