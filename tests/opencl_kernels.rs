@@ -4680,6 +4680,49 @@ fn joint_cases() -> Vec<JointCase> {
     ]
 }
 
+/// The kernels of joint_matrix_khr.ll (SPV_INTEL_joint_matrix's KHR form): joint_matrix.ll's of
+/// the same names, and a GEMM whose C and D are bf16 too.
+fn khr_joint_cases() -> Vec<JointCase> {
+    use matbridge_translator::reference::elements::Elem::*;
+    use matbridge_translator::reference::matrix::{JointMad, Layout::*};
+    let names = [
+        "mad_f16",
+        "mad_f16_sg8",
+        "mad_f16_sg32",
+        "mad_half_acc",
+        "mad_s8",
+        "mad_su8",
+        "mad_us8",
+        "mad_uu8",
+        "mad_s8_sg32",
+        "mad_bf16",
+        "mad_tf32",
+        "scale_elements",
+        "fill_f32",
+        "element_coords",
+        "element_coords_sg32",
+        "mad_bf16_packed",
+        "mad_f16_packed_sg32",
+    ];
+    let mut cases: Vec<JointCase> = joint_cases().into_iter().filter(|c| names.contains(&c.kernel)).collect();
+    assert_eq!(cases.len(), names.len(), "every KHR-form kernel has its joint_matrix.ll case");
+    let op = |e, r, c| JointOperand(e, r, c, RowMajor, 16);
+    cases.push(JointCase {
+        kernel: "mad_bf16_acc",
+        subgroup: 16,
+        mad: JointMad::Mad,
+        a: op(Bf16, 8, 16),
+        b: op(Bf16, 16, 16),
+        c: op(Bf16, 8, 16),
+        fill: None,
+        scaled: false,
+        coords: false,
+        copy_b: false,
+        local_bytes: 0,
+    });
+    cases
+}
+
 /// Raw bits of an element of `e` drawn so that every sum the kernels compute is exact: random
 /// integer bits, floats in halves of -2..2 (C in quarters), TF32 with random bits below its
 /// precision (which the multiply must ignore).
@@ -4712,7 +4755,9 @@ fn joint_bytes(mem: &[u64], bits: u32) -> Vec<u8> {
 /// strides, fills, and element access through the work-item's elements, against
 /// `reference::matrix`, bit for bit, memory past the matrices included. The same module in the
 /// spec's own form (`OpTypeJointMatrixINTEL` 6184, converted from llvm-spirv's below) must give
-/// the same results. Kernels a device cannot run (16-bit data on SwiftShader, which lacks 8- and
+/// the same results, and so must the KHR form current DPC++ writes (joint_matrix_khr.ll: KHR
+/// matrices read as bf16 or TF32 by the multiply-add's operands, element access through access
+/// chains). Kernels a device cannot run (16-bit data on SwiftShader, which lacks 8- and
 /// 16-bit storage; sub-groups of 16 on the H100's 32-wide ones) are refused by name.
 #[test]
 fn intel_joint_matrix_matches_the_reference() {
@@ -4720,12 +4765,14 @@ fn intel_joint_matrix_matches_the_reference() {
     use matbridge_translator::reference::matrix::{joint_mad, load, store, Matrix};
     let Some((spirv, contexts)) = kernels_and_devices("joint_matrix") else { return };
     let spec_form = joint_matrix_in_spec_form(&spirv);
+    let Some(khr_form) = common::opencl("joint_matrix_khr") else { return };
+    let forms = [("llvm-spirv", &spirv, joint_cases()), ("spec", &spec_form, joint_cases()), ("KHR", &khr_form, khr_joint_cases())];
     for ctx in &contexts {
         let name = &ctx.caps().name;
         let mut rng = rand::rngs::SmallRng::seed_from_u64(139);
-        for case in joint_cases() {
-            let narrow = [case.a.0, case.b.0, case.c.0].iter().any(|e| e.bits() < 32);
-            for (form, module) in [("llvm-spirv", &spirv), ("spec", &spec_form)] {
+        for (form, module, cases) in &forms {
+            for case in cases {
+                let narrow = [case.a.0, case.b.0, case.c.0].iter().any(|e| e.bits() < 32);
                 let kernel = match ctx.load_kernel(module, case.kernel) {
                     Ok(k) => k,
                     Err(e) if narrow && ctx.caps().name.contains("SwiftShader") => {
@@ -4816,9 +4863,10 @@ fn joint_matrix_in_spec_form(spirv: &[u32]) -> Vec<u32> {
 fn intel_joint_matrix_translates_for_every_profile() {
     use matbridge_translator::{kernel::keep_entry_point, profile::DeviceCaps, Module};
     let Some(spirv) = common::opencl("joint_matrix") else { return };
-    for module in [spirv.clone(), joint_matrix_in_spec_form(&spirv)] {
+    let Some(khr_form) = common::opencl("joint_matrix_khr") else { return };
+    for (module, cases) in [(spirv.clone(), joint_cases()), (joint_matrix_in_spec_form(&spirv), joint_cases()), (khr_form, khr_joint_cases())] {
         for target in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader(), DeviceCaps::h100()] {
-            for case in joint_cases() {
+            for case in &cases {
                 let mut m = Module::from_words(&module).unwrap();
                 keep_entry_point(&mut m, case.kernel).unwrap();
                 let narrow = [case.a.0, case.b.0, case.c.0].iter().any(|e| e.bits() < 32);
@@ -4835,6 +4883,21 @@ fn intel_joint_matrix_translates_for_every_profile() {
                 }
             }
         }
+    }
+    // KHR-form interpretations that do not fit their matrices are refused by name: bf16 on f16
+    // components, TF32 on f16 ones.
+    for (bits, expected) in [(0x40, "a bf16 Cooperative Matrix Operand on %"), (0x20, "MatrixAAndBTF32ComponentsINTEL on %")] {
+        let mut m = Module::from_words(&common::opencl("joint_matrix_khr").unwrap()).unwrap();
+        keep_entry_point(&mut m, "mad_f16").unwrap();
+        for f in &mut m.functions {
+            for b in &mut f.blocks {
+                for i in b.insts.iter_mut().filter(|i| i.is(spirv::Op::CooperativeMatrixMulAddKHR)) {
+                    i.operands[3] = matbridge_translator::ir::Operand::Enum(rspirv::grammar::OperandKind::CooperativeMatrixOperands, bits);
+                }
+            }
+        }
+        let err = matbridge_translator::translate(&m.to_words(), &DeviceCaps::lavapipe()).unwrap_err().to_string();
+        assert!(err.contains("OpCooperativeMatrixMulAddKHR at word offset") && err.contains(expected), "{bits:#x}: {err}");
     }
     // What no target can take is refused naming the instruction or type and the reason.
     for (mutation, expected) in [

@@ -520,27 +520,33 @@ impl Lowering {
         Ok(())
     }
 
-    /// A copy of f32 matrix `m` whose elements keep TF32's precision (the low 13 bits of the
-    /// mantissa cleared).
+    /// A copy of f32 matrix `m` whose elements keep TF32's precision.
     fn to_tf32(&self, b: &mut Builder<'_>, m: Word) -> Word {
         let ty = self.types.type_of(m).unwrap_or_default();
         let f32_ty = self.joint.get(&ty).map_or(ty, |t| t.khr_component);
-        let (uint, mask) = (self.uint, b.module.constant_u32(0xffff_e000));
-        let var = b.function_variable(ty);
-        b.store(var, m);
-        let len = b.op(Op::CooperativeMatrixLengthKHR, uint, &[ty]);
-        let zero = b.module.constant_u32(0);
-        let ptr = b.module.type_pointer(StorageClass::Function, f32_ty);
-        b.counted_loop(zero, len, |b, i| {
-            let element = b.access_chain(ptr, var, &[i]);
-            let v = b.load(f32_ty, element);
-            let bits = b.bitcast(uint, v);
-            let kept = b.op(Op::BitwiseAnd, uint, &[bits, mask]);
-            let v = b.bitcast(f32_ty, kept);
-            b.store(element, v);
-        });
-        b.load(ty, var)
+        tf32_copy(b, self.uint, ty, f32_ty, m)
     }
+}
+
+/// A copy of `m`, a matrix of type `ty` with 32-bit float components `f32_ty`, whose elements
+/// keep TF32's precision (the low 13 bits of the mantissa cleared), through a `Function`
+/// variable; `uint` is the 32-bit unsigned integer type.
+pub(crate) fn tf32_copy(b: &mut Builder<'_>, uint: Word, ty: Word, f32_ty: Word, m: Word) -> Word {
+    let mask = b.module.constant_u32(0xffff_e000);
+    let var = b.function_variable(ty);
+    b.store(var, m);
+    let len = b.op(Op::CooperativeMatrixLengthKHR, uint, &[ty]);
+    let zero = b.module.constant_u32(0);
+    let ptr = b.module.type_pointer(StorageClass::Function, f32_ty);
+    b.counted_loop(zero, len, |b, i| {
+        let element = b.access_chain(ptr, var, &[i]);
+        let v = b.load(f32_ty, element);
+        let bits = b.bitcast(uint, v);
+        let kept = b.op(Op::BitwiseAnd, uint, &[bits, mask]);
+        let v = b.bitcast(f32_ty, kept);
+        b.store(element, v);
+    });
+    b.load(ty, var)
 }
 
 /// Removes the SPV_INTEL_joint_matrix extension where no capability of it is left (the passes

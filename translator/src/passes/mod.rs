@@ -28,6 +28,7 @@ pub mod lower_kernel_pointers;
 pub mod lower_kernel_subgroups;
 pub mod lower_kernel_synchronization;
 pub mod lower_matrix_element_coords;
+pub mod lower_matrix_interpretations;
 pub mod lower_opencl_std;
 pub mod lower_subgroup_2d_block_io;
 pub mod lower_subgroup_extended_types;

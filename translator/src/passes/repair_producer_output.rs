@@ -23,6 +23,10 @@
 //! component; so do loads and stores of such vectors through pointers into buffer or local
 //! memory (llvm-spirv's form of storing the cast), as loads and stores of integers of those bits.
 //!
+//! `OpCooperativeMatrixLengthKHR` of a matrix value instead of its type (llvm-spirv writes the
+//! value for DPC++'s `__spirv_CooperativeMatrixLengthKHR` calls) asks for the length of the
+//! value's type.
+//!
 //! Preconditions: none; a module without such defects is left as it is.
 
 use crate::analysis::Types;
@@ -43,6 +47,27 @@ pub(crate) fn largest_scalar(types: &Types, ty: Word, depth: u32) -> u32 {
         Some(Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray) => def.operands.first().and_then(Operand::id).map_or(0, |e| largest_scalar(types, e, depth + 1)),
         Some(Op::TypeStruct) => def.operands.iter().filter_map(Operand::id).map(|m| largest_scalar(types, m, depth + 1)).max().unwrap_or(0),
         _ => 0,
+    }
+}
+
+/// `OpCooperativeMatrixLengthKHR` of a value whose type is a cooperative matrix asks for that
+/// type.
+fn lengths_of_types(module: &mut Module, outcome: &mut Outcome) {
+    let types = Types::new(module);
+    let is_matrix = |t: Word| types.defs.get(&t).is_some_and(|d| d.is(Op::TypeCooperativeMatrixKHR));
+    let mut mended = 0;
+    module.for_each_inst_mut(|inst| {
+        if !inst.is(Op::CooperativeMatrixLengthKHR) {
+            return;
+        }
+        let Some(Operand::Id(v)) = inst.operands.first() else { return };
+        if let Some(ty) = types.type_of(*v).filter(|t| is_matrix(*t)) {
+            inst.operands[0] = Operand::Id(ty);
+            mended += 1;
+        }
+    });
+    if mended > 0 {
+        outcome.count_many(Op::CooperativeMatrixLengthKHR as u32, mended);
     }
 }
 
@@ -327,6 +352,7 @@ impl Pass for RepairProducerOutput {
         raise_alignments(module, &mut outcome);
         drop_undefined_accesses(module, &mut outcome);
         drop_float_matrix_flags(module, &mut outcome);
+        lengths_of_types(module, &mut outcome);
         bool_vector_bitcasts(module, &mut outcome);
         bool_vector_memory(module, &mut outcome);
         let listed = module.complete_entry_interfaces();
