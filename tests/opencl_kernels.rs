@@ -4815,6 +4815,148 @@ fn intel_joint_matrix_matches_the_reference() {
     }
 }
 
+/// A checked_* kernel of joint_matrix_khr.ll: the tile at (row, col) of an m x n x k GEMM, A
+/// and B of the layouts given, C filled with `fill` inside the m x n region.
+struct CheckedCase {
+    kernel: &'static str,
+    subgroup: u32,
+    a: (matbridge_translator::reference::elements::Elem, u32, u32, matbridge_translator::reference::matrix::Layout),
+    b: (matbridge_translator::reference::elements::Elem, u32, u32, matbridge_translator::reference::matrix::Layout),
+    c: (matbridge_translator::reference::elements::Elem, u32, u32),
+    fill: f64,
+}
+
+/// SPV_INTEL_joint_matrix's bounds-checked loads, stores and fills (DPC++'s
+/// `joint_matrix_load_checked` and its kin, in the KHR form) against `reference::matrix`, bit for
+/// bit: tiles inside the region (the plain KHR path, at offsets), across its edges in rows,
+/// columns and K (element by element, zeros read and nothing written outside), and wholly
+/// outside it (nothing written); row-major and column-major A, row-major and packed B; f16, bf16,
+/// TF32 and int8. The A and C tiles the checked load and fill made are checked too.
+#[test]
+fn intel_checked_joint_matrix_matches_the_reference() {
+    use matbridge_translator::reference::elements::{Elem::*, Value};
+    use matbridge_translator::reference::matrix::{joint_mad, memory_index, JointMad, Layout::*, Matrix};
+    let Some((spirv, contexts)) = kernels_and_devices("joint_matrix_khr") else { return };
+    let (i8s, i32s) = (Int { bits: 8, signed: true }, Int { bits: 32, signed: true });
+    let cases = [
+        CheckedCase { kernel: "checked_f16", subgroup: 16, a: (F16, 8, 16, RowMajor), b: (F16, 16, 16, RowMajor), c: (F32, 8, 16), fill: 0.5 },
+        CheckedCase { kernel: "checked_f16_packed", subgroup: 16, a: (F16, 8, 16, ColumnMajor), b: (F16, 16, 16, Packed), c: (F32, 8, 16), fill: 0.5 },
+        CheckedCase { kernel: "checked_bf16", subgroup: 16, a: (Bf16, 8, 16, RowMajor), b: (Bf16, 16, 16, Packed), c: (F32, 8, 16), fill: 0.5 },
+        CheckedCase { kernel: "checked_tf32", subgroup: 8, a: (Tf32, 8, 8, ColumnMajor), b: (Tf32, 8, 8, RowMajor), c: (F32, 8, 8), fill: 0.5 },
+        CheckedCase { kernel: "checked_s8_sg32", subgroup: 32, a: (i8s, 8, 32, RowMajor), b: (i8s, 32, 16, RowMajor), c: (i32s, 8, 16), fill: 1.0 },
+    ];
+    // Every profile translates them into modules spirv-val accepts; the H100 runs the sub-group
+    // 32 kernel's matrices natively.
+    {
+        use matbridge_translator::{kernel::keep_entry_point, profile::DeviceCaps, Module};
+        for target in [DeviceCaps::lavapipe(), DeviceCaps::swiftshader(), DeviceCaps::h100()] {
+            for case in &cases {
+                let mut m = Module::from_words(&spirv).unwrap();
+                keep_entry_point(&mut m, case.kernel).unwrap();
+                match matbridge_translator::translate(&m.to_words(), &target) {
+                    Ok((out, report)) => {
+                        matbridge_translator::tools::validate(&out, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {}: {e}", target.name, case.kernel));
+                        let emulated = report.passes.iter().any(|p| p.name == "emulate-cooperative-matrix" && p.changed);
+                        if target.name.contains("H100") {
+                            assert_eq!(emulated, case.subgroup < 32, "{}: {}", target.name, case.kernel);
+                        }
+                    }
+                    Err(e) if target.name.contains("SwiftShader") => assert!(e.to_string().contains("lacks"), "{e}"),
+                    Err(e) => panic!("{}: {}: {e}", target.name, case.kernel),
+                }
+            }
+        }
+        // A layout no matrix has, and a load without its Stride, are refused by name.
+        for (mutation, expected) in [("layout", "Memory Layout 3 (RowMajor 0, ColumnMajor 1 and Packed 2 are defined)"), ("stride", "a checked load without its Stride")] {
+            let mut m = Module::from_words(&spirv).unwrap();
+            keep_entry_point(&mut m, "checked_f16").unwrap();
+            let three = m.constant_u32(3);
+            let load = m
+                .functions
+                .iter_mut()
+                .flat_map(|f| f.blocks.iter_mut())
+                .flat_map(|b| b.insts.iter_mut())
+                .find(|i| i.opcode == matbridge_translator::ir::grammar::intel_cooperative_matrix::LOAD_CHECKED)
+                .unwrap();
+            match mutation {
+                "layout" => load.operands[3] = matbridge_translator::ir::Operand::Id(three),
+                _ => load.operands.truncate(6),
+            }
+            let err = matbridge_translator::translate(&m.to_words(), &DeviceCaps::lavapipe()).unwrap_err().to_string();
+            assert!(err.contains("CooperativeMatrixLoadCheckedINTEL at word offset") && err.contains(expected), "{mutation}: {err}");
+        }
+    }
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(151);
+        for case in &cases {
+            let narrow = [case.a.0, case.b.0, case.c.0].iter().any(|e| e.bits() < 32);
+            let kernel = match ctx.load_kernel(&spirv, case.kernel) {
+                Ok(k) => k,
+                Err(e) if narrow && name.contains("SwiftShader") => {
+                    assert!(e.to_string().contains("lacks"), "{name}: {}: {e}", case.kernel);
+                    continue;
+                }
+                Err(e) => panic!("{name}: {}: {e}", case.kernel),
+            };
+            let ((ea, tm, tk, la), (eb, _, tn, lb), (ec, _, _)) = (case.a, case.b, case.c);
+            let bits = |e: matbridge_translator::reference::elements::Elem| if e == Tf32 { 32 } else { e.bits() };
+            // K past the tile and short of it; tiles inside, at offsets, across the edges, outside.
+            for (k, tiles) in [(tk + tk / 4, vec![(0, 0), (5, 4), (8, 16), (16, 0)]), (tk - tk / 4, vec![(0, 0), (8, 16)])] {
+                let (m, n) = (13u32, 21u32);
+                let a_index = |r: u32, kk: u32| if la == ColumnMajor { kk * m + r } else { r * k + kk } as usize;
+                let b_stride = if lb == Packed { u64::from(n) * u64::from((32 / bits(eb)).max(1)) } else { u64::from(n) };
+                let b_index = |kk: u32, c: u32| memory_index(lb, b_stride, bits(eb), kk, c) as usize;
+                let mut ma = vec![0u64; (m * k) as usize];
+                for r in 0..m {
+                    for kk in 0..k {
+                        ma[a_index(r, kk)] = joint_element(&mut rng, ea, false);
+                    }
+                }
+                let mut mb = vec![0u64; b_index(k - 1, n - 1).max(b_index(k - 2, n - 1)) + 1];
+                for kk in 0..k {
+                    for c in 0..n {
+                        mb[b_index(kk, c)] = joint_element(&mut rng, eb, false);
+                    }
+                }
+                for &(row, col) in &tiles {
+                    let sentinel: Vec<u64> = (0..m * n).map(|_| joint_element(&mut rng, ec, true)).collect();
+                    let (ba, bb) = (ctx.buffer_from_slice(&joint_bytes(&ma, bits(ea)), "a").unwrap(), ctx.buffer_from_slice(&joint_bytes(&mb, bits(eb)), "b").unwrap());
+                    let mut bd = ctx.buffer_from_slice(&joint_bytes(&sentinel, bits(ec)), "d").unwrap();
+                    let mut bta = ctx.buffer_from_slice(&vec![0xa5u8; (tm * tk * bits(ea) / 8) as usize], "ta").unwrap();
+                    let mut btc = ctx.buffer_from_slice(&vec![0xa5u8; (tm * tn * bits(ec) / 8) as usize], "tc").unwrap();
+                    let ints = [m, n, k, row, col].map(u32::to_le_bytes);
+                    let mut args = vec![KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bd), KernelArg::Buffer(&bta), KernelArg::Buffer(&btc)];
+                    args.extend(ints.iter().map(|b| KernelArg::Bytes(b)));
+                    ctx.launch(&kernel, &NdRange::linear(case.subgroup, Some(case.subgroup)), &args).unwrap_or_else(|e| panic!("{name}: {}: {e}", case.kernel));
+                    let got: Vec<u8> = ctx.read_buffer(&mut bd).unwrap();
+                    let (got_a, got_c): (Vec<u8>, Vec<u8>) = (ctx.read_buffer(&mut bta).unwrap(), ctx.read_buffer(&mut btc).unwrap());
+                    // The tile as the checked accesses see it: zeros outside the region.
+                    let tile =
+                        |rows: u32, cols: u32, elem, at: &dyn Fn(u32, u32) -> Option<u64>| Matrix { rows, cols, elem, data: (0..rows * cols).map(|i| at(i / cols, i % cols).unwrap_or(0)).collect() };
+                    let ta = tile(tm, tk, ea, &|r, kk| (row + r < m && kk < k).then(|| ma[a_index(row + r, kk)]));
+                    let tb = tile(tk, tn, eb, &|kk, c| (kk < k && col + c < n).then(|| mb[b_index(kk, col + c)]));
+                    let fill = ec.encode(Value::Float(case.fill));
+                    let tc = tile(tm, tn, ec, &|r, c| (row + r < m && col + c < n).then_some(fill));
+                    let d = joint_mad(JointMad::Mad, &ta, &tb, &tc, ec).unwrap();
+                    let mut want = sentinel.clone();
+                    for r in 0..tm {
+                        for c in 0..tn {
+                            if row + r < m && col + c < n {
+                                want[((row + r) * n + col + c) as usize] = d.data[(r * tn + c) as usize];
+                            }
+                        }
+                    }
+                    let at = format!("{name}: {} with k {k}, tile at ({row}, {col})", case.kernel);
+                    assert_eq!(got_a, joint_bytes(&ta.data, bits(ea)), "{at}: A as loaded");
+                    assert_eq!(got_c, joint_bytes(&tc.data, bits(ec)), "{at}: C as filled");
+                    assert_eq!(got, joint_bytes(&want, bits(ec)), "{at}");
+                }
+            }
+        }
+    }
+}
+
 /// `spirv` (llvm-spirv's joint matrices) in the spec's form: types 6184 without the Layout, loads
 /// and stores without the Scope and with a Memory Operands literal, multiply-adds without the
 /// Scope.

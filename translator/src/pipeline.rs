@@ -74,6 +74,7 @@ impl Pipeline {
             Box::new(passes::resolve_intel_builtin_calls::ResolveIntelBuiltinCalls),
             Box::new(passes::inline_functions::InlineFunctions),
             Box::new(passes::lower_joint_matrix::LowerJointMatrix),
+            Box::new(passes::lower_checked_matrix_access::LowerCheckedMatrixAccess),
             Box::new(passes::lower_matrix_interpretations::LowerMatrixInterpretations),
             Box::new(passes::lower_subgroup_2d_block_io::LowerSubgroup2dBlockIo),
             Box::new(passes::forward_private_loads::ForwardPrivateLoads),

@@ -94,12 +94,25 @@ pub mod intel_cooperative_matrix {
     /// `OpCooperativeMatrixPrefetchINTEL`: Pointer, Rows, Columns, Cache Level, Memory Layout
     /// [, Stride [, Memory Operands]]: a cache hint.
     pub const PREFETCH: u32 = 6449;
+    /// `CooperativeMatrixCheckedInstructionsINTEL`.
+    pub const CAPABILITY_CHECKED: u32 = 6192;
+    /// `OpCooperativeMatrixLoadCheckedINTEL`: Result Type, Pointer, X Offset (row), Y Offset
+    /// (column), Memory Layout, Height, Width [, Stride [, Memory Operands]]: a load from the
+    /// Height x Width region at Pointer whose elements past it read 0.
+    pub const LOAD_CHECKED: u32 = 6193;
+    /// `OpCooperativeMatrixStoreCheckedINTEL`: Pointer, X Offset, Y Offset, Object, Memory
+    /// Layout, Height, Width [, Stride [, Memory Operands]]: a store that drops the elements past
+    /// the region.
+    pub const STORE_CHECKED: u32 = 6194;
+    /// `OpCooperativeMatrixConstructCheckedINTEL`: Result Type, X Offset, Y Offset, Height,
+    /// Width, Value: a matrix of Value whose elements past the region are 0.
+    pub const CONSTRUCT_CHECKED: u32 = 6195;
 
     /// Name of an Intel joint-matrix capability the grammar lacks.
     pub fn capability_name(c: u32) -> Option<&'static str> {
         Some(match c {
             super::legacy_joint_matrix::CAPABILITY => "JointMatrixINTEL",
-            6192 => "CooperativeMatrixCheckedInstructionsINTEL",
+            CAPABILITY_CHECKED => "CooperativeMatrixCheckedInstructionsINTEL",
             CAPABILITY_PREFETCH => "CooperativeMatrixPrefetchINTEL",
             CAPABILITY_PACKED => "PackedCooperativeMatrixINTEL",
             CAPABILITY_INVOCATION_INSTRUCTIONS => "CooperativeMatrixInvocationInstructionsINTEL",
@@ -163,7 +176,17 @@ fn legacy_ops() -> Vec<OpInfo> {
     let mut prefetch = make("CooperativeMatrixPrefetchINTEL", intel_cooperative_matrix::PREFETCH, false, vec![id, id, id, spec(K::LiteralInteger, Q::One), id, more_ids]);
     prefetch.has_result = false;
     prefetch.min_words = 5;
+    let icm = |name, opcode, has_type, operands: Vec<OperandSpec>| {
+        let mut info = make(name, opcode, has_type, operands);
+        info.has_result = has_type;
+        info.min_words = usize::from(has_type) * 2 + info.operands.iter().filter(|o| o.quantifier == Q::One).count();
+        info
+    };
+    let optional_id = spec(K::IdRef, Q::ZeroOrOne);
     vec![
+        icm("CooperativeMatrixLoadCheckedINTEL", intel_cooperative_matrix::LOAD_CHECKED, true, vec![id, id, id, id, id, id, optional_id, memory]),
+        icm("CooperativeMatrixStoreCheckedINTEL", intel_cooperative_matrix::STORE_CHECKED, false, vec![id, id, id, id, id, id, id, optional_id, memory]),
+        icm("CooperativeMatrixConstructCheckedINTEL", intel_cooperative_matrix::CONSTRUCT_CHECKED, true, vec![id, id, id, id, id]),
         // Result, Component Type, Rows, Columns, Layout, Scope [, Use]
         make("TypeJointMatrixINTEL", j::TYPE_JOINT_MATRIX, false, vec![id, id, id, more_ids]),
         make("TypeJointMatrixINTEL", j::TYPE_JOINT_MATRIX_WITH_LAYOUT, false, vec![id, id, id, more_ids]),

@@ -17,6 +17,7 @@ pub mod legalize_narrow_types;
 pub mod lower_async_copies;
 pub mod lower_bfloat16_conversions;
 pub mod lower_byte_pointers;
+pub mod lower_checked_matrix_access;
 pub mod lower_clustered_reductions;
 pub mod lower_cooperative_matrix2;
 pub mod lower_dpas_to_cooperative_matrix;
