@@ -349,6 +349,38 @@ impl<'m> Builder<'m> {
 }
 
 impl Module {
+    /// Rewrites, in every function, each instruction `matches` accepts: it is taken out, and
+    /// `rewrite` emits what replaces it at a builder standing where it stood (with its origin);
+    /// the walk goes on after what `rewrite` emitted. `state` is the rewrite's, which `matches`
+    /// reads. Returns the opcodes of the instructions rewritten, in order.
+    pub fn rewrite_matching<S>(
+        &mut self,
+        state: &mut S,
+        matches: impl Fn(&S, &Inst) -> bool,
+        mut rewrite: impl FnMut(&mut S, &mut Builder<'_>, &Inst) -> crate::error::Result<()>,
+    ) -> crate::error::Result<Vec<u32>> {
+        let mut rewritten = Vec::new();
+        for function in 0..self.functions.len() {
+            let mut block = 0;
+            while block < self.functions[function].blocks.len() {
+                let mut index = 0;
+                while index < self.functions[function].blocks[block].insts.len() {
+                    if !matches(state, &self.functions[function].blocks[block].insts[index]) {
+                        index += 1;
+                        continue;
+                    }
+                    let inst = self.functions[function].blocks[block].insts.remove(index);
+                    let mut b = Builder::new(self, Cursor { function, block, index }).with_origin(inst.origin);
+                    rewrite(state, &mut b, &inst)?;
+                    (block, index) = (b.cursor.block, b.cursor.index);
+                    rewritten.push(inst.opcode);
+                }
+                block += 1;
+            }
+        }
+        Ok(rewritten)
+    }
+
     /// Where the instruction with result `id` is, if a function holds it.
     pub fn cursor_of(&self, id: Word) -> Option<Cursor> {
         self.functions

@@ -34,7 +34,7 @@
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
-use crate::ir::builder::{Builder, Cursor};
+use crate::ir::builder::Builder;
 use crate::ir::grammar::intel_cooperative_matrix as icm;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
@@ -68,23 +68,8 @@ impl Pass for LowerCheckedMatrixAccess {
             return Ok(outcome);
         }
         let types = Types::new(module);
-        for f in 0..module.functions.len() {
-            let mut b = 0;
-            while b < module.functions[f].blocks.len() {
-                let mut i = 0;
-                while i < module.functions[f].blocks[b].insts.len() {
-                    if !is_checked(&module.functions[f].blocks[b].insts[i]) {
-                        i += 1;
-                        continue;
-                    }
-                    let inst = module.functions[f].blocks[b].insts.remove(i);
-                    let mut bld = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
-                    Lowering { types: &types }.rewrite(&mut bld, &inst)?;
-                    outcome.count(inst.opcode);
-                    (b, i) = (bld.cursor.block, bld.cursor.index);
-                }
-                b += 1;
-            }
+        for opcode in module.rewrite_matching(&mut Lowering { types: &types }, |_, i| is_checked(i), |l, b, inst| l.rewrite(b, inst))? {
+            outcome.count(opcode);
         }
         Ok(outcome)
     }

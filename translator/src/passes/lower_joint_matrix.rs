@@ -44,7 +44,7 @@
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
-use crate::ir::builder::{Builder, Cursor};
+use crate::ir::builder::Builder;
 use crate::ir::grammar::{intel_cooperative_matrix as icm, legacy_joint_matrix as jm};
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
@@ -171,24 +171,8 @@ impl Pass for LowerJointMatrix {
         let ids_only = defs.iter().any(|d| d.opcode == jm::TYPE_JOINT_MATRIX_WITH_LAYOUT);
         let signless = !types.defs.values().any(|d| d.is(Op::TypeInt) && d.word_opt(1) == Some(1));
         let mut l = Lowering { types, joint, uint: module.type_int(32, false), ids_only, signless };
-        for fi in 0..module.functions.len() {
-            let mut bi = 0;
-            while bi < module.functions[fi].blocks.len() {
-                let mut i = 0;
-                while i < module.functions[fi].blocks[bi].insts.len() {
-                    let inst = &module.functions[fi].blocks[bi].insts[i];
-                    if !l.involves(inst) {
-                        i += 1;
-                        continue;
-                    }
-                    let inst = module.functions[fi].blocks[bi].insts.remove(i);
-                    let mut b = Builder::new(module, Cursor { function: fi, block: bi, index: i }).with_origin(inst.origin);
-                    l.rewrite(&mut b, &inst)?;
-                    (bi, i) = (b.cursor.block, b.cursor.index);
-                    outcome.count(inst.opcode);
-                }
-                bi += 1;
-            }
+        for opcode in module.rewrite_matching(&mut l, |l, i| l.involves(i), |l, b, inst| l.rewrite(b, inst))? {
+            outcome.count(opcode);
         }
         // The types, in place.
         let subgroup = module.constant_u32(Scope::Subgroup as u32);

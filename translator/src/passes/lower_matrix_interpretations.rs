@@ -28,7 +28,7 @@
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
-use crate::ir::builder::{Builder, Cursor};
+use crate::ir::builder::Builder;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::lower_joint_matrix::drop_capability;
@@ -75,24 +75,8 @@ impl Pass for LowerMatrixInterpretations {
         let bf16_types = bf16_types(module, &types)?;
         let bf16 = module.type_float_encoded(16, FPEncoding::BFloat16KHR);
         let mut l = Lowering { types, bf16_types, bf16, chains: HashSet::new(), uint: module.type_int(32, false) };
-        for f in 0..module.functions.len() {
-            let mut b = 0;
-            while b < module.functions[f].blocks.len() {
-                let mut i = 0;
-                while i < module.functions[f].blocks[b].insts.len() {
-                    let inst = &module.functions[f].blocks[b].insts[i];
-                    if !l.involves(inst) {
-                        i += 1;
-                        continue;
-                    }
-                    let inst = module.functions[f].blocks[b].insts.remove(i);
-                    let mut bld = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
-                    l.rewrite(&mut bld, &inst)?;
-                    outcome.count(inst.opcode);
-                    (b, i) = (bld.cursor.block, bld.cursor.index);
-                }
-                b += 1;
-            }
+        for opcode in module.rewrite_matching(&mut l, |l, i| l.involves(i), |l, b, inst| l.rewrite(b, inst))? {
+            outcome.count(opcode);
         }
         retype(module, &l.bf16_types, bf16);
         module.reorder_globals();

@@ -31,7 +31,7 @@
 
 use crate::analysis::Types;
 use crate::error::{Error, Result};
-use crate::ir::builder::{Builder, Cursor};
+use crate::ir::builder::Builder;
 use crate::ir::grammar::intel_cooperative_matrix as icm;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
@@ -124,30 +124,22 @@ impl Pass for StagePackedMatrices {
         let chains = access_chains(module);
         let scratch = scratch.for_logical_subgroups(module, cx.target);
         let stager = Stager { types: &types, scratch, arrays, chains, row_major: module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32), uint: module.type_int(32, false) };
-        for f in 0..module.functions.len() {
-            let mut b = 0;
-            while b < module.functions[f].blocks.len() {
-                let mut i = 0;
-                while i < module.functions[f].blocks[b].insts.len() {
-                    let inst = &module.functions[f].blocks[b].insts[i];
-                    if !is_packed(&types, inst) {
-                        i += 1;
-                        continue;
-                    }
-                    let inst = module.functions[f].blocks[b].insts.remove(i);
-                    let mut bld = Builder::new(module, Cursor { function: f, block: b, index: i }).with_origin(inst.origin);
-                    if inst.is(Op::CooperativeMatrixLoadKHR) {
-                        let p = packed[&inst.ty()?];
-                        stager.load(&mut bld, &inst, p)?;
-                    } else {
-                        let p = packed[&inst.id(1).ok().and_then(|v| types.type_of(v)).unwrap_or_default()];
-                        stager.store(&mut bld, &inst, p)?;
-                    }
-                    outcome.count(inst.opcode);
-                    (b, i) = (bld.cursor.block, bld.cursor.index);
+        let mut stager = stager;
+        let rewritten = module.rewrite_matching(
+            &mut stager,
+            |s, i| is_packed(s.types, i),
+            |s, bld, inst| {
+                if inst.is(Op::CooperativeMatrixLoadKHR) {
+                    let p = packed[&inst.ty()?];
+                    s.load(bld, inst, p)
+                } else {
+                    let p = packed[&inst.id(1).ok().and_then(|v| s.types.type_of(v)).unwrap_or_default()];
+                    s.store(bld, inst, p)
                 }
-                b += 1;
-            }
+            },
+        )?;
+        for opcode in rewritten {
+            outcome.count(opcode);
         }
         Ok(outcome)
     }
