@@ -121,6 +121,7 @@ impl Pipeline {
             Box::new(passes::legalize_narrow_types::LegalizeNarrowTypes),
             Box::new(passes::emulate_float_atomics::EmulateFloatAtomics),
             Box::new(passes::remainder_from_quotient::RemainderFromQuotient),
+            Box::new(passes::narrow_matrix_strides::NarrowMatrixStrides),
             Box::new(passes::negative_offsets_through_integers::NegativeOffsetsThroughIntegers),
             Box::new(passes::double_rounding_from_floor::DoubleRoundingFromFloor),
             Box::new(passes::zero_sums_from_select::ZeroSumsFromSelect),

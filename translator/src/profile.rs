@@ -467,6 +467,11 @@ pub struct Workarounds {
     /// may be negative as 64-bit integers.
     #[serde(default)]
     pub negative_offsets_through_integers: bool,
+    /// The driver fails to build a pipeline whose native cooperative-matrix load or store takes
+    /// a 64-bit stride computed at run time (NVIDIA 580: "NVVM compilation failed"): the
+    /// `narrow-matrix-strides` pass gives them 32-bit strides.
+    #[serde(default)]
+    pub narrow_matrix_strides: bool,
     /// The driver rounds doubles with the thresholds of floats (lavapipe before Mesa 26):
     /// `RoundEven`, `Round` and `Trunc` give back values past 2^23 unchanged, `RoundEven`
     /// takes ties toward zero and `OpFRem` goes wrong with them, while `Floor` is right: the
@@ -572,6 +577,7 @@ impl Workarounds {
             fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
             signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
             negative_offsets_through_integers: vendor_id == VENDOR_NVIDIA,
+            narrow_matrix_strides: vendor_id == VENDOR_NVIDIA,
             double_rounding_from_floor: vendor_id == VENDOR_MESA && mesa_major < 26,
             folds_zero_sums: vendor_id == VENDOR_MESA && mesa_major < 26,
             folds_signed_zero_selects: vendor_id == VENDOR_MESA && mesa_major < 26,

@@ -40,6 +40,7 @@ pub mod match_accumulator_signedness;
 pub mod materialize_matrix_length;
 pub mod merge_joined_variables;
 pub mod narrow_kernel_int64;
+pub mod narrow_matrix_strides;
 pub mod negative_offsets_through_integers;
 pub mod nv_to_khr_cooperative_matrix;
 pub mod pad_cooperative_matrix;
