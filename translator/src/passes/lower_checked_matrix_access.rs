@@ -19,7 +19,9 @@
 //!   asks the row and column of each of its elements (`OpCooperativeMatrixGetElementCoordINTEL`,
 //!   which `lower-matrix-element-coords` answers), and loads the component from memory where it
 //!   is inside the region (0 elsewhere), stores it there only where it is inside, or takes
-//!   Value or 0.
+//!   Value or 0. An element outside the matrix (one that `pad-cooperative-matrix` adds, whose
+//!   coordinates `lower-matrix-element-coords` answers as the matrix's rows and columns) is
+//!   neither read nor written.
 //!
 //! A pointer to another type than the component (llvm-spirv's untyped `i8` pointers) is cast
 //! to the component's. Memory operands stay on the KHR instructions (with `Aligned` to the
@@ -213,9 +215,10 @@ impl Lowering<'_> {
         b.op(Op::InBoundsPtrAccessChain, ptr_ty, &[ptr, offset])
     }
 
-    /// Runs `body(b, index, memory row, memory column)` for each of the lane's elements of a
-    /// matrix of `a`, the row and column counted from the matrix's start in memory.
-    fn each_element(b: &mut Builder<'_>, a: &Access, wide: u32, mut body: impl FnMut(&mut Builder<'_>, Word, Word, Word)) {
+    /// Runs `body(b, index, memory row, memory column, within)` for each of the lane's elements
+    /// of a matrix of `a`, the row and column counted from the matrix's start in memory;
+    /// `within` is false for an element outside the matrix (one that padding added).
+    fn each_element(b: &mut Builder<'_>, a: &Access, wide: u32, mut body: impl FnMut(&mut Builder<'_>, Word, Word, Word, Word)) {
         let uint = b.module.type_int(32, false);
         let pair = b.module.type_vector(uint, 2);
         let zero = b.module.constant_null(a.m.component);
@@ -227,6 +230,10 @@ impl Lowering<'_> {
             let rc = b.module.alloc_id();
             b.insert(Inst { opcode: icm::GET_ELEMENT_COORD, result_type: Some(pair), result_id: Some(rc), operands: vec![Operand::Id(probe), Operand::Id(i)], origin: None });
             let (r, c) = (b.composite_extract(uint, rc, 0), b.composite_extract(uint, rc, 1));
+            let boolean = b.module.type_bool();
+            let (rows, cols) = (b.module.constant_u32(a.m.rows), b.module.constant_u32(a.m.cols));
+            let (down, across) = (b.op(Op::ULessThan, boolean, &[r, rows]), b.op(Op::ULessThan, boolean, &[c, cols]));
+            let within = b.op(Op::LogicalAnd, boolean, &[down, across]);
             let (row, col) = match a.layout {
                 l if l == CooperativeMatrixLayout::ColumnMajorKHR as u32 => (c, r),
                 icm::LAYOUT_PACKED => {
@@ -239,12 +246,13 @@ impl Lowering<'_> {
                 _ => (r, c),
             };
             let (row, col) = (Self::widen(b, row, 32, wide), Self::widen(b, col, 32, wide));
-            body(b, i, row, col);
+            body(b, i, row, col, within);
         });
     }
 
-    /// Whether memory element (`x + row`, `y + col`) lies inside the region; its position.
-    fn element_inside(b: &mut Builder<'_>, wide: u32, [x, y, height, width]: [Word; 4], row: Word, col: Word) -> (Word, Word, Word) {
+    /// Whether memory element (`x + row`, `y + col`) of a matrix element `within` the matrix
+    /// lies inside the region; its position.
+    fn element_inside(b: &mut Builder<'_>, wide: u32, [x, y, height, width]: [Word; 4], row: Word, col: Word, within: Word) -> (Word, Word, Word) {
         let (ty, boolean) = (b.module.type_int(wide, false), b.module.type_bool());
         let (gr, gc) = (b.iadd(ty, x, row), b.iadd(ty, y, col));
         // Wrapped sums (offsets near the top of the range) are outside too.
@@ -254,7 +262,8 @@ impl Lowering<'_> {
         let no_wrap_c = b.op(Op::UGreaterThanEqual, boolean, &[gc, y]);
         let rows = b.op(Op::LogicalAnd, boolean, &[down, no_wrap_r]);
         let cols = b.op(Op::LogicalAnd, boolean, &[across, no_wrap_c]);
-        (b.op(Op::LogicalAnd, boolean, &[rows, cols]), gr, gc)
+        let inside = b.op(Op::LogicalAnd, boolean, &[rows, cols]);
+        (b.op(Op::LogicalAnd, boolean, &[inside, within]), gr, gc)
     }
 
     fn load(&self, b: &mut Builder<'_>, inst: &Inst) -> Result<()> {
@@ -285,8 +294,8 @@ impl Lowering<'_> {
                 let zeros = b.emit(Op::CompositeConstruct, ty, vec![Operand::Id(zero)]);
                 b.store(result, zeros);
                 let element_ptr = b.module.type_pointer(StorageClass::Function, a.m.component);
-                Self::each_element(b, &a, wide, |b, i, row, col| {
-                    let (inside, gr, gc) = Self::element_inside(b, wide, region, row, col);
+                Self::each_element(b, &a, wide, |b, i, row, col, within| {
+                    let (inside, gr, gc) = Self::element_inside(b, wide, region, row, col, within);
                     b.if_then(inside, |b| {
                         let from = Self::step(b, wide, ptr, stride, gr, gc);
                         let mut operands = vec![Operand::Id(from)];
@@ -327,8 +336,8 @@ impl Lowering<'_> {
                 let held = b.function_variable(ty);
                 b.store(held, object);
                 let element_ptr = b.module.type_pointer(StorageClass::Function, a.m.component);
-                Self::each_element(b, &a, wide, |b, i, row, col| {
-                    let (inside, gr, gc) = Self::element_inside(b, wide, region, row, col);
+                Self::each_element(b, &a, wide, |b, i, row, col, within| {
+                    let (inside, gr, gc) = Self::element_inside(b, wide, region, row, col, within);
                     b.if_then(inside, |b| {
                         let from = b.access_chain(element_ptr, held, &[i]);
                         let v = b.load(a.m.component, from);
@@ -360,8 +369,8 @@ impl Lowering<'_> {
         b.if_then(partly, |b| {
             let element_ptr = b.module.type_pointer(StorageClass::Function, a.m.component);
             let zero = b.module.constant_null(a.m.component);
-            Self::each_element(b, &a, wide, |b, i, row, col| {
-                let (inside, _, _) = Self::element_inside(b, wide, region, row, col);
+            Self::each_element(b, &a, wide, |b, i, row, col, within| {
+                let (inside, _, _) = Self::element_inside(b, wide, region, row, col, within);
                 let v = b.select(a.m.component, inside, value, zero);
                 let to = b.access_chain(element_ptr, result, &[i]);
                 b.store(to, v);

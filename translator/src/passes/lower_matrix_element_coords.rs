@@ -6,13 +6,17 @@
 //! can: one whose every element is its own row, one whose every element is its column.
 //!
 //! Rewrite: for each matrix type queried, at the entry point's start (after its variables, where
-//! the whole sub-group runs), the sub-group's lanes write `index / columns` for every element
-//! index into a per-sub-group area of workgroup memory (the unsigned integer of the component's
-//! width holding the component's bits: an integer, or the float of that value, exact for rows and
-//! columns below 128 in every component type), a sub-group barrier, a row-major load of the type
-//! from the area into a `Function` variable, a barrier; then the same for `index % columns`. Each
-//! query becomes element `Index` of the two variables, converted back to integers, as the
-//! result's 2-component vector (row, column).
+//! the whole sub-group runs), the sub-group's lanes write `rows - index / columns` for every
+//! element index into a per-sub-group area of workgroup memory (the unsigned integer of the
+//! component's width holding the component's bits: an integer, or the float of that value, exact
+//! up to 128 in every component type), a sub-group barrier, a row-major load of the type from the
+//! area into a `Function` variable, a barrier; then the same for `columns - index % columns`.
+//! Each query becomes `rows` (or `columns`) less element `Index` of the two variables, converted
+//! back to integers, as the result's 2-component vector (row, column).
+//!
+//! Counting down from the matrix's size keeps every element of the matrix non-zero, so that
+//! elements a later pass adds (`pad-cooperative-matrix` grows a matrix with zeros) answer row
+//! `rows` and column `columns`: outside the matrix, where bounds-checked code skips them.
 //!
 //! Preconditions: one entry point with a workgroup size; queried matrices have constant
 //! dimensions below 129. Refused by name: a result that is not a 2-component integer vector, a
@@ -34,7 +38,8 @@ use std::collections::{BTreeMap, HashMap};
 
 pub struct LowerMatrixElementCoords;
 
-/// Largest dimension whose indices every component type holds exactly (s8: up to 127).
+/// Largest dimension whose coordinates every component type holds exactly (8-bit integers as
+/// their unsigned bits).
 const LARGEST: u32 = 128;
 
 /// A queried matrix type.
@@ -134,11 +139,13 @@ impl Pass for LowerMatrixElementCoords {
                     let element = inst.id(1)?;
                     let rt = inst.ty()?;
                     let rc = types.vector(rt).map_or(rt, |(c, _)| c);
-                    let parts = [rows, cols].map(|var| {
+                    let parts = [(rows, q.rows), (cols, q.cols)].map(|(var, size)| {
                         let ptr = bld.module.type_pointer(StorageClass::Function, q.component);
                         let at = bld.access_chain(ptr, var, &[element]);
                         let v = bld.load(q.component, at);
-                        let n = l.decode(&mut bld, q, v);
+                        let down = l.decode(&mut bld, q, v);
+                        let size = bld.module.constant_u32(size);
+                        let n = bld.op(Op::ISub, l.uint, &[size, down]);
                         l.to_int(&mut bld, n, l.uint, rc)
                     });
                     bld.insert(Inst::new(Op::CompositeConstruct, Some(rt), inst.result_id, parts.iter().map(|&p| Operand::Id(p)).collect()));
@@ -167,9 +174,11 @@ impl Coords<'_> {
         let base = self.scratch.area_start(bld, per);
         let cols = bld.module.constant_u32(q.cols);
         let slot_ptr = bld.module.type_pointer(StorageClass::Workgroup, q.area_type);
+        let size = bld.module.constant_u32(if columns { q.cols } else { q.rows });
         self.scratch.for_each(bld, q.rows * q.cols, |bld, index| {
             let n = bld.op(if columns { Op::UMod } else { Op::UDiv }, uint, &[index, cols]);
-            let bits = self.encode(bld, q, n);
+            let down = bld.op(Op::ISub, uint, &[size, n]);
+            let bits = self.encode(bld, q, down);
             let at = bld.iadd(uint, base, index);
             let slot = bld.access_chain(slot_ptr, array, &[at]);
             bld.store(slot, bits);
