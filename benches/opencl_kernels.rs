@@ -126,6 +126,50 @@ fn dpas_gemm(ctx: &Context, name: &str, size: usize, kernels: &[(&str, usize, u3
     println!("{line}");
 }
 
+/// The joint-matrix GEMMs of `tests/kernels/opencl/joint_matrix_gemm.ll` (DPC++'s KHR form; each
+/// sub-group a 32 x 32 tile of D): the plain and checked kernels at `size`^3, where every tile is
+/// whole, and the checked ones at `size - 6`, where the tiles at the edges of M, N and K go
+/// element by element.
+fn joint_matrix_gemm(ctx: &Context, size: usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spirv = opencl("joint_matrix_gemm", &root.join("tests/kernels/opencl/joint_matrix_gemm.ll"));
+    let reps = if ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu { 1 } else { 10 };
+    let kernels: [(&str, u32, &[usize]); 5] = [
+        ("jm_gemm_16x16_sg32", 32, &[size]),
+        ("jm_gemm_16x16_sg32_checked", 32, &[size, size - 6]),
+        ("jm_gemm_8x16_sg32", 32, &[size]),
+        ("jm_gemm_8x16_sg32_checked", 32, &[size, size - 6]),
+        ("jm_gemm_8x16_sg16_checked", 16, &[size, size - 6]),
+    ];
+    let native = |words: &[u32]| matbridge::translator::Module::from_words(words).is_ok_and(|m| m.functions.iter().flat_map(|f| f.insts()).any(|i| i.is(spirv::Op::CooperativeMatrixMulAddKHR)));
+    for (entry, sg, sizes) in kernels {
+        let kernel = match ctx.load_kernel(&spirv, entry) {
+            Ok(k) => k,
+            Err(e) => {
+                println!("{:<34} joint_matrix_gemm {entry}: not run: {e}", ctx.caps().name);
+                continue;
+            }
+        };
+        let mut line = format!("{:<34} joint_matrix_gemm {entry} ({}):", ctx.caps().name, if native(kernel.spirv()) { "cooperative matrices" } else { "emulated" });
+        for &s in sizes {
+            let a: Vec<half::f16> = (0..s * s).map(|i| half::f16::from_f32(((i * 7) % 13) as f32 * 0.25 - 1.5)).collect();
+            let b: Vec<half::f16> = (0..s * s).map(|i| half::f16::from_f32(((i * 5) % 11) as f32 * 0.25 - 1.25)).collect();
+            let (ba, bb) = (ctx.buffer_from_slice(&a, "A").unwrap(), ctx.buffer_from_slice(&b, "B").unwrap());
+            let d = ctx.zeroed_buffer::<f32>(s * s, "D").unwrap();
+            let n = (s as i32).to_le_bytes();
+            let tiles = (s.div_ceil(32) * s.div_ceil(32)).div_ceil(4) as u32 * 4;
+            let range = NdRange::linear(tiles * sg, Some(4 * sg));
+            let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&d), KernelArg::Bytes(&n), KernelArg::Bytes(&n), KernelArg::Bytes(&n)];
+            let first = ctx.launch_specialized(&kernel, &range, &args, &[], 1).unwrap().gpu_time.unwrap_or_default();
+            // Emulated kernels run for seconds: fewer repetitions.
+            let reps = if first > Duration::from_millis(200) { 1 } else { reps };
+            let t = best(|| ctx.launch_specialized(&kernel, &range, &args, &[], reps).unwrap().gpu_time.unwrap_or_default(), reps);
+            line += &format!(" | {s}^3 {:>9.3} ms {:>7.2} TFLOP/s", t.as_secs_f64() * 1e3, 2.0 * (s as f64).powi(3) / t.as_secs_f64() / 1e12);
+        }
+        println!("{line}");
+    }
+}
+
 fn reduction(ctx: &Context, items: usize, loops: i32) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let spirv = opencl("subgroup_reduce", &root.join("benches/kernels/subgroup_reduce.cl"));
@@ -173,6 +217,7 @@ fn main() {
             dpas_gemm(&ctx, name, dpas_size, &[(&sg32, 32, 32), (&sg16, 32, 16)]);
         }
         dpas_gemm(&ctx, "triton_gemm", dpas_size, &[("triton_gemm", 16, 16), ("triton_gemm_wide", 32, 16)]);
+        joint_matrix_gemm(&ctx, if cpu { 128 } else { 4096 });
         reduction(&ctx, if cpu { 1 << 14 } else { 1 << 22 }, if cpu { 64 } else { 256 });
     }
 }

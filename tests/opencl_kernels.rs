@@ -4957,6 +4957,59 @@ fn intel_checked_joint_matrix_matches_the_reference() {
     }
 }
 
+/// A GEMM as DPC++ writes one with SYCL's joint_matrix (`tests/kernels/opencl/joint_matrix_gemm.ll`,
+/// the KHR form: accumulators a K loop carries, 2 x 2 tiles of 16 x 16 x 16 or 4 x 2 of Intel's
+/// 8 x 16 x 16 per sub-group) against the CPU, bit for bit (multiples of 1/4, whose sums every
+/// path computes exactly). The plain kernels run a problem of whole tiles; the checked ones
+/// (`joint_matrix_load_checked` and `joint_matrix_store_checked`) one whose M, N and K are no
+/// multiples of them, so that tiles reach past every edge of A, B and D (reading zeros and
+/// writing nothing there). On the H100 the sub-group-32 kernels run on its cooperative
+/// matrices (Intel's 8-row tiles padded to 16).
+#[test]
+fn intel_joint_matrix_gemm_matches_the_reference() {
+    let Some((spirv, contexts)) = kernels_and_devices("joint_matrix_gemm") else { return };
+    let draw = |seed: usize, len: usize| -> Vec<half::f16> { (0..len).map(|i| half::f16::from_f32(((i * 7 + seed * 5) % 17) as f32 * 0.25 - 2.0)).collect() };
+    let kernels = [
+        ("jm_gemm_16x16_sg32", 32, false),
+        ("jm_gemm_8x16_sg32", 32, false),
+        ("jm_gemm_16x16_sg32_checked", 32, true),
+        ("jm_gemm_8x16_sg32_checked", 32, true),
+        ("jm_gemm_8x16_sg16_checked", 16, true),
+    ];
+    for ctx in &contexts {
+        let name = &ctx.caps().name;
+        for &(kernel, sg, checked) in &kernels {
+            let (m, n, k) = if checked { (45, 70, 37) } else { (64, 128, 48) };
+            let loaded = match ctx.load_kernel(&spirv, kernel) {
+                Ok(l) => l,
+                // f16 in global memory needs 16-bit storage.
+                Err(e) if name.contains("SwiftShader") => {
+                    assert!(e.to_string().contains("lacks"), "{name}: {kernel}: {e}");
+                    continue;
+                }
+                Err(e) => panic!("{name}: {kernel}: {e}"),
+            };
+            if name.contains("H100") && sg == 32 {
+                assert!(cooperative_muladds(loaded.spirv()) > 0, "{name}: {kernel} does not run on the device's cooperative matrices");
+            }
+            let (a, b) = (draw(1, m * k), draw(2, k * n));
+            let want = gemm_f16_reference(&a, &b, (m, n, k));
+            let (ba, bb) = (ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap());
+            // One float more than D: a write past it would land there.
+            let mut bd = ctx.buffer_from_slice(&vec![-1f32; m * n + 1], "d").unwrap();
+            let dims = [m as i32, n as i32, k as i32].map(i32::to_le_bytes);
+            let groups = (m.div_ceil(32) * n.div_ceil(32)).div_ceil(4) as u32 * 4;
+            let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bd), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])];
+            ctx.launch(&loaded, &NdRange::linear(groups * sg, Some(4 * sg)), &args).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
+            let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.to_bits(), w.to_bits(), "{name}: {kernel}: D[{}][{}] = {g}, want {w}", i / n, i % n);
+            }
+            assert_eq!(got[m * n], -1.0, "{name}: {kernel} wrote past D");
+        }
+    }
+}
+
 /// `spirv` (llvm-spirv's joint matrices) in the spec's form: types 6184 without the Layout, loads
 /// and stores without the Scope and with a Memory Operands literal, multiply-adds without the
 /// Scope.
