@@ -145,7 +145,7 @@ fn bf16_types(module: &Module, types: &Types) -> Result<HashSet<Word>> {
 /// constants of the same bits.
 fn retype(module: &mut Module, retyped: &HashSet<Word>, bf16: Word) {
     let constants: HashMap<Word, Vec<Operand>> = module.globals().iter().filter(|g| g.is(Op::Constant)).filter_map(|g| Some((g.result_id?, g.operands.clone()))).collect();
-    let zero_fills: Vec<(Word, Word)> = module
+    let constant_fills: Vec<(Word, Word)> = module
         .globals()
         .iter()
         .filter(|g| g.is(Op::ConstantComposite) || g.is(Op::SpecConstantComposite))
@@ -153,7 +153,7 @@ fn retype(module: &mut Module, retyped: &HashSet<Word>, bf16: Word) {
         .filter_map(|g| Some((g.result_id?, g.operands.first().and_then(Operand::id)?)))
         .collect();
     let mut fills = Vec::new();
-    for (composite, fill) in zero_fills {
+    for (composite, fill) in constant_fills {
         let value = match constants.get(&fill) {
             Some(bits) => module.intern(Op::Constant, Some(bf16), bits.clone()),
             None => module.constant_null(bf16),
