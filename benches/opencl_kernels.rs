@@ -15,7 +15,8 @@
 //!   the same loop at the device's own sub-group size (`reduce_native`): the cost of sub-group
 //!   size virtualization.
 //!
-//! `cargo bench --bench opencl_kernels [-- DEVICE...]` (default: every Vulkan device). Each row
+//! `cargo bench --bench opencl_kernels [-- DEVICE... GROUP...]` (default: every Vulkan device and
+//! every group: gemm_tiled, dpas_gemm, dpas_block_gemm, triton_gemm, joint_matrix_gemm, reduction). Each row
 //! is the best of three timed batches (GPU timestamps). Where `MATBRIDGE_OPENCL_SPV` names a
 //! folder holding `<name>.spv`, those modules are used instead of compiling the sources (machines
 //! without clang-19).
@@ -134,12 +135,13 @@ fn joint_matrix_gemm(ctx: &Context, size: usize) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let spirv = opencl("joint_matrix_gemm", &root.join("tests/kernels/opencl/joint_matrix_gemm.ll"));
     let reps = if ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu { 1 } else { 10 };
-    let kernels: [(&str, u32, &[usize]); 5] = [
+    let kernels: [(&str, u32, &[usize]); 6] = [
         ("jm_gemm_16x16_sg32", 32, &[size]),
         ("jm_gemm_16x16_sg32_checked", 32, &[size, size - 6]),
         ("jm_gemm_8x16_sg32", 32, &[size]),
         ("jm_gemm_8x16_sg32_checked", 32, &[size, size - 6]),
         ("jm_gemm_8x16_sg16_checked", 16, &[size, size - 6]),
+        ("jm_gemm_8x16_sg8_checked", 8, &[size, size - 6]),
     ];
     let native = |words: &[u32]| matbridge::translator::Module::from_words(words).is_ok_and(|m| m.functions.iter().flat_map(|f| f.insts()).any(|i| i.is(spirv::Op::CooperativeMatrixMulAddKHR)));
     for (entry, sg, sizes) in kernels {
@@ -201,7 +203,10 @@ fn reduction(ctx: &Context, items: usize, loops: i32) {
 
 fn main() {
     matbridge_runtime::loader_env::configure();
-    let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    const GROUPS: [&str; 6] = ["gemm_tiled", "dpas_gemm", "dpas_block_gemm", "triton_gemm", "joint_matrix_gemm", "reduction"];
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let (groups, wanted): (Vec<String>, Vec<String>) = args.into_iter().partition(|a| GROUPS.contains(&a.as_str()));
+    let runs = |group: &str| groups.is_empty() || groups.iter().any(|g| g == group);
     let instance = Arc::new(Instance::new(&InstanceOptions::from_env()).expect("Vulkan instance"));
     let devices = matbridge_runtime::enumerate_devices(&instance).expect("devices");
     for d in &devices {
@@ -210,14 +215,22 @@ fn main() {
         }
         let ctx = Context::with_instance(instance.clone(), &matbridge_runtime::DeviceSelector::Index(d.index)).expect("device");
         let cpu = ctx.caps().device_type == matbridge::translator::profile::DeviceType::Cpu;
-        gemm(&ctx, if cpu { 256 } else { 2048 });
+        if runs("gemm_tiled") {
+            gemm(&ctx, if cpu { 256 } else { 2048 });
+        }
         let dpas_size = if cpu { 128 } else { 4096 };
-        for name in ["dpas_gemm", "dpas_block_gemm"] {
+        for name in ["dpas_gemm", "dpas_block_gemm"].into_iter().filter(|n| runs(n)) {
             let (sg32, sg16) = (format!("{name}_sg32"), format!("{name}_sg16"));
             dpas_gemm(&ctx, name, dpas_size, &[(&sg32, 32, 32), (&sg16, 32, 16)]);
         }
-        dpas_gemm(&ctx, "triton_gemm", dpas_size, &[("triton_gemm", 16, 16), ("triton_gemm_wide", 32, 16)]);
-        joint_matrix_gemm(&ctx, if cpu { 128 } else { 4096 });
-        reduction(&ctx, if cpu { 1 << 14 } else { 1 << 22 }, if cpu { 64 } else { 256 });
+        if runs("triton_gemm") {
+            dpas_gemm(&ctx, "triton_gemm", dpas_size, &[("triton_gemm", 16, 16), ("triton_gemm_wide", 32, 16)]);
+        }
+        if runs("joint_matrix_gemm") {
+            joint_matrix_gemm(&ctx, if cpu { 128 } else { 4096 });
+        }
+        if runs("reduction") {
+            reduction(&ctx, if cpu { 1 << 14 } else { 1 << 22 }, if cpu { 64 } else { 256 });
+        }
     }
 }

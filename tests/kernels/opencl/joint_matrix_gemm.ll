@@ -26,7 +26,7 @@ declare spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRPU3AS1fPU3AS145__sp
 declare spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2iiil(ptr addrspace(1), i32, i32, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2), i32, i32, i32, i64)
 declare spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS145__spirv_CooperativeMatrixKHR__float_3_16_16_2iiil(ptr addrspace(1), i32, i32, target("spirv.CooperativeMatrixKHR", float, 3, 16, 16, 2), i32, i32, i32, i64)
 
-define spir_kernel void @jm_gemm_16x16_sg32(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !32 !reqd_work_group_size !128 {
+define spir_kernel void @jm_gemm_16x16_sg32(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !32 !reqd_work_group_size !1128 {
 entry:
   %gid = call spir_func i64 @_Z33__spirv_BuiltInGlobalInvocationIdi(i32 0)
   %gid32 = trunc i64 %gid to i32
@@ -112,7 +112,7 @@ done:
   ret void
 }
 
-define spir_kernel void @jm_gemm_16x16_sg32_checked(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !32 !reqd_work_group_size !128 {
+define spir_kernel void @jm_gemm_16x16_sg32_checked(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !32 !reqd_work_group_size !1128 {
 entry:
   %gid = call spir_func i64 @_Z33__spirv_BuiltInGlobalInvocationIdi(i32 0)
   %gid32 = trunc i64 %gid to i32
@@ -162,7 +162,7 @@ done:
   ret void
 }
 
-define spir_kernel void @jm_gemm_8x16_sg32(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !32 !reqd_work_group_size !128 {
+define spir_kernel void @jm_gemm_8x16_sg32(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !32 !reqd_work_group_size !1128 {
 entry:
   %gid = call spir_func i64 @_Z33__spirv_BuiltInGlobalInvocationIdi(i32 0)
   %gid32 = trunc i64 %gid to i32
@@ -296,7 +296,7 @@ done:
   ret void
 }
 
-define spir_kernel void @jm_gemm_8x16_sg32_checked(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !32 !reqd_work_group_size !128 {
+define spir_kernel void @jm_gemm_8x16_sg32_checked(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !32 !reqd_work_group_size !1128 {
 entry:
   %gid = call spir_func i64 @_Z33__spirv_BuiltInGlobalInvocationIdi(i32 0)
   %gid32 = trunc i64 %gid to i32
@@ -366,7 +366,7 @@ done:
   ret void
 }
 
-define spir_kernel void @jm_gemm_8x16_sg16_checked(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !16 !reqd_work_group_size !64 {
+define spir_kernel void @jm_gemm_8x16_sg16_checked(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !16 !reqd_work_group_size !1064 {
 entry:
   %gid = call spir_func i64 @_Z33__spirv_BuiltInGlobalInvocationIdi(i32 0)
   %gid32 = trunc i64 %gid to i32
@@ -436,7 +436,79 @@ done:
   ret void
 }
 
+define spir_kernel void @jm_gemm_8x16_sg8_checked(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, i32 %m, i32 %n, i32 %k) !intel_reqd_sub_group_size !8 !reqd_work_group_size !1032 {
+entry:
+  %gid = call spir_func i64 @_Z33__spirv_BuiltInGlobalInvocationIdi(i32 0)
+  %gid32 = trunc i64 %gid to i32
+  %tile = udiv i32 %gid32, 8
+  %n31 = add i32 %n, 31
+  %tiles_n = udiv i32 %n31, 32
+  %tr = udiv i32 %tile, %tiles_n
+  %tc = urem i32 %tile, %tiles_n
+  %m0 = mul i32 %tr, 32
+  %n0 = mul i32 %tc, 32
+  %k64 = zext i32 %k to i64
+  %n64 = zext i32 %n to i64
+  %zero = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z74__spirv_CompositeConstruct_R44__spirv_CooperativeMatrixKHR__float_3_8_16_2f(float 0.0)
+  %row0 = add i32 %m0, 0
+  %row1 = add i32 %m0, 8
+  %row2 = add i32 %m0, 16
+  %row3 = add i32 %m0, 24
+  %col0 = add i32 %n0, 0
+  %col1 = add i32 %n0, 16
+  %any = icmp ugt i32 %k, 0
+  br i1 %any, label %loop, label %done
+loop:
+  %k0 = phi i32 [ 0, %entry ], [ %k1, %loop ]
+  %acc00 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc00, %loop ]
+  %acc01 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc01, %loop ]
+  %acc10 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc10, %loop ]
+  %acc11 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc11, %loop ]
+  %acc20 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc20, %loop ]
+  %acc21 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc21, %loop ]
+  %acc30 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc30, %loop ]
+  %acc31 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc31, %loop ]
+  %k0_64 = zext i32 %k0 to i64
+  %ma0 = call spir_func target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) @_Z88__spirv_CooperativeMatrixLoadCheckedINTEL_R43__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS1DF16_iiiiil(ptr addrspace(1) %a, i32 %row0, i32 %k0, i32 0, i32 %m, i32 %k, i64 %k64)
+  %ma1 = call spir_func target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) @_Z88__spirv_CooperativeMatrixLoadCheckedINTEL_R43__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS1DF16_iiiiil(ptr addrspace(1) %a, i32 %row1, i32 %k0, i32 0, i32 %m, i32 %k, i64 %k64)
+  %ma2 = call spir_func target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) @_Z88__spirv_CooperativeMatrixLoadCheckedINTEL_R43__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS1DF16_iiiiil(ptr addrspace(1) %a, i32 %row2, i32 %k0, i32 0, i32 %m, i32 %k, i64 %k64)
+  %ma3 = call spir_func target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) @_Z88__spirv_CooperativeMatrixLoadCheckedINTEL_R43__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS1DF16_iiiiil(ptr addrspace(1) %a, i32 %row3, i32 %k0, i32 0, i32 %m, i32 %k, i64 %k64)
+  %mb0 = call spir_func target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) @_Z89__spirv_CooperativeMatrixLoadCheckedINTEL_R44__spirv_CooperativeMatrixKHR__half_3_16_16_1PU3AS1DF16_iiiiil(ptr addrspace(1) %b, i32 %k0, i32 %col0, i32 0, i32 %k, i32 %n, i64 %n64)
+  %mb1 = call spir_func target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) @_Z89__spirv_CooperativeMatrixLoadCheckedINTEL_R44__spirv_CooperativeMatrixKHR__half_3_16_16_1PU3AS1DF16_iiiiil(ptr addrspace(1) %b, i32 %k0, i32 %col1, i32 0, i32 %k, i32 %n, i64 %n64)
+  %nacc00 = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRPU3AS143__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS144__spirv_CooperativeMatrixKHR__half_3_16_16_1PU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2i(target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) %ma0, target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) %mb0, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %acc00, i32 0)
+  %nacc01 = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRPU3AS143__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS144__spirv_CooperativeMatrixKHR__half_3_16_16_1PU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2i(target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) %ma0, target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) %mb1, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %acc01, i32 0)
+  %nacc10 = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRPU3AS143__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS144__spirv_CooperativeMatrixKHR__half_3_16_16_1PU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2i(target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) %ma1, target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) %mb0, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %acc10, i32 0)
+  %nacc11 = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRPU3AS143__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS144__spirv_CooperativeMatrixKHR__half_3_16_16_1PU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2i(target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) %ma1, target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) %mb1, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %acc11, i32 0)
+  %nacc20 = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRPU3AS143__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS144__spirv_CooperativeMatrixKHR__half_3_16_16_1PU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2i(target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) %ma2, target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) %mb0, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %acc20, i32 0)
+  %nacc21 = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRPU3AS143__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS144__spirv_CooperativeMatrixKHR__half_3_16_16_1PU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2i(target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) %ma2, target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) %mb1, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %acc21, i32 0)
+  %nacc30 = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRPU3AS143__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS144__spirv_CooperativeMatrixKHR__half_3_16_16_1PU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2i(target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) %ma3, target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) %mb0, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %acc30, i32 0)
+  %nacc31 = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRPU3AS143__spirv_CooperativeMatrixKHR__half_3_8_16_0PU3AS144__spirv_CooperativeMatrixKHR__half_3_16_16_1PU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2i(target("spirv.CooperativeMatrixKHR", half, 3, 8, 16, 0) %ma3, target("spirv.CooperativeMatrixKHR", half, 3, 16, 16, 1) %mb1, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %acc31, i32 0)
+  %k1 = add i32 %k0, 16
+  %more = icmp ult i32 %k1, %k
+  br i1 %more, label %loop, label %done
+done:
+  %res00 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc00, %loop ]
+  %res01 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc01, %loop ]
+  %res10 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc10, %loop ]
+  %res11 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc11, %loop ]
+  %res20 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc20, %loop ]
+  %res21 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc21, %loop ]
+  %res30 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc30, %loop ]
+  %res31 = phi target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) [ %zero, %entry ], [ %nacc31, %loop ]
+  call spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2iiil(ptr addrspace(1) %d, i32 %row0, i32 %col0, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %res00, i32 0, i32 %m, i32 %n, i64 %n64)
+  call spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2iiil(ptr addrspace(1) %d, i32 %row0, i32 %col1, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %res01, i32 0, i32 %m, i32 %n, i64 %n64)
+  call spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2iiil(ptr addrspace(1) %d, i32 %row1, i32 %col0, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %res10, i32 0, i32 %m, i32 %n, i64 %n64)
+  call spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2iiil(ptr addrspace(1) %d, i32 %row1, i32 %col1, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %res11, i32 0, i32 %m, i32 %n, i64 %n64)
+  call spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2iiil(ptr addrspace(1) %d, i32 %row2, i32 %col0, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %res20, i32 0, i32 %m, i32 %n, i64 %n64)
+  call spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2iiil(ptr addrspace(1) %d, i32 %row2, i32 %col1, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %res21, i32 0, i32 %m, i32 %n, i64 %n64)
+  call spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2iiil(ptr addrspace(1) %d, i32 %row3, i32 %col0, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %res30, i32 0, i32 %m, i32 %n, i64 %n64)
+  call spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2iiil(ptr addrspace(1) %d, i32 %row3, i32 %col1, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %res31, i32 0, i32 %m, i32 %n, i64 %n64)
+  ret void
+}
+
+!8 = !{i32 8}
 !16 = !{i32 16}
 !32 = !{i32 32}
-!64 = !{i32 64, i32 1, i32 1}
-!128 = !{i32 128, i32 1, i32 1}
+!1032 = !{i32 32, i32 1, i32 1}
+!1064 = !{i32 64, i32 1, i32 1}
+!1128 = !{i32 128, i32 1, i32 1}

@@ -15,21 +15,34 @@
 //! - where the whole matrix lies inside the region (a uniform test: the operands are the same on
 //!   every lane), the plain KHR instruction: a load or store at the pointer stepped by
 //!   `X * Stride + Y` components (`OpInBoundsPtrAccessChain`), a construct of Value;
-//! - elsewhere, element by element through a `Function` variable holding the matrix: each lane
-//!   asks the row and column of each of its elements (`OpCooperativeMatrixGetElementCoordINTEL`,
-//!   which `lower-matrix-element-coords` answers), and loads the component from memory where it
-//!   is inside the region (0 elsewhere), stores it there only where it is inside, or takes
-//!   Value or 0. An element outside the matrix (one that `pad-cooperative-matrix` adds, whose
+//! - elsewhere, through the sub-group's area of workgroup memory (one per component type, of
+//!   the largest checked matrix of it, [`SubgroupScratch`]), which holds the matrix row-major:
+//!   for a load the sub-group's lanes copy the matrix's elements from memory into it (each at
+//!   the memory row and column its layout gives; 0 outside the region), and after a sub-group
+//!   barrier the matrix is loaded from it; a store stores the matrix there and the lanes copy
+//!   the elements inside the region out; a construct's lanes write Value inside the region and
+//!   0 outside, and the matrix is loaded. A barrier follows, so that the next access may reuse
+//!   the area. The lanes take consecutive elements, so that a row's reach memory together;
+//! - where there can be no such area (a module of several kernels, no room in workgroup
+//!   memory, or sub-groups that `virtualize-subgroup-size` joins or splits: the barriers would
+//!   be work-group ones, or a split device sub-group's halves would diverge at them), element
+//!   by element through a `Function` variable holding the matrix: each lane asks the row and
+//!   column of each of its elements (`OpCooperativeMatrixGetElementCoordINTEL`, which
+//!   `lower-matrix-element-coords` answers), and loads the component from memory where it is
+//!   inside the region (0 elsewhere), stores it there only where it is inside, or takes Value
+//!   or 0. An element outside the matrix (one that `pad-cooperative-matrix` adds, whose
 //!   coordinates `lower-matrix-element-coords` answers as the matrix's rows and columns) is
-//!   neither read nor written.
+//!   neither read nor written. The report says why a module's accesses go this way.
 //!
 //! A pointer to another type than the component (llvm-spirv's untyped `i8` pointers) is cast
 //! to the component's. Memory operands stay on the KHR instructions (with `Aligned` to the
 //! component's size where they have none, as llvm-spirv's loads do); the element accesses keep
 //! their `Volatile` and `Nontemporal` bits and are aligned to the component.
 //!
-//! Preconditions: Kernel-form pointers (the pass runs before `lower-kernel-pointers`); matrices
-//! of constant rows and columns. Refused by name: a result or object that is not a cooperative
+//! Preconditions: Kernel-form pointers (the pass runs before `lower-kernel-pointers`), after
+//! `lower-kernel-interface` (which gives a kernel without `reqd_work_group_size` the
+//! `WorkgroupSize` that sizes the areas, and records its required sub-group size); matrices of
+//! constant rows and columns. Refused by name: a result or object that is not a cooperative
 //! matrix, a layout that is not the constant RowMajor, ColumnMajor or Packed, a packed matrix
 //! whose rows `v` does not divide, an access without its Stride, and integer operands that are
 //! not integers. The `CooperativeMatrixCheckedInstructionsINTEL` capability goes.
@@ -41,10 +54,12 @@ use crate::ir::grammar::intel_cooperative_matrix as icm;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::lower_joint_matrix::drop_capability;
+use crate::passes::subgroup_scratch::{AreasByType, SubgroupScratch};
 use crate::passes::tile_cooperative_matrix::{matrix, Matrix};
 use crate::profile::DeviceCaps;
 use rspirv::grammar::OperandKind;
 use spirv::{CooperativeMatrixLayout, MemoryAccess, Op, StorageClass, Word};
+use std::collections::BTreeMap;
 
 pub struct LowerCheckedMatrixAccess;
 
@@ -61,7 +76,7 @@ impl Pass for LowerCheckedMatrixAccess {
         true
     }
 
-    fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
+    fn run(&self, module: &mut Module, cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         if drop_capability(module, icm::CAPABILITY_CHECKED) {
             outcome.count(Op::Capability as u32);
@@ -70,11 +85,45 @@ impl Pass for LowerCheckedMatrixAccess {
             return Ok(outcome);
         }
         let types = Types::new(module);
-        for opcode in module.rewrite_matching(&mut Lowering { types: &types }, |_, i| is_checked(i), |l, b, inst| l.rewrite(b, inst))? {
+        let staging = match staging(module, &types, cx.target) {
+            Ok(s) => Some(s),
+            Err(why) => {
+                outcome.notes.push(format!("accesses at the region's edge go element by element: staging them {why}"));
+                None
+            }
+        };
+        for opcode in module.rewrite_matching(&mut Lowering { types: &types, staging }, |_, i| is_checked(i), |l, b, inst| l.rewrite(b, inst))? {
             outcome.count(opcode);
         }
         Ok(outcome)
     }
+}
+
+/// The per-sub-group areas that stage edge tiles, one per component type, each of the largest
+/// checked matrix of it; `Err` says why there are none (the sentence continues "staging them
+/// ...").
+fn staging(module: &mut Module, types: &Types, target: &DeviceCaps) -> std::result::Result<(SubgroupScratch, AreasByType), String> {
+    let [entry] = &module.entry_points[..] else {
+        return Err("needs one kernel (`--kernel`, as the runtime loads kernels)".into());
+    };
+    let name = entry.string(2).unwrap_or_default();
+    let required = crate::kernel::recorded_subgroup_sizes(module).into_iter().find(|(e, _)| *e == name).map(|(_, n)| n);
+    if let Some(n) = required.filter(|n| !target.runs_subgroup_size(*n)) {
+        return Err(format!("needs the kernel's sub-groups of {n} to be the device's own (its barriers would be work-group ones, or split a device sub-group)"));
+    }
+    let mut largest: BTreeMap<Word, u32> = BTreeMap::new();
+    for inst in module.functions.iter().flat_map(|f| f.insts()).filter(|i| is_checked(i)) {
+        let ty = match inst.opcode {
+            icm::STORE_CHECKED => inst.operands.get(3).and_then(Operand::id).and_then(|v| types.type_of(v)),
+            _ => inst.result_type,
+        };
+        if let Some(m) = ty.and_then(|t| matrix(types, t)) {
+            let n = largest.entry(m.component).or_default();
+            *n = (*n).max(m.rows * m.cols);
+        }
+    }
+    let (scratch, areas) = SubgroupScratch::by_type(module, types, target, &largest)?;
+    Ok((scratch.for_logical_subgroups(module, target), areas))
 }
 
 /// A checked access's matrix and where it goes in memory.
@@ -89,6 +138,7 @@ struct Access {
 
 struct Lowering<'a> {
     types: &'a Types,
+    staging: Option<(SubgroupScratch, AreasByType)>,
 }
 
 impl Lowering<'_> {
@@ -250,9 +300,54 @@ impl Lowering<'_> {
         });
     }
 
+    /// The memory row and column (counted from the matrix's start in memory, at the access's
+    /// width) of row-major element `i` of a matrix of `a`.
+    fn memory_position(b: &mut Builder<'_>, a: &Access, wide: u32, i: Word) -> (Word, Word) {
+        let uint = b.module.type_int(32, false);
+        let cols = b.module.constant_u32(a.m.cols);
+        let (r, c) = (b.op(Op::UDiv, uint, &[i, cols]), b.op(Op::UMod, uint, &[i, cols]));
+        let (row, col) = match a.layout {
+            l if l == CooperativeMatrixLayout::ColumnMajorKHR as u32 => (c, r),
+            icm::LAYOUT_PACKED => {
+                let v = b.module.constant_u32((32 / a.bits).max(1));
+                let group = b.op(Op::UDiv, uint, &[r, v]);
+                let across = b.imul(uint, c, v);
+                let within = b.op(Op::UMod, uint, &[r, v]);
+                (group, b.iadd(uint, across, within))
+            }
+            _ => (r, c),
+        };
+        (Self::widen(b, row, 32, wide), Self::widen(b, col, 32, wide))
+    }
+
+    /// The staging of a matrix of `a`: how the sub-group goes over its area, the area's array
+    /// and the sub-group's first index in it; `None` where edge tiles go element by element.
+    fn area(&self, b: &mut Builder<'_>, a: &Access) -> Option<(SubgroupScratch, Word, Word)> {
+        let (scratch, areas) = self.staging.as_ref()?;
+        let &(array, per) = areas.get(&a.m.component)?;
+        let start = scratch.area_start(b, per);
+        Some((*scratch, array, start))
+    }
+
+    fn slot(b: &mut Builder<'_>, a: &Access, array: Word, start: Word, i: Word) -> Word {
+        let uint = b.module.type_int(32, false);
+        let ptr = b.module.type_pointer(StorageClass::Workgroup, a.m.component);
+        let at = b.iadd(uint, start, i);
+        b.access_chain(ptr, array, &[at])
+    }
+
+    /// The matrix of `a` loaded row-major from the sub-group's area.
+    fn load_area(b: &mut Builder<'_>, a: &Access, array: Word, start: Word) -> Word {
+        let zero = b.module.constant_u32(0);
+        let first = Self::slot(b, a, array, start, zero);
+        let row_major = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
+        let cols = b.module.constant_u32(a.m.cols);
+        b.emit(Op::CooperativeMatrixLoadKHR, a.ty, vec![Operand::Id(first), Operand::Id(row_major), Operand::Id(cols)])
+    }
+
     /// Whether memory element (`x + row`, `y + col`) of a matrix element `within` the matrix
     /// lies inside the region; its position.
-    fn element_inside(b: &mut Builder<'_>, wide: u32, [x, y, height, width]: [Word; 4], row: Word, col: Word, within: Word) -> (Word, Word, Word) {
+    fn element_inside(b: &mut Builder<'_>, wide: u32, [x, y, height, width]: [Word; 4], row: Word, col: Word, within: Option<Word>) -> (Word, Word, Word) {
         let (ty, boolean) = (b.module.type_int(wide, false), b.module.type_bool());
         let (gr, gc) = (b.iadd(ty, x, row), b.iadd(ty, y, col));
         // Wrapped sums (offsets near the top of the range) are outside too.
@@ -263,7 +358,10 @@ impl Lowering<'_> {
         let rows = b.op(Op::LogicalAnd, boolean, &[down, no_wrap_r]);
         let cols = b.op(Op::LogicalAnd, boolean, &[across, no_wrap_c]);
         let inside = b.op(Op::LogicalAnd, boolean, &[rows, cols]);
-        (b.op(Op::LogicalAnd, boolean, &[inside, within]), gr, gc)
+        match within {
+            Some(within) => (b.op(Op::LogicalAnd, boolean, &[inside, within]), gr, gc),
+            None => (inside, gr, gc),
+        }
     }
 
     fn load(&self, b: &mut Builder<'_>, inst: &Inst) -> Result<()> {
@@ -290,12 +388,34 @@ impl Lowering<'_> {
                 b.store(result, m);
             },
             |b| {
+                if let Some((scratch, array, start)) = self.area(b, &a) {
+                    // The sub-group copies the tile into its area, zeros outside the region.
+                    let zero = b.module.constant_null(a.m.component);
+                    scratch.for_each(b, a.m.rows * a.m.cols, |b, i| {
+                        let slot = Self::slot(b, &a, array, start, i);
+                        b.store(slot, zero);
+                        let (row, col) = Self::memory_position(b, &a, wide, i);
+                        let (inside, gr, gc) = Self::element_inside(b, wide, region, row, col, None);
+                        b.if_then(inside, |b| {
+                            let from = Self::step(b, wide, ptr, stride, gr, gc);
+                            let mut operands = vec![Operand::Id(from)];
+                            operands.extend(element_memory.iter().cloned());
+                            let v = b.emit(Op::Load, a.m.component, operands);
+                            b.store(slot, v);
+                        });
+                    });
+                    scratch.barrier(b);
+                    let m = Self::load_area(b, &a, array, start);
+                    b.store(result, m);
+                    scratch.barrier(b);
+                    return;
+                }
                 let zero = b.module.constant_null(a.m.component);
                 let zeros = b.emit(Op::CompositeConstruct, ty, vec![Operand::Id(zero)]);
                 b.store(result, zeros);
                 let element_ptr = b.module.type_pointer(StorageClass::Function, a.m.component);
                 Self::each_element(b, &a, wide, |b, i, row, col, within| {
-                    let (inside, gr, gc) = Self::element_inside(b, wide, region, row, col, within);
+                    let (inside, gr, gc) = Self::element_inside(b, wide, region, row, col, Some(within));
                     b.if_then(inside, |b| {
                         let from = Self::step(b, wide, ptr, stride, gr, gc);
                         let mut operands = vec![Operand::Id(from)];
@@ -333,11 +453,35 @@ impl Lowering<'_> {
                 b.emit_void(Op::CooperativeMatrixStoreKHR, operands);
             },
             |b| {
+                if let Some((scratch, array, start)) = self.area(b, &a) {
+                    // The matrix goes into the sub-group's area, which the sub-group copies out
+                    // where the region is.
+                    let zero = b.module.constant_u32(0);
+                    let first = Self::slot(b, &a, array, start, zero);
+                    let row_major = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
+                    let cols = b.module.constant_u32(a.m.cols);
+                    b.emit_void(Op::CooperativeMatrixStoreKHR, vec![Operand::Id(first), Operand::Id(object), Operand::Id(row_major), Operand::Id(cols)]);
+                    scratch.barrier(b);
+                    scratch.for_each(b, a.m.rows * a.m.cols, |b, i| {
+                        let (row, col) = Self::memory_position(b, &a, wide, i);
+                        let (inside, gr, gc) = Self::element_inside(b, wide, region, row, col, None);
+                        b.if_then(inside, |b| {
+                            let slot = Self::slot(b, &a, array, start, i);
+                            let v = b.load(a.m.component, slot);
+                            let to = Self::step(b, wide, ptr, stride, gr, gc);
+                            let mut operands = vec![Operand::Id(to), Operand::Id(v)];
+                            operands.extend(element_memory.iter().cloned());
+                            b.emit_void(Op::Store, operands);
+                        });
+                    });
+                    scratch.barrier(b);
+                    return;
+                }
                 let held = b.function_variable(ty);
                 b.store(held, object);
                 let element_ptr = b.module.type_pointer(StorageClass::Function, a.m.component);
                 Self::each_element(b, &a, wide, |b, i, row, col, within| {
-                    let (inside, gr, gc) = Self::element_inside(b, wide, region, row, col, within);
+                    let (inside, gr, gc) = Self::element_inside(b, wide, region, row, col, Some(within));
                     b.if_then(inside, |b| {
                         let from = b.access_chain(element_ptr, held, &[i]);
                         let v = b.load(a.m.component, from);
@@ -367,10 +511,25 @@ impl Lowering<'_> {
         let boolean = b.module.type_bool();
         let partly = b.op(Op::LogicalNot, boolean, &[whole]);
         b.if_then(partly, |b| {
+            if let Some((scratch, array, start)) = self.area(b, &a) {
+                let zero = b.module.constant_null(a.m.component);
+                scratch.for_each(b, a.m.rows * a.m.cols, |b, i| {
+                    let (row, col) = Self::memory_position(b, &a, wide, i);
+                    let (inside, _, _) = Self::element_inside(b, wide, region, row, col, None);
+                    let v = b.select(a.m.component, inside, value, zero);
+                    let slot = Self::slot(b, &a, array, start, i);
+                    b.store(slot, v);
+                });
+                scratch.barrier(b);
+                let m = Self::load_area(b, &a, array, start);
+                b.store(result, m);
+                scratch.barrier(b);
+                return;
+            }
             let element_ptr = b.module.type_pointer(StorageClass::Function, a.m.component);
             let zero = b.module.constant_null(a.m.component);
             Self::each_element(b, &a, wide, |b, i, row, col, within| {
-                let (inside, _, _) = Self::element_inside(b, wide, region, row, col, within);
+                let (inside, _, _) = Self::element_inside(b, wide, region, row, col, Some(within));
                 let v = b.select(a.m.component, inside, value, zero);
                 let to = b.access_chain(element_ptr, result, &[i]);
                 b.store(to, v);

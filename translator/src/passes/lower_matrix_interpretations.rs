@@ -13,7 +13,9 @@
 //!   results, `OpCompositeInsert` and `OpCompositeConstruct` values, constant fills, and loads
 //!   and stores through access chains into matrix variables (whose pointers then point at the
 //!   bf16 component). KHR loads and stores of the matrices read the pointer as pointing at the
-//!   component: one that points at another type is cast (the bits move unchanged);
+//!   component: one that points at another type is cast (the bits move unchanged); the
+//!   bounds-checked ones (`lower-checked-matrix-access` lowers them later) cast theirs
+//!   themselves, and a checked fill's Value is bitcast;
 //! - TF32 operands are multiplied with the low 13 bits of every element's mantissa cleared (the
 //!   precision TF32 holds), through a copy, as `lower-joint-matrix` does for the older form;
 //! - the interpretation bits leave the operands.
@@ -29,6 +31,7 @@
 use crate::analysis::Types;
 use crate::error::{Error, Result};
 use crate::ir::builder::Builder;
+use crate::ir::grammar::intel_cooperative_matrix as icm;
 use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::passes::lower_joint_matrix::drop_capability;
@@ -202,6 +205,10 @@ impl Lowering {
             Some(Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain) => self.points_at_bf16(first),
             Some(Op::Load) => self.chains.contains(&first),
             Some(Op::Store) => self.chains.contains(&first),
+            // Checked loads and stores cast their pointers to the component's themselves
+            // (`lower-checked-matrix-access`); a checked fill's Value is an element.
+            _ if inst.opcode == icm::LOAD_CHECKED || inst.opcode == icm::STORE_CHECKED => false,
+            _ if inst.opcode == icm::CONSTRUCT_CHECKED => inst.result_type.is_some_and(|t| self.bf16_types.contains(&t)),
             // Whole matrices move as they are.
             Some(Op::Phi | Op::Select | Op::CopyObject | Op::ReturnValue | Op::FunctionCall | Op::Undef | Op::Variable) => false,
             _ if is_matrix_query(inst) => false,
@@ -242,6 +249,12 @@ impl Lowering {
                 let mut operands = inst.operands.clone();
                 let v = inst.id(0)?;
                 operands[0] = Operand::Id(b.bitcast(bf16, v));
+                b.insert(Inst { operands, ..inst.clone() });
+            }
+            _ if inst.opcode == icm::CONSTRUCT_CHECKED => {
+                let mut operands = inst.operands.clone();
+                let v = inst.id(4).map_err(|_| Self::invalid(b, inst, "lacks its Value".into()))?;
+                operands[4] = Operand::Id(b.bitcast(bf16, v));
                 b.insert(Inst { operands, ..inst.clone() });
             }
             Some(Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR) => {
