@@ -467,9 +467,10 @@ pub struct Workarounds {
     /// may be negative as 64-bit integers.
     #[serde(default)]
     pub negative_offsets_through_integers: bool,
-    /// The driver fails to build a pipeline whose native cooperative-matrix load or store takes
-    /// a 64-bit stride computed at run time (NVIDIA 580: "NVVM compilation failed"): the
-    /// `narrow-matrix-strides` pass gives them 32-bit strides.
+    /// The driver fails on native cooperative-matrix loads and stores with 64-bit strides
+    /// (NVIDIA 580 does not build the pipeline where the stride is computed at run time, "NVVM
+    /// compilation failed"; Mesa 26 lavapipe's LLVM aborts the process even on constant ones):
+    /// the `narrow-matrix-strides` pass gives them 32-bit strides.
     #[serde(default)]
     pub narrow_matrix_strides: bool,
     /// The driver rounds doubles with the thresholds of floats (lavapipe before Mesa 26):
@@ -577,7 +578,7 @@ impl Workarounds {
             fused_multiply_add: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
             signed_remainder_from_quotient: vendor_id == VENDOR_NVIDIA,
             negative_offsets_through_integers: vendor_id == VENDOR_NVIDIA,
-            narrow_matrix_strides: vendor_id == VENDOR_NVIDIA,
+            narrow_matrix_strides: matches!(vendor_id, VENDOR_NVIDIA | VENDOR_MESA),
             double_rounding_from_floor: vendor_id == VENDOR_MESA && mesa_major < 26,
             folds_zero_sums: vendor_id == VENDOR_MESA && mesa_major < 26,
             folds_signed_zero_selects: vendor_id == VENDOR_MESA && mesa_major < 26,

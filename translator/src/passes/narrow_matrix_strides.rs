@@ -1,10 +1,13 @@
 //! `NarrowMatrixStrides`: the Stride of an `OpCooperativeMatrixLoadKHR` or `StoreKHR` that is a
-//! 64-bit integer computed at run time becomes its low 32 bits (`OpUConvert`).
+//! 64-bit integer becomes a 32-bit one: a constant the same 32-bit constant, any other value its
+//! low 32 bits (`OpUConvert`).
 //!
-//! NVIDIA's driver (580) fails to build a pipeline (`VK_ERROR_UNKNOWN`, "NVVM compilation
-//! failed") whose native cooperative-matrix load or store takes a 64-bit stride that is not a
-//! constant; DPC++'s `size_t` strides, through llvm-spirv, are such strides. A stride of
-//! 2^32 elements or more (rows of 4 GiB at least) is beyond any matrix a sub-group loads.
+//! Drivers fail on native cooperative-matrix loads and stores with 64-bit strides, which
+//! DPC++'s `size_t` strides are through llvm-spirv: NVIDIA's (580) does not build the pipeline
+//! (`VK_ERROR_UNKNOWN`, "NVVM compilation failed") where the stride is computed at run time,
+//! and Mesa 26 lavapipe's LLVM aborts the process ("Cannot select: i64 = bitcast
+//! Constant:i32") even on a constant one. A stride of 2^32 elements or more (rows of 4 GiB at
+//! least) is beyond any matrix a sub-group loads; a constant one is left as it is.
 //!
 //! Preconditions: none. Applies where the target's workarounds ask for it; runs after the
 //! passes that emulate, pad or tile matrices, so that only native accesses are left.
@@ -15,7 +18,7 @@ use crate::ir::{Inst, Module, Operand};
 use crate::pass::{Context, Outcome, Pass};
 use crate::profile::DeviceCaps;
 use spirv::Op;
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 pub struct NarrowMatrixStrides;
 
@@ -31,8 +34,9 @@ impl Pass for NarrowMatrixStrides {
     fn run(&self, module: &mut Module, _cx: &mut Context<'_>) -> Result<Outcome> {
         let mut outcome = Outcome::unchanged();
         let types = Types::new(module);
-        let constants: HashSet<u32> = module.globals().iter().filter(|g| matches!(g.op(), Some(Op::Constant | Op::SpecConstant | Op::SpecConstantOp))).filter_map(|g| g.result_id).collect();
-        let constant = |id: u32| constants.contains(&id);
+        // The value of each 64-bit integer constant.
+        let constants: HashMap<u32, u64> =
+            module.globals().iter().filter(|g| g.is(Op::Constant)).filter_map(|g| Some((g.result_id?, u64::from(g.word_opt(0)?) | u64::from(g.word_opt(1)?) << 32))).collect();
         let wide = |id: u32| types.type_of(id).and_then(|t| types.int(t)).is_some_and(|(w, _)| w == 64);
         let uint = module.type_int(32, false);
         for f in 0..module.functions.len() {
@@ -45,11 +49,20 @@ impl Pass for NarrowMatrixStrides {
                         Some(Op::CooperativeMatrixStoreKHR) => 3,
                         _ => usize::MAX,
                     };
-                    if let Some(&Operand::Id(stride)) = inst.operands.get(at).filter(|o| o.id().is_some_and(|s| wide(s) && !constant(s))) {
-                        let narrow = module.alloc_id();
-                        out.push(Inst::new(Op::UConvert, Some(uint), Some(narrow), vec![Operand::Id(stride)]).from_origin(inst.origin));
-                        inst.operands[at] = Operand::Id(narrow);
-                        outcome.count(inst.opcode);
+                    if let Some(&Operand::Id(stride)) = inst.operands.get(at).filter(|o| o.id().is_some_and(wide)) {
+                        let narrow = match constants.get(&stride).map(|v| u32::try_from(*v)) {
+                            Some(Ok(v)) => Some(module.constant_u32(v)),
+                            Some(Err(_)) => None,
+                            None => {
+                                let narrow = module.alloc_id();
+                                out.push(Inst::new(Op::UConvert, Some(uint), Some(narrow), vec![Operand::Id(stride)]).from_origin(inst.origin));
+                                Some(narrow)
+                            }
+                        };
+                        if let Some(narrow) = narrow {
+                            inst.operands[at] = Operand::Id(narrow);
+                            outcome.count(inst.opcode);
+                        }
                     }
                     out.push(inst);
                 }
