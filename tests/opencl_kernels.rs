@@ -4477,20 +4477,28 @@ fn check_dpas_gemm(program: &str, kernels: &[(&str, u32)], (m, n, k): (usize, us
             if native {
                 assert!(cooperative_muladds(loaded.spirv()) > 0, "{name}: {kernel} does not run on the device's cooperative matrices");
             }
-            let (ba, bb) = (ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap());
-            // One float more than D: a write past it would land there.
-            let mut bd = ctx.buffer_from_slice(&vec![-1f32; m * n + 1], "d").unwrap();
-            let dims = [m as i32, n as i32, k as i32].map(i32::to_le_bytes);
-            let groups = (m.div_ceil(16) * n.div_ceil(16)).div_ceil(4) as u32 * 4;
-            let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bd), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])];
-            ctx.launch(&loaded, &NdRange::linear(groups * sg, Some(4 * sg)), &args).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
-            let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
-            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                assert_eq!(g.to_bits(), w.to_bits(), "{name}: {kernel}: D[{}][{}] = {g}, want {w}", i / n, i % n);
-            }
-            assert_eq!(got[m * n], -1.0, "{name}: {kernel} wrote past D");
+            check_gemm_launch(ctx, &loaded, kernel, (m, n, k), (16, sg), (&a, &b), &want);
         }
     }
+}
+
+/// Launches GEMM kernel `loaded` (arguments A, B, D, m, n, k; each sub-group a `tile` x `tile`
+/// block of D, in work-groups of four sub-groups of `sg`) and checks D against `want` bit for
+/// bit, and that nothing was written past it.
+fn check_gemm_launch(ctx: &Context, loaded: &matbridge_runtime::Kernel, kernel: &str, (m, n, k): (usize, usize, usize), (tile, sg): (usize, u32), (a, b): (&[half::f16], &[half::f16]), want: &[f32]) {
+    let name = &ctx.caps().name;
+    let (ba, bb) = (ctx.buffer_from_slice(a, "a").unwrap(), ctx.buffer_from_slice(b, "b").unwrap());
+    // One float more than D: a write past it would land there.
+    let mut bd = ctx.buffer_from_slice(&vec![-1f32; m * n + 1], "d").unwrap();
+    let dims = [m as i32, n as i32, k as i32].map(i32::to_le_bytes);
+    let groups = (m.div_ceil(tile) * n.div_ceil(tile)).div_ceil(4) as u32 * 4;
+    let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bd), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])];
+    ctx.launch(loaded, &NdRange::linear(groups * sg, Some(4 * sg)), &args).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
+    let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g.to_bits(), w.to_bits(), "{name}: {kernel}: D[{}][{}] = {g}, want {w}", i / n, i % n);
+    }
+    assert_eq!(got[m * n], -1.0, "{name}: {kernel} wrote past D");
 }
 
 /// DPAS on the H100's cooperative matrices: every kernel of `dpas.cl`, `dpas_gemm.cl` and
@@ -4997,18 +5005,7 @@ fn intel_joint_matrix_gemm_matches_the_reference() {
             }
             let (a, b) = (draw(1, m * k), draw(2, k * n));
             let want = gemm_f16_reference(&a, &b, (m, n, k));
-            let (ba, bb) = (ctx.buffer_from_slice(&a, "a").unwrap(), ctx.buffer_from_slice(&b, "b").unwrap());
-            // One float more than D: a write past it would land there.
-            let mut bd = ctx.buffer_from_slice(&vec![-1f32; m * n + 1], "d").unwrap();
-            let dims = [m as i32, n as i32, k as i32].map(i32::to_le_bytes);
-            let groups = (m.div_ceil(32) * n.div_ceil(32)).div_ceil(4) as u32 * 4;
-            let args = [KernelArg::Buffer(&ba), KernelArg::Buffer(&bb), KernelArg::Buffer(&bd), KernelArg::Bytes(&dims[0]), KernelArg::Bytes(&dims[1]), KernelArg::Bytes(&dims[2])];
-            ctx.launch(&loaded, &NdRange::linear(groups * sg, Some(4 * sg)), &args).unwrap_or_else(|e| panic!("{name}: {kernel}: {e}"));
-            let got: Vec<f32> = ctx.read_buffer(&mut bd).unwrap();
-            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                assert_eq!(g.to_bits(), w.to_bits(), "{name}: {kernel}: D[{}][{}] = {g}, want {w}", i / n, i % n);
-            }
-            assert_eq!(got[m * n], -1.0, "{name}: {kernel} wrote past D");
+            check_gemm_launch(ctx, &loaded, kernel, (m, n, k), (32, sg), (&a, &b), &want);
         }
     }
 }

@@ -336,13 +336,17 @@ impl Lowering<'_> {
         b.access_chain(ptr, array, &[at])
     }
 
-    /// The matrix of `a` loaded row-major from the sub-group's area.
-    fn load_area(b: &mut Builder<'_>, a: &Access, array: Word, start: Word) -> Word {
+    /// After a sub-group barrier, the matrix of `a` loaded row-major from the sub-group's area
+    /// into variable `result`; then a barrier, so that the next access may reuse the area.
+    fn load_area(b: &mut Builder<'_>, scratch: SubgroupScratch, a: &Access, array: Word, start: Word, result: Word) {
+        scratch.barrier(b);
         let zero = b.module.constant_u32(0);
         let first = Self::slot(b, a, array, start, zero);
         let row_major = b.module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32);
         let cols = b.module.constant_u32(a.m.cols);
-        b.emit(Op::CooperativeMatrixLoadKHR, a.ty, vec![Operand::Id(first), Operand::Id(row_major), Operand::Id(cols)])
+        let m = b.emit(Op::CooperativeMatrixLoadKHR, a.ty, vec![Operand::Id(first), Operand::Id(row_major), Operand::Id(cols)]);
+        b.store(result, m);
+        scratch.barrier(b);
     }
 
     /// Whether memory element (`x + row`, `y + col`) of a matrix element `within` the matrix
@@ -404,10 +408,7 @@ impl Lowering<'_> {
                             b.store(slot, v);
                         });
                     });
-                    scratch.barrier(b);
-                    let m = Self::load_area(b, &a, array, start);
-                    b.store(result, m);
-                    scratch.barrier(b);
+                    Self::load_area(b, scratch, &a, array, start, result);
                     return;
                 }
                 let zero = b.module.constant_null(a.m.component);
@@ -520,10 +521,7 @@ impl Lowering<'_> {
                     let slot = Self::slot(b, &a, array, start, i);
                     b.store(slot, v);
                 });
-                scratch.barrier(b);
-                let m = Self::load_area(b, &a, array, start);
-                b.store(result, m);
-                scratch.barrier(b);
+                Self::load_area(b, scratch, &a, array, start, result);
                 return;
             }
             let element_ptr = b.module.type_pointer(StorageClass::Function, a.m.component);
