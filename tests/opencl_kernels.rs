@@ -4854,6 +4854,7 @@ fn intel_checked_joint_matrix_matches_the_reference() {
         CheckedCase { kernel: "checked_s8_sg32", subgroup: 32, a: (i8s, 8, 32, RowMajor), b: (i8s, 32, 16, RowMajor), c: (i32s, 8, 16), fill: 1.0 },
         CheckedCase { kernel: "checked_f16_packed_sg8", subgroup: 8, a: (F16, 8, 16, ColumnMajor), b: (F16, 16, 16, Packed), c: (F32, 8, 16), fill: 0.5 },
         CheckedCase { kernel: "checked_bf16_sg32", subgroup: 32, a: (Bf16, 8, 16, RowMajor), b: (Bf16, 16, 16, Packed), c: (F32, 8, 16), fill: 0.5 },
+        CheckedCase { kernel: "checked_bf16_sg8", subgroup: 8, a: (Bf16, 8, 16, RowMajor), b: (Bf16, 16, 16, Packed), c: (F32, 8, 16), fill: 0.5 },
     ];
     // Every profile translates them into modules spirv-val accepts; the H100 runs the sub-group
     // 32 kernel's matrices natively.

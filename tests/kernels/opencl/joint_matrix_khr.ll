@@ -432,6 +432,25 @@ entry:
   ret void
 }
 
+define spir_kernel void @checked_bf16_sg8(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %d, ptr addrspace(1) %ta, ptr addrspace(1) %tc, i32 %m, i32 %n, i32 %k, i32 %row, i32 %col) !intel_reqd_sub_group_size !8 {
+entry:
+  %k64 = zext i32 %k to i64
+  %m64 = zext i32 %m to i64
+  %n64 = zext i32 %n to i64
+  %ma = call spir_func target("spirv.CooperativeMatrixKHR", i16, 3, 8, 16, 0) @_Z89__spirv_CooperativeMatrixLoadCheckedINTEL_R44__spirv_CooperativeMatrixKHR__short_3_8_16_0PU3AS1siiiiil(ptr addrspace(1) %a, i32 %row, i32 0, i32 0, i32 %m, i32 %k, i64 %k64)
+  %kp = udiv i32 %k, 2
+  %np = mul i32 %n, 2
+  %colp = mul i32 %col, 2
+  %np64 = zext i32 %np to i64
+  %mb = call spir_func target("spirv.CooperativeMatrixKHR", i16, 3, 16, 16, 1) @_Z90__spirv_CooperativeMatrixLoadCheckedINTEL_R45__spirv_CooperativeMatrixKHR__short_3_16_16_1PU3AS1siiiiil(ptr addrspace(1) %b, i32 0, i32 %colp, i32 2, i32 %kp, i32 %np, i64 %np64)
+  %mc = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z94__spirv_CooperativeMatrixConstructCheckedINTEL_R44__spirv_CooperativeMatrixKHR__float_3_8_16_2iiiif(i32 %row, i32 %col, i32 %m, i32 %n, float 0x3FE0000000000000)
+  %md = call spir_func target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) @_Z34__spirv_CooperativeMatrixMulAddKHRPU3AS144__spirv_CooperativeMatrixKHR__short_3_8_16_0PU3AS145__spirv_CooperativeMatrixKHR__short_3_16_16_1PU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2i(target("spirv.CooperativeMatrixKHR", i16, 3, 8, 16, 0) %ma, target("spirv.CooperativeMatrixKHR", i16, 3, 16, 16, 1) %mb, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %mc, i32 64)
+  call spir_func void @_Z42__spirv_CooperativeMatrixStoreCheckedINTELPU3AS1fiiPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2iiil(ptr addrspace(1) %d, i32 %row, i32 %col, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %md, i32 0, i32 %m, i32 %n, i64 %n64)
+  call spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRPU3AS1sPU3AS144__spirv_CooperativeMatrixKHR__short_3_8_16_0il(ptr addrspace(1) %ta, target("spirv.CooperativeMatrixKHR", i16, 3, 8, 16, 0) %ma, i32 0, i64 16)
+  call spir_func void @_Z33__spirv_CooperativeMatrixStoreKHRPU3AS1fPU3AS144__spirv_CooperativeMatrixKHR__float_3_8_16_2il(ptr addrspace(1) %tc, target("spirv.CooperativeMatrixKHR", float, 3, 8, 16, 2) %mc, i32 0, i64 16)
+  ret void
+}
+
 !8 = !{i32 8}
 !16 = !{i32 16}
 !32 = !{i32 32}
