@@ -16,7 +16,7 @@
 //!   every lane), the plain KHR instruction: a load or store at the pointer stepped by
 //!   `X * Stride + Y` components (`OpInBoundsPtrAccessChain`), a construct of Value;
 //! - elsewhere, through the sub-group's area of workgroup memory (one per component type, of
-//!   the largest checked matrix of it, [`SubgroupScratch`]), which holds the matrix row-major:
+//!   the largest checked matrix of it, `SubgroupScratch`), which holds the matrix row-major:
 //!   for a load the sub-group's lanes copy the matrix's elements from memory into it (each at
 //!   the memory row and column its layout gives; 0 outside the region), and after a sub-group
 //!   barrier the matrix is loaded from it; a store stores the matrix there and the lanes copy
