@@ -275,7 +275,6 @@ impl Lowering<'_> {
         let probe = b.emit(Op::CompositeConstruct, a.ty, vec![Operand::Id(zero)]);
         let len = b.op(Op::CooperativeMatrixLengthKHR, uint, &[a.ty]);
         let first = b.module.constant_u32(0);
-        let bits = a.bits;
         b.counted_loop(first, len, |b, i| {
             let rc = b.module.alloc_id();
             b.insert(Inst { opcode: icm::GET_ELEMENT_COORD, result_type: Some(pair), result_id: Some(rc), operands: vec![Operand::Id(probe), Operand::Id(i)], origin: None });
@@ -284,18 +283,7 @@ impl Lowering<'_> {
             let (rows, cols) = (b.module.constant_u32(a.m.rows), b.module.constant_u32(a.m.cols));
             let (down, across) = (b.op(Op::ULessThan, boolean, &[r, rows]), b.op(Op::ULessThan, boolean, &[c, cols]));
             let within = b.op(Op::LogicalAnd, boolean, &[down, across]);
-            let (row, col) = match a.layout {
-                l if l == CooperativeMatrixLayout::ColumnMajorKHR as u32 => (c, r),
-                icm::LAYOUT_PACKED => {
-                    let v = b.module.constant_u32((32 / bits).max(1));
-                    let group = b.op(Op::UDiv, uint, &[r, v]);
-                    let across = b.imul(uint, c, v);
-                    let within = b.op(Op::UMod, uint, &[r, v]);
-                    (group, b.iadd(uint, across, within))
-                }
-                _ => (r, c),
-            };
-            let (row, col) = (Self::widen(b, row, 32, wide), Self::widen(b, col, 32, wide));
+            let (row, col) = Self::in_memory(b, a, wide, r, c);
             body(b, i, row, col, within);
         });
     }
@@ -306,6 +294,13 @@ impl Lowering<'_> {
         let uint = b.module.type_int(32, false);
         let cols = b.module.constant_u32(a.m.cols);
         let (r, c) = (b.op(Op::UDiv, uint, &[i, cols]), b.op(Op::UMod, uint, &[i, cols]));
+        Self::in_memory(b, a, wide, r, c)
+    }
+
+    /// The memory row and column (at the access's width) of the matrix's 32-bit row `r` and
+    /// column `c`, as the access's layout places them.
+    fn in_memory(b: &mut Builder<'_>, a: &Access, wide: u32, r: Word, c: Word) -> (Word, Word) {
+        let uint = b.module.type_int(32, false);
         let (row, col) = match a.layout {
             l if l == CooperativeMatrixLayout::ColumnMajorKHR as u32 => (c, r),
             icm::LAYOUT_PACKED => {

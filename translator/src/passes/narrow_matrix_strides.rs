@@ -39,35 +39,35 @@ impl Pass for NarrowMatrixStrides {
             module.globals().iter().filter(|g| g.is(Op::Constant)).filter_map(|g| Some((g.result_id?, u64::from(g.word_opt(0)?) | u64::from(g.word_opt(1)?) << 32))).collect();
         let wide = |id: u32| types.type_of(id).and_then(|t| types.int(t)).is_some_and(|(w, _)| w == 64);
         let uint = module.type_int(32, false);
-        for f in 0..module.functions.len() {
-            for b in 0..module.functions[f].blocks.len() {
-                let insts = std::mem::take(&mut module.functions[f].blocks[b].insts);
-                let mut out = Vec::with_capacity(insts.len());
-                for mut inst in insts {
-                    let at = match inst.op() {
-                        Some(Op::CooperativeMatrixLoadKHR) => 2,
-                        Some(Op::CooperativeMatrixStoreKHR) => 3,
-                        _ => usize::MAX,
-                    };
-                    if let Some(&Operand::Id(stride)) = inst.operands.get(at).filter(|o| o.id().is_some_and(wide)) {
-                        let narrow = match constants.get(&stride).map(|v| u32::try_from(*v)) {
-                            Some(Ok(v)) => Some(module.constant_u32(v)),
-                            Some(Err(_)) => None,
-                            None => {
-                                let narrow = module.alloc_id();
-                                out.push(Inst::new(Op::UConvert, Some(uint), Some(narrow), vec![Operand::Id(stride)]).from_origin(inst.origin));
-                                Some(narrow)
-                            }
-                        };
-                        if let Some(narrow) = narrow {
-                            inst.operands[at] = Operand::Id(narrow);
-                            outcome.count(inst.opcode);
-                        }
-                    }
-                    out.push(inst);
-                }
-                module.functions[f].blocks[b].insts = out;
-            }
+        // The stride's operand, where it is 64 bits wide and can be narrowed (a constant that
+        // fits, or a value computed at run time).
+        let stride_at = |inst: &Inst| -> Option<usize> {
+            let at = match inst.op()? {
+                Op::CooperativeMatrixLoadKHR => 2,
+                Op::CooperativeMatrixStoreKHR => 3,
+                _ => return None,
+            };
+            let stride = inst.operands.get(at)?.id().filter(|s| wide(*s))?;
+            constants.get(&stride).is_none_or(|v| u32::try_from(*v).is_ok()).then_some(at)
+        };
+        let rewritten = module.rewrite_matching(
+            &mut (),
+            |_, inst| stride_at(inst).is_some(),
+            |_, b, inst| {
+                let at = stride_at(inst).unwrap_or_default();
+                let stride = inst.id(at)?;
+                let narrow = match constants.get(&stride).and_then(|v| u32::try_from(*v).ok()) {
+                    Some(v) => b.module.constant_u32(v),
+                    None => b.op(Op::UConvert, uint, &[stride]),
+                };
+                let mut operands = inst.operands.clone();
+                operands[at] = Operand::Id(narrow);
+                b.insert(Inst { operands, ..inst.clone() });
+                Ok(())
+            },
+        )?;
+        for opcode in rewritten {
+            outcome.count(opcode);
         }
         Ok(outcome)
     }

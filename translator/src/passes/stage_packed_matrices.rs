@@ -123,8 +123,7 @@ impl Pass for StagePackedMatrices {
         })?;
         let chains = access_chains(module);
         let scratch = scratch.for_logical_subgroups(module, cx.target);
-        let stager = Stager { types: &types, scratch, arrays, chains, row_major: module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32), uint: module.type_int(32, false) };
-        let mut stager = stager;
+        let mut stager = Stager { types: &types, scratch, arrays, chains, row_major: module.constant_u32(CooperativeMatrixLayout::RowMajorKHR as u32), uint: module.type_int(32, false) };
         let rewritten = module.rewrite_matching(
             &mut stager,
             |s, i| is_packed(s.types, i),
